@@ -1,0 +1,80 @@
+// File: lib/pg/connection.h
+//
+// A thin, status-returning wrapper over one libpq connection. Parameters always travel
+// separately from SQL text ($1, $2, …), never spliced in. Errors map to absl codes by SQLSTATE
+// so callers can tell a lost race (ABORTED) from bad input (INVALID_ARGUMENT) from a database
+// that is down (UNAVAILABLE). The inventory service builds its pool and transactions on this.
+
+#ifndef ASSISTED_LIB_PG_CONNECTION_H_
+#define ASSISTED_LIB_PG_CONNECTION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+struct pg_conn;
+struct pg_result;
+
+namespace assisted::pg {
+
+// A query parameter: text, or SQL NULL.
+using Param = std::optional<std::string>;
+
+// The rows of a finished statement, as text.
+class Result {
+ public:
+  Result(Result&&) noexcept;
+  Result& operator=(Result&&) noexcept;
+  ~Result();
+
+  int rows() const;
+  int columns() const;
+  // Number of rows an UPDATE/DELETE/INSERT touched.
+  int64_t affected_rows() const;
+  bool IsNull(int row, int column) const;
+  // The value as text ("" for NULL). Valid while this Result lives.
+  absl::string_view Get(int row, int column) const;
+
+ private:
+  friend class Connection;
+  explicit Result(pg_result* result) : result_(result) {}
+  pg_result* result_;
+};
+
+class Connection {
+ public:
+  // Connects with a libpq connection string ("host=/tmp/x dbname=app user=app") or URI.
+  // UNAVAILABLE when the server cannot be reached; the message never contains the password.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(
+      const std::string& dsn, absl::Duration connect_timeout = absl::Seconds(10));
+
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Runs one statement with positional parameters.
+  absl::StatusOr<Result> Exec(absl::string_view sql, const std::vector<Param>& params = {});
+
+  // Whether the connection is still usable (false after the server went away).
+  bool healthy() const;
+
+  // The server's version number, e.g. 150018 for 15.18.
+  int server_version() const;
+
+ private:
+  explicit Connection(pg_conn* conn) : conn_(conn) {}
+  pg_conn* conn_;
+};
+
+// Quotes `name` as an SQL identifier ("my db" -> "\"my db\""), for the rare statements that take
+// no parameters in identifier positions (CREATE DATABASE).
+std::string QuoteIdentifier(absl::string_view name);
+
+}  // namespace assisted::pg
+
+#endif  // ASSISTED_LIB_PG_CONNECTION_H_

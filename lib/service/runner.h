@@ -1,0 +1,73 @@
+// File: lib/service/runner.h
+//
+// The shared life cycle of every long-running binary (the four services and the agent):
+//   parse flags + environment -> (--help: print usage, exit 0 | bad setting: one line, exit 2)
+//   -> logging -> metrics endpoint -> build the service (its composition root)
+//   -> wait for SIGTERM/SIGINT -> drain within the grace period -> exit 0.
+// A service's main.cc binds its own settings to a Parser and hands RunMain a factory; nothing
+// else lives in main.cc.
+
+#ifndef ASSISTED_LIB_SERVICE_RUNNER_H_
+#define ASSISTED_LIB_SERVICE_RUNNER_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lib/config/config.h"
+#include "lib/log/log.h"
+#include "lib/time/clock.h"
+#include "prometheus/registry.h"
+
+namespace assisted::service {
+
+// The project's release version, reported by --version, build-info metrics and agents.
+inline constexpr char kVersion[] = "0.1.0";
+
+// Exit codes scripts can rely on.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;  // could not start, or failed while running
+inline constexpr int kExitBadConfig = 2;  // a setting is missing or invalid
+
+// Settings every long-running binary has. Defaults differ per binary (metrics port).
+struct BaseOptions {
+  std::string log_level = "info";
+  std::string log_format = "text";
+  // Prometheus endpoint "host:port"; empty disables it.
+  std::string metrics_listen;
+  // How long in-flight work may take to finish after SIGTERM.
+  absl::Duration shutdown_grace = absl::Seconds(10);
+
+  // Adds --log-level, --log-format, --metrics-listen, --shutdown-grace.
+  void Register(config::Parser& parser);
+};
+
+// What a composition root receives. Everything here outlives the service it builds.
+struct Context {
+  std::string service_name;  // "inventory", "agent", …
+  log::Logger log;
+  std::shared_ptr<prometheus::Registry> metrics;
+  const Clock& clock;
+};
+
+// A started service. Destroyed after Shutdown().
+class RunningService {
+ public:
+  virtual ~RunningService() = default;
+  // Stops taking new work and finishes in-flight work within `grace`.
+  virtual void Shutdown(absl::Duration grace) = 0;
+};
+
+using Factory = std::function<absl::StatusOr<std::unique_ptr<RunningService>>(Context&)>;
+
+// Runs a binary's whole life; returns its exit code. `parser` already holds the binary's own
+// settings; RunMain adds `base`'s (with their defaults as given) before parsing. `factory` is
+// called once, after the settings were parsed and validated.
+int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
+            const Factory& factory);
+
+}  // namespace assisted::service
+
+#endif  // ASSISTED_LIB_SERVICE_RUNNER_H_

@@ -1,0 +1,48 @@
+// File: services/agent/agent.h
+//
+// Composition root of assisted-agent, the program each host runs from the discovery image. It
+// opens ONE bidirectional gRPC stream to the orchestrator (always from the host side, so
+// firewalls and proxies need no inbound rule), registers the host and runs the steps it is sent.
+//
+// Today the agent keeps a channel to the orchestrator up and reports its connectivity; the
+// stream protocol itself (registration, steps, results) lands with the agent-channel work.
+
+#ifndef ASSISTED_SERVICES_AGENT_AGENT_H_
+#define ASSISTED_SERVICES_AGENT_AGENT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lib/config/config.h"
+#include "lib/service/runner.h"
+
+namespace assisted::agent {
+
+struct Config {
+  // Where the orchestrator's AgentService listens.
+  std::string orchestrator_address = "localhost:9090";
+  // The infra-env whose discovery image booted this host (baked into the image's Ignition).
+  std::string infra_env_id;
+  // Overrides the host id derived from the hardware.
+  std::string host_id;
+  // Infra-env scoped token presented to the orchestrator; never logged.
+  std::string agent_token;
+  // TLS towards the orchestrator: on with system roots, or with this CA bundle.
+  bool tls = false;
+  std::string ca_bundle;
+  // Root of the file system the hardware inventory is read from (a fixture tree in tests).
+  std::string root = "/";
+  // A simulated-host profile; empty on real hardware.
+  std::string simulate;
+
+  void Register(config::Parser& parser);
+};
+
+// Starts the agent's connection loop. INVALID_ARGUMENT for an unreadable CA bundle.
+absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
+                                                              service::Context& context);
+
+}  // namespace assisted::agent
+
+#endif  // ASSISTED_SERVICES_AGENT_AGENT_H_

@@ -1,0 +1,17 @@
+// assisted-agent: runs on each host booted from the discovery image. See agent.h.
+#include "lib/service/runner.h"
+#include "services/agent/agent.h"
+
+int main(int argc, char** argv) {
+  assisted::agent::Config config;
+  assisted::config::Parser parser(
+      "assisted-agent",
+      "Runs on each host booted from an assisted discovery image: opens one gRPC stream to the "
+      "orchestrator, registers the host with its hardware inventory, and runs the steps it is "
+      "sent (checks, install, reboot).");
+  config.Register(parser);
+  return assisted::service::RunMain(parser, {}, argc, argv,
+                                    [&config](assisted::service::Context& context) {
+                                      return assisted::agent::Start(config, context);
+                                    });
+}

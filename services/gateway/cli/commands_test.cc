@@ -1,0 +1,63 @@
+#include "services/gateway/cli/commands.h"
+
+#include <sstream>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace assisted::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+struct Outcome {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+Outcome RunAictl(std::vector<std::string> args, config::Environment env = {}) {
+  std::ostringstream out, err;
+  const int code = Run(args, env, {out, err});
+  return {code, out.str(), err.str()};
+}
+
+TEST(Aictl, HelpListsGlobalFlagsAndCommands) {
+  const Outcome outcome = RunAictl({"--help"});
+  EXPECT_EQ(outcome.code, 0);
+  EXPECT_THAT(outcome.out, HasSubstr("--server"));
+  EXPECT_THAT(outcome.out, HasSubstr("[AICTL_SERVER]"));
+  EXPECT_THAT(outcome.out, HasSubstr("Commands"));
+  EXPECT_THAT(outcome.out, HasSubstr("version"));
+}
+
+TEST(Aictl, EveryCommandAnswersHelp) {
+  const Outcome outcome = RunAictl({"version", "--help"});
+  EXPECT_EQ(outcome.code, 0);
+  EXPECT_THAT(outcome.out, StartsWith("Usage: aictl version"));
+}
+
+TEST(Aictl, VersionPrintsTheRelease) {
+  EXPECT_THAT(RunAictl({"version"}).out, StartsWith("aictl 0."));
+  EXPECT_THAT(RunAictl({"--version"}).out, StartsWith("aictl 0."));
+}
+
+TEST(Aictl, UsageErrorsExitTwoWithOneLine) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {}, {"frobnicate"}, {"--bogus"}, {"--output=xml", "version"}, {"version", "--x"}}) {
+    const Outcome outcome = RunAictl(args);
+    EXPECT_EQ(outcome.code, 2) << args.size();
+    EXPECT_THAT(outcome.err, StartsWith("aictl"));
+    EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
+  }
+}
+
+TEST(Aictl, ServerComesFromTheEnvironment) {
+  const Outcome outcome = RunAictl({"--output=wrong"}, {{"AICTL_SERVER", "http://x:1"}});
+  EXPECT_EQ(outcome.code, 2);
+  EXPECT_THAT(outcome.err, HasSubstr("--output"));
+}
+
+}  // namespace
+}  // namespace assisted::cli

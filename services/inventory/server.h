@@ -1,0 +1,35 @@
+// File: services/inventory/server.h
+//
+// Composition root of assisted-inventory, the system of record: the only service that talks to
+// PostgreSQL. It serves assisted.inventory.v1.InventoryService on gRPC (port 9091 by default).
+
+#ifndef ASSISTED_SERVICES_INVENTORY_SERVER_H_
+#define ASSISTED_SERVICES_INVENTORY_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lib/config/config.h"
+#include "lib/grpc/server.h"
+#include "lib/service/runner.h"
+
+namespace assisted::inventory {
+
+struct Config {
+  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9091"};
+  // libpq connection string or URI; may hold a password, so it is never printed.
+  std::string postgres_dsn;
+  absl::Duration postgres_connect_timeout = absl::Seconds(10);
+
+  void Register(config::Parser& parser);
+};
+
+// Connects to PostgreSQL (15 or newer) and starts serving.
+// UNAVAILABLE when the database or the listen address cannot be reached.
+absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
+                                                              service::Context& context);
+
+}  // namespace assisted::inventory
+
+#endif  // ASSISTED_SERVICES_INVENTORY_SERVER_H_

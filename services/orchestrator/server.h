@@ -1,0 +1,34 @@
+// File: services/orchestrator/server.h
+//
+// Composition root of assisted-orchestrator: the agents' one stream per host
+// (assisted.agent.v1.AgentService) and the user actions that go through the state machines
+// (assisted.orchestrator.v1.OrchestratorService), both on gRPC port 9090 by default. It keeps
+// nothing on disk; the inventory service is its system of record.
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_SERVER_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "lib/config/config.h"
+#include "lib/grpc/server.h"
+#include "lib/service/runner.h"
+
+namespace assisted::orchestrator {
+
+struct Config {
+  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090"};
+  // Where assisted-inventory listens.
+  std::string inventory_address = "localhost:9091";
+
+  void Register(config::Parser& parser);
+};
+
+absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
+                                                              service::Context& context);
+
+}  // namespace assisted::orchestrator
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_SERVER_H_
