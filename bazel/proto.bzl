@@ -66,3 +66,41 @@ def assisted_proto_library(name, srcs, deps = [], grpc = False, proto_root = _PR
         deps = cc_deps,
         visibility = visibility,
     )
+
+def system_grpc_proto_library(name, srcs, proto_root = "/usr/share/grpc-proto", testonly = False, visibility = None):
+    """C++ message + gRPC code for .proto files installed on the system (Debian's grpc-proto).
+
+    Used for client stubs of gRPC's own services (health, reflection) in tests. Do not link it
+    into a binary that also links //bazel/system:grpc_reflection, which has its own copy.
+
+    Args:
+      name: the cc_library's name.
+      srcs: paths relative to `proto_root`, e.g. "grpc/health/v1/health.proto"; included as
+        "grpc/health/v1/health.grpc.pb.h".
+      proto_root: absolute folder the system .proto files live under.
+      testonly: as for any rule.
+      visibility: of the cc_library.
+    """
+    package = native.package_name()
+    stems = [s[:-len(".proto")] for s in srcs]
+    hdrs = [s + ".pb.h" for s in stems] + [s + ".grpc.pb.h" for s in stems]
+    ccs = [s + ".pb.cc" for s in stems] + [s + ".grpc.pb.cc" for s in stems]
+    native.genrule(
+        name = name + "_gen",
+        outs = hdrs + ccs,
+        cmd = ("/usr/bin/protoc -I%s -I/usr/include --cpp_out=$(GENDIR)/%s " % (proto_root, package)) +
+              ("--plugin=protoc-gen-grpc=/usr/bin/grpc_cpp_plugin --grpc_out=$(GENDIR)/%s " % package) +
+              " ".join(["%s/%s" % (proto_root, s) for s in srcs]),
+        message = "protoc (system) %s" % package,
+        testonly = testonly,
+    )
+    native.cc_library(
+        name = name,
+        srcs = ccs,
+        hdrs = hdrs,
+        includes = ["."],
+        copts = ["-Wno-unused-parameter"],
+        deps = ["//bazel/system:grpc", "//bazel/system:protobuf"],
+        testonly = testonly,
+        visibility = visibility,
+    )

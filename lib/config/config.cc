@@ -185,9 +185,11 @@ TypedSetting<std::vector<std::string>>& Parser::List(absl::string_view name,
   return Add(name, target, help, "LIST");
 }
 
-void Parser::Positional(absl::string_view value_name, std::vector<std::string>* target) {
+void Parser::Positional(absl::string_view value_name, std::vector<std::string>* target,
+                        Positionals mode) {
   positional_name_ = std::string(value_name);
   positional_ = target;
+  positional_mode_ = mode;
 }
 
 Setting* Parser::Find(absl::string_view name) const {
@@ -231,8 +233,12 @@ absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args,
       if (positional_ == nullptr) {
         return absl::InvalidArgumentError(absl::StrCat("unexpected argument ", Quote(arg)));
       }
-      positional_->insert(positional_->end(), args.begin() + i, args.end());
-      break;
+      if (positional_mode_ == Positionals::kRest) {
+        positional_->insert(positional_->end(), args.begin() + i, args.end());
+        break;
+      }
+      positional_->push_back(args[i]);
+      continue;
     }
     absl::string_view body = arg;
     if (!absl::ConsumePrefix(&body, "--")) absl::ConsumePrefix(&body, "-");

@@ -177,10 +177,17 @@ class Parser {
                                                std::vector<std::string>* target,
                                                absl::string_view help);
 
-  // Accepts positional arguments (e.g. a CLI's sub-command) into `target`. Without this,
-  // positional arguments are an error. Flags after the first positional argument are left
-  // for the sub-command and also go to `target`.
-  void Positional(absl::string_view value_name, std::vector<std::string>* target);
+  // How positional arguments and flags may mix.
+  enum class Positionals {
+    kInterspersed,  // flags may come before, between and after them
+    kRest,  // the first positional argument and everything after it (flags too) go to
+            // `target`: for a command dispatcher whose sub-commands parse their own flags
+  };
+
+  // Accepts positional arguments into `target`. Without this, they are an error. "--" ends
+  // the flags either way.
+  void Positional(absl::string_view value_name, std::vector<std::string>* target,
+                  Positionals mode = Positionals::kInterspersed);
 
   // Applies the environment, then argv[1..], then runs required-checks and Check()s.
   absl::StatusOr<Action> Parse(int argc, const char* const* argv, const Environment& env);
@@ -201,6 +208,7 @@ class Parser {
   std::vector<std::unique_ptr<Setting>> settings_;
   std::string positional_name_;
   std::vector<std::string>* positional_ = nullptr;
+  Positionals positional_mode_ = Positionals::kInterspersed;
 };
 
 template <typename T>

@@ -117,10 +117,19 @@ TEST_F(ParserTest, PositionalArgumentsAreRejectedUnlessAccepted) {
   EXPECT_THAT(Parse({"--postgres-dsn=x", "extra"}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unexpected argument")));
   std::vector<std::string> rest;
-  parser_.Positional("COMMAND", &rest);
+  parser_.Positional("COMMAND", &rest, Parser::Positionals::kRest);
   EXPECT_THAT(Parse({"--postgres-dsn=x", "clusters", "list", "--output=json"}),
               IsOkAndHolds(Action::kRun));
   EXPECT_THAT(rest, ElementsAre("clusters", "list", "--output=json"));
+}
+
+TEST_F(ParserTest, InterspersedPositionalsLeaveFlagsToTheParser) {
+  std::vector<std::string> addresses;
+  parser_.Positional("ADDRESS...", &addresses);
+  EXPECT_THAT(Parse({"a:1", "--postgres-dsn=x", "b:2", "--verbose", "--", "--c"}),
+              IsOkAndHolds(Action::kRun));
+  EXPECT_THAT(addresses, ElementsAre("a:1", "b:2", "--c"));
+  EXPECT_TRUE(config_.verbose);
 }
 
 TEST_F(ParserTest, SecretsNeverAppearInHelpOrErrors) {

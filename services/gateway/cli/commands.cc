@@ -3,29 +3,85 @@
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "lib/grpc/channel.h"
+#include "lib/grpc/health_client.h"
 #include "lib/service/runner.h"
+#include "nlohmann/json.hpp"
 
 namespace assisted::cli {
 namespace {
 
 constexpr int kOk = 0;
+constexpr int kFailed = 1;
 constexpr int kUsage = 2;
+
+// The default gRPC addresses of the four services on one machine.
+const std::vector<std::string>& LocalServices() {
+  static const std::vector<std::string> kAddresses = {"localhost:9090", "localhost:9091",
+                                                      "localhost:9092", "localhost:9093"};
+  return kAddresses;
+}
+
+// A command's own settings; each command binds the ones it uses.
+struct CommandOptions {
+  absl::Duration timeout = absl::Seconds(3);
+};
 
 struct Command {
   const char* name;
   const char* summary;
-  // Binds the command's own flags, if any, to `parser`; then runs it.
-  std::function<void(config::Parser& parser)> bind;
-  std::function<int(const GlobalOptions& global, Io io)> run;
+  const char* positional;  // usage of its arguments; nullptr: it takes none
+  std::function<void(config::Parser& parser, CommandOptions& options)> bind;
+  std::function<int(const GlobalOptions& global, const CommandOptions& options,
+                    const std::vector<std::string>& args, Io io)>
+      run;
 };
+
+int RunVersion(const GlobalOptions&, const CommandOptions&, const std::vector<std::string>&,
+               Io io) {
+  io.out << "aictl " << service::kVersion << "\n";
+  return kOk;
+}
+
+// Asks each gRPC address for its health; exits 0 only when all are SERVING.
+int RunHealth(const GlobalOptions& global, const CommandOptions& options,
+              const std::vector<std::string>& args, Io io) {
+  const std::vector<std::string>& addresses = args.empty() ? LocalServices() : args;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  bool all_serving = true;
+  for (const std::string& address : addresses) {
+    std::string state;
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = grpcutil::MakeChannel(address, {});
+    absl::StatusOr<std::string> health =
+        channel.ok() ? grpcutil::CheckHealth(*channel, "", options.timeout) : channel.status();
+    state = health.ok() ? *health : absl::StatusCodeToString(health.status().code());
+    all_serving = all_serving && health.ok() && *health == "SERVING";
+    rows.push_back({{"address", address}, {"status", state}});
+  }
+  if (global.output == "json") {
+    io.out << rows.dump(2) << "\n";
+  } else {
+    io.out << absl::StrFormat("%-28s %s\n", "ADDRESS", "STATUS");
+    for (const auto& row : rows) {
+      io.out << absl::StrFormat("%-28s %s\n", row["address"].get<std::string>(),
+                                row["status"].get<std::string>());
+    }
+  }
+  return all_serving ? kOk : kFailed;
+}
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
-      {"version", "print the version of aictl", [](config::Parser&) {},
-       [](const GlobalOptions&, Io io) {
-         io.out << "aictl " << service::kVersion << "\n";
-         return kOk;
-       }},
+      {"version", "print the version of aictl", nullptr,
+       [](config::Parser&, CommandOptions&) {}, RunVersion},
+      {"health", "check the gRPC health of services (default: the four on localhost)",
+       "[HOST:PORT...]",
+       [](config::Parser& parser, CommandOptions& options) {
+         parser.Duration("timeout", &options.timeout, "how long to wait for each answer")
+             .Range(absl::Milliseconds(100), absl::Minutes(5));
+       },
+       RunHealth},
   };
   return kCommands;
 }
@@ -62,7 +118,7 @@ int Run(const std::vector<std::string>& args, const config::Environment& env, Io
                                  "discovery images, hosts, installs and credentials.",
                         "AICTL_");
   BindGlobal(parser, global);
-  parser.Positional("COMMAND [ARGS]", &rest);
+  parser.Positional("COMMAND [ARGS]", &rest, config::Parser::Positionals::kRest);
   absl::StatusOr<config::Action> action = parser.Parse(args, env);
   if (!action.ok()) {
     io.err << "aictl: " << action.status().message() << "\n";
@@ -80,7 +136,10 @@ int Run(const std::vector<std::string>& args, const config::Environment& env, Io
   for (const Command& command : Commands()) {
     if (rest[0] != command.name) continue;
     config::Parser sub(absl::StrCat("aictl ", command.name), command.summary, "AICTL_");
-    command.bind(sub);
+    CommandOptions options;
+    std::vector<std::string> args;
+    command.bind(sub, options);
+    if (command.positional != nullptr) sub.Positional(command.positional, &args);
     absl::StatusOr<config::Action> sub_action =
         sub.Parse(std::vector<std::string>(rest.begin() + 1, rest.end()), env);
     if (!sub_action.ok()) {
@@ -91,7 +150,7 @@ int Run(const std::vector<std::string>& args, const config::Environment& env, Io
       io.out << sub.Usage();
       return kOk;
     }
-    return command.run(global, io);
+    return command.run(global, options, args, io);
   }
   io.err << "aictl: unknown command \"" << rest[0] << "\" (see aictl --help)\n";
   return kUsage;

@@ -53,6 +53,13 @@ TEST(Aictl, UsageErrorsExitTwoWithOneLine) {
   }
 }
 
+TEST(Aictl, HealthReportsUnreachableServicesAndFails) {
+  const Outcome outcome = RunAictl({"-output", "json", "health", "127.0.0.1:1", "--timeout=300ms"});
+  EXPECT_EQ(outcome.code, 1);
+  EXPECT_THAT(outcome.out, HasSubstr("\"address\": \"127.0.0.1:1\""));
+  EXPECT_THAT(outcome.out, HasSubstr("\"status\": \"UNAVAILABLE\""));
+}
+
 TEST(Aictl, ServerComesFromTheEnvironment) {
   const Outcome outcome = RunAictl({"--output=wrong"}, {{"AICTL_SERVER", "http://x:1"}});
   EXPECT_EQ(outcome.code, 2);

@@ -1,0 +1,112 @@
+#include "tests/harness/probes.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "curl/curl.h"
+#include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/credentials.h"
+#include "lib/grpc/health_client.h"
+#include "lib/status/grpc_status.h"
+
+namespace assisted::testing {
+namespace {
+
+std::shared_ptr<grpc::Channel> Channel(const std::string& target) {
+  return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+}
+
+void SetDeadline(grpc::ClientContext& context, absl::Duration timeout) {
+  context.set_deadline(std::chrono::system_clock::now() +
+                       std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout)));
+}
+
+size_t AppendBody(char* data, size_t size, size_t count, void* body) {
+  static_cast<std::string*>(body)->append(data, size * count);
+  return size * count;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> CheckHealth(const std::string& target, const std::string& service,
+                                        absl::Duration timeout) {
+  return grpcutil::CheckHealth(Channel(target), service, timeout);
+}
+
+absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
+                                                      absl::Duration timeout) {
+  using grpc::reflection::v1alpha::ServerReflection;
+  using grpc::reflection::v1alpha::ServerReflectionRequest;
+  using grpc::reflection::v1alpha::ServerReflectionResponse;
+  auto stub = ServerReflection::NewStub(Channel(target));
+  grpc::ClientContext context;
+  SetDeadline(context, timeout);
+  auto stream = stub->ServerReflectionInfo(&context);
+  ServerReflectionRequest request;
+  request.set_list_services("*");
+  ServerReflectionResponse response;
+  if (!stream->Write(request) || !stream->WritesDone() || !stream->Read(&response)) {
+    return FromGrpcStatus(stream->Finish());
+  }
+  std::vector<std::string> names;
+  for (const auto& service : response.list_services_response().service()) {
+    names.push_back(service.name());
+  }
+  const grpc::Status finished = stream->Finish();
+  if (!finished.ok()) return FromGrpcStatus(finished);
+  return names;
+}
+
+absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout) {
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
+  HttpResponse response;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  const CURLcode code = curl_easy_perform(curl);
+  if (code != CURLE_OK) {
+    curl_easy_cleanup(curl);
+    return absl::UnavailableError(absl::StrCat("GET ", url, ": ", curl_easy_strerror(code)));
+  }
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type != nullptr) response.content_type = content_type;
+  curl_easy_cleanup(curl);
+  return response;
+}
+
+absl::StatusOr<int> FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return absl::InternalError("socket() failed");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(address);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+    close(fd);
+    return absl::InternalError("cannot bind a free port");
+  }
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+std::string RunfilePath(const std::string& workspace_relative) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return absl::StrCat(srcdir != nullptr ? srcdir : ".", "/",
+                      workspace != nullptr ? workspace : "assisted", "/", workspace_relative);
+}
+
+}  // namespace assisted::testing

@@ -1,0 +1,45 @@
+// File: tests/harness/probes.h
+//
+// What a test uses to look at a running service from outside, the way operators' tools do:
+// the standard gRPC health check, server reflection, and plain HTTP GET.
+
+#ifndef ASSISTED_TESTS_HARNESS_PROBES_H_
+#define ASSISTED_TESTS_HARNESS_PROBES_H_
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace assisted::testing {
+
+// grpc.health.v1.Health/Check for `service` ("" = the whole server) at `target` (host:port).
+// Returns "SERVING", "NOT_SERVING", …; NOT_FOUND for a service the server doesn't know.
+absl::StatusOr<std::string> CheckHealth(const std::string& target, const std::string& service,
+                                        absl::Duration timeout = absl::Seconds(5));
+
+// The service names grpc.reflection.v1alpha.ServerReflection lists at `target`.
+absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
+                                                      absl::Duration timeout = absl::Seconds(5));
+
+struct HttpResponse {
+  long status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+// GET `url` (libcurl). An error only when no HTTP response came at all.
+absl::StatusOr<HttpResponse> HttpGet(const std::string& url,
+                                     absl::Duration timeout = absl::Seconds(5));
+
+// Returns a TCP port on 127.0.0.1 that was free a moment ago.
+absl::StatusOr<int> FreePort();
+
+// Absolute path of a runfile of this workspace, e.g. "services/inventory/assisted-inventory".
+std::string RunfilePath(const std::string& workspace_relative);
+
+}  // namespace assisted::testing
+
+#endif  // ASSISTED_TESTS_HARNESS_PROBES_H_

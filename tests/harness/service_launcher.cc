@@ -1,0 +1,68 @@
+#include "tests/harness/service_launcher.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "lib/status/status_macros.h"
+#include "tests/harness/probes.h"
+
+namespace assisted::testing {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+std::string Tail(const std::string& text, size_t bytes = 4000) {
+  return text.size() <= bytes ? text : text.substr(text.size() - bytes);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
+    const LaunchOptions& options) {
+  ASSIGN_OR_RETURN(int grpc_port, FreePort());
+  ASSIGN_OR_RETURN(int metrics_port, FreePort());
+  std::vector<std::string> argv = {RunfilePath(options.binary),
+                                   absl::StrCat("--grpc-listen=127.0.0.1:", grpc_port),
+                                   absl::StrCat("--metrics-listen=127.0.0.1:", metrics_port)};
+  argv.insert(argv.end(), options.args.begin(), options.args.end());
+  static int launches = 0;  // distinct log names within one test process
+  const std::string log_path = absl::StrCat(::testing::TempDir(), "/",
+                                            options.binary.substr(options.binary.rfind('/') + 1),
+                                            "-", getpid(), "-", launches++, ".log");
+  ASSIGN_OR_RETURN(std::unique_ptr<process::Subprocess> process,
+                   process::Subprocess::Start(argv, options.env, log_path));
+  std::unique_ptr<LaunchedService> service(
+      new LaunchedService(std::move(process), log_path, grpc_port, metrics_port));
+
+  const absl::Time deadline = absl::Now() + options.ready_timeout;
+  while (true) {
+    if (std::optional<int> exited = service->process_->Poll(); exited.has_value()) {
+      return absl::FailedPreconditionError(absl::StrCat(options.binary, " exited with ", *exited,
+                                                        " before serving; its log:\n",
+                                                        Tail(service->Log())));
+    }
+    absl::StatusOr<std::string> health =
+        CheckHealth(service->grpc_target(), "", absl::Milliseconds(500));
+    if (health.ok() && *health == "SERVING") return service;
+    if (absl::Now() > deadline) {
+      return absl::DeadlineExceededError(absl::StrCat(options.binary, " not SERVING after ",
+                                                      absl::FormatDuration(options.ready_timeout),
+                                                      "; its log:\n", Tail(service->Log())));
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+}
+
+std::string LaunchedService::Log() const { return ReadFile(log_path_); }
+
+int LaunchedService::Stop(absl::Duration grace) { return process_->Stop(grace); }
+
+}  // namespace assisted::testing

@@ -1,0 +1,64 @@
+// File: tests/harness/service_launcher.h
+//
+// Starts one of the real service binaries as a child process on free loopback ports and waits
+// until its gRPC health check answers SERVING, the way an orchestrator's readiness probe would.
+// What the child writes goes to a log file that failing tests print.
+
+#ifndef ASSISTED_TESTS_HARNESS_SERVICE_LAUNCHER_H_
+#define ASSISTED_TESTS_HARNESS_SERVICE_LAUNCHER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lib/process/subprocess.h"
+
+namespace assisted::testing {
+
+struct LaunchOptions {
+  // Runfile path of the binary, e.g. "services/inventory/assisted-inventory".
+  std::string binary;
+  // Flags beyond the listen addresses the launcher chooses.
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  absl::Duration ready_timeout = absl::Seconds(20);
+};
+
+class LaunchedService {
+ public:
+  // Starts the binary with --grpc-listen and --metrics-listen on free 127.0.0.1 ports and waits
+  // for SERVING. On failure the error carries the tail of the child's log.
+  static absl::StatusOr<std::unique_ptr<LaunchedService>> Launch(const LaunchOptions& options);
+
+  std::string grpc_target() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
+  std::string metrics_url() const {
+    return absl::StrCat("http://127.0.0.1:", metrics_port_, "/metrics");
+  }
+  int grpc_port() const { return grpc_port_; }
+
+  // What the child has written so far.
+  std::string Log() const;
+
+  // SIGTERM, then wait up to `grace`; returns the exit status (negative: killed by signal).
+  int Stop(absl::Duration grace = absl::Seconds(15));
+
+ private:
+  LaunchedService(std::unique_ptr<process::Subprocess> process, std::string log_path,
+                  int grpc_port, int metrics_port)
+      : process_(std::move(process)),
+        log_path_(std::move(log_path)),
+        grpc_port_(grpc_port),
+        metrics_port_(metrics_port) {}
+
+  std::unique_ptr<process::Subprocess> process_;
+  std::string log_path_;
+  int grpc_port_;
+  int metrics_port_;
+};
+
+}  // namespace assisted::testing
+
+#endif  // ASSISTED_TESTS_HARNESS_SERVICE_LAUNCHER_H_
