@@ -105,8 +105,7 @@ absl::Status HostPort(const std::string& value) {
     return absl::InvalidArgumentError(absl::StrCat(Quote(value), " is not host:port"));
   }
   absl::string_view host = absl::string_view(value).substr(0, colon);
-  if (absl::StrContains(host, ':') &&
-      !(absl::StartsWith(host, "[") && absl::EndsWith(host, "]"))) {
+  if (absl::StrContains(host, ':') && !(absl::StartsWith(host, "[") && absl::EndsWith(host, "]"))) {
     return absl::InvalidArgumentError(
         absl::StrCat(Quote(value), " is not host:port (write IPv6 hosts as [addr]:port)"));
   }
@@ -148,9 +147,9 @@ Parser::Parser(std::string program, std::string summary, std::string env_prefix)
 template <typename T>
 TypedSetting<T>& Parser::Add(absl::string_view name, T* target, absl::string_view help,
                              absl::string_view value_name) {
-  auto setting = std::make_unique<TypedSetting<T>>(
-      std::string(name), EnvName(env_prefix_, name), std::string(help), std::string(value_name),
-      target);
+  auto setting =
+      std::make_unique<TypedSetting<T>>(std::string(name), EnvName(env_prefix_, name),
+                                        std::string(help), std::string(value_name), target);
   TypedSetting<T>& ref = *setting;
   settings_.push_back(std::move(setting));
   return ref;
@@ -205,14 +204,13 @@ absl::StatusOr<Action> Parser::Parse(int argc, const char* const* argv, const En
   return Parse(args, env);
 }
 
-absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args,
-                                     const Environment& env) {
+absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args, const Environment& env) {
   for (const auto& setting : settings_) {
     auto it = env.find(setting->env());
     if (it == env.end()) continue;
     if (absl::Status status = setting->Set(it->second); !status.ok()) {
-      return Prefixed(setting->env(), setting->secret_ ? absl::InvalidArgumentError("invalid value")
-                                                       : status);
+      return Prefixed(setting->env(),
+                      setting->secret_ ? absl::InvalidArgumentError("invalid value") : status);
     }
     setting->seen_ = true;
   }
@@ -223,8 +221,7 @@ absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args,
     if (arg == "--version") return Action::kVersion;
     if (arg == "--") {
       if (positional_ == nullptr && i + 1 < args.size()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("unexpected argument ", Quote(args[i + 1])));
+        return absl::InvalidArgumentError(absl::StrCat("unexpected argument ", Quote(args[i + 1])));
       }
       for (size_t j = i + 1; j < args.size(); ++j) positional_->push_back(args[j]);
       break;
@@ -273,7 +270,8 @@ absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args,
       }
     }
     if (absl::Status status = setting->Set(value); !status.ok()) {
-      return Prefixed(flag, setting->secret_ ? absl::InvalidArgumentError("invalid value") : status);
+      return Prefixed(flag,
+                      setting->secret_ ? absl::InvalidArgumentError("invalid value") : status);
     }
     setting->seen_ = true;
   }
@@ -281,8 +279,8 @@ absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args,
   for (const auto& setting : settings_) {
     const std::string flag = absl::StrCat("--", setting->name());
     if (setting->required_ && !setting->seen_) {
-      return absl::InvalidArgumentError(absl::StrCat("missing required setting ", flag, " (or ",
-                                                     setting->env(), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("missing required setting ", flag, " (or ", setting->env(), ")"));
     }
     if (absl::Status status = setting->RunChecks(); !status.ok()) {
       return Prefixed(flag, status);

@@ -23,8 +23,8 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -42,7 +42,7 @@ Environment ProcessEnvironment();
 
 // What the binary should do after a successful Parse().
 enum class Action {
-  kRun,   // settings are valid: go on
+  kRun,      // settings are valid: go on
   kHelp,     // --help was given: print Parser::Usage() and exit 0
   kVersion,  // --version was given: print the version and exit 0
 };
@@ -180,8 +180,8 @@ class Parser {
   // How positional arguments and flags may mix.
   enum class Positionals {
     kInterspersed,  // flags may come before, between and after them
-    kRest,  // the first positional argument and everything after it (flags too) go to
-            // `target`: for a command dispatcher whose sub-commands parse their own flags
+    kRest,          // the first positional argument and everything after it (flags too) go to
+                    // `target`: for a command dispatcher whose sub-commands parse their own flags
   };
 
   // Accepts positional arguments into `target`. Without this, they are an error. "--" ends

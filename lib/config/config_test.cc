@@ -60,9 +60,9 @@ TEST_F(ParserTest, FlagsInBothSpellingsSetValues) {
 }
 
 TEST_F(ParserTest, EnvironmentIsReadAndFlagsWin) {
-  EXPECT_THAT(Parse({"--metrics-port=7"},
-                    {{"ASSISTED_POSTGRES_DSN", "from-env"}, {"ASSISTED_METRICS_PORT", "8"},
-                     {"ASSISTED_VERBOSE", "true"}}),
+  EXPECT_THAT(Parse({"--metrics-port=7"}, {{"ASSISTED_POSTGRES_DSN", "from-env"},
+                                           {"ASSISTED_METRICS_PORT", "8"},
+                                           {"ASSISTED_VERBOSE", "true"}}),
               IsOkAndHolds(Action::kRun));
   EXPECT_EQ(config_.dsn, "from-env");
   EXPECT_EQ(config_.port, 7);
@@ -92,9 +92,9 @@ TEST_F(ParserTest, UnknownFlagIsNamed) {
 }
 
 TEST_F(ParserTest, BadValuesNameTheSettingAndTheProblem) {
-  EXPECT_THAT(Parse({"--postgres-dsn=x", "--metrics-port=abc"}),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       "--metrics-port: \"abc\" is not an integer"));
+  EXPECT_THAT(
+      Parse({"--postgres-dsn=x", "--metrics-port=abc"}),
+      StatusIs(absl::StatusCode::kInvalidArgument, "--metrics-port: \"abc\" is not an integer"));
   EXPECT_THAT(Parse({"--postgres-dsn=x", "--metrics-port=70000"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("--metrics-port: must be between 0 and 65535")));

@@ -86,8 +86,7 @@ std::string RpcMetrics::MethodLabel(const std::string& method) {
   return method;
 }
 
-void RpcMetrics::Handled(const std::string& method, grpc::StatusCode code,
-                         absl::Duration elapsed) {
+void RpcMetrics::Handled(const std::string& method, grpc::StatusCode code, absl::Duration elapsed) {
   const std::string label = MethodLabel(method);
   handled_.Add({{"method", label}, {"code", CodeName(code)}}).Increment();
   // Buckets from 1 ms to ~30 s; streams that live longer land in +Inf, which is fine.

@@ -49,20 +49,20 @@ int Millis(absl::Duration d) { return static_cast<int>(absl::ToInt64Milliseconds
 }  // namespace
 
 void GrpcServerOptions::Register(config::Parser& parser) {
-  parser.String("grpc-listen", &listen, "gRPC listen address, host:port")
-      .Check(config::HostPort);
+  parser.String("grpc-listen", &listen, "gRPC listen address, host:port").Check(config::HostPort);
   parser.String("tls-cert", &tls_cert_file, "PEM certificate chain; enables TLS with --tls-key");
   parser.String("tls-key", &tls_key_file, "PEM private key for --tls-cert");
   parser.String("tls-client-ca", &tls_client_ca_file,
                 "PEM CA bundle; when set, clients must present a certificate it signed");
-  parser.Duration("grpc-keepalive-time", &keepalive_time,
-                  "ping an idle connection after this long")
+  parser.Duration("grpc-keepalive-time", &keepalive_time, "ping an idle connection after this long")
       .Range(absl::Seconds(1), absl::Hours(2));
-  parser.Duration("grpc-keepalive-timeout", &keepalive_timeout,
-                  "drop a connection whose ping is not answered within this")
+  parser
+      .Duration("grpc-keepalive-timeout", &keepalive_timeout,
+                "drop a connection whose ping is not answered within this")
       .Range(absl::Seconds(1), absl::Minutes(5));
-  parser.Int("grpc-max-concurrent-streams", &max_concurrent_streams,
-             "concurrent streams per connection, 0 = gRPC default")
+  parser
+      .Int("grpc-max-concurrent-streams", &max_concurrent_streams,
+           "concurrent streams per connection, 0 = gRPC default")
       .Range(0, 1 << 20);
 }
 

@@ -24,8 +24,8 @@ void AppendTextValue(std::string& out, absl::string_view value) {
     return;
   }
   // JSON string escaping is a well-defined quoting that log tooling understands.
-  out += nlohmann::json(std::string(value)).dump(-1, ' ', false,
-                                                 nlohmann::json::error_handler_t::replace);
+  out += nlohmann::json(std::string(value))
+             .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 template <typename Fn>

@@ -53,7 +53,7 @@ struct Record {
   Level level;
   absl::string_view component;
   absl::string_view message;
-  const std::vector<Field>& context;  // fields bound with Logger::With
+  const std::vector<Field>& context;    // fields bound with Logger::With
   std::initializer_list<Field> fields;  // fields of this call
 };
 

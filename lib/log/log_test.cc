@@ -60,7 +60,11 @@ TEST(Logger, DiscardWritesNothingAndDoesNotCrash) {
 
 TEST(FormatText, QuotesValuesThatWouldBeAmbiguous) {
   const std::vector<Field> context;
-  const Record record{absl::UnixEpoch(), Level::kInfo, "c", "m", context,
+  const Record record{absl::UnixEpoch(),
+                      Level::kInfo,
+                      "c",
+                      "m",
+                      context,
                       {{"a", "two words"}, {"b", "x=y"}, {"c", ""}, {"d", "line\nbreak"}}};
   EXPECT_EQ(FormatText(record),
             "1970-01-01T00:00:00.000Z INFO c: m a=\"two words\" b=\"x=y\" c=\"\" "
@@ -69,8 +73,8 @@ TEST(FormatText, QuotesValuesThatWouldBeAmbiguous) {
 
 TEST(FormatJson, IsOneParsableObjectEvenWithInvalidUtf8) {
   const std::vector<Field> context = {{"cluster_id", "c1"}};
-  const Record record{absl::UnixEpoch(), Level::kError, "image", "bad \xff byte", context,
-                      {{"n", 3}}};
+  const Record record{absl::UnixEpoch(), Level::kError, "image",
+                      "bad \xff byte",   context,       {{"n", 3}}};
   const nlohmann::json json = nlohmann::json::parse(FormatJson(record));
   EXPECT_EQ(json["level"], "error");
   EXPECT_EQ(json["component"], "image");

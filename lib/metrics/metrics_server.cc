@@ -15,8 +15,7 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
   try {
     exposer = std::make_unique<prometheus::Exposer>(listen, /*num_threads=*/1);
   } catch (const std::exception& e) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
+    return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
   }
   exposer->RegisterCollectable(registry, "/metrics");
   const std::vector<int> ports = exposer->GetListeningPorts();

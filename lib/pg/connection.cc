@@ -13,9 +13,9 @@ namespace {
 // Maps a SQLSTATE (https://www.postgresql.org/docs/15/errcodes-appendix.html) to the code a
 // caller can act on.
 absl::StatusCode CodeForSqlState(absl::string_view state) {
-  if (state == "23505") return absl::StatusCode::kAlreadyExists;        // unique_violation
+  if (state == "23505") return absl::StatusCode::kAlreadyExists;                // unique_violation
   if (state == "40001" || state == "40P01") return absl::StatusCode::kAborted;  // retry
-  if (state == "57014") return absl::StatusCode::kDeadlineExceeded;     // query_canceled/timeout
+  if (state == "57014") return absl::StatusCode::kDeadlineExceeded;  // query_canceled/timeout
   if (absl::StartsWith(state, "08") || absl::StartsWith(state, "57P")) {
     return absl::StatusCode::kUnavailable;  // connection exception, admin shutdown
   }
@@ -62,13 +62,14 @@ absl::string_view Result::Get(int row, int column) const {
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& dsn,
                                                              absl::Duration connect_timeout) {
-  const std::string timeout = absl::StrCat(
-      std::max<int64_t>(1, absl::ToInt64Seconds(connect_timeout)));
+  const std::string timeout =
+      absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(connect_timeout)));
   const char* keys[] = {"dbname", "connect_timeout", nullptr};
   const char* values[] = {dsn.c_str(), timeout.c_str(), nullptr};
   // expand_dbname=1: the dsn may be a full connection string or URI.
   pg_conn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
-  if (conn == nullptr) return absl::ResourceExhaustedError("out of memory connecting to PostgreSQL");
+  if (conn == nullptr)
+    return absl::ResourceExhaustedError("out of memory connecting to PostgreSQL");
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string message = Trimmed(PQerrorMessage(conn));
     PQfinish(conn);
@@ -87,8 +88,7 @@ absl::StatusOr<Result> Connection::Exec(absl::string_view sql, const std::vector
                              /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
                              /*paramFormats=*/nullptr, /*resultFormat=*/0));
   if (result.result_ == nullptr) {
-    return absl::UnavailableError(
-        absl::StrCat("PostgreSQL: ", Trimmed(PQerrorMessage(conn_))));
+    return absl::UnavailableError(absl::StrCat("PostgreSQL: ", Trimmed(PQerrorMessage(conn_))));
   }
   const ExecStatusType status = PQresultStatus(result.result_);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
@@ -97,7 +97,8 @@ absl::StatusOr<Result> Connection::Exec(absl::string_view sql, const std::vector
       state != nullptr ? CodeForSqlState(state)
                        : (PQstatus(conn_) == CONNECTION_BAD ? absl::StatusCode::kUnavailable
                                                             : absl::StatusCode::kInternal);
-  return absl::Status(code, absl::StrCat("PostgreSQL: ", Trimmed(PQresultErrorMessage(result.result_))));
+  return absl::Status(code,
+                      absl::StrCat("PostgreSQL: ", Trimmed(PQresultErrorMessage(result.result_))));
 }
 
 bool Connection::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }

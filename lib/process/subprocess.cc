@@ -71,8 +71,8 @@ int ReadExecError(int fd) {
 }
 
 absl::Status ExecFailure(const std::vector<std::string>& argv, int err) {
-  std::string message = absl::StrCat("cannot run ", argv.empty() ? "" : argv[0], ": ",
-                                     std::strerror(err));
+  std::string message =
+      absl::StrCat("cannot run ", argv.empty() ? "" : argv[0], ": ", std::strerror(err));
   return err == ENOENT ? absl::NotFoundError(message) : absl::InternalError(message);
 }
 

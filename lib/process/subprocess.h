@@ -25,8 +25,8 @@ struct Command {
   std::vector<std::string> argv;  // argv[0] is looked up in PATH when it has no '/'
   // Variables added to (or replacing those of) the caller's environment.
   std::map<std::string, std::string> env;
-  std::string working_dir;  // empty: the caller's
-  std::string stdin_data;   // written to the child's stdin, which is then closed
+  std::string working_dir;                    // empty: the caller's
+  std::string stdin_data;                     // written to the child's stdin, which is then closed
   absl::Duration timeout = absl::Minutes(5);  // the child is killed after this
 };
 
@@ -60,9 +60,9 @@ class LocalProcessRunner final : public ProcessRunner {
 // is still running.
 class Subprocess {
  public:
-  static absl::StatusOr<std::unique_ptr<Subprocess>> Start(const std::vector<std::string>& argv,
-                                                           const std::map<std::string, std::string>& env,
-                                                           const std::string& log_path);
+  static absl::StatusOr<std::unique_ptr<Subprocess>> Start(
+      const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+      const std::string& log_path);
   ~Subprocess();
 
   pid_t pid() const { return pid_; }

@@ -24,9 +24,10 @@ TEST(LocalProcessRunner, CollectsOutputAndExitCode) {
 
 TEST(LocalProcessRunner, FeedsStdinAndEnvironment) {
   LocalProcessRunner runner;
-  absl::StatusOr<CommandResult> result = runner.Run(
-      {.argv = {"sh", "-c", "cat; printf %s \"$GREETING\""}, .env = {{"GREETING", "hi"}},
-       .stdin_data = std::string(100000, 'x')});
+  absl::StatusOr<CommandResult> result =
+      runner.Run({.argv = {"sh", "-c", "cat; printf %s \"$GREETING\""},
+                  .env = {{"GREETING", "hi"}},
+                  .stdin_data = std::string(100000, 'x')});
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_EQ(result->stdout_data, std::string(100000, 'x') + "hi");
 }

@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <iostream>
 
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lib/metrics/metrics_server.h"
 
 namespace assisted::service {
@@ -39,11 +39,13 @@ void BaseOptions::Register(config::Parser& parser) {
       .Check([](const std::string& v) { return log::ParseLevel(v).status(); });
   parser.String("log-format", &log_format, "text or json (one object per line)")
       .Check([](const std::string& v) { return log::ParseFormat(v).status(); });
-  parser.String("metrics-listen", &metrics_listen,
-                "Prometheus /metrics listen address host:port, empty = off")
+  parser
+      .String("metrics-listen", &metrics_listen,
+              "Prometheus /metrics listen address host:port, empty = off")
       .Check(config::OptionalHostPort);
-  parser.Duration("shutdown-grace", &shutdown_grace,
-                  "time in-flight work gets to finish after SIGTERM")
+  parser
+      .Duration("shutdown-grace", &shutdown_grace,
+                "time in-flight work gets to finish after SIGTERM")
       .Range(absl::ZeroDuration(), absl::Minutes(10));
 }
 
@@ -72,8 +74,8 @@ int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
   log::Logger root(sink, name);
   RealClock clock;
   auto registry = std::make_shared<prometheus::Registry>();
-  metrics::ExportBuildInfo(*registry, name, kVersion, absl::ToDoubleSeconds(
-                                                          clock.Now() - absl::UnixEpoch()));
+  metrics::ExportBuildInfo(*registry, name, kVersion,
+                           absl::ToDoubleSeconds(clock.Now() - absl::UnixEpoch()));
 
   std::unique_ptr<metrics::MetricsServer> metrics_server;
   if (!base.metrics_listen.empty()) {
@@ -84,8 +86,8 @@ int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
       return kExitFailure;
     }
     metrics_server = *std::move(started);
-    root.Info("serving metrics", {{"listen", base.metrics_listen},
-                                  {"port", metrics_server->port()}});
+    root.Info("serving metrics",
+              {{"listen", base.metrics_listen}, {"port", metrics_server->port()}});
   }
 
   Context context{name, root, registry, clock};

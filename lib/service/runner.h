@@ -28,7 +28,7 @@ inline constexpr char kVersion[] = "0.1.0";
 
 // Exit codes scripts can rely on.
 inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;  // could not start, or failed while running
+inline constexpr int kExitFailure = 1;    // could not start, or failed while running
 inline constexpr int kExitBadConfig = 2;  // a setting is missing or invalid
 
 // Settings every long-running binary has. Defaults differ per binary (metrics port).

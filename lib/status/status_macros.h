@@ -20,12 +20,11 @@
 
 // Returns from the enclosing function with the status of `expr` when it is not OK.
 // `expr` yields an absl::Status.
-#define RETURN_IF_ERROR(expr)                                   \
-  do {                                                          \
-    if (::absl::Status assisted_status_ = (expr);               \
-        !assisted_status_.ok()) {                               \
-      return assisted_status_;                                  \
-    }                                                           \
+#define RETURN_IF_ERROR(expr)                                               \
+  do {                                                                      \
+    if (::absl::Status assisted_status_ = (expr); !assisted_status_.ok()) { \
+      return assisted_status_;                                              \
+    }                                                                       \
   } while (false)
 
 // Evaluates `rexpr` (an absl::StatusOr<T>); on error returns its status, otherwise declares or

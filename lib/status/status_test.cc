@@ -29,9 +29,7 @@ absl::Status CheckEven(int value) {
   return absl::OkStatus();
 }
 
-TEST(StatusMacros, AssignOrReturnPassesValuesThrough) {
-  EXPECT_THAT(Quarter(8), IsOkAndHolds(2));
-}
+TEST(StatusMacros, AssignOrReturnPassesValuesThrough) { EXPECT_THAT(Quarter(8), IsOkAndHolds(2)); }
 
 TEST(StatusMacros, AssignOrReturnStopsAtFirstError) {
   EXPECT_THAT(Quarter(6), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("odd")));

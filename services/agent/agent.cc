@@ -28,8 +28,8 @@ class ConnectionLoop final : public service::RunningService {
     absl::Duration retry = kFirstRetry;
     bool connected = false;
     while (!stop_.HasBeenNotified()) {
-      const bool now_connected = channel_->WaitForConnected(
-          std::chrono::system_clock::now() + std::chrono::seconds(1));
+      const bool now_connected =
+          channel_->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(1));
       if (now_connected != connected) {
         connected = now_connected;
         if (connected) {
@@ -60,8 +60,8 @@ class ConnectionLoop final : public service::RunningService {
 }  // namespace
 
 void Config::Register(config::Parser& parser) {
-  parser.String("orchestrator-address", &orchestrator_address,
-                "orchestrator AgentService host:port")
+  parser
+      .String("orchestrator-address", &orchestrator_address, "orchestrator AgentService host:port")
       .Check(config::HostPort);
   parser.String("infra-env-id", &infra_env_id, "infra-env (discovery image) this host booted")
       .Required()
@@ -70,13 +70,14 @@ void Config::Register(config::Parser& parser) {
       .Check(config::OptionalUuid);
   parser.String("agent-token", &agent_token, "infra-env scoped agent token").Secret();
   parser.Bool("tls", &tls, "use TLS towards the orchestrator, verified with system roots");
-  parser.String("ca-bundle", &ca_bundle, "PEM CA bundle that signs the orchestrator (implies --tls)");
+  parser.String("ca-bundle", &ca_bundle,
+                "PEM CA bundle that signs the orchestrator (implies --tls)");
   parser.String("root", &root, "root of the file system the hardware inventory is read from");
   parser.String("simulate", &simulate, "simulated host profile (fixture tree); empty = real host");
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context) {
+                                                               service::Context& context) {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
                    grpcutil::MakeChannel(config.orchestrator_address,
                                          {.tls = config.tls, .ca_bundle_file = config.ca_bundle}));

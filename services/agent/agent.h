@@ -41,7 +41,7 @@ struct Config {
 
 // Starts the agent's connection loop. INVALID_ARGUMENT for an unreadable CA bundle.
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context);
+                                                               service::Context& context);
 
 }  // namespace assisted::agent
 

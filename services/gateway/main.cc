@@ -9,9 +9,8 @@ int main(int argc, char** argv) {
       "The public REST/JSON API of assisted (/api/assisted-install/v2), for aictl, the web UI "
       "and automation.");
   config.Register(parser);
-  return assisted::service::RunMain(
-      parser, {.metrics_listen = "0.0.0.0:9103"}, argc, argv,
-      [&config](assisted::service::Context& context) {
-        return assisted::gateway::Start(config, context);
-      });
+  return assisted::service::RunMain(parser, {.metrics_listen = "0.0.0.0:9103"}, argc, argv,
+                                    [&config](assisted::service::Context& context) {
+                                      return assisted::gateway::Start(config, context);
+                                    });
 }

@@ -29,7 +29,7 @@ struct Config {
 };
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context);
+                                                               service::Context& context);
 
 }  // namespace assisted::gateway
 

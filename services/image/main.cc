@@ -9,9 +9,8 @@ int main(int argc, char** argv) {
       "Builds the discovery artifacts of assisted (Ignition, full and minimal ISO, PXE, iPXE) "
       "and serves them over HTTP with HEAD and Range support.");
   config.Register(parser);
-  return assisted::service::RunMain(
-      parser, {.metrics_listen = "0.0.0.0:9102"}, argc, argv,
-      [&config](assisted::service::Context& context) {
-        return assisted::image::Start(config, context);
-      });
+  return assisted::service::RunMain(parser, {.metrics_listen = "0.0.0.0:9102"}, argc, argv,
+                                    [&config](assisted::service::Context& context) {
+                                      return assisted::image::Start(config, context);
+                                    });
 }

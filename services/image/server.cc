@@ -15,7 +15,7 @@ void Config::Register(config::Parser& parser) {
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context) {
+                                                               service::Context& context) {
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Add(std::make_unique<v1::ImageService::CallbackService>(),
             v1::ImageService::service_full_name());

@@ -9,9 +9,8 @@ int main(int argc, char** argv) {
       "The system of record of assisted: clusters, infra-envs, hosts, events, artifacts and "
       "leases in PostgreSQL, served over gRPC.");
   config.Register(parser);
-  return assisted::service::RunMain(
-      parser, {.metrics_listen = "0.0.0.0:9101"}, argc, argv,
-      [&config](assisted::service::Context& context) {
-        return assisted::inventory::Start(config, context);
-      });
+  return assisted::service::RunMain(parser, {.metrics_listen = "0.0.0.0:9101"}, argc, argv,
+                                    [&config](assisted::service::Context& context) {
+                                      return assisted::inventory::Start(config, context);
+                                    });
 }

@@ -15,22 +15,24 @@ constexpr int kMinServerVersion = 150000;
 
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
-  parser.String("postgres-dsn", &postgres_dsn,
-                "PostgreSQL connection string, e.g. \"host=/run/postgresql dbname=assisted\"")
+  parser
+      .String("postgres-dsn", &postgres_dsn,
+              "PostgreSQL connection string, e.g. \"host=/run/postgresql dbname=assisted\"")
       .Required()
       .Secret();
-  parser.Duration("postgres-connect-timeout", &postgres_connect_timeout,
-                  "how long to wait for PostgreSQL to accept a connection")
+  parser
+      .Duration("postgres-connect-timeout", &postgres_connect_timeout,
+                "how long to wait for PostgreSQL to accept a connection")
       .Range(absl::Seconds(1), absl::Minutes(10));
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context) {
+                                                               service::Context& context) {
   ASSIGN_OR_RETURN(std::shared_ptr<pg::Connection> database,
                    pg::Connection::Open(config.postgres_dsn, config.postgres_connect_timeout));
   if (database->server_version() < kMinServerVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "PostgreSQL ", database->server_version(), " is too old; 15 or newer is needed"));
+    return absl::FailedPreconditionError(absl::StrCat("PostgreSQL ", database->server_version(),
+                                                      " is too old; 15 or newer is needed"));
   }
   context.log.Info("connected to PostgreSQL", {{"server_version", database->server_version()}});
 

@@ -28,7 +28,7 @@ struct Config {
 // Connects to PostgreSQL (15 or newer) and starts serving.
 // UNAVAILABLE when the database or the listen address cannot be reached.
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context);
+                                                               service::Context& context);
 
 }  // namespace assisted::inventory
 

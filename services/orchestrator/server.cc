@@ -14,7 +14,7 @@ void Config::Register(config::Parser& parser) {
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
-                                                              service::Context& context) {
+                                                               service::Context& context) {
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Add(std::make_unique<agent::v1::AgentService::CallbackService>(),
             agent::v1::AgentService::service_full_name());

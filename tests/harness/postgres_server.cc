@@ -60,9 +60,8 @@ absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
       return absl::InternalError(absl::StrCat("cannot chown ", server->folder_));
     }
   }
-  RETURN_IF_ERROR(server->RunTool(
-      "initdb", {"-D", server->folder_ + "/data", "-A", "trust", "-U", kUser, "-E", "UTF8",
-                 "--locale=C", "--no-sync"}));
+  RETURN_IF_ERROR(server->RunTool("initdb", {"-D", server->folder_ + "/data", "-A", "trust", "-U",
+                                             kUser, "-E", "UTF8", "--locale=C", "--no-sync"}));
   RETURN_IF_ERROR(server->StartAgain());
   return server;
 }
@@ -94,7 +93,8 @@ std::string PostgresServer::Dsn(const std::string& database) const {
 absl::StatusOr<std::string> PostgresServer::CreateDatabase() {
   const std::string name = absl::StrCat("test_", getpid(), "_", next_database_++);
   ASSIGN_OR_RETURN(std::unique_ptr<pg::Connection> admin, pg::Connection::Open(Dsn("postgres")));
-  RETURN_IF_ERROR(admin->Exec(absl::StrCat("CREATE DATABASE ", pg::QuoteIdentifier(name))).status());
+  RETURN_IF_ERROR(
+      admin->Exec(absl::StrCat("CREATE DATABASE ", pg::QuoteIdentifier(name))).status());
   return Dsn(name);
 }
 

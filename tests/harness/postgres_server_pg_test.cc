@@ -9,7 +9,6 @@
 namespace assisted::testing {
 namespace {
 
-
 class PostgresServerTest : public PostgresTest {
  protected:
   std::string Show(pg::Connection& connection, const std::string& setting) {
@@ -31,8 +30,9 @@ TEST_F(PostgresServerTest, IsARealServerWithFsyncAndSynchronousCommit) {
 TEST_F(PostgresServerTest, EachTestGetsAnEmptyDatabaseOfItsOwn) {
   absl::StatusOr<std::unique_ptr<pg::Connection>> connection = pg::Connection::Open(dsn());
   ASSERT_THAT(connection, IsOk());
-  absl::StatusOr<pg::Result> tables = (*connection)->Exec(
-      "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'");
+  absl::StatusOr<pg::Result> tables =
+      (*connection)
+          ->Exec("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'");
   ASSERT_THAT(tables, IsOk());
   EXPECT_EQ(tables->Get(0, 0), "0");
   ASSERT_THAT((*connection)->Exec("CREATE TABLE marker (id int)"), IsOk());

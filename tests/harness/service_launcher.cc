@@ -34,9 +34,9 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
                                    absl::StrCat("--metrics-listen=127.0.0.1:", metrics_port)};
   argv.insert(argv.end(), options.args.begin(), options.args.end());
   static int launches = 0;  // distinct log names within one test process
-  const std::string log_path = absl::StrCat(::testing::TempDir(), "/",
-                                            options.binary.substr(options.binary.rfind('/') + 1),
-                                            "-", getpid(), "-", launches++, ".log");
+  const std::string log_path =
+      absl::StrCat(::testing::TempDir(), "/", options.binary.substr(options.binary.rfind('/') + 1),
+                   "-", getpid(), "-", launches++, ".log");
   ASSIGN_OR_RETURN(std::unique_ptr<process::Subprocess> process,
                    process::Subprocess::Start(argv, options.env, log_path));
   std::unique_ptr<LaunchedService> service(

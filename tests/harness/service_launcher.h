@@ -46,8 +46,8 @@ class LaunchedService {
   int Stop(absl::Duration grace = absl::Seconds(15));
 
  private:
-  LaunchedService(std::unique_ptr<process::Subprocess> process, std::string log_path,
-                  int grpc_port, int metrics_port)
+  LaunchedService(std::unique_ptr<process::Subprocess> process, std::string log_path, int grpc_port,
+                  int metrics_port)
       : process_(std::move(process)),
         log_path_(std::move(log_path)),
         grpc_port_(grpc_port),

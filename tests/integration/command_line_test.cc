@@ -90,12 +90,14 @@ TEST_P(CommandLineTest, InvalidEnvironmentValueNamesTheVariable) {
 INSTANTIATE_TEST_SUITE_P(
     EveryBinary, CommandLineTest,
     ::testing::Values(
-        Binary{"assisted-inventory", "services/inventory/assisted-inventory",
+        Binary{"assisted-inventory",
+               "services/inventory/assisted-inventory",
                {"--postgres-dsn=host=/nonexistent"}},
         Binary{"assisted-orchestrator", "services/orchestrator/assisted-orchestrator", {}},
         Binary{"assisted-image", "services/image/assisted-image", {}},
         Binary{"assisted-gateway", "services/gateway/assisted-gateway", {}},
-        Binary{"assisted-agent", "services/agent/assisted-agent",
+        Binary{"assisted-agent",
+               "services/agent/assisted-agent",
                {"--infra-env-id=6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c3b"}}),
     PrintName);
 

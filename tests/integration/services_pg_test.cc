@@ -33,9 +33,7 @@ struct ServiceSpec {
 
 void PrintTo(const ServiceSpec& spec, std::ostream* os) { *os << spec.name; }
 
-std::string PrintName(const ::testing::TestParamInfo<ServiceSpec>& info) {
-  return info.param.name;
-}
+std::string PrintName(const ::testing::TestParamInfo<ServiceSpec>& info) { return info.param.name; }
 
 class ServicesTest : public PostgresTest, public ::testing::WithParamInterface<ServiceSpec> {
  protected:
@@ -111,13 +109,17 @@ TEST_P(ServicesTest, StopsCleanlyOnSigterm) {
 INSTANTIATE_TEST_SUITE_P(
     EveryService, ServicesTest,
     ::testing::Values(
-        ServiceSpec{"inventory", "services/inventory/assisted-inventory", true,
+        ServiceSpec{"inventory",
+                    "services/inventory/assisted-inventory",
+                    true,
                     {"assisted.inventory.v1.InventoryService"}},
-        ServiceSpec{"orchestrator", "services/orchestrator/assisted-orchestrator", false,
-                    {"assisted.agent.v1.AgentService",
-                     "assisted.orchestrator.v1.OrchestratorService"}},
-        ServiceSpec{"image", "services/image/assisted-image", false,
-                    {"assisted.image.v1.ImageService"}},
+        ServiceSpec{
+            "orchestrator",
+            "services/orchestrator/assisted-orchestrator",
+            false,
+            {"assisted.agent.v1.AgentService", "assisted.orchestrator.v1.OrchestratorService"}},
+        ServiceSpec{
+            "image", "services/image/assisted-image", false, {"assisted.image.v1.ImageService"}},
         ServiceSpec{"gateway", "services/gateway/assisted-gateway", false, {}}),
     PrintName);
 

@@ -73,8 +73,8 @@ int RunHealth(const GlobalOptions& global, const CommandOptions& options,
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
-      {"version", "print the version of aictl", nullptr,
-       [](config::Parser&, CommandOptions&) {}, RunVersion},
+      {"version", "print the version of aictl", nullptr, [](config::Parser&, CommandOptions&) {},
+       RunVersion},
       {"health", "check the gRPC health of services (default: the four on localhost)",
        "[HOST:PORT...]",
        [](config::Parser& parser, CommandOptions& options) {
@@ -89,13 +89,11 @@ const std::vector<Command>& Commands() {
 void BindGlobal(config::Parser& parser, GlobalOptions& global) {
   parser.String("server", &global.server, "gateway base URL");
   parser.String("token", &global.token, "bearer token for the gateway").Secret();
-  parser.String("output", &global.output, "table or json")
-      .Check([](const std::string& value) {
-        return value == "table" || value == "json"
-                   ? absl::OkStatus()
-                   : absl::InvalidArgumentError(absl::StrCat("\"", value,
-                                                             "\" is not table or json"));
-      });
+  parser.String("output", &global.output, "table or json").Check([](const std::string& value) {
+    return value == "table" || value == "json"
+               ? absl::OkStatus()
+               : absl::InvalidArgumentError(absl::StrCat("\"", value, "\" is not table or json"));
+  });
 }
 
 std::string TopUsage(const config::Parser& parser) {
@@ -114,8 +112,9 @@ std::string TopUsage(const config::Parser& parser) {
 int Run(const std::vector<std::string>& args, const config::Environment& env, Io io) {
   GlobalOptions global;
   std::vector<std::string> rest;
-  config::Parser parser("aictl", "Drives assisted through its REST API: clusters, infra-envs, "
-                                 "discovery images, hosts, installs and credentials.",
+  config::Parser parser("aictl",
+                        "Drives assisted through its REST API: clusters, infra-envs, "
+                        "discovery images, hosts, installs and credentials.",
                         "AICTL_");
   BindGlobal(parser, global);
   parser.Positional("COMMAND [ARGS]", &rest, config::Parser::Positionals::kRest);

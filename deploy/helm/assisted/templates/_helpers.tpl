@@ -1,0 +1,383 @@
+{{/*
+Names and labels, after the app.kubernetes.io conventions.
+Most helpers below take a dict:
+  root       the chart's root context ($)
+  component  inventory | orchestrator | image | gateway
+  values     that component's values (.Values.inventory, ... .Values.imageService, ...)
+  env        (deployment only) component-specific container env entries, a list of maps
+*/}}
+
+{{- define "assisted.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Fully qualified app name; the release name alone when it already contains the chart name.
+*/}}
+{{- define "assisted.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "assisted.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Name of one component's Deployment and Service: <fullname>-<component>. */}}
+{{- define "assisted.componentFullname" -}}
+{{- printf "%s-%s" (include "assisted.fullname" .root | trunc 50 | trimSuffix "-") .component }}
+{{- end }}
+
+{{/* Labels shared by every object of the release. */}}
+{{- define "assisted.labels" -}}
+helm.sh/chart: {{ include "assisted.chart" . }}
+app.kubernetes.io/name: {{ include "assisted.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: assisted
+{{- end }}
+
+{{/* Selector labels of one component (immutable on a Deployment: keep them minimal). */}}
+{{- define "assisted.componentSelectorLabels" -}}
+app.kubernetes.io/name: {{ include "assisted.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* All labels of one component's objects. */}}
+{{- define "assisted.componentLabels" -}}
+{{ include "assisted.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end }}
+
+{{/* In-cluster host:port of a component's gRPC Service port. Args: root, component, port. */}}
+{{- define "assisted.grpcAddress" -}}
+{{- printf "%s:%v" (include "assisted.componentFullname" .) .port }}
+{{- end }}
+
+{{/* Container image of a component. */}}
+{{- define "assisted.image" -}}
+{{- $image := .values.image | default dict }}
+{{- $repository := $image.repository | default .root.Values.image.repository }}
+{{- $tag := $image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion }}
+{{- printf "%s:%v" $repository $tag }}
+{{- end }}
+
+{{/* PostgreSQL DSN Secret: the existing one, or the one this chart creates. */}}
+{{- define "assisted.postgresSecretName" -}}
+{{- if .Values.postgres.existingSecret }}
+{{- .Values.postgres.existingSecret }}
+{{- else }}
+{{- printf "%s-postgres" (include "assisted.fullname" .) }}
+{{- end }}
+{{- end }}
+
+{{- define "assisted.postgresSecretKey" -}}
+{{- if .Values.postgres.existingSecret }}
+{{- .Values.postgres.existingSecretKey | default "dsn" }}
+{{- else -}}
+dsn
+{{- end }}
+{{- end }}
+
+{{/* "true" when the component's servers use TLS, else empty. Args: root, component. */}}
+{{- define "assisted.tlsEnabled" -}}
+{{- $tls := .root.Values.tls }}
+{{- if and $tls.enabled (has .component $tls.components) }}
+{{- if not $tls.existingSecret }}
+{{- fail "tls.enabled needs tls.existingSecret (a kubernetes.io/tls Secret)" }}
+{{- end -}}
+true
+{{- end }}
+{{- end }}
+
+{{/* terminationGracePeriodSeconds: preStop sleep + --shutdown-grace + margin. */}}
+{{- define "assisted.terminationGracePeriodSeconds" -}}
+{{- $base := add (int .Values.preStopSleepSeconds) (int .Values.shutdownGraceSeconds) }}
+{{- max (add1 $base) (add $base (int .Values.terminationGraceMarginSeconds)) }}
+{{- end }}
+
+{{/*
+Container env common to all four services (listen addresses, logging, shutdown, gRPC tuning,
+TLS), as a list of env entries. Args: root, component, values.
+*/}}
+{{- define "assisted.commonEnv" -}}
+{{- $root := .root }}
+{{- $v := .values }}
+{{- $ports := $v.ports -}}
+- name: ASSISTED_GRPC_LISTEN
+  value: {{ printf "0.0.0.0:%v" $ports.grpc | quote }}
+{{- if get $ports "http" }}
+- name: ASSISTED_HTTP_LISTEN
+  value: {{ printf "0.0.0.0:%v" $ports.http | quote }}
+{{- end }}
+- name: ASSISTED_METRICS_LISTEN
+  value: {{ printf "0.0.0.0:%v" $ports.metrics | quote }}
+- name: ASSISTED_LOG_LEVEL
+  value: {{ $v.logLevel | default $root.Values.logLevel | quote }}
+- name: ASSISTED_LOG_FORMAT
+  value: {{ $v.logFormat | default $root.Values.logFormat | quote }}
+- name: ASSISTED_SHUTDOWN_GRACE
+  value: {{ printf "%ds" (int $root.Values.shutdownGraceSeconds) | quote }}
+{{- with $root.Values.grpc }}
+{{- if .keepaliveTime }}
+- name: ASSISTED_GRPC_KEEPALIVE_TIME
+  value: {{ .keepaliveTime | quote }}
+{{- end }}
+{{- if .keepaliveTimeout }}
+- name: ASSISTED_GRPC_KEEPALIVE_TIMEOUT
+  value: {{ .keepaliveTimeout | quote }}
+{{- end }}
+{{- if .maxConcurrentStreams }}
+- name: ASSISTED_GRPC_MAX_CONCURRENT_STREAMS
+  value: {{ .maxConcurrentStreams | toString | quote }}
+{{- end }}
+{{- end }}
+{{- if include "assisted.tlsEnabled" . }}
+{{- $tls := $root.Values.tls }}
+- name: ASSISTED_TLS_CERT
+  value: {{ printf "%s/%s" $tls.mountPath $tls.certKey | quote }}
+- name: ASSISTED_TLS_KEY
+  value: {{ printf "%s/%s" $tls.mountPath $tls.keyKey | quote }}
+{{- if $tls.clientCAKey }}
+- name: ASSISTED_TLS_CLIENT_CA
+  value: {{ printf "%s/%s" $tls.mountPath $tls.clientCAKey | quote }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Health check handler on the gRPC port: the kubelet's native gRPC probe
+(grpc.health.v1.Health, service ""), or tcpSocket when the port speaks TLS because the
+kubelet's gRPC probe is plaintext only. Args: root, component, values.
+*/}}
+{{- define "assisted.probeHandler" -}}
+{{- if include "assisted.tlsEnabled" . -}}
+tcpSocket:
+  port: grpc
+{{- else -}}
+grpc:
+  port: {{ .values.ports.grpc }}
+{{- end }}
+{{- end }}
+
+{{/*
+The one Deployment all four services use. Args: root, component, values, env.
+*/}}
+{{- define "assisted.deployment" -}}
+{{- $root := .root }}
+{{- $v := .values }}
+{{- $tls := include "assisted.tlsEnabled" . }}
+{{- $podAnnotations := merge (dict) ($v.podAnnotations | default dict) ($root.Values.podAnnotations | default dict) }}
+{{- if $root.Values.metrics.scrapeAnnotations }}
+{{- $_ := set $podAnnotations "prometheus.io/scrape" "true" }}
+{{- $_ := set $podAnnotations "prometheus.io/port" (toString $v.ports.metrics) }}
+{{- $_ := set $podAnnotations "prometheus.io/path" "/metrics" }}
+{{- end }}
+{{- if and (eq .component "inventory") (not $root.Values.postgres.existingSecret) }}
+{{- $_ := set $podAnnotations "checksum/postgres-dsn" ($root.Values.postgres.dsn | sha256sum) }}
+{{- end }}
+{{- $podLabels := merge (dict) ($v.podLabels | default dict) ($root.Values.podLabels | default dict) }}
+{{- $nodeSelector := merge (dict) ($v.nodeSelector | default dict) ($root.Values.nodeSelector | default dict) }}
+{{- $tolerations := $v.tolerations | default $root.Values.tolerations }}
+{{- $affinity := $v.affinity | default $root.Values.affinity -}}
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ include "assisted.componentFullname" . }}
+  labels:
+    {{- include "assisted.componentLabels" . | nindent 4 }}
+spec:
+  replicas: {{ $v.replicaCount }}
+  revisionHistoryLimit: 5
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 0
+      maxSurge: 25%
+  selector:
+    matchLabels:
+      {{- include "assisted.componentSelectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "assisted.componentLabels" . | nindent 8 }}
+        {{- with $podLabels }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with $podAnnotations }}
+      annotations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    spec:
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.serviceAccountName }}
+      serviceAccountName: {{ . }}
+      {{- end }}
+      automountServiceAccountToken: {{ $root.Values.automountServiceAccountToken }}
+      # Service links would put <SERVICE>_PORT style variables, some starting with ASSISTED_,
+      # into the environment the binaries read their settings from.
+      enableServiceLinks: false
+      terminationGracePeriodSeconds: {{ include "assisted.terminationGracePeriodSeconds" $root }}
+      {{- with $root.Values.podSecurityContext }}
+      securityContext:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: {{ .component }}
+          image: {{ include "assisted.image" . | quote }}
+          imagePullPolicy: {{ ($v.image | default dict).pullPolicy | default $root.Values.image.pullPolicy }}
+          command:
+            {{- toYaml ($v.command | default (list (printf "assisted-%s" .component))) | nindent 12 }}
+          env:
+            {{- include "assisted.commonEnv" . | nindent 12 }}
+            {{- with .env }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+            {{- with $v.extraEnv }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+          ports:
+            - name: grpc
+              containerPort: {{ $v.ports.grpc }}
+              protocol: TCP
+            {{- if get $v.ports "http" }}
+            - name: http
+              containerPort: {{ $v.ports.http }}
+              protocol: TCP
+            {{- end }}
+            - name: metrics
+              containerPort: {{ $v.ports.metrics }}
+              protocol: TCP
+          startupProbe:
+            {{- include "assisted.probeHandler" . | nindent 12 }}
+            {{- toYaml $root.Values.probes.startup | nindent 12 }}
+          livenessProbe:
+            {{- include "assisted.probeHandler" . | nindent 12 }}
+            {{- toYaml $root.Values.probes.liveness | nindent 12 }}
+          readinessProbe:
+            {{- include "assisted.probeHandler" . | nindent 12 }}
+            {{- toYaml $root.Values.probes.readiness | nindent 12 }}
+          {{- if gt (int $root.Values.preStopSleepSeconds) 0 }}
+          lifecycle:
+            preStop:
+              sleep:
+                seconds: {{ int $root.Values.preStopSleepSeconds }}
+          {{- end }}
+          {{- with $v.resources }}
+          resources:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          {{- with $root.Values.securityContext }}
+          securityContext:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+            {{- if $tls }}
+            - name: tls
+              mountPath: {{ $root.Values.tls.mountPath }}
+              readOnly: true
+            {{- end }}
+            {{- with $v.extraVolumeMounts }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
+      volumes:
+        - name: tmp
+          emptyDir: {}
+        {{- if $tls }}
+        - name: tls
+          secret:
+            secretName: {{ $root.Values.tls.existingSecret }}
+            defaultMode: 0440
+        {{- end }}
+        {{- with $v.extraVolumes }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+      {{- with $nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $root.Values.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+{{- end }}
+
+{{/*
+The one Service all four services use. All container ports are exposed; the metrics port only
+when the type is ClusterIP, so a LoadBalancer/NodePort never publishes /metrics.
+Args: root, component, values.
+*/}}
+{{- define "assisted.service" -}}
+{{- $v := .values }}
+{{- $svc := $v.service | default dict }}
+{{- $type := get $svc "type" | default "ClusterIP" }}
+{{- $nodePorts := get $svc "nodePorts" | default dict }}
+{{- $tls := include "assisted.tlsEnabled" . }}
+{{- $ports := list (dict "name" "grpc" "port" $v.ports.grpc "appProtocol" (ternary "" "kubernetes.io/h2c" (not (empty $tls)))) }}
+{{- if get $v.ports "http" }}
+{{- $ports = append $ports (dict "name" "http" "port" $v.ports.http "appProtocol" "http") }}
+{{- end }}
+{{- if eq $type "ClusterIP" }}
+{{- $ports = append $ports (dict "name" "metrics" "port" $v.ports.metrics "appProtocol" "http") }}
+{{- end -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "assisted.componentFullname" . }}
+  labels:
+    {{- include "assisted.componentLabels" . | nindent 4 }}
+  {{- with (get $svc "annotations") }}
+  annotations:
+    {{- toYaml . | nindent 4 }}
+  {{- end }}
+spec:
+  type: {{ $type }}
+  {{- if and (eq $type "LoadBalancer") (get $svc "loadBalancerIP") }}
+  loadBalancerIP: {{ (get $svc "loadBalancerIP") }}
+  {{- end }}
+  {{- if and (eq $type "LoadBalancer") (get $svc "loadBalancerSourceRanges") }}
+  loadBalancerSourceRanges:
+    {{- toYaml (get $svc "loadBalancerSourceRanges") | nindent 4 }}
+  {{- end }}
+  {{- if and (ne $type "ClusterIP") (get $svc "externalTrafficPolicy") }}
+  externalTrafficPolicy: {{ (get $svc "externalTrafficPolicy") }}
+  {{- end }}
+  selector:
+    {{- include "assisted.componentSelectorLabels" . | nindent 4 }}
+  ports:
+    {{- range $ports }}
+    - name: {{ .name }}
+      port: {{ .port }}
+      targetPort: {{ .name }}
+      protocol: TCP
+      {{- with .appProtocol }}
+      appProtocol: {{ . }}
+      {{- end }}
+      {{- if and (eq $type "NodePort") (get $nodePorts .name) }}
+      nodePort: {{ get $nodePorts .name }}
+      {{- end }}
+    {{- end }}
+{{- end }}
