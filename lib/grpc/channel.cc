@@ -1,29 +1,29 @@
 #include "lib/grpc/channel.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
+#include "lib/file/read_file.h"
+#include "lib/status/status_macros.h"
 
 namespace assisted::grpcutil {
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& target,
                                                            const ChannelOptions& options) {
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
-  if (options.tls || !options.ca_bundle_file.empty()) {
+  if (options.client_cert_file.empty() != options.client_key_file.empty()) {
+    return absl::InvalidArgumentError("a client certificate and its key must be given together");
+  }
+  if (options.tls || !options.ca_bundle_file.empty() || !options.client_cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;
     if (!options.ca_bundle_file.empty()) {
-      std::ifstream in(options.ca_bundle_file);
-      if (!in) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("cannot read CA bundle ", options.ca_bundle_file));
-      }
-      std::stringstream pem;
-      pem << in.rdbuf();
-      ssl.pem_root_certs = pem.str();
+      ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile(options.ca_bundle_file, "CA bundle"));
+    }
+    if (!options.client_cert_file.empty()) {
+      ASSIGN_OR_RETURN(ssl.pem_cert_chain,
+                       ReadFile(options.client_cert_file, "client certificate"));
+      ASSIGN_OR_RETURN(ssl.pem_private_key, ReadFile(options.client_key_file, "client key"));
     }
     credentials = grpc::SslCredentials(ssl);
   }

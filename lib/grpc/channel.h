@@ -19,6 +19,9 @@ struct ChannelOptions {
   // Use TLS. With an empty ca_bundle_file the system trust store verifies the server.
   bool tls = false;
   std::string ca_bundle_file;  // PEM; implies tls
+  // PEM client certificate chain and key, for servers that require mutual TLS; imply tls.
+  std::string client_cert_file;
+  std::string client_key_file;
   // Ping after this much silence; give up on the connection when a ping goes unanswered for
   // keepalive_timeout. 10 s + 10 s notices a dead peer within ~20-30 s.
   absl::Duration keepalive_time = absl::Seconds(10);
@@ -28,7 +31,8 @@ struct ChannelOptions {
   bool dedicated_connection = false;
 };
 
-// Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when the CA bundle can't be read.
+// Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read
+// or only one of the client certificate and key is given.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& target,
                                                            const ChannelOptions& options);
 

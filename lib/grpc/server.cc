@@ -1,25 +1,15 @@
 #include "lib/grpc/server.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
+#include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::grpcutil {
 namespace {
-
-absl::StatusOr<std::string> ReadPem(const std::string& path, absl::string_view what) {
-  std::ifstream in(path);
-  if (!in) return absl::InvalidArgumentError(absl::StrCat("cannot read ", what, " ", path));
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
     const GrpcServerOptions& options) {
@@ -34,11 +24,11 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
   }
   grpc::SslServerCredentialsOptions ssl(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
-  ASSIGN_OR_RETURN(pair.cert_chain, ReadPem(options.tls_cert_file, "--tls-cert"));
-  ASSIGN_OR_RETURN(pair.private_key, ReadPem(options.tls_key_file, "--tls-key"));
+  ASSIGN_OR_RETURN(pair.cert_chain, ReadFile(options.tls_cert_file, "--tls-cert"));
+  ASSIGN_OR_RETURN(pair.private_key, ReadFile(options.tls_key_file, "--tls-key"));
   ssl.pem_key_cert_pairs.push_back(std::move(pair));
   if (!options.tls_client_ca_file.empty()) {
-    ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadPem(options.tls_client_ca_file, "--tls-client-ca"));
+    ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile(options.tls_client_ca_file, "--tls-client-ca"));
     ssl.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
   }
   return grpc::SslServerCredentials(ssl);
@@ -85,6 +75,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, Millis(options.keepalive_time));
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, Millis(options.keepalive_timeout));
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // gRPC sets SO_REUSEPORT by default, which lets a second instance silently share the port
+  // (and half the traffic); a busy port must be an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Agents ping every ~10 s to notice a dead service; don't punish them for it.
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);

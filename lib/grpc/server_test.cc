@@ -1,0 +1,227 @@
+#include "lib/grpc/server.h"
+
+#include "absl/strings/str_cat.h"
+#include "assisted/testing/v1/echo.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/client_context.h"
+#include "gtest/gtest.h"
+#include "lib/grpc/channel.h"
+#include "lib/grpc/health_client.h"
+#include "lib/process/subprocess.h"
+#include "lib/testing/status_matchers.h"
+#include "prometheus/registry.h"
+
+namespace assisted::grpcutil {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
+using ::assisted::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class EchoServiceImpl final : public assisted::testing::v1::EchoService::Service {
+  grpc::Status Echo(grpc::ServerContext*, const assisted::testing::v1::EchoRequest* request,
+                    assisted::testing::v1::EchoResponse* response) override {
+    if (request->fail_with_code() != 0) {
+      return grpc::Status(static_cast<grpc::StatusCode>(request->fail_with_code()), "asked to");
+    }
+    response->set_message(request->message());
+    return grpc::Status::OK;
+  }
+};
+
+const std::string kEchoName = assisted::testing::v1::EchoService::service_full_name();
+
+// A CA, a server certificate for localhost/127.0.0.1 and a client certificate, made with the
+// openssl command once per test suite.
+struct Pki {
+  std::string dir, ca, server_cert, server_key, client_cert, client_key;
+};
+
+absl::Status Openssl(process::ProcessRunner& runner, const std::string& dir,
+                     std::vector<std::string> args) {
+  args.insert(args.begin(), "openssl");
+  absl::StatusOr<process::CommandResult> result =
+      runner.Run({.argv = args, .working_dir = dir, .timeout = absl::Minutes(1)});
+  if (!result.ok()) return result.status();
+  if (!result->ok()) return absl::InternalError(result->stderr_data);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Pki> MakePki() {
+  Pki pki;
+  pki.dir = ::testing::TempDir();
+  process::LocalProcessRunner runner;
+  const std::vector<std::vector<std::string>> steps = {
+      {"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem",
+       "-days", "1", "-subj", "/CN=assisted test CA"},
+      {"req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
+       "-subj", "/CN=localhost"},
+      {"x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+       "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "san.cnf"},
+      {"req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
+       "-subj", "/CN=agent"},
+      {"x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+       "-CAcreateserial", "-out", "client.pem", "-days", "1"},
+  };
+  absl::StatusOr<process::CommandResult> san =
+      runner.Run({.argv = {"sh", "-c", "echo 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.cnf"},
+                  .working_dir = pki.dir});
+  if (!san.ok()) return san.status();
+  for (const auto& step : steps) {
+    if (absl::Status status = Openssl(runner, pki.dir, step); !status.ok()) return status;
+  }
+  pki.ca = pki.dir + "/ca.pem";
+  pki.server_cert = pki.dir + "/server.pem";
+  pki.server_key = pki.dir + "/server.key";
+  pki.client_cert = pki.dir + "/client.pem";
+  pki.client_key = pki.dir + "/client.key";
+  return pki;
+}
+
+class GrpcServerTest : public ::testing::Test {
+ protected:
+  absl::StatusOr<std::unique_ptr<GrpcServer>> Start(GrpcServerOptions options) {
+    if (options.listen.empty()) options.listen = "127.0.0.1:0";
+    return GrpcServer::Start(options, {{&echo_, kEchoName}}, registry_, log::Logger::Discard());
+  }
+
+  static std::string Local(const GrpcServer& server, const std::string& host = "127.0.0.1") {
+    return absl::StrCat(host, ":", server.port());
+  }
+
+  // The value of assisted_grpc_server_handled_total{method, code}, or -1 when absent.
+  double Handled(const std::string& method, const std::string& code) {
+    for (const prometheus::MetricFamily& family : registry_.Collect()) {
+      if (family.name != "assisted_grpc_server_handled_total") continue;
+      for (const prometheus::ClientMetric& metric : family.metric) {
+        std::map<std::string, std::string> labels;
+        for (const auto& label : metric.label) labels[label.name] = label.value;
+        if (labels["method"] == method && labels["code"] == code) return metric.counter.value;
+      }
+    }
+    return -1;
+  }
+
+  EchoServiceImpl echo_;
+  prometheus::Registry registry_;
+};
+
+grpc::Status CallEcho(const std::shared_ptr<grpc::Channel>& channel, const std::string& message,
+                      int fail_with_code = 0, std::string* reply = nullptr) {
+  auto stub = assisted::testing::v1::EchoService::NewStub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  assisted::testing::v1::EchoRequest request;
+  request.set_message(message);
+  request.set_fail_with_code(fail_with_code);
+  assisted::testing::v1::EchoResponse response;
+  grpc::Status status = stub->Echo(&context, request, &response);
+  if (reply != nullptr) *reply = response.message();
+  return status;
+}
+
+TEST_F(GrpcServerTest, ServesItsServicesAndHealthForEachOnAFreePort) {
+  auto server = Start({});
+  ASSERT_THAT(server, IsOk());
+  EXPECT_GT((*server)->port(), 0);
+  auto channel = MakeChannel(Local(**server), {});
+  ASSERT_THAT(channel, IsOk());
+  std::string reply;
+  EXPECT_TRUE(CallEcho(*channel, "hello", 0, &reply).ok());
+  EXPECT_EQ(reply, "hello");
+  EXPECT_THAT(CheckHealth(*channel, "", absl::Seconds(5)), IsOkAndHolds("SERVING"));
+  EXPECT_THAT(CheckHealth(*channel, kEchoName, absl::Seconds(5)), IsOkAndHolds("SERVING"));
+}
+
+TEST_F(GrpcServerTest, CountsRpcsByMethodAndCode) {
+  auto server = Start({});
+  ASSERT_THAT(server, IsOk());
+  auto channel = MakeChannel(Local(**server), {});
+  ASSERT_THAT(channel, IsOk());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(CallEcho(*channel, "x").ok());
+  EXPECT_EQ(CallEcho(*channel, "x", static_cast<int>(grpc::StatusCode::ABORTED)).error_code(),
+            grpc::StatusCode::ABORTED);
+  const std::string method = "/" + kEchoName + "/Echo";
+  EXPECT_EQ(Handled(method, "OK"), 3);
+  EXPECT_EQ(Handled(method, "ABORTED"), 1);
+}
+
+TEST_F(GrpcServerTest, StopsServingAfterShutdown) {
+  auto server = Start({});
+  ASSERT_THAT(server, IsOk());
+  const std::string target = Local(**server);
+  (*server)->Shutdown(absl::Seconds(1));
+  auto channel = MakeChannel(target, {});
+  ASSERT_THAT(channel, IsOk());
+  EXPECT_THAT(CheckHealth(*channel, "", absl::Milliseconds(500)), Not(IsOk()));
+  (*server)->Shutdown(absl::Seconds(1));  // idempotent
+}
+
+TEST_F(GrpcServerTest, RefusesAnAddressAlreadyInUse) {
+  auto first = Start({});
+  ASSERT_THAT(first, IsOk());
+  EXPECT_THAT(Start({.listen = Local(**first)}),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("cannot listen")));
+}
+
+TEST_F(GrpcServerTest, RejectsHalfATlsConfiguration) {
+  EXPECT_THAT(Start({.tls_cert_file = "/x.pem"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-key")));
+  EXPECT_THAT(Start({.tls_client_ca_file = "/ca.pem"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--tls-client-ca")));
+  EXPECT_THAT(Start({.tls_cert_file = "/nonexistent.pem", .tls_key_file = "/nonexistent.key"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("/nonexistent.pem")));
+}
+
+class GrpcServerTlsTest : public GrpcServerTest {
+ protected:
+  static void SetUpTestSuite() {
+    absl::StatusOr<Pki> pki = MakePki();
+    ASSERT_THAT(pki, IsOk());
+    pki_ = new Pki(*pki);
+  }
+  static void TearDownTestSuite() { delete pki_; }
+  static Pki* pki_;
+};
+Pki* GrpcServerTlsTest::pki_ = nullptr;
+
+TEST_F(GrpcServerTlsTest, ServesTlsToClientsThatTrustItsCa) {
+  auto server = Start({.tls_cert_file = pki_->server_cert, .tls_key_file = pki_->server_key});
+  ASSERT_THAT(server, IsOk());
+  auto trusted = MakeChannel(Local(**server, "localhost"), {.ca_bundle_file = pki_->ca});
+  ASSERT_THAT(trusted, IsOk());
+  EXPECT_TRUE(CallEcho(*trusted, "secure").ok());
+
+  auto plaintext = MakeChannel(Local(**server), {});
+  ASSERT_THAT(plaintext, IsOk());
+  EXPECT_FALSE(CallEcho(*plaintext, "x").ok());
+}
+
+TEST_F(GrpcServerTlsTest, MutualTlsRequiresAClientCertificate) {
+  auto server = Start({.tls_cert_file = pki_->server_cert,
+                       .tls_key_file = pki_->server_key,
+                       .tls_client_ca_file = pki_->ca});
+  ASSERT_THAT(server, IsOk());
+  auto anonymous = MakeChannel(Local(**server, "localhost"), {.ca_bundle_file = pki_->ca});
+  ASSERT_THAT(anonymous, IsOk());
+  EXPECT_FALSE(CallEcho(*anonymous, "x").ok());
+
+  auto identified = MakeChannel(Local(**server, "localhost"),
+                                {.ca_bundle_file = pki_->ca,
+                                 .client_cert_file = pki_->client_cert,
+                                 .client_key_file = pki_->client_key});
+  ASSERT_THAT(identified, IsOk());
+  EXPECT_TRUE(CallEcho(*identified, "x").ok());
+}
+
+TEST(MakeChannel, RejectsHalfAClientIdentityAndUnreadableFiles) {
+  EXPECT_THAT(MakeChannel("localhost:1", {.client_cert_file = "/c.pem"}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(MakeChannel("localhost:1", {.ca_bundle_file = "/nonexistent/ca.pem"}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("/nonexistent/ca.pem")));
+}
+
+}  // namespace
+}  // namespace assisted::grpcutil
