@@ -52,8 +52,7 @@ double Percentile(const std::vector<double>& sorted, double p) {
 int main(int argc, char** argv) {
   Options options;
   assisted::config::Parser parser("grpc_health", "Unary gRPC health-check load over loopback.");
-  parser.Int("clients", &options.clients, "concurrent clients, one connection each")
-      .Range(1, 1024);
+  parser.Int("clients", &options.clients, "concurrent clients, one connection each").Range(1, 1024);
   parser.Duration("duration", &options.duration, "how long to send")
       .Range(absl::Milliseconds(100), absl::Minutes(10));
   absl::StatusOr<assisted::config::Action> action =
@@ -88,7 +87,8 @@ int main(int argc, char** argv) {
   (*server)->Shutdown(absl::Seconds(1));
 
   std::vector<double> all;
-  for (const auto& latencies : per_client) all.insert(all.end(), latencies.begin(), latencies.end());
+  for (const auto& latencies : per_client)
+    all.insert(all.end(), latencies.begin(), latencies.end());
   std::sort(all.begin(), all.end());
   const double qps = all.size() / absl::ToDoubleSeconds(options.duration);
   std::cout << absl::StrFormat("%d RPCs, %.0f per second, p50 %.0f us, p99 %.0f us\n", all.size(),

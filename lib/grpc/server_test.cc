@@ -58,16 +58,16 @@ absl::StatusOr<Pki> MakePki() {
        "-days", "1", "-subj", "/CN=assisted test CA"},
       {"req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr",
        "-subj", "/CN=localhost"},
-      {"x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-       "-CAcreateserial", "-out", "server.pem", "-days", "1", "-extfile", "san.cnf"},
+      {"x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+       "-out", "server.pem", "-days", "1", "-extfile", "san.cnf"},
       {"req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client.key", "-out", "client.csr",
        "-subj", "/CN=agent"},
-      {"x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-       "-CAcreateserial", "-out", "client.pem", "-days", "1"},
+      {"x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+       "-out", "client.pem", "-days", "1"},
   };
-  absl::StatusOr<process::CommandResult> san =
-      runner.Run({.argv = {"sh", "-c", "echo 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.cnf"},
-                  .working_dir = pki.dir});
+  absl::StatusOr<process::CommandResult> san = runner.Run(
+      {.argv = {"sh", "-c", "echo 'subjectAltName=DNS:localhost,IP:127.0.0.1' > san.cnf"},
+       .working_dir = pki.dir});
   if (!san.ok()) return san.status();
   for (const auto& step : steps) {
     if (absl::Status status = Openssl(runner, pki.dir, step); !status.ok()) return status;
@@ -208,10 +208,10 @@ TEST_F(GrpcServerTlsTest, MutualTlsRequiresAClientCertificate) {
   ASSERT_THAT(anonymous, IsOk());
   EXPECT_FALSE(CallEcho(*anonymous, "x").ok());
 
-  auto identified = MakeChannel(Local(**server, "localhost"),
-                                {.ca_bundle_file = pki_->ca,
-                                 .client_cert_file = pki_->client_cert,
-                                 .client_key_file = pki_->client_key});
+  auto identified =
+      MakeChannel(Local(**server, "localhost"), {.ca_bundle_file = pki_->ca,
+                                                 .client_cert_file = pki_->client_cert,
+                                                 .client_key_file = pki_->client_key});
   ASSERT_THAT(identified, IsOk());
   EXPECT_TRUE(CallEcho(*identified, "x").ok());
 }

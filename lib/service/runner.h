@@ -68,6 +68,24 @@ using Factory = std::function<absl::StatusOr<std::unique_ptr<RunningService>>(Co
 int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
             const Factory& factory);
 
+// The whole main() of a binary whose settings are a `Config` with
+// `void Register(config::Parser&)`, started by `start(config, context)`:
+//
+//   int main(int argc, char** argv) {
+//     return RunService<inventory::Config>("assisted-inventory", "The system of record.",
+//                                          {.metrics_listen = "0.0.0.0:9101"}, argc, argv,
+//                                          inventory::Start);
+//   }
+template <typename Config>
+int RunService(const char* program, const char* summary, BaseOptions base, int argc, char** argv,
+               absl::StatusOr<std::unique_ptr<RunningService>> (*start)(const Config&, Context&)) {
+  Config config;
+  config::Parser parser(program, summary);
+  config.Register(parser);
+  return RunMain(parser, std::move(base), argc, argv,
+                 [&config, start](Context& context) { return start(config, context); });
+}
+
 }  // namespace assisted::service
 
 #endif  // ASSISTED_LIB_SERVICE_RUNNER_H_

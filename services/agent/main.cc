@@ -3,15 +3,10 @@
 #include "services/agent/agent.h"
 
 int main(int argc, char** argv) {
-  assisted::agent::Config config;
-  assisted::config::Parser parser(
+  return assisted::service::RunService<assisted::agent::Config>(
       "assisted-agent",
       "Runs on each host booted from an assisted discovery image: opens one gRPC stream to the "
       "orchestrator, registers the host with its hardware inventory, and runs the steps it is "
-      "sent (checks, install, reboot).");
-  config.Register(parser);
-  return assisted::service::RunMain(parser, {}, argc, argv,
-                                    [&config](assisted::service::Context& context) {
-                                      return assisted::agent::Start(config, context);
-                                    });
+      "sent (checks, install, reboot).",
+      {}, argc, argv, assisted::agent::Start);
 }

@@ -3,14 +3,9 @@
 #include "services/image/server.h"
 
 int main(int argc, char** argv) {
-  assisted::image::Config config;
-  assisted::config::Parser parser(
+  return assisted::service::RunService<assisted::image::Config>(
       "assisted-image",
       "Builds the discovery artifacts of assisted (Ignition, full and minimal ISO, PXE, iPXE) "
-      "and serves them over HTTP with HEAD and Range support.");
-  config.Register(parser);
-  return assisted::service::RunMain(parser, {.metrics_listen = "0.0.0.0:9102"}, argc, argv,
-                                    [&config](assisted::service::Context& context) {
-                                      return assisted::image::Start(config, context);
-                                    });
+      "and serves them over HTTP with HEAD and Range support.",
+      {.metrics_listen = "0.0.0.0:9102"}, argc, argv, assisted::image::Start);
 }
