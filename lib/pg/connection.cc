@@ -54,6 +54,8 @@ int64_t Result::affected_rows() const {
   return tuples == nullptr || *tuples == '\0' ? 0 : std::strtoll(tuples, nullptr, 10);
 }
 
+absl::string_view Result::command_tag() const { return PQcmdStatus(result_); }
+
 bool Result::IsNull(int row, int column) const { return PQgetisnull(result_, row, column) != 0; }
 
 absl::string_view Result::Get(int row, int column) const {
@@ -61,11 +63,15 @@ absl::string_view Result::Get(int row, int column) const {
 }
 
 absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& dsn,
-                                                             absl::Duration connect_timeout) {
+                                                             const ConnectOptions& options) {
   const std::string timeout =
-      absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(connect_timeout)));
-  const char* keys[] = {"dbname", "connect_timeout", nullptr};
-  const char* values[] = {dsn.c_str(), timeout.c_str(), nullptr};
+      absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout)));
+  const std::string server_options =
+      absl::StrCat("-c statement_timeout=", absl::ToInt64Milliseconds(options.statement_timeout));
+  // Keys after "dbname" override what the dsn says, so the dsn can't turn these off.
+  const char* keys[] = {"dbname", "connect_timeout", "options", "application_name", nullptr};
+  const char* values[] = {dsn.c_str(), timeout.c_str(), server_options.c_str(),
+                          options.application_name.c_str(), nullptr};
   // expand_dbname=1: the dsn may be a full connection string or URI.
   pg_conn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
   if (conn == nullptr)
@@ -102,6 +108,8 @@ absl::StatusOr<Result> Connection::Exec(absl::string_view sql, const std::vector
 }
 
 bool Connection::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
+
+bool Connection::idle() const { return PQtransactionStatus(conn_) == PQTRANS_IDLE; }
 
 int Connection::server_version() const { return PQserverVersion(conn_); }
 

@@ -39,6 +39,8 @@ class Result {
   bool IsNull(int row, int column) const;
   // The value as text ("" for NULL). Valid while this Result lives.
   absl::string_view Get(int row, int column) const;
+  // The command tag, e.g. "INSERT 0 1", "COMMIT", "ROLLBACK".
+  absl::string_view command_tag() const;
 
  private:
   friend class Connection;
@@ -46,12 +48,25 @@ class Result {
   pg_result* result_;
 };
 
+struct ConnectOptions {
+  absl::Duration connect_timeout = absl::Seconds(10);
+  // Server-side cap on every statement (0: none); a statement that runs longer fails with
+  // DEADLINE_EXCEEDED instead of holding a connection forever.
+  absl::Duration statement_timeout = absl::ZeroDuration();
+  // Reported in pg_stat_activity.
+  std::string application_name = "assisted";
+};
+
 class Connection {
  public:
   // Connects with a libpq connection string ("host=/tmp/x dbname=app user=app") or URI.
   // UNAVAILABLE when the server cannot be reached; the message never contains the password.
+  static absl::StatusOr<std::unique_ptr<Connection>> Open(const std::string& dsn,
+                                                          const ConnectOptions& options);
   static absl::StatusOr<std::unique_ptr<Connection>> Open(
-      const std::string& dsn, absl::Duration connect_timeout = absl::Seconds(10));
+      const std::string& dsn, absl::Duration connect_timeout = absl::Seconds(10)) {
+    return Open(dsn, ConnectOptions{.connect_timeout = connect_timeout});
+  }
 
   ~Connection();
   Connection(const Connection&) = delete;
@@ -63,8 +78,14 @@ class Connection {
   // Whether the connection is still usable (false after the server went away).
   bool healthy() const;
 
+  // Whether no transaction is open (what a pooled connection must be).
+  bool idle() const;
+
   // The server's version number, e.g. 150018 for 15.18.
   int server_version() const;
+
+  // The libpq handle, for LISTEN/NOTIFY plumbing (lib/pg/listener).
+  pg_conn* raw() const { return conn_; }
 
  private:
   explicit Connection(pg_conn* conn) : conn_(conn) {}
