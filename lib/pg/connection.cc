@@ -90,9 +90,17 @@ absl::StatusOr<Result> Connection::Exec(absl::string_view sql, const std::vector
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const Param& param : params) values.push_back(param ? param->c_str() : nullptr);
-  Result result(PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(params.size()),
-                             /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
-                             /*paramFormats=*/nullptr, /*resultFormat=*/0));
+  return Check(PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(params.size()),
+                            /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
+                            /*paramFormats=*/nullptr, /*resultFormat=*/0));
+}
+
+absl::StatusOr<Result> Connection::ExecScript(absl::string_view sql) {
+  return Check(PQexec(conn_, std::string(sql).c_str()));
+}
+
+absl::StatusOr<Result> Connection::Check(pg_result* raw) {
+  Result result(raw);
   if (result.result_ == nullptr) {
     return absl::UnavailableError(absl::StrCat("PostgreSQL: ", Trimmed(PQerrorMessage(conn_))));
   }

@@ -75,6 +75,10 @@ class Connection {
   // Runs one statement with positional parameters.
   absl::StatusOr<Result> Exec(absl::string_view sql, const std::vector<Param>& params = {});
 
+  // Runs a script of several statements separated by ';' (no parameters), e.g. a migration.
+  // Returns the last statement's result.
+  absl::StatusOr<Result> ExecScript(absl::string_view sql);
+
   // Whether the connection is still usable (false after the server went away).
   bool healthy() const;
 
@@ -89,6 +93,8 @@ class Connection {
 
  private:
   explicit Connection(pg_conn* conn) : conn_(conn) {}
+  // Wraps a libpq result, turning failures into statuses.
+  absl::StatusOr<Result> Check(pg_result* raw);
   pg_conn* conn_;
 };
 

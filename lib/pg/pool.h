@@ -39,7 +39,8 @@ class Pool {
   // A connection on loan; returns itself to the pool when destroyed.
   class Handle {
    public:
-    Handle(Handle&& other) noexcept : pool_(other.pool_), connection_(std::move(other.connection_)) {
+    Handle(Handle&& other) noexcept
+        : pool_(other.pool_), connection_(std::move(other.connection_)) {
       other.pool_ = nullptr;
     }
     Handle& operator=(Handle&&) = delete;
@@ -91,6 +92,7 @@ class Transaction {
   absl::StatusOr<Result> Exec(absl::string_view sql, const std::vector<Param>& params = {}) {
     return connection_->Exec(sql, params);
   }
+  absl::StatusOr<Result> ExecScript(absl::string_view sql) { return connection_->ExecScript(sql); }
 
   // COMMIT. With synchronous_commit on (the server default the project keeps), OK means the
   // change is durable. An error leaves the outcome unknown only for UNAVAILABLE.

@@ -95,8 +95,7 @@ TEST_F(PoolTest, StatementTimeoutIsEnforced) {
   Pool pool(options);
   auto conn = pool.Acquire();
   ASSERT_THAT(conn, IsOk());
-  EXPECT_THAT((*conn)->Exec("SELECT pg_sleep(1)"),
-              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  EXPECT_THAT((*conn)->Exec("SELECT pg_sleep(1)"), StatusIs(absl::StatusCode::kDeadlineExceeded));
 }
 
 TEST_F(PoolTest, HealsAfterTheServerRestarts) {

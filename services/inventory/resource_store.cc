@@ -1,0 +1,932 @@
+#include "services/inventory/resource_store.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/util/field_mask_util.h"
+#include "google/protobuf/util/message_differencer.h"
+#include "lib/status/status_macros.h"
+#include "services/inventory/transaction.h"
+
+namespace assisted::inventory {
+namespace {
+
+using google::protobuf::FieldMask;
+using google::protobuf::util::FieldMaskUtil;
+using types::v1::Cluster;
+using types::v1::Host;
+using types::v1::InfraEnv;
+
+// Builds a statement's parameter list alongside its text: `q.Add(v)` returns "$n".
+class Query {
+ public:
+  std::string Add(pg::Param value) {
+    params_.push_back(std::move(value));
+    return absl::StrCat("$", params_.size());
+  }
+  std::vector<pg::Param>& params() { return params_; }
+
+ private:
+  std::vector<pg::Param> params_;
+};
+
+// A resource's primary key; infra_env_id is used by hosts only.
+struct Key {
+  std::string infra_env_id;
+  std::string id;
+};
+
+// A column written from the resource, beyond those every resource table has. `expr` is the SQL
+// for the value with "?" standing for its parameter.
+struct Column {
+  const char* name;
+  pg::Param value;
+  const char* expr = "?";
+};
+
+// Output-only paths no Update may name: they are set by the store or by UpdateXStatus.
+const std::vector<std::string>& ReservedPaths() {
+  static const std::vector<std::string> kPaths = {
+      "id",         "owner",      "status",     "status_info",    "status_updated_at",
+      "created_at", "updated_at", "deleted_at", "resource_version", "pull_secret_set"};
+  return kPaths;
+}
+
+template <typename M>
+struct Traits;
+
+template <>
+struct Traits<Cluster> {
+  static constexpr v1::ResourceKind kKind = v1::RESOURCE_KIND_CLUSTER;
+  static constexpr char kTable[] = "clusters";
+  static constexpr char kNoun[] = "cluster";
+  static constexpr bool kHasSecret = true;
+  static constexpr char kKeyPredicate[] = "id = ?::uuid";
+  static constexpr char kClusterIdExpr[] = "id::text";
+  static constexpr char kInfraEnvIdExpr[] = "''";
+
+  static Key KeyOf(const Cluster& c) { return {"", c.id()}; }
+  static std::string ClusterIdOf(const Cluster& c) { return c.id(); }
+  static std::vector<pg::Param> KeyParams(const Key& key) { return {key.id}; }
+  static std::string Describe(const Key& key) { return absl::StrCat("cluster ", key.id); }
+  static std::string StatusName(const Cluster& c) {
+    return types::v1::ClusterStatus_Name(c.status());
+  }
+  static void SetStatus(absl::string_view name, Cluster& c) {
+    types::v1::ClusterStatus status;
+    if (types::v1::ClusterStatus_Parse(std::string(name), &status)) c.set_status(status);
+  }
+  static std::vector<Column> Extra(const Cluster& c) {
+    return {{"cluster_id", c.id(), "?::uuid"}, {"kind", types::v1::ClusterKind_Name(c.kind())}};
+  }
+  static std::vector<std::string> ExtraReservedPaths() { return {"hosts"}; }
+  static void SetKeyColumns(absl::string_view, absl::string_view, bool secret_set, Cluster& c) {
+    c.set_pull_secret_set(secret_set);
+  }
+  static bool IsDeleted(const Cluster& c) { return c.has_deleted_at(); }
+  static void ClearKeyColumns(Cluster& c) {
+    c.clear_status();
+    c.clear_pull_secret_set();
+    c.clear_deleted_at();
+    c.clear_hosts();
+    c.clear_ready_host_count();
+    c.clear_enabled_host_count();
+    c.clear_total_host_count();
+  }
+  static void SetStatusTime(const google::protobuf::Timestamp& at, Cluster& c) {
+    *c.mutable_status_updated_at() = at;
+  }
+  static void SetDeletedAt(const google::protobuf::Timestamp& at, Cluster& c) {
+    *c.mutable_deleted_at() = at;
+  }
+  static absl::Status Validate(const Validators& v, const Cluster& c) {
+    return v.cluster ? v.cluster(c) : absl::OkStatus();
+  }
+};
+
+template <>
+struct Traits<InfraEnv> {
+  static constexpr v1::ResourceKind kKind = v1::RESOURCE_KIND_INFRA_ENV;
+  static constexpr char kTable[] = "infra_envs";
+  static constexpr char kNoun[] = "infra-env";
+  static constexpr bool kHasSecret = true;
+  static constexpr char kKeyPredicate[] = "id = ?::uuid";
+  static constexpr char kClusterIdExpr[] = "coalesce(cluster_id::text, '')";
+  static constexpr char kInfraEnvIdExpr[] = "id::text";
+
+  static Key KeyOf(const InfraEnv& e) { return {"", e.id()}; }
+  static std::string ClusterIdOf(const InfraEnv& e) { return e.cluster_id(); }
+  static std::vector<pg::Param> KeyParams(const Key& key) { return {key.id}; }
+  static std::string Describe(const Key& key) { return absl::StrCat("infra-env ", key.id); }
+  static std::string StatusName(const InfraEnv&) { return ""; }
+  static void SetStatus(absl::string_view, InfraEnv&) {}
+  static std::vector<Column> Extra(const InfraEnv& e) {
+    return {{"cluster_id", e.cluster_id(), "NULLIF(?, '')::uuid"}};
+  }
+  static std::vector<std::string> ExtraReservedPaths() { return {}; }
+  static void SetKeyColumns(absl::string_view cluster_id, absl::string_view, bool secret_set,
+                            InfraEnv& e) {
+    e.set_cluster_id(std::string(cluster_id));
+    e.set_pull_secret_set(secret_set);
+  }
+  static bool IsDeleted(const InfraEnv&) { return false; }
+  static void ClearKeyColumns(InfraEnv& e) {
+    e.clear_pull_secret_set();
+    e.clear_cluster_id();
+  }
+  static void SetStatusTime(const google::protobuf::Timestamp&, InfraEnv&) {}
+  static void SetDeletedAt(const google::protobuf::Timestamp&, InfraEnv&) {}
+  static absl::Status Validate(const Validators& v, const InfraEnv& e) {
+    return v.infra_env ? v.infra_env(e) : absl::OkStatus();
+  }
+};
+
+template <>
+struct Traits<Host> {
+  static constexpr v1::ResourceKind kKind = v1::RESOURCE_KIND_HOST;
+  static constexpr char kTable[] = "hosts";
+  static constexpr char kNoun[] = "host";
+  static constexpr bool kHasSecret = false;
+  static constexpr char kKeyPredicate[] = "infra_env_id = ?::uuid AND id = ?::uuid";
+  static constexpr char kClusterIdExpr[] = "coalesce(cluster_id::text, '')";
+  static constexpr char kInfraEnvIdExpr[] = "infra_env_id::text";
+
+  static Key KeyOf(const Host& h) { return {h.infra_env_id(), h.id()}; }
+  static std::string ClusterIdOf(const Host& h) { return h.cluster_id(); }
+  static std::vector<pg::Param> KeyParams(const Key& key) { return {key.infra_env_id, key.id}; }
+  static std::string Describe(const Key& key) {
+    return absl::StrCat("host ", key.id, " of infra-env ", key.infra_env_id);
+  }
+  static std::string StatusName(const Host& h) { return types::v1::HostStatus_Name(h.status()); }
+  static void SetStatus(absl::string_view name, Host& h) {
+    types::v1::HostStatus status;
+    if (types::v1::HostStatus_Parse(std::string(name), &status)) h.set_status(status);
+  }
+  static std::vector<Column> Extra(const Host& h) {
+    return {{"infra_env_id", h.infra_env_id(), "?::uuid"},
+            {"cluster_id", h.cluster_id(), "NULLIF(?, '')::uuid"},
+            {"role", types::v1::HostRole_Name(h.role())}};
+  }
+  static std::vector<std::string> ExtraReservedPaths() { return {"infra_env_id"}; }
+  static void SetKeyColumns(absl::string_view cluster_id, absl::string_view infra_env_id, bool,
+                            Host& h) {
+    h.set_cluster_id(std::string(cluster_id));
+    h.set_infra_env_id(std::string(infra_env_id));
+  }
+  static bool IsDeleted(const Host& h) { return h.has_deleted_at(); }
+  static void ClearKeyColumns(Host& h) {
+    h.clear_status();
+    h.clear_cluster_id();
+    h.clear_infra_env_id();
+    h.clear_deleted_at();
+  }
+  static void SetStatusTime(const google::protobuf::Timestamp& at, Host& h) {
+    *h.mutable_status_updated_at() = at;
+  }
+  static void SetDeletedAt(const google::protobuf::Timestamp& at, Host& h) {
+    *h.mutable_deleted_at() = at;
+  }
+  static absl::Status Validate(const Validators& v, const Host& h) {
+    return v.host ? v.host(h) : absl::OkStatus();
+  }
+};
+
+// Replaces each "?" in `pattern` with the next parameter of `q` taken from `values`.
+std::string Bind(Query& q, absl::string_view pattern, const std::vector<pg::Param>& values) {
+  std::string sql;
+  size_t next = 0;
+  for (char c : pattern) {
+    if (c == '?') {
+      sql += q.Add(values.at(next++));
+    } else {
+      sql += c;
+    }
+  }
+  return sql;
+}
+
+// Columns read for every resource, in this order (see Decode).
+template <typename M>
+std::string SelectList() {
+  using T = Traits<M>;
+  return absl::StrCat("id::text, owner_user, owner_org, status, resource_version, doc::text, ",
+                      T::kHasSecret ? "secret IS NOT NULL" : "false", ", ",
+                      MicrosColumn("created_at"), ", ", MicrosColumn("updated_at"), ", ",
+                      MicrosColumn("deleted_at"), ", ", T::kClusterIdExpr, ", ",
+                      T::kInfraEnvIdExpr, ", ", MicrosColumn("now()"));
+}
+constexpr int kNowColumn = 12;
+
+template <typename M>
+absl::StatusOr<M> Decode(const pg::Result& rows, int row) {
+  using T = Traits<M>;
+  M message;
+  RETURN_IF_ERROR(FromJson(rows.Get(row, 5), message));
+  message.set_id(std::string(rows.Get(row, 0)));
+  message.mutable_owner()->set_user_name(std::string(rows.Get(row, 1)));
+  message.mutable_owner()->set_org_id(std::string(rows.Get(row, 2)));
+  T::SetStatus(rows.Get(row, 3), message);
+  int64_t version = 0;
+  (void)absl::SimpleAtoi(rows.Get(row, 4), &version);
+  message.set_resource_version(version);
+  SetTimestamp(rows.Get(row, 7), *message.mutable_created_at());
+  SetTimestamp(rows.Get(row, 8), *message.mutable_updated_at());
+  if (!rows.IsNull(row, 9)) {
+    google::protobuf::Timestamp deleted;
+    SetTimestamp(rows.Get(row, 9), deleted);
+    T::SetDeletedAt(deleted, message);
+  }
+  T::SetKeyColumns(rows.Get(row, 10), rows.Get(row, 11), rows.Get(row, 6) == "t", message);
+  return message;
+}
+
+// The JSON document stored for `message`: everything but what lives in columns.
+template <typename M>
+std::string Document(M message) {
+  message.clear_id();
+  message.mutable_owner()->clear_user_name();
+  message.mutable_owner()->clear_org_id();
+  message.clear_resource_version();
+  message.clear_created_at();
+  message.clear_updated_at();
+  Traits<M>::ClearKeyColumns(message);
+  return ToJson(message);
+}
+
+template <typename M>
+absl::Status NotFound(const Key& key) {
+  return absl::NotFoundError(absl::StrCat(Traits<M>::Describe(key), " not found"));
+}
+
+// Reads one row visible to `caller`, optionally locking it. Deleted rows only when asked.
+template <typename M>
+absl::StatusOr<M> ReadRow(pg::Transaction& tx, const Caller& caller, const Key& key,
+                          bool include_deleted, bool lock, google::protobuf::Timestamp* now) {
+  using T = Traits<M>;
+  Query q;
+  std::string sql = absl::StrCat("SELECT ", SelectList<M>(), " FROM ", T::kTable, " WHERE ",
+                                 Bind(q, T::kKeyPredicate, T::KeyParams(key)));
+  sql += TenancyPredicate(caller, {}, q.params());
+  if (!include_deleted) sql += " AND deleted_at IS NULL";
+  if (lock) sql += " FOR UPDATE";
+  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+  if (rows.rows() == 0) return NotFound<M>(key);
+  if (now != nullptr) SetTimestamp(rows.Get(0, kNowColumn), *now);
+  return Decode<M>(rows, 0);
+}
+
+template <typename M>
+Change ChangeOf(const M& message, v1::ChangeType type) {
+  using T = Traits<M>;
+  return {T::kKind,        message.id(), T::KeyOf(message).infra_env_id, T::ClusterIdOf(message),
+          message.resource_version(), type, T::StatusName(message)};
+}
+
+// Writes `message`'s document and columns over the existing row and bumps its version.
+template <typename M>
+absl::StatusOr<M> Rewrite(pg::Transaction& tx, const Caller& caller, const M& message,
+                          const pg::Param* secret, v1::ChangeType change) {
+  using T = Traits<M>;
+  Query q;
+  std::string sets = absl::StrCat("doc = ", q.Add(Document(message)), "::jsonb, status = ",
+                                  q.Add(T::StatusName(message)),
+                                  ", resource_version = resource_version + 1, updated_at = now()");
+  for (const Column& column : T::Extra(message)) {
+    absl::StrAppend(&sets, ", ", column.name, " = ", Bind(q, column.expr, {column.value}));
+  }
+  if (secret != nullptr) absl::StrAppend(&sets, ", secret = ", q.Add(*secret));
+  const Key key = T::KeyOf(message);
+  const std::string sql = absl::StrCat("UPDATE ", T::kTable, " SET ", sets, " WHERE ",
+                                       Bind(q, T::kKeyPredicate, T::KeyParams(key)));
+  RETURN_IF_ERROR(tx.Exec(sql, q.params()).status());
+  ASSIGN_OR_RETURN(M written, ReadRow<M>(tx, caller, key, /*include_deleted=*/true,
+                                         /*lock=*/false, nullptr));
+  RETURN_IF_ERROR(AppendChange(tx, ChangeOf(written, change)));
+  return written;
+}
+
+template <typename M>
+M WithoutColumns(M message) {
+  message.clear_id();
+  message.clear_resource_version();
+  message.clear_created_at();
+  message.clear_updated_at();
+  Traits<M>::ClearKeyColumns(message);
+  return message;
+}
+
+// Inserts a new row (version 1). An existing row with the same key and the same content is
+// returned as is, so a client may retry a create whose answer it lost.
+template <typename M>
+absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
+                         const pg::Param& secret) {
+  using T = Traits<M>;
+  if (message.id().empty()) {
+    ASSIGN_OR_RETURN(pg::Result id, tx.Exec("SELECT gen_random_uuid()::text"));
+    message.set_id(std::string(id.Get(0, 0)));
+  }
+  *message.mutable_owner() = OwnerFor(caller, message.owner());
+  Query q;
+  std::vector<std::string> columns = {"id", "owner_user", "owner_org", "status",
+                                      "resource_version", "doc", "created_at", "updated_at"};
+  std::vector<std::string> values = {Bind(q, "?::uuid", {message.id()}),
+                                     q.Add(message.owner().user_name()),
+                                     q.Add(message.owner().org_id()),
+                                     q.Add(T::StatusName(message)),
+                                     "1",
+                                     q.Add(Document(message)) + "::jsonb",
+                                     "now()",
+                                     "now()"};
+  if (T::kHasSecret) {
+    columns.push_back("secret");
+    values.push_back(q.Add(secret));
+  }
+  for (const Column& column : T::Extra(message)) {
+    columns.push_back(column.name);
+    values.push_back(Bind(q, column.expr, {column.value}));
+  }
+  const std::string sql =
+      absl::StrCat("INSERT INTO ", T::kTable, " (", absl::StrJoin(columns, ", "), ") VALUES (",
+                   absl::StrJoin(values, ", "), ") ON CONFLICT DO NOTHING RETURNING 1");
+  ASSIGN_OR_RETURN(pg::Result inserted, tx.Exec(sql, q.params()));
+  const Key key = T::KeyOf(message);
+  if (inserted.rows() == 0) {
+    absl::StatusOr<M> existing = ReadRow<M>(tx, Caller::System(), key, true, false, nullptr);
+    if (existing.ok() && existing->owner().user_name() == message.owner().user_name() &&
+        existing->owner().org_id() == message.owner().org_id() &&
+        !T::IsDeleted(*existing) &&
+        google::protobuf::util::MessageDifferencer::Equivalent(WithoutColumns(*existing),
+                                                               WithoutColumns(message))) {
+      return *existing;
+    }
+    return absl::AlreadyExistsError(absl::StrCat(T::Describe(key), " already exists"));
+  }
+  ASSIGN_OR_RETURN(M written, ReadRow<M>(tx, caller, key, false, false, nullptr));
+  RETURN_IF_ERROR(AppendChange(tx, ChangeOf(written, v1::CHANGE_TYPE_CREATED)));
+  return written;
+}
+
+absl::Status CheckVersion(absl::string_view what, int64_t expected, int64_t actual) {
+  if (expected == 0 || expected == actual) return absl::OkStatus();
+  return absl::AbortedError(absl::StrCat(what, " was modified: resource_version is ", actual,
+                                         ", expected ", expected, "; re-read and retry"));
+}
+
+// Checks `mask` names real, writable fields of M. `extra_allowed` are accepted as is (like
+// "pull_secret") and removed from the returned mask.
+template <typename M>
+absl::StatusOr<google::protobuf::FieldMask> WritableMask(const google::protobuf::FieldMask& mask,
+                                                         absl::string_view mask_name,
+                                                         bool allow_empty) {
+  using T = Traits<M>;
+  if (mask.paths().empty() && !allow_empty) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(mask_name, ": empty; name the fields to write"));
+  }
+  std::vector<std::string> reserved = ReservedPaths();
+  for (std::string& path : T::ExtraReservedPaths()) reserved.push_back(std::move(path));
+  google::protobuf::FieldMask writable;
+  for (const std::string& path : mask.paths()) {
+    if (path == "pull_secret" && T::kHasSecret) continue;
+    const std::string top = path.substr(0, path.find('.'));
+    if (std::find(reserved.begin(), reserved.end(), top) != reserved.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(mask_name, ": \"", path, "\" cannot be written here",
+                       top.rfind("status", 0) == 0 ? " (status changes use compare-and-set)" : ""));
+    }
+    if (!FieldMaskUtil::GetFieldDescriptors(M::descriptor(), path, nullptr)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(mask_name, ": \"", path, "\" is not a field of ", M::descriptor()->name()));
+    }
+    writable.add_paths(path);
+  }
+  return writable;
+}
+
+bool MaskHas(const google::protobuf::FieldMask& mask, absl::string_view path) {
+  return std::find(mask.paths().begin(), mask.paths().end(), path) != mask.paths().end();
+}
+
+void Merge(const google::protobuf::Message& patch, const google::protobuf::FieldMask& mask,
+           google::protobuf::Message& target) {
+  FieldMaskUtil::MergeOptions options;
+  options.set_replace_message_fields(true);
+  options.set_replace_repeated_fields(true);
+  FieldMaskUtil::MergeMessageTo(patch, mask, options, &target);
+}
+
+// Field-mask update with optimistic concurrency, validation and (optionally) a new secret.
+template <typename M>
+absl::StatusOr<M> UpdateFields(pg::Transaction& tx, const Caller& caller,
+                               const Validators& validators, const M& patch,
+                               const google::protobuf::FieldMask& mask, int64_t expected_version,
+                               const v1::LeaseFence& fence, const std::string& secret) {
+  using T = Traits<M>;
+  const Key key = T::KeyOf(patch);
+  if (key.id.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(T::kNoun, ".id: required"));
+  }
+  ASSIGN_OR_RETURN(google::protobuf::FieldMask writable,
+                   WritableMask<M>(mask, "update_mask", /*allow_empty=*/false));
+  RETURN_IF_ERROR(CheckFence(tx, fence));
+  ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, false, /*lock=*/true, nullptr));
+  RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
+  M merged = current;
+  Merge(patch, writable, merged);
+  RETURN_IF_ERROR(T::Validate(validators, merged));
+  const bool writes_secret = T::kHasSecret && MaskHas(mask, "pull_secret");
+  if (writes_secret && validators.pull_secret) RETURN_IF_ERROR(validators.pull_secret(secret));
+  const pg::Param new_secret = secret;
+  return Rewrite(tx, caller, merged, writes_secret ? &new_secret : nullptr,
+                 v1::CHANGE_TYPE_UPDATED);
+}
+
+// Status compare-and-set: `target` carries the new status; patch fields are written with it.
+template <typename M>
+absl::StatusOr<M> CompareAndSetStatus(pg::Transaction& tx, const Caller& caller,
+                                      const Validators& validators, const Key& key,
+                                      const std::string& expected_status, M target,
+                                      const std::string& status_info, const M& patch,
+                                      const google::protobuf::FieldMask& patch_mask,
+                                      const v1::LeaseFence& fence) {
+  using T = Traits<M>;
+  if (key.id.empty()) return absl::InvalidArgumentError("id: required");
+  ASSIGN_OR_RETURN(google::protobuf::FieldMask writable,
+                   WritableMask<M>(patch_mask, "patch_mask", /*allow_empty=*/true));
+  RETURN_IF_ERROR(CheckFence(tx, fence));
+  google::protobuf::Timestamp now;
+  ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, false, /*lock=*/true, &now));
+  if (T::StatusName(current) != expected_status) {
+    return absl::AbortedError(absl::StrCat(T::Describe(key), " is ", T::StatusName(current),
+                                           ", expected ", expected_status));
+  }
+  M merged = current;
+  Merge(patch, writable, merged);
+  RETURN_IF_ERROR(T::Validate(validators, merged));
+  T::SetStatus(T::StatusName(target), merged);
+  merged.set_status_info(status_info);
+  T::SetStatusTime(now, merged);
+  return Rewrite(tx, caller, merged, nullptr, v1::CHANGE_TYPE_UPDATED);
+}
+
+// Soft delete (deleted_at, version bump) or purge of one row; returns the row as it was.
+template <typename M>
+absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& key,
+                         int64_t expected_version, bool purge, const v1::LeaseFence& fence) {
+  using T = Traits<M>;
+  RETURN_IF_ERROR(CheckFence(tx, fence));
+  ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, purge, /*lock=*/true, nullptr));
+  RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
+  Query q;
+  const std::string where = Bind(q, T::kKeyPredicate, T::KeyParams(key));
+  const std::string sql =
+      purge ? absl::StrCat("DELETE FROM ", T::kTable, " WHERE ", where)
+            : absl::StrCat("UPDATE ", T::kTable,
+                           " SET deleted_at = now(), updated_at = now(), "
+                           "resource_version = resource_version + 1 WHERE ",
+                           where);
+  RETURN_IF_ERROR(tx.Exec(sql, q.params()).status());
+  current.set_resource_version(current.resource_version() + 1);
+  RETURN_IF_ERROR(AppendChange(tx, ChangeOf(current, v1::CHANGE_TYPE_DELETED)));
+  return current;
+}
+
+// Soft-deletes (or purges) every live host matching `column` = `value`, recording each change.
+absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
+                              const std::string& value, bool purge) {
+  const std::string sql =
+      purge ? absl::StrCat("DELETE FROM hosts WHERE ", column,
+                           " = $1::uuid RETURNING infra_env_id::text, id::text, "
+                           "coalesce(cluster_id::text, ''), resource_version + 1, status")
+            : absl::StrCat("UPDATE hosts SET deleted_at = now(), updated_at = now(), "
+                           "resource_version = resource_version + 1 WHERE ",
+                           column,
+                           " = $1::uuid AND deleted_at IS NULL RETURNING infra_env_id::text, "
+                           "id::text, coalesce(cluster_id::text, ''), resource_version, status");
+  ASSIGN_OR_RETURN(pg::Result removed, tx.Exec(sql, {value}));
+  for (int row = 0; row < removed.rows(); ++row) {
+    int64_t version = 0;
+    (void)absl::SimpleAtoi(removed.Get(row, 3), &version);
+    RETURN_IF_ERROR(AppendChange(
+        tx, {v1::RESOURCE_KIND_HOST, std::string(removed.Get(row, 1)),
+             std::string(removed.Get(row, 0)), std::string(removed.Get(row, 2)), version,
+             v1::CHANGE_TYPE_DELETED, std::string(removed.Get(row, 4))}));
+  }
+  return absl::OkStatus();
+}
+
+// Keyset paging: rows come ordered by `order_columns` (created_at first); the token holds the
+// last row's values of those columns.
+struct Page {
+  std::string where;     // " AND (…) > (…)" or ""
+  int size = 0;          // rows wanted (one more is fetched to detect a next page)
+};
+
+absl::StatusOr<Page> PageFrom(Query& q, const std::string& token, int requested,
+                              const PageLimits& limits,
+                              const std::vector<std::string>& order_columns) {
+  Page page;
+  ASSIGN_OR_RETURN(page.size, PageSize(requested, limits.default_size, limits.max_size));
+  if (token.empty()) return page;
+  ASSIGN_OR_RETURN(std::vector<std::string> keys, DecodePageToken(token, order_columns.size()));
+  std::vector<std::string> values = {
+      absl::StrCat("(timestamptz 'epoch' + ", q.Add(keys[0]),
+                   "::bigint * interval '1 microsecond')")};
+  for (size_t i = 1; i < keys.size(); ++i) values.push_back(q.Add(keys[i]) + "::uuid");
+  page.where = absl::StrCat(" AND (", absl::StrJoin(order_columns, ", "), ") > (",
+                            absl::StrJoin(values, ", "), ")");
+  return page;
+}
+
+// Runs a page query and decodes up to page.size rows; returns the next token ("" at the end).
+template <typename M>
+absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& sql, Query& q,
+                                      const Page& page,
+                                      const std::function<std::vector<std::string>(const M&)>& keys,
+                                      google::protobuf::RepeatedPtrField<M>& out) {
+  ASSIGN_OR_RETURN(pg::Result rows,
+                   tx.Exec(absl::StrCat(sql, " LIMIT ", page.size + 1), q.params()));
+  const int count = std::min(rows.rows(), page.size);
+  for (int row = 0; row < count; ++row) {
+    ASSIGN_OR_RETURN(*out.Add(), Decode<M>(rows, row));
+  }
+  if (rows.rows() <= page.size || count == 0) return std::string();
+  return EncodePageToken(keys(out[count - 1]));
+}
+
+std::string CreatedMicros(const google::protobuf::Timestamp& at) {
+  return absl::StrCat(at.seconds() * 1000000 + at.nanos() / 1000);
+}
+
+std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values) {
+  return absl::StrCat(" AND ", column, " = ANY(", q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")),
+                      "::text[])");
+}
+
+template <typename Enum, typename Repeated>
+std::vector<std::string> EnumNames(const Repeated& values,
+                                   const std::string& (*name)(Enum)) {
+  std::vector<std::string> names;
+  for (int value : values) names.push_back(name(static_cast<Enum>(value)));
+  return names;
+}
+
+// Host fields filled from agent reports: large, and not needed by list views.
+void OmitReports(Host& host) {
+  host.clear_inventory();
+  host.clear_connectivity();
+  host.clear_api_vip_connectivity();
+  host.clear_tang_connectivity();
+  host.clear_free_addresses();
+  host.clear_ntp_sources();
+  host.clear_disks_info();
+  host.clear_images_status();
+  host.clear_domain_name_resolutions();
+}
+
+}  // namespace
+
+// ---- Clusters ----
+
+absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller,
+                                                     const v1::CreateClusterRequest& request) {
+  Cluster cluster = request.cluster();
+  if (cluster.status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
+    cluster.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  }
+  RETURN_IF_ERROR(Traits<Cluster>::Validate(validators_, cluster));
+  if (!request.pull_secret().empty() && validators_.pull_secret) {
+    RETURN_IF_ERROR(validators_.pull_secret(request.pull_secret()));
+  }
+  const pg::Param secret =
+      request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return Insert(tx, caller, cluster, secret);
+  });
+}
+
+absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
+                                                  const v1::GetClusterRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<Cluster> {
+    ASSIGN_OR_RETURN(Cluster cluster, ReadRow<Cluster>(tx, caller, {"", request.id()},
+                                                       request.include_deleted(), false, nullptr));
+    if (request.include_hosts()) {
+      v1::ListHostsRequest hosts;
+      hosts.set_cluster_id(cluster.id());
+      hosts.set_page_size(limits_.max_size);
+      Query q;
+      std::string sql = absl::StrCat("SELECT ", SelectList<Host>(),
+                                     " FROM hosts WHERE cluster_id = ", q.Add(cluster.id()),
+                                     "::uuid AND deleted_at IS NULL ORDER BY created_at, id");
+      ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+      for (int row = 0; row < rows.rows(); ++row) {
+        ASSIGN_OR_RETURN(*cluster.add_hosts(), Decode<Host>(rows, row));
+      }
+      cluster.set_total_host_count(cluster.hosts_size());
+      cluster.set_enabled_host_count(cluster.hosts_size());
+      cluster.set_ready_host_count(static_cast<int>(
+          std::count_if(cluster.hosts().begin(), cluster.hosts().end(), [](const Host& h) {
+            return h.status() == types::v1::HOST_STATUS_KNOWN;
+          })));
+    }
+    return cluster;
+  });
+}
+
+absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
+    const Caller& caller, const v1::ListClustersRequest& request) {
+  Query q;
+  ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
+                                       {"created_at", "id"}));
+  std::string sql = absl::StrCat("SELECT ", SelectList<Cluster>(), " FROM clusters WHERE true",
+                                 TenancyPredicate(caller, request.owner_scope(), q.params()),
+                                 page.where);
+  if (!request.include_deleted()) sql += " AND deleted_at IS NULL";
+  if (request.statuses_size() > 0) {
+    sql += AnyOf(q, "status", EnumNames<types::v1::ClusterStatus>(request.statuses(),
+                                                                 types::v1::ClusterStatus_Name));
+  }
+  if (request.kinds_size() > 0) {
+    sql += AnyOf(q, "kind",
+                 EnumNames<types::v1::ClusterKind>(request.kinds(), types::v1::ClusterKind_Name));
+  }
+  if (!request.openshift_cluster_id().empty()) {
+    absl::StrAppend(&sql, " AND doc->>'openshift_cluster_id' = ",
+                    q.Add(request.openshift_cluster_id()));
+  }
+  if (request.has_updated_before()) {
+    absl::StrAppend(&sql, " AND updated_at < ",
+                    TimestampFromMicrosParam(
+                        (q.Add(CreatedMicros(request.updated_before())), q.params().size())));
+  }
+  sql += " ORDER BY created_at, id";
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListClustersResponse> {
+    v1::ListClustersResponse response;
+    ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
+                     FetchPage<Cluster>(tx, sql, q, page,
+                                        [](const Cluster& c) -> std::vector<std::string> {
+                                          return {CreatedMicros(c.created_at()), c.id()};
+                                        },
+                                        *response.mutable_clusters()));
+    if (request.include_hosts()) {
+      for (Cluster& cluster : *response.mutable_clusters()) {
+        v1::GetClusterRequest get;
+        get.set_id(cluster.id());
+        get.set_include_hosts(true);
+        get.set_include_deleted(true);
+        ASSIGN_OR_RETURN(cluster, GetCluster(Caller::System(), get));
+      }
+    }
+    return response;
+  });
+}
+
+absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
+                                                     const v1::UpdateClusterRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return UpdateFields(tx, caller, validators_, request.cluster(), request.update_mask(),
+                        request.resource_version(), request.fence(), request.pull_secret());
+  });
+}
+
+absl::Status ResourceStore::DeleteCluster(const Caller& caller,
+                                          const v1::DeleteClusterRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
+           // The cluster's row is locked first, then its hosts': the fixed lock order.
+           RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", request.id()},
+                                           request.resource_version(), request.purge(),
+                                           request.fence())
+                               .status());
+           RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", request.id(), request.purge()));
+           if (request.purge()) {
+             RETURN_IF_ERROR(
+                 tx.Exec("DELETE FROM artifacts WHERE cluster_id = $1::uuid", {request.id()})
+                     .status());
+           }
+           return true;
+         })
+      .status();
+}
+
+absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(
+    const Caller& caller, const v1::UpdateClusterStatusRequest& request) {
+  if (request.new_status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
+    return absl::InvalidArgumentError("new_status: required");
+  }
+  Cluster target;
+  target.set_status(request.new_status());
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return CompareAndSetStatus(tx, caller, validators_, {"", request.id()},
+                               types::v1::ClusterStatus_Name(request.expected_status()), target,
+                               request.status_info(), request.patch(), request.patch_mask(),
+                               request.fence());
+  });
+}
+
+// ---- Infra-envs ----
+
+absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller,
+                                                       const v1::CreateInfraEnvRequest& request) {
+  RETURN_IF_ERROR(Traits<InfraEnv>::Validate(validators_, request.infra_env()));
+  if (!request.pull_secret().empty() && validators_.pull_secret) {
+    RETURN_IF_ERROR(validators_.pull_secret(request.pull_secret()));
+  }
+  const pg::Param secret =
+      request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return Insert(tx, caller, request.infra_env(), secret);
+  });
+}
+
+absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller,
+                                                    const v1::GetInfraEnvRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return ReadRow<InfraEnv>(tx, caller, {"", request.id()}, false, false, nullptr);
+  });
+}
+
+absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
+    const Caller& caller, const v1::ListInfraEnvsRequest& request) {
+  Query q;
+  ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
+                                       {"created_at", "id"}));
+  std::string sql = absl::StrCat("SELECT ", SelectList<InfraEnv>(),
+                                 " FROM infra_envs WHERE deleted_at IS NULL",
+                                 TenancyPredicate(caller, request.owner_scope(), q.params()),
+                                 page.where);
+  if (!request.cluster_id().empty()) {
+    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(request.cluster_id()), "::uuid");
+  }
+  sql += " ORDER BY created_at, id";
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListInfraEnvsResponse> {
+    v1::ListInfraEnvsResponse response;
+    ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
+                     FetchPage<InfraEnv>(tx, sql, q, page,
+                                         [](const InfraEnv& e) -> std::vector<std::string> {
+                                           return {CreatedMicros(e.created_at()), e.id()};
+                                         },
+                                         *response.mutable_infra_envs()));
+    return response;
+  });
+}
+
+absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
+                                                       const v1::UpdateInfraEnvRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return UpdateFields(tx, caller, validators_, request.infra_env(), request.update_mask(),
+                        request.resource_version(), v1::LeaseFence(), request.pull_secret());
+  });
+}
+
+absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
+                                           const v1::DeleteInfraEnvRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
+           ASSIGN_OR_RETURN(InfraEnv removed,
+                            Remove<InfraEnv>(tx, caller, {"", request.id()},
+                                             request.resource_version(), false, request.fence()));
+           if (!request.force()) {
+             ASSIGN_OR_RETURN(pg::Result hosts,
+                              tx.Exec("SELECT count(*) FROM hosts WHERE infra_env_id = $1::uuid "
+                                      "AND deleted_at IS NULL",
+                                      {removed.id()}));
+             if (hosts.Get(0, 0) != "0") {
+               return absl::FailedPreconditionError(
+                   absl::StrCat("infra-env ", removed.id(), " still has ", hosts.Get(0, 0),
+                                " hosts; delete them first or set force"));
+             }
+           }
+           RETURN_IF_ERROR(RemoveHostsWhere(tx, "infra_env_id", removed.id(), false));
+           return true;
+         })
+      .status();
+}
+
+absl::StatusOr<std::string> ResourceStore::GetPullSecret(const Caller& caller,
+                                                         const v1::GetPullSecretRequest& request) {
+  const bool of_cluster = request.owner_case() == v1::GetPullSecretRequest::kClusterId;
+  if (request.owner_case() == v1::GetPullSecretRequest::OWNER_NOT_SET) {
+    return absl::InvalidArgumentError("owner: give cluster_id or infra_env_id");
+  }
+  const Key key{"", of_cluster ? request.cluster_id() : request.infra_env_id()};
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<std::string> {
+    Query q;
+    std::string sql = absl::StrCat("SELECT coalesce(secret, '') FROM ",
+                                   of_cluster ? "clusters" : "infra_envs", " WHERE id = ",
+                                   q.Add(key.id), "::uuid AND deleted_at IS NULL",
+                                   TenancyPredicate(caller, {}, q.params()));
+    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+    if (rows.rows() == 0) {
+      return of_cluster ? NotFound<Cluster>(key) : NotFound<InfraEnv>(key);
+    }
+    return std::string(rows.Get(0, 0));
+  });
+}
+
+// ---- Hosts ----
+
+absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
+                                               const v1::CreateHostRequest& request) {
+  Host host = request.host();
+  if (host.id().empty()) return absl::InvalidArgumentError("host.id: required");
+  if (host.infra_env_id().empty()) return absl::InvalidArgumentError("host.infra_env_id: required");
+  if (host.status() == types::v1::HOST_STATUS_UNSPECIFIED) {
+    host.set_status(host.cluster_id().empty() ? types::v1::HOST_STATUS_DISCOVERING_UNBOUND
+                                              : types::v1::HOST_STATUS_DISCOVERING);
+  }
+  RETURN_IF_ERROR(Traits<Host>::Validate(validators_, host));
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<Host> {
+    // A host belongs to a live infra-env the caller may see; it inherits that owner.
+    ASSIGN_OR_RETURN(InfraEnv infra_env, ReadRow<InfraEnv>(tx, caller, {"", host.infra_env_id()},
+                                                           false, false, nullptr));
+    *host.mutable_owner() = infra_env.owner();
+    return Insert(tx, Caller::System(), host, pg::Param());
+  });
+}
+
+absl::StatusOr<Host> ResourceStore::GetHost(const Caller& caller,
+                                            const v1::GetHostRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return ReadRow<Host>(tx, caller, {request.infra_env_id(), request.id()},
+                         request.include_deleted(), false, nullptr);
+  });
+}
+
+absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
+    const Caller& caller, const v1::ListHostsRequest& request) {
+  Query q;
+  ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
+                                       {"created_at", "infra_env_id", "id"}));
+  std::string sql = absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE true",
+                                 TenancyPredicate(caller, request.owner_scope(), q.params()),
+                                 page.where);
+  if (!request.include_deleted()) sql += " AND deleted_at IS NULL";
+  if (!request.cluster_id().empty()) {
+    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(request.cluster_id()), "::uuid");
+  }
+  if (!request.infra_env_id().empty()) {
+    absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(request.infra_env_id()), "::uuid");
+  }
+  if (request.unbound_only()) sql += " AND cluster_id IS NULL";
+  if (request.statuses_size() > 0) {
+    sql += AnyOf(q, "status",
+                 EnumNames<types::v1::HostStatus>(request.statuses(), types::v1::HostStatus_Name));
+  }
+  if (request.roles_size() > 0) {
+    sql += AnyOf(q, "role",
+                 EnumNames<types::v1::HostRole>(request.roles(), types::v1::HostRole_Name));
+  }
+  sql += " ORDER BY created_at, infra_env_id, id";
+  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListHostsResponse> {
+    v1::ListHostsResponse response;
+    ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
+                     FetchPage<Host>(tx, sql, q, page,
+                                     [](const Host& h) -> std::vector<std::string> {
+                                       return {CreatedMicros(h.created_at()), h.infra_env_id(),
+                                               h.id()};
+                                     },
+                                     *response.mutable_hosts()));
+    if (request.omit_reports()) {
+      for (Host& host : *response.mutable_hosts()) OmitReports(host);
+    }
+    return response;
+  });
+}
+
+absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
+                                               const v1::UpdateHostRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return UpdateFields(tx, caller, validators_, request.host(), request.update_mask(),
+                        request.resource_version(), request.fence(), std::string());
+  });
+}
+
+absl::Status ResourceStore::DeleteHost(const Caller& caller,
+                                       const v1::DeleteHostRequest& request) {
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+           return Remove<Host>(tx, caller, {request.infra_env_id(), request.id()},
+                               request.resource_version(), request.purge(), request.fence());
+         })
+      .status();
+}
+
+absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller,
+                                                     const v1::UpdateHostStatusRequest& request) {
+  if (request.new_status() == types::v1::HOST_STATUS_UNSPECIFIED) {
+    return absl::InvalidArgumentError("new_status: required");
+  }
+  Host target;
+  target.set_status(request.new_status());
+  return InTransaction(pool_, [&](pg::Transaction& tx) {
+    return CompareAndSetStatus(tx, caller, validators_, {request.infra_env_id(), request.id()},
+                               types::v1::HostStatus_Name(request.expected_status()), target,
+                               request.status_info(), request.patch(), request.patch_mask(),
+                               request.fence());
+  });
+}
+
+}  // namespace assisted::inventory

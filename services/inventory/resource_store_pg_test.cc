@@ -1,0 +1,329 @@
+#include "services/inventory/resource_store.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/inventory/store_test_base.h"
+
+namespace assisted::inventory {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
+using ::assisted::testing::StatusIs;
+using ::testing::HasSubstr;
+using types::v1::Cluster;
+using types::v1::Host;
+using types::v1::InfraEnv;
+
+class ResourceStoreTest : public InventoryDbTest {
+ protected:
+  void SetUp() override {
+    InventoryDbTest::SetUp();
+    store_ = std::make_unique<ResourceStore>(*pool_, Validators{});
+  }
+
+  Cluster NewCluster(const Caller& caller, const std::string& name, std::string id = "") {
+    v1::CreateClusterRequest request;
+    request.mutable_cluster()->set_id(id);
+    request.mutable_cluster()->set_name(name);
+    request.mutable_cluster()->set_base_dns_domain("example.com");
+    request.set_pull_secret(R"({"auths":{"r.io":{"auth":"dTpw"}}})");
+    auto cluster = store_->CreateCluster(caller, request);
+    EXPECT_THAT(cluster, IsOk());
+    return cluster.ok() ? *cluster : Cluster();
+  }
+
+  InfraEnv NewInfraEnv(const Caller& caller, const std::string& cluster_id = "") {
+    v1::CreateInfraEnvRequest request;
+    request.mutable_infra_env()->set_name("discovery");
+    request.mutable_infra_env()->set_cluster_id(cluster_id);
+    auto infra_env = store_->CreateInfraEnv(caller, request);
+    EXPECT_THAT(infra_env, IsOk());
+    return infra_env.ok() ? *infra_env : InfraEnv();
+  }
+
+  absl::StatusOr<Host> NewHost(const Caller& caller, const InfraEnv& infra_env,
+                               const std::string& id) {
+    v1::CreateHostRequest request;
+    request.mutable_host()->set_id(id);
+    request.mutable_host()->set_infra_env_id(infra_env.id());
+    request.mutable_host()->set_cluster_id(infra_env.cluster_id());
+    request.mutable_host()->set_requested_hostname("node");
+    return store_->CreateHost(caller, request);
+  }
+
+  absl::StatusOr<Cluster> Get(const Caller& caller, const std::string& id) {
+    v1::GetClusterRequest request;
+    request.set_id(id);
+    return store_->GetCluster(caller, request);
+  }
+
+  absl::StatusOr<Cluster> SetStatus(const std::string& id, types::v1::ClusterStatus expected,
+                                    types::v1::ClusterStatus next) {
+    v1::UpdateClusterStatusRequest request;
+    request.set_id(id);
+    request.set_expected_status(expected);
+    request.set_new_status(next);
+    request.set_status_info("because");
+    return store_->UpdateClusterStatus(Caller::System(), request);
+  }
+
+  const Caller alice_ = Caller::User("alice", "org-a");
+  const Caller bob_ = Caller::User("bob", "org-b");
+  std::unique_ptr<ResourceStore> store_;
+};
+
+TEST_F(ResourceStoreTest, CreateThenGetReturnsWhatWasStoredWithoutTheSecret) {
+  const Cluster created = NewCluster(alice_, "one");
+  EXPECT_FALSE(created.id().empty());
+  EXPECT_EQ(created.status(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  EXPECT_EQ(created.resource_version(), 1);
+  EXPECT_TRUE(created.pull_secret_set());
+  EXPECT_EQ(created.owner().user_name(), "alice");
+  EXPECT_EQ(created.owner().org_id(), "org-a");
+  EXPECT_TRUE(created.has_created_at());
+  auto read = Get(alice_, created.id());
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->name(), "one");
+  EXPECT_EQ(read->base_dns_domain(), "example.com");
+  EXPECT_EQ(read->DebugString(), created.DebugString());
+  EXPECT_EQ(read->DebugString().find("dTpw"), std::string::npos);
+}
+
+TEST_F(ResourceStoreTest, CreatingTheSameIdTwiceIsIdempotentOnlyForTheSameContent) {
+  const std::string id = Uuid(1, 1);
+  const Cluster first = NewCluster(alice_, "same", id);
+  v1::CreateClusterRequest again;
+  again.mutable_cluster()->set_id(id);
+  again.mutable_cluster()->set_name("same");
+  again.mutable_cluster()->set_base_dns_domain("example.com");
+  EXPECT_THAT(store_->CreateCluster(alice_, again), IsOk());
+  again.mutable_cluster()->set_name("different");
+  EXPECT_THAT(store_->CreateCluster(alice_, again),
+              StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(id)));
+}
+
+TEST_F(ResourceStoreTest, UpdateWritesOnlyTheMaskedFieldsAndBumpsTheVersion) {
+  const Cluster created = NewCluster(alice_, "before");
+  v1::UpdateClusterRequest request;
+  request.mutable_cluster()->set_id(created.id());
+  request.mutable_cluster()->set_name("after");
+  request.mutable_cluster()->set_base_dns_domain("ignored.com");
+  request.mutable_update_mask()->add_paths("name");
+  auto updated = store_->UpdateCluster(alice_, request);
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->name(), "after");
+  EXPECT_EQ(updated->base_dns_domain(), "example.com");
+  EXPECT_EQ(updated->resource_version(), 2);
+}
+
+TEST_F(ResourceStoreTest, StaleResourceVersionIsAborted) {
+  const Cluster created = NewCluster(alice_, "v");
+  v1::UpdateClusterRequest request;
+  request.mutable_cluster()->set_id(created.id());
+  request.mutable_cluster()->set_name("w");
+  request.mutable_update_mask()->add_paths("name");
+  request.set_resource_version(created.resource_version());
+  ASSERT_THAT(store_->UpdateCluster(alice_, request), IsOk());
+  EXPECT_THAT(store_->UpdateCluster(alice_, request),
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("resource_version is 2, expected 1")));
+}
+
+TEST_F(ResourceStoreTest, MasksNamingReservedOrUnknownFieldsAreRefused) {
+  const Cluster created = NewCluster(alice_, "m");
+  v1::UpdateClusterRequest request;
+  request.mutable_cluster()->set_id(created.id());
+  request.mutable_update_mask()->add_paths("status");
+  EXPECT_THAT(store_->UpdateCluster(alice_, request),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("update_mask: \"status\" cannot be written here")));
+  request.mutable_update_mask()->set_paths(0, "no_such_field");
+  EXPECT_THAT(store_->UpdateCluster(alice_, request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no_such_field")));
+  request.clear_update_mask();
+  EXPECT_THAT(store_->UpdateCluster(alice_, request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update_mask: empty")));
+}
+
+TEST_F(ResourceStoreTest, StatusCompareAndSetNamesTheActualStatusWhenItLoses) {
+  const Cluster created = NewCluster(alice_, "cas");
+  auto ready = SetStatus(created.id(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT,
+                         types::v1::CLUSTER_STATUS_READY);
+  ASSERT_THAT(ready, IsOk());
+  EXPECT_EQ(ready->status(), types::v1::CLUSTER_STATUS_READY);
+  EXPECT_EQ(ready->status_info(), "because");
+  EXPECT_TRUE(ready->has_status_updated_at());
+  EXPECT_THAT(SetStatus(created.id(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT,
+                        types::v1::CLUSTER_STATUS_INSUFFICIENT),
+              StatusIs(absl::StatusCode::kAborted,
+                       HasSubstr("is CLUSTER_STATUS_READY, expected "
+                                 "CLUSTER_STATUS_PENDING_FOR_INPUT")));
+}
+
+TEST_F(ResourceStoreTest, OfTwoConcurrentTransitionsFromTheSameStatusExactlyOneWins) {
+  for (int round = 0; round < 20; ++round) {
+    const Cluster cluster = NewCluster(alice_, "race");
+    std::atomic<int> wins{0}, aborted{0};
+    auto contend = [&](types::v1::ClusterStatus next) {
+      auto result = SetStatus(cluster.id(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT, next);
+      if (result.ok()) ++wins;
+      if (result.status().code() == absl::StatusCode::kAborted) ++aborted;
+    };
+    std::thread a(contend, types::v1::CLUSTER_STATUS_READY);
+    std::thread b(contend, types::v1::CLUSTER_STATUS_INSUFFICIENT);
+    a.join();
+    b.join();
+    EXPECT_EQ(wins, 1);
+    EXPECT_EQ(aborted, 1);
+  }
+}
+
+TEST_F(ResourceStoreTest, AnotherTenantsResourcesAreNotFound) {
+  const Cluster mine = NewCluster(alice_, "mine");
+  EXPECT_THAT(Get(bob_, mine.id()), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(Get(Caller::User("carol", "org-a"), mine.id()), IsOk());  // same org
+  EXPECT_THAT(Get(Caller::System(), mine.id()), IsOk());
+  v1::ListClustersRequest list;
+  auto bobs = store_->ListClusters(bob_, list);
+  ASSERT_THAT(bobs, IsOk());
+  EXPECT_EQ(bobs->clusters_size(), 0);
+  v1::DeleteClusterRequest remove;
+  remove.set_id(mine.id());
+  EXPECT_THAT(store_->DeleteCluster(bob_, remove), StatusIs(absl::StatusCode::kNotFound));
+  v1::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(mine.id());
+  update.mutable_update_mask()->add_paths("name");
+  EXPECT_THAT(store_->UpdateCluster(bob_, update), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(ResourceStoreTest, ListsThousandHostsInPagesWithoutGapsOrRepeats) {
+  const InfraEnv infra_env = NewInfraEnv(alice_);
+  for (int i = 0; i < 1000; ++i) ASSERT_THAT(NewHost(alice_, infra_env, Uuid(2, i)), IsOk());
+  std::set<std::string> seen;
+  v1::ListHostsRequest request;
+  request.set_infra_env_id(infra_env.id());
+  request.set_page_size(73);
+  int pages = 0;
+  do {
+    auto page = store_->ListHosts(alice_, request);
+    ASSERT_THAT(page, IsOk());
+    for (const Host& host : page->hosts()) EXPECT_TRUE(seen.insert(host.id()).second);
+    request.set_page_token(page->next_page_token());
+    ++pages;
+  } while (!request.page_token().empty());
+  EXPECT_EQ(seen.size(), 1000u);
+  EXPECT_EQ(pages, 14);
+  request.set_page_token("garbage!");
+  EXPECT_THAT(store_->ListHosts(alice_, request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_token")));
+}
+
+TEST_F(ResourceStoreTest, HostsInheritTheirInfraEnvsOwnerAndAreFiltered) {
+  const Cluster cluster = NewCluster(alice_, "hosts");
+  const InfraEnv infra_env = NewInfraEnv(alice_, cluster.id());
+  auto host = NewHost(alice_, infra_env, Uuid(3, 1));
+  ASSERT_THAT(host, IsOk());
+  EXPECT_EQ(host->status(), types::v1::HOST_STATUS_DISCOVERING);
+  EXPECT_EQ(host->owner().org_id(), "org-a");
+  EXPECT_EQ(host->cluster_id(), cluster.id());
+  EXPECT_THAT(NewHost(bob_, infra_env, Uuid(3, 2)), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(NewHost(alice_, infra_env, Uuid(3, 1)), IsOk());  // the agent's retry
+  v1::GetClusterRequest get;
+  get.set_id(cluster.id());
+  get.set_include_hosts(true);
+  auto with_hosts = store_->GetCluster(alice_, get);
+  ASSERT_THAT(with_hosts, IsOk());
+  EXPECT_EQ(with_hosts->hosts_size(), 1);
+  EXPECT_EQ(with_hosts->total_host_count(), 1);
+}
+
+TEST_F(ResourceStoreTest, SoftDeletedClustersAndTheirHostsDisappearUnlessAskedFor) {
+  const Cluster cluster = NewCluster(alice_, "gone");
+  const InfraEnv infra_env = NewInfraEnv(alice_, cluster.id());
+  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(4, 1)), IsOk());
+  v1::DeleteClusterRequest remove;
+  remove.set_id(cluster.id());
+  ASSERT_THAT(store_->DeleteCluster(alice_, remove), IsOk());
+  EXPECT_THAT(Get(alice_, cluster.id()), StatusIs(absl::StatusCode::kNotFound));
+  v1::GetClusterRequest get;
+  get.set_id(cluster.id());
+  get.set_include_deleted(true);
+  auto deleted = store_->GetCluster(alice_, get);
+  ASSERT_THAT(deleted, IsOk());
+  EXPECT_TRUE(deleted->has_deleted_at());
+  v1::GetHostRequest host;
+  host.set_infra_env_id(infra_env.id());
+  host.set_id(Uuid(4, 1));
+  EXPECT_THAT(store_->GetHost(alice_, host), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(ResourceStoreTest, PullSecretIsWriteOnlyExceptThroughGetPullSecret) {
+  const Cluster cluster = NewCluster(alice_, "secret");
+  v1::GetPullSecretRequest request;
+  request.set_cluster_id(cluster.id());
+  EXPECT_THAT(store_->GetPullSecret(Caller::System(), request),
+              IsOkAndHolds(R"({"auths":{"r.io":{"auth":"dTpw"}}})"));
+  EXPECT_THAT(store_->GetPullSecret(bob_, request), StatusIs(absl::StatusCode::kNotFound));
+  v1::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster.id());
+  update.mutable_update_mask()->add_paths("pull_secret");
+  update.set_pull_secret(R"({"auths":{}})");
+  ASSERT_THAT(store_->UpdateCluster(alice_, update), IsOk());
+  EXPECT_THAT(store_->GetPullSecret(Caller::System(), request), IsOkAndHolds(R"({"auths":{}})"));
+}
+
+TEST_F(ResourceStoreTest, ValidatorsRunBeforeAnythingIsWritten) {
+  store_ = std::make_unique<ResourceStore>(
+      *pool_, Validators{.cluster = [](const Cluster& c) {
+        return c.name() == "bad" ? absl::InvalidArgumentError("cluster.name: bad")
+                                 : absl::OkStatus();
+      }});
+  v1::CreateClusterRequest create;
+  create.mutable_cluster()->set_name("bad");
+  EXPECT_THAT(store_->CreateCluster(alice_, create),
+              StatusIs(absl::StatusCode::kInvalidArgument, "cluster.name: bad"));
+  const Cluster good = NewCluster(alice_, "good");
+  v1::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(good.id());
+  update.mutable_cluster()->set_name("bad");
+  update.mutable_update_mask()->add_paths("name");
+  EXPECT_THAT(store_->UpdateCluster(alice_, update),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Get(alice_, good.id()), IsOk());
+  EXPECT_EQ(Get(alice_, good.id())->name(), "good");
+  EXPECT_EQ(store_->ListClusters(Caller::System(), {})->clusters_size(), 1);
+}
+
+TEST_F(ResourceStoreTest, MalformedIdsAreInvalidArguments) {
+  EXPECT_THAT(Get(alice_, "not-a-uuid"), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_F(ResourceStoreTest, MigrationsAreIdempotentAndSafeToRunConcurrently) {
+  std::vector<std::thread> threads;
+  std::atomic<int> applied{0}, failures{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      auto connection = pg::Connection::Open(dsn());
+      if (!connection.ok()) {
+        ++failures;
+        return;
+      }
+      auto count = ApplyMigrations(**connection);
+      if (count.ok()) {
+        applied += *count;
+      } else {
+        ++failures;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_EQ(applied, 0);  // SetUp already applied them all
+}
+
+}  // namespace
+}  // namespace assisted::inventory

@@ -1,0 +1,83 @@
+// File: services/inventory/store_common.h
+//
+// Pieces every inventory store shares: who is calling (tenancy), lease fencing, the change log
+// append, protobuf <-> JSON documents, timestamps and page tokens. Nothing here opens a
+// transaction; callers pass theirs in.
+
+#ifndef ASSISTED_SERVICES_INVENTORY_STORE_COMMON_H_
+#define ASSISTED_SERVICES_INVENTORY_STORE_COMMON_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "assisted/inventory/v1/inventory_service.pb.h"
+#include "assisted/types/v1/common.pb.h"
+#include "google/protobuf/message.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "lib/pg/pool.h"
+
+namespace assisted::inventory {
+
+// Who is calling. Tenants see only their own rows: their org's when they have one, else their
+// own; another tenant's resource answers NOT_FOUND, exactly like a missing one. System callers
+// (the other services, authenticated by mutual TLS at the transport) see everything.
+struct Caller {
+  std::string user;
+  std::string org;
+  bool system = false;
+
+  static Caller System() { return Caller{.system = true}; }
+  static Caller User(std::string user, std::string org = "") {
+    return Caller{.user = std::move(user), .org = std::move(org)};
+  }
+};
+
+// An SQL predicate (" AND …") restricting rows to what `caller` may see, with its parameters
+// appended to `params`. Empty for system callers. `scope` narrows further (list filters).
+std::string TenancyPredicate(const Caller& caller, const types::v1::Owner& scope,
+                             std::vector<pg::Param>& params);
+
+// The owner to record for a new row: the caller's identity, or `requested` for system callers.
+types::v1::Owner OwnerFor(const Caller& caller, const types::v1::Owner& requested);
+
+// FAILED_PRECONDITION unless `fence` is empty or names a lease currently held at its epoch.
+// Locks the lease row (FOR SHARE) so it cannot change hands before `tx` commits.
+absl::Status CheckFence(pg::Transaction& tx, const v1::LeaseFence& fence);
+
+// Appends one change to the log within `tx` and wakes the sequencer at commit.
+struct Change {
+  v1::ResourceKind kind;
+  std::string id;
+  std::string infra_env_id;
+  std::string cluster_id;
+  int64_t resource_version = 0;
+  v1::ChangeType type;
+  std::string status;  // enum value name, or ""
+};
+absl::Status AppendChange(pg::Transaction& tx, const Change& change);
+
+// Protobuf messages as JSON documents (proto field names; unknown fields ignored on the way
+// back in, so older binaries read newer documents).
+std::string ToJson(const google::protobuf::Message& message);
+absl::Status FromJson(absl::string_view json, google::protobuf::Message& message);
+
+// SQL expression selecting a timestamptz column as microseconds since the epoch.
+std::string MicrosColumn(absl::string_view column);
+// Parses such a column's text into a Timestamp (leaves it unset for NULL/empty).
+void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& out);
+// SQL expression turning a microseconds parameter ($n) back into timestamptz, exactly.
+std::string TimestampFromMicrosParam(int n);
+
+// Opaque page tokens carrying the keyset position of the last row returned.
+std::string EncodePageToken(const std::vector<std::string>& keys);
+absl::StatusOr<std::vector<std::string>> DecodePageToken(absl::string_view token,
+                                                         size_t expected_keys);
+
+// page_size 0 means `default_size`; larger than `max_size` is capped; negative is an error.
+absl::StatusOr<int> PageSize(int requested, int default_size, int max_size);
+
+}  // namespace assisted::inventory
+
+#endif  // ASSISTED_SERVICES_INVENTORY_STORE_COMMON_H_

@@ -1,0 +1,40 @@
+// File: services/inventory/transaction.h
+//
+// InTransaction runs `fn(tx)` in one database transaction borrowed from the pool and commits
+// when fn succeeds. A connection found dead at BEGIN (the server restarted since it was pooled)
+// is replaced once: nothing was written yet, so the retry is safe. Any other failure is
+// returned as is, and the transaction rolls back.
+
+#ifndef ASSISTED_SERVICES_INVENTORY_TRANSACTION_H_
+#define ASSISTED_SERVICES_INVENTORY_TRANSACTION_H_
+
+#include <type_traits>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "lib/pg/pool.h"
+
+namespace assisted::inventory {
+
+// `fn` is callable as absl::StatusOr<T>(pg::Transaction&).
+template <typename Fn>
+auto InTransaction(pg::Pool& pool, Fn&& fn) -> std::invoke_result_t<Fn&, pg::Transaction&> {
+  using Result = std::invoke_result_t<Fn&, pg::Transaction&>;
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<pg::Pool::Handle> connection = pool.Acquire();
+    if (!connection.ok()) return Result(connection.status());
+    absl::StatusOr<pg::Transaction> tx = pg::Transaction::Begin(**connection);
+    if (!tx.ok()) {
+      if (tx.status().code() == absl::StatusCode::kUnavailable && attempt == 0) continue;
+      return Result(tx.status());
+    }
+    Result result = fn(*tx);
+    if (!result.ok()) return result;
+    if (absl::Status committed = tx->Commit(); !committed.ok()) return Result(committed);
+    return result;
+  }
+}
+
+}  // namespace assisted::inventory
+
+#endif  // ASSISTED_SERVICES_INVENTORY_TRANSACTION_H_
