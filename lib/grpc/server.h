@@ -37,6 +37,9 @@ struct GrpcServerOptions {
   int max_concurrent_streams = 0;
   // Largest accepted request message.
   int max_receive_message_bytes = 16 << 20;
+  // Threads serving synchronous handlers (0: gRPC's default). Bounds the blocking work in
+  // flight; beyond it, calls wait or fail with RESOURCE_EXHAUSTED instead of piling up.
+  int max_threads = 0;
 
   // Adds --grpc-listen, --tls-*, --grpc-keepalive-* to `parser`, bound to these fields.
   void Register(config::Parser& parser);

@@ -121,6 +121,13 @@ CREATE TABLE changes (
   changed_at       timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX changes_unsequenced ON changes (id) WHERE seq IS NULL;
+-- Everything at or below purged_through has been deleted by retention; resuming from there is
+-- OUT_OF_RANGE.
+CREATE TABLE change_log_state (
+  id              int PRIMARY KEY CHECK (id = 1),
+  purged_through  bigint NOT NULL
+);
+INSERT INTO change_log_state VALUES (1, 0);
 
 CREATE TABLE leases (
   name       text PRIMARY KEY,

@@ -22,19 +22,6 @@ using types::v1::Cluster;
 using types::v1::Host;
 using types::v1::InfraEnv;
 
-// Builds a statement's parameter list alongside its text: `q.Add(v)` returns "$n".
-class Query {
- public:
-  std::string Add(pg::Param value) {
-    params_.push_back(std::move(value));
-    return absl::StrCat("$", params_.size());
-  }
-  std::vector<pg::Param>& params() { return params_; }
-
- private:
-  std::vector<pg::Param> params_;
-};
-
 // A resource's primary key; infra_env_id is used by hosts only.
 struct Key {
   std::string infra_env_id;
@@ -52,7 +39,7 @@ struct Column {
 // Output-only paths no Update may name: they are set by the store or by UpdateXStatus.
 const std::vector<std::string>& ReservedPaths() {
   static const std::vector<std::string> kPaths = {
-      "id",         "owner",      "status",     "status_info",    "status_updated_at",
+      "id",         "owner",      "status",     "status_info",      "status_updated_at",
       "created_at", "updated_at", "deleted_at", "resource_version", "pull_secret_set"};
   return kPaths;
 }
@@ -217,8 +204,8 @@ std::string SelectList() {
   return absl::StrCat("id::text, owner_user, owner_org, status, resource_version, doc::text, ",
                       T::kHasSecret ? "secret IS NOT NULL" : "false", ", ",
                       MicrosColumn("created_at"), ", ", MicrosColumn("updated_at"), ", ",
-                      MicrosColumn("deleted_at"), ", ", T::kClusterIdExpr, ", ",
-                      T::kInfraEnvIdExpr, ", ", MicrosColumn("now()"));
+                      MicrosColumn("deleted_at"), ", ", T::kClusterIdExpr, ", ", T::kInfraEnvIdExpr,
+                      ", ", MicrosColumn("now()"));
 }
 constexpr int kNowColumn = 12;
 
@@ -283,8 +270,13 @@ absl::StatusOr<M> ReadRow(pg::Transaction& tx, const Caller& caller, const Key& 
 template <typename M>
 Change ChangeOf(const M& message, v1::ChangeType type) {
   using T = Traits<M>;
-  return {T::kKind,        message.id(), T::KeyOf(message).infra_env_id, T::ClusterIdOf(message),
-          message.resource_version(), type, T::StatusName(message)};
+  return {T::kKind,
+          message.id(),
+          T::KeyOf(message).infra_env_id,
+          T::ClusterIdOf(message),
+          message.resource_version(),
+          type,
+          T::StatusName(message)};
 }
 
 // Writes `message`'s document and columns over the existing row and bumps its version.
@@ -293,8 +285,8 @@ absl::StatusOr<M> Rewrite(pg::Transaction& tx, const Caller& caller, const M& me
                           const pg::Param* secret, v1::ChangeType change) {
   using T = Traits<M>;
   Query q;
-  std::string sets = absl::StrCat("doc = ", q.Add(Document(message)), "::jsonb, status = ",
-                                  q.Add(T::StatusName(message)),
+  std::string sets = absl::StrCat("doc = ", q.Add(Document(message)),
+                                  "::jsonb, status = ", q.Add(T::StatusName(message)),
                                   ", resource_version = resource_version + 1, updated_at = now()");
   for (const Column& column : T::Extra(message)) {
     absl::StrAppend(&sets, ", ", column.name, " = ", Bind(q, column.expr, {column.value}));
@@ -332,8 +324,9 @@ absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
   }
   *message.mutable_owner() = OwnerFor(caller, message.owner());
   Query q;
-  std::vector<std::string> columns = {"id", "owner_user", "owner_org", "status",
-                                      "resource_version", "doc", "created_at", "updated_at"};
+  std::vector<std::string> columns = {"id",         "owner_user",       "owner_org",
+                                      "status",     "resource_version", "doc",
+                                      "created_at", "updated_at"};
   std::vector<std::string> values = {Bind(q, "?::uuid", {message.id()}),
                                      q.Add(message.owner().user_name()),
                                      q.Add(message.owner().org_id()),
@@ -358,8 +351,7 @@ absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
   if (inserted.rows() == 0) {
     absl::StatusOr<M> existing = ReadRow<M>(tx, Caller::System(), key, true, false, nullptr);
     if (existing.ok() && existing->owner().user_name() == message.owner().user_name() &&
-        existing->owner().org_id() == message.owner().org_id() &&
-        !T::IsDeleted(*existing) &&
+        existing->owner().org_id() == message.owner().org_id() && !T::IsDeleted(*existing) &&
         google::protobuf::util::MessageDifferencer::Equivalent(WithoutColumns(*existing),
                                                                WithoutColumns(message))) {
       return *existing;
@@ -385,8 +377,7 @@ absl::StatusOr<google::protobuf::FieldMask> WritableMask(const google::protobuf:
                                                          bool allow_empty) {
   using T = Traits<M>;
   if (mask.paths().empty() && !allow_empty) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(mask_name, ": empty; name the fields to write"));
+    return absl::InvalidArgumentError(absl::StrCat(mask_name, ": empty; name the fields to write"));
   }
   std::vector<std::string> reserved = ReservedPaths();
   for (std::string& path : T::ExtraReservedPaths()) reserved.push_back(std::move(path));
@@ -484,12 +475,11 @@ absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& k
   RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
   Query q;
   const std::string where = Bind(q, T::kKeyPredicate, T::KeyParams(key));
-  const std::string sql =
-      purge ? absl::StrCat("DELETE FROM ", T::kTable, " WHERE ", where)
-            : absl::StrCat("UPDATE ", T::kTable,
-                           " SET deleted_at = now(), updated_at = now(), "
-                           "resource_version = resource_version + 1 WHERE ",
-                           where);
+  const std::string sql = purge ? absl::StrCat("DELETE FROM ", T::kTable, " WHERE ", where)
+                                : absl::StrCat("UPDATE ", T::kTable,
+                                               " SET deleted_at = now(), updated_at = now(), "
+                                               "resource_version = resource_version + 1 WHERE ",
+                                               where);
   RETURN_IF_ERROR(tx.Exec(sql, q.params()).status());
   current.set_resource_version(current.resource_version() + 1);
   RETURN_IF_ERROR(AppendChange(tx, ChangeOf(current, v1::CHANGE_TYPE_DELETED)));
@@ -503,19 +493,20 @@ absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
       purge ? absl::StrCat("DELETE FROM hosts WHERE ", column,
                            " = $1::uuid RETURNING infra_env_id::text, id::text, "
                            "coalesce(cluster_id::text, ''), resource_version + 1, status")
-            : absl::StrCat("UPDATE hosts SET deleted_at = now(), updated_at = now(), "
-                           "resource_version = resource_version + 1 WHERE ",
-                           column,
-                           " = $1::uuid AND deleted_at IS NULL RETURNING infra_env_id::text, "
-                           "id::text, coalesce(cluster_id::text, ''), resource_version, status");
+            : absl::StrCat(
+                  "UPDATE hosts SET deleted_at = now(), updated_at = now(), "
+                  "resource_version = resource_version + 1 WHERE ",
+                  column,
+                  " = $1::uuid AND deleted_at IS NULL RETURNING infra_env_id::text, "
+                  "id::text, coalesce(cluster_id::text, ''), resource_version, status");
   ASSIGN_OR_RETURN(pg::Result removed, tx.Exec(sql, {value}));
   for (int row = 0; row < removed.rows(); ++row) {
     int64_t version = 0;
     (void)absl::SimpleAtoi(removed.Get(row, 3), &version);
-    RETURN_IF_ERROR(AppendChange(
-        tx, {v1::RESOURCE_KIND_HOST, std::string(removed.Get(row, 1)),
-             std::string(removed.Get(row, 0)), std::string(removed.Get(row, 2)), version,
-             v1::CHANGE_TYPE_DELETED, std::string(removed.Get(row, 4))}));
+    RETURN_IF_ERROR(
+        AppendChange(tx, {v1::RESOURCE_KIND_HOST, std::string(removed.Get(row, 1)),
+                          std::string(removed.Get(row, 0)), std::string(removed.Get(row, 2)),
+                          version, v1::CHANGE_TYPE_DELETED, std::string(removed.Get(row, 4))}));
   }
   return absl::OkStatus();
 }
@@ -523,8 +514,8 @@ absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
 // Keyset paging: rows come ordered by `order_columns` (created_at first); the token holds the
 // last row's values of those columns.
 struct Page {
-  std::string where;     // " AND (…) > (…)" or ""
-  int size = 0;          // rows wanted (one more is fetched to detect a next page)
+  std::string where;  // " AND (…) > (…)" or ""
+  int size = 0;       // rows wanted (one more is fetched to detect a next page)
 };
 
 absl::StatusOr<Page> PageFrom(Query& q, const std::string& token, int requested,
@@ -534,9 +525,8 @@ absl::StatusOr<Page> PageFrom(Query& q, const std::string& token, int requested,
   ASSIGN_OR_RETURN(page.size, PageSize(requested, limits.default_size, limits.max_size));
   if (token.empty()) return page;
   ASSIGN_OR_RETURN(std::vector<std::string> keys, DecodePageToken(token, order_columns.size()));
-  std::vector<std::string> values = {
-      absl::StrCat("(timestamptz 'epoch' + ", q.Add(keys[0]),
-                   "::bigint * interval '1 microsecond')")};
+  std::vector<std::string> values = {absl::StrCat("(timestamptz 'epoch' + ", q.Add(keys[0]),
+                                                  "::bigint * interval '1 microsecond')")};
   for (size_t i = 1; i < keys.size(); ++i) values.push_back(q.Add(keys[i]) + "::uuid");
   page.where = absl::StrCat(" AND (", absl::StrJoin(order_columns, ", "), ") > (",
                             absl::StrJoin(values, ", "), ")");
@@ -564,13 +554,12 @@ std::string CreatedMicros(const google::protobuf::Timestamp& at) {
 }
 
 std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values) {
-  return absl::StrCat(" AND ", column, " = ANY(", q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")),
-                      "::text[])");
+  return absl::StrCat(" AND ", column, " = ANY(",
+                      q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")), "::text[])");
 }
 
 template <typename Enum, typename Repeated>
-std::vector<std::string> EnumNames(const Repeated& values,
-                                   const std::string& (*name)(Enum)) {
+std::vector<std::string> EnumNames(const Repeated& values, const std::string& (*name)(Enum)) {
   std::vector<std::string> names;
   for (int value : values) names.push_back(name(static_cast<Enum>(value)));
   return names;
@@ -605,9 +594,8 @@ absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller,
   }
   const pg::Param secret =
       request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return Insert(tx, caller, cluster, secret);
-  });
+  return InTransaction(pool_,
+                       [&](pg::Transaction& tx) { return Insert(tx, caller, cluster, secret); });
 }
 
 absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
@@ -630,9 +618,8 @@ absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
       cluster.set_total_host_count(cluster.hosts_size());
       cluster.set_enabled_host_count(cluster.hosts_size());
       cluster.set_ready_host_count(static_cast<int>(
-          std::count_if(cluster.hosts().begin(), cluster.hosts().end(), [](const Host& h) {
-            return h.status() == types::v1::HOST_STATUS_KNOWN;
-          })));
+          std::count_if(cluster.hosts().begin(), cluster.hosts().end(),
+                        [](const Host& h) { return h.status() == types::v1::HOST_STATUS_KNOWN; })));
     }
     return cluster;
   });
@@ -643,21 +630,22 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
   Query q;
   ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
                                        {"created_at", "id"}));
-  std::string sql = absl::StrCat("SELECT ", SelectList<Cluster>(), " FROM clusters WHERE true",
-                                 TenancyPredicate(caller, request.owner_scope(), q.params()),
-                                 page.where);
+  std::string sql =
+      absl::StrCat("SELECT ", SelectList<Cluster>(), " FROM clusters WHERE true",
+                   TenancyPredicate(caller, request.owner_scope(), q.params()), page.where);
   if (!request.include_deleted()) sql += " AND deleted_at IS NULL";
   if (request.statuses_size() > 0) {
-    sql += AnyOf(q, "status", EnumNames<types::v1::ClusterStatus>(request.statuses(),
-                                                                 types::v1::ClusterStatus_Name));
+    sql += AnyOf(
+        q, "status",
+        EnumNames<types::v1::ClusterStatus>(request.statuses(), types::v1::ClusterStatus_Name));
   }
   if (request.kinds_size() > 0) {
     sql += AnyOf(q, "kind",
                  EnumNames<types::v1::ClusterKind>(request.kinds(), types::v1::ClusterKind_Name));
   }
   if (!request.openshift_cluster_id().empty()) {
-    absl::StrAppend(&sql, " AND doc->>'openshift_cluster_id' = ",
-                    q.Add(request.openshift_cluster_id()));
+    absl::StrAppend(&sql,
+                    " AND doc->>'openshift_cluster_id' = ", q.Add(request.openshift_cluster_id()));
   }
   if (request.has_updated_before()) {
     absl::StrAppend(&sql, " AND updated_at < ",
@@ -668,11 +656,12 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListClustersResponse> {
     v1::ListClustersResponse response;
     ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
-                     FetchPage<Cluster>(tx, sql, q, page,
-                                        [](const Cluster& c) -> std::vector<std::string> {
-                                          return {CreatedMicros(c.created_at()), c.id()};
-                                        },
-                                        *response.mutable_clusters()));
+                     FetchPage<Cluster>(
+                         tx, sql, q, page,
+                         [](const Cluster& c) -> std::vector<std::string> {
+                           return {CreatedMicros(c.created_at()), c.id()};
+                         },
+                         *response.mutable_clusters()));
     if (request.include_hosts()) {
       for (Cluster& cluster : *response.mutable_clusters()) {
         v1::GetClusterRequest get;
@@ -696,20 +685,22 @@ absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
 
 absl::Status ResourceStore::DeleteCluster(const Caller& caller,
                                           const v1::DeleteClusterRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-           // The cluster's row is locked first, then its hosts': the fixed lock order.
-           RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", request.id()},
-                                           request.resource_version(), request.purge(),
-                                           request.fence())
-                               .status());
-           RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", request.id(), request.purge()));
-           if (request.purge()) {
-             RETURN_IF_ERROR(
-                 tx.Exec("DELETE FROM artifacts WHERE cluster_id = $1::uuid", {request.id()})
-                     .status());
-           }
-           return true;
-         })
+  return InTransaction(
+             pool_,
+             [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
+               // The cluster's row is locked first, then its hosts': the fixed lock order.
+               RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", request.id()},
+                                               request.resource_version(), request.purge(),
+                                               request.fence())
+                                   .status());
+               RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", request.id(), request.purge()));
+               if (request.purge()) {
+                 RETURN_IF_ERROR(
+                     tx.Exec("DELETE FROM artifacts WHERE cluster_id = $1::uuid", {request.id()})
+                         .status());
+               }
+               return true;
+             })
       .status();
 }
 
@@ -738,9 +729,8 @@ absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller,
   }
   const pg::Param secret =
       request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return Insert(tx, caller, request.infra_env(), secret);
-  });
+  return InTransaction(
+      pool_, [&](pg::Transaction& tx) { return Insert(tx, caller, request.infra_env(), secret); });
 }
 
 absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller,
@@ -755,24 +745,25 @@ absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
   Query q;
   ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
                                        {"created_at", "id"}));
-  std::string sql = absl::StrCat("SELECT ", SelectList<InfraEnv>(),
-                                 " FROM infra_envs WHERE deleted_at IS NULL",
-                                 TenancyPredicate(caller, request.owner_scope(), q.params()),
-                                 page.where);
+  std::string sql =
+      absl::StrCat("SELECT ", SelectList<InfraEnv>(), " FROM infra_envs WHERE deleted_at IS NULL",
+                   TenancyPredicate(caller, request.owner_scope(), q.params()), page.where);
   if (!request.cluster_id().empty()) {
     absl::StrAppend(&sql, " AND cluster_id = ", q.Add(request.cluster_id()), "::uuid");
   }
   sql += " ORDER BY created_at, id";
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListInfraEnvsResponse> {
-    v1::ListInfraEnvsResponse response;
-    ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
-                     FetchPage<InfraEnv>(tx, sql, q, page,
-                                         [](const InfraEnv& e) -> std::vector<std::string> {
-                                           return {CreatedMicros(e.created_at()), e.id()};
-                                         },
-                                         *response.mutable_infra_envs()));
-    return response;
-  });
+  return InTransaction(pool_,
+                       [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListInfraEnvsResponse> {
+                         v1::ListInfraEnvsResponse response;
+                         ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
+                                          FetchPage<InfraEnv>(
+                                              tx, sql, q, page,
+                                              [](const InfraEnv& e) -> std::vector<std::string> {
+                                                return {CreatedMicros(e.created_at()), e.id()};
+                                              },
+                                              *response.mutable_infra_envs()));
+                         return response;
+                       });
 }
 
 absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
@@ -785,24 +776,27 @@ absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
 
 absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
                                            const v1::DeleteInfraEnvRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-           ASSIGN_OR_RETURN(InfraEnv removed,
-                            Remove<InfraEnv>(tx, caller, {"", request.id()},
-                                             request.resource_version(), false, request.fence()));
-           if (!request.force()) {
-             ASSIGN_OR_RETURN(pg::Result hosts,
-                              tx.Exec("SELECT count(*) FROM hosts WHERE infra_env_id = $1::uuid "
-                                      "AND deleted_at IS NULL",
-                                      {removed.id()}));
-             if (hosts.Get(0, 0) != "0") {
-               return absl::FailedPreconditionError(
-                   absl::StrCat("infra-env ", removed.id(), " still has ", hosts.Get(0, 0),
-                                " hosts; delete them first or set force"));
-             }
-           }
-           RETURN_IF_ERROR(RemoveHostsWhere(tx, "infra_env_id", removed.id(), false));
-           return true;
-         })
+  return InTransaction(pool_,
+                       [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
+                         ASSIGN_OR_RETURN(
+                             InfraEnv removed,
+                             Remove<InfraEnv>(tx, caller, {"", request.id()},
+                                              request.resource_version(), false, request.fence()));
+                         if (!request.force()) {
+                           ASSIGN_OR_RETURN(
+                               pg::Result hosts,
+                               tx.Exec("SELECT count(*) FROM hosts WHERE infra_env_id = $1::uuid "
+                                       "AND deleted_at IS NULL",
+                                       {removed.id()}));
+                           if (hosts.Get(0, 0) != "0") {
+                             return absl::FailedPreconditionError(absl::StrCat(
+                                 "infra-env ", removed.id(), " still has ", hosts.Get(0, 0),
+                                 " hosts; delete them first or set force"));
+                           }
+                         }
+                         RETURN_IF_ERROR(RemoveHostsWhere(tx, "infra_env_id", removed.id(), false));
+                         return true;
+                       })
       .status();
 }
 
@@ -815,10 +809,10 @@ absl::StatusOr<std::string> ResourceStore::GetPullSecret(const Caller& caller,
   const Key key{"", of_cluster ? request.cluster_id() : request.infra_env_id()};
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<std::string> {
     Query q;
-    std::string sql = absl::StrCat("SELECT coalesce(secret, '') FROM ",
-                                   of_cluster ? "clusters" : "infra_envs", " WHERE id = ",
-                                   q.Add(key.id), "::uuid AND deleted_at IS NULL",
-                                   TenancyPredicate(caller, {}, q.params()));
+    std::string sql =
+        absl::StrCat("SELECT coalesce(secret, '') FROM ", of_cluster ? "clusters" : "infra_envs",
+                     " WHERE id = ", q.Add(key.id), "::uuid AND deleted_at IS NULL",
+                     TenancyPredicate(caller, {}, q.params()));
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
     if (rows.rows() == 0) {
       return of_cluster ? NotFound<Cluster>(key) : NotFound<InfraEnv>(key);
@@ -861,9 +855,9 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
   Query q;
   ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
                                        {"created_at", "infra_env_id", "id"}));
-  std::string sql = absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE true",
-                                 TenancyPredicate(caller, request.owner_scope(), q.params()),
-                                 page.where);
+  std::string sql =
+      absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE true",
+                   TenancyPredicate(caller, request.owner_scope(), q.params()), page.where);
   if (!request.include_deleted()) sql += " AND deleted_at IS NULL";
   if (!request.cluster_id().empty()) {
     absl::StrAppend(&sql, " AND cluster_id = ", q.Add(request.cluster_id()), "::uuid");
@@ -877,19 +871,19 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
                  EnumNames<types::v1::HostStatus>(request.statuses(), types::v1::HostStatus_Name));
   }
   if (request.roles_size() > 0) {
-    sql += AnyOf(q, "role",
-                 EnumNames<types::v1::HostRole>(request.roles(), types::v1::HostRole_Name));
+    sql +=
+        AnyOf(q, "role", EnumNames<types::v1::HostRole>(request.roles(), types::v1::HostRole_Name));
   }
   sql += " ORDER BY created_at, infra_env_id, id";
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListHostsResponse> {
     v1::ListHostsResponse response;
     ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
-                     FetchPage<Host>(tx, sql, q, page,
-                                     [](const Host& h) -> std::vector<std::string> {
-                                       return {CreatedMicros(h.created_at()), h.infra_env_id(),
-                                               h.id()};
-                                     },
-                                     *response.mutable_hosts()));
+                     FetchPage<Host>(
+                         tx, sql, q, page,
+                         [](const Host& h) -> std::vector<std::string> {
+                           return {CreatedMicros(h.created_at()), h.infra_env_id(), h.id()};
+                         },
+                         *response.mutable_hosts()));
     if (request.omit_reports()) {
       for (Host& host : *response.mutable_hosts()) OmitReports(host);
     }
@@ -905,12 +899,13 @@ absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
   });
 }
 
-absl::Status ResourceStore::DeleteHost(const Caller& caller,
-                                       const v1::DeleteHostRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-           return Remove<Host>(tx, caller, {request.infra_env_id(), request.id()},
-                               request.resource_version(), request.purge(), request.fence());
-         })
+absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHostRequest& request) {
+  return InTransaction(pool_,
+                       [&](pg::Transaction& tx) {
+                         return Remove<Host>(tx, caller, {request.infra_env_id(), request.id()},
+                                             request.resource_version(), request.purge(),
+                                             request.fence());
+                       })
       .status();
 }
 

@@ -159,9 +159,8 @@ TEST_F(ResourceStoreTest, StatusCompareAndSetNamesTheActualStatusWhenItLoses) {
   EXPECT_TRUE(ready->has_status_updated_at());
   EXPECT_THAT(SetStatus(created.id(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT,
                         types::v1::CLUSTER_STATUS_INSUFFICIENT),
-              StatusIs(absl::StatusCode::kAborted,
-                       HasSubstr("is CLUSTER_STATUS_READY, expected "
-                                 "CLUSTER_STATUS_PENDING_FOR_INPUT")));
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("is CLUSTER_STATUS_READY, expected "
+                                                             "CLUSTER_STATUS_PENDING_FOR_INPUT")));
 }
 
 TEST_F(ResourceStoreTest, OfTwoConcurrentTransitionsFromTheSameStatusExactlyOneWins) {
@@ -277,11 +276,9 @@ TEST_F(ResourceStoreTest, PullSecretIsWriteOnlyExceptThroughGetPullSecret) {
 }
 
 TEST_F(ResourceStoreTest, ValidatorsRunBeforeAnythingIsWritten) {
-  store_ = std::make_unique<ResourceStore>(
-      *pool_, Validators{.cluster = [](const Cluster& c) {
-        return c.name() == "bad" ? absl::InvalidArgumentError("cluster.name: bad")
-                                 : absl::OkStatus();
-      }});
+  store_ = std::make_unique<ResourceStore>(*pool_, Validators{.cluster = [](const Cluster& c) {
+    return c.name() == "bad" ? absl::InvalidArgumentError("cluster.name: bad") : absl::OkStatus();
+  }});
   v1::CreateClusterRequest create;
   create.mutable_cluster()->set_name("bad");
   EXPECT_THAT(store_->CreateCluster(alice_, create),
@@ -291,8 +288,7 @@ TEST_F(ResourceStoreTest, ValidatorsRunBeforeAnythingIsWritten) {
   update.mutable_cluster()->set_id(good.id());
   update.mutable_cluster()->set_name("bad");
   update.mutable_update_mask()->add_paths("name");
-  EXPECT_THAT(store_->UpdateCluster(alice_, update),
-              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(store_->UpdateCluster(alice_, update), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Get(alice_, good.id()), IsOk());
   EXPECT_EQ(Get(alice_, good.id())->name(), "good");
   EXPECT_EQ(store_->ListClusters(Caller::System(), {})->clusters_size(), 1);

@@ -2,9 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
-#include "lib/pg/connection.h"
+#include "lib/pg/pool.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/change_feed.h"
+#include "services/inventory/migrations.h"
+#include "services/inventory/resource_store.h"
+#include "services/inventory/service.h"
+#include "services/inventory/side_stores.h"
 
 namespace assisted::inventory {
 namespace {
@@ -26,19 +31,54 @@ void Config::Register(config::Parser& parser) {
       .Range(absl::Seconds(1), absl::Minutes(10));
 }
 
+namespace {
+
+// Everything the service implementation uses, destroyed in reverse order of declaration: the
+// feed's thread stops before the pool it uses goes away.
+struct Parts {
+  std::unique_ptr<pg::Pool> pool;
+  std::unique_ptr<ResourceStore> resources;
+  std::unique_ptr<EventStore> events;
+  std::unique_ptr<ArtifactStore> artifacts;
+  std::unique_ptr<LeaseStore> leases;
+  std::unique_ptr<ChangeFeed> feed;
+};
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
                                                                service::Context& context) {
-  ASSIGN_OR_RETURN(std::shared_ptr<pg::Connection> database,
-                   pg::Connection::Open(config.postgres_dsn, config.postgres_connect_timeout));
-  if (database->server_version() < kMinServerVersion) {
-    return absl::FailedPreconditionError(absl::StrCat("PostgreSQL ", database->server_version(),
-                                                      " is too old; 15 or newer is needed"));
+  auto parts = std::make_shared<Parts>();
+  parts->pool = std::make_unique<pg::Pool>(
+      pg::PoolOptions{.dsn = config.postgres_dsn,
+                      .max_connections = config.postgres_max_connections,
+                      .connect = {.connect_timeout = config.postgres_connect_timeout,
+                                  .statement_timeout = config.postgres_statement_timeout,
+                                  .application_name = "assisted-inventory"}});
+  {
+    ASSIGN_OR_RETURN(pg::Pool::Handle connection, parts->pool->Acquire());
+    if (connection->server_version() < kMinServerVersion) {
+      return absl::FailedPreconditionError(absl::StrCat("PostgreSQL ", connection->server_version(),
+                                                        " is too old; 15 or newer is needed"));
+    }
+    ASSIGN_OR_RETURN(int applied, ApplyMigrations(*connection));
+    context.log.Info("connected to PostgreSQL", {{"server_version", connection->server_version()},
+                                                 {"migrations_applied", applied}});
   }
-  context.log.Info("connected to PostgreSQL", {{"server_version", database->server_version()}});
+  parts->resources = std::make_unique<ResourceStore>(*parts->pool, Validators{});
+  parts->events = std::make_unique<EventStore>(*parts->pool);
+  parts->artifacts = std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes);
+  parts->leases = std::make_unique<LeaseStore>(*parts->pool);
+  ASSIGN_OR_RETURN(parts->feed, ChangeFeed::Start({.dsn = config.postgres_dsn,
+                                                   .keep_changes = config.change_log_keep},
+                                                  *parts->pool, context.log.Child("feed")));
 
   auto host = std::make_unique<service::GrpcServiceHost>();
-  host->Keep(database);
-  host->Add(std::make_unique<v1::InventoryService::CallbackService>(),
+  host->Keep(parts);
+  host->Add(std::make_unique<InventoryServiceImpl>(
+                Stores{*parts->resources, *parts->events, *parts->artifacts, *parts->leases,
+                       *parts->pool, *parts->feed},
+                config.watch_bookmark_interval),
             v1::InventoryService::service_full_name());
   RETURN_IF_ERROR(host->Start(config.grpc, context));
   return host;

@@ -17,10 +17,17 @@
 namespace assisted::inventory {
 
 struct Config {
-  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9091"};
+  // Artifacts reach 64 MiB, so messages must be allowed to be larger than that.
+  grpcutil::GrpcServerOptions grpc{
+      .listen = "0.0.0.0:9091", .max_receive_message_bytes = 80 << 20, .max_threads = 64};
   // libpq connection string or URI; may hold a password, so it is never printed.
   std::string postgres_dsn;
   absl::Duration postgres_connect_timeout = absl::Seconds(10);
+  int postgres_max_connections = 16;
+  absl::Duration postgres_statement_timeout = absl::Seconds(10);
+  int64_t max_artifact_bytes = 64 << 20;
+  int64_t change_log_keep = 1'000'000;
+  absl::Duration watch_bookmark_interval = absl::Seconds(10);
 
   void Register(config::Parser& parser);
 };

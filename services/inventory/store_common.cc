@@ -44,20 +44,19 @@ types::v1::Owner OwnerFor(const Caller& caller, const types::v1::Owner& requeste
 
 absl::Status CheckFence(pg::Transaction& tx, const v1::LeaseFence& fence) {
   if (fence.name().empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(pg::Result lease,
-                   tx.Exec("SELECT holder, epoch, expires_at > now() FROM leases "
-                           "WHERE name = $1 FOR SHARE",
-                           {fence.name()}));
+  ASSIGN_OR_RETURN(pg::Result lease, tx.Exec("SELECT holder, epoch, expires_at > now() FROM leases "
+                                             "WHERE name = $1 FOR SHARE",
+                                             {fence.name()}));
   if (lease.rows() == 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("lease ", fence.name(), " is not held; this write is fenced off"));
   }
   const std::string epoch(lease.Get(0, 1));
   if (epoch != absl::StrCat(fence.epoch()) || lease.Get(0, 2) != "t") {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "lease ", fence.name(), " is at epoch ", epoch, (lease.Get(0, 2) == "t" ? "" : " (expired)"),
-        " held by ", lease.Get(0, 0), "; a writer fenced at epoch ", fence.epoch(),
-        " may no longer write"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("lease ", fence.name(), " is at epoch ", epoch,
+                     (lease.Get(0, 2) == "t" ? "" : " (expired)"), " held by ", lease.Get(0, 0),
+                     "; a writer fenced at epoch ", fence.epoch(), " may no longer write"));
   }
   return absl::OkStatus();
 }

@@ -20,6 +20,19 @@
 
 namespace assisted::inventory {
 
+// Builds a statement's parameter list alongside its text: `q.Add(v)` returns "$n".
+class Query {
+ public:
+  std::string Add(pg::Param value) {
+    params_.push_back(std::move(value));
+    return "$" + std::to_string(params_.size());
+  }
+  std::vector<pg::Param>& params() { return params_; }
+
+ private:
+  std::vector<pg::Param> params_;
+};
+
 // Who is calling. Tenants see only their own rows: their org's when they have one, else their
 // own; another tenant's resource answers NOT_FOUND, exactly like a missing one. System callers
 // (the other services, authenticated by mutual TLS at the transport) see everything.

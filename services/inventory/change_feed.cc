@@ -1,0 +1,242 @@
+#include "services/inventory/change_feed.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "lib/status/status_macros.h"
+#include "postgresql/libpq-fe.h"
+#include "services/inventory/store_common.h"
+#include "services/inventory/transaction.h"
+
+namespace assisted::inventory {
+namespace {
+
+// Arbitrary but fixed: the advisory lock key of the sequencer.
+constexpr char kSequencerLock[] = "SELECT pg_try_advisory_xact_lock(7301000002)";
+constexpr int kBatch = 5000;
+
+int64_t ToInt64(absl::string_view text) {
+  int64_t value = 0;
+  (void)absl::SimpleAtoi(text, &value);
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> SequencePending(pg::Pool& pool, int64_t keep) {
+  return InTransaction(pool, [keep](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+    ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kSequencerLock));
+    if (locked.Get(0, 0) != "t") return 0;  // another replica is numbering right now
+    int64_t numbered = 0;
+    while (true) {
+      ASSIGN_OR_RETURN(
+          pg::Result rows,
+          tx.Exec(absl::StrCat(
+              "WITH pending AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "
+              "(SELECT id FROM changes WHERE seq IS NULL ORDER BY id LIMIT ",
+              kBatch,
+              ") p), base AS (SELECT greatest((SELECT coalesce(max(seq), 0) FROM changes), "
+              "(SELECT purged_through FROM change_log_state)) AS s) "
+              "UPDATE changes c SET seq = base.s + pending.n FROM pending, base "
+              "WHERE c.id = pending.id RETURNING c.seq")));
+      numbered += rows.rows();
+      if (rows.rows() < kBatch) break;
+    }
+    if (numbered > 0) {
+      RETURN_IF_ERROR(tx.Exec("SELECT pg_notify('assisted_seq', '')").status());
+      // Retention: keep the newest `keep` entries, remember where the log now starts.
+      RETURN_IF_ERROR(
+          tx.Exec("WITH cut AS (SELECT coalesce(max(seq), 0) - $1::bigint AS s FROM changes), "
+                  "gone AS (DELETE FROM changes WHERE seq <= (SELECT s FROM cut) RETURNING seq) "
+                  "UPDATE change_log_state SET purged_through = greatest(purged_through, "
+                  "(SELECT coalesce(max(seq), 0) FROM gone))",
+                  {absl::StrCat(keep)})
+              .status());
+    }
+    return numbered;
+  });
+}
+
+absl::StatusOr<int64_t> HeadSeq(pg::Pool& pool) {
+  return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+    ASSIGN_OR_RETURN(pg::Result rows,
+                     tx.Exec("SELECT greatest((SELECT coalesce(max(seq), 0) FROM changes), "
+                             "(SELECT purged_through FROM change_log_state))"));
+    return ToInt64(rows.Get(0, 0));
+  });
+}
+
+absl::StatusOr<int64_t> PurgedThrough(pg::Pool& pool) {
+  return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec("SELECT purged_through FROM change_log_state"));
+    return ToInt64(rows.Get(0, 0));
+  });
+}
+
+absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t after,
+                                                        int64_t upto,
+                                                        const v1::WatchFilter& filter,
+                                                        int limit) {
+  Query q;
+  std::string sql = absl::StrCat(
+      "SELECT seq, kind, resource_id, infra_env_id, cluster_id, resource_version, change_type, "
+      "status, (extract(epoch from changed_at) * 1000000)::bigint FROM changes WHERE seq > ",
+      q.Add(absl::StrCat(after)), "::bigint AND seq <= ", q.Add(absl::StrCat(upto)), "::bigint");
+  if (filter.kinds_size() > 0) {
+    std::vector<std::string> kinds;
+    for (int kind : filter.kinds()) kinds.push_back(v1::ResourceKind_Name(static_cast<v1::ResourceKind>(kind)));
+    absl::StrAppend(&sql, " AND kind = ANY(", q.Add(absl::StrCat("{", absl::StrJoin(kinds, ","), "}")),
+                    "::text[])");
+  }
+  if (!filter.cluster_id().empty()) {
+    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(filter.cluster_id()));
+  }
+  if (!filter.infra_env_id().empty()) {
+    absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(filter.infra_env_id()));
+  }
+  absl::StrAppend(&sql, " ORDER BY seq LIMIT ", limit);
+  return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<std::vector<v1::WatchEvent>> {
+    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+    std::vector<v1::WatchEvent> events;
+    events.reserve(rows.rows());
+    for (int row = 0; row < rows.rows(); ++row) {
+      v1::WatchEvent& event = events.emplace_back();
+      event.set_seq(ToInt64(rows.Get(row, 0)));
+      v1::ResourceKind kind;
+      if (v1::ResourceKind_Parse(std::string(rows.Get(row, 1)), &kind)) event.set_kind(kind);
+      event.set_id(std::string(rows.Get(row, 2)));
+      event.set_infra_env_id(std::string(rows.Get(row, 3)));
+      event.set_cluster_id(std::string(rows.Get(row, 4)));
+      event.set_resource_version(ToInt64(rows.Get(row, 5)));
+      v1::ChangeType type;
+      if (v1::ChangeType_Parse(std::string(rows.Get(row, 6)), &type)) event.set_change_type(type);
+      const std::string status(rows.Get(row, 7));
+      types::v1::ClusterStatus cluster_status;
+      types::v1::HostStatus host_status;
+      if (event.kind() == v1::RESOURCE_KIND_CLUSTER &&
+          types::v1::ClusterStatus_Parse(status, &cluster_status)) {
+        event.set_cluster_status(cluster_status);
+      } else if (event.kind() == v1::RESOURCE_KIND_HOST &&
+                 types::v1::HostStatus_Parse(status, &host_status)) {
+        event.set_host_status(host_status);
+      }
+      SetTimestamp(rows.Get(row, 8), *event.mutable_changed_at());
+    }
+    return events;
+  });
+}
+
+absl::StatusOr<std::unique_ptr<ChangeFeed>> ChangeFeed::Start(ChangeFeedOptions options,
+                                                              pg::Pool& pool, log::Logger log) {
+  (void)SequencePending(pool, options.keep_changes);  // number what earlier runs left behind
+  ASSIGN_OR_RETURN(int64_t head, HeadSeq(pool));
+  const int wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (wake_fd < 0) return absl::InternalError("eventfd failed");
+  return std::unique_ptr<ChangeFeed>(
+      new ChangeFeed(std::move(options), pool, std::move(log), wake_fd, head));
+}
+
+ChangeFeed::ChangeFeed(ChangeFeedOptions options, pg::Pool& pool, log::Logger log, int wake_fd,
+                       int64_t head)
+    : options_(std::move(options)),
+      pool_(pool),
+      log_(std::move(log)),
+      wake_fd_(wake_fd),
+      head_(head),
+      thread_([this] { Run(); }) {}
+
+ChangeFeed::~ChangeFeed() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  const uint64_t one = 1;
+  (void)!write(wake_fd_, &one, sizeof(one));
+  thread_.join();
+  close(wake_fd_);
+}
+
+int64_t ChangeFeed::head() const {
+  absl::MutexLock lock(&mu_);
+  return head_;
+}
+
+int64_t ChangeFeed::WaitBeyond(int64_t seq, absl::Time deadline) const {
+  absl::MutexLock lock(&mu_);
+  auto beyond = [this, seq]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return head_ > seq || stop_; };
+  mu_.AwaitWithDeadline(absl::Condition(&beyond), deadline);
+  return head_;
+}
+
+bool ChangeFeed::stopping() const {
+  absl::MutexLock lock(&mu_);
+  return stop_;
+}
+
+void ChangeFeed::Publish(int64_t head) {
+  absl::MutexLock lock(&mu_);
+  if (head > head_) head_ = head;
+}
+
+void ChangeFeed::SequenceAndPublish() {
+  if (absl::StatusOr<int64_t> numbered = SequencePending(pool_, options_.keep_changes);
+      !numbered.ok()) {
+    log_.Warning("cannot number changes", {{"error", numbered.status().message()}});
+    return;
+  }
+  if (absl::StatusOr<int64_t> head = HeadSeq(pool_); head.ok()) Publish(*head);
+}
+
+void ChangeFeed::Run() {
+  absl::Duration retry = absl::Milliseconds(200);
+  while (!stopping()) {
+    const absl::Status status = Listen();
+    if (stopping()) break;
+    log_.Warning("change notifications interrupted, reconnecting",
+                 {{"error", status.message()}, {"retry_in", absl::FormatDuration(retry)}});
+    pollfd wake{wake_fd_, POLLIN, 0};
+    poll(&wake, 1, static_cast<int>(absl::ToInt64Milliseconds(retry)));
+    retry = std::min(retry * 2, absl::Seconds(5));
+  }
+}
+
+absl::Status ChangeFeed::Listen() {
+  ASSIGN_OR_RETURN(std::unique_ptr<pg::Connection> connection,
+                   pg::Connection::Open(options_.dsn, pg::ConnectOptions{
+                                                          .connect_timeout = absl::Seconds(5),
+                                                          .application_name = "assisted-feed"}));
+  RETURN_IF_ERROR(connection->Exec("LISTEN assisted_change").status());
+  RETURN_IF_ERROR(connection->Exec("LISTEN assisted_seq").status());
+  SequenceAndPublish();  // catch up with whatever happened while not listening
+  pg_conn* raw = connection->raw();
+  while (!stopping()) {
+    pollfd fds[2] = {{PQsocket(raw), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
+    const int ready =
+        poll(fds, 2, static_cast<int>(absl::ToInt64Milliseconds(options_.poll_interval)));
+    if (ready < 0 && errno != EINTR) return absl::InternalError("poll failed");
+    if (stopping()) break;
+    if (PQconsumeInput(raw) == 0) {
+      return absl::UnavailableError(PQerrorMessage(raw));
+    }
+    bool appended = ready == 0;  // timeout: sequence anyway (safety net)
+    bool numbered = false;
+    while (PGnotify* notify = PQnotifies(raw)) {
+      const std::string channel = notify->relname;
+      PQfreemem(notify);
+      appended = appended || channel == "assisted_change";
+      numbered = numbered || channel == "assisted_seq";
+    }
+    if (appended) {
+      SequenceAndPublish();
+    } else if (numbered) {
+      if (absl::StatusOr<int64_t> head = HeadSeq(pool_); head.ok()) Publish(*head);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace assisted::inventory

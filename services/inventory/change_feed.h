@@ -1,0 +1,88 @@
+// File: services/inventory/change_feed.h
+//
+// The change log's moving parts. Writers append rows with no sequence number in their own
+// transactions (store_common.h: AppendChange). The ChangeFeed of every inventory replica
+// LISTENs for those appends; one replica at a time (whoever wins a transaction-level advisory
+// lock) numbers the committed rows in order, and everyone learns the new head through NOTIFY.
+// Because only committed rows get numbers, a watcher that has seen seq N has seen every change
+// numbered up to N, and can resume from N after any disconnect or restart.
+
+#ifndef ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_
+#define ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "assisted/inventory/v1/inventory_service.pb.h"
+#include "lib/log/log.h"
+#include "lib/pg/pool.h"
+
+namespace assisted::inventory {
+
+// Numbers the committed, unnumbered change rows (if this caller wins the sequencer lock) and
+// trims the log to the newest `keep` entries. Returns how many rows it numbered.
+absl::StatusOr<int64_t> SequencePending(pg::Pool& pool, int64_t keep);
+
+// The highest assigned seq (or the purge watermark when the log is empty).
+absl::StatusOr<int64_t> HeadSeq(pg::Pool& pool);
+
+// Every seq at or below this was deleted by retention.
+absl::StatusOr<int64_t> PurgedThrough(pg::Pool& pool);
+
+// Changes with after < seq <= upto that match `filter`, in seq order, at most `limit`.
+absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t after,
+                                                        int64_t upto,
+                                                        const v1::WatchFilter& filter, int limit);
+
+struct ChangeFeedOptions {
+  std::string dsn;
+  // Sequencing also runs this often without a notification (a safety net for lost NOTIFYs and
+  // for rows left unnumbered by a replica that died).
+  absl::Duration poll_interval = absl::Seconds(1);
+  // Change-log entries kept for resuming watchers.
+  int64_t keep_changes = 1'000'000;
+};
+
+class ChangeFeed {
+ public:
+  // Starts the background thread (LISTEN, sequence, publish the head).
+  static absl::StatusOr<std::unique_ptr<ChangeFeed>> Start(ChangeFeedOptions options,
+                                                           pg::Pool& pool, log::Logger log);
+  ~ChangeFeed();
+
+  // The newest head this replica knows.
+  int64_t head() const;
+
+  // Blocks until head() > seq or `deadline`; returns head(). Thread-safe.
+  int64_t WaitBeyond(int64_t seq, absl::Time deadline) const;
+
+ private:
+  ChangeFeed(ChangeFeedOptions options, pg::Pool& pool, log::Logger log, int wake_fd,
+             int64_t head);
+  void Run();
+  // One listening session; returns when the connection breaks or on stop.
+  absl::Status Listen();
+  void Publish(int64_t head);
+  void SequenceAndPublish();
+  bool stopping() const;
+
+  const ChangeFeedOptions options_;
+  pg::Pool& pool_;
+  log::Logger log_;
+  const int wake_fd_;  // eventfd: wakes the thread's poll() on shutdown
+  mutable absl::Mutex mu_;
+  int64_t head_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+}  // namespace assisted::inventory
+
+#endif  // ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_

@@ -1,0 +1,327 @@
+#include "services/inventory/service.h"
+
+#include "absl/strings/str_cat.h"
+#include "lib/config/config.h"
+#include "lib/grpc/identity.h"
+#include "lib/status/grpc_status.h"
+
+namespace assisted::inventory {
+namespace {
+
+constexpr int kWatchBatch = 500;
+
+Caller CallerOf(const grpc::ServerContext& context) {
+  const grpcutil::Identity identity = grpcutil::GetIdentity(context);
+  if (identity.system()) return Caller::System();
+  return Caller::User(identity.user, identity.org);
+}
+
+// INVALID_ARGUMENT naming `field` unless `value` is a UUID (or empty and `optional`).
+absl::Status CheckId(absl::string_view field, const std::string& value, bool optional = false) {
+  if (optional && value.empty()) return absl::OkStatus();
+  if (absl::Status status = config::Uuid(value); !status.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+grpc::Status Reply(absl::StatusOr<T> result, T* response) {
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *response = *std::move(result);
+  return grpc::Status::OK;
+}
+
+grpc::Status Reply(const absl::Status& status) { return ToGrpcStatus(status); }
+
+// Runs the id checks, then `call`; answers with the first failure.
+template <typename T, typename Call>
+grpc::Status Checked(std::initializer_list<absl::Status> checks, Call call, T* response) {
+  for (const absl::Status& check : checks) {
+    if (!check.ok()) return ToGrpcStatus(check);
+  }
+  return Reply(call(), response);
+}
+
+template <typename Call>
+grpc::Status CheckedEmpty(std::initializer_list<absl::Status> checks, Call call) {
+  for (const absl::Status& check : checks) {
+    if (!check.ok()) return ToGrpcStatus(check);
+  }
+  return Reply(call());
+}
+
+}  // namespace
+
+grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
+                                                 const v1::CreateClusterRequest* request,
+                                                 types::v1::Cluster* response) {
+  return Checked({CheckId("cluster.id", request->cluster().id(), true)},
+                 [&] { return stores_.resources.CreateCluster(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
+                                              const v1::GetClusterRequest* request,
+                                              types::v1::Cluster* response) {
+  return Checked({CheckId("id", request->id())},
+                 [&] { return stores_.resources.GetCluster(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::ListClusters(grpc::ServerContext* context,
+                                                const v1::ListClustersRequest* request,
+                                                v1::ListClustersResponse* response) {
+  return Reply(stores_.resources.ListClusters(CallerOf(*context), *request), response);
+}
+
+grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
+                                                 const v1::UpdateClusterRequest* request,
+                                                 types::v1::Cluster* response) {
+  return Checked({CheckId("cluster.id", request->cluster().id())},
+                 [&] { return stores_.resources.UpdateCluster(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
+                                                 const v1::DeleteClusterRequest* request,
+                                                 google::protobuf::Empty*) {
+  return CheckedEmpty({CheckId("id", request->id())}, [&] {
+    return stores_.resources.DeleteCluster(CallerOf(*context), *request);
+  });
+}
+
+grpc::Status InventoryServiceImpl::UpdateClusterStatus(grpc::ServerContext* context,
+                                                       const v1::UpdateClusterStatusRequest* request,
+                                                       types::v1::Cluster* response) {
+  return Checked(
+      {CheckId("id", request->id())},
+      [&] { return stores_.resources.UpdateClusterStatus(CallerOf(*context), *request); },
+      response);
+}
+
+grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
+                                                  const v1::CreateInfraEnvRequest* request,
+                                                  types::v1::InfraEnv* response) {
+  return Checked({CheckId("infra_env.id", request->infra_env().id(), true),
+                  CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
+                 [&] { return stores_.resources.CreateInfraEnv(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
+                                               const v1::GetInfraEnvRequest* request,
+                                               types::v1::InfraEnv* response) {
+  return Checked({CheckId("id", request->id())},
+                 [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
+                                                 const v1::ListInfraEnvsRequest* request,
+                                                 v1::ListInfraEnvsResponse* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id(), true)},
+                 [&] { return stores_.resources.ListInfraEnvs(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
+                                                  const v1::UpdateInfraEnvRequest* request,
+                                                  types::v1::InfraEnv* response) {
+  return Checked({CheckId("infra_env.id", request->infra_env().id()),
+                  CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
+                 [&] { return stores_.resources.UpdateInfraEnv(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
+                                                  const v1::DeleteInfraEnvRequest* request,
+                                                  google::protobuf::Empty*) {
+  return CheckedEmpty({CheckId("id", request->id())}, [&] {
+    return stores_.resources.DeleteInfraEnv(CallerOf(*context), *request);
+  });
+}
+
+grpc::Status InventoryServiceImpl::GetPullSecret(grpc::ServerContext* context,
+                                                 const v1::GetPullSecretRequest* request,
+                                                 v1::GetPullSecretResponse* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id(), true),
+                  CheckId("infra_env_id", request->infra_env_id(), true)},
+                 [&]() -> absl::StatusOr<v1::GetPullSecretResponse> {
+                   absl::StatusOr<std::string> secret =
+                       stores_.resources.GetPullSecret(CallerOf(*context), *request);
+                   if (!secret.ok()) return secret.status();
+                   v1::GetPullSecretResponse out;
+                   out.set_pull_secret(*std::move(secret));
+                   return out;
+                 },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
+                                              const v1::CreateHostRequest* request,
+                                              types::v1::Host* response) {
+  return Checked({CheckId("host.id", request->host().id()),
+                  CheckId("host.infra_env_id", request->host().infra_env_id()),
+                  CheckId("host.cluster_id", request->host().cluster_id(), true)},
+                 [&] { return stores_.resources.CreateHost(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
+                                           const v1::GetHostRequest* request,
+                                           types::v1::Host* response) {
+  return Checked({CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
+                 [&] { return stores_.resources.GetHost(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
+                                             const v1::ListHostsRequest* request,
+                                             v1::ListHostsResponse* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id(), true),
+                  CheckId("infra_env_id", request->infra_env_id(), true)},
+                 [&] { return stores_.resources.ListHosts(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
+                                              const v1::UpdateHostRequest* request,
+                                              types::v1::Host* response) {
+  return Checked({CheckId("host.infra_env_id", request->host().infra_env_id()),
+                  CheckId("host.id", request->host().id()),
+                  CheckId("host.cluster_id", request->host().cluster_id(), true)},
+                 [&] { return stores_.resources.UpdateHost(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
+                                              const v1::DeleteHostRequest* request,
+                                              google::protobuf::Empty*) {
+  return CheckedEmpty(
+      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
+      [&] { return stores_.resources.DeleteHost(CallerOf(*context), *request); });
+}
+
+grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context,
+                                                    const v1::UpdateHostStatusRequest* request,
+                                                    types::v1::Host* response) {
+  return Checked({CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
+                 [&] { return stores_.resources.UpdateHostStatus(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,
+                                               const v1::AppendEventRequest* request,
+                                               types::v1::Event* response) {
+  const types::v1::Event& event = request->event();
+  return Checked({CheckId("event.cluster_id", event.cluster_id(), true),
+                  CheckId("event.host_id", event.host_id(), true),
+                  CheckId("event.infra_env_id", event.infra_env_id(), true)},
+                 [&] { return stores_.events.Append(CallerOf(*context), *request); }, response);
+}
+
+grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
+                                              const v1::ListEventsRequest* request,
+                                              v1::ListEventsResponse* response) {
+  for (int i = 0; i < request->host_ids_size(); ++i) {
+    if (absl::Status status = CheckId(absl::StrCat("host_ids[", i, "]"), request->host_ids(i));
+        !status.ok()) {
+      return ToGrpcStatus(status);
+    }
+  }
+  return Checked({CheckId("cluster_id", request->cluster_id(), true),
+                  CheckId("host_id", request->host_id(), true),
+                  CheckId("infra_env_id", request->infra_env_id(), true)},
+                 [&] { return stores_.events.List(CallerOf(*context), *request); }, response);
+}
+
+grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
+                                               const v1::PutArtifactRequest* request,
+                                               v1::ArtifactInfo* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id())},
+                 [&] { return stores_.artifacts.Put(CallerOf(*context), *request); }, response);
+}
+
+grpc::Status InventoryServiceImpl::GetArtifact(grpc::ServerContext* context,
+                                               const v1::GetArtifactRequest* request,
+                                               v1::Artifact* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id())},
+                 [&] { return stores_.artifacts.Get(CallerOf(*context), *request); }, response);
+}
+
+grpc::Status InventoryServiceImpl::ListArtifacts(grpc::ServerContext* context,
+                                                 const v1::ListArtifactsRequest* request,
+                                                 v1::ListArtifactsResponse* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id())},
+                 [&] { return stores_.artifacts.List(CallerOf(*context), *request); }, response);
+}
+
+grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
+                                                   const v1::DeleteArtifactsRequest* request,
+                                                   v1::DeleteArtifactsResponse* response) {
+  return Checked({CheckId("cluster_id", request->cluster_id())},
+                 [&] { return stores_.artifacts.Delete(CallerOf(*context), *request); },
+                 response);
+}
+
+grpc::Status InventoryServiceImpl::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
+                                         v1::LeaseResponse* response) {
+  return Reply(stores_.leases.Lease(*request), response);
+}
+
+grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
+                                         const v1::WatchRequest* request,
+                                         grpc::ServerWriter<v1::WatchEvent>* writer) {
+  if (request->from_seq() < 0) {
+    return ToGrpcStatus(absl::InvalidArgumentError("from_seq: must not be negative"));
+  }
+  absl::StatusOr<int64_t> purged = PurgedThrough(stores_.pool);
+  if (!purged.ok()) return ToGrpcStatus(purged.status());
+  absl::StatusOr<int64_t> head = HeadSeq(stores_.pool);
+  if (!head.ok()) return ToGrpcStatus(head.status());
+  if (request->from_seq() > 0 && request->from_seq() < *purged) {
+    return ToGrpcStatus(absl::OutOfRangeError(
+        absl::StrCat("from_seq ", request->from_seq(), " is older than the retained change log (",
+                     "it starts after ", *purged, "); re-list and watch from a bookmark")));
+  }
+  if (request->from_seq() > *head) {
+    return ToGrpcStatus(absl::OutOfRangeError(absl::StrCat(
+        "from_seq ", request->from_seq(), " is ahead of the change log head ", *head)));
+  }
+  int64_t cursor = request->from_seq() == 0 ? *head : request->from_seq();
+  auto bookmark = [&writer](int64_t seq) {
+    v1::WatchEvent event;
+    event.set_seq(seq);
+    event.set_change_type(v1::CHANGE_TYPE_BOOKMARK);
+    return writer->Write(event);
+  };
+  if (!bookmark(cursor)) return grpc::Status::OK;
+  absl::Time last_sent = absl::Now();
+  while (!context->IsCancelled()) {
+    const int64_t upto = stores_.feed.head();
+    if (upto > cursor) {
+      absl::StatusOr<std::vector<v1::WatchEvent>> batch =
+          ReadChanges(stores_.pool, cursor, upto, request->filter(), kWatchBatch);
+      if (!batch.ok()) return ToGrpcStatus(batch.status());
+      for (const v1::WatchEvent& event : *batch) {
+        if (!writer->Write(event)) return grpc::Status::OK;  // the watcher went away
+        last_sent = absl::Now();
+      }
+      // A short batch means everything up to `upto` was scanned (filtered rows included).
+      cursor = batch->size() < static_cast<size_t>(kWatchBatch) ? upto : batch->back().seq();
+      continue;
+    }
+    // Wake at least every second to notice a cancelled stream.
+    const absl::Time deadline = std::min(last_sent + bookmark_interval_,
+                                         absl::Now() + absl::Seconds(1));
+    stores_.feed.WaitBeyond(cursor, deadline);
+    if (stores_.feed.head() <= cursor && absl::Now() >= last_sent + bookmark_interval_) {
+      if (!bookmark(cursor)) return grpc::Status::OK;
+      last_sent = absl::Now();
+    }
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace assisted::inventory
