@@ -217,13 +217,13 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
     Query q;
     const std::string cluster = q.Add(request.cluster_id());
     const std::string name = q.Add(request.name());
-    const std::string kind = q.Add(v1::ArtifactKind_Name(request.kind()));
-    const std::string type = q.Add(request.content_type());
     // Bytes travel base64-encoded: libpq text parameters cannot carry NUL bytes.
     const std::string content = q.Add(absl::Base64Escape(request.content()));
     const std::string partial = q.Add(request.partial() ? "true" : "false");
     std::string sql;
     if (request.offset() == 0) {
+      const std::string kind = q.Add(v1::ArtifactKind_Name(request.kind()));
+      const std::string type = q.Add(request.content_type());
       sql = absl::StrCat(
           "INSERT INTO artifacts (cluster_id, name, kind, content_type, content, partial, "
           "updated_at) VALUES (",

@@ -1,0 +1,128 @@
+#include "services/inventory/change_feed.h"
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/inventory/resource_store.h"
+#include "services/inventory/store_test_base.h"
+
+namespace assisted::inventory {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
+
+class ChangeFeedTest : public InventoryDbTest {
+ protected:
+  void SetUp() override {
+    InventoryDbTest::SetUp();
+    resources_ = std::make_unique<ResourceStore>(*pool_, Validators{});
+  }
+
+  std::string NewCluster() {
+    v1::CreateClusterRequest create;
+    create.mutable_cluster()->set_name("c");
+    auto cluster = resources_->CreateCluster(Caller::System(), create);
+    EXPECT_THAT(cluster, IsOk());
+    return cluster.ok() ? cluster->id() : "";
+  }
+
+  std::vector<v1::WatchEvent> All(int64_t after = 0) {
+    auto head = HeadSeq(*pool_);
+    EXPECT_THAT(head, IsOk());
+    auto events = ReadChanges(*pool_, after, *head, {}, 1'000'000);
+    EXPECT_THAT(events, IsOk());
+    return events.ok() ? *events : std::vector<v1::WatchEvent>();
+  }
+
+  std::unique_ptr<ResourceStore> resources_;
+};
+
+TEST_F(ChangeFeedTest, CommittedChangesGetConsecutiveNumbersInCommitOrder) {
+  const std::string id = NewCluster();
+  v1::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(id);
+  update.mutable_cluster()->set_name("renamed");
+  update.mutable_update_mask()->add_paths("name");
+  ASSERT_THAT(resources_->UpdateCluster(Caller::System(), update), IsOk());
+  EXPECT_THAT(SequencePending(*pool_, 1000), IsOkAndHolds(2));
+  EXPECT_THAT(SequencePending(*pool_, 1000), IsOkAndHolds(0));
+  const std::vector<v1::WatchEvent> events = All();
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[0].seq(), 1);
+  EXPECT_EQ(events[0].change_type(), v1::CHANGE_TYPE_CREATED);
+  EXPECT_EQ(events[0].cluster_status(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  EXPECT_EQ(events[1].seq(), 2);
+  EXPECT_EQ(events[1].resource_version(), 2);
+  EXPECT_EQ(events[1].id(), id);
+  EXPECT_EQ(events[1].cluster_id(), id);
+}
+
+TEST_F(ChangeFeedTest, AnUncommittedChangeHoldsBackNothingAndIsNumberedAfterItCommits) {
+  NewCluster();
+  // A transaction that appended a change but has not committed yet.
+  auto slow = pool_->Acquire();
+  ASSERT_THAT(slow, IsOk());
+  auto tx = pg::Transaction::Begin(**slow);
+  ASSERT_THAT(tx, IsOk());
+  ASSERT_THAT(AppendChange(*tx, {v1::RESOURCE_KIND_CLUSTER, Uuid(5, 1), "", Uuid(5, 1), 1,
+                                 v1::CHANGE_TYPE_CREATED, ""}),
+              IsOk());
+  NewCluster();
+  ASSERT_THAT(SequencePending(*pool_, 1000), IsOkAndHolds(2));
+  const int64_t seen = All().back().seq();
+  ASSERT_THAT(tx->Commit(), IsOk());
+  ASSERT_THAT(SequencePending(*pool_, 1000), IsOkAndHolds(1));
+  // The late commit comes after everything a watcher has already seen: nothing is skipped.
+  const std::vector<v1::WatchEvent> later = All(seen);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].id(), Uuid(5, 1));
+  EXPECT_EQ(later[0].seq(), seen + 1);
+}
+
+TEST_F(ChangeFeedTest, ConcurrentWritersAndSequencersNumberEveryChangeOnceWithoutGaps) {
+  std::vector<std::thread> threads;
+  std::atomic<bool> writing{true};
+  for (int w = 0; w < 4; ++w) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) NewCluster();
+    });
+  }
+  for (int s = 0; s < 2; ++s) {
+    threads.emplace_back([&] {
+      while (writing) (void)SequencePending(*pool_, 1'000'000);
+    });
+  }
+  for (int w = 0; w < 4; ++w) threads[w].join();
+  writing = false;
+  for (size_t t = 4; t < threads.size(); ++t) threads[t].join();
+  ASSERT_THAT(SequencePending(*pool_, 1'000'000), IsOk());
+  const std::vector<v1::WatchEvent> events = All();
+  ASSERT_EQ(events.size(), 200u);
+  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].seq(), static_cast<int64_t>(i + 1));
+}
+
+TEST_F(ChangeFeedTest, RetentionTrimsTheOldestAndRemembersWhere) {
+  for (int i = 0; i < 1005; ++i) NewCluster();
+  ASSERT_THAT(SequencePending(*pool_, 1000), IsOk());
+  EXPECT_THAT(PurgedThrough(*pool_), IsOkAndHolds(5));
+  EXPECT_THAT(HeadSeq(*pool_), IsOkAndHolds(1005));
+  EXPECT_EQ(All().front().seq(), 6);
+}
+
+TEST_F(ChangeFeedTest, TheFeedPublishesNewHeadsToWaiters) {
+  auto feed = ChangeFeed::Start({.dsn = dsn(), .poll_interval = absl::Seconds(30)}, *pool_,
+                                log::Logger::Discard());
+  ASSERT_THAT(feed, IsOk());
+  const int64_t before = (*feed)->head();
+  NewCluster();
+  // Woken by NOTIFY, not by the 30 s poll.
+  const int64_t after = (*feed)->WaitBeyond(before, absl::Now() + absl::Seconds(10));
+  EXPECT_EQ(after, before + 1);
+}
+
+}  // namespace
+}  // namespace assisted::inventory

@@ -1,0 +1,216 @@
+#include "services/inventory/side_stores.h"
+
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/inventory/resource_store.h"
+#include "services/inventory/store_test_base.h"
+
+namespace assisted::inventory {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
+using ::assisted::testing::StatusIs;
+using ::testing::HasSubstr;
+
+class SideStoresTest : public InventoryDbTest {
+ protected:
+  void SetUp() override {
+    InventoryDbTest::SetUp();
+    resources_ = std::make_unique<ResourceStore>(*pool_, Validators{});
+    events_ = std::make_unique<EventStore>(*pool_);
+    artifacts_ = std::make_unique<ArtifactStore>(*pool_, 1 << 20);
+    leases_ = std::make_unique<LeaseStore>(*pool_);
+    v1::CreateClusterRequest create;
+    create.mutable_cluster()->set_name("c");
+    auto cluster = resources_->CreateCluster(alice_, create);
+    ASSERT_THAT(cluster, IsOk());
+    cluster_id_ = cluster->id();
+  }
+
+  absl::StatusOr<v1::ArtifactInfo> Put(const std::string& content, int64_t offset = 0,
+                                       bool partial = false, const Caller* caller = nullptr) {
+    v1::PutArtifactRequest request;
+    request.set_cluster_id(cluster_id_);
+    request.set_name("logs/host.tar.gz");
+    request.set_kind(v1::ARTIFACT_KIND_LOGS);
+    request.set_content(content);
+    request.set_offset(offset);
+    request.set_partial(partial);
+    return artifacts_->Put(caller != nullptr ? *caller : alice_, request);
+  }
+
+  absl::StatusOr<std::string> Read(const std::string& name = "logs/host.tar.gz") {
+    v1::GetArtifactRequest request;
+    request.set_cluster_id(cluster_id_);
+    request.set_name(name);
+    absl::StatusOr<v1::Artifact> artifact = artifacts_->Get(alice_, request);
+    if (!artifact.ok()) return artifact.status();
+    return artifact->content();
+  }
+
+  absl::StatusOr<v1::LeaseResponse> Lease(const std::string& holder, v1::LeaseAction action,
+                                          absl::Duration ttl = absl::Seconds(30)) {
+    v1::LeaseRequest request;
+    request.set_name("orchestrator-leader");
+    request.set_holder(holder);
+    request.set_action(action);
+    request.mutable_ttl()->set_seconds(absl::ToInt64Seconds(ttl));
+    request.mutable_ttl()->set_nanos(absl::ToInt64Nanoseconds(ttl % absl::Seconds(1)));
+    return leases_->Lease(request);
+  }
+
+  const Caller alice_ = Caller::User("alice", "org-a");
+  const Caller bob_ = Caller::User("bob", "org-b");
+  std::string cluster_id_;
+  std::unique_ptr<ResourceStore> resources_;
+  std::unique_ptr<EventStore> events_;
+  std::unique_ptr<ArtifactStore> artifacts_;
+  std::unique_ptr<LeaseStore> leases_;
+};
+
+TEST_F(SideStoresTest, EventsAreFilteredOrderedAndCounted) {
+  const std::string host = Uuid(9, 1);
+  for (int i = 0; i < 5; ++i) {
+    v1::AppendEventRequest request;
+    request.mutable_event()->set_cluster_id(cluster_id_);
+    if (i % 2 == 1) request.mutable_event()->set_host_id(host);
+    request.mutable_event()->set_severity(i == 4 ? types::v1::EVENT_SEVERITY_ERROR
+                                                 : types::v1::EVENT_SEVERITY_INFO);
+    request.mutable_event()->set_message(absl::StrCat("Event number ", i));
+    auto event = events_->Append(alice_, request);
+    ASSERT_THAT(event, IsOk());
+    EXPECT_GT(event->id(), 0);
+    EXPECT_TRUE(event->has_event_time());
+  }
+  v1::ListEventsRequest list;
+  list.set_cluster_id(cluster_id_);
+  auto all = events_->List(alice_, list);
+  ASSERT_THAT(all, IsOk());
+  ASSERT_EQ(all->events_size(), 5);
+  EXPECT_EQ(all->events(0).message(), "Event number 0");
+  EXPECT_EQ(all->total_count(), 5);
+  list.set_order(v1::SORT_ORDER_DESC);
+  list.set_limit(2);
+  list.set_offset(1);
+  auto window = events_->List(alice_, list);
+  ASSERT_THAT(window, IsOk());
+  ASSERT_EQ(window->events_size(), 2);
+  EXPECT_EQ(window->events(0).message(), "Event number 3");
+  EXPECT_EQ(window->total_count(), 5);
+  v1::ListEventsRequest filtered;
+  filtered.set_cluster_id(cluster_id_);
+  filtered.add_severities(types::v1::EVENT_SEVERITY_ERROR);
+  EXPECT_EQ(events_->List(alice_, filtered)->events_size(), 1);
+  filtered.clear_severities();
+  filtered.set_host_id(host);
+  EXPECT_EQ(events_->List(alice_, filtered)->events_size(), 2);
+  filtered.clear_host_id();
+  filtered.set_cluster_level(true);
+  EXPECT_EQ(events_->List(alice_, filtered)->events_size(), 3);
+  filtered.set_message("NUMBER 4");
+  EXPECT_EQ(events_->List(alice_, filtered)->events_size(), 1);
+  EXPECT_EQ(events_->List(bob_, list)->events_size(), 0);
+}
+
+TEST_F(SideStoresTest, EventsNeedAMessageAndSeverity) {
+  v1::AppendEventRequest request;
+  EXPECT_THAT(events_->Append(alice_, request),
+              StatusIs(absl::StatusCode::kInvalidArgument, "event.message: required"));
+}
+
+TEST_F(SideStoresTest, ArtifactsHoldBinaryContentAndGrowByChunks) {
+  const std::string binary("\0\1\2\xff\x00zz", 7);
+  auto first = Put(binary, 0, /*partial=*/true);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(first->size_bytes(), 7);
+  EXPECT_TRUE(first->partial());
+  auto second = Put("tail", 7);
+  ASSERT_THAT(second, IsOk());
+  EXPECT_FALSE(second->partial());
+  EXPECT_THAT(Read(), IsOkAndHolds(binary + "tail"));
+  // Writing the same chunk again is harmless.
+  ASSERT_THAT(Put("tail", 7), IsOk());
+  EXPECT_THAT(Read(), IsOkAndHolds(binary + "tail"));
+  EXPECT_EQ(second->sha256().size(), 64u);
+  EXPECT_THAT(Put("x", 100), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                      HasSubstr("holds 11 bytes, cannot write at 100")));
+}
+
+TEST_F(SideStoresTest, ArtifactsAreBoundedScopedAndDeletable) {
+  EXPECT_THAT(Put(std::string((1 << 20) + 1, 'x')),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  ASSERT_THAT(Put("content"), IsOk());
+  EXPECT_THAT(Put("evil", 0, false, &bob_), StatusIs(absl::StatusCode::kNotFound));
+  v1::ListArtifactsRequest list;
+  list.set_cluster_id(cluster_id_);
+  list.set_name_prefix("logs/");
+  EXPECT_EQ(artifacts_->List(alice_, list)->artifacts_size(), 1);
+  v1::DeleteArtifactsRequest remove;
+  remove.set_cluster_id(cluster_id_);
+  remove.add_kinds(v1::ARTIFACT_KIND_LOGS);
+  EXPECT_EQ(artifacts_->Delete(alice_, remove)->deleted_count(), 1);
+  EXPECT_THAT(Read(), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(SideStoresTest, LeaseChangesHandsOnlyWhenFreeAndBumpsTheEpochThen) {
+  auto a = Lease("replica-a", v1::LEASE_ACTION_ACQUIRE);
+  ASSERT_THAT(a, IsOk());
+  EXPECT_TRUE(a->granted());
+  EXPECT_EQ(a->epoch(), 1);
+  auto b = Lease("replica-b", v1::LEASE_ACTION_ACQUIRE);
+  ASSERT_THAT(b, IsOk());
+  EXPECT_FALSE(b->granted());
+  EXPECT_EQ(b->holder(), "replica-a");
+  auto renewed = Lease("replica-a", v1::LEASE_ACTION_RENEW);
+  EXPECT_TRUE(renewed->granted());
+  EXPECT_EQ(renewed->epoch(), 1);
+  EXPECT_TRUE(Lease("replica-a", v1::LEASE_ACTION_RELEASE)->granted());
+  auto taken = Lease("replica-b", v1::LEASE_ACTION_ACQUIRE);
+  EXPECT_TRUE(taken->granted());
+  EXPECT_EQ(taken->epoch(), 2);
+  EXPECT_FALSE(Lease("replica-a", v1::LEASE_ACTION_RENEW)->granted());
+}
+
+TEST_F(SideStoresTest, AnExpiredLeaseIsTakenOver) {
+  ASSERT_TRUE(Lease("replica-a", v1::LEASE_ACTION_ACQUIRE, absl::Milliseconds(50))->granted());
+  absl::SleepFor(absl::Milliseconds(100));
+  auto b = Lease("replica-b", v1::LEASE_ACTION_ACQUIRE);
+  EXPECT_TRUE(b->granted());
+  EXPECT_EQ(b->epoch(), 2);
+}
+
+TEST_F(SideStoresTest, WritesFromADeposedLeaderAreFencedOff) {
+  auto a = Lease("replica-a", v1::LEASE_ACTION_ACQUIRE, absl::Milliseconds(50));
+  ASSERT_TRUE(a->granted());
+  v1::UpdateClusterStatusRequest write;
+  write.set_id(cluster_id_);
+  write.set_expected_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  write.set_new_status(types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  write.mutable_fence()->set_name("orchestrator-leader");
+  write.mutable_fence()->set_epoch(a->epoch());
+  absl::SleepFor(absl::Milliseconds(100));
+  auto b = Lease("replica-b", v1::LEASE_ACTION_ACQUIRE);
+  ASSERT_TRUE(b->granted());
+  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), write),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("epoch 2")));
+  write.mutable_fence()->set_epoch(b->epoch());
+  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), write), IsOk());
+  write.mutable_fence()->set_name("no-such-lease");
+  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), write),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+TEST_F(SideStoresTest, LeaseRequestsAreValidated) {
+  v1::LeaseRequest request;
+  EXPECT_THAT(leases_->Lease(request), StatusIs(absl::StatusCode::kInvalidArgument, "name: required"));
+  request.set_name("x");
+  request.set_holder("h");
+  request.set_action(v1::LEASE_ACTION_ACQUIRE);
+  EXPECT_THAT(leases_->Lease(request), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ttl")));
+}
+
+}  // namespace
+}  // namespace assisted::inventory
