@@ -77,10 +77,8 @@ absl::StatusOr<int64_t> PurgedThrough(pg::Pool& pool) {
   });
 }
 
-absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t after,
-                                                        int64_t upto,
-                                                        const v1::WatchFilter& filter,
-                                                        int limit) {
+absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t after, int64_t upto,
+                                                        const v1::WatchFilter& filter, int limit) {
   Query q;
   std::string sql = absl::StrCat(
       "SELECT seq, kind, resource_id, infra_env_id, cluster_id, resource_version, change_type, "
@@ -88,9 +86,10 @@ absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t 
       q.Add(absl::StrCat(after)), "::bigint AND seq <= ", q.Add(absl::StrCat(upto)), "::bigint");
   if (filter.kinds_size() > 0) {
     std::vector<std::string> kinds;
-    for (int kind : filter.kinds()) kinds.push_back(v1::ResourceKind_Name(static_cast<v1::ResourceKind>(kind)));
-    absl::StrAppend(&sql, " AND kind = ANY(", q.Add(absl::StrCat("{", absl::StrJoin(kinds, ","), "}")),
-                    "::text[])");
+    for (int kind : filter.kinds())
+      kinds.push_back(v1::ResourceKind_Name(static_cast<v1::ResourceKind>(kind)));
+    absl::StrAppend(&sql, " AND kind = ANY(",
+                    q.Add(absl::StrCat("{", absl::StrJoin(kinds, ","), "}")), "::text[])");
   }
   if (!filter.cluster_id().empty()) {
     absl::StrAppend(&sql, " AND cluster_id = ", q.Add(filter.cluster_id()));
@@ -99,35 +98,38 @@ absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t 
     absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(filter.infra_env_id()));
   }
   absl::StrAppend(&sql, " ORDER BY seq LIMIT ", limit);
-  return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<std::vector<v1::WatchEvent>> {
-    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-    std::vector<v1::WatchEvent> events;
-    events.reserve(rows.rows());
-    for (int row = 0; row < rows.rows(); ++row) {
-      v1::WatchEvent& event = events.emplace_back();
-      event.set_seq(ToInt64(rows.Get(row, 0)));
-      v1::ResourceKind kind;
-      if (v1::ResourceKind_Parse(std::string(rows.Get(row, 1)), &kind)) event.set_kind(kind);
-      event.set_id(std::string(rows.Get(row, 2)));
-      event.set_infra_env_id(std::string(rows.Get(row, 3)));
-      event.set_cluster_id(std::string(rows.Get(row, 4)));
-      event.set_resource_version(ToInt64(rows.Get(row, 5)));
-      v1::ChangeType type;
-      if (v1::ChangeType_Parse(std::string(rows.Get(row, 6)), &type)) event.set_change_type(type);
-      const std::string status(rows.Get(row, 7));
-      types::v1::ClusterStatus cluster_status;
-      types::v1::HostStatus host_status;
-      if (event.kind() == v1::RESOURCE_KIND_CLUSTER &&
-          types::v1::ClusterStatus_Parse(status, &cluster_status)) {
-        event.set_cluster_status(cluster_status);
-      } else if (event.kind() == v1::RESOURCE_KIND_HOST &&
-                 types::v1::HostStatus_Parse(status, &host_status)) {
-        event.set_host_status(host_status);
-      }
-      SetTimestamp(rows.Get(row, 8), *event.mutable_changed_at());
-    }
-    return events;
-  });
+  return InTransaction(pool,
+                       [&](pg::Transaction& tx) -> absl::StatusOr<std::vector<v1::WatchEvent>> {
+                         ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+                         std::vector<v1::WatchEvent> events;
+                         events.reserve(rows.rows());
+                         for (int row = 0; row < rows.rows(); ++row) {
+                           v1::WatchEvent& event = events.emplace_back();
+                           event.set_seq(ToInt64(rows.Get(row, 0)));
+                           v1::ResourceKind kind;
+                           if (v1::ResourceKind_Parse(std::string(rows.Get(row, 1)), &kind))
+                             event.set_kind(kind);
+                           event.set_id(std::string(rows.Get(row, 2)));
+                           event.set_infra_env_id(std::string(rows.Get(row, 3)));
+                           event.set_cluster_id(std::string(rows.Get(row, 4)));
+                           event.set_resource_version(ToInt64(rows.Get(row, 5)));
+                           v1::ChangeType type;
+                           if (v1::ChangeType_Parse(std::string(rows.Get(row, 6)), &type))
+                             event.set_change_type(type);
+                           const std::string status(rows.Get(row, 7));
+                           types::v1::ClusterStatus cluster_status;
+                           types::v1::HostStatus host_status;
+                           if (event.kind() == v1::RESOURCE_KIND_CLUSTER &&
+                               types::v1::ClusterStatus_Parse(status, &cluster_status)) {
+                             event.set_cluster_status(cluster_status);
+                           } else if (event.kind() == v1::RESOURCE_KIND_HOST &&
+                                      types::v1::HostStatus_Parse(status, &host_status)) {
+                             event.set_host_status(host_status);
+                           }
+                           SetTimestamp(rows.Get(row, 8), *event.mutable_changed_at());
+                         }
+                         return events;
+                       });
 }
 
 absl::StatusOr<std::unique_ptr<ChangeFeed>> ChangeFeed::Start(ChangeFeedOptions options,
@@ -205,10 +207,10 @@ void ChangeFeed::Run() {
 }
 
 absl::Status ChangeFeed::Listen() {
-  ASSIGN_OR_RETURN(std::unique_ptr<pg::Connection> connection,
-                   pg::Connection::Open(options_.dsn, pg::ConnectOptions{
-                                                          .connect_timeout = absl::Seconds(5),
-                                                          .application_name = "assisted-feed"}));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<pg::Connection> connection,
+      pg::Connection::Open(options_.dsn, pg::ConnectOptions{.connect_timeout = absl::Seconds(5),
+                                                            .application_name = "assisted-feed"}));
   RETURN_IF_ERROR(connection->Exec("LISTEN assisted_change").status());
   RETURN_IF_ERROR(connection->Exec("LISTEN assisted_seq").status());
   SequenceAndPublish();  // catch up with whatever happened while not listening

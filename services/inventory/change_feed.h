@@ -37,8 +37,7 @@ absl::StatusOr<int64_t> HeadSeq(pg::Pool& pool);
 absl::StatusOr<int64_t> PurgedThrough(pg::Pool& pool);
 
 // Changes with after < seq <= upto that match `filter`, in seq order, at most `limit`.
-absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t after,
-                                                        int64_t upto,
+absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t after, int64_t upto,
                                                         const v1::WatchFilter& filter, int limit);
 
 struct ChangeFeedOptions {
@@ -64,8 +63,7 @@ class ChangeFeed {
   int64_t WaitBeyond(int64_t seq, absl::Time deadline) const;
 
  private:
-  ChangeFeed(ChangeFeedOptions options, pg::Pool& pool, log::Logger log, int wake_fd,
-             int64_t head);
+  ChangeFeed(ChangeFeedOptions options, pg::Pool& pool, log::Logger log, int wake_fd, int64_t head);
   void Run();
   // One listening session; returns when the connection breaks or on stop.
   absl::Status Listen();

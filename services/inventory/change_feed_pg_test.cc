@@ -102,7 +102,8 @@ TEST_F(ChangeFeedTest, ConcurrentWritersAndSequencersNumberEveryChangeOnceWithou
   ASSERT_THAT(SequencePending(*pool_, 1'000'000), IsOk());
   const std::vector<v1::WatchEvent> events = All();
   ASSERT_EQ(events.size(), 200u);
-  for (size_t i = 0; i < events.size(); ++i) EXPECT_EQ(events[i].seq(), static_cast<int64_t>(i + 1));
+  for (size_t i = 0; i < events.size(); ++i)
+    EXPECT_EQ(events[i].seq(), static_cast<int64_t>(i + 1));
 }
 
 TEST_F(ChangeFeedTest, RetentionTrimsTheOldestAndRemembersWhere) {

@@ -29,6 +29,25 @@ void Config::Register(config::Parser& parser) {
       .Duration("postgres-connect-timeout", &postgres_connect_timeout,
                 "how long to wait for PostgreSQL to accept a connection")
       .Range(absl::Seconds(1), absl::Minutes(10));
+  parser
+      .Int("postgres-max-connections", &postgres_max_connections,
+           "connections the pool may open; keep below the server's max_connections")
+      .Range(1, 1000);
+  parser
+      .Duration("postgres-statement-timeout", &postgres_statement_timeout,
+                "longest any one SQL statement may run")
+      .Range(absl::Milliseconds(100), absl::Hours(1));
+  parser.Int64("max-artifact-bytes", &max_artifact_bytes, "largest artifact stored")
+      .Range(1, 64 << 20);
+  parser
+      .Int64("change-log-keep", &change_log_keep,
+             "change-log entries kept for watchers to resume from")
+      .Range(1000, int64_t{1} << 40);
+  parser
+      .Duration("watch-bookmark-interval", &watch_bookmark_interval,
+                "a quiet Watch stream gets a BOOKMARK this often")
+      .Range(absl::Milliseconds(100), absl::Hours(1));
+  parser.Int("grpc-max-threads", &grpc.max_threads, "threads serving requests").Range(2, 10000);
 }
 
 namespace {

@@ -56,17 +56,17 @@ grpc::Status CheckedEmpty(std::initializer_list<absl::Status> checks, Call call)
 grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
                                                  const v1::CreateClusterRequest* request,
                                                  types::v1::Cluster* response) {
-  return Checked({CheckId("cluster.id", request->cluster().id(), true)},
-                 [&] { return stores_.resources.CreateCluster(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("cluster.id", request->cluster().id(), true)},
+      [&] { return stores_.resources.CreateCluster(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
                                               const v1::GetClusterRequest* request,
                                               types::v1::Cluster* response) {
-  return Checked({CheckId("id", request->id())},
-                 [&] { return stores_.resources.GetCluster(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("id", request->id())},
+      [&] { return stores_.resources.GetCluster(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListClusters(grpc::ServerContext* context,
@@ -78,9 +78,9 @@ grpc::Status InventoryServiceImpl::ListClusters(grpc::ServerContext* context,
 grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
                                                  const v1::UpdateClusterRequest* request,
                                                  types::v1::Cluster* response) {
-  return Checked({CheckId("cluster.id", request->cluster().id())},
-                 [&] { return stores_.resources.UpdateCluster(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("cluster.id", request->cluster().id())},
+      [&] { return stores_.resources.UpdateCluster(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
@@ -91,9 +91,9 @@ grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
   });
 }
 
-grpc::Status InventoryServiceImpl::UpdateClusterStatus(grpc::ServerContext* context,
-                                                       const v1::UpdateClusterStatusRequest* request,
-                                                       types::v1::Cluster* response) {
+grpc::Status InventoryServiceImpl::UpdateClusterStatus(
+    grpc::ServerContext* context, const v1::UpdateClusterStatusRequest* request,
+    types::v1::Cluster* response) {
   return Checked(
       {CheckId("id", request->id())},
       [&] { return stores_.resources.UpdateClusterStatus(CallerOf(*context), *request); },
@@ -103,35 +103,35 @@ grpc::Status InventoryServiceImpl::UpdateClusterStatus(grpc::ServerContext* cont
 grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
                                                   const v1::CreateInfraEnvRequest* request,
                                                   types::v1::InfraEnv* response) {
-  return Checked({CheckId("infra_env.id", request->infra_env().id(), true),
-                  CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
-                 [&] { return stores_.resources.CreateInfraEnv(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("infra_env.id", request->infra_env().id(), true),
+       CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
+      [&] { return stores_.resources.CreateInfraEnv(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
                                                const v1::GetInfraEnvRequest* request,
                                                types::v1::InfraEnv* response) {
-  return Checked({CheckId("id", request->id())},
-                 [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("id", request->id())},
+      [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
                                                  const v1::ListInfraEnvsRequest* request,
                                                  v1::ListInfraEnvsResponse* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id(), true)},
-                 [&] { return stores_.resources.ListInfraEnvs(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id(), true)},
+      [&] { return stores_.resources.ListInfraEnvs(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
                                                   const v1::UpdateInfraEnvRequest* request,
                                                   types::v1::InfraEnv* response) {
-  return Checked({CheckId("infra_env.id", request->infra_env().id()),
-                  CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
-                 [&] { return stores_.resources.UpdateInfraEnv(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("infra_env.id", request->infra_env().id()),
+       CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
+      [&] { return stores_.resources.UpdateInfraEnv(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
@@ -145,54 +145,55 @@ grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
 grpc::Status InventoryServiceImpl::GetPullSecret(grpc::ServerContext* context,
                                                  const v1::GetPullSecretRequest* request,
                                                  v1::GetPullSecretResponse* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id(), true),
-                  CheckId("infra_env_id", request->infra_env_id(), true)},
-                 [&]() -> absl::StatusOr<v1::GetPullSecretResponse> {
-                   absl::StatusOr<std::string> secret =
-                       stores_.resources.GetPullSecret(CallerOf(*context), *request);
-                   if (!secret.ok()) return secret.status();
-                   v1::GetPullSecretResponse out;
-                   out.set_pull_secret(*std::move(secret));
-                   return out;
-                 },
-                 response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id(), true),
+       CheckId("infra_env_id", request->infra_env_id(), true)},
+      [&]() -> absl::StatusOr<v1::GetPullSecretResponse> {
+        absl::StatusOr<std::string> secret =
+            stores_.resources.GetPullSecret(CallerOf(*context), *request);
+        if (!secret.ok()) return secret.status();
+        v1::GetPullSecretResponse out;
+        out.set_pull_secret(*std::move(secret));
+        return out;
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
                                               const v1::CreateHostRequest* request,
                                               types::v1::Host* response) {
-  return Checked({CheckId("host.id", request->host().id()),
-                  CheckId("host.infra_env_id", request->host().infra_env_id()),
-                  CheckId("host.cluster_id", request->host().cluster_id(), true)},
-                 [&] { return stores_.resources.CreateHost(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("host.id", request->host().id()),
+       CheckId("host.infra_env_id", request->host().infra_env_id()),
+       CheckId("host.cluster_id", request->host().cluster_id(), true)},
+      [&] { return stores_.resources.CreateHost(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
                                            const v1::GetHostRequest* request,
                                            types::v1::Host* response) {
-  return Checked({CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-                 [&] { return stores_.resources.GetHost(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
+      [&] { return stores_.resources.GetHost(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
                                              const v1::ListHostsRequest* request,
                                              v1::ListHostsResponse* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id(), true),
-                  CheckId("infra_env_id", request->infra_env_id(), true)},
-                 [&] { return stores_.resources.ListHosts(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id(), true),
+       CheckId("infra_env_id", request->infra_env_id(), true)},
+      [&] { return stores_.resources.ListHosts(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
                                               const v1::UpdateHostRequest* request,
                                               types::v1::Host* response) {
-  return Checked({CheckId("host.infra_env_id", request->host().infra_env_id()),
-                  CheckId("host.id", request->host().id()),
-                  CheckId("host.cluster_id", request->host().cluster_id(), true)},
-                 [&] { return stores_.resources.UpdateHost(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("host.infra_env_id", request->host().infra_env_id()),
+       CheckId("host.id", request->host().id()),
+       CheckId("host.cluster_id", request->host().cluster_id(), true)},
+      [&] { return stores_.resources.UpdateHost(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
@@ -206,19 +207,20 @@ grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
 grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context,
                                                     const v1::UpdateHostStatusRequest* request,
                                                     types::v1::Host* response) {
-  return Checked({CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-                 [&] { return stores_.resources.UpdateHostStatus(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
+      [&] { return stores_.resources.UpdateHostStatus(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,
                                                const v1::AppendEventRequest* request,
                                                types::v1::Event* response) {
   const types::v1::Event& event = request->event();
-  return Checked({CheckId("event.cluster_id", event.cluster_id(), true),
-                  CheckId("event.host_id", event.host_id(), true),
-                  CheckId("event.infra_env_id", event.infra_env_id(), true)},
-                 [&] { return stores_.events.Append(CallerOf(*context), *request); }, response);
+  return Checked(
+      {CheckId("event.cluster_id", event.cluster_id(), true),
+       CheckId("event.host_id", event.host_id(), true),
+       CheckId("event.infra_env_id", event.infra_env_id(), true)},
+      [&] { return stores_.events.Append(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
@@ -230,39 +232,43 @@ grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
       return ToGrpcStatus(status);
     }
   }
-  return Checked({CheckId("cluster_id", request->cluster_id(), true),
-                  CheckId("host_id", request->host_id(), true),
-                  CheckId("infra_env_id", request->infra_env_id(), true)},
-                 [&] { return stores_.events.List(CallerOf(*context), *request); }, response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id(), true),
+       CheckId("host_id", request->host_id(), true),
+       CheckId("infra_env_id", request->infra_env_id(), true)},
+      [&] { return stores_.events.List(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
                                                const v1::PutArtifactRequest* request,
                                                v1::ArtifactInfo* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id())},
-                 [&] { return stores_.artifacts.Put(CallerOf(*context), *request); }, response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id())},
+      [&] { return stores_.artifacts.Put(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetArtifact(grpc::ServerContext* context,
                                                const v1::GetArtifactRequest* request,
                                                v1::Artifact* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id())},
-                 [&] { return stores_.artifacts.Get(CallerOf(*context), *request); }, response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id())},
+      [&] { return stores_.artifacts.Get(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListArtifacts(grpc::ServerContext* context,
                                                  const v1::ListArtifactsRequest* request,
                                                  v1::ListArtifactsResponse* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id())},
-                 [&] { return stores_.artifacts.List(CallerOf(*context), *request); }, response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id())},
+      [&] { return stores_.artifacts.List(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
                                                    const v1::DeleteArtifactsRequest* request,
                                                    v1::DeleteArtifactsResponse* response) {
-  return Checked({CheckId("cluster_id", request->cluster_id())},
-                 [&] { return stores_.artifacts.Delete(CallerOf(*context), *request); },
-                 response);
+  return Checked(
+      {CheckId("cluster_id", request->cluster_id())},
+      [&] { return stores_.artifacts.Delete(CallerOf(*context), *request); }, response);
 }
 
 grpc::Status InventoryServiceImpl::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
@@ -313,8 +319,8 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
       continue;
     }
     // Wake at least every second to notice a cancelled stream.
-    const absl::Time deadline = std::min(last_sent + bookmark_interval_,
-                                         absl::Now() + absl::Seconds(1));
+    const absl::Time deadline =
+        std::min(last_sent + bookmark_interval_, absl::Now() + absl::Seconds(1));
     stores_.feed.WaitBeyond(cursor, deadline);
     if (stores_.feed.head() <= cursor && absl::Now() >= last_sent + bookmark_interval_) {
       if (!bookmark(cursor)) return grpc::Status::OK;

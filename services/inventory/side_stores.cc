@@ -46,8 +46,8 @@ std::string AnyEnum(Query& q, absl::string_view column, const Repeated& values,
                     const std::string& (*name)(Enum)) {
   std::vector<std::string> names;
   for (int value : values) names.push_back(name(static_cast<Enum>(value)));
-  return absl::StrCat(" AND ", column, " = ANY(", q.Add(absl::StrCat("{", absl::StrJoin(names, ","), "}")),
-                      "::text[])");
+  return absl::StrCat(" AND ", column, " = ANY(",
+                      q.Add(absl::StrCat("{", absl::StrJoin(names, ","), "}")), "::text[])");
 }
 
 constexpr char kArtifactInfoColumns[] =
@@ -126,9 +126,9 @@ absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller,
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
     event.set_id(ToInt64(rows.Get(0, 0)));
     SetTimestamp(rows.Get(0, 1), *event.mutable_event_time());
-    RETURN_IF_ERROR(AppendChange(tx, {v1::RESOURCE_KIND_EVENT, absl::StrCat(event.id()),
-                                      event.infra_env_id(), event.cluster_id(), 1,
-                                      v1::CHANGE_TYPE_CREATED, ""}));
+    RETURN_IF_ERROR(
+        AppendChange(tx, {v1::RESOURCE_KIND_EVENT, absl::StrCat(event.id()), event.infra_env_id(),
+                          event.cluster_id(), 1, v1::CHANGE_TYPE_CREATED, ""}));
     return event;
   });
 }
@@ -138,8 +138,8 @@ absl::StatusOr<v1::ListEventsResponse> EventStore::List(const Caller& caller,
   if (request.limit() < -1) return absl::InvalidArgumentError("limit: must be -1 or more");
   if (request.offset() < 0) return absl::InvalidArgumentError("offset: must not be negative");
   Query q;
-  std::string where = absl::StrCat(" WHERE true", TenancyPredicate(caller, request.owner_scope(),
-                                                                   q.params()));
+  std::string where =
+      absl::StrCat(" WHERE true", TenancyPredicate(caller, request.owner_scope(), q.params()));
   auto uuid_filter = [&](absl::string_view column, const std::string& value) {
     if (!value.empty()) absl::StrAppend(&where, " AND ", column, " = ", q.Add(value), "::uuid");
   };
@@ -227,8 +227,8 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
       sql = absl::StrCat(
           "INSERT INTO artifacts (cluster_id, name, kind, content_type, content, partial, "
           "updated_at) VALUES (",
-          cluster, "::uuid, ", name, ", ", kind, ", ", type, ", decode(", content,
-          ", 'base64'), ", partial, "::boolean, now()) ON CONFLICT (cluster_id, name) ",
+          cluster, "::uuid, ", name, ", ", kind, ", ", type, ", decode(", content, ", 'base64'), ",
+          partial, "::boolean, now()) ON CONFLICT (cluster_id, name) ",
           request.if_absent() ? "DO NOTHING"
                               : "DO UPDATE SET kind = excluded.kind, content_type = "
                                 "excluded.content_type, content = excluded.content, partial = "
@@ -245,9 +245,8 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
     if (rows.rows() == 0) {
       if (request.offset() == 0) {
-        return absl::AlreadyExistsError(
-            absl::StrCat("artifact ", request.name(), " of cluster ", request.cluster_id(),
-                         " already exists"));
+        return absl::AlreadyExistsError(absl::StrCat("artifact ", request.name(), " of cluster ",
+                                                     request.cluster_id(), " already exists"));
       }
       ASSIGN_OR_RETURN(pg::Result size,
                        tx.Exec("SELECT octet_length(content) FROM artifacts WHERE cluster_id = "
@@ -295,39 +294,42 @@ absl::StatusOr<v1::Artifact> ArtifactStore::Get(const Caller& caller,
 
 absl::StatusOr<v1::ListArtifactsResponse> ArtifactStore::List(
     const Caller& caller, const v1::ListArtifactsRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListArtifactsResponse> {
-    RETURN_IF_ERROR(RequireCluster(tx, caller, request.cluster_id()));
-    Query q;
-    const std::string sql = absl::StrCat(
-        "SELECT ", kArtifactInfoColumns, " FROM artifacts WHERE cluster_id = ",
-        q.Add(request.cluster_id()), "::uuid",
-        ArtifactFilter(q, request.name_prefix(), request.kinds()), " ORDER BY name");
-    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-    v1::ListArtifactsResponse response;
-    for (int row = 0; row < rows.rows(); ++row) *response.add_artifacts() = DecodeInfo(rows, row);
-    return response;
-  });
+  return InTransaction(
+      pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListArtifactsResponse> {
+        RETURN_IF_ERROR(RequireCluster(tx, caller, request.cluster_id()));
+        Query q;
+        const std::string sql = absl::StrCat(
+            "SELECT ", kArtifactInfoColumns,
+            " FROM artifacts WHERE cluster_id = ", q.Add(request.cluster_id()), "::uuid",
+            ArtifactFilter(q, request.name_prefix(), request.kinds()), " ORDER BY name");
+        ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+        v1::ListArtifactsResponse response;
+        for (int row = 0; row < rows.rows(); ++row)
+          *response.add_artifacts() = DecodeInfo(rows, row);
+        return response;
+      });
 }
 
 absl::StatusOr<v1::DeleteArtifactsResponse> ArtifactStore::Delete(
     const Caller& caller, const v1::DeleteArtifactsRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::DeleteArtifactsResponse> {
-    RETURN_IF_ERROR(CheckFence(tx, request.fence()));
-    RETURN_IF_ERROR(RequireCluster(tx, caller, request.cluster_id()));
-    Query q;
-    const std::string sql = absl::StrCat(
-        "DELETE FROM artifacts WHERE cluster_id = ", q.Add(request.cluster_id()), "::uuid",
-        ArtifactFilter(q, request.name_prefix(), request.kinds()), " RETURNING name");
-    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-    for (int row = 0; row < rows.rows(); ++row) {
-      RETURN_IF_ERROR(AppendChange(tx, {v1::RESOURCE_KIND_ARTIFACT, std::string(rows.Get(row, 0)),
-                                        "", request.cluster_id(), 1, v1::CHANGE_TYPE_DELETED,
-                                        ""}));
-    }
-    v1::DeleteArtifactsResponse response;
-    response.set_deleted_count(rows.rows());
-    return response;
-  });
+  return InTransaction(
+      pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::DeleteArtifactsResponse> {
+        RETURN_IF_ERROR(CheckFence(tx, request.fence()));
+        RETURN_IF_ERROR(RequireCluster(tx, caller, request.cluster_id()));
+        Query q;
+        const std::string sql = absl::StrCat(
+            "DELETE FROM artifacts WHERE cluster_id = ", q.Add(request.cluster_id()), "::uuid",
+            ArtifactFilter(q, request.name_prefix(), request.kinds()), " RETURNING name");
+        ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+        for (int row = 0; row < rows.rows(); ++row) {
+          RETURN_IF_ERROR(
+              AppendChange(tx, {v1::RESOURCE_KIND_ARTIFACT, std::string(rows.Get(row, 0)), "",
+                                request.cluster_id(), 1, v1::CHANGE_TYPE_DELETED, ""}));
+        }
+        v1::DeleteArtifactsResponse response;
+        response.set_deleted_count(rows.rows());
+        return response;
+      });
 }
 
 // ---- Leases ----
@@ -336,8 +338,8 @@ absl::StatusOr<v1::LeaseResponse> LeaseStore::Lease(const v1::LeaseRequest& requ
   if (request.name().empty()) return absl::InvalidArgumentError("name: required");
   if (request.holder().empty()) return absl::InvalidArgumentError("holder: required");
   const int64_t ttl_ms = request.ttl().seconds() * 1000 + request.ttl().nanos() / 1000000;
-  const bool takes = request.action() == v1::LEASE_ACTION_ACQUIRE ||
-                     request.action() == v1::LEASE_ACTION_RENEW;
+  const bool takes =
+      request.action() == v1::LEASE_ACTION_ACQUIRE || request.action() == v1::LEASE_ACTION_RENEW;
   if (request.action() == v1::LEASE_ACTION_UNSPECIFIED) {
     return absl::InvalidArgumentError("action: required");
   }

@@ -140,8 +140,7 @@ TEST_F(SideStoresTest, ArtifactsHoldBinaryContentAndGrowByChunks) {
 }
 
 TEST_F(SideStoresTest, ArtifactsAreBoundedScopedAndDeletable) {
-  EXPECT_THAT(Put(std::string((1 << 20) + 1, 'x')),
-              StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(Put(std::string((1 << 20) + 1, 'x')), StatusIs(absl::StatusCode::kResourceExhausted));
   ASSERT_THAT(Put("content"), IsOk());
   EXPECT_THAT(Put("evil", 0, false, &bob_), StatusIs(absl::StatusCode::kNotFound));
   v1::ListArtifactsRequest list;
@@ -205,11 +204,13 @@ TEST_F(SideStoresTest, WritesFromADeposedLeaderAreFencedOff) {
 
 TEST_F(SideStoresTest, LeaseRequestsAreValidated) {
   v1::LeaseRequest request;
-  EXPECT_THAT(leases_->Lease(request), StatusIs(absl::StatusCode::kInvalidArgument, "name: required"));
+  EXPECT_THAT(leases_->Lease(request),
+              StatusIs(absl::StatusCode::kInvalidArgument, "name: required"));
   request.set_name("x");
   request.set_holder("h");
   request.set_action(v1::LEASE_ACTION_ACQUIRE);
-  EXPECT_THAT(leases_->Lease(request), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ttl")));
+  EXPECT_THAT(leases_->Lease(request),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ttl")));
 }
 
 }  // namespace

@@ -104,6 +104,11 @@ absl::Status PostgresServer::StopServer() {
   return absl::OkStatus();
 }
 
+absl::Status PostgresServer::RestartImmediately() {
+  return RunTool("pg_ctl", {"-D", folder_ + "/data", "-m", "immediate", "-w", "-t", "60", "-l",
+                            folder_ + "/server.log", "restart"});
+}
+
 absl::Status PostgresServer::StartAgain() {
   const std::string options = absl::StrJoin(
       {absl::StrCat("-k ", folder_), absl::StrCat("-p ", kPort),

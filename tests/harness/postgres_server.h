@@ -35,6 +35,10 @@ class PostgresServer {
   absl::Status StopServer();
   absl::Status StartAgain();
 
+  // `pg_ctl restart -m immediate`: the server dies without a checkpoint (like a crash or power
+  // loss) and comes back through crash recovery. Committed transactions must survive.
+  absl::Status RestartImmediately();
+
   const std::string& folder() const { return folder_; }
 
  private:
