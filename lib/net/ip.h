@@ -48,8 +48,7 @@ class IpAddress {
   friend bool operator<(const IpAddress& a, const IpAddress& b);
 
  private:
-  IpAddress(Family family, const std::array<uint8_t, 16>& bytes)
-      : family_(family), bytes_(bytes) {}
+  IpAddress(Family family, const std::array<uint8_t, 16>& bytes) : family_(family), bytes_(bytes) {}
   friend class Cidr;
   Family family_;
   std::array<uint8_t, 16> bytes_;
@@ -89,8 +88,7 @@ class Cidr {
   friend bool operator!=(const Cidr& a, const Cidr& b) { return !(a == b); }
 
  private:
-  Cidr(IpAddress network, int prefix_length)
-      : network_(network), prefix_length_(prefix_length) {}
+  Cidr(IpAddress network, int prefix_length) : network_(network), prefix_length_(prefix_length) {}
   IpAddress network_;
   int prefix_length_;
 };
