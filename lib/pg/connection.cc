@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/status/status_macros.h"
 
 namespace assisted::pg {
 namespace {
@@ -90,9 +91,22 @@ absl::StatusOr<Result> Connection::Exec(absl::string_view sql, const std::vector
   std::vector<const char*> values;
   values.reserve(params.size());
   for (const Param& param : params) values.push_back(param ? param->c_str() : nullptr);
-  return Check(PQexecParams(conn_, std::string(sql).c_str(), static_cast<int>(params.size()),
-                            /*paramTypes=*/nullptr, values.data(), /*paramLengths=*/nullptr,
-                            /*paramFormats=*/nullptr, /*resultFormat=*/0));
+  const int count = static_cast<int>(params.size());
+  std::string text(sql);
+  auto prepared = prepared_.find(text);
+  if (prepared == prepared_.end() && count > 0 && prepared_.size() < kMaxPrepared) {
+    std::string name = absl::StrCat("assisted_", prepared_.size());
+    RETURN_IF_ERROR(Check(PQprepare(conn_, name.c_str(), text.c_str(), count, nullptr)).status());
+    prepared = prepared_.emplace(std::move(text), std::move(name)).first;
+  }
+  if (prepared != prepared_.end()) {
+    return Check(PQexecPrepared(conn_, prepared->second.c_str(), count, values.data(),
+                                /*paramLengths=*/nullptr, /*paramFormats=*/nullptr,
+                                /*resultFormat=*/0));
+  }
+  return Check(PQexecParams(conn_, text.c_str(), count, /*paramTypes=*/nullptr, values.data(),
+                            /*paramLengths=*/nullptr, /*paramFormats=*/nullptr,
+                            /*resultFormat=*/0));
 }
 
 absl::StatusOr<Result> Connection::ExecScript(absl::string_view sql) {
@@ -107,10 +121,9 @@ absl::StatusOr<Result> Connection::Check(pg_result* raw) {
   const ExecStatusType status = PQresultStatus(result.result_);
   if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return result;
   const char* state = PQresultErrorField(result.result_, PG_DIAG_SQLSTATE);
+  // Errors without a SQLSTATE come from libpq itself: the connection failed mid-statement.
   const absl::StatusCode code =
-      state != nullptr ? CodeForSqlState(state)
-                       : (PQstatus(conn_) == CONNECTION_BAD ? absl::StatusCode::kUnavailable
-                                                            : absl::StatusCode::kInternal);
+      state != nullptr ? CodeForSqlState(state) : absl::StatusCode::kUnavailable;
   return absl::Status(code,
                       absl::StrCat("PostgreSQL: ", Trimmed(PQresultErrorMessage(result.result_))));
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
@@ -72,7 +73,9 @@ class Connection {
   Connection(const Connection&) = delete;
   Connection& operator=(const Connection&) = delete;
 
-  // Runs one statement with positional parameters.
+  // Runs one statement with positional parameters. Statements with parameters are prepared
+  // once per connection and reused (the server parses and plans each text once), up to
+  // kMaxPrepared distinct texts; later ones run unprepared.
   absl::StatusOr<Result> Exec(absl::string_view sql, const std::vector<Param>& params = {});
 
   // Runs a script of several statements separated by ';' (no parameters), e.g. a migration.
@@ -92,10 +95,13 @@ class Connection {
   pg_conn* raw() const { return conn_; }
 
  private:
+  static constexpr size_t kMaxPrepared = 512;
   explicit Connection(pg_conn* conn) : conn_(conn) {}
   // Wraps a libpq result, turning failures into statuses.
   absl::StatusOr<Result> Check(pg_result* raw);
   pg_conn* conn_;
+  // SQL text -> name of its prepared statement on this connection.
+  absl::flat_hash_map<std::string, std::string> prepared_;
 };
 
 // Quotes `name` as an SQL identifier ("my db" -> "\"my db\""), for the rare statements that take

@@ -27,11 +27,11 @@ int64_t ToInt64(absl::string_view text) {
 
 }  // namespace
 
-absl::StatusOr<int64_t> SequencePending(pg::Pool& pool, int64_t keep) {
-  return InTransaction(pool, [keep](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+absl::StatusOr<Sequenced> SequencePending(pg::Pool& pool) {
+  return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<Sequenced> {
     ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kSequencerLock));
-    if (locked.Get(0, 0) != "t") return 0;  // another replica is numbering right now
-    int64_t numbered = 0;
+    Sequenced result;
+    if (locked.Get(0, 0) != "t") return result;  // another replica is numbering right now
     while (true) {
       ASSIGN_OR_RETURN(
           pg::Result rows,
@@ -40,24 +40,65 @@ absl::StatusOr<int64_t> SequencePending(pg::Pool& pool, int64_t keep) {
               "(SELECT id FROM changes WHERE seq IS NULL ORDER BY id LIMIT ",
               kBatch,
               ") p), base AS (SELECT greatest((SELECT coalesce(max(seq), 0) FROM changes), "
-              "(SELECT purged_through FROM change_log_state)) AS s) "
-              "UPDATE changes c SET seq = base.s + pending.n FROM pending, base "
-              "WHERE c.id = pending.id RETURNING c.seq")));
-      numbered += rows.rows();
-      if (rows.rows() < kBatch) break;
+              "(SELECT purged_through FROM change_log_state)) AS s), "
+              "numbered AS (UPDATE changes c SET seq = base.s + pending.n FROM pending, base "
+              "WHERE c.id = pending.id RETURNING c.seq) "
+              "SELECT count(*), coalesce(max(seq), 0) FROM numbered")));
+      const int64_t count = ToInt64(rows.Get(0, 0));
+      result.numbered += count;
+      result.head = std::max(result.head, ToInt64(rows.Get(0, 1)));
+      if (count < kBatch) break;
     }
-    if (numbered > 0) {
+    if (result.numbered > 0) {
       RETURN_IF_ERROR(tx.Exec("SELECT pg_notify('assisted_seq', '')").status());
-      // Retention: keep the newest `keep` entries, remember where the log now starts.
-      RETURN_IF_ERROR(
-          tx.Exec("WITH cut AS (SELECT coalesce(max(seq), 0) - $1::bigint AS s FROM changes), "
-                  "gone AS (DELETE FROM changes WHERE seq <= (SELECT s FROM cut) RETURNING seq) "
-                  "UPDATE change_log_state SET purged_through = greatest(purged_through, "
-                  "(SELECT coalesce(max(seq), 0) FROM gone))",
-                  {absl::StrCat(keep)})
-              .status());
     }
-    return numbered;
+    return result;
+  });
+}
+
+absl::Status TrimChangeLog(pg::Pool& pool, int64_t keep) {
+  return InTransaction(
+             pool,
+             [keep](pg::Transaction& tx) -> absl::StatusOr<bool> {
+               ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kSequencerLock));
+               if (locked.Get(0, 0) != "t") return false;
+               RETURN_IF_ERROR(
+                   tx.Exec(
+                         "WITH cut AS (SELECT coalesce(max(seq), 0) - $1::bigint AS s FROM "
+                         "changes), gone AS (DELETE FROM changes WHERE seq <= (SELECT s FROM cut) "
+                         "RETURNING seq) UPDATE change_log_state SET purged_through = "
+                         "greatest(purged_through, (SELECT coalesce(max(seq), 0) FROM gone))",
+                         {absl::StrCat(keep)})
+                       .status());
+               return true;
+             })
+      .status();
+}
+
+absl::StatusOr<int64_t> PurgeDeleted(pg::Pool& pool, absl::Duration older_than) {
+  return InTransaction(pool, [older_than](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+    const std::vector<pg::Param> age = {absl::StrCat(absl::ToInt64Seconds(older_than))};
+    constexpr char kCutoff[] = "deleted_at < now() - $1::bigint * interval '1 second'";
+    int64_t purged = 0;
+    ASSIGN_OR_RETURN(
+        pg::Result clusters,
+        tx.Exec(absl::StrCat("DELETE FROM clusters WHERE ", kCutoff, " RETURNING id"), age));
+    purged += clusters.rows();
+    if (clusters.rows() > 0) {
+      // Whatever belonged to a purged cluster goes with it.
+      RETURN_IF_ERROR(tx.Exec("DELETE FROM artifacts WHERE cluster_id NOT IN "
+                              "(SELECT id FROM clusters)")
+                          .status());
+      RETURN_IF_ERROR(tx.Exec("DELETE FROM events WHERE cluster_id IS NOT NULL AND cluster_id "
+                              "NOT IN (SELECT id FROM clusters)")
+                          .status());
+    }
+    for (const char* table : {"hosts", "infra_envs"}) {
+      ASSIGN_OR_RETURN(pg::Result rows,
+                       tx.Exec(absl::StrCat("DELETE FROM ", table, " WHERE ", kCutoff), age));
+      purged += rows.affected_rows();
+    }
+    return purged;
   });
 }
 
@@ -134,7 +175,7 @@ absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t 
 
 absl::StatusOr<std::unique_ptr<ChangeFeed>> ChangeFeed::Start(ChangeFeedOptions options,
                                                               pg::Pool& pool, log::Logger log) {
-  (void)SequencePending(pool, options.keep_changes);  // number what earlier runs left behind
+  (void)SequencePending(pool);  // number what earlier runs left behind
   ASSIGN_OR_RETURN(int64_t head, HeadSeq(pool));
   const int wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd < 0) return absl::InternalError("eventfd failed");
@@ -185,12 +226,32 @@ void ChangeFeed::Publish(int64_t head) {
 }
 
 void ChangeFeed::SequenceAndPublish() {
-  if (absl::StatusOr<int64_t> numbered = SequencePending(pool_, options_.keep_changes);
-      !numbered.ok()) {
-    log_.Warning("cannot number changes", {{"error", numbered.status().message()}});
+  absl::StatusOr<Sequenced> sequenced = SequencePending(pool_);
+  last_numbered_ = absl::Now();
+  if (!sequenced.ok()) {
+    log_.Warning("cannot number changes", {{"error", sequenced.status().message()}});
     return;
   }
-  if (absl::StatusOr<int64_t> head = HeadSeq(pool_); head.ok()) Publish(*head);
+  if (sequenced->numbered > 0) {
+    Publish(sequenced->head);
+  } else if (absl::StatusOr<int64_t> head = HeadSeq(pool_); head.ok()) {
+    Publish(*head);  // another replica numbered them
+  }
+  MaintainIfDue();
+}
+
+void ChangeFeed::MaintainIfDue() {
+  if (absl::Now() - last_trim_ < options_.trim_interval) return;
+  last_trim_ = absl::Now();
+  if (absl::Status trimmed = TrimChangeLog(pool_, options_.keep_changes); !trimmed.ok()) {
+    log_.Warning("cannot trim the change log", {{"error", trimmed.message()}});
+  }
+  absl::StatusOr<int64_t> purged = PurgeDeleted(pool_, options_.purge_after);
+  if (!purged.ok()) {
+    log_.Warning("cannot purge deleted resources", {{"error", purged.status().message()}});
+  } else if (*purged > 0) {
+    log_.Info("purged deleted resources", {{"rows", *purged}});
+  }
 }
 
 void ChangeFeed::Run() {
@@ -233,6 +294,9 @@ absl::Status ChangeFeed::Listen() {
       numbered = numbered || channel == "assisted_seq";
     }
     if (appended) {
+      // Let a burst of commits gather into one numbering pass.
+      const absl::Duration since = absl::Now() - last_numbered_;
+      if (since < options_.batch_interval) absl::SleepFor(options_.batch_interval - since);
       SequenceAndPublish();
     } else if (numbered) {
       if (absl::StatusOr<int64_t> head = HeadSeq(pool_); head.ok()) Publish(*head);

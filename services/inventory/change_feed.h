@@ -1,11 +1,12 @@
 // File: services/inventory/change_feed.h
 //
-// The change log's moving parts. Writers append rows with no sequence number in their own
-// transactions (store_common.h: AppendChange). The ChangeFeed of every inventory replica
-// LISTENs for those appends; one replica at a time (whoever wins a transaction-level advisory
-// lock) numbers the committed rows in order, and everyone learns the new head through NOTIFY.
-// Because only committed rows get numbers, a watcher that has seen seq N has seen every change
-// numbered up to N, and can resume from N after any disconnect or restart.
+// The change log's moving parts, and the inventory's periodic maintenance (log retention,
+// purging soft-deleted rows), which runs on the same thread under the same lock. Writers append
+// rows with no sequence number in their own transactions (store_common.h: AppendChange). The
+// ChangeFeed of every inventory replica LISTENs for those appends; one replica at a time (whoever
+// wins a transaction-level advisory lock) numbers the committed rows in order, and everyone learns
+// the new head through NOTIFY. Because only committed rows get numbers, a watcher that has seen seq
+// N has seen every change numbered up to N, and can resume from N after any disconnect or restart.
 
 #ifndef ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_
 #define ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_
@@ -26,9 +27,21 @@
 
 namespace assisted::inventory {
 
-// Numbers the committed, unnumbered change rows (if this caller wins the sequencer lock) and
-// trims the log to the newest `keep` entries. Returns how many rows it numbered.
-absl::StatusOr<int64_t> SequencePending(pg::Pool& pool, int64_t keep);
+struct Sequenced {
+  int64_t numbered = 0;  // rows numbered by this call
+  int64_t head = 0;      // the highest seq it assigned (0 when it numbered nothing)
+};
+
+// Numbers the committed, unnumbered change rows, if this caller wins the sequencer lock
+// (otherwise another replica is doing it and this returns {0, 0}).
+absl::StatusOr<Sequenced> SequencePending(pg::Pool& pool);
+
+// Deletes all but the newest `keep` numbered entries and records the cut as purged_through.
+absl::Status TrimChangeLog(pg::Pool& pool, int64_t keep);
+
+// Hard-deletes resources soft-deleted more than `older_than` ago, with the artifacts and events
+// of purged clusters. Returns how many resource rows it removed.
+absl::StatusOr<int64_t> PurgeDeleted(pg::Pool& pool, absl::Duration older_than);
 
 // The highest assigned seq (or the purge watermark when the log is empty).
 absl::StatusOr<int64_t> HeadSeq(pg::Pool& pool);
@@ -45,8 +58,14 @@ struct ChangeFeedOptions {
   // Sequencing also runs this often without a notification (a safety net for lost NOTIFYs and
   // for rows left unnumbered by a replica that died).
   absl::Duration poll_interval = absl::Seconds(1);
-  // Change-log entries kept for resuming watchers.
+  // Change-log entries kept for resuming watchers, trimmed every trim_interval.
   int64_t keep_changes = 1'000'000;
+  absl::Duration trim_interval = absl::Minutes(1);
+  // Soft-deleted resources are purged this long after deletion (checked every trim_interval).
+  absl::Duration purge_after = absl::Hours(72);
+  // Numbering passes are at least this far apart, so a busy log is numbered in batches
+  // rather than one transaction per write (watchers see changes at most this much later).
+  absl::Duration batch_interval = absl::Milliseconds(5);
 };
 
 class ChangeFeed {
@@ -69,6 +88,7 @@ class ChangeFeed {
   absl::Status Listen();
   void Publish(int64_t head);
   void SequenceAndPublish();
+  void MaintainIfDue();
   bool stopping() const;
 
   const ChangeFeedOptions options_;
@@ -77,6 +97,8 @@ class ChangeFeed {
   const int wake_fd_;  // eventfd: wakes the thread's poll() on shutdown
   mutable absl::Mutex mu_;
   int64_t head_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_trim_ = absl::InfinitePast();      // feed thread only
+  absl::Time last_numbered_ = absl::InfinitePast();  // feed thread only
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

@@ -293,11 +293,12 @@ absl::StatusOr<M> Rewrite(pg::Transaction& tx, const Caller& caller, const M& me
   }
   if (secret != nullptr) absl::StrAppend(&sets, ", secret = ", q.Add(*secret));
   const Key key = T::KeyOf(message);
-  const std::string sql = absl::StrCat("UPDATE ", T::kTable, " SET ", sets, " WHERE ",
-                                       Bind(q, T::kKeyPredicate, T::KeyParams(key)));
-  RETURN_IF_ERROR(tx.Exec(sql, q.params()).status());
-  ASSIGN_OR_RETURN(M written, ReadRow<M>(tx, caller, key, /*include_deleted=*/true,
-                                         /*lock=*/false, nullptr));
+  const std::string sql =
+      absl::StrCat("UPDATE ", T::kTable, " SET ", sets, " WHERE ",
+                   Bind(q, T::kKeyPredicate, T::KeyParams(key)), " RETURNING ", SelectList<M>());
+  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+  if (rows.rows() == 0) return NotFound<M>(key);
+  ASSIGN_OR_RETURN(M written, Decode<M>(rows, 0));
   RETURN_IF_ERROR(AppendChange(tx, ChangeOf(written, change)));
   return written;
 }
@@ -343,9 +344,9 @@ absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
     columns.push_back(column.name);
     values.push_back(Bind(q, column.expr, {column.value}));
   }
-  const std::string sql =
-      absl::StrCat("INSERT INTO ", T::kTable, " (", absl::StrJoin(columns, ", "), ") VALUES (",
-                   absl::StrJoin(values, ", "), ") ON CONFLICT DO NOTHING RETURNING 1");
+  const std::string sql = absl::StrCat(
+      "INSERT INTO ", T::kTable, " (", absl::StrJoin(columns, ", "), ") VALUES (",
+      absl::StrJoin(values, ", "), ") ON CONFLICT DO NOTHING RETURNING ", SelectList<M>());
   ASSIGN_OR_RETURN(pg::Result inserted, tx.Exec(sql, q.params()));
   const Key key = T::KeyOf(message);
   if (inserted.rows() == 0) {
@@ -358,7 +359,7 @@ absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
     }
     return absl::AlreadyExistsError(absl::StrCat(T::Describe(key), " already exists"));
   }
-  ASSIGN_OR_RETURN(M written, ReadRow<M>(tx, caller, key, false, false, nullptr));
+  ASSIGN_OR_RETURN(M written, Decode<M>(inserted, 0));
   RETURN_IF_ERROR(AppendChange(tx, ChangeOf(written, v1::CHANGE_TYPE_CREATED)));
   return written;
 }

@@ -22,10 +22,30 @@ absl::Status CheckId(absl::string_view field, const std::string& value, bool opt
   return ValidateUuid(value, field);
 }
 
+// Write-only fields: stored for the services that act on them, never shown in a read.
+void Redact(types::v1::Host& host) {
+  if (!host.has_fencing_credentials()) return;
+  types::v1::FencingCredentials& fencing = *host.mutable_fencing_credentials();
+  fencing.set_password_set(fencing.password_set() || !fencing.password().empty());
+  fencing.clear_password();
+}
+void Redact(types::v1::Cluster& cluster) {
+  for (types::v1::Host& host : *cluster.mutable_hosts()) Redact(host);
+}
+void Redact(v1::ListHostsResponse& response) {
+  for (types::v1::Host& host : *response.mutable_hosts()) Redact(host);
+}
+void Redact(v1::ListClustersResponse& response) {
+  for (types::v1::Cluster& cluster : *response.mutable_clusters()) Redact(cluster);
+}
+template <typename T>
+void Redact(T&) {}
+
 template <typename T>
 grpc::Status Reply(absl::StatusOr<T> result, T* response) {
   if (!result.ok()) return ToGrpcStatus(result.status());
   *response = *std::move(result);
+  Redact(*response);
   return grpc::Status::OK;
 }
 

@@ -62,15 +62,15 @@ absl::Status CheckFence(pg::Transaction& tx, const v1::LeaseFence& fence) {
 }
 
 absl::Status AppendChange(pg::Transaction& tx, const Change& change) {
-  RETURN_IF_ERROR(
-      tx.Exec("INSERT INTO changes (kind, resource_id, infra_env_id, cluster_id, "
-              "resource_version, change_type, status) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-              {v1::ResourceKind_Name(change.kind), change.id, change.infra_env_id,
-               change.cluster_id, absl::StrCat(change.resource_version),
-               v1::ChangeType_Name(change.type), change.status})
-          .status());
-  // Delivered at commit; identical notifications in one transaction fold into one.
-  return tx.Exec("SELECT pg_notify('assisted_change', '')").status();
+  // The notification is delivered at commit; identical ones in a transaction fold into one.
+  return tx
+      .Exec(
+          "WITH appended AS (INSERT INTO changes (kind, resource_id, infra_env_id, cluster_id, "
+          "resource_version, change_type, status) VALUES ($1, $2, $3, $4, $5, $6, $7) "
+          "RETURNING 1) SELECT pg_notify('assisted_change', '') FROM appended",
+          {v1::ResourceKind_Name(change.kind), change.id, change.infra_env_id, change.cluster_id,
+           absl::StrCat(change.resource_version), v1::ChangeType_Name(change.type), change.status})
+      .status();
 }
 
 std::string ToJson(const google::protobuf::Message& message) {

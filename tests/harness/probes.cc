@@ -103,10 +103,21 @@ absl::StatusOr<int> FreePort() {
 }
 
 std::string RunfilePath(const std::string& workspace_relative) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
+  // Under `bazel test` TEST_SRCDIR names the runfiles tree; a binary run by hand (benches) finds
+  // it beside itself as <binary>.runfiles.
+  std::string root;
+  if (const char* srcdir = std::getenv("TEST_SRCDIR"); srcdir != nullptr) {
+    root = srcdir;
+  } else if (const char* runfiles = std::getenv("RUNFILES_DIR"); runfiles != nullptr) {
+    root = runfiles;
+  } else {
+    char self[4096];
+    const ssize_t length = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    root = length > 0 ? std::string(self, length) + ".runfiles" : ".";
+  }
   const char* workspace = std::getenv("TEST_WORKSPACE");
-  return absl::StrCat(srcdir != nullptr ? srcdir : ".", "/",
-                      workspace != nullptr ? workspace : "assisted", "/", workspace_relative);
+  return absl::StrCat(root, "/", workspace != nullptr ? workspace : "assisted", "/",
+                      workspace_relative);
 }
 
 }  // namespace assisted::testing

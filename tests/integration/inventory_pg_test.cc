@@ -82,6 +82,32 @@ TEST_F(InventoryTest, CallerMetadataScopesEveryCallToItsTenant) {
   EXPECT_THAT(bad.error_message(), HasSubstr("id:"));
 }
 
+TEST_F(InventoryTest, SecretsAreWriteOnly) {
+  inv::CreateInfraEnvRequest create_infra_env;
+  create_infra_env.mutable_infra_env()->set_name("discovery");
+  create_infra_env.set_pull_secret(R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})");
+  types::v1::InfraEnv infra_env;
+  ASSERT_TRUE(stub_->CreateInfraEnv(Context().get(), create_infra_env, &infra_env).ok());
+  EXPECT_TRUE(infra_env.pull_secret_set());
+  inv::CreateHostRequest create_host;
+  create_host.mutable_host()->set_id("6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c3b");
+  create_host.mutable_host()->set_infra_env_id(infra_env.id());
+  create_host.mutable_host()->mutable_fencing_credentials()->set_address("redfish://bmc");
+  create_host.mutable_host()->mutable_fencing_credentials()->set_password("hunter2");
+  types::v1::Host host;
+  ASSERT_TRUE(stub_->CreateHost(Context().get(), create_host, &host).ok());
+  inv::ListHostsRequest list;
+  list.set_infra_env_id(infra_env.id());
+  inv::ListHostsResponse hosts;
+  ASSERT_TRUE(stub_->ListHosts(Context().get(), list, &hosts).ok());
+  ASSERT_EQ(hosts.hosts_size(), 1);
+  EXPECT_TRUE(hosts.hosts(0).fencing_credentials().password_set());
+  EXPECT_EQ(hosts.hosts(0).DebugString().find("hunter2"), std::string::npos);
+  EXPECT_EQ(host.DebugString().find("hunter2"), std::string::npos);
+  EXPECT_EQ(infra_env.DebugString().find("dXNlcjpwYXNz"), std::string::npos);
+  EXPECT_EQ(inventory_->Log().find("hunter2"), std::string::npos);
+}
+
 TEST_F(InventoryTest, BadInputIsRefusedNamingTheFieldAndNothingIsWritten) {
   types::v1::Cluster cluster;
   grpc::Status status = CreateCluster("My_Cluster", &cluster);
@@ -212,6 +238,7 @@ TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowl
   std::mutex mu;
   std::vector<std::string> acknowledged;
   std::map<grpc::StatusCode, int> failures;
+  std::map<grpc::StatusCode, std::string> messages;
   std::vector<std::thread> writers;
   for (int w = 0; w < 4; ++w) {
     writers.emplace_back([&, w] {
@@ -223,6 +250,7 @@ TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowl
           acknowledged.push_back(cluster.id());
         } else {
           ++failures[status.error_code()];
+          messages[status.error_code()] = status.error_message();
         }
       }
     });
@@ -235,7 +263,8 @@ TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowl
 
   EXPECT_THAT(CheckHealth(inventory_->grpc_target(), ""), IsOkAndHolds("SERVING"));
   for (const auto& [code, count] : failures) {
-    EXPECT_EQ(code, grpc::StatusCode::UNAVAILABLE) << count << " calls failed with " << code;
+    EXPECT_EQ(code, grpc::StatusCode::UNAVAILABLE)
+        << count << " calls failed with " << code << ", e.g. " << messages[code];
   }
 
   // Every write the service acknowledged is there after crash recovery.
