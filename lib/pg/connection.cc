@@ -68,7 +68,8 @@ absl::StatusOr<std::unique_ptr<Connection>> Connection::Open(const std::string& 
   const std::string timeout =
       absl::StrCat(std::max<int64_t>(1, absl::ToInt64Seconds(options.connect_timeout)));
   const std::string server_options =
-      absl::StrCat("-c statement_timeout=", absl::ToInt64Milliseconds(options.statement_timeout));
+      absl::StrCat("-c statement_timeout=", absl::ToInt64Milliseconds(options.statement_timeout),
+                   " -c synchronous_commit=", options.synchronous_commit ? "on" : "off");
   // Keys after "dbname" override what the dsn says, so the dsn can't turn these off.
   const char* keys[] = {"dbname", "connect_timeout", "options", "application_name", nullptr};
   const char* values[] = {dsn.c_str(), timeout.c_str(), server_options.c_str(),

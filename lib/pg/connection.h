@@ -56,6 +56,9 @@ struct ConnectOptions {
   absl::Duration statement_timeout = absl::ZeroDuration();
   // Reported in pg_stat_activity.
   std::string application_name = "assisted";
+  // Whether COMMIT waits for the WAL to reach disk. On by default, whatever the server's own
+  // default: an acknowledged write must survive a crash.
+  bool synchronous_commit = true;
 };
 
 class Connection {

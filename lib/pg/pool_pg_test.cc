@@ -98,6 +98,20 @@ TEST_F(PoolTest, StatementTimeoutIsEnforced) {
   EXPECT_THAT((*conn)->Exec("SELECT pg_sleep(1)"), StatusIs(absl::StatusCode::kDeadlineExceeded));
 }
 
+TEST_F(PoolTest, SessionsCommitSynchronouslyWhateverTheServerDefault) {
+  Pool pool(Options());
+  auto conn = pool.Acquire();
+  const std::string database = dsn().substr(dsn().rfind('=') + 1);
+  ASSERT_THAT((*conn)->Exec("ALTER DATABASE " + QuoteIdentifier(database) +
+                            " SET synchronous_commit = off"),
+              IsOk());
+  Pool fresh(Options());
+  auto other = fresh.Acquire();
+  auto setting = (*other)->Exec("SHOW synchronous_commit");
+  ASSERT_THAT(setting, IsOk());
+  EXPECT_EQ(setting->Get(0, 0), "on");
+}
+
 TEST_F(PoolTest, HealsAfterTheServerRestarts) {
   Pool pool(Options());
   ASSERT_THAT((*pool.Acquire())->Exec("SELECT 1"), IsOk());
