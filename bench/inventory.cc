@@ -116,7 +116,9 @@ int main(int argc, char** argv) {
   auto dsn = (*postgres)->CreateDatabase();
   auto inventory = assisted::testing::LaunchedService::Launch(
       {.binary = "services/inventory/assisted-inventory",
-       .args = {"--postgres-dsn=" + *dsn, "--postgres-max-connections=" + std::to_string(options.pool), "--log-level=warning"}});
+       .args = {"--postgres-dsn=" + *dsn,
+                "--postgres-max-connections=" + std::to_string(options.pool),
+                "--log-level=warning"}});
   if (!inventory.ok()) {
     std::cerr << "inventory: " << inventory.status() << "\n";
     return 1;
@@ -161,14 +163,17 @@ int main(int argc, char** argv) {
     inv::UpdateHostStatusRequest request;
     request.set_infra_env_id(infra_env.id());
     request.set_id(HostId(c, host));
-    request.set_expected_status(round == 0 ? types::HOST_STATUS_DISCOVERING_UNBOUND
+    request.set_expected_status(round == 0       ? types::HOST_STATUS_DISCOVERING_UNBOUND
                                 : round % 2 == 1 ? types::HOST_STATUS_KNOWN_UNBOUND
                                                  : types::HOST_STATUS_INSUFFICIENT_UNBOUND);
     request.set_new_status(round % 2 == 0 ? types::HOST_STATUS_KNOWN_UNBOUND
                                           : types::HOST_STATUS_INSUFFICIENT_UNBOUND);
     types::Host out;
     grpc::ClientContext context;
-    return stub.UpdateHostStatus(Deadline(context), request, &out).ok();
+    const grpc::Status status = stub.UpdateHostStatus(Deadline(context), request, &out);
+    if (!status.ok() && c == 0 && i < 3)
+      std::cerr << "  CAS failed: " << status.error_message() << "\n";
+    return status.ok();
   });
   std::cout << absl::StrFormat("  %.0f transitions/s, p50 %.1f ms, p99 %.1f ms, %d errors\n",
                                cas.per_second, cas.p50_ms, cas.p99_ms, cas.errors);

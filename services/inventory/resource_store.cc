@@ -59,6 +59,7 @@ struct Traits<Cluster> {
 
   static Key KeyOf(const Cluster& c) { return {"", c.id()}; }
   static std::string ClusterIdOf(const Cluster& c) { return c.id(); }
+  static std::string InfraEnvIdOf(const Cluster&) { return ""; }
   static std::vector<pg::Param> KeyParams(const Key& key) { return {key.id}; }
   static std::string Describe(const Key& key) { return absl::StrCat("cluster ", key.id); }
   static std::string StatusName(const Cluster& c) {
@@ -108,6 +109,7 @@ struct Traits<InfraEnv> {
 
   static Key KeyOf(const InfraEnv& e) { return {"", e.id()}; }
   static std::string ClusterIdOf(const InfraEnv& e) { return e.cluster_id(); }
+  static std::string InfraEnvIdOf(const InfraEnv& e) { return e.id(); }
   static std::vector<pg::Param> KeyParams(const Key& key) { return {key.id}; }
   static std::string Describe(const Key& key) { return absl::StrCat("infra-env ", key.id); }
   static std::string StatusName(const InfraEnv&) { return ""; }
@@ -145,6 +147,7 @@ struct Traits<Host> {
 
   static Key KeyOf(const Host& h) { return {h.infra_env_id(), h.id()}; }
   static std::string ClusterIdOf(const Host& h) { return h.cluster_id(); }
+  static std::string InfraEnvIdOf(const Host& h) { return h.infra_env_id(); }
   static std::vector<pg::Param> KeyParams(const Key& key) { return {key.infra_env_id, key.id}; }
   static std::string Describe(const Key& key) {
     return absl::StrCat("host ", key.id, " of infra-env ", key.infra_env_id);
@@ -197,15 +200,18 @@ std::string Bind(Query& q, absl::string_view pattern, const std::vector<pg::Para
   return sql;
 }
 
-// Columns read for every resource, in this order (see Decode).
+// Columns read for every resource, in this order (see Decode), named so that a CTE can refer to
+// them (see Insert).
 template <typename M>
 std::string SelectList() {
   using T = Traits<M>;
-  return absl::StrCat("id::text, owner_user, owner_org, status, resource_version, doc::text, ",
-                      T::kHasSecret ? "secret IS NOT NULL" : "false", ", ",
-                      MicrosColumn("created_at"), ", ", MicrosColumn("updated_at"), ", ",
-                      MicrosColumn("deleted_at"), ", ", T::kClusterIdExpr, ", ", T::kInfraEnvIdExpr,
-                      ", ", MicrosColumn("now()"));
+  return absl::StrCat(
+      "id::text AS id, owner_user, owner_org, status, resource_version, doc::text AS doc, ",
+      T::kHasSecret ? "secret IS NOT NULL" : "false", " AS secret_set, ",
+      MicrosColumn("created_at"), " AS created_us, ", MicrosColumn("updated_at"),
+      " AS updated_us, ", MicrosColumn("deleted_at"), " AS deleted_us, ", T::kClusterIdExpr,
+      " AS cluster_id_text, ", T::kInfraEnvIdExpr, " AS infra_env_id_text, ", MicrosColumn("now()"),
+      " AS now_us");
 }
 constexpr int kNowColumn = 12;
 
@@ -251,9 +257,9 @@ absl::Status NotFound(const Key& key) {
 }
 
 // Reads one row visible to `caller`, optionally locking it. Deleted rows only when asked.
-template <typename M>
-absl::StatusOr<M> ReadRow(pg::Transaction& tx, const Caller& caller, const Key& key,
-                          bool include_deleted, bool lock, google::protobuf::Timestamp* now) {
+template <typename M, typename Db>
+absl::StatusOr<M> ReadRow(Db& tx, const Caller& caller, const Key& key, bool include_deleted,
+                          bool lock, google::protobuf::Timestamp* now) {
   using T = Traits<M>;
   Query q;
   std::string sql = absl::StrCat("SELECT ", SelectList<M>(), " FROM ", T::kTable, " WHERE ",
@@ -313,24 +319,53 @@ M WithoutColumns(M message) {
   return message;
 }
 
-// Inserts a new row (version 1). An existing row with the same key and the same content is
-// returned as is, so a client may retry a create whose answer it lost.
+// The tail of a statement `WITH <cte> AS (<write> RETURNING SelectList<M>())`: appends a change
+// per written row to the log, wakes the sequencer, and selects the written rows (Decode-able).
+// Writing and logging in one statement keeps single-row writes to one round trip.
 template <typename M>
-absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
-                         const pg::Param& secret) {
+std::string LogChangesOf(Query& q, absl::string_view cte, v1::ChangeType type) {
+  return absl::StrCat(
+      ", appended AS (INSERT INTO changes (kind, resource_id, infra_env_id, cluster_id, "
+      "resource_version, change_type, status) SELECT ",
+      q.Add(v1::ResourceKind_Name(Traits<M>::kKind)),
+      ", id, infra_env_id_text, cluster_id_text, resource_version, ",
+      q.Add(v1::ChangeType_Name(type)), ", status FROM ", cte, " RETURNING 1) SELECT ", cte,
+      ".*, (SELECT count(*) FROM (SELECT pg_notify('assisted_change', '') FROM appended) AS "
+      "notified) FROM ",
+      cte);
+}
+
+// Where a new row's owner comes from: the caller (a constant source), or, for hosts, the
+// infra-env they register into, which must exist and be visible to the caller.
+struct OwnerSource {
+  std::string from = "(VALUES (1)) AS one";  // FROM clause (may carry a WHERE)
+  std::string user;                          // SQL for owner_user
+  std::string org;                           // SQL for owner_org
+};
+
+// Inserts a new row (version 1) and its change-log entry in ONE statement, so a create costs a
+// single round trip. An existing row with the same key and content is returned as is, so a
+// client may retry a create whose answer it lost. NOT_FOUND when `owner_from` selects nothing.
+template <typename M, typename Db>
+absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Param& secret,
+                         const std::function<OwnerSource(Query&)>& owner_from = nullptr) {
   using T = Traits<M>;
-  if (message.id().empty()) {
-    ASSIGN_OR_RETURN(pg::Result id, tx.Exec("SELECT gen_random_uuid()::text"));
-    message.set_id(std::string(id.Get(0, 0)));
-  }
-  *message.mutable_owner() = OwnerFor(caller, message.owner());
+  if (message.id().empty()) message.set_id(NewUuid());
+  if (!owner_from) *message.mutable_owner() = OwnerFor(caller, message.owner());
   Query q;
+  OwnerSource owner;
+  if (owner_from) {
+    owner = owner_from(q);
+  } else {
+    owner.user = q.Add(message.owner().user_name());
+    owner.org = q.Add(message.owner().org_id());
+  }
   std::vector<std::string> columns = {"id",         "owner_user",       "owner_org",
                                       "status",     "resource_version", "doc",
                                       "created_at", "updated_at"};
   std::vector<std::string> values = {Bind(q, "?::uuid", {message.id()}),
-                                     q.Add(message.owner().user_name()),
-                                     q.Add(message.owner().org_id()),
+                                     owner.user,
+                                     owner.org,
                                      q.Add(T::StatusName(message)),
                                      "1",
                                      q.Add(Document(message)) + "::jsonb",
@@ -345,23 +380,30 @@ absl::StatusOr<M> Insert(pg::Transaction& tx, const Caller& caller, M message,
     values.push_back(Bind(q, column.expr, {column.value}));
   }
   const std::string sql = absl::StrCat(
-      "INSERT INTO ", T::kTable, " (", absl::StrJoin(columns, ", "), ") VALUES (",
-      absl::StrJoin(values, ", "), ") ON CONFLICT DO NOTHING RETURNING ", SelectList<M>());
-  ASSIGN_OR_RETURN(pg::Result inserted, tx.Exec(sql, q.params()));
+      "WITH inserted AS (INSERT INTO ", T::kTable, " (", absl::StrJoin(columns, ", "), ") SELECT ",
+      absl::StrJoin(values, ", "), " FROM ", owner.from, " ON CONFLICT DO NOTHING RETURNING ",
+      SelectList<M>(), ")", LogChangesOf<M>(q, "inserted", v1::CHANGE_TYPE_CREATED));
+  ASSIGN_OR_RETURN(pg::Result inserted, db.Exec(sql, q.params()));
+  if (inserted.rows() == 1) return Decode<M>(inserted, 0);
   const Key key = T::KeyOf(message);
-  if (inserted.rows() == 0) {
-    absl::StatusOr<M> existing = ReadRow<M>(tx, Caller::System(), key, true, false, nullptr);
-    if (existing.ok() && existing->owner().user_name() == message.owner().user_name() &&
-        existing->owner().org_id() == message.owner().org_id() && !T::IsDeleted(*existing) &&
-        google::protobuf::util::MessageDifferencer::Equivalent(WithoutColumns(*existing),
-                                                               WithoutColumns(message))) {
-      return *existing;
+  absl::StatusOr<M> existing = ReadRow<M>(db, Caller::System(), key, true, false, nullptr);
+  if (owner_from) {
+    // Nothing inserted: either the owner source was not visible, or the row exists.
+    if (existing.status().code() == absl::StatusCode::kNotFound ||
+        !ReadRow<M>(db, caller, key, true, false, nullptr).ok()) {
+      return absl::NotFoundError(
+          absl::StrCat("infra-env ", T::InfraEnvIdOf(message), " not found"));
     }
-    return absl::AlreadyExistsError(absl::StrCat(T::Describe(key), " already exists"));
+    message.mutable_owner()->set_user_name(existing->owner().user_name());
+    message.mutable_owner()->set_org_id(existing->owner().org_id());
   }
-  ASSIGN_OR_RETURN(M written, Decode<M>(inserted, 0));
-  RETURN_IF_ERROR(AppendChange(tx, ChangeOf(written, v1::CHANGE_TYPE_CREATED)));
-  return written;
+  if (existing.ok() && existing->owner().user_name() == message.owner().user_name() &&
+      existing->owner().org_id() == message.owner().org_id() && !T::IsDeleted(*existing) &&
+      google::protobuf::util::MessageDifferencer::Equivalent(WithoutColumns(*existing),
+                                                             WithoutColumns(message))) {
+    return *existing;
+  }
+  return absl::AlreadyExistsError(absl::StrCat(T::Describe(key), " already exists"));
 }
 
 absl::Status CheckVersion(absl::string_view what, int64_t expected, int64_t actual) {
@@ -436,6 +478,34 @@ absl::StatusOr<M> UpdateFields(pg::Transaction& tx, const Caller& caller,
   const pg::Param new_secret = secret;
   return Rewrite(tx, caller, merged, writes_secret ? &new_secret : nullptr,
                  v1::CHANGE_TYPE_UPDATED);
+}
+
+// Status compare-and-set without a patch or fence, the orchestrator's most frequent write, in
+// one statement. Only the status, status_info and status_updated_at change.
+template <typename M>
+absl::StatusOr<M> CompareAndSetStatusOnly(pg::Connection& db, const Caller& caller, const Key& key,
+                                          const std::string& expected_status,
+                                          const std::string& new_status,
+                                          const std::string& status_info) {
+  using T = Traits<M>;
+  Query q;
+  std::string sql =
+      absl::StrCat("WITH updated AS (UPDATE ", T::kTable, " SET status = ", q.Add(new_status),
+                   ", resource_version = resource_version + 1, updated_at = now(), doc = doc || "
+                   "jsonb_build_object('status_info', ",
+                   q.Add(status_info),
+                   "::text, 'status_updated_at', to_char(now() AT TIME ZONE 'UTC', "
+                   "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')) WHERE ",
+                   Bind(q, T::kKeyPredicate, T::KeyParams(key)),
+                   " AND status = ", q.Add(expected_status), " AND deleted_at IS NULL");
+  sql += TenancyPredicate(caller, {}, q.params());
+  absl::StrAppend(&sql, " RETURNING ", SelectList<M>(), ")",
+                  LogChangesOf<M>(q, "updated", v1::CHANGE_TYPE_UPDATED));
+  ASSIGN_OR_RETURN(pg::Result updated, db.Exec(sql, q.params()));
+  if (updated.rows() == 1) return Decode<M>(updated, 0);
+  ASSIGN_OR_RETURN(M current, ReadRow<M>(db, caller, key, false, false, nullptr));
+  return absl::AbortedError(absl::StrCat(T::Describe(key), " is ", T::StatusName(current),
+                                         ", expected ", expected_status));
 }
 
 // Status compare-and-set: `target` carries the new status; patch fields are written with it.
@@ -710,6 +780,13 @@ absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(
   if (request.new_status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
     return absl::InvalidArgumentError("new_status: required");
   }
+  if (request.patch_mask().paths().empty() && request.fence().name().empty()) {
+    return OnConnection(pool_, [&](pg::Connection& db) {
+      return CompareAndSetStatusOnly<Cluster>(
+          db, caller, {"", request.id()}, types::v1::ClusterStatus_Name(request.expected_status()),
+          types::v1::ClusterStatus_Name(request.new_status()), request.status_info());
+    });
+  }
   Cluster target;
   target.set_status(request.new_status());
   return InTransaction(pool_, [&](pg::Transaction& tx) {
@@ -834,12 +911,17 @@ absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
                                               : types::v1::HOST_STATUS_DISCOVERING);
   }
   RETURN_IF_ERROR(Traits<Host>::Validate(validators_, host));
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<Host> {
-    // A host belongs to a live infra-env the caller may see; it inherits that owner.
-    ASSIGN_OR_RETURN(InfraEnv infra_env, ReadRow<InfraEnv>(tx, caller, {"", host.infra_env_id()},
-                                                           false, false, nullptr));
-    *host.mutable_owner() = infra_env.owner();
-    return Insert(tx, Caller::System(), host, pg::Param());
+  return OnConnection(pool_, [&](pg::Connection& db) {
+    // A host registers into a live infra-env the caller may see and inherits its owner. The host
+    // may carry an owner only when a system caller says so.
+    host.clear_owner();
+    return Insert(db, caller, host, pg::Param(), [&](Query& q) {
+      return OwnerSource{.from = absl::StrCat("infra_envs WHERE id = ", q.Add(host.infra_env_id()),
+                                              "::uuid AND deleted_at IS NULL",
+                                              TenancyPredicate(caller, {}, q.params())),
+                         .user = "owner_user",
+                         .org = "owner_org"};
+    });
   });
 }
 
@@ -914,6 +996,14 @@ absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller,
                                                      const v1::UpdateHostStatusRequest& request) {
   if (request.new_status() == types::v1::HOST_STATUS_UNSPECIFIED) {
     return absl::InvalidArgumentError("new_status: required");
+  }
+  if (request.patch_mask().paths().empty() && request.fence().name().empty()) {
+    return OnConnection(pool_, [&](pg::Connection& db) {
+      return CompareAndSetStatusOnly<Host>(db, caller, {request.infra_env_id(), request.id()},
+                                           types::v1::HostStatus_Name(request.expected_status()),
+                                           types::v1::HostStatus_Name(request.new_status()),
+                                           request.status_info());
+    });
   }
   Host target;
   target.set_status(request.new_status());

@@ -88,6 +88,9 @@ std::string EncodePageToken(const std::vector<std::string>& keys);
 absl::StatusOr<std::vector<std::string>> DecodePageToken(absl::string_view token,
                                                          size_t expected_keys);
 
+// A new random (version 4) UUID in canonical lower-case form.
+std::string NewUuid();
+
 // page_size 0 means `default_size`; larger than `max_size` is capped; negative is an error.
 absl::StatusOr<int> PageSize(int requested, int default_size, int max_size);
 

@@ -35,6 +35,17 @@ auto InTransaction(pg::Pool& pool, Fn&& fn) -> std::invoke_result_t<Fn&, pg::Tra
   }
 }
 
+// OnConnection runs `fn(connection)` outside any explicit transaction: each statement commits
+// by itself. For operations that are one statement. No retry: a write that failed midway may
+// have committed, and only the caller can tell whether repeating it is safe.
+template <typename Fn>
+auto OnConnection(pg::Pool& pool, Fn&& fn) -> std::invoke_result_t<Fn&, pg::Connection&> {
+  using Result = std::invoke_result_t<Fn&, pg::Connection&>;
+  absl::StatusOr<pg::Pool::Handle> connection = pool.Acquire();
+  if (!connection.ok()) return Result(connection.status());
+  return fn(**connection);
+}
+
 }  // namespace assisted::inventory
 
 #endif  // ASSISTED_SERVICES_INVENTORY_TRANSACTION_H_
