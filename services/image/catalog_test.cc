@@ -1,0 +1,130 @@
+#include "services/image/catalog.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/iso/test_image.h"
+#include "lib/process/subprocess.h"
+#include "lib/testing/status_matchers.h"
+#include "tests/harness/probes.h"
+
+namespace assisted::image {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::StatusIs;
+using ::testing::HasSubstr;
+
+class CatalogTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    process::LocalProcessRunner runner;
+    ASSERT_THAT(iso::BuildTestImage(runner, {}, Dir() + "/build", Dir() + "/base.iso"), IsOk());
+    std::ofstream(Dir() + "/not.iso") << std::string(70000, 'x');
+  }
+
+  static std::string Dir() {
+    static const std::string dir = [] {
+      std::string path = ::testing::TempDir() + "/catalog";
+      std::filesystem::create_directories(path);
+      return path;
+    }();
+    return dir;
+  }
+
+  std::string Cache() {
+    const std::string path =
+        Dir() + "/cache-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    return path;
+  }
+
+  OsImage Image(const std::string& url, const std::string& version = "4.16") {
+    return {.openshift_version = version, .cpu_architecture = "x86_64", .url = url,
+            .version = "416.94.1"};
+  }
+
+  CurlFetcher fetcher_;
+};
+
+TEST_F(CatalogTest, ParsesTheImageList) {
+  auto images = ParseOsImages(
+      R"([{"openshift_version":"4.16","cpu_architecture":"x86_64","url":"file:///a.iso",)"
+      R"("version":"416.94","sha256":"ABC"}])");
+  ASSERT_THAT(images, IsOk());
+  ASSERT_EQ(images->size(), 1u);
+  EXPECT_EQ((*images)[0].sha256, "abc");
+  EXPECT_THAT(ParseOsImages("{}"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(ParseOsImages(R"([{"openshift_version":"4.16","cpu_architecture":"x86_64"}])"),
+              StatusIs(absl::StatusCode::kInvalidArgument, "os_images[0].url: required"));
+  EXPECT_THAT(
+      ParseOsImages(R"([{"openshift_version":"4.16","cpu_architecture":"x86_64","url":"ftp://x"}])"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("os_images[0].url")));
+}
+
+TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
+  Catalog catalog(Cache(), {Image("file://" + Dir() + "/base.iso")}, fetcher_,
+                  log::Logger::Discard());
+  EXPECT_FALSE(catalog.ready());
+  ASSERT_THAT(catalog.Prepare(), IsOk());
+  EXPECT_TRUE(catalog.ready());
+  auto exact = catalog.Find("4.16", "x86_64");
+  ASSERT_THAT(exact, IsOk());
+  EXPECT_EQ((*exact)->areas.ignition.size, 256u * 1024);
+  EXPECT_EQ((*exact)->sha256.size(), 64u);
+  EXPECT_THAT(catalog.Find("4.16.3", "x86_64"), IsOk());  // same major.minor
+  EXPECT_THAT(catalog.Find("4.17", "x86_64"), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(catalog.Find("4.16", "aarch64"), StatusIs(absl::StatusCode::kNotFound));
+  const auto listed = catalog.List();
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0].state(), v1::BASE_IMAGE_STATE_READY);
+  EXPECT_EQ(listed[0].cpu_architecture(), types::v1::CPU_ARCHITECTURE_X86_64);
+}
+
+TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
+  auto port = assisted::testing::FreePort();
+  ASSERT_THAT(port, IsOk());
+  auto server = process::Subprocess::Start(
+      {"python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", Dir(),
+       absl::StrCat(*port)},
+      {}, Dir() + "/http.log");
+  ASSERT_THAT(server, IsOk());
+  const std::string url = absl::StrCat("http://127.0.0.1:", *port, "/base.iso");
+  for (int i = 0; i < 50; ++i) {
+    if (assisted::testing::HttpGet(url).ok()) break;
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  {
+    Catalog catalog(Cache(), {Image(url)}, fetcher_, log::Logger::Discard());
+    ASSERT_THAT(catalog.Prepare(), IsOk());
+  }
+  (*server)->Stop(absl::Seconds(5));
+  Catalog again(Cache(), {Image(url)}, fetcher_, log::Logger::Discard());
+  EXPECT_THAT(again.Prepare(), IsOk());  // served from the cache: the server is gone
+  EXPECT_TRUE(again.ready());
+}
+
+TEST_F(CatalogTest, RejectsWhatIsNotALiveIsoOrDoesNotMatchItsDigest) {
+  Catalog junk(Cache(), {Image("file://" + Dir() + "/not.iso")}, fetcher_, log::Logger::Discard());
+  EXPECT_THAT(junk.Prepare(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("not an ISO9660 image")));
+  EXPECT_FALSE(junk.ready());
+  EXPECT_EQ(junk.List()[0].state(), v1::BASE_IMAGE_STATE_FAILED);
+
+  OsImage wrong = Image("file://" + Dir() + "/base.iso");
+  wrong.sha256 = std::string(64, '0');
+  Catalog mismatch(Cache() + "-digest", {wrong}, fetcher_, log::Logger::Discard());
+  EXPECT_THAT(mismatch.Prepare(), StatusIs(absl::StatusCode::kDataLoss, HasSubstr("sha256")));
+  // The bad copy is not kept for next time.
+  EXPECT_TRUE(std::filesystem::is_empty(Cache() + "-digest"));
+
+  Catalog missing(Cache() + "-missing", {Image("file:///nonexistent/base.iso")}, fetcher_,
+                  log::Logger::Discard());
+  EXPECT_THAT(missing.Prepare(), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_TRUE(std::filesystem::is_empty(Cache() + "-missing"));
+}
+
+}  // namespace
+}  // namespace assisted::image
