@@ -18,8 +18,8 @@ void CpioWriter::AddEntry(absl::string_view path, uint32_t mode, absl::string_vi
   // 13 eight-digit hex fields: ino, mode, uid, gid, nlink, mtime, filesize, devmajor, devminor,
   // rdevmajor, rdevminor, namesize (with the NUL), check.
   absl::StrAppendFormat(&data_, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-                        next_inode_++, mode, 0, 0, (mode & 040000) != 0 ? 2 : 1, 0,
-                        content.size(), 0, 0, 0, 0, path.size() + 1, 0);
+                        next_inode_++, mode, 0, 0, (mode & 040000) != 0 ? 2 : 1, 0, content.size(),
+                        0, 0, 0, 0, path.size() + 1, 0);
   absl::StrAppend(&data_, path);
   data_.push_back('\0');
   PadTo4(data_);

@@ -27,9 +27,8 @@ absl::StatusOr<Extent> IgnitionArea(const IsoReader& iso) {
   if (absl::IsNotFound(info.status())) {
     absl::StatusOr<Extent> image = iso.Find(kIgnitionImage);
     if (absl::IsNotFound(image.status())) {
-      return absl::NotFoundError(
-          absl::StrCat(iso.volume_id(), ": no ", kIgnInfo, " nor ", kIgnitionImage,
-                       "; not a CoreOS live ISO"));
+      return absl::NotFoundError(absl::StrCat(iso.volume_id(), ": no ", kIgnInfo, " nor ",
+                                              kIgnitionImage, "; not a CoreOS live ISO"));
     }
     return image;
   }
@@ -39,8 +38,9 @@ absl::StatusOr<Extent> IgnitionArea(const IsoReader& iso) {
     return absl::InvalidArgumentError(absl::StrCat(kIgnInfo, ": \"file\" missing"));
   }
   ASSIGN_OR_RETURN(Extent file, iso.Find(json["file"].get<std::string>()));
-  const uint64_t offset =
-      json.contains("offset") && json["offset"].is_number_unsigned() ? json["offset"].get<uint64_t>() : 0;
+  const uint64_t offset = json.contains("offset") && json["offset"].is_number_unsigned()
+                              ? json["offset"].get<uint64_t>()
+                              : 0;
   if (offset > file.size) {
     return absl::InvalidArgumentError(absl::StrCat(kIgnInfo, ": offset beyond its file"));
   }
@@ -108,9 +108,8 @@ absl::StatusOr<EmbedAreas> FindEmbedAreas(const IsoReader& iso) {
 
 absl::StatusOr<Patch> IgnitionPatch(const Extent& area, absl::string_view archive) {
   if (archive.size() > area.size) {
-    return absl::ResourceExhaustedError(absl::StrCat("content length (", archive.size(),
-                                                     ") exceeds embed area size (", area.size,
-                                                     ")"));
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "content length (", archive.size(), ") exceeds embed area size (", area.size, ")"));
   }
   Patch patch{area.offset, std::string(archive)};
   patch.bytes.resize(area.size, '\0');

@@ -86,7 +86,7 @@ absl::StatusOr<IsoReader> IsoReader::Open(int fd, std::string name) {
     unsigned char sector[kSectorSize];
     if (pread(fd, sector, kSectorSize, static_cast<off_t>(offset)) != kSectorSize) break;
     if (std::memcmp(sector + 1, "CD001", 5) != 0) break;
-    if (sector[0] == 255) break;  // terminator
+    if (sector[0] == 255) break;   // terminator
     if (sector[0] != 1) continue;  // not the primary volume descriptor
     std::string volume_id(reinterpret_cast<const char*>(sector + 40), 32);
     volume_id.erase(volume_id.find_last_not_of(' ') + 1);
@@ -107,7 +107,8 @@ absl::StatusOr<std::string> IsoReader::ReadAt(uint64_t offset, uint64_t size) co
   std::string data(size, '\0');
   uint64_t done = 0;
   while (done < size) {
-    const ssize_t n = pread(fd_, data.data() + done, size - done, static_cast<off_t>(offset + done));
+    const ssize_t n =
+        pread(fd_, data.data() + done, size - done, static_cast<off_t>(offset + done));
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
       return absl::DataLossError(absl::StrCat(name_, ": short read at ", offset + done));

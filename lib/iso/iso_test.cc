@@ -38,7 +38,8 @@ std::string ReadAll(const std::string& path) {
 class IsoTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = ::testing::TempDir() + "/iso-" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir_ = ::testing::TempDir() + "/iso-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::filesystem::create_directories(dir_);
     image_ = dir_ + "/base.iso";
   }
@@ -61,7 +62,8 @@ class IsoTest : public ::testing::Test {
 
   // xorriso's own idea of where a file lies: byte offset and size.
   Extent XorrisoExtent(const std::string& image, const std::string& path) {
-    const auto result = Run({"xorriso", "-indev", image, "-find", path, "-exec", "report_lba", "--"});
+    const auto result =
+        Run({"xorriso", "-indev", image, "-find", path, "-exec", "report_lba", "--"});
     // "File data lba:  0 ,      35 ,       1 ,    1234 , '/coreos/kargs.json'"
     std::smatch match;
     const std::regex line(R"(File data lba:\s*\d+\s*,\s*(\d+)\s*,\s*\d+\s*,\s*(\d+)\s*,)");
@@ -189,11 +191,11 @@ TEST_F(IsoTest, PatchedImageIsTheBaseOutsideTheAreasAndToolsReadItsContent) {
     const std::string text = ReadAll(extracted + "/" + config);
     EXPECT_THAT(text, HasSubstr("ignition.platform.id=metal ip=dhcp rd.neednet=1\n###")) << config;
     EXPECT_THAT(text, HasSubstr("#### COREOS_KARG_EMBED_AREA")) << config;
-    EXPECT_EQ(text.size(), XorrisoExtent(image_, std::string("/") +
-                                                     (std::string(config) == "grub.cfg"
-                                                          ? "EFI/redhat/grub.cfg"
-                                                          : "isolinux/isolinux.cfg"))
-                               .size);
+    EXPECT_EQ(text.size(),
+              XorrisoExtent(image_, std::string("/") + (std::string(config) == "grub.cfg"
+                                                            ? "EFI/redhat/grub.cfg"
+                                                            : "isolinux/isolinux.cfg"))
+                  .size);
   }
 }
 

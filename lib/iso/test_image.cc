@@ -49,10 +49,10 @@ absl::Status BuildTestImage(process::ProcessRunner& runner, const TestImageOptio
   if (options.default_kargs.size() + 1 > options.kargs_area_bytes) {
     return absl::InvalidArgumentError("default kargs do not fit the kargs area");
   }
-  const auto [grub, grub_offset] = BootConfig(
-      "set timeout=5\nmenuentry 'Test CoreOS (Live)' --class gnu-linux --class os {\n",
-      "\tlinux /images/pxeboot/vmlinuz ",
-      "\tinitrd /images/pxeboot/initrd.img /images/ignition.img\n}\n", options);
+  const auto [grub, grub_offset] =
+      BootConfig("set timeout=5\nmenuentry 'Test CoreOS (Live)' --class gnu-linux --class os {\n",
+                 "\tlinux /images/pxeboot/vmlinuz ",
+                 "\tinitrd /images/pxeboot/initrd.img /images/ignition.img\n}\n", options);
   const auto [isolinux, isolinux_offset] =
       BootConfig("default vesamenu.c32\nlabel linux\n  kernel /images/pxeboot/vmlinuz\n",
                  "  append initrd=/images/pxeboot/initrd.img,/images/ignition.img ", "", options);
@@ -65,8 +65,7 @@ absl::Status BuildTestImage(process::ProcessRunner& runner, const TestImageOptio
   RETURN_IF_ERROR(WriteFile(tree / "EFI/redhat/grub.cfg", grub));
   RETURN_IF_ERROR(WriteFile(tree / "isolinux/isolinux.cfg", isolinux));
   RETURN_IF_ERROR(WriteFile(tree / "coreos/kargs.json", kargs.dump()));
-  RETURN_IF_ERROR(
-      WriteFile(tree / "coreos/igninfo.json", R"({"file": "images/ignition.img"})"));
+  RETURN_IF_ERROR(WriteFile(tree / "coreos/igninfo.json", R"({"file": "images/ignition.img"})"));
   RETURN_IF_ERROR(
       WriteFile(tree / "images/ignition.img", std::string(options.ignition_area_bytes, '\0')));
   RETURN_IF_ERROR(WriteFile(tree / "images/pxeboot/vmlinuz", "test kernel\n"));
@@ -83,8 +82,8 @@ absl::Status BuildTestImage(process::ProcessRunner& runner, const TestImageOptio
     argv.push_back("-R");
     argv.push_back("-J");
   }
-  for (const std::string& arg : {std::string("-V"), options.volume_id, std::string("-o"), output,
-                                 tree.string()}) {
+  for (const std::string& arg :
+       {std::string("-V"), options.volume_id, std::string("-o"), output, tree.string()}) {
     argv.push_back(arg);
   }
   ASSIGN_OR_RETURN(process::CommandResult result,
