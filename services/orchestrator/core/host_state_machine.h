@@ -1,0 +1,116 @@
+// File: services/orchestrator/core/host_state_machine.h
+//
+// The host state machine: all 28 host states and every transition of the reference (register,
+// progress, installation failed, cancel, day-2 install, reset, refresh by the monitor, media
+// disconnect, bind, unbind, reclaim, rebooting for reclaim, reclaim failed) as one table read top
+// to bottom (see engine.h). Bound and unbound ("-unbound", the infra-env pool) hosts share the
+// table.
+//
+//   HostContext ctx = ...;                       // facts about the host, its cluster, the time
+//   absl::StatusOr<HostDecision> d = HostStateMachine().Fire(HostEvent::kRefresh, status, ctx);
+//
+// HOST_STATUS_UNSPECIFIED stands for "no host yet": only kRegister leaves it.
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/common.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "services/orchestrator/core/engine.h"
+#include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/core/validation_results.h"
+
+namespace assisted::orchestrator::core {
+
+enum class HostEvent {
+  kRegister,             // the agent registered (first time or again)
+  kInstallationFailed,   // the install step failed (exit code other than 0 and 125)
+  kCancel,               // the user cancelled the cluster installation
+  kInstall,              // the user installs a day-2 host
+  kReset,                // the cluster installation was reset
+  kRefresh,              // the monitor re-evaluates validations and timeouts
+  kProgress,             // the installer reported a stage
+  kMediaDisconnect,      // a step result said the discovery media is gone (exit code 256)
+  kBind,                 // an unbound host is bound to a cluster
+  kUnbind,               // a host is released from its cluster
+  kReclaim,              // a host leaves its cluster to become a discovery host again
+  kRebootingForReclaim,  // the reclaim artifacts are staged; the host reboots
+  kReclaimFailed,        // the reclaim steps failed
+};
+
+// What the caller must do besides storing the new status and status_info.
+enum class HostEffect {
+  kResetForRediscovery,           // re-registration: forget progress, bootstrap flag, results
+  kResetInstallationPreparation,  // clear the disk-speed and image checks of a preparation
+  kAskAgentToLeave,               // answer the agent with "exit" (host already installed)
+  kRecordProgress,                // store the reported stage, info, percentage and stage times
+  kSetConnectionTimedOut,         // soft timeouts: flag the lost agent, keep installing
+  kClearConnectionTimedOut,       // soft timeouts: the agent came back
+  kSetStageTimedOut,              // soft timeouts: flag the late stage, keep installing
+  kRefreshStageUpdatedAt,         // restart the stage clock (cluster waits for the user)
+  kSetLogsTimedOut,               // logs_info = timeout
+  kClearInstallation,             // reset: clear progress, bootstrap flag and install results
+  kUnbindFromCluster,             // clear cluster_id
+  kBindToCluster,                 // set cluster_id to the requested cluster
+  kStopInstallation,              // send stop-installation and gather logs
+};
+
+// Everything the host rows look at. Plain data: the caller fills it from the stored host, its
+// cluster, fresh validation results and the clock (see MakeHostContext in host_context.h).
+struct HostContext {
+  // Environment.
+  absl::Time now;
+  const HostTimeouts* timeouts = nullptr;  // required
+  bool soft_timeouts = false;  // ENABLE_SOFT_TIMEOUTS and the cluster's org_soft_timeouts_enabled
+
+  // The host.
+  bool bound = true;  // has a cluster
+  bool day2 = false;  // joins an installed cluster
+  bool bootstrap = false;
+  types::v1::HostRole role = types::v1::HOST_ROLE_AUTO_ASSIGN;
+  types::v1::HostStage stage = types::v1::HOST_STAGE_UNSPECIFIED;  // last reported stage
+  absl::Time status_updated_at;
+  absl::Time stage_updated_at;
+  absl::Time checked_in_at;
+  bool media_disconnected = false;
+  bool connection_timed_out = false;
+  bool stage_timed_out = false;
+  types::v1::LogsState logs_info = types::v1::LOGS_STATE_UNSPECIFIED;
+  absl::Time logs_started_at;
+  std::string installation_disk;  // for boot-order messages
+  // Fresh validation results (kRefresh). nullptr means "none evaluated": nothing passes.
+  const ValidationResults* validations = nullptr;
+
+  // The cluster.
+  types::v1::ClusterStatus cluster_status = types::v1::CLUSTER_STATUS_UNSPECIFIED;
+  bool sno = false;
+  // Would the cluster still succeed if this host failed (enough other masters and workers)?
+  bool cluster_succeeds_without_host = false;
+
+  // Event payload: kProgress stage and text, kInstallationFailed reason.
+  types::v1::HostStage reported_stage = types::v1::HOST_STAGE_UNSPECIFIED;
+  std::string reason;
+};
+
+// Whether the agent counts as connected: heard from within the disconnection limit (plus the
+// bootstrap tolerance), or past the Rebooting stage where the agent is gone by design.
+bool HostConnected(const HostContext& ctx);
+
+using HostMachine = StateMachine<types::v1::HostStatus, HostEvent, HostContext, HostEffect>;
+using HostDecision = HostMachine::DecisionType;
+using HostRow = HostMachine::RowType;
+
+// The machine (built once, immutable, safe to share across threads).
+const HostMachine& HostStateMachine();
+
+absl::string_view HostEventName(HostEvent event);
+absl::string_view HostEffectName(HostEffect effect);
+
+}  // namespace assisted::orchestrator::core
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
