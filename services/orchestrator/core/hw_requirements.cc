@@ -299,6 +299,12 @@ absl::StatusOr<HwRequirements> HwRequirementsCatalog::ForVersion(
   return Convert(merged, "merged");
 }
 
+HwRequirements HwRequirementsCatalog::Defaults() const {
+  // "default" converted at Parse time already, so this cannot fail.
+  absl::StatusOr<HwRequirements> r = Convert(doc_->base, "default");
+  return r.ok() ? *std::move(r) : HwRequirements{};
+}
+
 const HwRequirementsCatalog& DefaultHwRequirements() {
   static const auto* const kCatalog = [] {
     absl::StatusOr<HwRequirementsCatalog> catalog = HwRequirementsCatalog::Parse(kEmbedded);

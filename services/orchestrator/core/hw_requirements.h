@@ -90,6 +90,9 @@ class HwRequirementsCatalog {
   // applied in file order. INVALID_ARGUMENT when the version does not parse.
   absl::StatusOr<HwRequirements> ForVersion(absl::string_view openshift_version) const;
 
+  // "default" alone: for hosts not bound to a cluster yet, whose version is unknown.
+  HwRequirements Defaults() const;
+
   int schema_version() const { return schema_version_; }
 
  private:
