@@ -23,32 +23,11 @@ using types::v1::ClusterStatus;
 using types::v1::HostStatus;
 using G = Guard<ClusterContext>;
 using A = Action<ClusterContext, ClusterEffect>;
+using Act = Actions<ClusterContext, ClusterEffect>;
 using E = ClusterEffect;
 using Ev = ClusterEvent;
 
-constexpr ClusterStatus kPendingForInput = types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT;
-constexpr ClusterStatus kInsufficient = types::v1::CLUSTER_STATUS_INSUFFICIENT;
-constexpr ClusterStatus kReady = types::v1::CLUSTER_STATUS_READY;
-constexpr ClusterStatus kPreparing = types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION;
-constexpr ClusterStatus kInstalling = types::v1::CLUSTER_STATUS_INSTALLING;
-constexpr ClusterStatus kPua = types::v1::CLUSTER_STATUS_INSTALLING_PENDING_USER_ACTION;
-constexpr ClusterStatus kFinalizing = types::v1::CLUSTER_STATUS_FINALIZING;
-constexpr ClusterStatus kInstalled = types::v1::CLUSTER_STATUS_INSTALLED;
-constexpr ClusterStatus kError = types::v1::CLUSTER_STATUS_ERROR;
-constexpr ClusterStatus kCancelled = types::v1::CLUSTER_STATUS_CANCELLED;
-constexpr ClusterStatus kAddingHosts = types::v1::CLUSTER_STATUS_ADDING_HOSTS;
-constexpr ClusterStatus kUnmonitored = types::v1::CLUSTER_STATUS_UNMONITORED;
-
-A Say(std::string text, std::vector<E> effects = {}) {
-  return Info<ClusterContext, ClusterEffect>(std::move(text), std::move(effects));
-}
-
-A Do(std::vector<E> effects) { return A{std::move(effects), nullptr, ""}; }
-
-A Explain(std::string doc, std::function<std::string(const ClusterContext&)> info,
-          std::vector<E> effects = {}) {
-  return A{std::move(effects), std::move(info), std::move(doc)};
-}
+using namespace cluster_status;  // NOLINT: the table reads better unqualified
 
 G Group(std::string name, const std::vector<absl::string_view>* ids) {
   return When<ClusterContext>(std::move(name), [ids](const ClusterContext& c) {
@@ -168,8 +147,8 @@ std::vector<ClusterRow> BuildRows() {
       });
 
   const A hosts_failed =
-      Say("Cluster has hosts in error: not enough hosts can complete the installation",
-          {E::kFailInstallation});
+      Act::Say("Cluster has hosts in error: not enough hosts can complete the installation",
+               {E::kFailInstallation});
   const std::string kInstallingInfo = "Installation in progress";
   const std::string kFinalizingInfo = "Finalizing cluster installation";
 
@@ -179,38 +158,38 @@ std::vector<ClusterRow> BuildRows() {
        {kInstalling, kPua, kError, kFinalizing},
        Always<ClusterContext>(),
        kCancelled,
-       Say("Installation was cancelled by user", {E::kCancelHosts}),
+       Act::Say("Installation was cancelled by user", {E::kCancelHosts}),
        "Cancel an installation in progress (or failed)."},
       {Ev::kCancel,
        {kPreparing},
        Always<ClusterContext>(),
        kReady,
-       Say("Cluster ready to be installed", {E::kCancelHosts}),
+       Act::Say("Cluster ready to be installed", {E::kCancelHosts}),
        "Cancelling during preparation only stops the preparation."},
       {Ev::kReset,
        {kPreparing, kInstalling, kPua, kError, kCancelled, kFinalizing},
        Always<ClusterContext>(),
        kInsufficient,
-       Say("Cluster installation was reset; reboot the hosts into the discovery image",
-           {E::kResetHosts}),
+       Act::Say("Cluster installation was reset; reboot the hosts into the discovery image",
+                {E::kResetHosts}),
        "Reset so the cluster can be installed again."},
       {Ev::kPrepareForInstallation,
        {kReady},
        Always<ClusterContext>(),
        kPreparing,
-       Say("Preparing cluster for installation", {E::kStartPreparation}),
+       Act::Say("Preparing cluster for installation", {E::kStartPreparation}),
        "The user starts the installation."},
       {Ev::kMarkUnmonitored,
        {kInsufficient, kPendingForInput},
        Always<ClusterContext>(),
        kUnmonitored,
-       Say("Cluster holds the configuration of a disconnected image"),
+       Act::Say("Cluster holds the configuration of a disconnected image"),
        "A configuration holder for a disconnected image; never monitored again."},
       {Ev::kAllowAddHosts,
        {kInstalled},
        Always<ClusterContext>(),
        kAddingHosts,
-       Say("Cluster is ready to add hosts"),
+       Act::Say("Cluster is ready to add hosts"),
        "Open an installed cluster to day-2 hosts (the reference does this outside its table)."},
 
       // ---- refresh before installation -------------------------------------------------------
@@ -218,38 +197,39 @@ std::vector<ClusterRow> BuildRows() {
        {kPendingForInput, kReady, kInsufficient},
        Not(all_input),
        kPendingForInput,
-       Explain("User input required: <missing inputs>",
-               [](const ClusterContext& c) {
-                 const ClusterGates& g = ClusterValidationGates();
-                 std::string missing =
-                     c.validations ? c.validations->Blocking(g.required_input) : "not validated";
-                 if (c.validations && !c.vip_dhcp_allocation) {
-                   std::string vips = c.validations->Blocking(g.vips_defined);
-                   if (!missing.empty() && !vips.empty()) absl::StrAppend(&missing, " ; ");
-                   absl::StrAppend(&missing, vips);
-                 }
-                 return absl::StrCat("User input required: ", missing);
-               }),
+       Act::Explain("User input required: <missing inputs>",
+                    [](const ClusterContext& c) {
+                      const ClusterGates& g = ClusterValidationGates();
+                      std::string missing = c.validations
+                                                ? c.validations->Blocking(g.required_input)
+                                                : "not validated";
+                      if (c.validations && !c.vip_dhcp_allocation) {
+                        std::string vips = c.validations->Blocking(g.vips_defined);
+                        if (!missing.empty() && !vips.empty()) absl::StrAppend(&missing, " ; ");
+                        absl::StrAppend(&missing, vips);
+                      }
+                      return absl::StrCat("User input required: ", missing);
+                    }),
        "Required inputs are missing: CIDRs, base domain, pull secret, and the VIPs unless DHCP "
        "allocates them."},
       {Ev::kRefresh,
        {kPendingForInput, kReady, kInsufficient},
        Not(sufficient),
        kInsufficient,
-       Explain("Cluster is not ready for install: <failing validations>",
-               [](const ClusterContext& c) {
-                 const ClusterGates& g = ClusterValidationGates();
-                 std::string failing = c.validations->Blocking(g.required_for_install);
-                 std::string vips = c.validations->Blocking(g.vips_defined);
-                 if (!failing.empty() && !vips.empty()) absl::StrAppend(&failing, " ; ");
-                 return absl::StrCat("Cluster is not ready for install: ", failing, vips);
-               }),
+       Act::Explain("Cluster is not ready for install: <failing validations>",
+                    [](const ClusterContext& c) {
+                      const ClusterGates& g = ClusterValidationGates();
+                      std::string failing = c.validations->Blocking(g.required_for_install);
+                      std::string vips = c.validations->Blocking(g.vips_defined);
+                      if (!failing.empty() && !vips.empty()) absl::StrAppend(&failing, " ; ");
+                      return absl::StrCat("Cluster is not ready for install: ", failing, vips);
+                    }),
        "Inputs are there but some validation fails."},
       {Ev::kRefresh,
        {kPendingForInput, kReady, kInsufficient},
        Always<ClusterContext>(),
        kReady,
-       Say("Cluster ready to be installed"),
+       Act::Say("Cluster ready to be installed"),
        "Every validation passes."},
 
       // ---- refresh while preparing -----------------------------------------------------------
@@ -257,40 +237,40 @@ std::vector<ClusterRow> BuildRows() {
        {kPreparing},
        All<ClusterContext>({prepare_timed_out, Not(failed_preparing)}),
        kReady,
-       Explain("Preparing for installation timed out after <limit>",
-               [](const ClusterContext& c) {
-                 return absl::StrCat("Preparing for installation timed out after ",
-                                     Hours(c.timeouts->prepare), "; retry the installation");
-               }),
+       Act::Explain("Preparing for installation timed out after <limit>",
+                    [](const ClusterContext& c) {
+                      return absl::StrCat("Preparing for installation timed out after ",
+                                          Hours(c.timeouts->prepare), "; retry the installation");
+                    }),
        "Preparation took too long."},
       {Ev::kRefresh,
        {kPreparing},
        All<ClusterContext>({all_prepared, prepared}),
        kInstalling,
-       Say(kInstallingInfo, {E::kStartInstallation}),
+       Act::Say(kInstallingInfo, {E::kStartInstallation}),
        "Artifacts generated and every host prepared: install."},
       {Ev::kRefresh,
        {kPreparing},
        unpreparing,
        kInsufficient,
-       Say("Cluster is not ready for install: a host left the preparation (disconnected or "
-           "insufficient)"),
+       Act::Say("Cluster is not ready for install: a host left the preparation (disconnected or "
+                "insufficient)"),
        "A host dropped out of preparation."},
       {Ev::kRefresh,
        {kPreparing},
        Any<ClusterContext>(
            {failed_preparing, All<ClusterContext>({Not(unpreparing), preparation_failed})}),
        kReady,
-       Explain("Cluster failed to prepare for installation: <reason>",
-               [](const ClusterContext& c) {
-                 return AnyHost(c, types::v1::HOST_STATUS_PREPARING_FAILED)
-                            ? std::string(
-                                  "Cluster failed to prepare for installation: a host "
-                                  "failed its preparation checks")
-                            : std::string(
-                                  "Cluster failed to prepare for installation: "
-                                  "generating the installation manifests failed");
-               }),
+       Act::Explain("Cluster failed to prepare for installation: <reason>",
+                    [](const ClusterContext& c) {
+                      return AnyHost(c, types::v1::HOST_STATUS_PREPARING_FAILED)
+                                 ? std::string(
+                                       "Cluster failed to prepare for installation: a host "
+                                       "failed its preparation checks")
+                                 : std::string(
+                                       "Cluster failed to prepare for installation: "
+                                       "generating the installation manifests failed");
+                    }),
        "A host or the artifact generation failed."},
 
       // ---- refresh while installing ----------------------------------------------------------
@@ -304,59 +284,60 @@ std::vector<ClusterRow> BuildRows() {
        {kPua},
        install_timed_out,
        kError,
-       Explain("Timeout while waiting for the user to fix the hosts (<limit>)",
-               [](const ClusterContext& c) {
-                 return absl::StrCat("Installation timed out after ",
-                                     Hours(c.timeouts->installation),
-                                     " while waiting for the user to fix the hosts");
-               },
-               {E::kFailInstallation}),
+       Act::Explain("Timeout while waiting for the user to fix the hosts (<limit>)",
+                    [](const ClusterContext& c) {
+                      return absl::StrCat("Installation timed out after ",
+                                          Hours(c.timeouts->installation),
+                                          " while waiting for the user to fix the hosts");
+                    },
+                    {E::kFailInstallation}),
        "The user did not act in time."},
       {Ev::kRefresh,
        {kInstalling, kFinalizing},
        All<ClusterContext>({install_timed_out, soft}),
        kError,
-       Explain("Installation timed out after <limit>",
-               [](const ClusterContext& c) {
-                 return absl::StrCat("Installation timed out after ",
-                                     Hours(c.timeouts->installation));
-               },
-               {E::kFailInstallation}),
+       Act::Explain("Installation timed out after <limit>",
+                    [](const ClusterContext& c) {
+                      return absl::StrCat("Installation timed out after ",
+                                          Hours(c.timeouts->installation));
+                    },
+                    {E::kFailInstallation}),
        "The whole installation took too long (soft-timeout mode only)."},
       {Ev::kRefresh,
        {kFinalizing},
        All<ClusterContext>({finalizing_timed_out, Not(soft)}),
        kError,
-       Explain("Finalizing timed out after <limit>",
-               [](const ClusterContext& c) {
-                 return absl::StrCat("Cluster finalization timed out after ",
-                                     Hours(c.timeouts->finalizing));
-               },
-               {E::kFailInstallation}),
+       Act::Explain("Finalizing timed out after <limit>",
+                    [](const ClusterContext& c) {
+                      return absl::StrCat("Cluster finalization timed out after ",
+                                          Hours(c.timeouts->finalizing));
+                    },
+                    {E::kFailInstallation}),
        "Finalizing took too long (hard-timeout mode)."},
       {Ev::kRefresh,
        {kFinalizing},
        All<ClusterContext>({Not(soft), stage_timed_out, Not(non_failing_stage)}),
        kError,
-       Explain("Finalizing stage <stage> timed out after <limit>",
-               [](const ClusterContext& c) {
-                 return absl::StrCat("Finalizing stage ", FinalizingStageName(c.finalizing_stage),
-                                     " timed out after ", Hours(FinalizingStageLimit(c)));
-               },
-               {E::kFailInstallation}),
+       Act::Explain("Finalizing stage <stage> timed out after <limit>",
+                    [](const ClusterContext& c) {
+                      return absl::StrCat("Finalizing stage ",
+                                          FinalizingStageName(c.finalizing_stage),
+                                          " timed out after ", Hours(FinalizingStageLimit(c)));
+                    },
+                    {E::kFailInstallation}),
        "A finalizing stage took too long (hard mode, failing stage)."},
       {Ev::kRefresh,
        {kFinalizing},
        All<ClusterContext>(
            {Not(stage_flagged), Any<ClusterContext>({soft, non_failing_stage}), stage_timed_out}),
        std::nullopt,
-       Explain("Finalizing stage <stage> is taking longer than expected <limit>",
-               [](const ClusterContext& c) {
-                 return absl::StrCat("Finalizing stage ", FinalizingStageName(c.finalizing_stage),
-                                     " is taking longer than expected ",
-                                     Hours(FinalizingStageLimit(c)));
-               },
-               {E::kSetFinalizingStageTimedOut}),
+       Act::Explain("Finalizing stage <stage> is taking longer than expected <limit>",
+                    [](const ClusterContext& c) {
+                      return absl::StrCat(
+                          "Finalizing stage ", FinalizingStageName(c.finalizing_stage),
+                          " is taking longer than expected ", Hours(FinalizingStageLimit(c)));
+                    },
+                    {E::kSetFinalizingStageTimedOut}),
        "A finalizing stage is late but may not fail the cluster: flag it."},
       {Ev::kRefresh,
        {kPua},
@@ -368,37 +349,38 @@ std::vector<ClusterRow> BuildRows() {
        {kPua},
        All<ClusterContext>({Not(pua), installing, Not(finalizing)}),
        kInstalling,
-       Say(kInstallingInfo),
+       Act::Say(kInstallingInfo),
        "The user fixed the hosts."},
       {Ev::kRefresh,
        {kPua},
        All<ClusterContext>({Not(pua), finalizing}),
        kFinalizing,
-       Say(kFinalizingInfo),
+       Act::Say(kFinalizingInfo),
        "The user fixed the hosts and enough are installed."},
       {Ev::kRefresh,
        {kInstalling, kFinalizing},
        All<ClusterContext>({Any<ClusterContext>({installing, finalizing}), pua}),
        kPua,
-       Say("Installation in progress, some hosts require user action: check the hosts' status"),
+       Act::Say(
+           "Installation in progress, some hosts require user action: check the hosts' status"),
        "A host needs the user (wrong boot order)."},
       {Ev::kRefresh,
        {kInstalling},
        All<ClusterContext>({finalizing, Not(pua)}),
        kFinalizing,
-       Say(kFinalizingInfo),
+       Act::Say(kFinalizingInfo),
        "Enough masters and workers are installed."},
       {Ev::kRefresh,
        {kInstalling},
        All<ClusterContext>({Not(finalizing), Not(pua), installing}),
        std::nullopt,
-       Say(kInstallingInfo),
+       Act::Say(kInstallingInfo),
        "Installing normally."},
       {Ev::kRefresh,
        {kFinalizing},
        All<ClusterContext>({all_hosts_done, complete}),
        kInstalled,
-       Say("Cluster is installed", {E::kCompleteInstallation}),
+       Act::Say("Cluster is installed", {E::kCompleteInstallation}),
        "Every host is done, the kubeconfig is stored and every monitored operator is available."},
       {Ev::kRefresh,
        {kInstalling},
@@ -412,7 +394,7 @@ std::vector<ClusterRow> BuildRows() {
        {kError, kCancelled},
        logs_timed_out,
        std::nullopt,
-       Do({E::kSetLogsTimedOut}),
+       Act::Do({E::kSetLogsTimedOut}),
        "Log collection ran out of time."},
       {Ev::kRefresh,
        {kPreparing, kFinalizing, kInstalled, kError, kCancelled, kAddingHosts, kUnmonitored},

@@ -25,6 +25,25 @@
 
 namespace assisted::orchestrator::core {
 
+// Short names for the states, for tables and tests.
+namespace cluster_status {
+inline constexpr types::v1::ClusterStatus kPendingForInput =
+    types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT;
+inline constexpr types::v1::ClusterStatus kInsufficient = types::v1::CLUSTER_STATUS_INSUFFICIENT;
+inline constexpr types::v1::ClusterStatus kReady = types::v1::CLUSTER_STATUS_READY;
+inline constexpr types::v1::ClusterStatus kPreparing =
+    types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION;
+inline constexpr types::v1::ClusterStatus kInstalling = types::v1::CLUSTER_STATUS_INSTALLING;
+inline constexpr types::v1::ClusterStatus kPua =
+    types::v1::CLUSTER_STATUS_INSTALLING_PENDING_USER_ACTION;
+inline constexpr types::v1::ClusterStatus kFinalizing = types::v1::CLUSTER_STATUS_FINALIZING;
+inline constexpr types::v1::ClusterStatus kInstalled = types::v1::CLUSTER_STATUS_INSTALLED;
+inline constexpr types::v1::ClusterStatus kError = types::v1::CLUSTER_STATUS_ERROR;
+inline constexpr types::v1::ClusterStatus kCancelled = types::v1::CLUSTER_STATUS_CANCELLED;
+inline constexpr types::v1::ClusterStatus kAddingHosts = types::v1::CLUSTER_STATUS_ADDING_HOSTS;
+inline constexpr types::v1::ClusterStatus kUnmonitored = types::v1::CLUSTER_STATUS_UNMONITORED;
+}  // namespace cluster_status
+
 enum class ClusterEvent {
   kPrepareForInstallation,  // the user asked to install
   kCancel,                  // the user cancelled

@@ -25,18 +25,7 @@ using types::v1::HostStatus;
 using Ev = ClusterEvent;
 using V = ValidationResults;
 
-constexpr ClusterStatus kPendingForInput = types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT;
-constexpr ClusterStatus kInsufficient = types::v1::CLUSTER_STATUS_INSUFFICIENT;
-constexpr ClusterStatus kReady = types::v1::CLUSTER_STATUS_READY;
-constexpr ClusterStatus kPreparing = types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION;
-constexpr ClusterStatus kInstalling = types::v1::CLUSTER_STATUS_INSTALLING;
-constexpr ClusterStatus kPua = types::v1::CLUSTER_STATUS_INSTALLING_PENDING_USER_ACTION;
-constexpr ClusterStatus kFinalizing = types::v1::CLUSTER_STATUS_FINALIZING;
-constexpr ClusterStatus kInstalled = types::v1::CLUSTER_STATUS_INSTALLED;
-constexpr ClusterStatus kError = types::v1::CLUSTER_STATUS_ERROR;
-constexpr ClusterStatus kCancelled = types::v1::CLUSTER_STATUS_CANCELLED;
-constexpr ClusterStatus kAddingHosts = types::v1::CLUSTER_STATUS_ADDING_HOSTS;
-constexpr ClusterStatus kUnmonitored = types::v1::CLUSTER_STATUS_UNMONITORED;
+using namespace cluster_status;  // NOLINT
 
 constexpr auto kMaster = types::v1::HOST_ROLE_MASTER;
 constexpr auto kWorker = types::v1::HOST_ROLE_WORKER;

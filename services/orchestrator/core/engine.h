@@ -111,6 +111,24 @@ Action<Ctx, Effect> Info(std::string text, std::vector<Effect> effects = {}) {
           std::move(doc)};
 }
 
+// The three kinds of action a table row uses, for one machine:
+//   Act::Say("Host is ready", {kEffect})      fixed status_info (+ effects)
+//   Act::Do({kEffect})                        effects only, status_info unchanged
+//   Act::Explain("<doc>", fn, {kEffect})      status_info computed from the context
+template <typename Ctx, typename Effect>
+struct Actions {
+  static Action<Ctx, Effect> Say(std::string text, std::vector<Effect> effects = {}) {
+    return Info<Ctx, Effect>(std::move(text), std::move(effects));
+  }
+  static Action<Ctx, Effect> Do(std::vector<Effect> effects) {
+    return {std::move(effects), nullptr, ""};
+  }
+  static Action<Ctx, Effect> Explain(std::string doc, std::function<std::string(const Ctx&)> info,
+                                     std::vector<Effect> effects = {}) {
+    return {std::move(effects), std::move(info), std::move(doc)};
+  }
+};
+
 // One row of a table. `to` empty means "stay in the current state".
 template <typename State, typename Event, typename Ctx, typename Effect>
 struct Row {

@@ -23,51 +23,11 @@ using types::v1::HostStage;
 using types::v1::HostStatus;
 using G = Guard<HostContext>;
 using A = Action<HostContext, HostEffect>;
+using Act = Actions<HostContext, HostEffect>;
 using E = HostEffect;
 using Ev = HostEvent;
 
-constexpr HostStatus kNew = types::v1::HOST_STATUS_UNSPECIFIED;
-constexpr HostStatus kDiscovering = types::v1::HOST_STATUS_DISCOVERING;
-constexpr HostStatus kKnown = types::v1::HOST_STATUS_KNOWN;
-constexpr HostStatus kDisconnected = types::v1::HOST_STATUS_DISCONNECTED;
-constexpr HostStatus kInsufficient = types::v1::HOST_STATUS_INSUFFICIENT;
-constexpr HostStatus kDisabled = types::v1::HOST_STATUS_DISABLED;
-constexpr HostStatus kPreparing = types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION;
-constexpr HostStatus kPreparingFailed = types::v1::HOST_STATUS_PREPARING_FAILED;
-constexpr HostStatus kPreparingSuccessful = types::v1::HOST_STATUS_PREPARING_SUCCESSFUL;
-constexpr HostStatus kPendingForInput = types::v1::HOST_STATUS_PENDING_FOR_INPUT;
-constexpr HostStatus kInstalling = types::v1::HOST_STATUS_INSTALLING;
-constexpr HostStatus kInProgress = types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS;
-constexpr HostStatus kInstallingPua = types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION;
-constexpr HostStatus kResettingPua = types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION;
-constexpr HostStatus kInstalled = types::v1::HOST_STATUS_INSTALLED;
-constexpr HostStatus kError = types::v1::HOST_STATUS_ERROR;
-constexpr HostStatus kResetting = types::v1::HOST_STATUS_RESETTING;
-constexpr HostStatus kAdded = types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER;
-constexpr HostStatus kCancelled = types::v1::HOST_STATUS_CANCELLED;
-constexpr HostStatus kBinding = types::v1::HOST_STATUS_BINDING;
-constexpr HostStatus kUnbinding = types::v1::HOST_STATUS_UNBINDING;
-constexpr HostStatus kUnbindingPua = types::v1::HOST_STATUS_UNBINDING_PENDING_USER_ACTION;
-constexpr HostStatus kKnownUnbound = types::v1::HOST_STATUS_KNOWN_UNBOUND;
-constexpr HostStatus kDisconnectedUnbound = types::v1::HOST_STATUS_DISCONNECTED_UNBOUND;
-constexpr HostStatus kInsufficientUnbound = types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND;
-constexpr HostStatus kDisabledUnbound = types::v1::HOST_STATUS_DISABLED_UNBOUND;
-constexpr HostStatus kDiscoveringUnbound = types::v1::HOST_STATUS_DISCOVERING_UNBOUND;
-constexpr HostStatus kReclaiming = types::v1::HOST_STATUS_RECLAIMING;
-constexpr HostStatus kReclaimingRebooting = types::v1::HOST_STATUS_RECLAIMING_REBOOTING;
-
-// ---- actions -------------------------------------------------------------------------------
-
-A Say(std::string text, std::vector<E> effects = {}) {
-  return Info<HostContext, HostEffect>(std::move(text), std::move(effects));
-}
-
-A Do(std::vector<E> effects) { return A{std::move(effects), nullptr, ""}; }
-
-A Explain(std::string doc, std::function<std::string(const HostContext&)> info,
-          std::vector<E> effects = {}) {
-  return A{std::move(effects), std::move(info), std::move(doc)};
-}
+using namespace host_status;  // NOLINT: the table reads better unqualified
 
 // ---- guards --------------------------------------------------------------------------------
 
@@ -209,14 +169,14 @@ std::vector<HostRow> BuildRows() {
   });
 
   const A insufficient_hw =
-      Explain("Host does not meet the minimum hardware requirements: <failing validations>",
-              [](const HostContext& c) {
-                return absl::StrCat(
-                    "Host does not meet the minimum hardware requirements: ",
-                    c.validations ? c.validations->Blocking(HostValidationGates().min_hardware)
-                                  : "not validated");
-              });
-  const A not_ready = Explain(
+      Act::Explain("Host does not meet the minimum hardware requirements: <failing validations>",
+                   [](const HostContext& c) {
+                     return absl::StrCat(
+                         "Host does not meet the minimum hardware requirements: ",
+                         c.validations ? c.validations->Blocking(HostValidationGates().min_hardware)
+                                       : "not validated");
+                   });
+  const A not_ready = Act::Explain(
       "Host cannot be installed due to following failing validation(s): <failing validations>",
       [](const HostContext& c) {
         std::string blocking =
@@ -227,7 +187,7 @@ std::vector<HostRow> BuildRows() {
         return absl::StrCat(
             "Host cannot be installed due to following failing validation(s): ", blocking, unknown);
       });
-  const A stage_timeout = Explain(
+  const A stage_timeout = Act::Explain(
       "Host failed to install because its installation stage <stage> took longer than expected "
       "<limit> (Writing image to disk: did not progress in <limit>)",
       [](const HostContext& c) {
@@ -241,7 +201,7 @@ std::vector<HostRow> BuildRows() {
         return absl::StrCat("Host failed to install because its installation stage ",
                             HostStageName(c.stage), " took longer than expected ", limit);
       });
-  const A soft_stage_timeout = Explain(
+  const A soft_stage_timeout = Act::Explain(
       "Host installation stage <stage> is taking longer than expected <limit>; the installation "
       "continues",
       [](const HostContext& c) {
@@ -250,10 +210,10 @@ std::vector<HostRow> BuildRows() {
             Minutes(c.timeouts->Stage(c.stage, c.sno)), "; the installation continues");
       },
       {E::kSetStageTimedOut});
-  const A failed_with_reason = Explain("Installation failed: <reason>", [](const HostContext& c) {
-    return absl::StrCat("Installation failed: ", c.reason);
-  });
-  const A prepare_timeout = Explain(
+  const A failed_with_reason = Act::Explain(
+      "Installation failed: <reason>",
+      [](const HostContext& c) { return absl::StrCat("Installation failed: ", c.reason); });
+  const A prepare_timeout = Act::Explain(
       "Host failed to prepare for installation: the disk speed and container image checks did not "
       "finish within <limit>",
       [](const HostContext& c) {
@@ -262,7 +222,7 @@ std::vector<HostRow> BuildRows() {
             "did not finish within ",
             Minutes(c.timeouts->EffectivePrepare()));
       });
-  const A prepare_failed = Explain(
+  const A prepare_failed = Act::Explain(
       "Host failed to prepare for installation due to following failing validation(s): <...>",
       [](const HostContext& c) {
         return absl::StrCat(
@@ -270,8 +230,8 @@ std::vector<HostRow> BuildRows() {
             c.validations->Blocking({host_id::kContainerImagesAvailable}));
       });
   const A boot_order =
-      Explain("Expected the host to boot from disk ... fix boot order", BootOrderMessage);
-  const A pua_timeout = Explain(
+      Act::Explain("Expected the host to boot from disk ... fix boot order", BootOrderMessage);
+  const A pua_timeout = Act::Explain(
       "Host was not rebooted from its installation disk within <limit>; the cluster installation "
       "continues without it",
       [](const HostContext& c) {
@@ -279,7 +239,7 @@ std::vector<HostRow> BuildRows() {
                             Minutes(c.timeouts->pending_user_action),
                             "; the cluster installation continues without it");
       });
-  const A reclaim_timeout = Explain(
+  const A reclaim_timeout = Act::Explain(
       "Host timed out while reclaiming (<limit>); reboot it into the discovery image",
       [](const HostContext& c) {
         return absl::StrCat("Host timed out while reclaiming (", Minutes(c.timeouts->reclaim),
@@ -302,26 +262,26 @@ std::vector<HostRow> BuildRows() {
        {kNew},
        bound,
        kDiscovering,
-       Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
+       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "A new host registers to a cluster."},
       {Ev::kRegister,
        {kNew},
        Always<HostContext>(),
        kDiscoveringUnbound,
-       Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
+       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "A new host registers to its infra-env only (unbound)."},
       {Ev::kRegister,
        {kDiscovering, kKnown, kDisconnected, kInsufficient, kResettingPua, kBinding,
         kPendingForInput},
        Always<HostContext>(),
        kDiscovering,
-       Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
+       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "Re-registration before installation: treated as a new machine whose hardware may differ."},
       {Ev::kRegister,
        {kPreparing, kPreparingSuccessful},
        Always<HostContext>(),
        kKnown,
-       Say(kKnownInfo, {E::kResetInstallationPreparation}),
+       Act::Say(kKnownInfo, {E::kResetInstallationPreparation}),
        "The agent restarted while preparing: keep the inventory and bootstrap flag, redo the "
        "preparation checks."},
       {Ev::kRegister,
@@ -335,7 +295,7 @@ std::vector<HostRow> BuildRows() {
        {kResetting},
        Always<HostContext>(),
        kDiscovering,
-       Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
+       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "A resetting host that is not rebooting registers as new."},
       {Ev::kRegister,
        {kInProgress, kInstallingPua, kAdded},
@@ -348,7 +308,7 @@ std::vector<HostRow> BuildRows() {
        {kInstalling, kInProgress},
        Always<HostContext>(),
        kError,
-       Say("The host unexpectedly restarted during the installation", {E::kStopInstallation}),
+       Act::Say("The host unexpectedly restarted during the installation", {E::kStopInstallation}),
        "Any other registration during installation is a failure."},
       {Ev::kRegister,
        {kError},
@@ -361,14 +321,14 @@ std::vector<HostRow> BuildRows() {
        {kInstalled},
        Always<HostContext>(),
        std::nullopt,
-       Do({E::kAskAgentToLeave}),
+       Act::Do({E::kAskAgentToLeave}),
        "A host that booted the discovery image after installation is told to go away."},
       {Ev::kRegister,
        {kDiscoveringUnbound, kDisconnectedUnbound, kInsufficientUnbound, kKnownUnbound,
         kDisabledUnbound, kUnbinding, kUnbindingPua, kReclaimingRebooting},
        Always<HostContext>(),
        kDiscoveringUnbound,
-       Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
+       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "An unbound, unbinding or reclaimed host re-registers into its infra-env pool."},
 
       // ---- installer progress ----------------------------------------------------------------
@@ -376,27 +336,28 @@ std::vector<HostRow> BuildRows() {
        {kInstalling, kInProgress, kInstallingPua},
        ReportedStageIs(types::v1::HOST_STAGE_FAILED),
        kError,
-       Explain("Installation failed: <progress info>",
-               [](const HostContext& c) { return absl::StrCat("Installation failed: ", c.reason); },
-               {E::kRecordProgress}),
+       Act::Explain(
+           "Installation failed: <progress info>",
+           [](const HostContext& c) { return absl::StrCat("Installation failed: ", c.reason); },
+           {E::kRecordProgress}),
        "The installer gave up (stage Failed)."},
       {Ev::kProgress,
        {kInstalling, kInProgress, kInstallingPua},
        All<HostContext>({day2, ReportedStageIs(types::v1::HOST_STAGE_DONE)}),
        kAdded,
-       Say("Host has joined the existing cluster", {E::kRecordProgress}),
+       Act::Say("Host has joined the existing cluster", {E::kRecordProgress}),
        "A day-2 host reached Done: the end of its flow."},
       {Ev::kProgress,
        {kInstalling, kInProgress},
        ReportedStageIs(types::v1::HOST_STAGE_DONE),
        kInstalled,
-       Say("Done", {E::kRecordProgress}),
+       Act::Say("Done", {E::kRecordProgress}),
        "A day-1 host reached Done."},
       {Ev::kProgress,
        {kInstalling, kInProgress, kInstallingPua},
        Always<HostContext>(),
        kInProgress,
-       Say("Installation is in progress", {E::kRecordProgress}),
+       Act::Say("Installation is in progress", {E::kRecordProgress}),
        "Any other stage: the host is installing (from installing-pending-user-action: the user "
        "fixed the boot order). Stage order is checked before firing (CheckStageUpdate)."},
       {Ev::kProgress,
@@ -417,13 +378,13 @@ std::vector<HostRow> BuildRows() {
        {kInstallingPua, kInstalling, kInProgress, kInstalled, kError},
        Always<HostContext>(),
        kCancelled,
-       Say("Installation cancelled by user", {E::kStopInstallation}),
+       Act::Say("Installation cancelled by user", {E::kStopInstallation}),
        "Cancelling an installation that started."},
       {Ev::kCancel,
        {kPreparing, kPreparingSuccessful},
        Always<HostContext>(),
        kKnown,
-       Say(kKnownInfo, {E::kResetInstallationPreparation}),
+       Act::Say(kKnownInfo, {E::kResetInstallationPreparation}),
        "Cancelling during preparation just returns to known."},
       {Ev::kCancel,
        {kKnown},
@@ -435,7 +396,7 @@ std::vector<HostRow> BuildRows() {
        {kKnown},
        day2,
        kInstalling,
-       Say("Installation is in progress"),
+       Act::Say("Installation is in progress"),
        "A known day-2 host is installed on its own."},
       {Ev::kReset,
        {kResetting, kDiscovering, kKnown, kInstallingPua, kInstalling, kPreparing,
@@ -443,58 +404,58 @@ std::vector<HostRow> BuildRows() {
         kInstalled, kError, kCancelled, kAdded},
        Always<HostContext>(),
        kResettingPua,
-       Say("Host requires booting into the discovery image to complete resetting the "
-           "installation",
-           {E::kClearInstallation}),
+       Act::Say("Host requires booting into the discovery image to complete resetting the "
+                "installation",
+                {E::kClearInstallation}),
        "Reset: the user must reboot the host into the discovery image; it then re-registers."},
       {Ev::kBind,
        {kKnownUnbound},
        Always<HostContext>(),
        kBinding,
-       Say("Host is being bound to a cluster", {E::kBindToCluster}),
+       Act::Say("Host is being bound to a cluster", {E::kBindToCluster}),
        "A ready pool host is bound; the agent restarts and registers to the cluster."},
       {Ev::kUnbind,
        {kKnown, kDiscovering, kDisconnected, kInsufficient, kPendingForInput},
        Always<HostContext>(),
        kUnbinding,
-       Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
+       Act::Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
        "Unbinding before installation."},
       {Ev::kUnbind,
        {kPreparing, kPreparingFailed, kPreparingSuccessful, kInstalling, kInProgress,
         kInstallingPua, kInstalled, kAdded, kError, kCancelled},
        Always<HostContext>(),
        kUnbindingPua,
-       Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
+       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
        "Unbinding once installation started: the disk was touched, the user must reboot."},
       {Ev::kReclaim,
        {kInstalled, kAdded},
        Always<HostContext>(),
        kReclaiming,
-       Say("Host is being reclaimed", {E::kUnbindFromCluster}),
+       Act::Say("Host is being reclaimed", {E::kUnbindFromCluster}),
        "An installed host is turned back into a discovery host."},
       {Ev::kReclaim,
        {kKnown, kDiscovering, kDisconnected, kInsufficient, kPendingForInput},
        Always<HostContext>(),
        kUnbinding,
-       Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
+       Act::Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
        "Reclaiming a host that never installed is an unbind."},
       {Ev::kReclaim,
        {kError, kCancelled},
        Always<HostContext>(),
        kUnbindingPua,
-       Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
+       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
        "Reclaiming a failed host: the user must reboot it."},
       {Ev::kRebootingForReclaim,
        {kReclaiming},
        Always<HostContext>(),
        kReclaimingRebooting,
-       Say("Host is rebooting into the discovery image"),
+       Act::Say("Host is rebooting into the discovery image"),
        "The discovery artifacts are staged; the host reboots into them."},
       {Ev::kReclaimFailed,
        {kReclaiming, kReclaimingRebooting},
        Always<HostContext>(),
        kUnbindingPua,
-       Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
+       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
        "Reclaim steps failed: the user must reboot the host."},
 
       // ---- discovery media -------------------------------------------------------------------
@@ -502,19 +463,19 @@ std::vector<HostRow> BuildRows() {
        {kDiscovering, kInsufficient, kKnown, kPendingForInput, kDisconnected, kBinding},
        Always<HostContext>(),
        kDisconnected,
-       Say(kMediaInfo),
+       Act::Say(kMediaInfo),
        "Media gone before installation: the host cannot run steps."},
       {Ev::kMediaDisconnect,
        {kPreparing, kPreparingFailed, kPreparingSuccessful, kInstalling, kInProgress, kError},
        Always<HostContext>(),
        kError,
-       Say(kMediaInfo),
+       Act::Say(kMediaInfo),
        "Media gone during preparation or installation: the installation cannot finish."},
       {Ev::kMediaDisconnect,
        {kKnownUnbound, kInsufficientUnbound, kDiscoveringUnbound, kDisconnectedUnbound},
        Always<HostContext>(),
        kDisconnectedUnbound,
-       Say(kMediaInfo),
+       Act::Say(kMediaInfo),
        "Media gone on a pool host."},
 
       // ---- refresh: reclaim ------------------------------------------------------------------
@@ -530,13 +491,13 @@ std::vector<HostRow> BuildRows() {
        {kKnown},
        All<HostContext>({valid_role, online, preparing}),
        kPreparing,
-       Say("Host is preparing for installation", {E::kResetInstallationPreparation}),
+       Act::Say("Host is preparing for installation", {E::kResetInstallationPreparation}),
        "The cluster started preparing: run the disk-speed and image checks."},
       {Ev::kRefresh,
        {kPreparing},
        All<HostContext>({online, disk_ok, images_ok, preparing}),
        kPreparingSuccessful,
-       Say("Host finished successfully to prepare for installation"),
+       Act::Say("Host finished successfully to prepare for installation"),
        "Both preparation checks passed."},
       {Ev::kRefresh,
        {kPreparingSuccessful},
@@ -548,14 +509,14 @@ std::vector<HostRow> BuildRows() {
        {kPreparingSuccessful},
        All<HostContext>({online, cluster_installing}),
        kInstalling,
-       Say("Installation is in progress"),
+       Act::Say("Installation is in progress"),
        "The cluster installs: so does the host."},
       {Ev::kRefresh,
        {kPreparing},
        All<HostContext>(
            {online, Not(Any<HostContext>({disk_failed, images_failed})), Not(preparing)}),
        kKnown,
-       Say(kKnownInfo),
+       Act::Say(kKnownInfo),
        "The cluster stopped preparing (cancelled or failed)."},
       {Ev::kRefresh,
        {kPreparing, kPreparingFailed, kKnown},
@@ -585,13 +546,13 @@ std::vector<HostRow> BuildRows() {
        {kPreparingFailed},
        All<HostContext>({online, Not(preparing)}),
        kKnown,
-       Say(kKnownInfo),
+       Act::Say(kKnownInfo),
        "The cluster gave up preparing; the host may be retried."},
       {Ev::kRefresh,
        {kPreparingSuccessful},
        All<HostContext>({online, Not(Any<HostContext>({preparing, cluster_installing}))}),
        kKnown,
-       Say(kKnownInfo),
+       Act::Say(kKnownInfo),
        "The cluster stopped preparing before installing."},
       {Ev::kRefresh,
        {kPreparingFailed},
@@ -604,14 +565,14 @@ std::vector<HostRow> BuildRows() {
        {kDiscovering, kInsufficient, kKnown, kPendingForInput, kDisconnected, kPreparingFailed},
        offline,
        kDisconnected,
-       Say(kDisconnectedInfo),
+       Act::Say(kDisconnectedInfo),
        "The agent went silent or the discovery media vanished before installation."},
       {Ev::kRefresh,
        {kPreparing, kPreparingSuccessful},
        offline,
        kDisconnected,
-       Say("Host has stopped communicating with the installation service while preparing for "
-           "installation"),
+       Act::Say("Host has stopped communicating with the installation service while preparing for "
+                "installation"),
        "The agent went silent while preparing."},
 
       // ---- refresh: installation -------------------------------------------------------------
@@ -619,41 +580,41 @@ std::vector<HostRow> BuildRows() {
        {kInstalling, kInProgress, kInstalled, kResettingPua, kInstallingPua},
        All<HostContext>({cluster_error, Not(day2)}),
        kError,
-       Say("Host is part of a cluster that failed to install", {E::kStopInstallation}),
+       Act::Say("Host is part of a cluster that failed to install", {E::kStopInstallation}),
        "The cluster failed: abort every host of it."},
       {Ev::kRefresh,
        {kInstalling},
        installing_timed_out,
        kError,
-       Say("Host failed to install due to timeout while starting installation",
-           {E::kStopInstallation}),
+       Act::Say("Host failed to install due to timeout while starting installation",
+                {E::kStopInstallation}),
        "The install step never reported a stage."},
       {Ev::kRefresh,
        {kInstalling, kInProgress},
        All<HostContext>({Not(connected), Not(soft)}),
        kError,
-       Say("Host failed to install due to timeout while connecting to host",
-           {E::kStopInstallation}),
+       Act::Say("Host failed to install due to timeout while connecting to host",
+                {E::kStopInstallation}),
        "The agent went silent before Rebooting (hard timeouts)."},
       {Ev::kRefresh,
        {kInstalling, kInProgress},
        All<HostContext>({Not(connected), soft, Not(connection_flagged)}),
        std::nullopt,
-       Say("Host stopped communicating with the installation service; the installation "
-           "continues",
-           {E::kSetConnectionTimedOut}),
+       Act::Say("Host stopped communicating with the installation service; the installation "
+                "continues",
+                {E::kSetConnectionTimedOut}),
        "The agent went silent (soft timeouts): flag it and keep installing."},
       {Ev::kRefresh,
        {kInstalling, kInProgress},
        All<HostContext>({connected, soft, connection_flagged}),
        std::nullopt,
-       Say("Installation is in progress", {E::kClearConnectionTimedOut}),
+       Act::Say("Installation is in progress", {E::kClearConnectionTimedOut}),
        "The agent came back (soft timeouts)."},
       {Ev::kRefresh,
        {kInProgress},
        waits_on_user,
        std::nullopt,
-       Do({E::kRefreshStageUpdatedAt}),
+       Act::Do({E::kRefreshStageUpdatedAt}),
        "The host waits on others while the cluster waits on the user: its stage clock restarts."},
       {Ev::kRefresh,
        {kInProgress},
@@ -671,16 +632,16 @@ std::vector<HostRow> BuildRows() {
        {kInProgress},
        All<HostContext>({rebooting, stage_timed_out}),
        kInstallingPua,
-       Explain("Host timed out when pulling ignition: ... verify that it boots from the "
-               "installation disk",
-               [](const HostContext& c) {
-                 return absl::StrCat(
-                     "Host timed out when pulling ignition. Check the host console and verify "
-                     "that it boots from the OpenShift installation disk ",
-                     c.installation_disk.empty() ? "" : absl::StrCat(c.installation_disk, " "),
-                     "and has network access to the cluster API. The installation will resume "
-                     "once the host successfully boots and can access the cluster API");
-               }),
+       Act::Explain("Host timed out when pulling ignition: ... verify that it boots from the "
+                    "installation disk",
+                    [](const HostContext& c) {
+                      return absl::StrCat(
+                          "Host timed out when pulling ignition. Check the host console and verify "
+                          "that it boots from the OpenShift installation disk ",
+                          c.installation_disk.empty() ? "" : absl::StrCat(c.installation_disk, " "),
+                          "and has network access to the cluster API. The installation will resume "
+                          "once the host successfully boots and can access the cluster API");
+                    }),
        "Rebooting took too long: most likely a wrong boot order."},
       {Ev::kRefresh,
        {kInstallingPua},
@@ -700,7 +661,7 @@ std::vector<HostRow> BuildRows() {
        {kDisconnected, kDiscovering},
        Not(inventory),
        kDiscovering,
-       Say("Waiting for host to send hardware details"),
+       Act::Say("Waiting for host to send hardware details"),
        "Connected but no usable inventory yet (none, or fully truncated)."},
       {Ev::kRefresh,
        {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
@@ -713,11 +674,12 @@ std::vector<HostRow> BuildRows() {
        {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
        Not(input),
        kPendingForInput,
-       Explain("Waiting for user input: <failing validations>",
-               [](const HostContext& c) {
-                 return absl::StrCat("Waiting for user input: ",
-                                     c.validations->Blocking(HostValidationGates().required_input));
-               }),
+       Act::Explain("Waiting for user input: <failing validations>",
+                    [](const HostContext& c) {
+                      return absl::StrCat(
+                          "Waiting for user input: ",
+                          c.validations->Blocking(HostValidationGates().required_input));
+                    }),
        "Hardware is fine but the cluster lacks input the user must give (machine CIDR)."},
       {Ev::kRefresh,
        {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
@@ -729,7 +691,7 @@ std::vector<HostRow> BuildRows() {
        {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
        Always<HostContext>(),
        kKnown,
-       Say(kKnownInfo),
+       Act::Say(kKnownInfo),
        "Every required validation passes."},
 
       // ---- refresh: unbound pool ---------------------------------------------------------------
@@ -737,31 +699,32 @@ std::vector<HostRow> BuildRows() {
        {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound},
        Not(connected),
        kDisconnectedUnbound,
-       Say(kDisconnectedInfo),
+       Act::Say(kDisconnectedInfo),
        "A pool host went silent."},
       {Ev::kRefresh,
        {kDisconnectedUnbound, kDiscoveringUnbound},
        Not(inventory),
        kDiscoveringUnbound,
-       Say("Waiting for host to send hardware details"),
+       Act::Say("Waiting for host to send hardware details"),
        "A pool host without a usable inventory."},
       {Ev::kRefresh,
        {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound},
        Not(unbound_min_hw),
        kInsufficientUnbound,
-       Explain("Host does not meet the minimum hardware requirements: <failing validations>",
-               [](const HostContext& c) {
-                 return absl::StrCat("Host does not meet the minimum hardware requirements: ",
-                                     c.validations ? c.validations->Blocking(
-                                                         HostValidationGates().unbound_min_hardware)
-                                                   : "not validated");
-               }),
+       Act::Explain("Host does not meet the minimum hardware requirements: <failing validations>",
+                    [](const HostContext& c) {
+                      return absl::StrCat(
+                          "Host does not meet the minimum hardware requirements: ",
+                          c.validations
+                              ? c.validations->Blocking(HostValidationGates().unbound_min_hardware)
+                              : "not validated");
+                    }),
        "A pool host below the smallest role's minimum, or with an invalid hostname."},
       {Ev::kRefresh,
        {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound},
        Always<HostContext>(),
        kKnownUnbound,
-       Say("Host is ready to be bound to a cluster"),
+       Act::Say("Host is ready to be bound to a cluster"),
        "A pool host ready to be bound."},
 
       // ---- refresh: nothing to do ------------------------------------------------------------
@@ -769,7 +732,7 @@ std::vector<HostRow> BuildRows() {
        {kError, kCancelled},
        logs_timed_out,
        std::nullopt,
-       Do({E::kSetLogsTimedOut}),
+       Act::Do({E::kSetLogsTimedOut}),
        "Log collection ran out of time."},
       {Ev::kRefresh,
        {kError, kCancelled, kResetting, kAdded, kReclaiming, kReclaimingRebooting, kBinding,

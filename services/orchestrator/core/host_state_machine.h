@@ -27,6 +27,48 @@
 
 namespace assisted::orchestrator::core {
 
+// Short names for the states, for tables and tests. kNew is "no host yet".
+namespace host_status {
+inline constexpr types::v1::HostStatus kNew = types::v1::HOST_STATUS_UNSPECIFIED;
+inline constexpr types::v1::HostStatus kDiscovering = types::v1::HOST_STATUS_DISCOVERING;
+inline constexpr types::v1::HostStatus kKnown = types::v1::HOST_STATUS_KNOWN;
+inline constexpr types::v1::HostStatus kDisconnected = types::v1::HOST_STATUS_DISCONNECTED;
+inline constexpr types::v1::HostStatus kInsufficient = types::v1::HOST_STATUS_INSUFFICIENT;
+inline constexpr types::v1::HostStatus kDisabled = types::v1::HOST_STATUS_DISABLED;
+inline constexpr types::v1::HostStatus kPreparing =
+    types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION;
+inline constexpr types::v1::HostStatus kPreparingFailed = types::v1::HOST_STATUS_PREPARING_FAILED;
+inline constexpr types::v1::HostStatus kPreparingSuccessful =
+    types::v1::HOST_STATUS_PREPARING_SUCCESSFUL;
+inline constexpr types::v1::HostStatus kPendingForInput = types::v1::HOST_STATUS_PENDING_FOR_INPUT;
+inline constexpr types::v1::HostStatus kInstalling = types::v1::HOST_STATUS_INSTALLING;
+inline constexpr types::v1::HostStatus kInProgress = types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS;
+inline constexpr types::v1::HostStatus kInstallingPua =
+    types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION;
+inline constexpr types::v1::HostStatus kResettingPua =
+    types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION;
+inline constexpr types::v1::HostStatus kInstalled = types::v1::HOST_STATUS_INSTALLED;
+inline constexpr types::v1::HostStatus kError = types::v1::HOST_STATUS_ERROR;
+inline constexpr types::v1::HostStatus kResetting = types::v1::HOST_STATUS_RESETTING;
+inline constexpr types::v1::HostStatus kAdded = types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER;
+inline constexpr types::v1::HostStatus kCancelled = types::v1::HOST_STATUS_CANCELLED;
+inline constexpr types::v1::HostStatus kBinding = types::v1::HOST_STATUS_BINDING;
+inline constexpr types::v1::HostStatus kUnbinding = types::v1::HOST_STATUS_UNBINDING;
+inline constexpr types::v1::HostStatus kUnbindingPua =
+    types::v1::HOST_STATUS_UNBINDING_PENDING_USER_ACTION;
+inline constexpr types::v1::HostStatus kKnownUnbound = types::v1::HOST_STATUS_KNOWN_UNBOUND;
+inline constexpr types::v1::HostStatus kDisconnectedUnbound =
+    types::v1::HOST_STATUS_DISCONNECTED_UNBOUND;
+inline constexpr types::v1::HostStatus kInsufficientUnbound =
+    types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND;
+inline constexpr types::v1::HostStatus kDisabledUnbound = types::v1::HOST_STATUS_DISABLED_UNBOUND;
+inline constexpr types::v1::HostStatus kDiscoveringUnbound =
+    types::v1::HOST_STATUS_DISCOVERING_UNBOUND;
+inline constexpr types::v1::HostStatus kReclaiming = types::v1::HOST_STATUS_RECLAIMING;
+inline constexpr types::v1::HostStatus kReclaimingRebooting =
+    types::v1::HOST_STATUS_RECLAIMING_REBOOTING;
+}  // namespace host_status
+
 enum class HostEvent {
   kRegister,             // the agent registered (first time or again)
   kInstallationFailed,   // the install step failed (exit code other than 0 and 125)

@@ -24,35 +24,7 @@ using types::v1::HostStatus;
 using Ev = HostEvent;
 using V = ValidationResults;
 
-constexpr HostStatus kNew = types::v1::HOST_STATUS_UNSPECIFIED;
-constexpr HostStatus kDiscovering = types::v1::HOST_STATUS_DISCOVERING;
-constexpr HostStatus kKnown = types::v1::HOST_STATUS_KNOWN;
-constexpr HostStatus kDisconnected = types::v1::HOST_STATUS_DISCONNECTED;
-constexpr HostStatus kInsufficient = types::v1::HOST_STATUS_INSUFFICIENT;
-constexpr HostStatus kDisabled = types::v1::HOST_STATUS_DISABLED;
-constexpr HostStatus kPreparing = types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION;
-constexpr HostStatus kPreparingFailed = types::v1::HOST_STATUS_PREPARING_FAILED;
-constexpr HostStatus kPreparingSuccessful = types::v1::HOST_STATUS_PREPARING_SUCCESSFUL;
-constexpr HostStatus kPendingForInput = types::v1::HOST_STATUS_PENDING_FOR_INPUT;
-constexpr HostStatus kInstalling = types::v1::HOST_STATUS_INSTALLING;
-constexpr HostStatus kInProgress = types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS;
-constexpr HostStatus kInstallingPua = types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION;
-constexpr HostStatus kResettingPua = types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION;
-constexpr HostStatus kInstalled = types::v1::HOST_STATUS_INSTALLED;
-constexpr HostStatus kError = types::v1::HOST_STATUS_ERROR;
-constexpr HostStatus kResetting = types::v1::HOST_STATUS_RESETTING;
-constexpr HostStatus kAdded = types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER;
-constexpr HostStatus kCancelled = types::v1::HOST_STATUS_CANCELLED;
-constexpr HostStatus kBinding = types::v1::HOST_STATUS_BINDING;
-constexpr HostStatus kUnbinding = types::v1::HOST_STATUS_UNBINDING;
-constexpr HostStatus kUnbindingPua = types::v1::HOST_STATUS_UNBINDING_PENDING_USER_ACTION;
-constexpr HostStatus kKnownUnbound = types::v1::HOST_STATUS_KNOWN_UNBOUND;
-constexpr HostStatus kDisconnectedUnbound = types::v1::HOST_STATUS_DISCONNECTED_UNBOUND;
-constexpr HostStatus kInsufficientUnbound = types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND;
-constexpr HostStatus kDisabledUnbound = types::v1::HOST_STATUS_DISABLED_UNBOUND;
-constexpr HostStatus kDiscoveringUnbound = types::v1::HOST_STATUS_DISCOVERING_UNBOUND;
-constexpr HostStatus kReclaiming = types::v1::HOST_STATUS_RECLAIMING;
-constexpr HostStatus kReclaimingRebooting = types::v1::HOST_STATUS_RECLAIMING_REBOOTING;
+using namespace host_status;  // NOLINT
 
 constexpr auto kFailure = types::v1::VALIDATION_STATUS_FAILURE;
 constexpr auto kPending = types::v1::VALIDATION_STATUS_PENDING;

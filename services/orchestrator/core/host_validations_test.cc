@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/core/validation_ids.h"
 
 namespace assisted::orchestrator::core {
@@ -28,84 +29,9 @@ constexpr auto kOk = types::v1::VALIDATION_STATUS_SUCCESS;
 constexpr auto kFail = types::v1::VALIDATION_STATUS_FAILURE;
 constexpr auto kPend = types::v1::VALIDATION_STATUS_PENDING;
 
-const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
-
-google::protobuf::Timestamp Ts(absl::Time t) {
-  google::protobuf::Timestamp ts;
-  ts.set_seconds(absl::ToUnixSeconds(t));
-  return ts;
-}
-
-std::string Ip(int i) { return absl::StrCat("10.0.0.", 10 + i); }
-
-types::v1::Host HealthyHost(int i) {
-  types::v1::Host h;
-  h.set_id(absl::StrCat("h", i));
-  h.set_cluster_id("c1");
-  h.set_role(types::v1::HOST_ROLE_MASTER);
-  h.set_status(types::v1::HOST_STATUS_KNOWN);
-  *h.mutable_checked_in_at() = Ts(kNow);
-  *h.mutable_timestamp() = Ts(kNow);
-  h.set_media_status(types::v1::MEDIA_STATUS_CONNECTED);
-  h.set_discovery_agent_version("quay.io/agent:1");
-  h.set_installation_disk_id("wwn-sda");
-  h.set_installation_disk_path("/dev/sda");
-  types::v1::Inventory* inv = h.mutable_inventory();
-  inv->set_hostname(absl::StrCat("master-", i));
-  inv->mutable_cpu()->set_count(8);
-  inv->mutable_cpu()->set_architecture("x86_64");
-  inv->mutable_memory()->set_physical_bytes(int64_t{32} << 30);
-  inv->mutable_memory()->set_physical_bytes_method(types::v1::PHYSICAL_MEMORY_METHOD_DMIDECODE);
-  types::v1::Disk* d = inv->add_disks();
-  d->set_id("wwn-sda");
-  d->set_name("sda");
-  d->set_path("/dev/sda");
-  d->set_drive_type(types::v1::DRIVE_TYPE_SSD);
-  d->set_size_bytes(int64_t{200} * 1'000'000'000);
-  d->set_has_uuid(true);
-  d->mutable_installation_eligibility()->set_eligible(true);
-  types::v1::Interface* nic = inv->add_interfaces();
-  nic->set_name("eth0");
-  nic->set_mac_address(absl::StrCat("52:54:00:00:00:0", i));
-  nic->add_ipv4_addresses(Ip(i) + "/24");
-  types::v1::Route* route = inv->add_routes();
-  route->set_destination("0.0.0.0");
-  route->set_gateway("10.0.0.1");
-  route->set_interface("eth0");
-  inv->mutable_system_vendor()->set_manufacturer("Dell Inc.");
-  inv->mutable_system_vendor()->set_product_name("PowerEdge R640");
-  inv->set_tpm_version(types::v1::TPM_VERSION_2_0);
-  inv->mutable_boot()->set_device_type(types::v1::BOOT_DEVICE_TYPE_EPHEMERAL);
-  return h;
-}
-
-// Everything a healthy host reports; host i reaches every other host of `n`.
-HostReports HealthyReports(int i, int n) {
-  HostReports r;
-  ConnectivityReport c;
-  for (int j = 0; j < n; ++j) {
-    if (j == i) continue;
-    RemoteHostConnectivity remote;
-    remote.host_id = absl::StrCat("h", j);
-    remote.l2.push_back({Ip(j), "eth0", true});
-    remote.l3.push_back({Ip(j), true, 1.5, 0});
-    remote.mtu.push_back({Ip(j), "eth0", true});
-    c.remote_hosts.push_back(std::move(remote));
-  }
-  r.connectivity = std::move(c);
-  r.ntp_sources = std::vector<NtpSource>{{"pool.ntp.org", "synced"}};
-  r.images = std::vector<ImageStatus>{{"quay.io/release", true, 50.0}};
-  r.disk_speeds = std::vector<DiskSpeed>{{"/dev/sda", true, 3, 0}};
-  r.domains = std::vector<DomainResolution>{
-      {"api.c.example.com", {"10.0.0.5"}, {}, {}},
-      {"api-int.c.example.com", {"10.0.0.5"}, {}, {}},
-      {"*.apps.c.example.com", {"10.0.0.6"}, {}, {}},
-      {"quay.io", {"3.3.3.3"}, {}, {}},
-  };
-  r.api_vip = ReachabilityCheck{true, ""};
-  r.tang = ReachabilityCheck{true, ""};
-  return r;
-}
+const absl::Time kNow = testing::kNow;
+using testing::Ip;
+using testing::Ts;
 
 // A three-master cluster; hosts[0] is the host under test.
 struct World {
@@ -116,42 +42,29 @@ struct World {
   ValidationSettings settings{"quay.io/agent:1", true};
   bool unbound = false;
 
-  World() {
-    cluster.set_id("c1");
-    cluster.set_name("c");
-    cluster.set_base_dns_domain("example.com");
-    cluster.set_openshift_version("4.16.3");
-    cluster.set_ocp_release_image("quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64");
-    cluster.set_control_plane_count(3);
-    cluster.mutable_platform()->set_type(types::v1::PLATFORM_TYPE_BAREMETAL);
-    cluster.add_machine_networks()->set_cidr("10.0.0.0/24");
+  World() : cluster(testing::HealthyCluster()) {
     for (int i = 0; i < 3; ++i) {
-      hosts.push_back(HealthyHost(i));
-      reports.push_back(HealthyReports(i, 3));
+      hosts.push_back(testing::HealthyHost(i));
+      reports.push_back(testing::HealthyReports(i, 3));
     }
   }
   types::v1::Host& host() { return hosts[0]; }
   types::v1::Inventory& inv() { return *hosts[0].mutable_inventory(); }
   HostReports& rep() { return reports[0]; }
 
-  ValidationResults Validate() {
+  ValidationResults Validate(const absl::flat_hash_set<std::string>& disabled = {},
+                             const std::vector<HostCheck>& checks = CoreHostChecks()) {
     std::vector<HostView> views;
     for (std::size_t i = 0; i < hosts.size(); ++i) views.push_back({&hosts[i], &reports[i]});
     absl::StatusOr<ClusterFacts> facts =
         BuildClusterFacts(unbound ? nullptr : &cluster, views, DefaultHwRequirements(), settings);
     EXPECT_THAT(facts, IsOk());
     HostValidationContext ctx{hosts[0], reports[0], *facts, kNow, timeouts};
-    return ValidateHost(ctx);
+    return ValidateHost(ctx, disabled, checks);
   }
 };
 
-struct Case {
-  absl::string_view id;
-  std::string name;
-  std::function<void(World&)> setup;
-  ValidationStatus status;
-  std::string message;  // substring
-};
+using Case = testing::ValidationCase<World>;
 
 void Nothing(World&) {}
 void NoInventory(World& w) { w.host().clear_inventory(); }
@@ -579,28 +492,10 @@ const std::set<absl::string_view>& NeverPending() {
   return *kIds;
 }
 
-TEST(HostValidations, EveryCase) {
-  for (const Case& c : Cases()) {
-    SCOPED_TRACE(absl::StrCat(c.id, ": ", c.name));
-    World w;
-    c.setup(w);
-    ValidationResults results = w.Validate();
-    const ValidationOutcome* o = results.Find(c.id);
-    ASSERT_NE(o, nullptr);
-    EXPECT_EQ(ValidationStatusName(o->status), ValidationStatusName(c.status)) << o->message;
-    EXPECT_THAT(o->message, HasSubstr(c.message));
-  }
-}
+TEST(HostValidations, EveryCase) { testing::ExpectValidationCases(Cases()); }
 
 TEST(HostValidations, EveryIdHasPassFailAndPendingCases) {
-  std::map<absl::string_view, std::set<ValidationStatus>> seen;
-  for (const Case& c : Cases()) seen[c.id].insert(c.status);
-  for (absl::string_view id : CoreHostValidationIds()) {
-    EXPECT_TRUE(seen[id].count(kOk)) << id << " has no passing case";
-    EXPECT_TRUE(seen[id].count(kFail)) << id << " has no failing case";
-    if (!NeverPending().count(id))
-      EXPECT_TRUE(seen[id].count(kPend)) << id << " has no pending case";
-  }
+  testing::ExpectEveryIdCovered(Cases(), CoreHostValidationIds(), NeverPending());
 }
 
 TEST(HostValidations, HealthyHostPassesEverything) {
@@ -625,11 +520,7 @@ TEST(HostValidations, CoreChecksMatchTheIdList) {
 TEST(HostValidations, DisabledChecksReportDisabled) {
   World w;
   w.inv().mutable_cpu()->set_count(1);
-  std::vector<HostView> views;
-  for (std::size_t i = 0; i < w.hosts.size(); ++i) views.push_back({&w.hosts[i], &w.reports[i]});
-  ClusterFacts facts = *BuildClusterFacts(&w.cluster, views, DefaultHwRequirements(), w.settings);
-  HostValidationContext ctx{w.hosts[0], w.reports[0], facts, kNow, w.timeouts};
-  ValidationResults r = ValidateHost(ctx, {std::string(id::kHasMinCpuCores)});
+  ValidationResults r = w.Validate({std::string(id::kHasMinCpuCores)});
   EXPECT_EQ(r.StatusOf(id::kHasMinCpuCores), types::v1::VALIDATION_STATUS_DISABLED);
   EXPECT_TRUE(r.Passed(id::kHasMinCpuCores));
 }
@@ -639,11 +530,7 @@ TEST(HostValidations, ExtraChecksAppendToTheCoreList) {
   std::vector<HostCheck> checks = CoreHostChecks();
   checks.push_back({"lvm-requirements-satisfied", types::v1::VALIDATION_CATEGORY_OPERATORS,
                     [](const HostValidationContext&) { return Success("LVM is happy"); }});
-  std::vector<HostView> views;
-  for (std::size_t i = 0; i < w.hosts.size(); ++i) views.push_back({&w.hosts[i], &w.reports[i]});
-  ClusterFacts facts = *BuildClusterFacts(&w.cluster, views, DefaultHwRequirements(), w.settings);
-  HostValidationContext ctx{w.hosts[0], w.reports[0], facts, kNow, w.timeouts};
-  ValidationResults r = ValidateHost(ctx, {}, checks);
+  ValidationResults r = w.Validate({}, checks);
   EXPECT_EQ(r.outcomes().size(), 40u);
   EXPECT_TRUE(r.Passed("lvm-requirements-satisfied"));
 }
