@@ -103,7 +103,7 @@ enum class HostEffect {
 };
 
 // Everything the host rows look at. Plain data: the caller fills it from the stored host, its
-// cluster, fresh validation results and the clock (see MakeHostContext in host_context.h).
+// cluster, fresh validation results and the clock (MakeHostContext in contexts.h).
 struct HostContext {
   // Environment.
   absl::Time now;
