@@ -5,7 +5,9 @@
 //     to-state), and refresh is never refused for an existing entity;
 //   - a host's installation progress never goes backwards: it only moves through
 //     kRecordProgress after CheckStageUpdate accepted the stage, and only a reset
-//     (kClearInstallation, kResetForRediscovery) starts it over.
+//     (kClearInstallation, kResetForRediscovery) starts it over;
+//   - a cluster's total progress never goes backwards until the cluster is back before
+//     preparing (a new installation).
 // Seeds are fixed, so a failure names a reproducible seed.
 
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include "services/orchestrator/core/cluster_state_machine.h"
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/progress.h"
 #include "services/orchestrator/core/stages.h"
 #include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/core/validation_ids.h"
@@ -190,7 +193,7 @@ TEST(History, HostSequencesOnlyFollowTableEdgesAndProgressNeverGoesBack) {
 
 // ---- cluster -----------------------------------------------------------------------------
 
-TEST(History, ClusterSequencesOnlyFollowTableEdges) {
+TEST(History, ClusterSequencesOnlyFollowTableEdgesAndProgressNeverGoesBack) {
   const ClusterTimeouts timeouts;
   const ClusterMachine& machine = ClusterStateMachine();
   const std::vector<HostStatus>& host_states = HostStateMachine().states();
@@ -200,6 +203,7 @@ TEST(History, ClusterSequencesOnlyFollowTableEdges) {
     absl::Time now = absl::FromUnixSeconds(1'700'000'000);
     ClusterStatus status = Pick(rng, machine.states());
     absl::Time status_updated_at = now;
+    types::v1::ClusterProgress progress;
     ValidationResults validations = testing::PassingClusterValidations();
     for (int i = 0; i < kEventsPerSequence; ++i) {
       now += absl::Seconds(std::uniform_int_distribution<int>(0, 3 * 3600)(rng));
@@ -249,6 +253,20 @@ TEST(History, ClusterSequencesOnlyFollowTableEdges) {
         ++moves;
       }
       status = d->to;
+      ClusterProgressInput in{
+          status, ctx.topology.control_plane_count == 1,         {},
+          2,      std::uniform_int_distribution<int>(0, 2)(rng), ctx.finalizing_stage};
+      for (const HostRoleStatus& h : ctx.hosts) {
+        in.hosts.push_back(
+            {h.role, false, h.status,
+             static_cast<HostStage>(std::uniform_int_distribution<int>(0, 12)(rng))});
+      }
+      types::v1::ClusterProgress next = ComputeClusterProgress(in, progress);
+      const bool new_install =
+          next.total_percentage() == 0 && next.installing_stage_percentage() == 0;
+      ASSERT_TRUE(new_install || next.total_percentage() >= progress.total_percentage())
+          << "seed " << seed << ": cluster progress went back in " << ClusterStatusName(status);
+      progress = next;
     }
   }
   EXPECT_GT(moves, kSequences * 2);
