@@ -19,9 +19,9 @@ TEST(UrlToken, RoundTripsTheResourceAndExpiry) {
   auto token = SignUrlToken(kKey, kId, kNow + absl::Hours(4));
   ASSERT_THAT(token, IsOk());
   EXPECT_EQ(token->size(), 50u);
-  EXPECT_EQ(token->find_first_not_of(
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
-            std::string::npos);
+  EXPECT_EQ(
+      token->find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"),
+      std::string::npos);
   auto claims = VerifyUrlToken(kKey, *token, kNow);
   ASSERT_THAT(claims, IsOk());
   EXPECT_EQ(claims->resource_id, kId);

@@ -12,9 +12,9 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "curl/curl.h"
 #include "lib/iso/iso9660.h"
@@ -73,7 +73,8 @@ bool OlderVersion(absl::string_view a, absl::string_view b) {
   std::vector<absl::string_view> right = absl::StrSplit(b, '.');
   for (size_t i = 0; i < std::min(left.size(), right.size()); ++i) {
     int x = 0, y = 0;
-    if (!absl::SimpleAtoi(left[i], &x) || !absl::SimpleAtoi(right[i], &y)) return left[i] < right[i];
+    if (!absl::SimpleAtoi(left[i], &x) || !absl::SimpleAtoi(right[i], &y))
+      return left[i] < right[i];
     if (x != y) return x < y;
   }
   return left.size() < right.size();
@@ -126,8 +127,8 @@ absl::StatusOr<std::vector<OsImage>> ParseOsImages(absl::string_view json) {
 absl::Status CurlFetcher::Fetch(const std::string& url, const std::string& destination) {
   std::FILE* file = std::fopen(destination.c_str(), "wbx");
   if (file == nullptr) {
-    return absl::InternalError(absl::StrCat("cannot create ", destination, ": ",
-                                            std::strerror(errno)));
+    return absl::InternalError(
+        absl::StrCat("cannot create ", destination, ": ", std::strerror(errno)));
   }
   CURL* curl = curl_easy_init();
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
@@ -145,7 +146,8 @@ absl::Status CurlFetcher::Fetch(const std::string& url, const std::string& desti
   const bool flushed = std::fflush(file) == 0 && fsync(fileno(file)) == 0;
   std::fclose(file);
   if (code != CURLE_OK) {
-    return absl::UnavailableError(absl::StrCat("cannot fetch ", url, ": ", curl_easy_strerror(code)));
+    return absl::UnavailableError(
+        absl::StrCat("cannot fetch ", url, ": ", curl_easy_strerror(code)));
   }
   if (!flushed) return absl::InternalError(absl::StrCat("cannot write ", destination));
   return absl::OkStatus();
@@ -175,7 +177,8 @@ absl::StatusOr<std::unique_ptr<CachedImage>> Catalog::Load(const OsImage& source
       return fetched;
     }
     if (std::rename(partial.c_str(), path.c_str()) != 0) {
-      return absl::InternalError(absl::StrCat("cannot rename ", partial, ": ", std::strerror(errno)));
+      return absl::InternalError(
+          absl::StrCat("cannot rename ", partial, ": ", std::strerror(errno)));
     }
   }
   auto image = std::make_unique<CachedImage>();
@@ -211,8 +214,8 @@ absl::Status Catalog::Prepare() {
   std::error_code error;
   std::filesystem::create_directories(cache_dir_, error);
   if (error) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot create ", cache_dir_, ": ",
-                                                      error.message()));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot create ", cache_dir_, ": ", error.message()));
   }
   absl::Status first_failure;
   absl::MutexLock lock(&mu_);
@@ -230,8 +233,8 @@ absl::Status Catalog::Prepare() {
     } else {
       entry.state = v1::BASE_IMAGE_STATE_FAILED;
       entry.state_info = std::string(image.status().message());
-      log_.Warning("base image unusable", {{"url", entry.source.url},
-                                           {"error", image.status().message()}});
+      log_.Warning("base image unusable",
+                   {{"url", entry.source.url}, {"error", image.status().message()}});
       if (first_failure.ok()) first_failure = image.status();
     }
   }

@@ -55,7 +55,7 @@ struct CachedImage {
   std::string path;
   uint64_t size = 0;
   std::string sha256;
-  int fd = -1;               // read-only, owned by the catalog
+  int fd = -1;  // read-only, owned by the catalog
   iso::EmbedAreas areas;
 };
 

@@ -42,7 +42,9 @@ class CatalogTest : public ::testing::Test {
   }
 
   OsImage Image(const std::string& url, const std::string& version = "4.16") {
-    return {.openshift_version = version, .cpu_architecture = "x86_64", .url = url,
+    return {.openshift_version = version,
+            .cpu_architecture = "x86_64",
+            .url = url,
             .version = "416.94.1"};
   }
 
@@ -59,9 +61,9 @@ TEST_F(CatalogTest, ParsesTheImageList) {
   EXPECT_THAT(ParseOsImages("{}"), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(ParseOsImages(R"([{"openshift_version":"4.16","cpu_architecture":"x86_64"}])"),
               StatusIs(absl::StatusCode::kInvalidArgument, "os_images[0].url: required"));
-  EXPECT_THAT(
-      ParseOsImages(R"([{"openshift_version":"4.16","cpu_architecture":"x86_64","url":"ftp://x"}])"),
-      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("os_images[0].url")));
+  EXPECT_THAT(ParseOsImages(
+                  R"([{"openshift_version":"4.16","cpu_architecture":"x86_64","url":"ftp://x"}])"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("os_images[0].url")));
 }
 
 TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
@@ -86,10 +88,9 @@ TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
 TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
   auto port = assisted::testing::FreePort();
   ASSERT_THAT(port, IsOk());
-  auto server = process::Subprocess::Start(
-      {"python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory", Dir(),
-       absl::StrCat(*port)},
-      {}, Dir() + "/http.log");
+  auto server = process::Subprocess::Start({"python3", "-m", "http.server", "--bind", "127.0.0.1",
+                                            "--directory", Dir(), absl::StrCat(*port)},
+                                           {}, Dir() + "/http.log");
   ASSERT_THAT(server, IsOk());
   const std::string url = absl::StrCat("http://127.0.0.1:", *port, "/base.iso");
   for (int i = 0; i < 50; ++i) {
@@ -108,8 +109,8 @@ TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
 
 TEST_F(CatalogTest, RejectsWhatIsNotALiveIsoOrDoesNotMatchItsDigest) {
   Catalog junk(Cache(), {Image("file://" + Dir() + "/not.iso")}, fetcher_, log::Logger::Discard());
-  EXPECT_THAT(junk.Prepare(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                       HasSubstr("not an ISO9660 image")));
+  EXPECT_THAT(junk.Prepare(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not an ISO9660 image")));
   EXPECT_FALSE(junk.ready());
   EXPECT_EQ(junk.List()[0].state(), v1::BASE_IMAGE_STATE_FAILED);
 

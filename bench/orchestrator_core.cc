@@ -1,0 +1,223 @@
+// Bench of the orchestrator core's two hot paths on a 500-host cluster:
+//   1. the connectivity majority groups with random partial connectivity: every directed link
+//      fails with probability 5 % (no large fully-linked group exists; the reference's exact
+//      search explodes on this), and a realistic variant where 5 % of the hosts are flaky (half
+//      of their links fail) and the others are fully linked;
+//   2. all 39 validations of one host, with the cluster facts (majority groups included)
+//      computed once beforehand, as the monitor does.
+// Prints human lines; the last line is one JSON object:
+// {"bench":"orchestrator_core","hosts":500,...,"majority_ms_median":…,"majority_ms_max":…,
+//  "flaky_majority_ms_median":…,"facts_ms_median":…,"validate_host_us_median":…,
+//  "validate_host_us_p99":…,"cores":2}
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/host_validations.h"
+#include "services/orchestrator/core/majority.h"
+
+namespace core = assisted::orchestrator::core;
+namespace v1 = assisted::types::v1;
+
+namespace {
+
+constexpr int kHosts = 500;
+constexpr double kLinkLoss = 0.05;
+constexpr int kMajorityRuns = 21;
+constexpr int kValidationRuns = 2001;
+
+std::string Ip(int i) { return absl::StrCat("10.0.", i / 250, ".", i % 250 + 1); }
+
+v1::Host MakeHost(int i) {
+  v1::Host h;
+  h.set_id(absl::StrFormat("host-%04d", i));
+  h.set_cluster_id("c1");
+  h.set_role(i < 3 ? v1::HOST_ROLE_MASTER : v1::HOST_ROLE_WORKER);
+  h.set_status(v1::HOST_STATUS_KNOWN);
+  h.mutable_checked_in_at()->set_seconds(1'700'000'000);
+  h.mutable_timestamp()->set_seconds(1'700'000'000);
+  h.set_installation_disk_id("wwn-sda");
+  h.set_installation_disk_path("/dev/sda");
+  v1::Inventory* inv = h.mutable_inventory();
+  inv->set_hostname(absl::StrFormat("node-%04d", i));
+  inv->mutable_cpu()->set_count(16);
+  inv->mutable_memory()->set_physical_bytes(int64_t{64} << 30);
+  for (const char* name : {"sda", "sdb"}) {
+    v1::Disk* d = inv->add_disks();
+    d->set_id(absl::StrCat("wwn-", name));
+    d->set_name(name);
+    d->set_path(absl::StrCat("/dev/", name));
+    d->set_drive_type(v1::DRIVE_TYPE_SSD);
+    d->set_size_bytes(int64_t{480} * 1'000'000'000);
+    d->set_has_uuid(true);
+    d->mutable_installation_eligibility()->set_eligible(true);
+  }
+  v1::Interface* nic = inv->add_interfaces();
+  nic->set_name("eth0");
+  nic->set_mac_address(absl::StrFormat("52:54:00:00:%02x:%02x", i / 256, i % 256));
+  nic->add_ipv4_addresses(Ip(i) + "/16");
+  v1::Route* route = inv->add_routes();
+  route->set_destination("0.0.0.0");
+  inv->set_tpm_version(v1::TPM_VERSION_2_0);
+  return h;
+}
+
+constexpr int kFlakyEvery = 20;  // host 0, 20, 40, ...: 5 % of the hosts
+constexpr double kFlakyLoss = 0.5;
+
+// Host i's connectivity report toward every other host; a link is up with probability
+// `up(i, j)`.
+template <typename Up>
+core::HostReports MakeReports(int i, std::mt19937& rng, Up up_probability) {
+  std::uniform_real_distribution<double> rtt(0.1, 3.0);
+  core::ConnectivityReport c;
+  c.remote_hosts.reserve(kHosts - 1);
+  for (int j = 0; j < kHosts; ++j) {
+    if (j == i) continue;
+    core::RemoteHostConnectivity r;
+    r.host_id = absl::StrFormat("host-%04d", j);
+    bool ok = std::bernoulli_distribution(up_probability(i, j))(rng);
+    r.l2.push_back({Ip(j), "eth0", ok});
+    r.l3.push_back({Ip(j), ok, rtt(rng), 0});
+    r.mtu.push_back({Ip(j), "eth0", true});
+    c.remote_hosts.push_back(std::move(r));
+  }
+  core::HostReports reports;
+  reports.connectivity = std::move(c);
+  reports.ntp_sources = std::vector<core::NtpSource>{{"pool.ntp.org", "synced"}};
+  reports.images = std::vector<core::ImageStatus>{{"quay.io/release", true, 50.0}};
+  reports.disk_speeds = std::vector<core::DiskSpeed>{{"/dev/sda", true, 2, 0}};
+  reports.domains = std::vector<core::DomainResolution>{{"quay.io", {"3.3.3.3"}, {}, {}}};
+  return reports;
+}
+
+// The connectivity-group inputs of the hosts with their reports.
+std::vector<core::ConnectivityHost> ConnectivityOf(const std::vector<v1::Host>& hosts,
+                                                   const std::vector<core::HostReports>& reports) {
+  std::vector<core::ConnectivityHost> out;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    out.push_back(
+        {hosts[i].id(), core::Addresses(hosts[i].inventory()), &*reports[i].connectivity});
+  }
+  return out;
+}
+
+template <typename F>
+double Millis(F f) {
+  auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+double Percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[static_cast<std::size_t>(p * static_cast<double>(v.size() - 1))];
+}
+
+}  // namespace
+
+int main() {
+  std::mt19937 rng(2024);
+  v1::Cluster cluster;
+  cluster.set_id("c1");
+  cluster.set_name("bench");
+  cluster.set_base_dns_domain("example.com");
+  cluster.set_openshift_version("4.16.3");
+  cluster.set_ocp_release_image("quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64");
+  cluster.set_control_plane_count(3);
+  cluster.add_machine_networks()->set_cidr("10.0.0.0/16");
+
+  std::vector<v1::Host> hosts;
+  std::vector<core::HostReports> reports, flaky_reports;
+  for (int i = 0; i < kHosts; ++i) {
+    hosts.push_back(MakeHost(i));
+    reports.push_back(MakeReports(i, rng, [](int, int) { return 1 - kLinkLoss; }));
+    flaky_reports.push_back(MakeReports(i, rng, [](int a, int b) {
+      return a % kFlakyEvery == 0 || b % kFlakyEvery == 0 ? 1 - kFlakyLoss : 1.0;
+    }));
+  }
+  std::vector<core::HostView> views;
+  for (int i = 0; i < kHosts; ++i) views.push_back({&hosts[i], &reports[i]});
+  const std::vector<assisted::net::Cidr> networks = {*assisted::net::Cidr::Parse("10.0.0.0/16")};
+
+  // Times the majority groups of one connectivity scenario; returns the group size.
+  auto time_majority = [&](const std::vector<core::HostReports>& r, std::vector<double>* ms) {
+    const std::vector<core::ConnectivityHost> connectivity = ConnectivityOf(hosts, r);
+    std::size_t size = 0;
+    for (int run = 0; run < kMajorityRuns; ++run) {
+      ms->push_back(Millis([&] {
+        core::MajorityGroups g = core::ComputeL2Groups(connectivity, networks);
+        size = g.groups.begin()->second.hosts.size();
+      }));
+    }
+    return size;
+  };
+  std::vector<double> majority_ms, flaky_ms;
+  const std::size_t group_size = time_majority(reports, &majority_ms);
+  const std::size_t flaky_group_size = time_majority(flaky_reports, &flaky_ms);
+  std::cout << absl::StrFormat(
+      "majority group, %.0f %% of directed links down at random: %zu of %d hosts, median %.2f "
+      "ms, max %.2f ms over %d runs\n",
+      kLinkLoss * 100, group_size, kHosts, Percentile(majority_ms, 0.5),
+      Percentile(majority_ms, 1.0), kMajorityRuns);
+  std::cout << absl::StrFormat(
+      "majority group, every %dth host flaky (%.0f %% of its links down): %zu of %d hosts, "
+      "median %.2f ms, max %.2f ms\n",
+      kFlakyEvery, kFlakyLoss * 100, flaky_group_size, kHosts, Percentile(flaky_ms, 0.5),
+      Percentile(flaky_ms, 1.0));
+
+  const core::ValidationSettings settings;
+  std::vector<double> facts_ms;
+  absl::StatusOr<core::ClusterFacts> facts;
+  for (int run = 0; run < kMajorityRuns; ++run) {
+    facts_ms.push_back(Millis([&] {
+      facts = core::BuildClusterFacts(&cluster, views, core::DefaultHwRequirements(), settings);
+    }));
+  }
+  if (!facts.ok()) {
+    std::cerr << facts.status() << "\n";
+    return 1;
+  }
+  std::cout << absl::StrFormat("cluster facts (majority groups included): median %.2f ms\n",
+                               Percentile(facts_ms, 0.5));
+
+  const core::HostTimeouts timeouts;
+  const absl::Time now = absl::FromUnixSeconds(1'700'000'030);
+  std::vector<double> validate_us;
+  int failed = 0;
+  for (int run = 0; run < kValidationRuns; ++run) {
+    const int k = run % kHosts;
+    core::HostValidationContext ctx{hosts[k], reports[k], *facts, now, timeouts};
+    core::ValidationResults results;
+    validate_us.push_back(1000.0 * Millis([&] { results = core::ValidateHost(ctx); }));
+    failed += results.outcomes().size() != 39;
+  }
+  if (failed > 0) {
+    std::cerr << "unexpected number of validation results\n";
+    return 1;
+  }
+  std::cout << absl::StrFormat(
+      "all 39 validations of one host: median %.1f us, p99 %.1f us over %d runs\n",
+      Percentile(validate_us, 0.5), Percentile(validate_us, 0.99), kValidationRuns);
+
+  std::cout << absl::StrFormat(
+      "{\"bench\":\"orchestrator_core\",\"hosts\":%d,\"link_loss\":%.2f,\"majority_group\":%zu,"
+      "\"majority_ms_median\":%.2f,\"majority_ms_max\":%.2f,\"flaky_majority_group\":%zu,"
+      "\"flaky_majority_ms_median\":%.2f,\"facts_ms_median\":%.2f,"
+      "\"validate_host_us_median\":%.1f,\"validate_host_us_p99\":%.1f,\"cores\":%u}\n",
+      kHosts, kLinkLoss, group_size, Percentile(majority_ms, 0.5), Percentile(majority_ms, 1.0),
+      flaky_group_size, Percentile(flaky_ms, 0.5), Percentile(facts_ms, 0.5),
+      Percentile(validate_us, 0.5), Percentile(validate_us, 0.99),
+      std::thread::hardware_concurrency());
+  return 0;
+}

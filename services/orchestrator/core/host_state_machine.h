@@ -1,0 +1,158 @@
+// File: services/orchestrator/core/host_state_machine.h
+//
+// The host state machine: all 28 host states and every transition of the reference (register,
+// progress, installation failed, cancel, day-2 install, reset, refresh by the monitor, media
+// disconnect, bind, unbind, reclaim, rebooting for reclaim, reclaim failed) as one table read top
+// to bottom (see engine.h). Bound and unbound ("-unbound", the infra-env pool) hosts share the
+// table.
+//
+//   HostContext ctx = ...;                       // facts about the host, its cluster, the time
+//   absl::StatusOr<HostDecision> d = HostStateMachine().Fire(HostEvent::kRefresh, status, ctx);
+//
+// HOST_STATUS_UNSPECIFIED stands for "no host yet": only kRegister leaves it.
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/common.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "services/orchestrator/core/engine.h"
+#include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/core/validation_results.h"
+
+namespace assisted::orchestrator::core {
+
+// Short names for the states, for tables and tests. kNew is "no host yet".
+namespace host_status {
+inline constexpr types::v1::HostStatus kNew = types::v1::HOST_STATUS_UNSPECIFIED;
+inline constexpr types::v1::HostStatus kDiscovering = types::v1::HOST_STATUS_DISCOVERING;
+inline constexpr types::v1::HostStatus kKnown = types::v1::HOST_STATUS_KNOWN;
+inline constexpr types::v1::HostStatus kDisconnected = types::v1::HOST_STATUS_DISCONNECTED;
+inline constexpr types::v1::HostStatus kInsufficient = types::v1::HOST_STATUS_INSUFFICIENT;
+inline constexpr types::v1::HostStatus kDisabled = types::v1::HOST_STATUS_DISABLED;
+inline constexpr types::v1::HostStatus kPreparing =
+    types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION;
+inline constexpr types::v1::HostStatus kPreparingFailed = types::v1::HOST_STATUS_PREPARING_FAILED;
+inline constexpr types::v1::HostStatus kPreparingSuccessful =
+    types::v1::HOST_STATUS_PREPARING_SUCCESSFUL;
+inline constexpr types::v1::HostStatus kPendingForInput = types::v1::HOST_STATUS_PENDING_FOR_INPUT;
+inline constexpr types::v1::HostStatus kInstalling = types::v1::HOST_STATUS_INSTALLING;
+inline constexpr types::v1::HostStatus kInProgress = types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS;
+inline constexpr types::v1::HostStatus kInstallingPua =
+    types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION;
+inline constexpr types::v1::HostStatus kResettingPua =
+    types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION;
+inline constexpr types::v1::HostStatus kInstalled = types::v1::HOST_STATUS_INSTALLED;
+inline constexpr types::v1::HostStatus kError = types::v1::HOST_STATUS_ERROR;
+inline constexpr types::v1::HostStatus kResetting = types::v1::HOST_STATUS_RESETTING;
+inline constexpr types::v1::HostStatus kAdded = types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER;
+inline constexpr types::v1::HostStatus kCancelled = types::v1::HOST_STATUS_CANCELLED;
+inline constexpr types::v1::HostStatus kBinding = types::v1::HOST_STATUS_BINDING;
+inline constexpr types::v1::HostStatus kUnbinding = types::v1::HOST_STATUS_UNBINDING;
+inline constexpr types::v1::HostStatus kUnbindingPua =
+    types::v1::HOST_STATUS_UNBINDING_PENDING_USER_ACTION;
+inline constexpr types::v1::HostStatus kKnownUnbound = types::v1::HOST_STATUS_KNOWN_UNBOUND;
+inline constexpr types::v1::HostStatus kDisconnectedUnbound =
+    types::v1::HOST_STATUS_DISCONNECTED_UNBOUND;
+inline constexpr types::v1::HostStatus kInsufficientUnbound =
+    types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND;
+inline constexpr types::v1::HostStatus kDisabledUnbound = types::v1::HOST_STATUS_DISABLED_UNBOUND;
+inline constexpr types::v1::HostStatus kDiscoveringUnbound =
+    types::v1::HOST_STATUS_DISCOVERING_UNBOUND;
+inline constexpr types::v1::HostStatus kReclaiming = types::v1::HOST_STATUS_RECLAIMING;
+inline constexpr types::v1::HostStatus kReclaimingRebooting =
+    types::v1::HOST_STATUS_RECLAIMING_REBOOTING;
+}  // namespace host_status
+
+enum class HostEvent {
+  kRegister,             // the agent registered (first time or again)
+  kInstallationFailed,   // the install step failed (exit code other than 0 and 125)
+  kCancel,               // the user cancelled the cluster installation
+  kInstall,              // the user installs a day-2 host
+  kReset,                // the cluster installation was reset
+  kRefresh,              // the monitor re-evaluates validations and timeouts
+  kProgress,             // the installer reported a stage
+  kMediaDisconnect,      // a step result said the discovery media is gone (exit code 256)
+  kBind,                 // an unbound host is bound to a cluster
+  kUnbind,               // a host is released from its cluster
+  kReclaim,              // a host leaves its cluster to become a discovery host again
+  kRebootingForReclaim,  // the reclaim artifacts are staged; the host reboots
+  kReclaimFailed,        // the reclaim steps failed
+};
+
+// What the caller must do besides storing the new status and status_info.
+enum class HostEffect {
+  kResetForRediscovery,           // re-registration: forget progress, bootstrap flag, results
+  kResetInstallationPreparation,  // clear the disk-speed and image checks of a preparation
+  kAskAgentToLeave,               // answer the agent with "exit" (host already installed)
+  kRecordProgress,                // store the reported stage, info, percentage and stage times
+  kSetConnectionTimedOut,         // soft timeouts: flag the lost agent, keep installing
+  kClearConnectionTimedOut,       // soft timeouts: the agent came back
+  kSetStageTimedOut,              // soft timeouts: flag the late stage, keep installing
+  kRefreshStageUpdatedAt,         // restart the stage clock (cluster waits for the user)
+  kSetLogsTimedOut,               // logs_info = timeout
+  kClearInstallation,             // reset: clear progress, bootstrap flag and install results
+  kUnbindFromCluster,             // clear cluster_id
+  kBindToCluster,                 // set cluster_id to the requested cluster
+  kStopInstallation,              // send stop-installation and gather logs
+};
+
+// Everything the host rows look at. Plain data: the caller fills it from the stored host, its
+// cluster, fresh validation results and the clock (MakeHostContext in contexts.h).
+struct HostContext {
+  // Environment.
+  absl::Time now;
+  const HostTimeouts* timeouts = nullptr;  // required
+  bool soft_timeouts = false;  // ENABLE_SOFT_TIMEOUTS and the cluster's org_soft_timeouts_enabled
+
+  // The host.
+  bool bound = true;  // has a cluster
+  bool day2 = false;  // joins an installed cluster
+  bool bootstrap = false;
+  types::v1::HostRole role = types::v1::HOST_ROLE_AUTO_ASSIGN;
+  types::v1::HostStage stage = types::v1::HOST_STAGE_UNSPECIFIED;  // last reported stage
+  absl::Time status_updated_at;
+  absl::Time stage_updated_at;
+  absl::Time checked_in_at;
+  bool media_disconnected = false;
+  bool connection_timed_out = false;
+  bool stage_timed_out = false;
+  types::v1::LogsState logs_info = types::v1::LOGS_STATE_UNSPECIFIED;
+  absl::Time logs_started_at;
+  std::string installation_disk;  // for boot-order messages
+  // Fresh validation results (kRefresh). nullptr means "none evaluated": nothing passes.
+  const ValidationResults* validations = nullptr;
+
+  // The cluster.
+  types::v1::ClusterStatus cluster_status = types::v1::CLUSTER_STATUS_UNSPECIFIED;
+  bool sno = false;
+  // Would the cluster still succeed if this host failed (enough other masters and workers)?
+  bool cluster_succeeds_without_host = false;
+
+  // Event payload: kProgress stage and text, kInstallationFailed reason.
+  types::v1::HostStage reported_stage = types::v1::HOST_STAGE_UNSPECIFIED;
+  std::string reason;
+};
+
+// Whether the agent counts as connected: heard from within the disconnection limit (plus the
+// bootstrap tolerance), or past the Rebooting stage where the agent is gone by design.
+bool HostConnected(const HostContext& ctx);
+
+using HostMachine = StateMachine<types::v1::HostStatus, HostEvent, HostContext, HostEffect>;
+using HostDecision = HostMachine::DecisionType;
+using HostRow = HostMachine::RowType;
+
+// The machine (built once, immutable, safe to share across threads).
+const HostMachine& HostStateMachine();
+
+absl::string_view HostEventName(HostEvent event);
+absl::string_view HostEffectName(HostEffect effect);
+
+}  // namespace assisted::orchestrator::core
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_

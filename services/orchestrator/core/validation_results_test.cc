@@ -1,0 +1,83 @@
+#include "services/orchestrator/core/validation_results.h"
+
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "services/orchestrator/core/validation_ids.h"
+
+namespace assisted::orchestrator::core {
+namespace {
+
+using namespace types::v1;  // NOLINT
+
+ValidationOutcome Outcome(std::string id, ValidationStatus status, std::string message = "") {
+  return {std::move(id), status, VALIDATION_CATEGORY_HARDWARE, std::move(message)};
+}
+
+TEST(ValidationResults, StatusesAndGates) {
+  ValidationResults r;
+  r.Set(Outcome("a", VALIDATION_STATUS_SUCCESS));
+  r.Set(Outcome("b", VALIDATION_STATUS_FAILURE, "b is broken"));
+  r.Set(Outcome("c", VALIDATION_STATUS_PENDING, "c is waiting"));
+  r.Set(Outcome("d", VALIDATION_STATUS_DISABLED));
+  r.Set(Outcome("e", VALIDATION_STATUS_ERROR, "e crashed"));
+  EXPECT_TRUE(r.Passed("a"));
+  EXPECT_TRUE(r.Passed("d"));
+  EXPECT_FALSE(r.Passed("b"));
+  EXPECT_FALSE(r.Passed("missing"));
+  EXPECT_TRUE(r.Failed("b"));
+  EXPECT_TRUE(r.Failed("e"));
+  EXPECT_TRUE(r.Pending("c"));
+  EXPECT_TRUE(r.Pending("missing"));
+  EXPECT_TRUE(r.PassedOrPending("c"));
+  EXPECT_TRUE(r.AllPassed({"a", "d"}));
+  EXPECT_FALSE(r.AllPassed({"a", "c"}));
+  EXPECT_TRUE(r.AllPassed({"a", "c"}, /*pending_ok=*/true));
+  EXPECT_EQ(r.Blocking({"a", "b", "c", "e"}), "b is broken ; c is waiting ; e crashed");
+  EXPECT_EQ(r.Blocking({"a", "b", "c"}, true), "b is broken");
+  EXPECT_EQ(r.Blocking({"missing"}), "missing");
+}
+
+TEST(ValidationResults, SetReplacesByIdAndKeepsOrder) {
+  ValidationResults r;
+  r.Set(Outcome("a", VALIDATION_STATUS_FAILURE));
+  r.Set(Outcome("b", VALIDATION_STATUS_FAILURE));
+  r.Set(Outcome("a", VALIDATION_STATUS_SUCCESS));
+  ASSERT_EQ(r.outcomes().size(), 2u);
+  EXPECT_EQ(r.outcomes()[0].id, "a");
+  EXPECT_EQ(r.StatusOf("a"), VALIDATION_STATUS_SUCCESS);
+  google::protobuf::RepeatedPtrField<ValidationResult> proto;
+  r.ToProto(&proto);
+  ASSERT_EQ(proto.size(), 2);
+  EXPECT_EQ(proto[1].id(), "b");
+  EXPECT_EQ(proto[1].status(), VALIDATION_STATUS_FAILURE);
+}
+
+TEST(ValidationResults, IgnoredFailuresPassGatesButStayVisible) {
+  ValidationResults r;
+  r.Set(Outcome("a", VALIDATION_STATUS_FAILURE));
+  r.Set(Outcome("b", VALIDATION_STATUS_FAILURE));
+  r.Ignore({"a"});
+  EXPECT_TRUE(r.Passed("a"));
+  EXPECT_FALSE(r.Failed("a"));
+  EXPECT_EQ(r.StatusOf("a"), VALIDATION_STATUS_FAILURE);
+  EXPECT_FALSE(r.Passed("b"));
+  r.Ignore({"all"});
+  EXPECT_TRUE(r.Passed("b"));
+}
+
+TEST(ValidationIds, ThirtyNineHostIdsEachInExactlyOneGroup) {
+  std::vector<absl::string_view> ids = CoreHostValidationIds();
+  EXPECT_EQ(ids.size(), 39u);
+  EXPECT_EQ(std::set<absl::string_view>(ids.begin(), ids.end()).size(), 39u);
+}
+
+TEST(ValidationIds, NineteenClusterIdsEachInExactlyOneGroup) {
+  std::vector<absl::string_view> ids = CoreClusterValidationIds();
+  EXPECT_EQ(ids.size(), 19u);
+  EXPECT_EQ(std::set<absl::string_view>(ids.begin(), ids.end()).size(), 19u);
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator::core
