@@ -51,8 +51,7 @@ std::string ContentDigest(absl::string_view base_sha256, const std::vector<Patch
   unsigned int length = 0;
   EVP_DigestFinal_ex(context, digest, &length);
   EVP_MD_CTX_free(context);
-  return absl::BytesToHexString(
-      absl::string_view(reinterpret_cast<const char*>(digest), length));
+  return absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(digest), length));
 }
 
 }  // namespace assisted::iso

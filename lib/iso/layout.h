@@ -17,7 +17,7 @@
 namespace assisted::iso {
 
 struct Piece {
-  uint64_t offset = 0;          // where the piece starts in the customised image
+  uint64_t offset = 0;  // where the piece starts in the customised image
   uint64_t length = 0;
   const Patch* patch = nullptr;  // null: base bytes at `offset`; else patch bytes from
   uint64_t patch_offset = 0;     //   patch->bytes[patch_offset, patch_offset + length)
