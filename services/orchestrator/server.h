@@ -22,6 +22,9 @@ struct Config {
   grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090"};
   // Where assisted-inventory listens.
   std::string inventory_address = "localhost:9091";
+  int max_agent_streams = 20000;
+  int max_agent_streams_per_peer = 0;
+  int workers = 8;
 
   void Register(config::Parser& parser);
 };

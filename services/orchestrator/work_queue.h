@@ -1,0 +1,46 @@
+// File: services/orchestrator/work_queue.h
+//
+// A fixed pool of threads with a bounded backlog. gRPC reactor callbacks must never block, so
+// anything that waits on the database or the inventory service is handed to a WorkQueue; when
+// the backlog is full, Submit says no and the caller sheds the load (RESOURCE_EXHAUSTED)
+// instead of letting work pile up without bound.
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_WORK_QUEUE_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_WORK_QUEUE_H_
+
+#include <deque>
+#include <functional>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+
+namespace assisted::orchestrator {
+
+class WorkQueue {
+ public:
+  WorkQueue(int threads, size_t max_backlog);
+  // Finishes what was submitted, then joins the threads.
+  ~WorkQueue();
+  WorkQueue(const WorkQueue&) = delete;
+  WorkQueue& operator=(const WorkQueue&) = delete;
+
+  // Queues `work`; false when the backlog is full or the queue is shutting down.
+  bool Submit(std::function<void()> work);
+
+  size_t backlog() const;
+
+ private:
+  void Run();
+
+  const size_t max_backlog_;
+  mutable absl::Mutex mu_;
+  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace assisted::orchestrator
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_WORK_QUEUE_H_

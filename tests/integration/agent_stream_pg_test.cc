@@ -1,0 +1,231 @@
+// The orchestrator's agent streams against the real inventory and PostgreSQL: registration,
+// instructions, results applied exactly once across reconnects, one live stream per host.
+#include "absl/strings/str_cat.h"
+#include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+namespace agent = ::assisted::agent::v1;
+using ::testing::HasSubstr;
+
+constexpr char kHost[] = "0a1b2c3d-4e5f-4789-8bcd-ef0123456789";
+
+// One agent stream driven by the test.
+class Stream {
+ public:
+  explicit Stream(agent::AgentService::Stub& stub) {
+    context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    stream_ = stub.Connect(&context_);
+  }
+
+  bool Send(const agent::AgentMessage& message) { return stream_->Write(message); }
+
+  // The next message that is not an instruction (instructions are collected aside).
+  std::optional<agent::ServiceMessage> Next() {
+    agent::ServiceMessage message;
+    while (stream_->Read(&message)) {
+      if (message.has_instruction()) {
+        instructions_.push_back(message.instruction());
+        continue;
+      }
+      return message;
+    }
+    return std::nullopt;
+  }
+
+  grpc::Status Finish() {
+    stream_->WritesDone();
+    agent::ServiceMessage ignored;
+    while (stream_->Read(&ignored)) {
+    }
+    return stream_->Finish();
+  }
+
+  const std::vector<agent::Instruction>& instructions() const { return instructions_; }
+
+ private:
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<agent::AgentMessage, agent::ServiceMessage>> stream_;
+  std::vector<agent::Instruction> instructions_;
+};
+
+class AgentStreamTest : public PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    auto orchestrator =
+        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
+                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+    ASSERT_THAT(orchestrator, IsOk());
+    orchestrator_ = *std::move(orchestrator);
+    inventory_stub_ = inv::InventoryService::NewStub(
+        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+    agent_stub_ = agent::AgentService::NewStub(
+        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+    inv::CreateInfraEnvRequest create;
+    create.mutable_infra_env()->set_name("discovery");
+    grpc::ClientContext context;
+    ASSERT_TRUE(inventory_stub_->CreateInfraEnv(&context, create, &infra_env_).ok());
+  }
+
+  void TearDown() override {
+    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+  }
+
+  agent::AgentMessage Registration(const std::string& instance) {
+    agent::AgentMessage message;
+    agent::Register& registration = *message.mutable_register_();
+    registration.set_host_id(kHost);
+    registration.set_infra_env_id(infra_env_.id());
+    registration.set_agent_version("test");
+    registration.set_agent_instance_id(instance);
+    registration.mutable_inventory()->set_hostname("node-1");
+    return message;
+  }
+
+  agent::AgentMessage Result(uint64_t seq, const std::string& output) {
+    agent::AgentMessage message;
+    message.set_seq(seq);
+    types::v1::StepResult& result = *message.mutable_step_result();
+    result.set_step_id("ntp-synchronizer-0000abcd");
+    result.set_step_type(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
+    result.set_exit_code(0);
+    result.set_output(output);
+    return message;
+  }
+
+  types::v1::Host StoredHost() {
+    inv::GetHostRequest get;
+    get.set_infra_env_id(infra_env_.id());
+    get.set_id(kHost);
+    types::v1::Host host;
+    grpc::ClientContext context;
+    EXPECT_TRUE(inventory_stub_->GetHost(&context, get, &host).ok());
+    return host;
+  }
+
+  std::unique_ptr<LaunchedService> inventory_;
+  std::unique_ptr<LaunchedService> orchestrator_;
+  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
+  std::unique_ptr<agent::AgentService::Stub> agent_stub_;
+  types::v1::InfraEnv infra_env_;
+};
+
+TEST_F(AgentStreamTest, RegistersTheHostAndPushesItsInstructions) {
+  Stream stream(*agent_stub_);
+  ASSERT_TRUE(stream.Send(Registration("instance-1")));
+  auto registered = stream.Next();
+  ASSERT_TRUE(registered.has_value());
+  ASSERT_TRUE(registered->has_registered()) << registered->DebugString();
+  EXPECT_TRUE(registered->registered().accepted());
+  EXPECT_EQ(registered->registered().host_status(), types::v1::HOST_STATUS_DISCOVERING_UNBOUND);
+  EXPECT_EQ(registered->registered().last_applied_seq(), 0u);
+  const types::v1::Host host = StoredHost();
+  EXPECT_EQ(host.inventory().hostname(), "node-1");
+  EXPECT_EQ(host.agent_instance_id(), "instance-1");
+  // The unbound discovering plan asks for the inventory first.
+  ASSERT_TRUE(stream.Send(Result(1, "{}")));
+  ASSERT_TRUE(stream.Next().has_value());
+  ASSERT_FALSE(stream.instructions().empty());
+  EXPECT_EQ(stream.instructions()[0].step().step_type(), types::v1::STEP_TYPE_INVENTORY);
+  EXPECT_THAT(stream.instructions()[0].step().step_id(), HasSubstr("inventory-"));
+}
+
+TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
+  {
+    Stream stream(*agent_stub_);
+    ASSERT_TRUE(stream.Send(Registration("instance-1")));
+    ASSERT_TRUE(stream.Next().has_value());
+    ASSERT_TRUE(stream.Send(Result(1, R"({"ntp_sources":[]})")));
+    auto ack = stream.Next();
+    ASSERT_TRUE(ack.has_value() && ack->has_ack()) << (ack ? ack->DebugString() : "none");
+    EXPECT_EQ(ack->ack().up_to_seq(), 1u);
+    stream.Finish();
+  }
+  const types::v1::Host applied = StoredHost();
+  EXPECT_EQ(applied.agent_applied_seq(), 1u);
+  EXPECT_EQ(applied.ntp_sources(), R"({"ntp_sources":[]})");
+
+  Stream again(*agent_stub_);
+  ASSERT_TRUE(again.Send(Registration("instance-1")));
+  auto registered = again.Next();
+  ASSERT_TRUE(registered.has_value());
+  EXPECT_EQ(registered->registered().last_applied_seq(), 1u);
+  ASSERT_TRUE(again.Send(Result(1, R"({"ntp_sources":["changed"]})")));  // the re-send
+  auto ack = again.Next();
+  ASSERT_TRUE(ack.has_value() && ack->has_ack());
+  EXPECT_EQ(ack->ack().up_to_seq(), 1u);
+  const types::v1::Host after = StoredHost();
+  EXPECT_EQ(after.ntp_sources(), R"({"ntp_sources":[]})");  // not applied twice
+  EXPECT_EQ(after.agent_applied_seq(), 1u);
+}
+
+TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
+  {
+    Stream stream(*agent_stub_);
+    ASSERT_TRUE(stream.Send(Registration("instance-1")));
+    ASSERT_TRUE(stream.Next().has_value());
+    ASSERT_TRUE(stream.Send(Result(1, "{}")));
+    ASSERT_TRUE(stream.Next().has_value());
+    stream.Finish();
+  }
+  Stream restarted(*agent_stub_);
+  ASSERT_TRUE(restarted.Send(Registration("instance-2")));
+  auto registered = restarted.Next();
+  ASSERT_TRUE(registered.has_value());
+  EXPECT_EQ(registered->registered().last_applied_seq(), 0u);
+  ASSERT_TRUE(restarted.Send(Result(1, R"({"second":true})")));
+  ASSERT_TRUE(restarted.Next().has_value());
+  EXPECT_EQ(StoredHost().ntp_sources(), R"({"second":true})");
+}
+
+TEST_F(AgentStreamTest, ANewerConnectionFromTheSameHostReplacesTheOlderOne) {
+  Stream first(*agent_stub_);
+  ASSERT_TRUE(first.Send(Registration("instance-1")));
+  ASSERT_TRUE(first.Next().has_value());
+  Stream second(*agent_stub_);
+  ASSERT_TRUE(second.Send(Registration("instance-1")));
+  ASSERT_TRUE(second.Next().has_value());
+  EXPECT_FALSE(first.Next().has_value());
+  const grpc::Status ended = first.Finish();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_THAT(ended.error_message(), HasSubstr("replaced by a newer connection"));
+}
+
+TEST_F(AgentStreamTest, RefusesStreamsThatDoNotStartWithAValidRegistration) {
+  Stream unregistered(*agent_stub_);
+  ASSERT_TRUE(unregistered.Send(Result(1, "{}")));
+  EXPECT_EQ(unregistered.Finish().error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+
+  Stream unknown(*agent_stub_);
+  agent::AgentMessage registration = Registration("instance-1");
+  registration.mutable_register_()->set_infra_env_id("00000000-0000-4000-8000-000000000000");
+  ASSERT_TRUE(unknown.Send(registration));
+  auto refused = unknown.Next();
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_FALSE(refused->registered().accepted());
+  EXPECT_EQ(refused->registered().next_action(), agent::REGISTRATION_ACTION_GIVE_UP);
+  EXPECT_EQ(unknown.Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+
+  Stream bad(*agent_stub_);
+  registration.mutable_register_()->set_host_id("NOT-A-UUID");
+  ASSERT_TRUE(bad.Send(registration));
+  EXPECT_EQ(bad.Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+}  // namespace
+}  // namespace assisted::testing
