@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <random>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/random/random.h"
@@ -44,6 +45,9 @@ class SeededRandom final : public Random {
  private:
   std::mt19937 engine_;
 };
+
+// A random (version 4) UUID in canonical lower-case form.
+std::string RandomUuid(Random& random);
 
 }  // namespace assisted
 

@@ -21,5 +21,16 @@ TEST(Random, SystemRandomVaries) {
   EXPECT_GT(seen.size(), 8u);
 }
 
+TEST(RandomUuid, IsCanonicalVersionFourAndVaries) {
+  SeededRandom random(3);
+  const std::string a = RandomUuid(random);
+  const std::string b = RandomUuid(random);
+  EXPECT_NE(a, b);
+  ASSERT_EQ(a.size(), 36u);
+  EXPECT_EQ(a[14], '4');
+  EXPECT_NE(std::string("89ab").find(a[19]), std::string::npos);
+  EXPECT_EQ(a.find_first_not_of("0123456789abcdef-"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace assisted

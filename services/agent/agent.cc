@@ -1,61 +1,79 @@
 #include "services/agent/agent.h"
 
+#include <filesystem>
 #include <thread>
 
-#include "absl/synchronization/mutex.h"
-#include "absl/synchronization/notification.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
+#include "lib/random/random.h"
 #include "lib/status/status_macros.h"
+#include "services/agent/stream_client.h"
 
 namespace assisted::agent {
 namespace {
 
-// Keeps the channel to the orchestrator connecting, and logs each change of reachability.
-class ConnectionLoop final : public service::RunningService {
+// Answers the inventory step from the registration inventory and reports every other step as
+// unsupported (exit code -1): the full step executors plug in here.
+class BasicStepExecutor final : public StepExecutor {
  public:
-  ConnectionLoop(std::shared_ptr<grpc::Channel> channel, log::Logger log)
-      : channel_(std::move(channel)), log_(std::move(log)), thread_([this] { Run(); }) {}
+  explicit BasicStepExecutor(std::function<types::v1::Inventory()> inventory)
+      : inventory_(std::move(inventory)) {}
 
-  ~ConnectionLoop() override { Shutdown(absl::ZeroDuration()); }
+  void Run(const types::v1::Step& step, std::function<void(types::v1::StepResult)> done) override {
+    types::v1::StepResult result;
+    result.set_step_id(step.step_id());
+    result.set_step_type(step.step_type());
+    if (step.step_type() == types::v1::STEP_TYPE_INVENTORY) {
+      *result.mutable_inventory() = inventory_();
+      result.set_exit_code(0);
+    } else {
+      result.set_exit_code(-1);
+      result.set_error(absl::StrCat("step type ", types::v1::StepType_Name(step.step_type()),
+                                    " is not supported by this agent"));
+    }
+    done(std::move(result));
+  }
+
+ private:
+  std::function<types::v1::Inventory()> inventory_;
+};
+
+// The agent's life: the stream client on its own thread until shutdown.
+class Agent final : public service::RunningService {
+ public:
+  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity, log::Logger log)
+      : executor_(identity.inventory),
+        client_(std::move(channels), std::move(identity), executor_, random_, std::move(log)),
+        thread_([this] { client_.Run(); }) {}
+
+  ~Agent() override { Shutdown(absl::ZeroDuration()); }
 
   void Shutdown(absl::Duration) override {
-    if (!stop_.HasBeenNotified()) stop_.Notify();
+    client_.Stop();
     if (thread_.joinable()) thread_.join();
   }
 
  private:
-  void Run() {
-    absl::Duration retry = kFirstRetry;
-    bool connected = false;
-    while (!stop_.HasBeenNotified()) {
-      const bool now_connected =
-          channel_->WaitForConnected(std::chrono::system_clock::now() + std::chrono::seconds(1));
-      if (now_connected != connected) {
-        connected = now_connected;
-        if (connected) {
-          log_.Info("orchestrator reachable");
-        } else {
-          log_.Warning("orchestrator unreachable, retrying");
-        }
-      }
-      if (connected) {
-        retry = kFirstRetry;
-        stop_.WaitForNotificationWithTimeout(absl::Seconds(1));
-      } else {
-        stop_.WaitForNotificationWithTimeout(retry);
-        retry = std::min(retry * 1.6, kMaxRetry);
-      }
-    }
-  }
-
-  static constexpr absl::Duration kFirstRetry = absl::Seconds(1);
-  static constexpr absl::Duration kMaxRetry = absl::Seconds(120);
-
-  std::shared_ptr<grpc::Channel> channel_;
-  log::Logger log_;
-  absl::Notification stop_;
+  SystemRandom random_;
+  BasicStepExecutor executor_;
+  StreamClient client_;
   std::thread thread_;  // last: starts once everything above is ready
 };
+
+// The host id when none is given: the machine's SMBIOS UUID, lower-cased.
+absl::StatusOr<std::string> DerivedHostId(const std::string& root) {
+  absl::StatusOr<std::string> uuid = ReadFile(
+      (std::filesystem::path(root) / "sys/class/dmi/id/product_uuid").string(), "product_uuid");
+  if (!uuid.ok()) {
+    return absl::FailedPreconditionError(
+        "cannot derive a host id from the hardware; pass --host-id");
+  }
+  std::string id = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*uuid));
+  RETURN_IF_ERROR(config::Uuid(id));
+  return id;
+}
 
 }  // namespace
 
@@ -78,13 +96,29 @@ void Config::Register(config::Parser& parser) {
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
                                                                service::Context& context) {
-  ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
-                   grpcutil::MakeChannel(config.orchestrator_address,
-                                         {.tls = config.tls, .ca_bundle_file = config.ca_bundle}));
-  log::Logger log = context.log.With("infra_env_id", config.infra_env_id);
-  log.Info("connecting", {{"orchestrator", config.orchestrator_address},
-                          {"tls", config.tls || !config.ca_bundle.empty() ? "on" : "off"}});
-  return std::make_unique<ConnectionLoop>(std::move(channel), std::move(log));
+  StreamIdentity identity;
+  identity.infra_env_id = absl::AsciiStrToLower(config.infra_env_id);
+  if (!config.host_id.empty()) {
+    identity.host_id = absl::AsciiStrToLower(config.host_id);
+  } else {
+    ASSIGN_OR_RETURN(identity.host_id, DerivedHostId(config.root));
+  }
+  SystemRandom random;
+  identity.instance_id = RandomUuid(random);
+  identity.agent_version = service::kVersion;
+  identity.token = config.agent_token;
+  identity.inventory = [] { return types::v1::Inventory(); };
+  const grpcutil::ChannelOptions options{.tls = config.tls, .ca_bundle_file = config.ca_bundle};
+  const std::string target = config.orchestrator_address;
+  // Fail start-up on a bad CA bundle rather than retrying forever.
+  RETURN_IF_ERROR(grpcutil::MakeChannel(target, options).status());
+  log::Logger log = context.log.With("host_id", identity.host_id);
+  log.Info("connecting", {{"orchestrator", target},
+                          {"infra_env_id", identity.infra_env_id},
+                          {"tls", options.tls || !options.ca_bundle_file.empty() ? "on" : "off"}});
+  return std::make_unique<Agent>(
+      [target, options] { return grpcutil::MakeChannel(target, options); }, std::move(identity),
+      std::move(log));
 }
 
 }  // namespace assisted::agent

@@ -4,8 +4,8 @@
 // opens ONE bidirectional gRPC stream to the orchestrator (always from the host side, so
 // firewalls and proxies need no inbound rule), registers the host and runs the steps it is sent.
 //
-// Today the agent keeps a channel to the orchestrator up and reports its connectivity; the
-// stream protocol itself (registration, steps, results) lands with the agent-channel work.
+// Today the agent registers and keeps its stream; it answers the inventory step and reports the
+// other steps as unsupported until the step executors and the hardware collector are wired in.
 
 #ifndef ASSISTED_SERVICES_AGENT_AGENT_H_
 #define ASSISTED_SERVICES_AGENT_AGENT_H_

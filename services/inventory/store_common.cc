@@ -1,6 +1,5 @@
 #include "services/inventory/store_common.h"
 
-#include "absl/random/random.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -9,6 +8,7 @@
 #include "absl/strings/str_split.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/time_util.h"
+#include "lib/random/random.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::inventory {
@@ -127,17 +127,8 @@ absl::StatusOr<std::vector<std::string>> DecodePageToken(absl::string_view token
 }
 
 std::string NewUuid() {
-  absl::BitGen random;
-  uint8_t bytes[16];
-  for (uint8_t& byte : bytes) byte = absl::Uniform<uint8_t>(random);
-  bytes[6] = (bytes[6] & 0x0f) | 0x40;  // version 4
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;  // RFC 4122 variant
-  std::string text;
-  for (int i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
-    absl::StrAppendFormat(&text, "%02x", bytes[i]);
-  }
-  return text;
+  SystemRandom random;
+  return RandomUuid(random);
 }
 
 absl::StatusOr<int> PageSize(int requested, int default_size, int max_size) {

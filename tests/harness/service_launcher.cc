@@ -27,7 +27,10 @@ std::string Tail(const std::string& text, size_t bytes = 4000) {
 
 absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
     const LaunchOptions& options) {
-  ASSIGN_OR_RETURN(int grpc_port, FreePort());
+  int grpc_port = options.grpc_port;
+  if (grpc_port == 0) {
+    ASSIGN_OR_RETURN(grpc_port, FreePort());
+  }
   ASSIGN_OR_RETURN(int metrics_port, FreePort());
   std::vector<std::string> argv = {RunfilePath(options.binary),
                                    absl::StrCat("--grpc-listen=127.0.0.1:", grpc_port),

@@ -25,6 +25,8 @@ struct LaunchOptions {
   std::vector<std::string> args;
   std::map<std::string, std::string> env;
   absl::Duration ready_timeout = absl::Seconds(20);
+  // The gRPC port to listen on; 0 picks a free one (set it to restart a service in place).
+  int grpc_port = 0;
 };
 
 class LaunchedService {

@@ -1,0 +1,110 @@
+// File: services/agent/stream_client.h
+//
+// The agent's side of its one stream to the orchestrator. It connects (always from the host
+// side), registers, runs the instructions it is pushed, and sends each result with a sequence
+// number. Results are kept in an Outbox until the orchestrator acknowledges them and are sent
+// again after a reconnect, so a result is delivered at least once; the orchestrator applies each
+// sequence number once. Lost connections are retried with exponential backoff and jitter.
+
+#ifndef ASSISTED_SERVICES_AGENT_STREAM_CLIENT_H_
+#define ASSISTED_SERVICES_AGENT_STREAM_CLIENT_H_
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "grpcpp/channel.h"
+#include "lib/log/log.h"
+#include "lib/random/random.h"
+#include "lib/time/backoff.h"
+
+namespace assisted::agent {
+
+// Messages waiting for the orchestrator's acknowledgement, numbered from 1 per agent process.
+// Thread-safe.
+class Outbox {
+ public:
+  // Numbers `message`, keeps it, and returns it with its seq set.
+  v1::AgentMessage Add(v1::AgentMessage message);
+  // Forgets everything up to and including `seq`.
+  void Acknowledge(uint64_t seq);
+  // What is still unacknowledged, oldest first.
+  std::vector<v1::AgentMessage> Pending() const;
+  uint64_t acknowledged() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
+  uint64_t acknowledged_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<v1::AgentMessage> pending_ ABSL_GUARDED_BY(mu_);
+};
+
+// Runs one pushed step and reports its result through `done`, from any thread.
+class StepExecutor {
+ public:
+  virtual ~StepExecutor() = default;
+  virtual void Run(const types::v1::Step& step,
+                   std::function<void(types::v1::StepResult)> done) = 0;
+};
+
+struct StreamIdentity {
+  std::string host_id;
+  std::string infra_env_id;
+  std::string agent_version;
+  std::string instance_id;  // random per agent process
+  std::string token;        // sent as metadata, never logged
+  std::function<types::v1::Inventory()> inventory;
+};
+
+class StreamClient {
+ public:
+  using ChannelFactory = std::function<absl::StatusOr<std::shared_ptr<grpc::Channel>>()>;
+
+  StreamClient(ChannelFactory channels, StreamIdentity identity, StepExecutor& executor,
+               Random& random, log::Logger log, BackoffPolicy backoff = {});
+
+  // Connects and serves until Stop(). Returns early only when the orchestrator says to give up.
+  void Run();
+
+  // Ends Run(): cancels the stream and interrupts any backoff wait. Thread-safe.
+  void Stop();
+
+  // How many streams registered successfully so far (for tests and simulation).
+  int registrations() const;
+  const Outbox& outbox() const { return outbox_; }
+
+ private:
+  // One connection's life; returns whether to give up for good.
+  bool Session(v1::AgentService::Stub& stub);
+  bool Write(const v1::AgentMessage& message);
+  void OnResult(types::v1::StepResult result);
+
+  ChannelFactory channels_;
+  const StreamIdentity identity_;
+  StepExecutor& executor_;
+  log::Logger log_;
+  Backoff backoff_;
+  Outbox outbox_;
+  absl::Notification stop_;
+
+  mutable absl::Mutex mu_;
+  grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  // Writes are serialised under their own lock, so a write stuck on flow control never keeps
+  // Stop() from cancelling the stream.
+  absl::Mutex write_mu_;
+  grpc::ClientReaderWriter<v1::AgentMessage, v1::ServiceMessage>* stream_
+      ABSL_GUARDED_BY(write_mu_) = nullptr;
+  absl::flat_hash_set<std::string> seen_steps_ ABSL_GUARDED_BY(mu_);
+  int registrations_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace assisted::agent
+
+#endif  // ASSISTED_SERVICES_AGENT_STREAM_CLIENT_H_

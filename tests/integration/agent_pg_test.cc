@@ -1,0 +1,121 @@
+// The real agent binary against the real orchestrator, inventory and PostgreSQL: it registers
+// its host, comes back after the orchestrator restarts, and stops cleanly on SIGTERM.
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/time/clock.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "lib/process/subprocess.h"
+#include "lib/testing/status_matchers.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/probes.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kHost[] = "5d0c9a1e-3b7f-4e2a-9c41-8f6b2d0e7a13";
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+// Waits until `done()` or `timeout`; the agent's progress shows in its log and the inventory.
+template <typename Done>
+bool Eventually(Done done, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    if (done()) return true;
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  return false;
+}
+
+TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
+  auto postgres = PostgresServer::Start();
+  ASSERT_THAT(postgres, IsOk());
+  auto dsn = (*postgres)->CreateDatabase();
+  ASSERT_THAT(dsn, IsOk());
+  auto inventory = LaunchedService::Launch(
+      {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + *dsn}});
+  ASSERT_THAT(inventory, IsOk());
+  const std::vector<std::string> orchestrator_args = {"--inventory-address=" +
+                                                      (*inventory)->grpc_target()};
+  auto orchestrator = LaunchedService::Launch(
+      {.binary = "services/orchestrator/assisted-orchestrator", .args = orchestrator_args});
+  ASSERT_THAT(orchestrator, IsOk());
+  const int port = (*orchestrator)->grpc_port();
+
+  auto stub = inv::InventoryService::NewStub(
+      grpc::CreateChannel((*inventory)->grpc_target(), grpc::InsecureChannelCredentials()));
+  inv::CreateInfraEnvRequest create;
+  create.mutable_infra_env()->set_name("discovery");
+  types::v1::InfraEnv infra_env;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub->CreateInfraEnv(&context, create, &infra_env).ok());
+  }
+
+  const std::string log = ::testing::TempDir() + "/agent.log";
+  auto agent =
+      process::Subprocess::Start({RunfilePath("services/agent/assisted-agent"),
+                                  "--orchestrator-address=" + (*orchestrator)->grpc_target(),
+                                  "--infra-env-id=" + infra_env.id(),
+                                  std::string("--host-id=") + kHost, "--agent-token=s3cret-token"},
+                                 {}, log);
+  ASSERT_THAT(agent, IsOk());
+
+  auto host_registered = [&] {
+    inv::GetHostRequest get;
+    get.set_infra_env_id(infra_env.id());
+    get.set_id(kHost);
+    types::v1::Host host;
+    grpc::ClientContext context;
+    return stub->GetHost(&context, get, &host).ok();
+  };
+  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15))) << ReadAll(log);
+  EXPECT_TRUE(Eventually([&] { return Count(ReadAll(log), "INFO agent: registered") >= 1; },
+                         absl::Seconds(5)));
+
+  // The orchestrator goes away and comes back on the same address: the agent re-registers.
+  EXPECT_EQ((*orchestrator)->Stop(), 0);
+  EXPECT_TRUE(Eventually([&] { return ReadAll(log).find("reconnecting") != std::string::npos; },
+                         absl::Seconds(15)))
+      << ReadAll(log);
+  auto restarted = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
+                                            .args = orchestrator_args,
+                                            .grpc_port = port});
+  ASSERT_THAT(restarted, IsOk());
+  EXPECT_TRUE(Eventually([&] { return Count(ReadAll(log), "INFO agent: registered") >= 2; },
+                         absl::Seconds(20)))
+      << ReadAll(log);
+
+  (*agent)->Signal(SIGTERM);
+  EXPECT_THAT((*agent)->Wait(absl::Seconds(10)), IsOkAndHolds(0));
+  EXPECT_THAT(ReadAll(log), HasSubstr("stopped"));
+  EXPECT_THAT(ReadAll(log), Not(HasSubstr("s3cret-token")));
+}
+
+}  // namespace
+}  // namespace assisted::testing
