@@ -26,11 +26,11 @@ absl::StatusOr<std::vector<Piece>> Layout(uint64_t image_size, const std::vector
     if (patch->offset < at) {
       return absl::InvalidArgumentError(absl::StrCat("patches overlap at ", patch->offset));
     }
-    if (patch->offset > at) pieces.push_back({at, patch->offset - at, nullptr, 0});
-    pieces.push_back({patch->offset, patch->bytes.size(), patch, 0});
+    if (patch->offset > at) pieces.push_back({at, patch->offset - at, nullptr, 0, at});
+    pieces.push_back({patch->offset, patch->bytes.size(), patch, 0, 0});
     at = patch->offset + patch->bytes.size();
   }
-  if (at < image_size) pieces.push_back({at, image_size - at, nullptr, 0});
+  if (at < image_size) pieces.push_back({at, image_size - at, nullptr, 0, at});
   return pieces;
 }
 

@@ -17,10 +17,11 @@
 namespace assisted::iso {
 
 struct Piece {
-  uint64_t offset = 0;  // where the piece starts in the customised image
+  uint64_t offset = 0;  // where the piece starts in the customised content
   uint64_t length = 0;
-  const Patch* patch = nullptr;  // null: base bytes at `offset`; else patch bytes from
+  const Patch* patch = nullptr;  // null: base bytes from base_offset; else patch bytes from
   uint64_t patch_offset = 0;     //   patch->bytes[patch_offset, patch_offset + length)
+  uint64_t base_offset = 0;
 };
 
 // The pieces covering [0, image_size) in order. `patches` must lie inside the image and not
