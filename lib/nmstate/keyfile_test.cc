@@ -7,12 +7,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
-#include "lib/process/subprocess.h"
+#include "lib/nmstate/nmcli_offline.h"
 #include "lib/testing/status_matchers.h"
 
 namespace assisted::nmstate {
@@ -22,45 +20,11 @@ using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
 
-// "section.key" -> value.
-using KeyValues = std::map<std::string, std::string>;
-
-KeyValues ParseKeyfile(absl::string_view text) {
-  KeyValues values;
-  std::string section;
-  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipWhitespace())) {
-    if (absl::ConsumePrefix(&line, "[") && absl::ConsumeSuffix(&line, "]")) {
-      section = std::string(line);
-      continue;
-    }
-    const size_t eq = line.find('=');
-    if (eq == absl::string_view::npos) continue;
-    values[absl::StrCat(section, ".", line.substr(0, eq))] = std::string(line.substr(eq + 1));
-  }
-  return values;
-}
-
 std::string Testdata(absl::string_view name) {
   absl::StatusOr<std::string> text =
       ReadFile(absl::StrCat("lib/nmstate/testdata/", name), "test document");
   EXPECT_THAT(text, IsOk());
   return text.value_or("");
-}
-
-// NetworkManager's own reading of a keyfile: `nmcli --offline connection modify` parses it from
-// stdin and prints it back normalised (see ../shared/design/tool-facts.md).
-absl::StatusOr<KeyValues> NmcliNormalised(const Keyfile& keyfile) {
-  process::LocalProcessRunner runner;
-  absl::StatusOr<process::CommandResult> result = runner.Run(
-      {.argv = {"nmcli", "--offline", "connection", "modify", "connection.autoconnect", "yes"},
-       .stdin_data = keyfile.contents,
-       .timeout = absl::Seconds(30)});
-  if (!result.ok()) return result.status();
-  if (!result->ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("nmcli rejected ", keyfile.file_name, ": ",
-                                                   result->stdout_data, result->stderr_data));
-  }
-  return ParseKeyfile(result->stdout_data);
 }
 
 struct Case {
@@ -88,7 +52,7 @@ TEST_P(KeyfilesFor, HaveTheKeyFieldsAndNetworkManagerReadsThemUnchanged) {
 
   for (const Keyfile& keyfile : *keyfiles) {
     SCOPED_TRACE(keyfile.file_name + ":\n" + keyfile.contents);
-    const KeyValues ours = ParseKeyfile(keyfile.contents);
+    const KeyfileValues ours = ParseKeyfileValues(keyfile.contents);
     EXPECT_EQ(ours.at("connection.id"), keyfile.interface_name);
     EXPECT_EQ(ours.at("connection.interface-name"), keyfile.interface_name);
     EXPECT_EQ(ours.at("connection.uuid"), ConnectionUuid(keyfile.interface_name));
@@ -109,7 +73,7 @@ TEST_P(KeyfilesFor, HaveTheKeyFieldsAndNetworkManagerReadsThemUnchanged) {
 
     // Every key we wrote survives NetworkManager's parser with the same value (its parser drops
     // unknown keys and clamps bad values silently, so exit 0 alone proves little).
-    absl::StatusOr<KeyValues> normalised = NmcliNormalised(keyfile);
+    absl::StatusOr<KeyfileValues> normalised = NmcliNormalise(keyfile.contents);
     ASSERT_THAT(normalised, IsOk());
     for (const auto& [key, value] : ours) {
       if (key == "connection.autoconnect") continue;  // the command itself sets it
@@ -212,7 +176,7 @@ TEST(Keyfiles, DownInterfaceDoesNotAutoconnect) {
   absl::StatusOr<std::vector<Keyfile>> keyfiles =
       NmStateToKeyfiles("interfaces:\n- {name: eth1, type: ethernet, state: down}\n");
   ASSERT_THAT(keyfiles, IsOk());
-  EXPECT_EQ(ParseKeyfile((*keyfiles)[0].contents).at("connection.autoconnect"), "false");
+  EXPECT_EQ(ParseKeyfileValues((*keyfiles)[0].contents).at("connection.autoconnect"), "false");
 }
 
 TEST(Keyfiles, UuidsAreStablePerInterfaceName) {
