@@ -3,11 +3,10 @@
 #include <string>
 #include <vector>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/ignition/ignition_validate.h"
+#include "lib/ignition/test_util.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 
@@ -32,13 +31,10 @@ Json BuildValidated(const ConfigBuilder& builder, const std::string& name) {
   return Json::parse(*json, nullptr, /*allow_exceptions=*/false);
 }
 
-std::string DecodeDataUrl(const std::string& url) {
-  if (url == "data:,") return "";
-  const std::string prefix = "data:text/plain;charset=utf-8;base64,";
-  EXPECT_TRUE(absl::StartsWith(url, prefix)) << url;
-  std::string bytes;
-  EXPECT_TRUE(absl::Base64Unescape(url.substr(prefix.size()), &bytes));
-  return bytes;
+std::string Decoded(const Json& source) {
+  absl::StatusOr<std::string> bytes = DecodeDataUrl(source.get<std::string>());
+  EXPECT_THAT(bytes, IsOk());
+  return bytes.value_or("");
 }
 
 TEST(ConfigBuilder, EmptyConfigIsJustTheVersion) {
@@ -73,9 +69,8 @@ TEST(ConfigBuilder, EverySectionPassesIgnitionValidate) {
   Json config = BuildValidated(builder, "every_section");
 
   EXPECT_EQ(config["ignition"]["proxy"]["noProxy"], Json({".example.com", "10.0.0.0/8"}));
-  EXPECT_EQ(
-      DecodeDataUrl(config["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"]),
-      "-----BEGIN CERTIFICATE-----\nMIIB\n");
+  EXPECT_EQ(Decoded(config["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"]),
+            "-----BEGIN CERTIFICATE-----\nMIIB\n");
   EXPECT_EQ(config["ignition"]["config"]["merge"][0]["verification"]["hash"],
             "sha256-" + std::string(64, 'a'));
   EXPECT_EQ(config["passwd"]["users"][0]["sshAuthorizedKeys"].size(), 2u);
@@ -87,10 +82,10 @@ TEST(ConfigBuilder, EverySectionPassesIgnitionValidate) {
   EXPECT_EQ(files[0]["contents"]["source"], "data:,");
   EXPECT_EQ(files[1]["path"], "/etc/motd");
   EXPECT_EQ(files[1]["mode"], 420);
-  EXPECT_EQ(DecodeDataUrl(files[1]["contents"]["source"]), "hello\n");
+  EXPECT_EQ(Decoded(files[1]["contents"]["source"]), "hello\n");
   EXPECT_EQ(files[2]["path"], "/root/.docker/config.json");
   EXPECT_EQ(files[2]["mode"], 384);
-  EXPECT_EQ(DecodeDataUrl(files[3]["contents"]["source"]), std::string("\0\xff", 2));
+  EXPECT_EQ(Decoded(files[3]["contents"]["source"]), std::string("\0\xff", 2));
   EXPECT_EQ(files[3]["mode"], 493);
   EXPECT_EQ(config["storage"]["directories"][0]["mode"], 448);
   EXPECT_EQ(config["storage"]["links"][0]["hard"], false);

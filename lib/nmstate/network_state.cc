@@ -131,30 +131,22 @@ class Node {
   std::string path_;
 };
 
-// Linux allows up to 15 bytes without '/', ':' or spaces; we also keep to characters that need no
-// quoting in keyfiles, shell scripts and sed expressions.
 absl::StatusOr<std::string> InterfaceName(const Node& node) {
   ASSIGN_OR_RETURN(std::string name, node.String());
-  const bool charset_ok = std::all_of(name.begin(), name.end(), [](char c) {
-    return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.';
-  });
-  if (name.empty() || name.size() > 15 || !charset_ok || name == "." || name == "..") {
-    return node.Error(
-        absl::StrCat(Quoted(name), " is not an interface name (1 to 15 of A-Z a-z 0-9 . _ -)"));
+  if (!IsInterfaceName(name)) {
+    return node.Error(absl::StrCat(Quoted(name),
+                                   " is not an interface name (1 to 15 of A-Z a-z 0-9 . _ -)"));
   }
   return name;
 }
 
 absl::StatusOr<std::string> MacAddress(const Node& node) {
   ASSIGN_OR_RETURN(std::string text, node.String());
-  const std::vector<absl::string_view> octets = absl::StrSplit(text, ':');
-  const bool valid =
-      octets.size() == 6 && std::all_of(octets.begin(), octets.end(), [](auto o) {
-        return o.size() == 2 && absl::ascii_isxdigit(o[0]) && absl::ascii_isxdigit(o[1]);
-      });
-  if (!valid)
+  std::optional<std::string> mac = CanonicalMac(text);
+  if (!mac.has_value()) {
     return node.Error(absl::StrCat(Quoted(text), " is not a MAC address (AA:BB:CC:DD:EE:FF)"));
-  return absl::AsciiStrToUpper(text);
+  }
+  return *mac;
 }
 
 absl::StatusOr<net::IpAddress> Ip(const Node& node, std::optional<net::Family> family) {
@@ -541,6 +533,23 @@ const Interface* NetworkState::Find(absl::string_view name) const {
     if (iface.name == name) return &iface;
   }
   return nullptr;
+}
+
+bool IsInterfaceName(absl::string_view name) {
+  const bool charset_ok = std::all_of(name.begin(), name.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '-' || c == '_' || c == '.';
+  });
+  return !name.empty() && name.size() <= 15 && charset_ok && name != "." && name != "..";
+}
+
+std::optional<std::string> CanonicalMac(absl::string_view text) {
+  const std::vector<absl::string_view> octets = absl::StrSplit(text, ':');
+  const bool valid = octets.size() == 6 && std::all_of(octets.begin(), octets.end(), [](auto o) {
+                       return o.size() == 2 && absl::ascii_isxdigit(o[0]) &&
+                              absl::ascii_isxdigit(o[1]);
+                     });
+  if (!valid) return std::nullopt;
+  return absl::AsciiStrToUpper(text);
 }
 
 absl::string_view InterfaceTypeName(InterfaceType type) {

@@ -99,6 +99,13 @@ struct NetworkState {
 // settings, and each DNS server's family is enabled on some interface.
 absl::StatusOr<NetworkState> ParseNetworkState(absl::string_view yaml);
 
+// Whether `name` is an interface name we accept: 1 to 15 of A-Z a-z 0-9 . _ - (Linux allows
+// more, but these need no quoting in keyfiles, shell scripts or sed expressions), not "." or "..".
+bool IsInterfaceName(absl::string_view name);
+
+// "aa:bb:cc:dd:ee:ff" in upper case, or nullopt when `text` is not six colon-separated hex pairs.
+std::optional<std::string> CanonicalMac(absl::string_view text);
+
 // "ethernet", "bond", "vlan" or "linux-bridge".
 absl::string_view InterfaceTypeName(InterfaceType type);
 

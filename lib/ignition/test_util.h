@@ -1,12 +1,16 @@
-// File: lib/ignition/ignition_validate.h
+// File: lib/ignition/test_util.h
 //
-// Test helper: checks a generated config with Ignition's own validator (`ignition-validate`,
-// Debian package `ignition`). Tests using it start a process and are tagged "external".
+// Test helpers for generated configs: Ignition's own validator (`ignition-validate`, Debian
+// package `ignition`; tests using it start a process and are tagged "external") and a decoder
+// for the data URLs the builder writes.
 
-#ifndef ASSISTED_LIB_IGNITION_IGNITION_VALIDATE_H_
-#define ASSISTED_LIB_IGNITION_IGNITION_VALIDATE_H_
+#ifndef ASSISTED_LIB_IGNITION_TEST_UTIL_H_
+#define ASSISTED_LIB_IGNITION_TEST_UTIL_H_
+
+#include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace assisted::ignition {
@@ -18,6 +22,10 @@ namespace assisted::ignition {
 // INVALID_ARGUMENT carrying the validator's output otherwise.
 absl::Status IgnitionValidate(absl::string_view config_json, absl::string_view name);
 
+// The bytes of a data URL as DataUrl() writes them ("data:," or base64 with any media type).
+// INVALID_ARGUMENT for anything else.
+absl::StatusOr<std::string> DecodeDataUrl(absl::string_view url);
+
 }  // namespace assisted::ignition
 
-#endif  // ASSISTED_LIB_IGNITION_IGNITION_VALIDATE_H_
+#endif  // ASSISTED_LIB_IGNITION_TEST_UTIL_H_
