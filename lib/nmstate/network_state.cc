@@ -134,8 +134,8 @@ class Node {
 absl::StatusOr<std::string> InterfaceName(const Node& node) {
   ASSIGN_OR_RETURN(std::string name, node.String());
   if (!IsInterfaceName(name)) {
-    return node.Error(absl::StrCat(Quoted(name),
-                                   " is not an interface name (1 to 15 of A-Z a-z 0-9 . _ -)"));
+    return node.Error(
+        absl::StrCat(Quoted(name), " is not an interface name (1 to 15 of A-Z a-z 0-9 . _ -)"));
   }
   return name;
 }
@@ -544,10 +544,10 @@ bool IsInterfaceName(absl::string_view name) {
 
 std::optional<std::string> CanonicalMac(absl::string_view text) {
   const std::vector<absl::string_view> octets = absl::StrSplit(text, ':');
-  const bool valid = octets.size() == 6 && std::all_of(octets.begin(), octets.end(), [](auto o) {
-                       return o.size() == 2 && absl::ascii_isxdigit(o[0]) &&
-                              absl::ascii_isxdigit(o[1]);
-                     });
+  const bool valid =
+      octets.size() == 6 && std::all_of(octets.begin(), octets.end(), [](auto o) {
+        return o.size() == 2 && absl::ascii_isxdigit(o[0]) && absl::ascii_isxdigit(o[1]);
+      });
   if (!valid) return std::nullopt;
   return absl::AsciiStrToUpper(text);
 }
