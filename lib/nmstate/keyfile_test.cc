@@ -18,7 +18,9 @@ namespace {
 
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
+using ::testing::Contains;
 using ::testing::HasSubstr;
+using ::testing::Pair;
 
 std::string Testdata(absl::string_view name) {
   absl::StatusOr<std::string> text =
@@ -61,9 +63,7 @@ TEST_P(KeyfilesFor, HaveTheKeyFieldsAndNetworkManagerReadsThemUnchanged) {
     if (expected != GetParam().expected.end()) {
       for (const std::string& entry : expected->second) {
         const size_t eq = entry.find('=');
-        const std::string key = entry.substr(0, eq);
-        EXPECT_TRUE(ours.count(key) > 0) << "missing " << key;
-        if (ours.count(key) > 0) EXPECT_EQ(ours.at(key), entry.substr(eq + 1)) << key;
+        EXPECT_THAT(ours, Contains(Pair(entry.substr(0, eq), entry.substr(eq + 1))));
       }
     }
     auto absent = GetParam().absent.find(keyfile.file_name);
@@ -77,8 +77,7 @@ TEST_P(KeyfilesFor, HaveTheKeyFieldsAndNetworkManagerReadsThemUnchanged) {
     ASSERT_THAT(normalised, IsOk());
     for (const auto& [key, value] : ours) {
       if (key == "connection.autoconnect") continue;  // the command itself sets it
-      EXPECT_TRUE(normalised->count(key) > 0) << "nmcli dropped " << key;
-      if (normalised->count(key) > 0) EXPECT_EQ(normalised->at(key), value) << key;
+      EXPECT_THAT(*normalised, Contains(Pair(key, value))) << "nmcli changed or dropped it";
     }
   }
 }
