@@ -1,0 +1,31 @@
+// File: lib/ignition/test_util.h
+//
+// Test helpers for generated configs: Ignition's own validator (`ignition-validate`, Debian
+// package `ignition`; tests using it start a process and are tagged "external") and a decoder
+// for the data URLs the builder writes.
+
+#ifndef ASSISTED_LIB_IGNITION_TEST_UTIL_H_
+#define ASSISTED_LIB_IGNITION_TEST_UTIL_H_
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace assisted::ignition {
+
+// Writes `config_json` to $TEST_TMPDIR/`name` and runs ignition-validate on it. OK only when it
+// exits 0 and prints no warning either (a key the spec version lacks, which Ignition would
+// silently ignore on the host, is only a warning). The one warning tolerated is the note that an
+// https proxy is reached over plain HTTP, which is how most proxies are set up.
+// INVALID_ARGUMENT carrying the validator's output otherwise.
+absl::Status IgnitionValidate(absl::string_view config_json, absl::string_view name);
+
+// The bytes of a data URL as DataUrl() writes them ("data:," or base64 with any media type).
+// INVALID_ARGUMENT for anything else.
+absl::StatusOr<std::string> DecodeDataUrl(absl::string_view url);
+
+}  // namespace assisted::ignition
+
+#endif  // ASSISTED_LIB_IGNITION_TEST_UTIL_H_

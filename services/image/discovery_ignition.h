@@ -1,0 +1,89 @@
+// File: services/image/discovery_ignition.h
+//
+// The discovery Ignition of an infra-env: what a host booted from the discovery image needs to
+// run our agent and reach the orchestrator (reference agent-and-image.md §1.1, §5, §7).
+//
+//   ASSIGN_OR_RETURN(DiscoveryIgnition ignition,
+//                    BuildDiscoveryIgnition(infra_env, pull_secret, settings));
+//   // ignition.config goes into the ISO embed area / PXE initrd as config.ign,
+//   // ignition.kernel_arguments into the ISO kargs areas / iPXE kernel line.
+//
+// The config (Ignition spec 3.2.0, canonical JSON) holds:
+// - assisted-agent.service (enabled): runs the agent with --orchestrator-address and
+//   --infra-env-id (and --ca-bundle or --tls), restarting every 3 s forever, after
+//   network-online.target; proxy variables as Environment= lines;
+// - /etc/assisted/agent.env (0600): ASSISTED_AGENT_TOKEN (and the proxy variables instead, when a
+//   proxy URL carries credentials), read through EnvironmentFile=;
+// - /etc/assisted/ca.pem: the CA bundle that signs the orchestrator;
+// - /root/.docker/config.json (0600): the pull secret;
+// - user core with the infra-env's SSH keys; ignition.proxy;
+// - extra NTP servers: /etc/chrony.d/assisted-ntp-sources.conf plus a chronyd.service drop-in
+//   that makes /etc/chrony.conf read /etc/chrony.d;
+// - the additional trust bundle in /etc/pki/ca-trust/source/anchors/ and, one entry per
+//   certificate, in ignition.security.tls.certificateAuthorities;
+// - the user's ignition_config_override as an ignition.config.merge entry (a data URL);
+// - static networking (§5): per host i, /etc/assisted/network/host<i>/<iface>.nmconnection and
+//   mac_interface.ini (MAC=logical name), the MAC-matching script
+//   /usr/local/bin/pre-network-manager-config.sh (0755) and the oneshot
+//   pre-network-manager-config.service ordered before NetworkManager.service.
+//
+// Kernel arguments are not in the config: Ignition cannot change the kernel command line of a
+// live (ISO/PXE) system and fails the boot when asked to. They are returned for the kargs areas.
+// The InfraEnv proto has no mirror-registry field, so no registries.conf is written.
+//
+// Every error is INVALID_ARGUMENT naming the field ("infra_env.proxy.http_proxy: ...",
+// "infra_env.static_network_config[1].network_yaml: nmstate: interfaces[0].type: ...",
+// "settings.orchestrator_address: ..."); secrets never appear in messages.
+
+#ifndef ASSISTED_SERVICES_IMAGE_DISCOVERY_IGNITION_H_
+#define ASSISTED_SERVICES_IMAGE_DISCOVERY_IGNITION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "assisted/types/v1/infra_env.pb.h"
+
+namespace assisted::image {
+
+// What the image service knows that the infra-env does not.
+struct DiscoveryIgnitionSettings {
+  // host:port of the orchestrator's AgentService as hosts reach it. Required.
+  std::string orchestrator_address;
+  // Infra-env scoped agent token; empty when agent authentication is off.
+  std::string agent_token;
+  // PEM bundle that signs the orchestrator's certificate; empty: none (see `tls`).
+  std::string ca_bundle_pem;
+  // TLS towards the orchestrator verified with the system roots (implied by ca_bundle_pem).
+  bool tls = false;
+  // Where the agent binary is on the discovery image.
+  std::string agent_binary_path = "/usr/local/bin/assisted-agent";
+  // Agent version, shown in the unit's description; empty for none.
+  std::string agent_version;
+};
+
+struct DiscoveryIgnition {
+  std::string config;  // Ignition JSON (spec 3.2.0)
+  // Arguments to append to the live kernel command line (APPEND edits, in order).
+  std::vector<std::string> kernel_arguments;
+};
+
+// Builds the discovery Ignition for `infra_env` (id required). `pull_secret` is the infra-env's
+// (write-only in the proto) pull secret JSON; empty writes none.
+absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(const types::v1::InfraEnv& infra_env,
+                                                         absl::string_view pull_secret,
+                                                         const DiscoveryIgnitionSettings& settings);
+
+// Paths and names other parts of the image service (and tests) refer to.
+inline constexpr char kAgentUnitName[] = "assisted-agent.service";
+inline constexpr char kAgentEnvPath[] = "/etc/assisted/agent.env";
+inline constexpr char kAgentCaBundlePath[] = "/etc/assisted/ca.pem";
+inline constexpr char kPullSecretPath[] = "/root/.docker/config.json";
+inline constexpr char kNetworkConfigDir[] = "/etc/assisted/network";
+inline constexpr char kNetworkScriptPath[] = "/usr/local/bin/pre-network-manager-config.sh";
+inline constexpr char kNetworkUnitName[] = "pre-network-manager-config.service";
+
+}  // namespace assisted::image
+
+#endif  // ASSISTED_SERVICES_IMAGE_DISCOVERY_IGNITION_H_
