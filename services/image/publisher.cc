@@ -1,0 +1,118 @@
+#include "services/image/publisher.h"
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "grpcpp/client_context.h"
+#include "lib/auth/url_token.h"
+#include "lib/status/grpc_status.h"
+#include "lib/status/status_macros.h"
+
+namespace assisted::image {
+namespace {
+
+namespace inv = inventory::v1;
+
+// Agent tokens outlive any image download: they last as long as the hosts run discovery.
+constexpr absl::Duration kAgentTokenLife = absl::Hours(24 * 3650);
+
+void SetDeadline(grpc::ClientContext& context) {
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+}
+
+std::string ArchitectureName(types::v1::CpuArchitecture arch) {
+  if (arch == types::v1::CPU_ARCHITECTURE_UNSPECIFIED) return "x86_64";
+  absl::string_view name = types::v1::CpuArchitecture_Name(arch);
+  absl::ConsumePrefix(&name, "CPU_ARCHITECTURE_");
+  return absl::AsciiStrToLower(name);
+}
+
+}  // namespace
+
+InventoryInfraEnvSource::InventoryInfraEnvSource(std::shared_ptr<grpc::Channel> inventory)
+    : stub_(inv::InventoryService::NewStub(std::move(inventory))) {}
+
+absl::StatusOr<InfraEnvRecord> InventoryInfraEnvSource::Get(const std::string& infra_env_id) {
+  InfraEnvRecord record;
+  {
+    grpc::ClientContext context;
+    SetDeadline(context);
+    inv::GetInfraEnvRequest request;
+    request.set_id(infra_env_id);
+    RETURN_IF_ERROR(FromGrpcStatus(stub_->GetInfraEnv(&context, request, &record.infra_env)));
+  }
+  grpc::ClientContext context;
+  SetDeadline(context);
+  inv::GetPullSecretRequest request;
+  request.set_infra_env_id(infra_env_id);
+  inv::GetPullSecretResponse response;
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->GetPullSecret(&context, request, &response)));
+  record.pull_secret = response.pull_secret();
+  return record;
+}
+
+absl::StatusOr<std::string> Publisher::Url(const std::string& infra_env_id, absl::Time now,
+                                           absl::string_view prefix,
+                                           absl::string_view suffix) const {
+  ASSIGN_OR_RETURN(std::string token,
+                   auth::SignUrlToken(options_.signing_key, infra_env_id, now + options_.url_ttl));
+  return absl::StrCat(absl::StripSuffix(options_.public_url, "/"), prefix, token, suffix);
+}
+
+absl::StatusOr<std::string> Publisher::ImageUrl(const std::string& infra_env_id,
+                                                absl::Time now) const {
+  RETURN_IF_ERROR(infra_envs_.Get(infra_env_id).status());
+  return Url(infra_env_id, now, "/images/", "/discovery.iso");
+}
+
+absl::StatusOr<std::string> Publisher::PxeUrl(const std::string& infra_env_id,
+                                              absl::Time now) const {
+  RETURN_IF_ERROR(infra_envs_.Get(infra_env_id).status());
+  return Url(infra_env_id, now, "/pxe/", "/");
+}
+
+absl::StatusOr<std::string> Publisher::AgentToken(const types::v1::InfraEnv& infra_env) const {
+  const absl::Time created = absl::FromUnixSeconds(infra_env.created_at().seconds());
+  return auth::SignUrlToken(options_.signing_key, infra_env.id(), created + kAgentTokenLife);
+}
+
+absl::StatusOr<DiscoveryIgnition> Publisher::Ignition(const std::string& infra_env_id) const {
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
+  DiscoveryIgnitionSettings settings = options_.ignition;
+  ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record.infra_env));
+  return BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings);
+}
+
+absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv& infra_env) const {
+  const std::string version = infra_env.openshift_version().empty()
+                                  ? options_.default_openshift_version
+                                  : infra_env.openshift_version();
+  return catalog_.Find(version, ArchitectureName(infra_env.cpu_architecture()));
+}
+
+absl::StatusOr<std::unique_ptr<Download>> Publisher::Get(Artifact artifact, absl::string_view token,
+                                                         absl::Time now) const {
+  ASSIGN_OR_RETURN(auth::UrlTokenClaims claims,
+                   auth::VerifyUrlToken(options_.signing_key, token, now));
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(claims.resource_id));
+  ASSIGN_OR_RETURN(const CachedImage* base, BaseFor(record.infra_env));
+  if (artifact == Artifact::kKernel) return PxeKernel(*base);
+  if (artifact == Artifact::kRootfs) return PxeRootfs(*base);
+  DiscoveryIgnitionSettings settings = options_.ignition;
+  ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record.infra_env));
+  ASSIGN_OR_RETURN(DiscoveryIgnition ignition,
+                   BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings));
+  if (artifact == Artifact::kInitrd) return PxeInitrd(*base, ignition.config);
+  return FullIso(*base, ignition.config, absl::StrJoin(ignition.kernel_arguments, " "));
+}
+
+absl::StatusOr<std::string> Publisher::Ipxe(absl::string_view token, absl::Time now) const {
+  ASSIGN_OR_RETURN(auth::UrlTokenClaims claims,
+                   auth::VerifyUrlToken(options_.signing_key, token, now));
+  ASSIGN_OR_RETURN(DiscoveryIgnition ignition, Ignition(claims.resource_id));
+  return IpxeScript(absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/pxe/", token, "/"),
+                    absl::StrJoin(ignition.kernel_arguments, " "));
+}
+
+}  // namespace assisted::image

@@ -1,0 +1,93 @@
+// File: services/image/publisher.h
+//
+// What the image service publishes for an infra-env, independent of transport: signed short
+// download URLs, and, behind a valid token, the discovery Ignition and the Downloads built from
+// it (full ISO, PXE initrd/kernel/rootfs, iPXE script). Tokens scope a URL to one infra-env
+// until it expires; the agent token baked into the image is derived from the infra-env alone,
+// so a discovery ISO is the same bytes on every request (strong ETag, resumable downloads).
+
+#ifndef ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
+#define ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/types/v1/infra_env.pb.h"
+#include "grpcpp/channel.h"
+#include "services/image/artifacts.h"
+#include "services/image/catalog.h"
+#include "services/image/discovery_ignition.h"
+
+namespace assisted::image {
+
+// An infra-env with its pull secret, from wherever infra-envs live.
+struct InfraEnvRecord {
+  types::v1::InfraEnv infra_env;
+  std::string pull_secret;
+};
+
+class InfraEnvSource {
+ public:
+  virtual ~InfraEnvSource() = default;
+  // NOT_FOUND for an unknown infra-env.
+  virtual absl::StatusOr<InfraEnvRecord> Get(const std::string& infra_env_id) = 0;
+};
+
+// Reads infra-envs from the inventory service (as a system caller).
+class InventoryInfraEnvSource final : public InfraEnvSource {
+ public:
+  explicit InventoryInfraEnvSource(std::shared_ptr<grpc::Channel> inventory);
+  absl::StatusOr<InfraEnvRecord> Get(const std::string& infra_env_id) override;
+
+ private:
+  std::unique_ptr<inventory::v1::InventoryService::Stub> stub_;
+};
+
+struct PublisherOptions {
+  std::string public_url = "http://localhost:8888";  // how clients reach the HTTP port
+  std::string signing_key;                           // >= 32 bytes of secret
+  absl::Duration url_ttl = absl::Hours(4);
+  DiscoveryIgnitionSettings ignition;     // orchestrator address, TLS; the token is filled in
+  std::string default_openshift_version;  // for infra-envs that name none
+};
+
+class Publisher {
+ public:
+  Publisher(PublisherOptions options, const Catalog& catalog, InfraEnvSource& infra_envs)
+      : options_(std::move(options)), catalog_(catalog), infra_envs_(infra_envs) {}
+
+  // "<public_url>/images/<token>/discovery.iso", valid until now + url_ttl.
+  absl::StatusOr<std::string> ImageUrl(const std::string& infra_env_id, absl::Time now) const;
+  // "<public_url>/pxe/<token>/": initrd, vmlinuz, rootfs.img and ipxe live under it.
+  absl::StatusOr<std::string> PxeUrl(const std::string& infra_env_id, absl::Time now) const;
+
+  // The discovery Ignition JSON of an infra-env.
+  absl::StatusOr<DiscoveryIgnition> Ignition(const std::string& infra_env_id) const;
+
+  enum class Artifact { kIso, kInitrd, kKernel, kRootfs };
+  // The artifact behind `token` (PERMISSION_DENIED when the token is bad or expired).
+  absl::StatusOr<std::unique_ptr<Download>> Get(Artifact artifact, absl::string_view token,
+                                                absl::Time now) const;
+  // The iPXE script behind `token`.
+  absl::StatusOr<std::string> Ipxe(absl::string_view token, absl::Time now) const;
+
+  // The token an infra-env's agents present (stable for the infra-env's life).
+  absl::StatusOr<std::string> AgentToken(const types::v1::InfraEnv& infra_env) const;
+
+ private:
+  absl::StatusOr<std::string> Url(const std::string& infra_env_id, absl::Time now,
+                                  absl::string_view prefix, absl::string_view suffix) const;
+  absl::StatusOr<const CachedImage*> BaseFor(const types::v1::InfraEnv& infra_env) const;
+
+  const PublisherOptions options_;
+  const Catalog& catalog_;
+  InfraEnvSource& infra_envs_;
+};
+
+}  // namespace assisted::image
+
+#endif  // ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
