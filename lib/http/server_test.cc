@@ -1,0 +1,484 @@
+#include "lib/http/server.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/http/test_client.h"
+#include "lib/testing/status_matchers.h"
+
+namespace assisted::http {
+namespace {
+
+using ::assisted::http::test::CurlClient;
+using ::assisted::http::test::CurlRequest;
+using ::assisted::http::test::CurlResponse;
+using ::assisted::http::test::RawConnection;
+using ::assisted::testing::IsOk;
+using ::assisted::testing::StatusIs;
+using ::testing::HasSubstr;
+using ::testing::Optional;
+using ::testing::StartsWith;
+
+HttpServerOptions TestOptions() {
+  HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.io_threads = 2;
+  return options;
+}
+
+std::unique_ptr<HttpServer> Serve(Router router, const HttpServerOptions& options = TestOptions()) {
+  absl::StatusOr<std::unique_ptr<HttpServer>> server =
+      HttpServer::Start(options, std::move(router), nullptr, log::Logger::Discard());
+  EXPECT_THAT(server, IsOk());
+  return server.ok() ? *std::move(server) : nullptr;
+}
+
+std::string Url(const HttpServer& server, absl::string_view path) {
+  return absl::StrCat("http://127.0.0.1:", server.port(), path);
+}
+
+CurlResponse Fetch(const std::string& url, const CurlRequest& request = {}) {
+  CurlClient client;
+  absl::StatusOr<CurlResponse> response = client.Fetch(url, request);
+  EXPECT_THAT(response, IsOk());
+  return response.ok() ? *std::move(response) : CurlResponse{};
+}
+
+RawConnection Connect(const HttpServer& server) {
+  absl::StatusOr<RawConnection> connection = RawConnection::Connect(server.port());
+  EXPECT_THAT(connection, IsOk());
+  return *std::move(connection);
+}
+
+// A router with the handlers most tests use.
+Router TestRouter() {
+  Router router;
+  EXPECT_THAT(
+      router.Handle("GET", "/hello", [](const Request&) { return Response::Text(200, "hello\n"); }),
+      IsOk());
+  EXPECT_THAT(router.Handle("GET", "/clusters/{cluster_id}/hosts/{host_id}",
+                            [](const Request& request) {
+                              return Response::Text(
+                                  200, absl::StrCat(request.Param("cluster_id"), "|",
+                                                    request.Param("host_id"), "|",
+                                                    request.Query("view").value_or("-"), "|",
+                                                    request.route));
+                            }),
+              IsOk());
+  EXPECT_THAT(router.Handle("POST", "/echo",
+                            [](const Request& request) {
+                              Response response = Response::Text(201, request.body);
+                              response.headers.Set(
+                                  "X-Seen-Token",
+                                  std::string(request.headers.Get("x-token").value_or("")));
+                              response.headers.Set("X-Peer", request.peer);
+                              return response;
+                            }),
+              IsOk());
+  return router;
+}
+
+TEST(HttpServer, BindsAFreePortAndRefusesABusyOne) {
+  std::unique_ptr<HttpServer> server = Serve(TestRouter());
+  ASSERT_NE(server, nullptr);
+  EXPECT_GT(server->port(), 0);
+  HttpServerOptions busy = TestOptions();
+  busy.listen = absl::StrCat("127.0.0.1:", server->port());
+  EXPECT_THAT(HttpServer::Start(busy, Router(), nullptr, log::Logger::Discard()),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("bind")));
+  HttpServerOptions bad = TestOptions();
+  bad.listen = "127.0.0.1";
+  EXPECT_THAT(HttpServer::Start(bad, Router(), nullptr, log::Logger::Discard()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  bad = TestOptions();
+  bad.max_in_flight = 0;
+  EXPECT_THAT(HttpServer::Start(bad, Router(), nullptr, log::Logger::Discard()),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(HttpServer, RoutesToHandlersWithParamsQueryHeadersAndBody) {
+  std::unique_ptr<HttpServer> server = Serve(TestRouter());
+  CurlResponse hello = Fetch(Url(*server, "/hello"));
+  EXPECT_EQ(hello.status, 200);
+  EXPECT_EQ(hello.body, "hello\n");
+  EXPECT_THAT(hello.Header("content-length"), Optional(std::string("6")));
+  EXPECT_THAT(hello.Header("content-type"), Optional(std::string("text/plain; charset=utf-8")));
+  EXPECT_TRUE(hello.Header("date").has_value());
+
+  CurlResponse host = Fetch(Url(*server, "/clusters/c%201/hosts/h2?view=full+list"));
+  EXPECT_EQ(host.status, 200);
+  EXPECT_EQ(host.body, "c 1|h2|full list|/clusters/{cluster_id}/hosts/{host_id}");
+
+  CurlRequest post;
+  post.method = "POST";
+  post.body = std::string("payload\0with nul", 16);
+  post.headers = {"X-TOKEN: abc"};
+  CurlResponse echo = Fetch(Url(*server, "/echo"), post);
+  EXPECT_EQ(echo.status, 201);
+  EXPECT_EQ(echo.body, *post.body);
+  EXPECT_THAT(echo.Header("x-seen-token"), Optional(std::string("abc")));
+  EXPECT_THAT(echo.Header("x-peer"), Optional(StartsWith("127.0.0.1:")));
+}
+
+TEST(HttpServer, UnknownPathIs404AndWrongMethodIs405WithAllow) {
+  std::unique_ptr<HttpServer> server = Serve(TestRouter());
+  EXPECT_EQ(Fetch(Url(*server, "/nope")).status, 404);
+  CurlRequest del;
+  del.method = "DELETE";
+  CurlResponse response = Fetch(Url(*server, "/hello"), del);
+  EXPECT_EQ(response.status, 405);
+  EXPECT_THAT(response.Header("allow"), Optional(std::string("GET, HEAD")));
+  CurlRequest get;
+  EXPECT_EQ(Fetch(Url(*server, "/echo"), get).status, 405);
+}
+
+TEST(HttpServer, HeadGetsTheHeadersOfGetWithoutTheBody) {
+  std::unique_ptr<HttpServer> server = Serve(TestRouter());
+  RawConnection connection = Connect(*server);
+  ASSERT_THAT(connection.Send("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n"
+                              "GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"),
+              IsOk());
+  // A HEAD response announces the GET body's length but carries none: the next bytes on the
+  // connection are the second response.
+  absl::StatusOr<std::string> head = connection.ReadResponse(absl::Seconds(5), /*head_only=*/true);
+  ASSERT_THAT(head, IsOk());
+  EXPECT_THAT(*head, StartsWith("HTTP/1.1 200 OK\r\n"));
+  EXPECT_THAT(*head, HasSubstr("Content-Length: 6\r\n"));
+  EXPECT_TRUE(absl::EndsWith(*head, "\r\n\r\n"));
+  absl::StatusOr<std::string> get = connection.ReadResponse(absl::Seconds(5));
+  ASSERT_THAT(get, IsOk());
+  EXPECT_TRUE(absl::EndsWith(*get, "\r\n\r\nhello\n"));
+
+  CurlRequest head_request;
+  head_request.method = "HEAD";
+  CurlResponse via_curl = Fetch(Url(*server, "/hello"), head_request);
+  EXPECT_EQ(via_curl.status, 200);
+  EXPECT_THAT(via_curl.Header("content-length"), Optional(std::string("6")));
+  EXPECT_EQ(via_curl.body, "");
+}
+
+TEST(HttpServer, KeepsConnectionsAliveAndAnswersPipelinedRequestsInOrder) {
+  std::unique_ptr<HttpServer> server = Serve(TestRouter());
+  CurlClient client;
+  absl::StatusOr<CurlResponse> first = client.Fetch(Url(*server, "/hello"));
+  absl::StatusOr<CurlResponse> second = client.Fetch(Url(*server, "/clusters/a/hosts/b"));
+  ASSERT_THAT(first, IsOk());
+  ASSERT_THAT(second, IsOk());
+  EXPECT_EQ(first->new_connections, 1);
+  EXPECT_EQ(second->new_connections, 0);  // reused
+  EXPECT_EQ(second->body, "a|b|-|/clusters/{cluster_id}/hosts/{host_id}");
+
+  RawConnection connection = Connect(*server);
+  ASSERT_THAT(
+      connection.Send("GET /clusters/1/hosts/1 HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "GET /clusters/3/hosts/3 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+      IsOk());
+  absl::StatusOr<std::string> all = connection.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(all, IsOk());
+  const size_t one = all->find("1|1|");
+  const size_t missing = all->find("404 Not Found");
+  const size_t three = all->find("3|3|");
+  EXPECT_NE(one, std::string::npos);
+  EXPECT_LT(one, missing);
+  EXPECT_LT(missing, three);
+  EXPECT_THAT(*all, HasSubstr("Connection: close\r\n"));
+
+  // HTTP/1.0 closes unless asked to keep alive.
+  RawConnection old = Connect(*server);
+  ASSERT_THAT(old.Send("GET /hello HTTP/1.0\r\n\r\n"), IsOk());
+  absl::StatusOr<std::string> closed = old.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(closed, IsOk());
+  EXPECT_THAT(*closed, HasSubstr("Connection: close\r\n"));
+  RawConnection kept = Connect(*server);
+  ASSERT_THAT(kept.Send("GET /hello HTTP/1.0\r\nConnection: keep-alive\r\n\r\n"), IsOk());
+  absl::StatusOr<std::string> response = kept.ReadResponse(absl::Seconds(5));
+  ASSERT_THAT(response, IsOk());
+  EXPECT_THAT(*response, HasSubstr("Connection: keep-alive\r\n"));
+}
+
+TEST(HttpServer, BodyOverTheLimitIs413) {
+  HttpServerOptions options = TestOptions();
+  options.max_body_bytes = 1000;
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  CurlRequest post;
+  post.method = "POST";
+  post.body = std::string(1000, 'x');
+  EXPECT_EQ(Fetch(Url(*server, "/echo"), post).status, 201);
+  post.body = std::string(1001, 'x');
+  EXPECT_EQ(Fetch(Url(*server, "/echo"), post).status, 413);
+  post.body = std::string(10 << 20, 'x');  // curl sends Expect: 100-continue and waits
+  EXPECT_EQ(Fetch(Url(*server, "/echo"), post).status, 413);
+
+  // Announced length over the limit: refused before the body is read.
+  RawConnection announced = Connect(*server);
+  ASSERT_THAT(announced.Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"),
+              IsOk());
+  absl::StatusOr<std::string> refused = announced.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(refused, IsOk());
+  EXPECT_THAT(*refused, StartsWith("HTTP/1.1 413 "));
+  // Chunked bodies are counted as they arrive.
+  RawConnection chunked = Connect(*server);
+  ASSERT_THAT(chunked.Send(absl::StrCat("POST /echo HTTP/1.1\r\nHost: x\r\n"
+                                        "Transfer-Encoding: chunked\r\n\r\n"
+                                        "3e8\r\n",
+                                        std::string(1000, 'y'), "\r\n1\r\nz\r\n0\r\n\r\n")),
+              IsOk());
+  absl::StatusOr<std::string> too_long = chunked.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(too_long, IsOk());
+  EXPECT_THAT(*too_long, StartsWith("HTTP/1.1 413 "));
+  // Expect: 100-continue within the limit gets the interim response, then the real one.
+  RawConnection expect = Connect(*server);
+  ASSERT_THAT(expect.Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n"
+                          "Expect: 100-continue\r\n\r\n"),
+              IsOk());
+  absl::StatusOr<std::string> interim = expect.ReadResponse(absl::Seconds(5));
+  ASSERT_THAT(interim, IsOk());
+  EXPECT_EQ(*interim, "HTTP/1.1 100 Continue\r\n\r\n");
+  ASSERT_THAT(expect.Send("ok"), IsOk());
+  absl::StatusOr<std::string> created = expect.ReadResponse(absl::Seconds(5));
+  ASSERT_THAT(created, IsOk());
+  EXPECT_THAT(*created, StartsWith("HTTP/1.1 201 "));
+}
+
+TEST(HttpServer, SlowClientsAreCutOffByTheirDeadlines) {
+  HttpServerOptions options = TestOptions();
+  options.header_timeout = absl::Milliseconds(300);
+  options.body_timeout = absl::Milliseconds(300);
+  options.idle_timeout = absl::Milliseconds(300);
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+
+  // Slowloris: half a head, then nothing.
+  RawConnection slow_head = Connect(*server);
+  const absl::Time start = absl::Now();
+  ASSERT_THAT(slow_head.Send("GET /hello HTTP/1.1\r\nHost: x\r\nX-Slow: "), IsOk());
+  absl::StatusOr<std::string> cut = slow_head.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(cut, IsOk());
+  EXPECT_THAT(*cut, StartsWith("HTTP/1.1 408 "));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(2));
+
+  // A body that never comes.
+  RawConnection slow_body = Connect(*server);
+  ASSERT_THAT(slow_body.Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc"),
+              IsOk());
+  absl::StatusOr<std::string> cut_body = slow_body.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(cut_body, IsOk());
+  EXPECT_THAT(*cut_body, StartsWith("HTTP/1.1 408 "));
+
+  // Connected and silent: closed without a word.
+  RawConnection silent = Connect(*server);
+  absl::StatusOr<std::string> nothing = silent.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(nothing, IsOk());
+  EXPECT_EQ(*nothing, "");
+
+  // Idle after a response: closed after the idle timeout.
+  RawConnection idle = Connect(*server);
+  ASSERT_THAT(idle.Send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"), IsOk());
+  ASSERT_THAT(idle.ReadResponse(absl::Seconds(5)), IsOk());
+  const absl::Time idle_start = absl::Now();
+  absl::StatusOr<std::string> rest = idle.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_EQ(*rest, "");
+  EXPECT_GE(absl::Now() - idle_start, absl::Milliseconds(250));
+
+  // The server still serves.
+  EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);
+}
+
+TEST(HttpServer, ClientThatStopsReadingIsDroppedAfterTheStallTimeout) {
+  const auto big = std::make_shared<const std::string>(64 << 20, 'b');
+  Router router;
+  ASSERT_THAT(router.Handle("GET", "/big",
+                            [big](const Request&) {
+                              Response response;
+                              response.body.Append(Segment::Memory(big));
+                              return response;
+                            }),
+              IsOk());
+  HttpServerOptions options = TestOptions();
+  options.send_stall_timeout = absl::Milliseconds(300);
+  std::unique_ptr<HttpServer> server = Serve(std::move(router), options);
+  RawConnection stalled = Connect(*server);
+  ASSERT_THAT(stalled.Send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"), IsOk());
+  absl::SleepFor(absl::Seconds(1));
+  absl::StatusOr<std::string> partial = stalled.ReadUntilClosed(absl::Seconds(10));
+  ASSERT_THAT(partial, IsOk());
+  EXPECT_THAT(*partial, StartsWith("HTTP/1.1 200 "));
+  EXPECT_LT(partial->size(), big->size());
+}
+
+TEST(HttpServer, RequestsBeyondTheInFlightCapGet503WithRetryAfter) {
+  absl::Notification entered, release;
+  Router router = TestRouter();
+  ASSERT_THAT(router.Handle("GET", "/slow",
+                            [&](const Request&) {
+                              entered.Notify();
+                              release.WaitForNotification();
+                              return Response::Text(200, "done\n");
+                            }),
+              IsOk());
+  HttpServerOptions options = TestOptions();
+  options.max_in_flight = 1;
+  options.handler_threads = 1;
+  options.retry_after = absl::Milliseconds(1500);
+  std::unique_ptr<HttpServer> server = Serve(std::move(router), options);
+
+  CurlResponse slow;
+  std::thread holder([&]() { slow = Fetch(Url(*server, "/slow")); });
+  entered.WaitForNotification();
+  CurlResponse shed = Fetch(Url(*server, "/hello"));
+  EXPECT_EQ(shed.status, 503);
+  EXPECT_THAT(shed.Header("retry-after"), Optional(std::string("2")));
+  release.Notify();
+  holder.join();
+  EXPECT_EQ(slow.status, 200);
+  EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);  // the slot came back
+}
+
+TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
+  std::unique_ptr<HttpServer> server = Serve(TestRouter());
+  static constexpr char kNulInHeader[] = "GET /hello HTTP/1.1\r\nHost: x\0y\r\n\r\n";
+  const std::vector<std::string> malformed = {
+      "GARBAGE\r\n\r\n",
+      "GET /hello\r\n\r\n",
+      "GET /hello HTTP/9.9\r\nHost: x\r\n\r\n",
+      "GET /hello HTTP/1.1\r\n\r\n",  // HTTP/1.1 without Host
+      "GET /hello HTTP/1.1\r\nHost x\r\n\r\n",
+      "GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+      "GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+      "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+      "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET /a%zz HTTP/1.1\r\nHost: x\r\n\r\n",
+      "GET hello HTTP/1.1\r\nHost: x\r\n\r\n",
+      std::string(kNulInHeader, sizeof kNulInHeader - 1),
+  };
+  for (const std::string& request : malformed) {
+    RawConnection connection = Connect(*server);
+    ASSERT_THAT(connection.Send(request), IsOk());
+    absl::StatusOr<std::string> response = connection.ReadUntilClosed(absl::Seconds(5));
+    ASSERT_THAT(response, IsOk()) << request;
+    EXPECT_THAT(*response, StartsWith("HTTP/1.1 400 ")) << request;
+  }
+  HttpServerOptions small = TestOptions();
+  small.max_header_bytes = 512;
+  std::unique_ptr<HttpServer> strict = Serve(TestRouter(), small);
+  RawConnection big_head = Connect(*strict);
+  ASSERT_THAT(big_head.Send(absl::StrCat(
+                  "GET /hello HTTP/1.1\r\nHost: x\r\nX-Big: ", std::string(1000, 'h'), "\r\n\r\n")),
+              IsOk());
+  absl::StatusOr<std::string> response = big_head.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(response, IsOk());
+  EXPECT_THAT(*response, StartsWith("HTTP/1.1 431 "));
+  EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);
+}
+
+TEST(HttpServer, HandlerMistakesBecome500AndUnsafeHeadersAreDropped) {
+  Router router;
+  ASSERT_THAT(router.Handle("GET", "/throws",
+                            [](const Request&) -> Response { throw std::runtime_error("boom"); }),
+              IsOk());
+  ASSERT_THAT(
+      router.Handle("GET", "/bad-status", [](const Request&) { return Response::Text(100, "?"); }),
+      IsOk());
+  ASSERT_THAT(router.Handle("GET", "/split",
+                            [](const Request&) {
+                              Response response = Response::Text(200, "ok");
+                              response.headers.Set("X-Name", "a\r\nSet-Cookie: evil=1");
+                              response.headers.Set("Content-Length", "999");
+                              return response;
+                            }),
+              IsOk());
+  std::unique_ptr<HttpServer> server = Serve(std::move(router));
+  EXPECT_EQ(Fetch(Url(*server, "/throws")).status, 500);
+  EXPECT_EQ(Fetch(Url(*server, "/bad-status")).status, 500);
+  CurlResponse split = Fetch(Url(*server, "/split"));
+  EXPECT_EQ(split.status, 200);
+  EXPECT_EQ(split.body, "ok");
+  EXPECT_FALSE(split.Header("set-cookie").has_value());
+  EXPECT_FALSE(split.Header("x-name").has_value());
+  EXPECT_THAT(split.Header("content-length"), Optional(std::string("2")));
+}
+
+TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
+  absl::Notification entered, release;
+  Router router = TestRouter();
+  ASSERT_THAT(router.Handle("GET", "/slow",
+                            [&](const Request&) {
+                              entered.Notify();
+                              release.WaitForNotification();
+                              return Response::Text(200, "finished\n");
+                            }),
+              IsOk());
+  HttpServerOptions options = TestOptions();
+  options.handler_threads = 1;
+  std::unique_ptr<HttpServer> server = Serve(std::move(router), options);
+  const int port = server->port();
+
+  // An idle kept-alive connection, which shutdown closes at once.
+  RawConnection idle = Connect(*server);
+  ASSERT_THAT(idle.Send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n"), IsOk());
+  ASSERT_THAT(idle.ReadResponse(absl::Seconds(5)), IsOk());
+
+  CurlResponse slow;
+  std::thread client([&]() { slow = Fetch(Url(*server, "/slow")); });
+  entered.WaitForNotification();
+  std::atomic<bool> shut_down{false};
+  std::thread stopper([&]() {
+    server->Shutdown(absl::Seconds(10));
+    shut_down = true;
+  });
+
+  absl::StatusOr<std::string> idle_end = idle.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(idle_end, IsOk());
+  EXPECT_EQ(*idle_end, "");
+  // The listener goes away: new connections are refused.
+  bool refused = false;
+  for (int i = 0; i < 100 && !refused; ++i) {
+    refused = !RawConnection::Connect(port).ok();
+    if (!refused) absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_TRUE(refused);
+  EXPECT_FALSE(shut_down);
+
+  release.Notify();
+  client.join();
+  stopper.join();
+  EXPECT_EQ(slow.status, 200);
+  EXPECT_EQ(slow.body, "finished\n");
+  EXPECT_THAT(slow.Header("connection"), Optional(std::string("close")));
+  EXPECT_TRUE(shut_down);
+}
+
+TEST(HttpServer, ShutdownCutsResponsesThatOutlastTheGrace) {
+  const auto big = std::make_shared<const std::string>(64 << 20, 'b');
+  Router router;
+  ASSERT_THAT(router.Handle("GET", "/big",
+                            [big](const Request&) {
+                              Response response;
+                              response.body.Append(Segment::Memory(big));
+                              return response;
+                            }),
+              IsOk());
+  std::unique_ptr<HttpServer> server = Serve(std::move(router));
+  RawConnection reader = Connect(*server);
+  ASSERT_THAT(reader.Send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"), IsOk());
+  absl::SleepFor(absl::Milliseconds(100));  // the response is under way; nobody reads it
+  const absl::Time start = absl::Now();
+  server->Shutdown(absl::Milliseconds(200));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(3));
+  absl::StatusOr<std::string> partial = reader.ReadUntilClosed(absl::Seconds(10));
+  ASSERT_THAT(partial, IsOk());
+  EXPECT_LT(partial->size(), big->size());
+  server.reset();  // a second shutdown (the destructor's) is a no-op
+}
+
+}  // namespace
+}  // namespace assisted::http
