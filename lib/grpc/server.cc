@@ -111,6 +111,11 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
 
 GrpcServer::~GrpcServer() { Shutdown(absl::ZeroDuration()); }
 
+void GrpcServer::SetServing(const std::string& service, bool serving) {
+  if (server_ == nullptr || shut_down_) return;
+  server_->GetHealthCheckService()->SetServingStatus(service, serving);
+}
+
 void GrpcServer::Shutdown(absl::Duration grace) {
   if (shut_down_ || server_ == nullptr) return;
   shut_down_ = true;

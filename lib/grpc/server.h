@@ -65,6 +65,10 @@ class GrpcServer {
   // The bound TCP port.
   int port() const { return port_; }
 
+  // Sets what health checks answer for `service` (a full name, or "" for the server): for a
+  // service that is up but not ready yet, such as one still fetching what it serves.
+  void SetServing(const std::string& service, bool serving);
+
   // Marks every service NOT_SERVING (so load balancers stop sending work), then lets in-flight
   // RPCs finish for up to `grace` before cancelling them. Idempotent.
   void Shutdown(absl::Duration grace);

@@ -45,6 +45,11 @@ class GrpcServiceHost final : public RunningService {
     return absl::OkStatus();
   }
 
+  // See GrpcServer::SetServing.
+  void SetServing(const std::string& service, bool serving) {
+    if (server_ != nullptr) server_->SetServing(service, serving);
+  }
+
   // The bound gRPC port (0 before Start).
   int port() const { return server_ == nullptr ? 0 : server_->port(); }
 

@@ -107,6 +107,16 @@ absl::StatusOr<std::unique_ptr<Download>> Publisher::Get(Artifact artifact, absl
   return FullIso(*base, ignition.config, absl::StrJoin(ignition.kernel_arguments, " "));
 }
 
+absl::StatusOr<Publisher::IpxeLink> Publisher::IpxeFor(const std::string& infra_env_id,
+                                                       absl::Time now) const {
+  ASSIGN_OR_RETURN(std::string token,
+                   auth::SignUrlToken(options_.signing_key, infra_env_id, now + options_.url_ttl));
+  IpxeLink link;
+  ASSIGN_OR_RETURN(link.script, Ipxe(token, now));
+  link.url = absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/pxe/", token, "/ipxe");
+  return link;
+}
+
 absl::StatusOr<std::string> Publisher::Ipxe(absl::string_view token, absl::Time now) const {
   ASSIGN_OR_RETURN(auth::UrlTokenClaims claims,
                    auth::VerifyUrlToken(options_.signing_key, token, now));

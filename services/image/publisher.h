@@ -75,6 +75,15 @@ class Publisher {
   // The iPXE script behind `token`.
   absl::StatusOr<std::string> Ipxe(absl::string_view token, absl::Time now) const;
 
+  struct IpxeLink {
+    std::string url;     // where the script itself is served
+    std::string script;  // its content
+  };
+  // A fresh iPXE link for an infra-env and the script it serves.
+  absl::StatusOr<IpxeLink> IpxeFor(const std::string& infra_env_id, absl::Time now) const;
+
+  absl::Duration url_ttl() const { return options_.url_ttl; }
+
   // The token an infra-env's agents present (stable for the infra-env's life).
   absl::StatusOr<std::string> AgentToken(const types::v1::InfraEnv& infra_env) const;
 

@@ -7,7 +7,10 @@
 
 #include <cstdlib>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "curl/curl.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "grpcpp/client_context.h"
@@ -65,24 +68,48 @@ absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
 }
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout) {
+  return HttpRequest("GET", url, {}, timeout);
+}
+
+absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::string& url,
+                                         const std::vector<std::string>& headers,
+                                         absl::Duration timeout) {
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return absl::InternalError("curl_easy_init failed");
   HttpResponse response;
+  std::string raw_headers;
+  curl_slist* list = nullptr;
+  for (const std::string& header : headers) list = curl_slist_append(list, header.c_str());
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(absl::ToInt64Milliseconds(timeout)));
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, list);
+  if (method == "HEAD") {
+    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+  } else if (method != "GET") {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method.c_str());
+  }
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, AppendBody);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &raw_headers);
   const CURLcode code = curl_easy_perform(curl);
+  curl_slist_free_all(list);
   if (code != CURLE_OK) {
     curl_easy_cleanup(curl);
-    return absl::UnavailableError(absl::StrCat("GET ", url, ": ", curl_easy_strerror(code)));
+    return absl::UnavailableError(absl::StrCat(method, " ", url, ": ", curl_easy_strerror(code)));
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
   char* content_type = nullptr;
   curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
   if (content_type != nullptr) response.content_type = content_type;
   curl_easy_cleanup(curl);
+  for (absl::string_view line : absl::StrSplit(raw_headers, "\r\n", absl::SkipEmpty())) {
+    const size_t colon = line.find(':');
+    if (colon == absl::string_view::npos) continue;
+    response.headers[absl::AsciiStrToLower(line.substr(0, colon))] =
+        std::string(absl::StripAsciiWhitespace(line.substr(colon + 1)));
+  }
   return response;
 }
 

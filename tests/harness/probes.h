@@ -27,12 +27,18 @@ absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
 struct HttpResponse {
   long status = 0;
   std::string content_type;
+  std::map<std::string, std::string> headers;  // names lower-cased
   std::string body;
 };
 
 // GET `url` (libcurl). An error only when no HTTP response came at all.
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url,
                                      absl::Duration timeout = absl::Seconds(5));
+
+// `method` ("GET", "HEAD", …) on `url` with extra request headers ("Range: bytes=0-9").
+absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::string& url,
+                                         const std::vector<std::string>& headers,
+                                         absl::Duration timeout = absl::Seconds(30));
 
 // Returns a TCP port on 127.0.0.1 that was free a moment ago.
 absl::StatusOr<int> FreePort();

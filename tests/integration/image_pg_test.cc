@@ -1,0 +1,250 @@
+// The image service as a real process: a discovery ISO for an infra-env stored in the real
+// inventory, downloaded over HTTP through a signed URL, is the base image outside its embed
+// areas, still readable by xorriso, carries a config.ign that ignition-validate accepts, and
+// answers ranges at every boundary exactly like the full body.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "assisted/image/v1/image_service.grpc.pb.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "lib/iso/cpio.h"
+#include "lib/iso/embed.h"
+#include "lib/iso/iso9660.h"
+#include "lib/iso/test_image.h"
+#include "lib/process/subprocess.h"
+#include "lib/testing/status_matchers.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/probes.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+namespace img = ::assisted::image::v1;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+class ImageTest : public PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    dir_ = ::testing::TempDir() + "/image-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::filesystem::create_directories(dir_);
+    ASSERT_THAT(iso::BuildTestImage(runner_, {}, dir_ + "/build", dir_ + "/base.iso"), IsOk());
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    auto http_port = FreePort();
+    ASSERT_THAT(http_port, IsOk());
+    base_url_ = absl::StrCat("http://127.0.0.1:", *http_port);
+    auto image = LaunchedService::Launch(
+        {.binary = "services/image/assisted-image",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  absl::StrCat("--http-listen=127.0.0.1:", *http_port), "--public-url=" + base_url_,
+                  "--image-cache-dir=" + dir_ + "/cache", "--default-openshift-version=4.16",
+                  absl::StrCat(R"(--os-images=[{"openshift_version":"4.16",)",
+                               R"("cpu_architecture":"x86_64","url":"file://)", dir_,
+                               R"(/base.iso","version":"416.94.1"}])")}});
+    ASSERT_THAT(image, IsOk());
+    image_ = *std::move(image);
+    // Ready once the base image is fetched and verified.
+    for (int i = 0; i < 100; ++i) {
+      if (CheckHealth(image_->grpc_target(), "assisted.image.v1.ImageService").value_or("") ==
+          "SERVING") {
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    ASSERT_THAT(CheckHealth(image_->grpc_target(), "assisted.image.v1.ImageService"),
+                IsOkAndHolds("SERVING"));
+
+    auto inventory_stub = inv::InventoryService::NewStub(
+        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+    inv::CreateInfraEnvRequest create;
+    create.mutable_infra_env()->set_name("discovery");
+    create.mutable_infra_env()->set_ssh_authorized_key(
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test");
+    create.set_pull_secret(R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})");
+    grpc::ClientContext context;
+    ASSERT_TRUE(inventory_stub->CreateInfraEnv(&context, create, &infra_env_).ok());
+    image_stub_ = img::ImageService::NewStub(
+        grpc::CreateChannel(image_->grpc_target(), grpc::InsecureChannelCredentials()));
+  }
+
+  void TearDown() override {
+    if (HasFailure() && image_ != nullptr) std::cerr << image_->Log();
+  }
+
+  img::GetImageUrlResponse Urls() {
+    img::GetImageUrlRequest request;
+    request.set_infra_env_id(infra_env_.id());
+    img::GetImageUrlResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = image_stub_->GetImageUrl(&context, request, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
+  process::CommandResult Run(std::vector<std::string> argv, const std::string& cwd = "") {
+    auto result = runner_.Run({.argv = argv, .working_dir = cwd});
+    EXPECT_THAT(result, IsOk());
+    return result.ok() ? *result : process::CommandResult{};
+  }
+
+  process::LocalProcessRunner runner_;
+  std::string dir_;
+  std::string base_url_;
+  std::unique_ptr<LaunchedService> inventory_;
+  std::unique_ptr<LaunchedService> image_;
+  std::unique_ptr<img::ImageService::Stub> image_stub_;
+  types::v1::InfraEnv infra_env_;
+};
+
+TEST_F(ImageTest, TheDownloadedIsoCarriesAValidDiscoveryIgnitionAndIsOtherwiseTheBase) {
+  const img::GetImageUrlResponse urls = Urls();
+  EXPECT_THAT(urls.url(), StartsWith(base_url_ + "/images/"));
+  EXPECT_THAT(urls.url(), HasSubstr("/discovery.iso"));
+  EXPECT_LT(urls.url().size(), 120u);  // short enough for BMC virtual media
+  auto download = HttpGet(urls.url(), absl::Seconds(30));
+  ASSERT_THAT(download, IsOk());
+  ASSERT_EQ(download->status, 200);
+  const std::string base = ReadAll(dir_ + "/base.iso");
+  ASSERT_EQ(download->body.size(), base.size());
+  EXPECT_EQ(download->headers["content-length"], absl::StrCat(base.size()));
+  EXPECT_EQ(download->headers["accept-ranges"], "bytes");
+  EXPECT_THAT(download->headers["etag"], StartsWith("\""));
+  EXPECT_THAT(download->headers["content-disposition"], HasSubstr("discovery.iso"));
+
+  // Identical to the base outside the embed and kargs areas.
+  const int fd = open((dir_ + "/base.iso").c_str(), O_RDONLY | O_CLOEXEC);
+  auto reader = iso::IsoReader::Open(fd, "base.iso");
+  ASSERT_THAT(reader, IsOk());
+  auto areas = iso::FindEmbedAreas(*reader);
+  ASSERT_THAT(areas, IsOk());
+  std::string outside = download->body;
+  auto restore = [&](uint64_t offset, uint64_t size) {
+    outside.replace(offset, size, base.substr(offset, size));
+  };
+  restore(areas->ignition.offset, areas->ignition.size);
+  for (const iso::KargsArea& area : areas->kargs) restore(area.offset, area.size);
+  EXPECT_TRUE(outside == base);
+  close(fd);
+
+  // xorriso reads it; the embed area unpacks to a config.ign that ignition-validate accepts.
+  const std::string iso_path = dir_ + "/discovery.iso";
+  std::ofstream(iso_path, std::ios::binary) << download->body;
+  const std::string out = dir_ + "/out";
+  std::filesystem::create_directories(out);
+  Run({"xorriso", "-osirrox", "on", "-indev", iso_path, "-extract", "/images/ignition.img",
+       out + "/ignition.img"});
+  auto cpio = iso::Gunzip(ReadAll(out + "/ignition.img"));
+  ASSERT_THAT(cpio, IsOk());
+  std::ofstream(out + "/ignition.cpio", std::ios::binary) << *cpio;
+  EXPECT_EQ(Run({"sh", "-c", "cpio -idm --quiet < ignition.cpio"}, out).exit_code, 0);
+  const std::string config = ReadAll(out + "/config.ign");
+  EXPECT_THAT(config, HasSubstr("assisted-agent.service"));
+  EXPECT_THAT(config, HasSubstr(infra_env_.id()));
+  const auto validated = Run({"ignition-validate", out + "/config.ign"});
+  EXPECT_EQ(validated.exit_code, 0) << validated.stdout_data << validated.stderr_data;
+}
+
+TEST_F(ImageTest, RangesAtEveryBoundaryEqualTheSameSliceOfTheFullBody) {
+  const std::string url = Urls().url();
+  auto full = HttpGet(url, absl::Seconds(30));
+  ASSERT_THAT(full, IsOk());
+  const uint64_t size = full->body.size();
+  const int fd = open((dir_ + "/base.iso").c_str(), O_RDONLY | O_CLOEXEC);
+  auto areas = iso::FindEmbedAreas(*iso::IsoReader::Open(fd, "base.iso"));
+  close(fd);
+  ASSERT_THAT(areas, IsOk());
+  const uint64_t area = areas->ignition.offset;
+  const uint64_t area_end = area + areas->ignition.size;
+  struct Case {
+    std::string range;
+    uint64_t first, last;
+  };
+  const std::vector<Case> cases = {
+      {"bytes=0-0", 0, 0},
+      {absl::StrCat("bytes=", size - 1, "-"), size - 1, size - 1},
+      {absl::StrCat("bytes=", area - 10, "-", area + 10), area - 10, area + 10},
+      {absl::StrCat("bytes=", area_end - 5, "-", area_end + 5), area_end - 5, area_end + 5},
+      {"bytes=-100", size - 100, size - 1},
+      {absl::StrCat("bytes=", areas->kargs[0].offset - 1, "-", areas->kargs[0].offset + 40),
+       areas->kargs[0].offset - 1, areas->kargs[0].offset + 40},
+  };
+  for (const Case& c : cases) {
+    auto part = HttpRequest("GET", url, {"Range: " + c.range});
+    ASSERT_THAT(part, IsOk());
+    EXPECT_EQ(part->status, 206) << c.range;
+    EXPECT_EQ(part->headers["content-range"],
+              absl::StrCat("bytes ", c.first, "-", c.last, "/", size))
+        << c.range;
+    EXPECT_TRUE(part->body == full->body.substr(c.first, c.last - c.first + 1)) << c.range;
+  }
+  auto unsatisfiable = HttpRequest("GET", url, {absl::StrCat("Range: bytes=", size, "-")});
+  ASSERT_THAT(unsatisfiable, IsOk());
+  EXPECT_EQ(unsatisfiable->status, 416);
+  EXPECT_EQ(unsatisfiable->headers["content-range"], absl::StrCat("bytes */", size));
+  // If-Range with the current ETag gets the range; with another, the whole image.
+  const std::string etag = full->headers["etag"];
+  auto resumed = HttpRequest("GET", url, {"Range: bytes=0-9", "If-Range: " + etag});
+  EXPECT_EQ(resumed->status, 206);
+  auto stale = HttpRequest("GET", url, {"Range: bytes=0-9", "If-Range: \"something-else\""});
+  EXPECT_EQ(stale->status, 200);
+  auto head = HttpRequest("HEAD", url, {});
+  ASSERT_THAT(head, IsOk());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->headers["content-length"], absl::StrCat(size));
+  EXPECT_TRUE(head->body.empty());
+}
+
+TEST_F(ImageTest, ForgedTokensAreRefusedAndPxeArtifactsAreServed) {
+  const img::GetImageUrlResponse urls = Urls();
+  std::string forged = urls.url();
+  const size_t at = forged.find("/images/") + 8;
+  forged[at] = forged[at] == 'A' ? 'B' : 'A';
+  auto refused = HttpGet(forged);
+  ASSERT_THAT(refused, IsOk());
+  EXPECT_EQ(refused->status, 403);
+  auto kernel = HttpGet(urls.kernel_url());
+  ASSERT_THAT(kernel, IsOk());
+  EXPECT_EQ(kernel->status, 200);
+  EXPECT_EQ(kernel->body, "test kernel\n");
+  auto initrd = HttpGet(urls.pxe_initrd_url());
+  ASSERT_THAT(initrd, IsOk());
+  EXPECT_EQ(initrd->status, 200);
+  EXPECT_EQ(initrd->body.substr(0, iso::TestInitrd().size()), iso::TestInitrd());
+  img::GetIpxeScriptRequest request;
+  request.set_infra_env_id(infra_env_.id());
+  img::GetIpxeScriptResponse script;
+  grpc::ClientContext context;
+  ASSERT_TRUE(image_stub_->GetIpxeScript(&context, request, &script).ok());
+  EXPECT_THAT(script.script(), StartsWith("#!ipxe\n"));
+  auto served = HttpGet(script.url());
+  ASSERT_THAT(served, IsOk());
+  EXPECT_EQ(served->status, 200);
+  EXPECT_THAT(served->body, HasSubstr("coreos.live.rootfs_url="));
+  auto ready = HttpGet(base_url_ + "/ready");
+  EXPECT_EQ(ready->status, 200);
+}
+
+}  // namespace
+}  // namespace assisted::testing
