@@ -459,6 +459,21 @@ void Connection::OnHead(error_code ec) {
     RespondEarly(400, "missing Host header\n", true);
     return;
   }
+  // Framing: exactly one of Content-Length and Transfer-Encoding: chunked. Both at once is the
+  // classic request-smuggling shape (RFC 9112 §6.3), and a coding other than chunked cannot be
+  // framed or decoded here.
+  const auto transfer_encoding = message.find(bhttp::field::transfer_encoding);
+  if (transfer_encoding != message.end()) {
+    if (message.find(bhttp::field::content_length) != message.end()) {
+      RespondEarly(400, "both Content-Length and Transfer-Encoding\n", true);
+      return;
+    }
+    if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(ToStd(transfer_encoding->value())),
+                                "chunked")) {
+      RespondEarly(501, "only the chunked transfer coding is supported\n", true);
+      return;
+    }
+  }
   if (!server_.TryAcquireSlot()) {
     // Shed before reading a body we would not use; a bodiless request keeps its connection.
     Response busy = Response::Text(503, "server busy, retry later\n");
