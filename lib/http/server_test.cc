@@ -101,6 +101,23 @@ Router BigBodyRouter(std::shared_ptr<const std::string> big) {
   return router;
 }
 
+TEST(HttpServerOptions, RegistersPrefixedFlagsAndEnvironment) {
+  HttpServerOptions options;
+  config::Parser parser("test", "test");
+  options.Register(parser);
+  ASSERT_THAT(parser.Parse({"--http-listen=127.0.0.1:8888", "--http-threads=3"},
+                           {{"ASSISTED_HTTP_MAX_IN_FLIGHT", "400"}}),
+              IsOk());
+  EXPECT_EQ(options.listen, "127.0.0.1:8888");
+  EXPECT_EQ(options.io_threads, 3);
+  EXPECT_EQ(options.max_in_flight, 400);
+  HttpServerOptions bad;
+  config::Parser strict("test", "test");
+  bad.Register(strict);
+  EXPECT_THAT(strict.Parse({"--http-listen=nowhere"}, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--http-listen")));
+}
+
 TEST(HttpServer, BindsAFreePortAndRefusesABusyOne) {
   std::unique_ptr<HttpServer> server = Serve(TestRouter());
   ASSERT_NE(server, nullptr);
