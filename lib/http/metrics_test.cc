@@ -19,6 +19,7 @@ namespace {
 
 using ::assisted::http::test::CurlClient;
 using ::assisted::http::test::CurlRequest;
+using ::assisted::http::test::HeldHandler;
 using ::assisted::http::test::RawConnection;
 using ::assisted::testing::IsOk;
 
@@ -60,18 +61,12 @@ bool Eventually(Fn value, double want) {
 TEST(HttpMetrics, CountsResponsesBytesInFlightConnectionsAndTimeouts) {
   auto registry = std::make_shared<prometheus::Registry>();
   HttpMetrics metrics(*registry);
-  absl::Notification entered, release;
+  HeldHandler held("");
   Router router;
   ASSERT_THAT(router.Handle("GET", "/items/{id}",
                             [](const Request&) { return Response::Text(200, "hello\n"); }),
               IsOk());
-  ASSERT_THAT(router.Handle("GET", "/slow",
-                            [&](const Request&) {
-                              entered.Notify();
-                              release.WaitForNotification();
-                              return Response::Text(200, "");
-                            }),
-              IsOk());
+  ASSERT_THAT(router.Handle("GET", "/slow", held.handler()), IsOk());
   HttpServerOptions options;
   options.listen = "127.0.0.1:0";
   options.io_threads = 2;
@@ -110,9 +105,9 @@ TEST(HttpMetrics, CountsResponsesBytesInFlightConnectionsAndTimeouts) {
     CurlClient client;
     EXPECT_THAT(client.Fetch(base + "/slow"), IsOk());
   });
-  entered.WaitForNotification();
+  held.WaitUntilEntered();
   EXPECT_EQ(Value(*registry, "assisted_http_server_in_flight_requests"), 1);
-  release.Notify();
+  held.Release();
   slow.join();
   EXPECT_TRUE(
       Eventually([&]() { return Value(*registry, "assisted_http_server_in_flight_requests"); }, 0));

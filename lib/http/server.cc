@@ -50,7 +50,7 @@ using boost::system::error_code;
 // How much a connection sends with sendfile before letting other connections on its thread run:
 // a fast reader on loopback never makes the socket buffer fill up, and without a budget it would
 // keep the thread to itself until its whole file is out.
-constexpr uint64_t kSendTurnBytes = 4 << 20;
+constexpr uint64_t kSendTurnBytes = 1 << 20;
 // Largest count one sendfile(2) call accepts.
 constexpr uint64_t kMaxSendfileBytes = 0x7ffff000;
 // Buffer for the read+write path (use_sendfile off, or a file system without sendfile).
@@ -165,6 +165,8 @@ class HttpServer::Impl {
 
  private:
   void Accept();
+  // Starts serving an accepted socket, or closes it when max_connections are open.
+  void Adopt(tcp::socket socket);
   std::vector<std::shared_ptr<Connection>> Snapshot();
   bool NoConnections() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return connections_.empty(); }
 
@@ -456,6 +458,21 @@ void Connection::OnHead(error_code ec) {
   if (version_ >= 11 && message.find(bhttp::field::host) == message.end()) {
     RespondEarly(400, "missing Host header\n", true);
     return;
+  }
+  // Framing: exactly one of Content-Length and Transfer-Encoding: chunked. Both at once is the
+  // classic request-smuggling shape (RFC 9112 §6.3), and a coding other than chunked cannot be
+  // framed or decoded here.
+  const auto transfer_encoding = message.find(bhttp::field::transfer_encoding);
+  if (transfer_encoding != message.end()) {
+    if (message.find(bhttp::field::content_length) != message.end()) {
+      RespondEarly(400, "both Content-Length and Transfer-Encoding\n", true);
+      return;
+    }
+    if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(ToStd(transfer_encoding->value())),
+                                "chunked")) {
+      RespondEarly(501, "only the chunked transfer coding is supported\n", true);
+      return;
+    }
   }
   if (!server_.TryAcquireSlot()) {
     // Shed before reading a body we would not use; a bodiless request keeps its connection.
@@ -834,6 +851,8 @@ absl::Status HttpServer::Impl::Bind() {
   if (ec) return fail("bind");
   acceptor_.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) return fail("listen on");
+  acceptor_.non_blocking(true, ec);
+  if (ec) return fail("configure");
   port_ = acceptor_.local_endpoint(ec).port();
   if (ec) return fail("read the port of");
   return absl::OkStatus();
@@ -867,23 +886,36 @@ void HttpServer::Impl::Accept() {
       });
       return;
     }
-    std::shared_ptr<Connection> connection;
-    {
-      absl::MutexLock lock(&mu_);
-      if (connections_.size() < static_cast<size_t>(options_.max_connections)) {
-        connection = std::make_shared<Connection>(*this, std::move(socket));
-        connections_.emplace(connection.get(), connection);
-      }
-    }
-    if (connection == nullptr) {
-      if (metrics_ != nullptr) metrics_->ConnectionRefused();
-      error_code ignored;
-      socket.close(ignored);
-    } else {
-      connection->Post([connection]() { connection->Start(); });
+    Adopt(std::move(socket));
+    // Take the whole backlog now (the acceptor is non-blocking): under load every completion
+    // waits its turn behind the busy connections, and one accept per turn would make a burst of
+    // new clients wait for many turns before their first byte.
+    for (int i = 0; i < 256; ++i) {
+      tcp::socket next(asio::make_strand(ioc_));
+      acceptor_.accept(next, ec);
+      if (ec) break;
+      Adopt(std::move(next));
     }
     Accept();
   });
+}
+
+void HttpServer::Impl::Adopt(tcp::socket socket) {
+  std::shared_ptr<Connection> connection;
+  {
+    absl::MutexLock lock(&mu_);
+    if (connections_.size() < static_cast<size_t>(options_.max_connections)) {
+      connection = std::make_shared<Connection>(*this, std::move(socket));
+      connections_.emplace(connection.get(), connection);
+    }
+  }
+  if (connection == nullptr) {
+    if (metrics_ != nullptr) metrics_->ConnectionRefused();
+    error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  connection->Post([connection]() { connection->Start(); });
 }
 
 bool HttpServer::Impl::TryAcquireSlot() {

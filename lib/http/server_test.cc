@@ -20,6 +20,7 @@ namespace {
 using ::assisted::http::test::CurlClient;
 using ::assisted::http::test::CurlRequest;
 using ::assisted::http::test::CurlResponse;
+using ::assisted::http::test::HeldHandler;
 using ::assisted::http::test::RawConnection;
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
@@ -84,6 +85,37 @@ Router TestRouter() {
                             }),
               IsOk());
   return router;
+}
+
+// GET /big answers `big`: far more than socket buffers hold, so a client that does not read
+// leaves the response in flight.
+Router BigBodyRouter(std::shared_ptr<const std::string> big) {
+  Router router;
+  EXPECT_THAT(router.Handle("GET", "/big",
+                            [big](const Request&) {
+                              Response response;
+                              response.body.Append(Segment::Memory(big));
+                              return response;
+                            }),
+              IsOk());
+  return router;
+}
+
+TEST(HttpServerOptions, RegistersPrefixedFlagsAndEnvironment) {
+  HttpServerOptions options;
+  config::Parser parser("test", "test");
+  options.Register(parser);
+  ASSERT_THAT(parser.Parse({"--http-listen=127.0.0.1:8888", "--http-threads=3"},
+                           {{"ASSISTED_HTTP_MAX_IN_FLIGHT", "400"}}),
+              IsOk());
+  EXPECT_EQ(options.listen, "127.0.0.1:8888");
+  EXPECT_EQ(options.io_threads, 3);
+  EXPECT_EQ(options.max_in_flight, 400);
+  HttpServerOptions bad;
+  config::Parser strict("test", "test");
+  bad.Register(strict);
+  EXPECT_THAT(strict.Parse({"--http-listen=nowhere"}, {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--http-listen")));
 }
 
 TEST(HttpServer, BindsAFreePortAndRefusesABusyOne) {
@@ -295,14 +327,7 @@ TEST(HttpServer, SlowClientsAreCutOffByTheirDeadlines) {
 
 TEST(HttpServer, ClientThatStopsReadingIsDroppedAfterTheStallTimeout) {
   const auto big = std::make_shared<const std::string>(64 << 20, 'b');
-  Router router;
-  ASSERT_THAT(router.Handle("GET", "/big",
-                            [big](const Request&) {
-                              Response response;
-                              response.body.Append(Segment::Memory(big));
-                              return response;
-                            }),
-              IsOk());
+  Router router = BigBodyRouter(big);
   HttpServerOptions options = TestOptions();
   options.send_stall_timeout = absl::Milliseconds(300);
   std::unique_ptr<HttpServer> server = Serve(std::move(router), options);
@@ -316,15 +341,9 @@ TEST(HttpServer, ClientThatStopsReadingIsDroppedAfterTheStallTimeout) {
 }
 
 TEST(HttpServer, RequestsBeyondTheInFlightCapGet503WithRetryAfter) {
-  absl::Notification entered, release;
+  HeldHandler held("done\n");
   Router router = TestRouter();
-  ASSERT_THAT(router.Handle("GET", "/slow",
-                            [&](const Request&) {
-                              entered.Notify();
-                              release.WaitForNotification();
-                              return Response::Text(200, "done\n");
-                            }),
-              IsOk());
+  ASSERT_THAT(router.Handle("GET", "/slow", held.handler()), IsOk());
   HttpServerOptions options = TestOptions();
   options.max_in_flight = 1;
   options.handler_threads = 1;
@@ -333,11 +352,11 @@ TEST(HttpServer, RequestsBeyondTheInFlightCapGet503WithRetryAfter) {
 
   CurlResponse slow;
   std::thread holder([&]() { slow = Fetch(Url(*server, "/slow")); });
-  entered.WaitForNotification();
+  held.WaitUntilEntered();
   CurlResponse shed = Fetch(Url(*server, "/hello"));
   EXPECT_EQ(shed.status, 503);
   EXPECT_THAT(shed.Header("retry-after"), Optional(std::string("2")));
-  release.Notify();
+  held.Release();
   holder.join();
   EXPECT_EQ(slow.status, 200);
   EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);  // the slot came back
@@ -355,6 +374,9 @@ TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
       "GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
       "GET /hello HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
       "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+      // Both framings at once: the request-smuggling shape.
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n"
+      "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
       "GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
       "GET /a%zz HTTP/1.1\r\nHost: x\r\n\r\n",
       "GET hello HTTP/1.1\r\nHost: x\r\n\r\n",
@@ -366,6 +388,17 @@ TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
     absl::StatusOr<std::string> response = connection.ReadUntilClosed(absl::Seconds(5));
     ASSERT_THAT(response, IsOk()) << request;
     EXPECT_THAT(*response, StartsWith("HTTP/1.1 400 ")) << request;
+  }
+  // Transfer codings other than chunked cannot be framed: 501, and the connection closes.
+  for (const std::string coding : {"gzip", "chunked, gzip", "gzip, chunked"}) {
+    RawConnection connection = Connect(*server);
+    ASSERT_THAT(connection.Send(
+                    absl::StrCat("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: ", coding,
+                                 "\r\n\r\n3\r\nabc\r\n0\r\n\r\n")),
+                IsOk());
+    absl::StatusOr<std::string> response = connection.ReadUntilClosed(absl::Seconds(5));
+    ASSERT_THAT(response, IsOk()) << coding;
+    EXPECT_THAT(*response, StartsWith("HTTP/1.1 501 ")) << coding;
   }
   HttpServerOptions small = TestOptions();
   small.max_header_bytes = 512;
@@ -408,15 +441,9 @@ TEST(HttpServer, HandlerMistakesBecome500AndUnsafeHeadersAreDropped) {
 }
 
 TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
-  absl::Notification entered, release;
+  HeldHandler held("finished\n");
   Router router = TestRouter();
-  ASSERT_THAT(router.Handle("GET", "/slow",
-                            [&](const Request&) {
-                              entered.Notify();
-                              release.WaitForNotification();
-                              return Response::Text(200, "finished\n");
-                            }),
-              IsOk());
+  ASSERT_THAT(router.Handle("GET", "/slow", held.handler()), IsOk());
   HttpServerOptions options = TestOptions();
   options.handler_threads = 1;
   std::unique_ptr<HttpServer> server = Serve(std::move(router), options);
@@ -429,7 +456,7 @@ TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
 
   CurlResponse slow;
   std::thread client([&]() { slow = Fetch(Url(*server, "/slow")); });
-  entered.WaitForNotification();
+  held.WaitUntilEntered();
   std::atomic<bool> shut_down{false};
   std::thread stopper([&]() {
     server->Shutdown(absl::Seconds(10));
@@ -448,7 +475,7 @@ TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
   EXPECT_TRUE(refused);
   EXPECT_FALSE(shut_down);
 
-  release.Notify();
+  held.Release();
   client.join();
   stopper.join();
   EXPECT_EQ(slow.status, 200);
@@ -459,14 +486,7 @@ TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
 
 TEST(HttpServer, ShutdownCutsResponsesThatOutlastTheGrace) {
   const auto big = std::make_shared<const std::string>(64 << 20, 'b');
-  Router router;
-  ASSERT_THAT(router.Handle("GET", "/big",
-                            [big](const Request&) {
-                              Response response;
-                              response.body.Append(Segment::Memory(big));
-                              return response;
-                            }),
-              IsOk());
+  Router router = BigBodyRouter(big);
   std::unique_ptr<HttpServer> server = Serve(std::move(router));
   RawConnection reader = Connect(*server);
   ASSERT_THAT(reader.Send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"), IsOk());

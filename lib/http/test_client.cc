@@ -87,6 +87,14 @@ absl::StatusOr<CurlResponse> CurlClient::Fetch(const std::string& url, const Cur
   return response;
 }
 
+Handler HeldHandler::handler() {
+  return [this](const Request&) {
+    entered_.Notify();
+    release_.WaitForNotification();
+    return Response::Text(200, body_);
+  };
+}
+
 absl::StatusOr<RawConnection> RawConnection::Connect(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError(std::strerror(errno));

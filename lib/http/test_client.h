@@ -14,8 +14,10 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "absl/types/optional.h"
+#include "lib/http/router.h"
 
 namespace assisted::http::test {
 
@@ -49,6 +51,22 @@ class CurlClient {
 
  private:
   void* curl_;
+};
+
+// A handler that answers `body` only once Release() is called, so a test can hold a request in
+// flight (for caps, metrics and shutdown). Must outlive the server it is registered with.
+class HeldHandler {
+ public:
+  explicit HeldHandler(std::string body) : body_(std::move(body)) {}
+  Handler handler();
+  // Blocks until a request has reached the handler.
+  void WaitUntilEntered() { entered_.WaitForNotification(); }
+  void Release() { release_.Notify(); }
+
+ private:
+  std::string body_;
+  absl::Notification entered_;
+  absl::Notification release_;
 };
 
 // A blocking TCP connection to 127.0.0.1:port for hand-written HTTP.
