@@ -1,0 +1,51 @@
+// File: services/agent/steps/test_util.cc
+
+#include "services/agent/steps/test_util.h"
+
+#include <utility>
+
+#include "absl/strings/str_format.h"
+
+namespace assisted::agent::steps::testing {
+
+absl::StatusOr<process::CommandResult> ScriptedProcessRunner::Run(const process::Command& command) {
+  {
+    absl::MutexLock lock(&mu_);
+    commands_.push_back(command.argv);
+  }
+  return handler_(command);
+}
+
+std::vector<std::vector<std::string>> ScriptedProcessRunner::commands() const {
+  absl::MutexLock lock(&mu_);
+  return commands_;
+}
+
+process::CommandResult Exited(int exit_code, std::string stdout_data, std::string stderr_data) {
+  process::CommandResult result;
+  result.exit_code = exit_code;
+  result.stdout_data = std::move(stdout_data);
+  result.stderr_data = std::move(stderr_data);
+  return result;
+}
+
+absl::Status CollectingSink::Send(const agent::v1::LogChunk& chunk) {
+  absl::MutexLock lock(&mu_);
+  chunks_.push_back(chunk);
+  return absl::OkStatus();
+}
+
+std::vector<agent::v1::LogChunk> CollectingSink::chunks() const {
+  absl::MutexLock lock(&mu_);
+  return chunks_;
+}
+
+Step MakeStep(StepType type, std::vector<std::string> args, uint32_t serial) {
+  Step step;
+  step.set_step_type(type);
+  step.set_step_id(absl::StrFormat("%s-%08x", StepTypeName(type), serial));
+  for (std::string& arg : args) step.add_args(std::move(arg));
+  return step;
+}
+
+}  // namespace assisted::agent::steps::testing
