@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/agent/steps/simulation.h"
+#include "services/agent/steps/unique_fd.h"
 
 namespace assisted::agent::steps {
 
@@ -28,21 +29,6 @@ constexpr uint8_t kIcmp6EchoRequest = 128;
 constexpr uint8_t kIcmp6EchoReply = 129;
 constexpr size_t kIcmpHeader = 8;
 constexpr size_t kEchoPayload = 16;
-
-// Closes a descriptor when it goes out of scope.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 struct SocketAddress {
   sockaddr_storage storage{};
@@ -141,7 +127,7 @@ std::optional<absl::Duration> Prober::Probe(const net::IpAddress& address, absl:
 std::optional<absl::Duration> Prober::Icmp(const net::IpAddress& address, IcmpSocket kind,
                                            absl::Duration timeout) const {
   const bool v4 = address.family() == net::Family::kIpv4;
-  Fd fd(
+  UniqueFd fd(
       socket(Domain(address.family()),
              (kind == IcmpSocket::kDatagram ? SOCK_DGRAM : SOCK_RAW) | SOCK_CLOEXEC | SOCK_NONBLOCK,
              IcmpProtocol(address.family())));
@@ -199,7 +185,7 @@ std::optional<absl::Duration> Prober::Icmp(const net::IpAddress& address, IcmpSo
 
 std::optional<absl::Duration> Prober::Tcp(const net::IpAddress& address,
                                           absl::Duration timeout) const {
-  Fd fd(socket(Domain(address.family()), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  UniqueFd fd(socket(Domain(address.family()), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (fd.get() < 0) return std::nullopt;
   // Close with a reset: thousands of probes must not leave sockets in TIME_WAIT.
   const linger no_linger{1, 0};
