@@ -42,8 +42,9 @@ struct NtpSourceState {
 struct RegistryAnswer {
   long http_status = 0;
   std::string error;
-  absl::Duration time;
-  int64_t bytes = 0;
+  absl::Duration time;           // the whole request, connection setup included
+  absl::Duration transfer_time;  // request sent to response received; zero: same as time
+  int64_t bytes = 0;             // received, headers included
 };
 
 struct SimulationHooks {
