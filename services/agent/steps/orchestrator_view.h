@@ -9,7 +9,8 @@
 //   ntp-synchronizer              output["ntp_sources"]   -> ParseNtpSources
 //   container-image-availability  output["images"]        -> ParseImagesStatus
 //   installation-disk-speed-check [{"path", "disk_speed": {"tested": true,
-//                                  "speed_ms": io_sync_duration, "exit_code"}}] -> ParseDisksInfo
+//                                  "speed_ms": io_sync_duration (0 when absent on failure),
+//                                  "exit_code"}}] -> ParseDisksInfo
 
 #ifndef ASSISTED_SERVICES_AGENT_STEPS_ORCHESTRATOR_VIEW_H_
 #define ASSISTED_SERVICES_AGENT_STEPS_ORCHESTRATOR_VIEW_H_
