@@ -42,15 +42,6 @@ absl::StatusOr<net::IpAddress> AddressOf(absl::string_view text) {
   return net::IpAddress::Parse(text.substr(0, slash));
 }
 
-absl::Status CheckHostId(absl::string_view id) {
-  const bool ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
-    return absl::ascii_isalnum(c) || c == '-';
-  });
-  return ok ? absl::OkStatus()
-            : absl::InvalidArgumentError(
-                  absl::StrCat("host_id \"", id.substr(0, 64), "\" is not a host id"));
-}
-
 absl::StatusOr<std::vector<RemoteHost>> ParseHosts(const Step& step,
                                                    const ConnectivityCheckOptions& options) {
   RETURN_IF_ERROR(CheckArgCount(step, 1, 1));
@@ -65,7 +56,7 @@ absl::StatusOr<std::vector<RemoteHost>> ParseHosts(const Step& step,
   for (const json& host : hosts) {
     RemoteHost remote;
     ASSIGN_OR_RETURN(remote.host_id, StringField(host, "host_id", Need::kRequired, 64));
-    RETURN_IF_ERROR(CheckHostId(remote.host_id));
+    RETURN_IF_ERROR(CheckId(remote.host_id, "host_id"));
     if (!seen.insert(remote.host_id).second) {
       return absl::InvalidArgumentError(absl::StrCat("host ", remote.host_id, " listed twice"));
     }

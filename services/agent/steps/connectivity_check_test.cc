@@ -38,25 +38,39 @@ constexpr char kTwoHosts[] = R"([
                                   "ip_addresses": ["127.0.0.1/8", "127.0.0.1"]}]}
 ])";
 
+// Quick probes (`probes` per address, no pause between them) and no neighbour table.
+ConnectivityCheckOptions QuickOptions(ProbeOptions probe, int probes) {
+  ConnectivityCheckOptions options;
+  options.probe = probe;
+  options.probes_per_address = probes;
+  options.probe_interval = absl::ZeroDuration();
+  options.probe_timeout = absl::Milliseconds(500);
+  options.neighbour_table = "/nonexistent";
+  return options;
+}
+
+// Runs one connectivity check with `args` on a real (or, given hooks, simulated) host.
+StepResult RunCheck(const ConnectivityCheckOptions& options, const std::string& args,
+                    const SimulationHooks* simulation = nullptr) {
+  ConnectivityCheck check(options);
+  ContextHolder holder;
+  holder.simulation = simulation;
+  StepContext context = holder.context();
+  return check.Run(MakeStep(kType, {args}), context);
+}
+
 TEST(ConnectivityCheck, TcpProbesMeasureLossAndRttAndNeighboursGiveL2) {
   absl::StatusOr<std::unique_ptr<ProbeListener>> listener = ProbeListener::Start("127.0.0.1", 0);
   ASSERT_THAT(listener, IsOk());
-  ConnectivityCheckOptions options;
-  options.probe = {
-      .method = ProbeMethod::kTcp, .tcp_port = (*listener)->port(), .refused_is_answer = false};
-  options.probes_per_address = 3;
-  options.probe_interval = absl::Milliseconds(1);
-  options.probe_timeout = absl::Milliseconds(500);
+  ConnectivityCheckOptions options = QuickOptions(
+      {.method = ProbeMethod::kTcp, .tcp_port = (*listener)->port(), .refused_is_answer = false},
+      3);
   // host-b's address answers ARP with a MAC that is not one of host-b's NICs (an IP conflict).
   options.neighbour_table = WriteArpTable(
       "127.0.0.1        0x1         0x2         aa:bb:cc:00:00:01     *        lo\n"
       "127.0.0.2        0x1         0x2         de:ad:be:ef:00:09     *        lo\n"
       "127.0.0.3        0x1         0x0         00:00:00:00:00:00     *        lo\n");
-  ConnectivityCheck check(options);
-  ContextHolder holder;
-  StepContext context = holder.context();
-
-  StepResult result = check.Run(MakeStep(kType, {kTwoHosts}), context);
+  StepResult result = RunCheck(options, kTwoHosts);
   ASSERT_EQ(result.exit_code(), 0) << result.error();
   auto report = OrchestratorConnectivity(result);
   ASSERT_THAT(report, IsOk());
@@ -87,17 +101,9 @@ TEST(ConnectivityCheck, TcpProbesMeasureLossAndRttAndNeighboursGiveL2) {
 }
 
 TEST(ConnectivityCheck, RefusedConnectionMeansTheHostIsUp) {
-  ConnectivityCheckOptions options;
-  options.probe = {.method = ProbeMethod::kTcp, .tcp_port = 1};  // nobody listens on port 1
-  options.probes_per_address = 2;
-  options.probe_interval = absl::ZeroDuration();
-  options.neighbour_table = "/nonexistent";
-  ConnectivityCheck check(options);
-  ContextHolder holder;
-  StepContext context = holder.context();
-  StepResult result = check.Run(
-      MakeStep(kType, {R"([{"host_id":"h1","nics":[{"ip_addresses":["127.0.0.5/8"]}]}])"}),
-      context);
+  // Nobody listens on port 1.
+  StepResult result = RunCheck(QuickOptions({.method = ProbeMethod::kTcp, .tcp_port = 1}, 2),
+                               R"([{"host_id":"h1","nics":[{"ip_addresses":["127.0.0.5/8"]}]}])");
   ASSERT_EQ(result.exit_code(), 0) << result.error();
   auto report = OrchestratorConnectivity(result);
   ASSERT_THAT(report, IsOk());
@@ -109,20 +115,11 @@ TEST(ConnectivityCheck, RefusedConnectionMeansTheHostIsUp) {
 TEST(ConnectivityCheck, UsesIcmpWhereTheKernelAllowsIt) {
   Prober prober({});
   if (!prober.UsesIcmp(net::Family::kIpv4)) GTEST_SKIP() << "no ICMP socket permitted here";
-  ConnectivityCheckOptions options;
-  options.probe.tcp_port = 1;
-  options.probe.refused_is_answer = false;  // a TCP probe would fail: only ICMP can succeed
-  options.probes_per_address = 2;
-  options.probe_interval = absl::ZeroDuration();
-  options.neighbour_table = "/nonexistent";
-  ConnectivityCheck check(options);
-  ContextHolder holder;
-  StepContext context = holder.context();
+  // Port 1 is closed and refusals do not count: only ICMP can succeed.
   const std::string v6 = prober.UsesIcmp(net::Family::kIpv6) ? R"(, "::1/128")" : "";
-  StepResult result = check.Run(
-      MakeStep(kType, {absl::StrCat(R"([{"host_id":"h1","nics":[{"ip_addresses":["127.0.0.1/8")",
-                                    v6, "]}]}]")}),
-      context);
+  StepResult result = RunCheck(
+      QuickOptions({.tcp_port = 1, .refused_is_answer = false}, 2),
+      absl::StrCat(R"([{"host_id":"h1","nics":[{"ip_addresses":["127.0.0.1/8")", v6, "]}]}]"));
   ASSERT_EQ(result.exit_code(), 0) << result.error();
   auto report = OrchestratorConnectivity(result);
   ASSERT_THAT(report, IsOk());
@@ -142,17 +139,11 @@ TEST(ConnectivityCheck, SimulatedHostAnswersFromItsHooks) {
     if (a.ToString() == "192.168.111.21") return "52:54:00:00:00:21";
     return std::nullopt;
   };
-  ConnectivityCheckOptions options;
-  options.probe_interval = absl::ZeroDuration();
-  ConnectivityCheck check(options);
-  ContextHolder holder;
-  holder.simulation = &hooks;
-  StepContext context = holder.context();
-  StepResult result = check.Run(MakeStep(kType, {R"([
+  StepResult result = RunCheck(QuickOptions({}, 2), R"([
     {"host_id":"h1","nics":[{"mac":"52:54:00:00:00:21","ip_addresses":["192.168.111.21/24"]}]},
     {"host_id":"h2","nics":[{"mac":"52:54:00:00:00:22","ip_addresses":["192.168.111.22/24"]}]}
-  ])"}),
-                                context);
+  ])",
+                               &hooks);
   ASSERT_EQ(result.exit_code(), 0) << result.error();
   auto report = OrchestratorConnectivity(result);
   ASSERT_THAT(report, IsOk());
@@ -183,12 +174,8 @@ TEST(ConnectivityCheck, BadArgumentsAreMinusOne) {
 TEST(ConnectivityCheck, TooManyAddressesAreRefused) {
   ConnectivityCheckOptions options;
   options.max_addresses = 1;
-  ConnectivityCheck check(options);
-  ContextHolder holder;
-  StepContext context = holder.context();
-  StepResult result = check.Run(
-      MakeStep(kType, {R"([{"host_id":"h","nics":[{"ip_addresses":["10.0.0.1","10.0.0.2"]}]}])"}),
-      context);
+  StepResult result =
+      RunCheck(options, R"([{"host_id":"h","nics":[{"ip_addresses":["10.0.0.1","10.0.0.2"]}]}])");
   EXPECT_EQ(result.exit_code(), -1);
   EXPECT_THAT(result.error(), HasSubstr("2 addresses to check, at most 1"));
 }

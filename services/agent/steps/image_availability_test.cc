@@ -34,17 +34,12 @@ constexpr StepType kType = types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY;
 class TestHttpServer {
  public:
   explicit TestHttpServer(int status) : status_(status) {
-    fd_ = UniqueFd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    sockaddr_in at{};
-    at.sin_family = AF_INET;
-    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(at);
-    if (bind(fd_.get(), reinterpret_cast<sockaddr*>(&at), sizeof(at)) != 0 ||
-        listen(fd_.get(), 16) != 0 ||
-        getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&at), &length) != 0) {
-      ADD_FAILURE() << "cannot start the test HTTP server";
+    absl::StatusOr<testing::LoopbackSocket> bound = testing::BindLoopback(SOCK_STREAM);
+    EXPECT_THAT(bound, IsOk());
+    if (bound.ok()) {
+      fd_ = std::move(bound->fd);
+      port_ = bound->port;
     }
-    port_ = ntohs(at.sin_port);
     thread_ = std::thread([this] { Serve(); });
   }
   ~TestHttpServer() {

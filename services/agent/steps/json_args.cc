@@ -2,6 +2,7 @@
 
 #include "services/agent/steps/json_args.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -137,6 +138,14 @@ absl::Status CheckHostName(absl::string_view name, absl::string_view what, bool 
         absl::StrCat(what, " \"", name.substr(0, 64), "\" is not a host name or address"));
   }
   return absl::OkStatus();
+}
+
+absl::Status CheckId(absl::string_view id, absl::string_view what) {
+  const bool ok = !id.empty() && id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+    return absl::ascii_isalnum(c) || c == '-';
+  });
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(what, " \"", id.substr(0, 64), "\" is not an id"));
 }
 
 std::string DumpJson(const json& value) {

@@ -60,6 +60,10 @@ absl::StatusOr<std::vector<std::string>> StringList(const nlohmann::json& array,
 absl::Status CheckHostName(absl::string_view name, absl::string_view what,
                            bool allow_wildcard = false);
 
+// An identifier such as a host, cluster or infra-env id: 1..64 letters, digits and '-'.
+// INVALID_ARGUMENT naming `what`.
+absl::Status CheckId(absl::string_view id, absl::string_view what);
+
 // Compact JSON text. Never throws: invalid UTF-8 in strings (e.g. from a command's output) is
 // replaced by U+FFFD.
 std::string DumpJson(const nlohmann::json& value);

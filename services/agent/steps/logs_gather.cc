@@ -38,7 +38,7 @@ absl::StatusOr<json> ParseRequest(const Step& step) {
   json out = json::object();
   for (const char* key : {"cluster_id", "host_id", "infra_env_id"}) {
     ASSIGN_OR_RETURN(std::string id, StringField(request, key, Need::kOptional, 64));
-    if (!id.empty()) RETURN_IF_ERROR(CheckHostName(id, key));
+    if (!id.empty()) RETURN_IF_ERROR(CheckId(id, key));
     out[key] = id;
   }
   for (const char* key : {"bootstrap", "installer_gather"}) {
@@ -125,6 +125,7 @@ StepResult LogsGather::Run(const Step& step, StepContext& context) {
   members.push_back(kManifest);
 
   // 2. One tar.gz: the staged files, then the log paths relative to "/".
+  if (context.cancelled()) return FailureResult(kExitInvalid, "logs gathering cancelled");
   const std::string bundle = absl::StrCat(dir, "/", kBundle);
   std::vector<std::string> argv = {options_.tar,
                                    "--create",

@@ -38,16 +38,12 @@ MATCHER_P2(Source, name, state, "") { return arg.name == name && arg.state == st
 class TestSntpServer {
  public:
   explicit TestSntpServer(absl::Duration skew, bool silent = false) : skew_(skew), silent_(silent) {
-    fd_ = UniqueFd(socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-    sockaddr_in at{};
-    at.sin_family = AF_INET;
-    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof(at);
-    if (bind(fd_.get(), reinterpret_cast<sockaddr*>(&at), sizeof(at)) != 0 ||
-        getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&at), &length) != 0) {
-      ADD_FAILURE() << "cannot bind the test SNTP server";
+    absl::StatusOr<testing::LoopbackSocket> bound = testing::BindLoopback(SOCK_DGRAM);
+    EXPECT_THAT(bound, IsOk());
+    if (bound.ok()) {
+      fd_ = std::move(bound->fd);
+      port_ = bound->port;
     }
-    port_ = ntohs(at.sin_port);
     thread_ = std::thread([this] { Serve(); });
   }
   ~TestSntpServer() {

@@ -18,6 +18,7 @@ namespace {
 using google::protobuf::util::TimeUtil;
 
 constexpr size_t kMaxStepIdLength = 128;
+constexpr absl::string_view kOverran = "step did not finish before its deadline; cancelled";
 
 bool PrintableId(absl::string_view id) {
   if (id.empty() || id.size() > kMaxStepIdLength) return false;
@@ -206,6 +207,9 @@ void StepRunner::WorkerLoop() {
                   {{"exit_code", result.exit_code()}});
       continue;
     }
+    if (environment_.clock->Now() >= task->deadline) {  // before the watchdog noticed
+      result = FailureResult(kExitInvalid, kOverran);
+    }
     log.Info("step finished", {{"exit_code", result.exit_code()}});
     Report(task->step, task->started_at, std::move(result));
   }
@@ -225,8 +229,7 @@ void StepRunner::CheckDeadlines() {
   }
   for (auto& [step, started_at] : overdue) {
     environment_.log.Warning("step overran its deadline; cancelled", {{"step_id", step.step_id()}});
-    Report(step, started_at,
-           FailureResult(kExitInvalid, "step did not finish before its deadline; cancelled"));
+    Report(step, started_at, FailureResult(kExitInvalid, kOverran));
   }
 }
 

@@ -12,7 +12,8 @@
 //     reason in `error`, as do arguments an executor refuses.
 //   - Each step has a deadline (Step.timeout, else the executor's default, capped by
 //     max_timeout). When it passes, the step's Cancellation is set and a result with exit code
-//     -1 is reported at once; whatever the executor returns later is dropped. Its type stays
+//     -1 is reported at once (or when the executor returns, if that comes before the watchdog
+//     looks); whatever the executor returns later is dropped. Its type stays
 //     busy until the executor actually returns, so a cancelled step never overlaps a new one.
 //   - Outputs larger than max_output_bytes (they must fit one gRPC message) become -1 results.
 // Nothing is caught: executors validate their input and bound their work instead.

@@ -2,8 +2,14 @@
 
 #include "services/agent/steps/test_util.h"
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace assisted::agent::steps::testing {
@@ -38,6 +44,21 @@ absl::Status CollectingSink::Send(const agent::v1::LogChunk& chunk) {
 std::vector<agent::v1::LogChunk> CollectingSink::chunks() const {
   absl::MutexLock lock(&mu_);
   return chunks_;
+}
+
+absl::StatusOr<LoopbackSocket> BindLoopback(int type) {
+  LoopbackSocket out{UniqueFd(socket(AF_INET, type | SOCK_CLOEXEC, 0))};
+  sockaddr_in at{};
+  at.sin_family = AF_INET;
+  at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof(at);
+  if (!out.fd.valid() || bind(out.fd.get(), reinterpret_cast<sockaddr*>(&at), sizeof(at)) != 0 ||
+      (type == SOCK_STREAM && listen(out.fd.get(), 16) != 0) ||
+      getsockname(out.fd.get(), reinterpret_cast<sockaddr*>(&at), &length) != 0) {
+    return absl::InternalError(absl::StrCat("cannot bind 127.0.0.1: ", std::strerror(errno)));
+  }
+  out.port = ntohs(at.sin_port);
+  return out;
 }
 
 Step MakeStep(StepType type, std::vector<std::string> args, uint32_t serial) {

@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_executor.h"
+#include "services/agent/steps/unique_fd.h"
 
 namespace assisted::agent::steps::testing {
 
@@ -66,6 +67,14 @@ struct ContextHolder {
         clock.Now() + timeout};
   }
 };
+
+// A socket bound to 127.0.0.1 on a port the kernel chose.
+struct LoopbackSocket {
+  UniqueFd fd;
+  int port = 0;
+};
+// `type` SOCK_STREAM (then also listening) or SOCK_DGRAM. INTERNAL on failure.
+absl::StatusOr<LoopbackSocket> BindLoopback(int type);
 
 // A step of `type` with a well-formed id ("<type>-<8 hex>", `serial` as the hex) and `args`.
 Step MakeStep(StepType type, std::vector<std::string> args = {}, uint32_t serial = 1);
