@@ -1,11 +1,8 @@
 #include "services/agent/steps/image_availability.h"
 
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -33,55 +30,32 @@ constexpr StepType kType = types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY;
 // when status is 0), until destroyed.
 class TestHttpServer {
  public:
-  explicit TestHttpServer(int status) : status_(status) {
-    absl::StatusOr<testing::LoopbackSocket> bound = testing::BindLoopback(SOCK_STREAM);
-    EXPECT_THAT(bound, IsOk());
-    if (bound.ok()) {
-      fd_ = std::move(bound->fd);
-      port_ = bound->port;
-    }
-    thread_ = std::thread([this] { Serve(); });
-  }
-  ~TestHttpServer() {
-    stop_.Notify();
-    thread_.join();
-  }
-  std::string registry() const { return absl::StrCat("127.0.0.1:", port_); }
+  explicit TestHttpServer(int status)
+      : server_(SOCK_STREAM, [status](int fd, const absl::Notification& stopping) {
+          UniqueFd client(accept4(fd, nullptr, nullptr, SOCK_CLOEXEC));
+          std::string request;
+          char buffer[1024];
+          while (request.find("\r\n\r\n") == std::string::npos) {
+            const ssize_t n = recv(client.get(), buffer, sizeof(buffer), 0);
+            if (n <= 0) break;
+            request.append(buffer, n);
+          }
+          if (status == 0) {  // hold the connection until the test ends
+            stopping.WaitForNotification();
+            return;
+          }
+          const std::string body = status == 200 ? "{}" : R"({"errors":[]})";
+          const std::string response = absl::StrCat(
+              "HTTP/1.1 ", status, " X\r\nContent-Type: application/json\r\n",
+              status == 401 ? "WWW-Authenticate: Bearer realm=\"http://127.0.0.1/token\"\r\n" : "",
+              "Docker-Distribution-API-Version: registry/2.0\r\nContent-Length: ", body.size(),
+              "\r\nConnection: close\r\n\r\n", body);
+          send(client.get(), response.data(), response.size(), MSG_NOSIGNAL);
+        }) {}
+  std::string registry() const { return absl::StrCat("127.0.0.1:", server_.port()); }
 
  private:
-  void Serve() {
-    while (!stop_.HasBeenNotified()) {
-      pollfd p{fd_.get(), POLLIN, 0};
-      if (poll(&p, 1, 20) <= 0) continue;
-      UniqueFd client(accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-      std::string request;
-      char buffer[1024];
-      while (request.find("\r\n\r\n") == std::string::npos) {
-        const ssize_t n = recv(client.get(), buffer, sizeof(buffer), 0);
-        if (n <= 0) break;
-        request.append(buffer, n);
-      }
-      if (status_ == 0) {  // hold the connection until the test ends
-        stop_.WaitForNotification();
-        return;
-      }
-      const std::string body = status_ == 200 ? "{}" : R"({"errors":[]})";
-      const std::string response = absl::StrCat(
-          "HTTP/1.1 ", status_, " X\r\nContent-Type: application/json\r\n",
-          status_ == 401 ? "WWW-Authenticate: Bearer realm=\"http://127.0.0.1/token\"\r\n" : "",
-          "Docker-Distribution-API-Version: registry/2.0\r\nContent-Length: ", body.size(),
-          "\r\nConnection: close\r\n\r\n", body);
-      send(client.get(), response.data(), response.size(), MSG_NOSIGNAL);
-      ++served_;
-    }
-  }
-
-  const int status_;
-  UniqueFd fd_;
-  int port_ = 0;
-  std::atomic<int> served_{0};
-  absl::Notification stop_;
-  std::thread thread_;
+  testing::LoopbackServer server_;
 };
 
 TEST(RegistryOf, FollowsTheContainerToolsRules) {

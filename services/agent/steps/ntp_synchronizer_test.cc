@@ -1,11 +1,8 @@
 #include "services/agent/steps/ntp_synchronizer.h"
 
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 
 #include <string>
-#include <thread>
 
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
@@ -37,50 +34,28 @@ MATCHER_P2(Source, name, state, "") { return arg.name == name && arg.state == st
 // the real one (or stays silent), until destroyed.
 class TestSntpServer {
  public:
-  explicit TestSntpServer(absl::Duration skew, bool silent = false) : skew_(skew), silent_(silent) {
-    absl::StatusOr<testing::LoopbackSocket> bound = testing::BindLoopback(SOCK_DGRAM);
-    EXPECT_THAT(bound, IsOk());
-    if (bound.ok()) {
-      fd_ = std::move(bound->fd);
-      port_ = bound->port;
-    }
-    thread_ = std::thread([this] { Serve(); });
-  }
-  ~TestSntpServer() {
-    stop_.Notify();
-    thread_.join();
-  }
-  int port() const { return port_; }
+  explicit TestSntpServer(absl::Duration skew, bool silent = false)
+      : server_(SOCK_DGRAM, [skew, silent](int fd, const absl::Notification&) {
+          NtpPacket request{};
+          sockaddr_storage from{};
+          socklen_t from_length = sizeof(from);
+          const ssize_t n = recvfrom(fd, request.data(), request.size(), 0,
+                                     reinterpret_cast<sockaddr*>(&from), &from_length);
+          if (n != static_cast<ssize_t>(request.size()) || silent) return;
+          NtpPacket reply{};
+          reply[0] = (4 << 3) | 4;  // version 4, server
+          reply[1] = 2;             // stratum
+          std::copy(request.begin() + kNtpTransmitOffset, request.begin() + kNtpTransmitOffset + 8,
+                    reply.begin() + kNtpOriginateOffset);
+          PutNtpTime(reply, kNtpReceiveOffset, absl::Now() + skew);
+          PutNtpTime(reply, kNtpTransmitOffset, absl::Now() + skew);
+          sendto(fd, reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from),
+                 from_length);
+        }) {}
+  int port() const { return server_.port(); }
 
  private:
-  void Serve() {
-    while (!stop_.HasBeenNotified()) {
-      pollfd p{fd_.get(), POLLIN, 0};
-      if (poll(&p, 1, 20) <= 0) continue;
-      NtpPacket request{};
-      sockaddr_storage from{};
-      socklen_t from_length = sizeof(from);
-      const ssize_t n = recvfrom(fd_.get(), request.data(), request.size(), 0,
-                                 reinterpret_cast<sockaddr*>(&from), &from_length);
-      if (n != static_cast<ssize_t>(request.size()) || silent_) continue;
-      NtpPacket reply{};
-      reply[0] = (4 << 3) | 4;  // version 4, server
-      reply[1] = 2;             // stratum
-      std::copy(request.begin() + kNtpTransmitOffset, request.begin() + kNtpTransmitOffset + 8,
-                reply.begin() + kNtpOriginateOffset);
-      PutNtpTime(reply, kNtpReceiveOffset, absl::Now() + skew_);
-      PutNtpTime(reply, kNtpTransmitOffset, absl::Now() + skew_);
-      sendto(fd_.get(), reply.data(), reply.size(), 0, reinterpret_cast<sockaddr*>(&from),
-             from_length);
-    }
-  }
-
-  const absl::Duration skew_;
-  const bool silent_;
-  UniqueFd fd_;
-  int port_ = 0;
-  absl::Notification stop_;
-  std::thread thread_;
+  testing::LoopbackServer server_;
 };
 
 // chronyc is not installed.

@@ -3,6 +3,7 @@
 #include "services/agent/steps/test_util.h"
 
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -11,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
 
 namespace assisted::agent::steps::testing {
 
@@ -59,6 +61,27 @@ absl::StatusOr<LoopbackSocket> BindLoopback(int type) {
   }
   out.port = ntohs(at.sin_port);
   return out;
+}
+
+LoopbackServer::LoopbackServer(int type, Handler handle) : handle_(std::move(handle)) {
+  absl::StatusOr<LoopbackSocket> bound = BindLoopback(type);
+  if (!bound.ok()) {
+    ADD_FAILURE() << bound.status();
+    return;
+  }
+  fd_ = std::move(bound->fd);
+  port_ = bound->port;
+  thread_ = std::thread([this] {
+    while (!stopping_.HasBeenNotified()) {
+      pollfd p{fd_.get(), POLLIN, 0};
+      if (poll(&p, 1, 20) > 0) handle_(fd_.get(), stopping_);
+    }
+  });
+}
+
+LoopbackServer::~LoopbackServer() {
+  stopping_.Notify();
+  if (thread_.joinable()) thread_.join();
 }
 
 Step MakeStep(StepType type, std::vector<std::string> args, uint32_t serial) {

@@ -9,10 +9,12 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_executor.h"
 #include "services/agent/steps/unique_fd.h"
@@ -75,6 +77,24 @@ struct LoopbackSocket {
 };
 // `type` SOCK_STREAM (then also listening) or SOCK_DGRAM. INTERNAL on failure.
 absl::StatusOr<LoopbackSocket> BindLoopback(int type);
+
+// A loopback server for executor tests: binds a socket (BindLoopback) and, on its own thread,
+// calls `handle(fd, stopping)` whenever the socket is readable, until destroyed. A handler that
+// means to hang (a server that never answers) waits on `stopping`.
+class LoopbackServer {
+ public:
+  using Handler = std::function<void(int fd, const absl::Notification& stopping)>;
+  LoopbackServer(int type, Handler handle);
+  ~LoopbackServer();
+  int port() const { return port_; }
+
+ private:
+  UniqueFd fd_;
+  int port_ = 0;
+  Handler handle_;
+  absl::Notification stopping_;
+  std::thread thread_;
+};
 
 // A step of `type` with a well-formed id ("<type>-<8 hex>", `serial` as the hex) and `args`.
 Step MakeStep(StepType type, std::vector<std::string> args = {}, uint32_t serial = 1);
