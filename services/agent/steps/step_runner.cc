@@ -136,8 +136,9 @@ absl::Status StepRunner::Submit(Step step) {
     if (rejected.ok()) {
       auto task = std::make_unique<Task>();
       const absl::Duration requested =
-          step.has_timeout() ? absl::Nanoseconds(TimeUtil::DurationToNanoseconds(step.timeout()))
-                             : absl::ZeroDuration();
+          step.has_timeout()  // absl saturates where nanoseconds in an int64 would overflow
+              ? absl::Seconds(step.timeout().seconds()) + absl::Nanoseconds(step.timeout().nanos())
+              : absl::ZeroDuration();
       task->timeout =
           std::min(requested > absl::ZeroDuration() ? requested : executor->default_timeout(),
                    options_.max_timeout);

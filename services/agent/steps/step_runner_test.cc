@@ -1,5 +1,6 @@
 #include "services/agent/steps/step_runner.h"
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -253,6 +254,20 @@ TEST_F(StepRunnerTest, OverrunningStepIsReportedAsMinusOneAndCancelled) {
   ASSERT_EQ(results_.size(), 2u);
   EXPECT_EQ(results[1].step_id(), "inventory-00000002");
   EXPECT_EQ(results[1].exit_code(), 0);
+}
+
+TEST_F(StepRunnerTest, HugeTimeoutsAreCappedByMaxTimeout) {
+  Gate gate;  // never opened
+  auto runner = MakeRunner({.max_timeout = absl::Minutes(1)}, {kInventory}, &gate);
+  Step step = MakeStep(kInventory);
+  step.mutable_timeout()->set_seconds(std::numeric_limits<int64_t>::max());
+  ASSERT_THAT(runner->Submit(step), IsOk());
+  gate.AwaitEntered(1);
+  clock_.Advance(absl::Minutes(1));
+  runner->CheckDeadlines();
+  std::vector<StepResult> results = results_.AwaitCount(1);
+  EXPECT_EQ(results[0].exit_code(), -1);
+  EXPECT_THAT(results[0].error(), HasSubstr("deadline"));
 }
 
 TEST_F(StepRunnerTest, DuplicateIdsInFlightAreIgnored) {
