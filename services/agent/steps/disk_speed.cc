@@ -1,0 +1,151 @@
+// File: services/agent/steps/disk_speed.cc
+
+#include "services/agent/steps/disk_speed.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "lib/status/status_macros.h"
+#include "services/agent/steps/json_args.h"
+#include "services/agent/steps/simulation.h"
+#include "services/agent/steps/unique_fd.h"
+
+namespace assisted::agent::steps {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kBlock = 4096;
+
+struct Request {
+  std::string path;
+  absl::Duration timeout = absl::InfiniteDuration();
+};
+
+absl::StatusOr<Request> ParseRequest(const Step& step) {
+  RETURN_IF_ERROR(CheckArgCount(step, 1, 2));
+  ASSIGN_OR_RETURN(json args, JsonArg(step, 0, JsonKind::kObject));
+  Request r;
+  ASSIGN_OR_RETURN(r.path, StringField(args, "path", Need::kRequired, 4096));
+  if (!absl::StartsWith(r.path, "/") || absl::StrContains(r.path, "/../") ||
+      absl::EndsWith(r.path, "/..")) {
+    return absl::InvalidArgumentError(absl::StrCat("\"", r.path, "\" is not an absolute path"));
+  }
+  if (step.args_size() == 2) {
+    int seconds = 0;
+    if (!absl::SimpleAtoi(step.args(1), &seconds) || seconds <= 0 || seconds > 24 * 3600) {
+      return absl::InvalidArgumentError("the timeout must be a number of seconds");
+    }
+    r.timeout = absl::Seconds(seconds);
+  }
+  return r;
+}
+
+// Size of the device or file open at `fd`.
+absl::StatusOr<int64_t> SizeOf(int fd, const struct stat& st) {
+  if (S_ISREG(st.st_mode)) return static_cast<int64_t>(st.st_size);
+  uint64_t bytes = 0;
+  if (ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
+    return absl::InternalError(absl::StrCat("cannot get the device size: ", std::strerror(errno)));
+  }
+  return static_cast<int64_t>(bytes);
+}
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+}  // namespace
+
+StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
+  absl::StatusOr<Request> request = ParseRequest(step);
+  if (!request.ok()) return InvalidArgsResult(request.status());
+  const std::string failed_output = DumpJson({{"path", request->path}});
+  auto fail = [&](absl::string_view why) {
+    context.log.Warning("disk speed check failed", {{"path", request->path}, {"error", why}});
+    return FailureResult(1, why, failed_output);
+  };
+
+  std::string target = request->path;
+  const bool simulated = context.simulation != nullptr;
+  if (simulated) {
+    const auto& hook = context.simulation->disk_image;
+    target = hook ? hook(request->path) : "";
+    if (target.empty()) return fail(absl::StrCat("no disk ", request->path, " on this host"));
+  }
+  // Check the kind of file before opening it: opening some devices has side effects.
+  struct stat st {};
+  if (stat(target.c_str(), &st) != 0) {
+    return fail(absl::StrCat("cannot find ", target, ": ", std::strerror(errno)));
+  }
+  if (!S_ISBLK(st.st_mode) && !(simulated && S_ISREG(st.st_mode))) {
+    return fail(absl::StrCat(request->path, " is not a block device"));
+  }
+  const int flags = O_RDWR | O_CLOEXEC | O_DSYNC | O_DIRECT;
+  UniqueFd fd(open(target.c_str(), flags));
+  if (!fd.valid() && errno == EINVAL && simulated) {
+    fd = UniqueFd(open(target.c_str(), flags & ~O_DIRECT));
+  }
+  if (!fd.valid()) return fail(absl::StrCat("cannot open ", target, ": ", std::strerror(errno)));
+  if (fstat(fd.get(), &st) != 0) return fail(absl::StrCat("cannot stat ", target));
+  absl::StatusOr<int64_t> size = SizeOf(fd.get(), st);
+  if (!size.ok()) return fail(size.status().message());
+
+  // The scratch region, in whole blocks, inside the device.
+  int64_t bytes = std::max<int64_t>(kBlock, options_.scratch_bytes / kBlock * kBlock);
+  int64_t offset = options_.scratch_offset / kBlock * kBlock;
+  if (offset + bytes > *size) offset = 0;
+  bytes = std::min(bytes, *size / kBlock * kBlock);
+  if (bytes < kBlock) return fail(absl::StrCat(request->path, " is smaller than one block"));
+
+  void* raw = nullptr;
+  if (posix_memalign(&raw, kBlock, bytes) != 0) return fail("out of memory");
+  std::unique_ptr<void, FreeDeleter> buffer(raw);
+  char* data = static_cast<char*>(raw);
+  if (pread(fd.get(), data, bytes, offset) != bytes) {
+    return fail(absl::StrCat("cannot read ", target, ": ", std::strerror(errno)));
+  }
+
+  const absl::Time deadline = context.clock.Now() + context.Budget(request->timeout);
+  const int64_t blocks = bytes / kBlock;
+  std::vector<absl::Duration> latencies;
+  latencies.reserve(options_.writes);
+  for (int i = 0; i < options_.writes; ++i) {
+    if (context.cancelled()) return FailureResult(kExitInvalid, "disk speed check cancelled");
+    if (context.clock.Now() >= deadline) break;
+    const int64_t at = (i % blocks) * kBlock;
+    const auto start = std::chrono::steady_clock::now();
+    const ssize_t n = pwrite(fd.get(), data + at, kBlock, offset + at);
+    const auto end = std::chrono::steady_clock::now();
+    if (n != kBlock)
+      return fail(absl::StrCat("write to ", target, " failed: ", std::strerror(errno)));
+    latencies.push_back(absl::FromChrono(end - start));
+  }
+  if (latencies.empty()) return fail("no write finished before the timeout");
+  std::sort(latencies.begin(), latencies.end());
+  const size_t rank = static_cast<size_t>(std::ceil(0.99 * latencies.size()));
+  const absl::Duration p99 = latencies[std::max<size_t>(rank, 1) - 1];
+  const int64_t ms = absl::ToInt64Milliseconds(absl::Ceil(p99, absl::Milliseconds(1)));
+  context.log.Info(
+      "disk speed measured",
+      {{"path", request->path}, {"p99", absl::FormatDuration(p99)}, {"writes", latencies.size()}});
+  return SuccessResult(DumpJson({{"io_sync_duration", ms}, {"path", request->path}}));
+}
+
+}  // namespace assisted::agent::steps

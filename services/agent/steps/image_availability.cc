@@ -1,0 +1,200 @@
+// File: services/agent/steps/image_availability.cc
+
+#include "services/agent/steps/image_availability.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "lib/net/ip.h"
+#include "lib/status/status_macros.h"
+#include "services/agent/steps/json_args.h"
+
+namespace assisted::agent::steps {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr char kDockerHub[] = "registry-1.docker.io";
+constexpr curl_off_t kMaxBody = 1 << 20;  // /v2/ answers are tiny; stop a runaway response
+
+size_t CountBody(char*, size_t size, size_t count, void* user) {
+  auto* total = static_cast<curl_off_t*>(user);
+  *total += static_cast<curl_off_t>(size * count);
+  return *total > kMaxBody ? 0 : size * count;
+}
+
+int AbortIfCancelled(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  return static_cast<const Cancellation*>(user)->cancelled() ? 1 : 0;
+}
+
+absl::StatusOr<std::vector<std::string>> ParseImages(const Step& step,
+                                                     const ImageAvailabilityOptions& options,
+                                                     absl::Duration* timeout) {
+  RETURN_IF_ERROR(CheckArgCount(step, 1, 1));
+  ASSIGN_OR_RETURN(json request, JsonArg(step, 0, JsonKind::kObject));
+  ASSIGN_OR_RETURN(json list, ArrayField(request, "images", Need::kRequired, options.max_images));
+  ASSIGN_OR_RETURN(std::vector<std::string> images,
+                   StringList(list, "images", options.max_images, 512));
+  for (const std::string& image : images) RETURN_IF_ERROR(RegistryOf(image).status());
+  ASSIGN_OR_RETURN(std::optional<double> seconds, NumberField(request, "timeout", Need::kOptional));
+  if (seconds.has_value() && !(*seconds > 0 && *seconds <= 24 * 3600)) {
+    return absl::InvalidArgumentError("\"timeout\" must be between 0 and 86400 seconds");
+  }
+  *timeout = seconds.has_value() ? absl::Seconds(*seconds) : options.default_timeout;
+  return images;
+}
+
+// "host", "host:port" or "[v6]:port", host being letters, digits, '.' and '-'.
+bool ValidRegistry(absl::string_view registry) {
+  absl::string_view host = registry;
+  absl::string_view port;
+  if (absl::ConsumePrefix(&host, "[")) {
+    const size_t close = host.find(']');
+    if (close == absl::string_view::npos) return false;
+    port = host.substr(close + 1);
+    host = host.substr(0, close);
+    if (!net::IpAddress::Parse(host).ok()) return false;
+    if (!port.empty() && !absl::ConsumePrefix(&port, ":")) return false;
+  } else {
+    const size_t colon = host.find(':');
+    if (colon != absl::string_view::npos) {
+      port = host.substr(colon + 1);
+      host = host.substr(0, colon);
+      if (port.empty()) return false;
+    }
+    if (host.empty() || !std::all_of(host.begin(), host.end(), [](char c) {
+          return absl::ascii_isalnum(c) || c == '.' || c == '-';
+        })) {
+      return false;
+    }
+  }
+  return port.size() <= 5 && std::all_of(port.begin(), port.end(), absl::ascii_isdigit);
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> RegistryOf(absl::string_view image) {
+  const bool ok =
+      !image.empty() && image.size() <= 512 && std::all_of(image.begin(), image.end(), [](char c) {
+        return absl::ascii_isalnum(c) ||
+               absl::string_view("._-/:@[]").find(c) != absl::string_view::npos;
+      });
+  if (!ok) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", image.substr(0, 64), "\" is not an image reference"));
+  }
+  const size_t slash = image.find('/');
+  if (slash == absl::string_view::npos) return std::string(kDockerHub);
+  const absl::string_view first = image.substr(0, slash);
+  // As the container tools decide: a first component with a dot or a port, or "localhost",
+  // names a registry; anything else is a Docker Hub namespace.
+  if (first.find_first_of(".:[") == absl::string_view::npos && first != "localhost") {
+    return std::string(kDockerHub);
+  }
+  if (!ValidRegistry(first) || image.find("//") != absl::string_view::npos) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("\"", image.substr(0, 64), "\" does not start with a registry host[:port]"));
+  }
+  return std::string(first);
+}
+
+RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
+                             const std::string& ca_bundle, const Cancellation& cancellation) {
+  RegistryAnswer answer;
+  if (timeout <= absl::ZeroDuration()) {
+    answer.error = "no time left";
+    return answer;
+  }
+  std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(), &curl_easy_cleanup);
+  if (curl == nullptr) {
+    answer.error = "cannot initialise libcurl";
+    return answer;
+  }
+  CURL* h = curl.get();
+  curl_off_t body = 0;
+  char error[CURL_ERROR_SIZE] = "";
+  const long millis = std::max<long>(1, static_cast<long>(absl::ToInt64Milliseconds(timeout)));
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, millis);
+  curl_easy_setopt(h, CURLOPT_USERAGENT, "assisted-agent");
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, CountBody);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &body);
+  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, AbortIfCancelled);
+  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &cancellation);
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error);
+  if (!ca_bundle.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, ca_bundle.c_str());
+
+  const CURLcode code = curl_easy_perform(h);
+  long status = 0;
+  long header_bytes = 0;
+  curl_off_t total_us = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+  curl_easy_getinfo(h, CURLINFO_HEADER_SIZE, &header_bytes);
+  curl_easy_getinfo(h, CURLINFO_TOTAL_TIME_T, &total_us);
+  answer.time = absl::Microseconds(total_us);
+  answer.bytes = static_cast<int64_t>(header_bytes) + static_cast<int64_t>(body);
+  if (code != CURLE_OK) {
+    answer.error = error[0] != '\0' ? error : curl_easy_strerror(code);
+    return answer;
+  }
+  answer.http_status = status;
+  curl_off_t pretransfer_us = 0;
+  curl_easy_getinfo(h, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+  answer.transfer_time = absl::Microseconds(total_us - pretransfer_us);
+  return answer;
+}
+
+StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
+  absl::Duration shared = absl::ZeroDuration();
+  absl::StatusOr<std::vector<std::string>> images = ParseImages(step, options_, &shared);
+  if (!images.ok()) return InvalidArgsResult(images.status());
+  const absl::Time shared_deadline = context.clock.Now() + shared;
+
+  json list = json::array();
+  bool all_ok = true;
+  for (const std::string& image : *images) {
+    if (context.cancelled()) return FailureResult(kExitInvalid, "image check cancelled");
+    RegistryAnswer answer;
+    if (context.simulation != nullptr) {
+      if (context.simulation->registry) answer = context.simulation->registry(image);
+    } else {
+      const std::string registry = *RegistryOf(image);  // validated with the arguments
+      const std::string scheme =
+          options_.plain_http_registries.count(registry) > 0 ? "http" : "https";
+      const absl::Duration budget =
+          std::min(context.Budget(options_.request_timeout), shared_deadline - context.clock.Now());
+      answer = ProbeRegistry(absl::StrCat(scheme, "://", registry, "/v2/"), budget,
+                             options_.ca_bundle, context.cancellation);
+    }
+    const bool ok = answer.http_status == 200 || answer.http_status == 401;
+    all_ok = all_ok && ok;
+    if (!ok) {
+      context.log.Info("registry not reachable",
+                       {{"image", image}, {"status", answer.http_status}, {"error", answer.error}});
+    }
+    const double transfer = absl::ToDoubleSeconds(
+        answer.transfer_time > absl::ZeroDuration() ? answer.transfer_time : answer.time);
+    list.push_back({{"name", image},
+                    {"result", ok ? "success" : "failure"},
+                    {"size_bytes", answer.bytes},
+                    {"time", absl::ToDoubleSeconds(answer.time)},
+                    {"download_rate", transfer > 0 ? answer.bytes / transfer / 1e6 : 0.0}});
+  }
+  std::string output = DumpJson({{"images", std::move(list)}});
+  if (all_ok) return SuccessResult(std::move(output));
+  return FailureResult(2, "some registries are not reachable", std::move(output));
+}
+
+}  // namespace assisted::agent::steps

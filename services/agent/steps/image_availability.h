@@ -1,0 +1,63 @@
+// File: services/agent/steps/image_availability.h
+//
+// container-image-availability: can this host reach the registries of the images the
+// installation needs.
+//   args:   [{"images": ["quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64", ...],
+//             "timeout": <seconds for all images, default 960>}]
+//   output: {"images": [{"name", "result": "success"|"failure", "size_bytes", "time" (s),
+//            "download_rate" (MB/s)}]} in request order; exit code 2 when any image failed
+//            (as the reference agent does), 0 otherwise.
+// Per image, one GET of its registry's /v2/ endpoint (the registry API's version check) with
+// libcurl: 200 and 401 (the registry is up and wants a token) count as reachable, anything else
+// (other statuses, DNS, TCP or TLS failures, timeout) does not. Images are not pulled:
+// size_bytes is what that GET transferred (headers and body), time its duration, and
+// download_rate size_bytes over the time from sending the request to the end of the response
+// (connection and TLS setup excluded). Images are checked one after another within the shared
+// timeout, each with at most request_timeout. Proxies come from the usual environment variables.
+
+#ifndef ASSISTED_SERVICES_AGENT_STEPS_IMAGE_AVAILABILITY_H_
+#define ASSISTED_SERVICES_AGENT_STEPS_IMAGE_AVAILABILITY_H_
+
+#include <cstddef>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/agent/steps/simulation.h"
+#include "services/agent/steps/step_executor.h"
+
+namespace assisted::agent::steps {
+
+struct ImageAvailabilityOptions {
+  absl::Duration request_timeout = absl::Seconds(30);  // per image
+  absl::Duration default_timeout = absl::Minutes(16);  // for all images, when args give none
+  std::set<std::string> plain_http_registries;         // "host:port" reached over http://
+  std::string ca_bundle;                               // extra trust; empty: system roots
+  size_t max_images = 32;
+};
+
+// The registry host ("host[:port]") of an image reference; Docker Hub references
+// ("ubuntu", "library/ubuntu:22.04") map to "registry-1.docker.io". INVALID_ARGUMENT for text
+// that is not an image reference.
+absl::StatusOr<std::string> RegistryOf(absl::string_view image);
+
+// GETs `url` with libcurl, at most `timeout`, giving up early when `cancellation` is set.
+RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
+                             const std::string& ca_bundle, const Cancellation& cancellation);
+
+class ImageAvailability final : public StepExecutor {
+ public:
+  explicit ImageAvailability(ImageAvailabilityOptions options) : options_(std::move(options)) {}
+
+  StepType type() const override { return types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY; }
+  absl::Duration default_timeout() const override { return absl::Minutes(17); }
+  StepResult Run(const Step& step, StepContext& context) override;
+
+ private:
+  const ImageAvailabilityOptions options_;
+};
+
+}  // namespace assisted::agent::steps
+
+#endif  // ASSISTED_SERVICES_AGENT_STEPS_IMAGE_AVAILABILITY_H_
