@@ -5,61 +5,146 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
 #include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
+#include "lib/process/subprocess.h"
 #include "lib/random/random.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/clock.h"
+#include "services/agent/steps/executors.h"
+#include "services/agent/steps/net_probe.h"
+#include "services/agent/steps/step_runner.h"
 #include "services/agent/stream_client.h"
 
 namespace assisted::agent {
 namespace {
 
-// Answers the inventory step from the registration inventory and reports every other step as
-// unsupported (exit code -1): the full step executors plug in here.
-class BasicStepExecutor final : public StepExecutor {
+// Runs pushed steps on the step runner; answers the inventory step itself, with the typed
+// inventory the orchestrator stores.
+class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
  public:
-  explicit BasicStepExecutor(std::function<types::v1::Inventory()> inventory)
+  explicit RunnerExecutor(std::function<types::v1::Inventory()> inventory)
       : inventory_(std::move(inventory)) {}
 
+  // Must be called once before any step runs.
+  absl::Status Start(int max_concurrent, std::function<void(v1::LogChunk)> log_chunks,
+                     const log::Logger& log) {
+    log_chunks_ = std::move(log_chunks);
+    environment_.processes = &processes_;
+    environment_.clock = &clock_;
+    environment_.log_chunks = this;
+    environment_.log = log;
+    ASSIGN_OR_RETURN(
+        runner_,
+        steps::StepRunner::Create(
+            {.max_concurrent = max_concurrent},
+            steps::MakeExecutors(
+                {}, [this]() -> absl::StatusOr<std::string> { return ToJson(inventory_()); }),
+            environment_, [this](types::v1::StepResult result) { Deliver(std::move(result)); }));
+    return absl::OkStatus();
+  }
+
+  ~RunnerExecutor() override { Stop(); }
+
+  // Stops running steps; no result is delivered afterwards.
+  void Stop() {
+    if (runner_ != nullptr) runner_->Stop();
+  }
+
   void Run(const types::v1::Step& step, std::function<void(types::v1::StepResult)> done) override {
-    types::v1::StepResult result;
-    result.set_step_id(step.step_id());
-    result.set_step_type(step.step_type());
+    {
+      absl::MutexLock lock(&mu_);
+      done_ = done;
+    }
     if (step.step_type() == types::v1::STEP_TYPE_INVENTORY) {
+      types::v1::StepResult result;
+      result.set_step_id(step.step_id());
+      result.set_step_type(step.step_type());
       *result.mutable_inventory() = inventory_();
       result.set_exit_code(0);
-    } else {
-      result.set_exit_code(-1);
-      result.set_error(absl::StrCat("step type ", types::v1::StepType_Name(step.step_type()),
-                                    " is not supported by this agent"));
+      done(std::move(result));
+      return;
     }
-    done(std::move(result));
+    if (absl::Status submitted = runner_->Submit(step); !submitted.ok()) {
+      types::v1::StepResult result;
+      result.set_step_id(step.step_id());
+      result.set_step_type(step.step_type());
+      result.set_exit_code(-1);
+      result.set_error(std::string(submitted.message()));
+      done(std::move(result));
+    }
+  }
+
+  absl::Status Send(const v1::LogChunk& chunk) override {
+    log_chunks_(chunk);
+    return absl::OkStatus();
   }
 
  private:
+  static std::string ToJson(const types::v1::Inventory& inventory) {
+    std::string json;
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    (void)google::protobuf::util::MessageToJsonString(inventory, &json, options);
+    return json;
+  }
+
+  void Deliver(types::v1::StepResult result) {
+    std::function<void(types::v1::StepResult)> done;
+    {
+      absl::MutexLock lock(&mu_);
+      done = done_;
+    }
+    if (done) done(std::move(result));
+  }
+
   std::function<types::v1::Inventory()> inventory_;
+  std::function<void(v1::LogChunk)> log_chunks_;
+  process::LocalProcessRunner processes_;
+  RealClock clock_;
+  steps::StepEnvironment environment_;
+  absl::Mutex mu_;
+  std::function<void(types::v1::StepResult)> done_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<steps::StepRunner> runner_;  // last: its threads use everything above
 };
 
 // The agent's life: the stream client on its own thread until shutdown.
 class Agent final : public service::RunningService {
  public:
-  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity, log::Logger log)
-      : executor_(identity.inventory),
-        client_(std::move(channels), std::move(identity), executor_, random_, std::move(log)),
-        thread_([this] { client_.Run(); }) {}
+  static absl::StatusOr<std::unique_ptr<Agent>> Start(StreamClient::ChannelFactory channels,
+                                                      StreamIdentity identity, const Config& config,
+                                                      log::Logger log) {
+    std::unique_ptr<Agent> agent(new Agent(std::move(channels), std::move(identity), log));
+    if (config.probe_port > 0) {
+      ASSIGN_OR_RETURN(agent->probe_, steps::ProbeListener::Start("0.0.0.0", config.probe_port));
+    }
+    RETURN_IF_ERROR(agent->executor_.Start(
+        config.max_concurrent_steps,
+        [client = &agent->client_](v1::LogChunk chunk) { client->SendLogChunk(std::move(chunk)); },
+        log.Child("steps")));
+    agent->thread_ = std::thread([client = &agent->client_] { client->Run(); });
+    return agent;
+  }
 
   ~Agent() override { Shutdown(absl::ZeroDuration()); }
 
   void Shutdown(absl::Duration) override {
+    executor_.Stop();  // first: results must not reach a stopped client
     client_.Stop();
     if (thread_.joinable()) thread_.join();
   }
 
  private:
+  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity, log::Logger log)
+      : executor_(identity.inventory),
+        client_(std::move(channels), std::move(identity), executor_, random_, std::move(log)) {}
+
   SystemRandom random_;
-  BasicStepExecutor executor_;
+  RunnerExecutor executor_;
   StreamClient client_;
-  std::thread thread_;  // last: starts once everything above is ready
+  std::unique_ptr<steps::ProbeListener> probe_;
+  std::thread thread_;  // started last, once everything above is ready
 };
 
 // The host id when none is given: the machine's SMBIOS UUID, lower-cased.
@@ -92,6 +177,9 @@ void Config::Register(config::Parser& parser) {
                 "PEM CA bundle that signs the orchestrator (implies --tls)");
   parser.String("root", &root, "root of the file system the hardware inventory is read from");
   parser.String("simulate", &simulate, "simulated host profile (fixture tree); empty = real host");
+  parser.Int("probe-port", &probe_port, "TCP port other hosts' connectivity checks probe, 0 = none")
+      .Range(0, 65535);
+  parser.Int("max-concurrent-steps", &max_concurrent_steps, "steps running at once").Range(1, 64);
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
@@ -116,9 +204,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   log.Info("connecting", {{"orchestrator", target},
                           {"infra_env_id", identity.infra_env_id},
                           {"tls", options.tls || !options.ca_bundle_file.empty() ? "on" : "off"}});
-  return std::make_unique<Agent>(
-      [target, options] { return grpcutil::MakeChannel(target, options); }, std::move(identity),
-      std::move(log));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<Agent> agent,
+      Agent::Start([target, options] { return grpcutil::MakeChannel(target, options); },
+                   std::move(identity), config, std::move(log)));
+  return agent;
 }
 
 }  // namespace assisted::agent

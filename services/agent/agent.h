@@ -4,8 +4,8 @@
 // opens ONE bidirectional gRPC stream to the orchestrator (always from the host side, so
 // firewalls and proxies need no inbound rule), registers the host and runs the steps it is sent.
 //
-// Today the agent registers and keeps its stream; it answers the inventory step and reports the
-// other steps as unsupported until the step executors and the hardware collector are wired in.
+// The agent registers, keeps its stream, and runs the steps it is pushed with the executors of
+// services/agent/steps (connectivity, NTP, DNS, registries, disk speed, logs, …).
 
 #ifndef ASSISTED_SERVICES_AGENT_AGENT_H_
 #define ASSISTED_SERVICES_AGENT_AGENT_H_
@@ -35,6 +35,10 @@ struct Config {
   std::string root = "/";
   // A simulated-host profile; empty on real hardware.
   std::string simulate;
+  // Port other hosts' connectivity checks probe (0: no listener).
+  int probe_port = 9099;
+  // Steps running at once.
+  int max_concurrent_steps = 4;
 
   void Register(config::Parser& parser);
 };

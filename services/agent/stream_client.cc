@@ -58,6 +58,12 @@ void StreamClient::OnResult(types::v1::StepResult result) {
   Write(outbox_.Add(std::move(message)));
 }
 
+void StreamClient::SendLogChunk(v1::LogChunk chunk) {
+  v1::AgentMessage message;
+  *message.mutable_log_chunk() = std::move(chunk);
+  Write(outbox_.Add(std::move(message)));
+}
+
 void StreamClient::Run() {
   while (!stop_.HasBeenNotified()) {
     absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = channels_();

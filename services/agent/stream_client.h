@@ -76,6 +76,9 @@ class StreamClient {
   // Ends Run(): cancels the stream and interrupts any backoff wait. Thread-safe.
   void Stop();
 
+  // Sends a log chunk of a running step (kept until acknowledged, like results). Thread-safe.
+  void SendLogChunk(v1::LogChunk chunk);
+
   // How many streams registered successfully so far (for tests and simulation).
   int registrations() const;
   const Outbox& outbox() const { return outbox_; }
