@@ -1,0 +1,42 @@
+// File: services/agent/hardware/fixture_trees.cc
+
+#include "services/agent/hardware/fixture_trees.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "absl/strings/str_cat.h"
+#include "tests/harness/probes.h"
+
+namespace assisted::agent::hardware::testing {
+
+absl::StatusOr<std::string> FixtureRoot(absl::string_view name) {
+  // README.md sits beside the trees and is a plain file, so its runfile leads to the source.
+  const std::string readme = assisted::testing::RunfilePath("tests/fixtures/hosts/README.md");
+  std::error_code error;
+  const std::filesystem::path real = std::filesystem::canonical(readme, error);
+  if (error) return absl::NotFoundError(absl::StrCat("no fixture trees at ", readme));
+  const std::filesystem::path root = real.parent_path() / std::string(name);
+  if (!std::filesystem::is_directory(root, error)) {
+    return absl::NotFoundError(absl::StrCat("no fixture host ", root.string()));
+  }
+  return root.string();
+}
+
+absl::StatusOr<std::string> CopyFixture(absl::string_view name, const std::string& parent) {
+  absl::StatusOr<std::string> source = FixtureRoot(name);
+  if (!source.ok()) return source.status();
+  const std::filesystem::path target = std::filesystem::path(parent) / std::string(name);
+  std::error_code error;
+  std::filesystem::remove_all(target, error);
+  std::filesystem::copy(
+      *source, target,
+      std::filesystem::copy_options::recursive | std::filesystem::copy_options::copy_symlinks,
+      error);
+  if (error) {
+    return absl::InternalError(absl::StrCat("cannot copy ", *source, ": ", error.message()));
+  }
+  return target.string();
+}
+
+}  // namespace assisted::agent::hardware::testing
