@@ -22,6 +22,8 @@ namespace {
 
 // More CPUs than any machine has; a larger "online" list is corrupt.
 constexpr int64_t kMaxCpus = 1 << 16;
+// Current x86 CPUs report about 150 flags; the rest of a longer list is noise.
+constexpr int kMaxFlags = 1024;
 
 // cpuinfo's "key<TAB>: value" lines, in order.
 std::vector<std::pair<std::string, std::string>> CpuinfoFields(absl::string_view text) {
@@ -99,6 +101,7 @@ types::v1::Cpu CollectCpu(const HostRoot& root, absl::string_view architecture) 
     } else if ((key == "flags" || key == "Features") && !have_flags) {
       have_flags = true;
       for (absl::string_view flag : absl::StrSplit(value, ' ', absl::SkipWhitespace())) {
+        if (cpu.flags_size() == kMaxFlags) break;
         cpu.add_flags(std::string(flag));
       }
     } else if (key == "cpu MHz") {

@@ -3,6 +3,7 @@
 #include "services/agent/hardware/fixture_trees.h"
 
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 #include "absl/strings/str_cat.h"
@@ -37,6 +38,43 @@ absl::StatusOr<std::string> CopyFixture(absl::string_view name, const std::strin
     return absl::InternalError(absl::StrCat("cannot copy ", *source, ": ", error.message()));
   }
   return target.string();
+}
+
+namespace {
+
+// Makes room for a new entry at `full`: its directory exists and nothing is in the way.
+absl::Status Prepare(const std::filesystem::path& full) {
+  std::error_code error;
+  std::filesystem::create_directories(full.parent_path(), error);
+  if (!error) std::filesystem::remove(full, error);
+  if (error)
+    return absl::InternalError(
+        absl::StrCat("cannot prepare ", full.string(), ": ", error.message()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status WriteFixtureFile(const std::string& root, const std::string& path,
+                              absl::string_view content) {
+  const std::filesystem::path full = std::filesystem::path(root) / path;
+  if (absl::Status prepared = Prepare(full); !prepared.ok()) return prepared;
+  std::ofstream out(full, std::ios::binary);
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  out.close();
+  if (!out) return absl::InternalError(absl::StrCat("cannot write ", full.string()));
+  return absl::OkStatus();
+}
+
+absl::Status LinkFixtureFile(const std::string& root, const std::string& path,
+                             const std::string& target) {
+  const std::filesystem::path full = std::filesystem::path(root) / path;
+  if (absl::Status prepared = Prepare(full); !prepared.ok()) return prepared;
+  std::error_code error;
+  std::filesystem::create_symlink(target, full, error);
+  if (error)
+    return absl::InternalError(absl::StrCat("cannot link ", full.string(), ": ", error.message()));
+  return absl::OkStatus();
 }
 
 }  // namespace assisted::agent::hardware::testing

@@ -25,6 +25,15 @@ absl::StatusOr<std::string> FixtureRoot(absl::string_view name);
 // returns it.
 absl::StatusOr<std::string> CopyFixture(absl::string_view name, const std::string& parent);
 
+// Writes `content` to `path` under `root` (a copy), creating directories and replacing a link
+// or file that is there.
+absl::Status WriteFixtureFile(const std::string& root, const std::string& path,
+                              absl::string_view content);
+
+// Makes `path` under `root` a symbolic link to `target`, replacing what is there.
+absl::Status LinkFixtureFile(const std::string& root, const std::string& path,
+                             const std::string& target);
+
 }  // namespace assisted::agent::hardware::testing
 
 #endif  // ASSISTED_SERVICES_AGENT_HARDWARE_FIXTURE_TREES_H_

@@ -16,16 +16,25 @@
 #include "services/agent/hardware/gpus.h"
 #include "services/agent/hardware/interfaces.h"
 #include "services/agent/hardware/routes.h"
+#include "services/agent/hardware/sanitize.h"
 
 namespace assisted::agent::hardware {
 namespace {
 
 constexpr int64_t kMaxMinDiskSizeGb = 1'000'000;
+// Longer than any kernel command line (COMMAND_LINE_SIZE is at most 4096) or DMI string.
+constexpr size_t kMaxTextBytes = 4096;
 
 constexpr std::array<absl::string_view, 6> kLocalhostNames = {
     "localhost",  "localhost.localdomain",   "localhost4", "localhost4.localdomain4",
     "localhost6", "localhost6.localdomain6",
 };
+
+void NoteTruncation(std::string reason, types::v1::Inventory* inventory) {
+  types::v1::InventoryTruncation& truncation = *inventory->mutable_truncation();
+  truncation.set_type(types::v1::TRUNCATION_TYPE_PARTIAL);
+  truncation.add_reasons(std::move(reason));
+}
 
 // Moves the first `limit` items of `items` into `out`; notes a cut in `inventory`.
 template <typename T>
@@ -33,10 +42,9 @@ void AddBounded(std::vector<T> items, int limit, absl::string_view what,
                 google::protobuf::RepeatedPtrField<T>* out, types::v1::Inventory* inventory) {
   const size_t kept = std::min(items.size(), static_cast<size_t>(limit));
   for (size_t i = 0; i < kept; ++i) *out->Add() = std::move(items[i]);
-  if (kept == items.size()) return;
-  types::v1::InventoryTruncation& truncation = *inventory->mutable_truncation();
-  truncation.set_type(types::v1::TRUNCATION_TYPE_PARTIAL);
-  truncation.add_reasons(absl::StrCat(what, ": ", items.size(), " found, ", kept, " kept"));
+  if (kept < items.size()) {
+    NoteTruncation(absl::StrCat(what, ": ", items.size(), " found, ", kept, " kept"), inventory);
+  }
 }
 
 }  // namespace
@@ -90,6 +98,10 @@ absl::StatusOr<types::v1::Inventory> CollectInventory(const HostRoot& root,
              inventory.mutable_interfaces(), &inventory);
   AddBounded(CollectRoutes(root), options.max_routes, "routes", inventory.mutable_routes(),
              &inventory);
+  if (const int cut = SanitizeStrings(&inventory, kMaxTextBytes); cut > 0) {
+    NoteTruncation(absl::StrCat("text: ", cut, " values longer than ", kMaxTextBytes, " bytes cut"),
+                   &inventory);
+  }
   return inventory;
 }
 

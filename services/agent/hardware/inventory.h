@@ -10,8 +10,8 @@
 //   ASSIGN_OR_RETURN(types::v1::Inventory inventory, CollectInventory(root, options));
 //
 // Reading never fails on the machine's account: a missing or unreadable source leaves its
-// fields empty, so an empty root yields a sparse but valid inventory. Lists are bounded; what
-// is cut is recorded in `truncation`.
+// fields empty, so an empty root yields a sparse but valid inventory. Lists and texts are
+// bounded and every text is valid UTF-8; what is cut is recorded in `truncation`.
 
 #ifndef ASSISTED_SERVICES_AGENT_HARDWARE_INVENTORY_H_
 #define ASSISTED_SERVICES_AGENT_HARDWARE_INVENTORY_H_
