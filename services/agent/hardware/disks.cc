@@ -181,12 +181,13 @@ void AssignIds(const std::map<std::string, std::vector<std::string>>& by_id,
         }
       }
     }
-    if (auto it = by_path.find(device.name); it != by_path.end()) {
-      const std::string udev_path = device.udev.Get("ID_PATH");
-      const bool has_udev_link =
-          std::find(it->second.begin(), it->second.end(), udev_path) != it->second.end();
-      disk.set_by_path(
-          absl::StrCat("/", kByPath, "/", has_udev_link ? udev_path : it->second.front()));
+    // udev names the by-path link after ID_PATH; two devices can claim the same one.
+    std::string path = device.udev.Get("ID_PATH");
+    if (auto it = by_path.find(device.name); path.empty() && it != by_path.end()) {
+      path = it->second.front();
+    }
+    if (!path.empty()) {
+      disk.set_by_path(absl::StrCat("/", kByPath, "/", path));
       ++path_users[disk.by_path()];
     }
   }

@@ -25,8 +25,8 @@ struct DiskOptions {
 };
 
 // Sorted by kernel name. Per disk: path "/dev/<name>"; by_id (the wwn-* or nvme-eui.* link,
-// else "") and by_path (the udev ID_PATH link, else the first by-path link; cleared when two
-// disks share it); id = by_id, else by_path, else path; drive_type from the name, rotation and
+// else "") and by_path (named after udev's ID_PATH, else the first by-path link to the disk;
+// cleared when two disks claim the same); id = by_id, else by_path, else path; drive_type from the name, rotation and
 // bus (HDD/SSD, ODD, FDD, RAID, Multipath, LVM, iSCSI, FC, else Unknown); size from `size` ×
 // 512; model, vendor, serial and WWN from udev, else sysfs (a multipath device takes them from
 // its first path); hctl; bootable (an MBR signature in the first sector); removable;
