@@ -26,10 +26,10 @@ struct DiskOptions {
 
 // Sorted by kernel name. Per disk: path "/dev/<name>"; by_id (the wwn-* or nvme-eui.* link,
 // else "") and by_path (named after udev's ID_PATH, else the first by-path link to the disk;
-// cleared when two disks claim the same); id = by_id, else by_path, else path; drive_type from the name, rotation and
-// bus (HDD/SSD, ODD, FDD, RAID, Multipath, LVM, iSCSI, FC, else Unknown); size from `size` ×
-// 512; model, vendor, serial and WWN from udev, else sysfs (a multipath device takes them from
-// its first path); hctl; bootable (an MBR signature in the first sector); removable;
+// cleared when two disks claim the same); id = by_id, else by_path, else path; drive_type from the
+// name, rotation and bus (HDD/SSD, ODD, FDD, RAID, Multipath, LVM, iSCSI, FC, else Unknown); size
+// from `size` × 512; model, vendor, serial and WWN from udev, else sysfs (a multipath device takes
+// them from its first path); hctl; bootable (an MBR signature in the first sector); removable;
 // rotational; is_installation_media (holds the mount of /run/media/iso or of a path ending in
 // "iso", is named by the coreos.liveiso= label, or is an optical drive); has_uuid (a WWN is
 // known); partition_types (the partition table type); holders; installation_eligibility.

@@ -2,6 +2,7 @@
 
 #include "services/agent/hardware/fixture_trees.h"
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -54,6 +55,16 @@ absl::Status Prepare(const std::filesystem::path& full) {
 }
 
 }  // namespace
+
+std::string FreshTempDir(absl::string_view name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::filesystem::path dir =
+      std::filesystem::path(tmp != nullptr ? tmp : "/tmp") / std::string(name);
+  std::error_code error;
+  std::filesystem::remove_all(dir, error);
+  std::filesystem::create_directories(dir, error);
+  return dir.string();
+}
 
 absl::Status WriteFixtureFile(const std::string& root, const std::string& path,
                               absl::string_view content) {

@@ -25,6 +25,9 @@ absl::StatusOr<std::string> FixtureRoot(absl::string_view name);
 // returns it.
 absl::StatusOr<std::string> CopyFixture(absl::string_view name, const std::string& parent);
 
+// A new, empty directory `name` under the test's temporary directory (TEST_TMPDIR).
+std::string FreshTempDir(absl::string_view name);
+
 // Writes `content` to `path` under `root` (a copy), creating directories and replacing a link
 // or file that is there.
 absl::Status WriteFixtureFile(const std::string& root, const std::string& path,

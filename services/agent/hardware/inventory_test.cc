@@ -64,18 +64,24 @@ std::vector<std::string> Reasons(const Disk& disk) {
   return {reasons.begin(), reasons.end()};
 }
 
-// --- laptop ----------------------------------------------------------------------------------
-
-class Laptop : public ::testing::Test {
+// The inventory of one machine, collected once for the tests of its suite.
+template <const char* kHost>
+class MachineTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { inventory_ = new Inventory(Collect("laptop")); }
+  static void SetUpTestSuite() { inventory_ = new Inventory(Collect(kHost)); }
   static void TearDownTestSuite() { delete inventory_; }
   static const Inventory& inventory() { return *inventory_; }
 
  private:
   static Inventory* inventory_;
 };
-Inventory* Laptop::inventory_ = nullptr;
+template <const char* kHost>
+Inventory* MachineTest<kHost>::inventory_ = nullptr;
+
+// --- laptop ----------------------------------------------------------------------------------
+
+constexpr char kLaptopHost[] = "laptop";
+using Laptop = MachineTest<kLaptopHost>;
 
 TEST_F(Laptop, LocalhostNameIsReplacedByTheFirstAddressedNicsMac) {
   EXPECT_EQ(inventory().hostname(), "8c-8c-aa-12-34-56");
@@ -201,16 +207,8 @@ TEST_F(Laptop, NothingTruncated) {
 
 // --- server ----------------------------------------------------------------------------------
 
-class Server : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { inventory_ = new Inventory(Collect("server")); }
-  static void TearDownTestSuite() { delete inventory_; }
-  static const Inventory& inventory() { return *inventory_; }
-
- private:
-  static Inventory* inventory_;
-};
-Inventory* Server::inventory_ = nullptr;
+constexpr char kServerHost[] = "server";
+using Server = MachineTest<kServerHost>;
 
 TEST_F(Server, HostnameCpuAndMemory) {
   EXPECT_EQ(inventory().hostname(), "sm-node03.lab.example.com");
@@ -368,16 +366,8 @@ TEST_F(Server, DefaultRoutesOverTheBond) {
 
 // --- vm --------------------------------------------------------------------------------------
 
-class Vm : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { inventory_ = new Inventory(Collect("vm")); }
-  static void TearDownTestSuite() { delete inventory_; }
-  static const Inventory& inventory() { return *inventory_; }
-
- private:
-  static Inventory* inventory_;
-};
-Inventory* Vm::inventory_ = nullptr;
+constexpr char kVmHost[] = "vm";
+using Vm = MachineTest<kVmHost>;
 
 TEST_F(Vm, HostnameFromEtcAndVirtualCpu) {
   EXPECT_EQ(inventory().hostname(), "vm-master-0");

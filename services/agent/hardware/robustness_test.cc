@@ -3,7 +3,6 @@
 // Whatever a machine (or a broken fixture) shows, collecting never crashes and always yields an
 // inventory a receiver can parse: empty roots, absurd numbers, random bytes, odd links.
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -30,14 +29,6 @@ using ::testing::Contains;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using types::v1::Inventory;
-
-std::string TempDir(absl::string_view name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const fs::path dir = fs::path(tmp != nullptr ? tmp : "/tmp") / std::string(name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
 
 // Collecting succeeds, the host id is a lower-case UUID and the message survives the wire.
 Inventory CollectChecked(const std::string& root) {
@@ -69,17 +60,17 @@ void ExpectSparse(const Inventory& inventory) {
 }
 
 TEST(EmptyRoot, AMissingRootGivesASparseInventory) {
-  const std::string root = TempDir("missing") + "/not-there";
+  const std::string root = testing::FreshTempDir("missing") + "/not-there";
   ExpectSparse(CollectChecked(root));
   EXPECT_EQ(HostId(HostRoot(root)), kFallbackHostId);
 }
 
 TEST(EmptyRoot, AnEmptyDirectoryGivesASparseInventory) {
-  ExpectSparse(CollectChecked(TempDir("empty")));
+  ExpectSparse(CollectChecked(testing::FreshTempDir("empty")));
 }
 
 TEST(EmptyRoot, EmptyFilesGiveASparseInventory) {
-  const std::string root = TempDir("empty-files");
+  const std::string root = testing::FreshTempDir("empty-files");
   for (const char* path : {"proc/cpuinfo", "proc/meminfo", "proc/mounts", "proc/cmdline",
                            "proc/net/route", "proc/net/ipv6_route", "proc/net/if_inet6",
                            "assisted/addresses.json", "sys/class/dmi/id/board_serial"}) {
@@ -91,7 +82,8 @@ TEST(EmptyRoot, EmptyFilesGiveASparseInventory) {
 class Corrupted : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::string> copy = testing::CopyFixture("server", TempDir("corrupted"));
+    absl::StatusOr<std::string> copy =
+        testing::CopyFixture("server", testing::FreshTempDir("corrupted"));
     ASSERT_THAT(copy, IsOk());
     root_ = *copy;
   }
@@ -173,7 +165,7 @@ TEST(Fuzz, RandomlyCorruptedFixturesNeverBreakTheCollector) {
   };
   int seed = 0;
   for (const char* host : {"laptop", "server", "vm"}) {
-    absl::StatusOr<std::string> root = testing::CopyFixture(host, TempDir("fuzz"));
+    absl::StatusOr<std::string> root = testing::CopyFixture(host, testing::FreshTempDir("fuzz"));
     ASSERT_THAT(root, IsOk());
     std::vector<std::string> files;
     for (const fs::directory_entry& entry : fs::recursive_directory_iterator(*root)) {

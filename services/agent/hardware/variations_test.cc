@@ -4,7 +4,6 @@
 // changed: mounted disks, LVM and other device-mapper devices, hidden NVMe paths, shared bus
 // paths, other firmware states, bridges.
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -31,12 +30,9 @@ using types::v1::Inventory;
 class Variation : public ::testing::Test {
  protected:
   void Use(absl::string_view host) {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const fs::path parent = fs::path(tmp != nullptr ? tmp : "/tmp") /
-                            ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::remove_all(parent);
-    fs::create_directories(parent);
-    absl::StatusOr<std::string> copy = testing::CopyFixture(host, parent.string());
+    absl::StatusOr<std::string> copy = testing::CopyFixture(
+        host,
+        testing::FreshTempDir(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     ASSERT_THAT(copy, IsOk());
     root_ = *copy;
   }
