@@ -6,12 +6,15 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
-#include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/process/subprocess.h"
 #include "lib/random/random.h"
 #include "lib/status/status_macros.h"
 #include "lib/time/clock.h"
+#include "services/agent/hardware/addresses.h"
+#include "services/agent/hardware/host_id.h"
+#include "services/agent/hardware/host_root.h"
+#include "services/agent/hardware/inventory.h"
 #include "services/agent/steps/executors.h"
 #include "services/agent/steps/net_probe.h"
 #include "services/agent/steps/step_runner.h"
@@ -147,17 +150,14 @@ class Agent final : public service::RunningService {
   std::thread thread_;  // started last, once everything above is ready
 };
 
-// The host id when none is given: the machine's SMBIOS UUID, lower-cased.
-absl::StatusOr<std::string> DerivedHostId(const std::string& root) {
-  absl::StatusOr<std::string> uuid = ReadFile(
-      (std::filesystem::path(root) / "sys/class/dmi/id/product_uuid").string(), "product_uuid");
-  if (!uuid.ok()) {
-    return absl::FailedPreconditionError(
-        "cannot derive a host id from the hardware; pass --host-id");
-  }
-  std::string id = absl::AsciiStrToLower(absl::StripAsciiWhitespace(*uuid));
-  RETURN_IF_ERROR(config::Uuid(id));
-  return id;
+// The hardware inventory of `root` ("/" on a real host, a fixture tree in simulation); never
+// fails, at worst it is sparse.
+types::v1::Inventory Collect(const std::string& root) {
+  const hardware::HostRoot host_root(root);
+  hardware::SystemAddressSource system_addresses;
+  hardware::CollectOptions options;
+  if (root == "/") options.addresses = &system_addresses;  // else the tree's own address files
+  return hardware::CollectInventory(host_root, options).value_or(types::v1::Inventory());
 }
 
 }  // namespace
@@ -186,16 +186,13 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                                service::Context& context) {
   StreamIdentity identity;
   identity.infra_env_id = absl::AsciiStrToLower(config.infra_env_id);
-  if (!config.host_id.empty()) {
-    identity.host_id = absl::AsciiStrToLower(config.host_id);
-  } else {
-    ASSIGN_OR_RETURN(identity.host_id, DerivedHostId(config.root));
-  }
+  identity.host_id = config.host_id.empty() ? hardware::HostId(hardware::HostRoot(config.root))
+                                            : absl::AsciiStrToLower(config.host_id);
   SystemRandom random;
   identity.instance_id = RandomUuid(random);
   identity.agent_version = service::kVersion;
   identity.token = config.agent_token;
-  identity.inventory = [] { return types::v1::Inventory(); };
+  identity.inventory = [root = config.root] { return Collect(root); };
   const grpcutil::ChannelOptions options{.tls = config.tls, .ca_bundle_file = config.ca_bundle};
   const std::string target = config.orchestrator_address;
   // Fail start-up on a bad CA bundle rather than retrying forever.

@@ -95,6 +95,17 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
     return stub->GetHost(&context, get, &host).ok();
   };
   EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15))) << ReadAll(log);
+  {
+    // The host came with the machine's real hardware inventory.
+    inv::GetHostRequest get;
+    get.set_infra_env_id(infra_env.id());
+    get.set_id(kHost);
+    types::v1::Host host;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub->GetHost(&context, get, &host).ok());
+    EXPECT_GT(host.inventory().cpu().count(), 0) << host.inventory().DebugString();
+    EXPECT_GT(host.inventory().memory().usable_bytes(), 0);
+  }
   EXPECT_TRUE(Eventually([&] { return Count(ReadAll(log), "INFO agent: registered") >= 1; },
                          absl::Seconds(5)));
 
