@@ -294,8 +294,8 @@ Change ChangeOf(const M& message, v1::ChangeType type) {
 
 // Writes `message`'s document and columns over the existing row and bumps its version.
 template <typename M>
-absl::StatusOr<M> Rewrite(pg::Transaction& tx, const Caller& caller, const M& message,
-                          const pg::Param* secret, v1::ChangeType change) {
+absl::StatusOr<M> Rewrite(pg::Transaction& tx, const M& message, const pg::Param* secret,
+                          v1::ChangeType change) {
   using T = Traits<M>;
   Query q;
   std::string sets = absl::StrCat("doc = ", q.Add(Document(message)),
@@ -483,8 +483,7 @@ absl::StatusOr<M> UpdateFields(pg::Transaction& tx, const Caller& caller,
   const bool writes_secret = T::kHasSecret && MaskHas(mask, "pull_secret");
   if (writes_secret && validators.pull_secret) RETURN_IF_ERROR(validators.pull_secret(secret));
   const pg::Param new_secret = secret;
-  return Rewrite(tx, caller, merged, writes_secret ? &new_secret : nullptr,
-                 v1::CHANGE_TYPE_UPDATED);
+  return Rewrite(tx, merged, writes_secret ? &new_secret : nullptr, v1::CHANGE_TYPE_UPDATED);
 }
 
 // Status compare-and-set without a patch or fence, the orchestrator's most frequent write, in
@@ -540,7 +539,7 @@ absl::StatusOr<M> CompareAndSetStatus(pg::Transaction& tx, const Caller& caller,
   T::SetStatus(T::StatusName(target), merged);
   merged.set_status_info(status_info);
   T::SetStatusTime(now, merged);
-  return Rewrite(tx, caller, merged, nullptr, v1::CHANGE_TYPE_UPDATED);
+  return Rewrite(tx, merged, nullptr, v1::CHANGE_TYPE_UPDATED);
 }
 
 // Soft delete (deleted_at, version bump) or purge of one row; returns the row as it was.
