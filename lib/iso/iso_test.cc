@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/file/read_file.h"
 #include "lib/iso/cpio.h"
 #include "lib/iso/embed.h"
 #include "lib/iso/iso9660.h"
@@ -27,13 +28,6 @@ using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
 
 constexpr char kConfig[] = R"({"ignition":{"version":"3.2.0"}})";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 class IsoTest : public ::testing::Test {
  protected:
@@ -159,8 +153,8 @@ TEST_F(IsoTest, PatchedImageIsTheBaseOutsideTheAreasAndToolsReadItsContent) {
   Materialise(*iso, patches, patched);
 
   // Byte-identical outside the areas, same length.
-  const std::string base_bytes = ReadAll(image_);
-  std::string patched_bytes = ReadAll(patched);
+  const std::string base_bytes = ReadFile(image_, "test file").value_or("");
+  std::string patched_bytes = ReadFile(patched, "test file").value_or("");
   ASSERT_EQ(patched_bytes.size(), base_bytes.size());
   for (const Patch& patch : patches) {
     patched_bytes.replace(patch.offset, patch.bytes.size(),
@@ -178,7 +172,7 @@ TEST_F(IsoTest, PatchedImageIsTheBaseOutsideTheAreasAndToolsReadItsContent) {
        "-extract", "/isolinux/isolinux.cfg", extracted + "/isolinux.cfg"});
 
   // The embed area decompresses with the system tools to our config.ign.
-  auto cpio = Gunzip(ReadAll(extracted + "/ignition.img"));
+  auto cpio = Gunzip(ReadFile(extracted + "/ignition.img", "test file").value_or(""));
   ASSERT_THAT(cpio, IsOk());
   std::ofstream(extracted + "/ignition.cpio", std::ios::binary) << *cpio;
   const auto unpacked =
@@ -188,7 +182,7 @@ TEST_F(IsoTest, PatchedImageIsTheBaseOutsideTheAreasAndToolsReadItsContent) {
 
   // The kargs appear in both boot loader configs with their padding and marker kept.
   for (const char* config : {"grub.cfg", "isolinux.cfg"}) {
-    const std::string text = ReadAll(extracted + "/" + config);
+    const std::string text = ReadFile(extracted + "/" + config, "test file").value_or("");
     EXPECT_THAT(text, HasSubstr("ignition.platform.id=metal ip=dhcp rd.neednet=1\n###")) << config;
     EXPECT_THAT(text, HasSubstr("#### COREOS_KARG_EMBED_AREA")) << config;
     EXPECT_EQ(text.size(),

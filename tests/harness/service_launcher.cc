@@ -6,18 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 #include "tests/harness/probes.h"
 
 namespace assisted::testing {
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 std::string Tail(const std::string& text, size_t bytes = 4000) {
   return text.size() <= bytes ? text : text.substr(text.size() - bytes);
@@ -64,7 +58,7 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
   }
 }
 
-std::string LaunchedService::Log() const { return ReadFile(log_path_); }
+std::string LaunchedService::Log() const { return ReadFile(log_path_, "service log").value_or(""); }
 
 int LaunchedService::Stop(absl::Duration grace) { return process_->Stop(grace); }
 

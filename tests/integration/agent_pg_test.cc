@@ -11,6 +11,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
+#include "lib/file/read_file.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "tests/harness/postgres_test.h"
@@ -25,13 +26,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kHost[] = "5d0c9a1e-3b7f-4e2a-9c41-8f6b2d0e7a13";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 int Count(const std::string& text, const std::string& needle) {
   int count = 0;
@@ -94,7 +88,8 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
     grpc::ClientContext context;
     return stub->GetHost(&context, get, &host).ok();
   };
-  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15))) << ReadAll(log);
+  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15)))
+      << ReadFile(log, "test file").value_or("");
   {
     // The host came with the machine's real hardware inventory.
     inv::GetHostRequest get;
@@ -106,26 +101,31 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
     EXPECT_GT(host.inventory().cpu().count(), 0) << host.inventory().DebugString();
     EXPECT_GT(host.inventory().memory().usable_bytes(), 0);
   }
-  EXPECT_TRUE(Eventually([&] { return Count(ReadAll(log), "INFO agent: registered") >= 1; },
-                         absl::Seconds(5)));
+  EXPECT_TRUE(Eventually(
+      [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 1; },
+      absl::Seconds(5)));
 
   // The orchestrator goes away and comes back on the same address: the agent re-registers.
   EXPECT_EQ((*orchestrator)->Stop(), 0);
-  EXPECT_TRUE(Eventually([&] { return ReadAll(log).find("reconnecting") != std::string::npos; },
-                         absl::Seconds(15)))
-      << ReadAll(log);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        return ReadFile(log, "test file").value_or("").find("reconnecting") != std::string::npos;
+      },
+      absl::Seconds(15)))
+      << ReadFile(log, "test file").value_or("");
   auto restarted = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                             .args = orchestrator_args,
                                             .grpc_port = port});
   ASSERT_THAT(restarted, IsOk());
-  EXPECT_TRUE(Eventually([&] { return Count(ReadAll(log), "INFO agent: registered") >= 2; },
-                         absl::Seconds(20)))
-      << ReadAll(log);
+  EXPECT_TRUE(Eventually(
+      [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 2; },
+      absl::Seconds(20)))
+      << ReadFile(log, "test file").value_or("");
 
   (*agent)->Signal(SIGTERM);
   EXPECT_THAT((*agent)->Wait(absl::Seconds(10)), IsOkAndHolds(0));
-  EXPECT_THAT(ReadAll(log), HasSubstr("stopped"));
-  EXPECT_THAT(ReadAll(log), Not(HasSubstr("s3cret-token")));
+  EXPECT_THAT(ReadFile(log, "test file").value_or(""), HasSubstr("stopped"));
+  EXPECT_THAT(ReadFile(log, "test file").value_or(""), Not(HasSubstr("s3cret-token")));
 }
 
 }  // namespace

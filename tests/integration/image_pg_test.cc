@@ -15,6 +15,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
+#include "lib/file/read_file.h"
 #include "lib/iso/cpio.h"
 #include "lib/iso/embed.h"
 #include "lib/iso/iso9660.h"
@@ -32,13 +33,6 @@ namespace inv = ::assisted::inventory::v1;
 namespace img = ::assisted::image::v1;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
 
 class ImageTest : public PostgresTest {
  protected:
@@ -126,7 +120,7 @@ TEST_F(ImageTest, TheDownloadedIsoCarriesAValidDiscoveryIgnitionAndIsOtherwiseTh
   auto download = HttpGet(urls.url(), absl::Seconds(30));
   ASSERT_THAT(download, IsOk());
   ASSERT_EQ(download->status, 200);
-  const std::string base = ReadAll(dir_ + "/base.iso");
+  const std::string base = ReadFile(dir_ + "/base.iso", "test file").value_or("");
   ASSERT_EQ(download->body.size(), base.size());
   EXPECT_EQ(download->headers["content-length"], absl::StrCat(base.size()));
   EXPECT_EQ(download->headers["accept-ranges"], "bytes");
@@ -155,11 +149,11 @@ TEST_F(ImageTest, TheDownloadedIsoCarriesAValidDiscoveryIgnitionAndIsOtherwiseTh
   std::filesystem::create_directories(out);
   Run({"xorriso", "-osirrox", "on", "-indev", iso_path, "-extract", "/images/ignition.img",
        out + "/ignition.img"});
-  auto cpio = iso::Gunzip(ReadAll(out + "/ignition.img"));
+  auto cpio = iso::Gunzip(ReadFile(out + "/ignition.img", "test file").value_or(""));
   ASSERT_THAT(cpio, IsOk());
   std::ofstream(out + "/ignition.cpio", std::ios::binary) << *cpio;
   EXPECT_EQ(Run({"sh", "-c", "cpio -idm --quiet < ignition.cpio"}, out).exit_code, 0);
-  const std::string config = ReadAll(out + "/config.ign");
+  const std::string config = ReadFile(out + "/config.ign", "test file").value_or("");
   EXPECT_THAT(config, HasSubstr("assisted-agent.service"));
   EXPECT_THAT(config, HasSubstr(infra_env_.id()));
   const auto validated = Run({"ignition-validate", out + "/config.ign"});
