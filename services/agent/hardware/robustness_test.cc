@@ -112,7 +112,9 @@ TEST_F(Corrupted, HugeNumbersAreTreatedAsMissing) {
   const Inventory inventory = CollectChecked(root_);
   for (const char* name : {"sda", "sdb", "sdc"}) {
     for (const types::v1::Disk& disk : inventory.disks()) {
-      if (disk.name() == name) EXPECT_EQ(disk.size_bytes(), 0) << name;
+      if (disk.name() == name) {
+        EXPECT_EQ(disk.size_bytes(), 0) << name;
+      }
     }
   }
   EXPECT_EQ(inventory.memory().usable_bytes(), 0);
