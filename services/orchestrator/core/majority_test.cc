@@ -124,7 +124,9 @@ TEST(Majority, RandomPartialConnectivityGivesAMaximalGroup) {
     for (const std::string& id : g.hosts) members.push_back(std::stoi(id.substr(1)));
     for (int a : members) {
       for (int b : members) {
-        if (a != b) ASSERT_TRUE(link[a][b] && link[b][a]) << "p=" << p;
+        if (a != b) {
+          ASSERT_TRUE(link[a][b] && link[b][a]) << "p=" << p;
+        }
       }
     }
     std::set<int> in(members.begin(), members.end());
@@ -134,7 +136,9 @@ TEST(Majority, RandomPartialConnectivityGivesAMaximalGroup) {
                                [&](int m) { return link[v][m] && link[m][v]; });
       EXPECT_FALSE(joins) << "h" << v << " could join, p=" << p;
     }
-    if (p >= 0.99) EXPECT_GE(members.size(), 3u);
+    if (p >= 0.99) {
+      EXPECT_GE(members.size(), 3u);
+    }
   }
 }
 
