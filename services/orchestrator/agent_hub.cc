@@ -2,9 +2,19 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
+#include "lib/status/grpc_status.h"
+#include "lib/status/status_macros.h"
+#include "services/orchestrator/core/agent_reports.h"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/host_state_machine.h"
+#include "services/orchestrator/core/host_validations.h"
+#include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/next_steps.h"
+#include "services/orchestrator/core/timeouts.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -267,7 +277,89 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   registered.set_cluster_id(host.cluster_id());
   registered.set_host_status(host.status());
   session->Send(std::move(reply));
-  PushInstructions(session, host);
+  // The registration brought an inventory: judge the host on it before choosing its steps.
+  absl::StatusOr<types::v1::Host> refreshed = RefreshHost(host.infra_env_id(), host.id());
+  if (!refreshed.ok()) {
+    log_.Warning("cannot refresh the host",
+                 {{"host_id", host.id()}, {"error", refreshed.status().message()}});
+  }
+  PushInstructions(session, refreshed.ok() ? *refreshed : host);
+}
+
+absl::StatusOr<types::v1::Host> AgentHub::RefreshHost(const std::string& infra_env_id,
+                                                      const std::string& host_id) {
+  inv::GetHostRequest get;
+  get.set_infra_env_id(infra_env_id);
+  get.set_id(host_id);
+  types::v1::Host host;
+  RETURN_IF_ERROR(FromGrpcStatus(inventory_->GetHost(Context().get(), get, &host)));
+  types::v1::Cluster cluster;
+  std::vector<types::v1::Host> members;
+  const bool bound = !host.cluster_id().empty();
+  if (bound) {
+    inv::GetClusterRequest get_cluster;
+    get_cluster.set_id(host.cluster_id());
+    get_cluster.set_include_hosts(true);
+    RETURN_IF_ERROR(FromGrpcStatus(inventory_->GetCluster(Context().get(), get_cluster, &cluster)));
+    members.assign(cluster.hosts().begin(), cluster.hosts().end());
+    cluster.clear_hosts();
+  } else {
+    members.push_back(host);
+  }
+  std::vector<core::HostReports> reports;
+  reports.reserve(members.size());
+  for (const types::v1::Host& member : members) reports.push_back(core::ParseHostReports(member));
+  std::vector<core::HostView> views;
+  std::vector<const types::v1::Host*> pointers;
+  const types::v1::Host* self = &host;
+  const core::HostReports* self_reports = nullptr;
+  for (size_t i = 0; i < members.size(); ++i) {
+    views.push_back({&members[i], &reports[i]});
+    pointers.push_back(&members[i]);
+    if (members[i].id() == host.id() && members[i].infra_env_id() == host.infra_env_id()) {
+      self = &members[i];
+      self_reports = &reports[i];
+    }
+  }
+  if (self_reports == nullptr) return absl::NotFoundError("host not among its cluster's hosts");
+  const types::v1::Cluster* cluster_ptr = bound ? &cluster : nullptr;
+  ASSIGN_OR_RETURN(core::ClusterFacts facts,
+                   core::BuildClusterFacts(cluster_ptr, views, core::DefaultHwRequirements(), {}));
+  const absl::Time now = absl::Now();
+  const core::Timeouts timeouts;
+  const core::ValidationResults validations =
+      core::ValidateHost({*self, *self_reports, facts, now, timeouts.host});
+  const core::HostContext context =
+      core::MakeHostContext(*self, cluster_ptr, pointers, &validations, now, timeouts, {});
+  ASSIGN_OR_RETURN(
+      core::HostDecision decision,
+      core::HostStateMachine().Fire(core::HostEvent::kRefresh, self->status(), context));
+  inv::UpdateHostStatusRequest update;
+  update.set_infra_env_id(infra_env_id);
+  update.set_id(host_id);
+  update.set_expected_status(self->status());
+  update.set_new_status(decision.to);
+  update.set_status_info(decision.status_info.empty() ? self->status_info() : decision.status_info);
+  validations.ToProto(update.mutable_patch()->mutable_validations_info());
+  const bool validations_changed =
+      !google::protobuf::util::MessageDifferencer::Equivalent(update.patch(), [&] {
+        types::v1::Host current;
+        *current.mutable_validations_info() = self->validations_info();
+        return current;
+      }());
+  if (!decision.changed() && !validations_changed) return *self;
+  update.mutable_patch_mask()->add_paths("validations_info");
+  types::v1::Host written;
+  const grpc::Status status = inventory_->UpdateHostStatus(Context().get(), update, &written);
+  if (status.error_code() == grpc::StatusCode::ABORTED) return *self;  // someone moved it first
+  RETURN_IF_ERROR(FromGrpcStatus(status));
+  if (decision.changed()) {
+    log_.Info("host status changed", {{"host_id", host_id},
+                                      {"from", types::v1::HostStatus_Name(self->status())},
+                                      {"to", types::v1::HostStatus_Name(written.status())},
+                                      {"info", written.status_info()}});
+  }
+  return written;
 }
 
 void AgentHub::PushInstructions(const std::shared_ptr<Session>& session,
@@ -347,6 +439,15 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
         }
       }
       Acknowledge(session, seq);
+      // What the result taught us may change the host's validations and status; a new status
+      // brings new instructions.
+      absl::StatusOr<types::v1::Host> refreshed = RefreshHost(agent.infra_env_id, agent.host_id);
+      if (!refreshed.ok()) {
+        log_.Warning("cannot refresh the host",
+                     {{"host_id", agent.host_id}, {"error", refreshed.status().message()}});
+      } else if (refreshed->status() != host.status()) {
+        PushInstructions(session, *refreshed);
+      }
       return;
     }
     if (status.error_code() != grpc::StatusCode::ABORTED) break;

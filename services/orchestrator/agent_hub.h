@@ -68,6 +68,11 @@ class AgentHub final : public SessionHandler {
   void Refuse(const std::shared_ptr<Session>& session, const std::string& reason,
               agent::v1::RegistrationAction action, grpc::StatusCode code);
   void PushInstructions(const std::shared_ptr<Session>& session, const types::v1::Host& host);
+  // Re-runs the host's validations and the state machine's refresh on what the inventory holds,
+  // writes a changed status (compare-and-set) with the new validations, and returns the host as
+  // it is now. A lost race is left to the next refresh.
+  absl::StatusOr<types::v1::Host> RefreshHost(const std::string& infra_env_id,
+                                              const std::string& host_id);
   void Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq);
   std::unique_ptr<grpc::ClientContext> Context() const;
 

@@ -145,6 +145,28 @@ TEST_F(AgentStreamTest, RegistersTheHostAndPushesItsInstructions) {
   EXPECT_THAT(stream.instructions()[0].step().step_id(), HasSubstr("inventory-"));
 }
 
+TEST_F(AgentStreamTest, TheHostIsJudgedOnItsInventoryAndLeavesDiscovering) {
+  Stream stream(*agent_stub_);
+  agent::AgentMessage registration = Registration("instance-1");
+  types::v1::Inventory& inventory = *registration.mutable_register_()->mutable_inventory();
+  inventory.mutable_cpu()->set_count(1);  // too few cores for any role
+  inventory.mutable_memory()->set_usable_bytes(int64_t{2} << 30);
+  ASSERT_TRUE(stream.Send(registration));
+  ASSERT_TRUE(stream.Next().has_value());
+  ASSERT_TRUE(stream.Send(Result(1, "{}")));
+  ASSERT_TRUE(stream.Next().has_value());  // the ack comes after the refresh of registration
+  const types::v1::Host host = StoredHost();
+  EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND) << host.status_info();
+  EXPECT_GT(host.validations_info_size(), 0);
+  bool cpu_failed = false;
+  for (const types::v1::ValidationResult& result : host.validations_info()) {
+    if (result.id() == "has-min-cpu-cores") {
+      cpu_failed = result.status() == types::v1::VALIDATION_STATUS_FAILURE;
+    }
+  }
+  EXPECT_TRUE(cpu_failed) << host.DebugString();
+}
+
 TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
   {
     Stream stream(*agent_stub_);
