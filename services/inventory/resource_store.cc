@@ -626,10 +626,6 @@ absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& sq
   return EncodePageToken(keys(out[count - 1]));
 }
 
-std::string CreatedMicros(const google::protobuf::Timestamp& at) {
-  return absl::StrCat(at.seconds() * 1000000 + at.nanos() / 1000);
-}
-
 std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values) {
   return absl::StrCat(" AND ", column, " = ANY(",
                       q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")), "::text[])");
@@ -725,9 +721,9 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
                     " AND doc->>'openshift_cluster_id' = ", q.Add(request.openshift_cluster_id()));
   }
   if (request.has_updated_before()) {
-    absl::StrAppend(&sql, " AND updated_at < ",
-                    TimestampFromMicrosParam(
-                        (q.Add(CreatedMicros(request.updated_before())), q.params().size())));
+    absl::StrAppend(
+        &sql, " AND updated_at < ",
+        TimestampFromMicrosParam((q.Add(MicrosText(request.updated_before())), q.params().size())));
   }
   sql += " ORDER BY created_at, id";
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListClustersResponse> {
@@ -736,7 +732,7 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
                      FetchPage<Cluster>(
                          tx, sql, q, page,
                          [](const Cluster& c) -> std::vector<std::string> {
-                           return {CreatedMicros(c.created_at()), c.id()};
+                           return {MicrosText(c.created_at()), c.id()};
                          },
                          *response.mutable_clusters()));
     if (request.include_hosts()) {
@@ -843,7 +839,7 @@ absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
                                           FetchPage<InfraEnv>(
                                               tx, sql, q, page,
                                               [](const InfraEnv& e) -> std::vector<std::string> {
-                                                return {CreatedMicros(e.created_at()), e.id()};
+                                                return {MicrosText(e.created_at()), e.id()};
                                               },
                                               *response.mutable_infra_envs()));
                          return response;
@@ -970,7 +966,7 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
                      FetchPage<Host>(
                          tx, sql, q, page,
                          [](const Host& h) -> std::vector<std::string> {
-                           return {CreatedMicros(h.created_at()), h.infra_env_id(), h.id()};
+                           return {MicrosText(h.created_at()), h.infra_env_id(), h.id()};
                          },
                          *response.mutable_hosts()));
     if (request.omit_reports()) {

@@ -21,10 +21,6 @@ int64_t ToInt64(absl::string_view text) {
   return value;
 }
 
-std::string MicrosOf(const google::protobuf::Timestamp& at) {
-  return absl::StrCat(google::protobuf::util::TimeUtil::TimestampToMicroseconds(at));
-}
-
 // Makes sure the cluster exists and the caller may see it; locks it against deletion.
 absl::Status RequireCluster(pg::Transaction& tx, const Caller& caller,
                             const std::string& cluster_id) {
@@ -108,7 +104,7 @@ absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller,
     Query q;
     const std::string event_time =
         event.has_event_time()
-            ? absl::StrCat("(timestamptz 'epoch' + ", q.Add(MicrosOf(event.event_time())),
+            ? absl::StrCat("(timestamptz 'epoch' + ", q.Add(MicrosText(event.event_time())),
                            "::bigint * interval '1 microsecond')")
             : "now()";
     types::v1::Event document = event;

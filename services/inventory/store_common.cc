@@ -105,6 +105,10 @@ void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& ou
   out = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(micros);
 }
 
+std::string MicrosText(const google::protobuf::Timestamp& at) {
+  return absl::StrCat(google::protobuf::util::TimeUtil::TimestampToMicroseconds(at));
+}
+
 std::string TimestampFromMicrosParam(int n) {
   return absl::StrCat("(timestamptz 'epoch' + $", n, "::bigint * interval '1 microsecond')");
 }

@@ -80,6 +80,8 @@ absl::Status FromJson(absl::string_view json, google::protobuf::Message& message
 std::string MicrosColumn(absl::string_view column);
 // Parses such a column's text into a Timestamp (leaves it unset for NULL/empty).
 void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& out);
+// A Timestamp as microseconds since the epoch, in text (for a TimestampFromMicrosParam).
+std::string MicrosText(const google::protobuf::Timestamp& at);
 // SQL expression turning a microseconds parameter ($n) back into timestamptz, exactly.
 std::string TimestampFromMicrosParam(int n);
 
