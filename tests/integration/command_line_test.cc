@@ -140,6 +140,16 @@ TEST_F(RequiredSettingsTest, InventoryWithAnUnreachableDatabaseFailsToStartWitho
   EXPECT_THAT(result.stderr_data, Not(HasSubstr("hunter2")));
 }
 
+TEST_F(RequiredSettingsTest, TheTestIsoToolNeedsItsOutput) {
+  process::CommandResult result = Run("services/image/assisted-make-test-iso", {});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.stderr_data,
+            "assisted-make-test-iso: missing required setting --output (or ASSISTED_OUTPUT)\n");
+  result = Run("services/image/assisted-make-test-iso", {"--help"});
+  EXPECT_EQ(result.exit_code, 0);
+  EXPECT_THAT(result.stdout_data, StartsWith("Usage: assisted-make-test-iso"));
+}
+
 TEST_F(RequiredSettingsTest, AictlRejectsAMissingCommandAndUnknownFlags) {
   process::CommandResult result = Run("services/gateway/cli/aictl", {});
   EXPECT_EQ(result.exit_code, 2);
