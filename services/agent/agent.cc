@@ -15,8 +15,10 @@
 #include "services/agent/hardware/host_id.h"
 #include "services/agent/hardware/host_root.h"
 #include "services/agent/hardware/inventory.h"
+#include "services/agent/simulation/profile.h"
 #include "services/agent/steps/executors.h"
 #include "services/agent/steps/net_probe.h"
+#include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_runner.h"
 #include "services/agent/stream_client.h"
 
@@ -27,8 +29,9 @@ namespace {
 // inventory the orchestrator stores.
 class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
  public:
-  explicit RunnerExecutor(std::function<types::v1::Inventory()> inventory)
-      : inventory_(std::move(inventory)) {}
+  RunnerExecutor(std::function<types::v1::Inventory()> inventory,
+                 const steps::SimulationHooks* simulation)
+      : inventory_(std::move(inventory)), simulation_(simulation) {}
 
   // Must be called once before any step runs.
   absl::Status Start(int max_concurrent, std::function<void(v1::LogChunk)> log_chunks,
@@ -37,6 +40,7 @@ class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
     environment_.processes = &processes_;
     environment_.clock = &clock_;
     environment_.log_chunks = this;
+    environment_.simulation = simulation_;
     environment_.log = log;
     ASSIGN_OR_RETURN(
         runner_,
@@ -103,6 +107,7 @@ class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
   }
 
   std::function<types::v1::Inventory()> inventory_;
+  const steps::SimulationHooks* const simulation_;  // null on a real host
   std::function<void(v1::LogChunk)> log_chunks_;
   process::LocalProcessRunner processes_;
   RealClock clock_;
@@ -115,11 +120,13 @@ class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
 // The agent's life: the stream client on its own thread until shutdown.
 class Agent final : public service::RunningService {
  public:
-  static absl::StatusOr<std::unique_ptr<Agent>> Start(StreamClient::ChannelFactory channels,
-                                                      StreamIdentity identity, const Config& config,
-                                                      log::Logger log) {
-    std::unique_ptr<Agent> agent(new Agent(std::move(channels), std::move(identity), log));
-    if (config.probe_port > 0) {
+  // `simulated` is the simulated host, or null on a real host.
+  static absl::StatusOr<std::unique_ptr<Agent>> Start(
+      StreamClient::ChannelFactory channels, StreamIdentity identity, const Config& config,
+      std::unique_ptr<simulation::SimulatedHost> simulated, log::Logger log) {
+    std::unique_ptr<Agent> agent(
+        new Agent(std::move(channels), std::move(identity), std::move(simulated), log));
+    if (config.probe_port > 0 && agent->simulated_ == nullptr) {
       ASSIGN_OR_RETURN(agent->probe_, steps::ProbeListener::Start("0.0.0.0", config.probe_port));
     }
     RETURN_IF_ERROR(agent->executor_.Start(
@@ -139,11 +146,14 @@ class Agent final : public service::RunningService {
   }
 
  private:
-  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity, log::Logger log)
-      : executor_(identity.inventory),
+  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity,
+        std::unique_ptr<simulation::SimulatedHost> simulated, log::Logger log)
+      : simulated_(std::move(simulated)),
+        executor_(identity.inventory, simulated_ ? &simulated_->hooks() : nullptr),
         client_(std::move(channels), std::move(identity), executor_, random_, std::move(log)) {}
 
   SystemRandom random_;
+  const std::unique_ptr<simulation::SimulatedHost> simulated_;  // before what uses its hooks
   RunnerExecutor executor_;
   StreamClient client_;
   std::unique_ptr<steps::ProbeListener> probe_;
@@ -158,6 +168,25 @@ types::v1::Inventory Collect(const std::string& root) {
   hardware::CollectOptions options;
   if (root == "/") options.addresses = &system_addresses;  // else the tree's own address files
   return hardware::CollectInventory(host_root, options).value_or(types::v1::Inventory());
+}
+
+// The simulated host of --simulate: the profile's host #simulate_index, its disk image created.
+absl::StatusOr<std::unique_ptr<simulation::SimulatedHost>> Simulate(const Config& config) {
+  ASSIGN_OR_RETURN(simulation::Profile profile, simulation::LoadProfile(config.simulate));
+  ASSIGN_OR_RETURN(types::v1::Inventory tree, simulation::CollectTreeInventory(profile));
+  simulation::HostOverrides overrides{.index = config.simulate_index,
+                                      .host_id = absl::AsciiStrToLower(config.host_id)};
+  const std::string host_id = overrides.host_id.empty()
+                                  ? simulation::SimulatedHostId(profile, "", overrides.index)
+                                  : overrides.host_id;
+  const std::string state_dir = config.state_dir.empty()
+                                    ? absl::StrCat("/tmp/assisted-simulated-", host_id)
+                                    : config.state_dir;
+  const std::string disk = absl::StrCat(state_dir, "/disk.img");
+  RETURN_IF_ERROR(simulation::PrepareDiskImage(disk, profile.disk_size_bytes));
+  ASSIGN_OR_RETURN(simulation::SimulatedHost host,
+                   simulation::SimulatedHost::Create(profile, tree, overrides, disk));
+  return std::make_unique<simulation::SimulatedHost>(std::move(host));
 }
 
 }  // namespace
@@ -176,7 +205,14 @@ void Config::Register(config::Parser& parser) {
   parser.String("ca-bundle", &ca_bundle,
                 "PEM CA bundle that signs the orchestrator (implies --tls)");
   parser.String("root", &root, "root of the file system the hardware inventory is read from");
-  parser.String("simulate", &simulate, "simulated host profile (fixture tree); empty = real host");
+  parser.String("simulate", &simulate,
+                "simulated host profile file (tests/fixtures/profiles/*.json); empty = real host");
+  parser
+      .Int("simulate-index", &simulate_index,
+           "with --simulate: which host of the profile (address offset, name, id)")
+      .Range(0, 1 << 20);
+  parser.String("state-dir", &state_dir,
+                "with --simulate: folder for the simulated disk image (default under /tmp)");
   parser.Int("probe-port", &probe_port, "TCP port other hosts' connectivity checks probe, 0 = none")
       .Range(0, 65535);
   parser.Int("max-concurrent-steps", &max_concurrent_steps, "steps running at once").Range(1, 64);
@@ -186,13 +222,20 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                                service::Context& context) {
   StreamIdentity identity;
   identity.infra_env_id = absl::AsciiStrToLower(config.infra_env_id);
-  identity.host_id = config.host_id.empty() ? hardware::HostId(hardware::HostRoot(config.root))
-                                            : absl::AsciiStrToLower(config.host_id);
+  std::unique_ptr<simulation::SimulatedHost> simulated;
+  if (!config.simulate.empty()) {
+    ASSIGN_OR_RETURN(simulated, Simulate(config));
+    identity.host_id = simulated->host_id();
+    identity.inventory = [inventory = simulated->inventory()] { return inventory; };
+  } else {
+    identity.host_id = config.host_id.empty() ? hardware::HostId(hardware::HostRoot(config.root))
+                                              : absl::AsciiStrToLower(config.host_id);
+    identity.inventory = [root = config.root] { return Collect(root); };
+  }
   SystemRandom random;
   identity.instance_id = RandomUuid(random);
   identity.agent_version = service::kVersion;
   identity.token = config.agent_token;
-  identity.inventory = [root = config.root] { return Collect(root); };
   const grpcutil::ChannelOptions options{.tls = config.tls, .ca_bundle_file = config.ca_bundle};
   const std::string target = config.orchestrator_address;
   // Fail start-up on a bad CA bundle rather than retrying forever.
@@ -200,11 +243,12 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   log::Logger log = context.log.With("host_id", identity.host_id);
   log.Info("connecting", {{"orchestrator", target},
                           {"infra_env_id", identity.infra_env_id},
-                          {"tls", options.tls || !options.ca_bundle_file.empty() ? "on" : "off"}});
+                          {"tls", options.tls || !options.ca_bundle_file.empty() ? "on" : "off"},
+                          {"simulated", simulated ? simulated->profile().name : "no"}});
   ASSIGN_OR_RETURN(
       std::unique_ptr<Agent> agent,
       Agent::Start([target, options] { return grpcutil::MakeChannel(target, options); },
-                   std::move(identity), config, std::move(log)));
+                   std::move(identity), config, std::move(simulated), std::move(log)));
   return agent;
 }
 

@@ -33,8 +33,14 @@ struct Config {
   std::string ca_bundle;
   // Root of the file system the hardware inventory is read from (a fixture tree in tests).
   std::string root = "/";
-  // A simulated-host profile; empty on real hardware.
+  // A simulated-host profile file (services/agent/simulation/profile.h); empty on real hardware.
+  // The profile's tree replaces --root, its disk image stands for the disks, its scripted
+  // answers replace the network, and no probe listener is opened.
   std::string simulate;
+  // With --simulate: which host of the profile this is (address offset, hostname, host id).
+  int simulate_index = 0;
+  // With --simulate: where the simulated host keeps its disk image; empty: a folder under /tmp.
+  std::string state_dir;
   // Port other hosts' connectivity checks probe (0: no listener).
   int probe_port = 9099;
   // Steps running at once.
