@@ -29,6 +29,9 @@ struct ChannelOptions {
   // Give this channel its own TCP connection even when another channel in the process targets
   // the same address (simulated fleets run many agents in one process).
   bool dedicated_connection = false;
+  // When not empty, set as a channel argument of its own: channels with different tags never
+  // share a subchannel, so each keeps its own TCP connection (with dedicated_connection).
+  std::string connection_tag;
 };
 
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read

@@ -4,6 +4,21 @@
 
 namespace assisted::agent {
 
+void AddAgentToken(grpc::ClientContext& context, const std::string& token) {
+  if (!token.empty()) context.AddMetadata(kAuthorizationMetadata, "Bearer " + token);
+}
+
+v1::AgentMessage RegisterMessage(const StreamIdentity& identity) {
+  v1::AgentMessage registration;
+  v1::Register& request = *registration.mutable_register_();
+  request.set_host_id(identity.host_id);
+  request.set_infra_env_id(identity.infra_env_id);
+  request.set_agent_version(identity.agent_version);
+  request.set_agent_instance_id(identity.instance_id);
+  if (identity.inventory) *request.mutable_inventory() = identity.inventory();
+  return registration;
+}
+
 v1::AgentMessage Outbox::Add(v1::AgentMessage message) {
   absl::MutexLock lock(&mu_);
   message.set_seq(next_seq_++);
@@ -82,7 +97,7 @@ void StreamClient::Run() {
 
 bool StreamClient::Session(v1::AgentService::Stub& stub) {
   grpc::ClientContext context;
-  if (!identity_.token.empty()) context.AddMetadata("x-agent-token", identity_.token);
+  AddAgentToken(context, identity_.token);
   std::unique_ptr<grpc::ClientReaderWriter<v1::AgentMessage, v1::ServiceMessage>> stream =
       stub.Connect(&context);
   {
@@ -99,13 +114,7 @@ bool StreamClient::Session(v1::AgentService::Stub& stub) {
     context_ = nullptr;
   };
 
-  v1::AgentMessage registration;
-  v1::Register& request = *registration.mutable_register_();
-  request.set_host_id(identity_.host_id);
-  request.set_infra_env_id(identity_.infra_env_id);
-  request.set_agent_version(identity_.agent_version);
-  request.set_agent_instance_id(identity_.instance_id);
-  if (identity_.inventory) *request.mutable_inventory() = identity_.inventory();
+  const v1::AgentMessage registration = RegisterMessage(identity_);
   v1::ServiceMessage reply;
   if (!stream->Write(registration) || !stream->Read(&reply) || !reply.has_registered()) {
     const grpc::Status status = stream->Finish();

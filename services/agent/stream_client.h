@@ -21,6 +21,7 @@
 #include "absl/synchronization/notification.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/backoff.h"
@@ -62,6 +63,14 @@ struct StreamIdentity {
   std::string token;        // sent as metadata, never logged
   std::function<types::v1::Inventory()> inventory;
 };
+
+// The call metadata carrying the agent token: "authorization: Bearer <token>" (the convention
+// of proto/assisted/agent/v1/agent_service.proto). Nothing is added for an empty token.
+inline constexpr char kAuthorizationMetadata[] = "authorization";
+void AddAgentToken(grpc::ClientContext& context, const std::string& token);
+
+// The Register message that opens every stream of `identity` (inventory included).
+v1::AgentMessage RegisterMessage(const StreamIdentity& identity);
 
 class StreamClient {
  public:

@@ -1,0 +1,113 @@
+// File: services/agent/fleet.h
+//
+// Many simulated agents in ONE process (assisted-agent-fleet, tests, bench/agents). Each agent is
+// a distinct simulated host (services/agent/simulation/profile.h: host #i of a profile) with its
+// own gRPC channel and TCP connection, its own outbox, sequence numbers and instance id, and the
+// same protocol as the single agent (services/agent/stream_client.h): register first, run pushed
+// steps, send results with seq numbers kept until acknowledged, re-send after a reconnect with
+// exponential backoff and jitter.
+//
+// Scale: the streams use gRPC's callback API (one ClientBidiReactor per stream, no thread per
+// agent); steps of all agents run on one small shared pool (each agent's steps one at a time,
+// in arrival order), and reconnects and delays wait on one shared timer thread. So the thread
+// count is fixed whatever the number of agents.
+//
+// Every agent keeps a record of what it sent and what was acknowledged (Records()), so fault
+// tests can check "no result lost or applied twice" against the agents' own books.
+//
+//   Fleet::Options options{.profile = "tests/fixtures/profiles/worker.json", .count = 5, ...};
+//   ASSIGN_OR_RETURN(auto fleet, Fleet::Start(options, [](const FleetEvent& e) { ... }, log));
+//   ...
+//   fleet->Stop();
+
+#ifndef ASSISTED_SERVICES_AGENT_FLEET_H_
+#define ASSISTED_SERVICES_AGENT_FLEET_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "assisted/types/v1/step.pb.h"
+#include "lib/grpc/channel.h"
+#include "lib/log/log.h"
+#include "lib/time/backoff.h"
+
+namespace assisted::agent {
+
+// Something that happened to one agent of a fleet.
+struct FleetEvent {
+  enum class Kind {
+    kRegistered,    // the orchestrator accepted the agent's registration
+    kRefused,       // registration refused (detail: the reason)
+    kInstruction,   // an instruction arrived (step set)
+    kAcknowledged,  // the orchestrator acknowledged messages up to seq
+    kDisconnected,  // the stream ended (detail: the status message)
+    kRebooted,      // the simulated host rebooted after its install step
+  };
+  Kind kind;
+  int agent = 0;  // index within the fleet
+  std::string host_id;
+  absl::Time at;         // when the agent saw it (wall clock)
+  types::v1::Step step;  // kInstruction
+  uint64_t seq = 0;      // kAcknowledged
+  std::string detail;
+};
+
+// Called on gRPC and pool threads, possibly concurrently; must be quick and must not block.
+using FleetObserver = std::function<void(const FleetEvent&)>;
+
+class Fleet {
+ public:
+  struct Options {
+    std::string profile;  // profile file (services/agent/simulation/profile.h)
+    int count = 1;        // agents
+    int first_index = 0;  // host indexes first_index .. first_index + count - 1
+    std::string orchestrator_address;
+    std::string infra_env_id;
+    std::string agent_token;
+    grpcutil::ChannelOptions channel;  // TLS, CA bundle, keepalive
+    std::string state_dir;             // disk images; empty: a folder under /tmp
+    std::string seed;                  // distinguishes host ids of fleets from one profile
+    int step_threads = 4;              // the shared step pool
+    BackoffPolicy backoff;
+    absl::Duration stage_delay = absl::ZeroDuration();  // between simulated install stages
+  };
+
+  // Loads the profile, prepares the disk images and starts every agent connecting.
+  // INVALID_ARGUMENT for bad options or profile (named), or a CA bundle that cannot be read.
+  static absl::StatusOr<std::unique_ptr<Fleet>> Start(Options options, FleetObserver observer,
+                                                      log::Logger log);
+
+  // Stop()s.
+  ~Fleet();
+
+  // Cancels every stream and pending step and waits for them. Idempotent.
+  void Stop();
+
+  int size() const;
+  // Agents whose stream is registered right now.
+  int registered() const;
+  // Host id of agent `index` (0 .. size()-1).
+  std::string host_id(int index) const;
+
+  // JSON array, one object per agent: {"agent", "host_id", "instance_id", "registrations",
+  // "acknowledged_up_to", "sent": [{"seq", "kind", "step_id", "step_type", "exit_code",
+  // "stage"}], "rejected": [seq...]} — what the agent sent (each seq once, re-sends not
+  // repeated) and the highest seq the orchestrator acknowledged.
+  std::string Records() const;
+  // Writes Records() to `path` (atomically: a temporary file renamed into place).
+  absl::Status WriteRecords(const std::string& path) const;
+
+  class Impl;
+
+ private:
+  explicit Fleet(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace assisted::agent
+
+#endif  // ASSISTED_SERVICES_AGENT_FLEET_H_
