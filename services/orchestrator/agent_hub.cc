@@ -15,6 +15,7 @@
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/next_steps.h"
 #include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/step_results.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -37,31 +38,6 @@ bool IsLowerUuid(const std::string& id) {
     }
   }
   return true;
-}
-
-// The host field (JSON text) keeping a step's latest output; "" for steps whose output is not
-// kept on the host.
-const char* ReportField(types::v1::StepType type) {
-  switch (type) {
-    case types::v1::STEP_TYPE_CONNECTIVITY_CHECK:
-      return "connectivity";
-    case types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES:
-      return "free_addresses";
-    case types::v1::STEP_TYPE_NTP_SYNCHRONIZER:
-      return "ntp_sources";
-    case types::v1::STEP_TYPE_DOMAIN_RESOLUTION:
-      return "domain_name_resolutions";
-    case types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY:
-      return "images_status";
-    case types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK:
-      return "disks_info";
-    case types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK:
-      return "api_vip_connectivity";
-    case types::v1::STEP_TYPE_TANG_CONNECTIVITY_CHECK:
-      return "tang_connectivity";
-    default:
-      return "";
-  }
 }
 
 }  // namespace
@@ -419,15 +395,15 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
     for (const char* path : {"agent_instance_id", "agent_applied_seq", "checked_in_at"}) {
       update.mutable_update_mask()->add_paths(path);
     }
-    if (result.exit_code() == 0) {
-      if (result.step_type() == types::v1::STEP_TYPE_INVENTORY && result.has_inventory()) {
-        *changes.mutable_inventory() = result.inventory();
-        update.mutable_update_mask()->add_paths("inventory");
-      } else if (const std::string field = ReportField(result.step_type()); !field.empty()) {
-        changes.GetReflection()->SetString(
-            &changes, types::v1::Host::descriptor()->FindFieldByName(field), result.output());
-        update.mutable_update_mask()->add_paths(field);
-      }
+    absl::StatusOr<HostFieldsUpdate> fields = NormalizeStepResult(result, host);
+    if (fields.ok()) {
+      changes.MergeFrom(fields->fields);
+      for (const std::string& path : fields->paths) update.mutable_update_mask()->add_paths(path);
+    } else {
+      // The agent and the orchestrator disagree on a format: sending it again will not help, so
+      // the result is acknowledged (seq recorded) without its content.
+      log_.Warning("step result not stored",
+                   {{"host_id", agent.host_id}, {"error", fields.status().message()}});
     }
     update.set_resource_version(host.resource_version());
     status = inventory_->UpdateHost(Context().get(), update, &host);

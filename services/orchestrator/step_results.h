@@ -1,0 +1,52 @@
+// File: services/orchestrator/step_results.h
+//
+// Turns one agent step result into the host fields the orchestrator stores, in the shape the
+// core's validations read (core/agent_reports.h). The agent sends some outputs wrapped or per
+// call; this is the one place that knows it:
+//
+//   step type                      agent output                     stored as
+//   inventory                      StepResult.inventory (proto)     Host.inventory
+//   connectivity-check             {"remote_hosts": [...]}          connectivity, as is
+//   free-network-addresses         [{"network", "free_addresses"}]  free_addresses, as is
+//   ntp-synchronizer               {"ntp_sources": [...]}           ntp_sources = the array
+//   domain-resolution              {"resolutions": [...]}           domain_name_resolutions
+//   container-image-availability   {"images": [...]}, exit 0 or 2   images_status = the array
+//   installation-disk-speed-check  {"io_sync_duration", "path"}     disks_info: the entry of that
+//                                  (exit 1: {"path"} only)          path replaced, others kept
+//   api-vip / tang connectivity    {"is_success", ...}              api_vip/tang_connectivity
+//
+// Every stored text is first parsed with the core's own parser, so what is written is what the
+// validations can read. A failed step stores nothing, except the two whose failure is itself
+// the finding (an image that could not be pulled, a disk that could not be measured).
+//
+//   ASSIGN_OR_RETURN(HostFieldsUpdate update, NormalizeStepResult(result, host));
+//   for (const std::string& path : update.paths) mask.add_paths(path);
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_STEP_RESULTS_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_STEP_RESULTS_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "assisted/types/v1/host.pb.h"
+#include "assisted/types/v1/step.pb.h"
+
+namespace assisted::orchestrator {
+
+// Host fields to write: `fields` carries the values, `paths` names them (an update mask).
+// Empty `paths`: the result changes nothing on the host (logs-gather, stop, a failed check).
+struct HostFieldsUpdate {
+  types::v1::Host fields;
+  std::vector<std::string> paths;
+};
+
+// The host fields `result` sets, given the host as stored (`current`: disk speeds merge into
+// its disks_info). INVALID_ARGUMENT naming the step type when a successful result's output does
+// not have the documented shape (the agent and the orchestrator disagree: nothing is stored).
+absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const types::v1::StepResult& result,
+                                                     const types::v1::Host& current);
+
+}  // namespace assisted::orchestrator
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_STEP_RESULTS_H_
