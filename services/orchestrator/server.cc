@@ -6,7 +6,11 @@
 #include "lib/random/random.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/clock.h"
 #include "services/orchestrator/agent_hub.h"
+#include "services/orchestrator/install/actions.h"
+#include "services/orchestrator/install/install_step.h"
+#include "services/orchestrator/install/orchestrator_service.h"
 
 namespace assisted::orchestrator {
 
@@ -21,6 +25,16 @@ void Config::Register(config::Parser& parser) {
            "agent streams from one address, 0 = no cap (NAT gateways front many hosts)")
       .Range(0, 1'000'000);
   parser.Int("workers", &workers, "threads doing inventory work for agent streams").Range(1, 256);
+  parser
+      .String("os-image-url", &os_image_url,
+              "OS image hosts install (http://, https:// or file:///), sent in install steps")
+      .Check([](const std::string& url) {
+        return install::CheckOsImage({url, std::string(64, '0')});
+      });
+  parser.String("os-image-sha256", &os_image_sha256, "hex SHA-256 of --os-image-url")
+      .Check([](const std::string& sha) {
+        return install::CheckOsImage({"file:///x", sha});
+      });
 }
 
 namespace {
@@ -28,7 +42,9 @@ namespace {
 // What the services use, destroyed after them (see GrpcServiceHost::Keep).
 struct Parts {
   SystemRandom random;
+  RealClock clock;
   std::unique_ptr<AgentHub> hub;
+  std::unique_ptr<install::InstallActions> actions;
 };
 
 }  // namespace
@@ -39,16 +55,21 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                    grpcutil::MakeChannel(config.inventory_address, {}));
   auto parts = std::make_shared<Parts>();
   parts->hub = std::make_unique<AgentHub>(
-      std::move(inventory),
+      inventory,
       HubOptions{.max_sessions = config.max_agent_streams,
                  .max_sessions_per_peer = config.max_agent_streams_per_peer,
                  .workers = config.workers},
       parts->random, context.log.Child("agents"));
+  parts->actions = std::make_unique<install::InstallActions>(
+      inventory,
+      install::ActionsOptions{.os_image = {config.os_image_url, config.os_image_sha256},
+                              .holder = RandomUuid(parts->random)},
+      parts->clock, parts->random, context.log.Child("install"));
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
   host->Add(std::make_unique<AgentServiceImpl>(*parts->hub),
             agent::v1::AgentService::service_full_name());
-  host->Add(std::make_unique<v1::OrchestratorService::CallbackService>(),
+  host->Add(std::make_unique<install::OrchestratorServiceImpl>(*parts->actions),
             v1::OrchestratorService::service_full_name());
   RETURN_IF_ERROR(host->Start(config.grpc, context));
   return host;

@@ -19,12 +19,16 @@
 namespace assisted::orchestrator {
 
 struct Config {
-  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090"};
+  // Synchronous OrchestratorService handlers block on the inventory: at most 64 at a time.
+  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090", .max_threads = 64};
   // Where assisted-inventory listens.
   std::string inventory_address = "localhost:9091";
   int max_agent_streams = 20000;
   int max_agent_streams_per_peer = 0;
   int workers = 8;
+  // The OS image hosts write to disk (the install step's os_image).
+  std::string os_image_url = "file:///var/lib/assisted/images/os-image.raw";
+  std::string os_image_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
   void Register(config::Parser& parser);
 };

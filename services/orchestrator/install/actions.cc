@@ -1,0 +1,859 @@
+#include "services/orchestrator/install/actions.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "lib/status/status_macros.h"
+#include "services/orchestrator/core/agent_reports.h"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/cluster_state_machine.h"
+#include "services/orchestrator/core/cluster_validations.h"
+#include "services/orchestrator/core/host_state_machine.h"
+#include "services/orchestrator/core/host_validations.h"
+#include "services/orchestrator/core/hw_requirements.h"
+#include "services/orchestrator/core/inventory_util.h"
+#include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/progress.h"
+#include "services/orchestrator/core/roles.h"
+#include "services/orchestrator/core/stages.h"
+#include "services/orchestrator/install/ignition_configs.h"
+#include "services/orchestrator/install/install_config.h"
+
+namespace assisted::orchestrator::install {
+namespace {
+
+namespace inv = inventory::v1;
+using Stub = InventoryClient::Stub;
+using types::v1::Cluster;
+using types::v1::Host;
+
+// Compare-and-set retries before a lost race is returned to the caller (ABORTED).
+constexpr int kAttempts = 5;
+// Refresh passes: each moves hosts or the cluster one step (known -> preparing -> ...).
+constexpr int kRefreshPasses = 8;
+
+google::protobuf::Timestamp Ts(absl::Time t) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
+}
+
+std::vector<std::string> Ids(const google::protobuf::RepeatedPtrField<std::string>& ids) {
+  return {ids.begin(), ids.end()};
+}
+
+// Whether `results` differ from what is stored.
+bool ValidationsChanged(
+    const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& stored,
+    const core::ValidationResults& results) {
+  Host fresh, current;
+  results.ToProto(fresh.mutable_validations_info());
+  *current.mutable_validations_info() = stored;
+  return fresh.SerializeAsString() != current.SerializeAsString();
+}
+
+bool InstallationBegan(types::v1::HostStatus status) {
+  using namespace core::host_status;  // NOLINT
+  for (types::v1::HostStatus s :
+       {kPreparing, kPreparingFailed, kPreparingSuccessful, kInstalling, kInProgress,
+        kInstallingPua, kInstalled, kAdded, kError, kCancelled}) {
+    if (s == status) return true;
+  }
+  return false;
+}
+
+// The fields a host decision's effects change, added to `request`'s patch.
+void PatchHostEffects(const Host& host, const core::HostDecision& decision, absl::Time now,
+                      inv::UpdateHostStatusRequest& request) {
+  Host& patch = *request.mutable_patch();
+  auto mask = [&request](const char* path) { request.mutable_patch_mask()->add_paths(path); };
+  for (core::HostEffect effect : decision.effects) {
+    switch (effect) {
+      case core::HostEffect::kResetInstallationPreparation:
+        // The agent runs the disk-speed and image checks again for this preparation.
+        patch.clear_images_status();
+        patch.clear_disks_info();
+        mask("images_status");
+        mask("disks_info");
+        break;
+      case core::HostEffect::kClearInstallation:
+        patch.clear_progress();
+        patch.clear_progress_stages();
+        patch.set_bootstrap(false);
+        mask("progress");
+        mask("progress_stages");
+        mask("bootstrap");
+        break;
+      case core::HostEffect::kSetConnectionTimedOut:
+      case core::HostEffect::kClearConnectionTimedOut:
+        patch.set_connection_timed_out(effect == core::HostEffect::kSetConnectionTimedOut);
+        mask("connection_timed_out");
+        break;
+      case core::HostEffect::kSetStageTimedOut:
+      case core::HostEffect::kRefreshStageUpdatedAt:
+        if (!request.patch_mask().paths().empty() &&
+            std::count(request.patch_mask().paths().begin(), request.patch_mask().paths().end(),
+                       "progress") > 0) {
+          break;  // the caller writes the progress itself
+        }
+        *patch.mutable_progress() = host.progress();
+        if (effect == core::HostEffect::kSetStageTimedOut) {
+          patch.mutable_progress()->set_stage_timed_out(true);
+        } else {
+          *patch.mutable_progress()->mutable_stage_updated_at() = Ts(now);
+        }
+        mask("progress");
+        break;
+      case core::HostEffect::kSetLogsTimedOut:
+        patch.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
+        mask("logs_info");
+        break;
+      default:
+        // Registration, agent and binding effects belong to the agent stream and bind actions.
+        break;
+    }
+  }
+}
+
+// The fields a cluster decision's effects change, added to `request`'s patch.
+void PatchClusterEffects(const Cluster& cluster, const core::ClusterDecision& decision,
+                         absl::Time now, inv::UpdateClusterStatusRequest& request) {
+  Cluster& patch = *request.mutable_patch();
+  auto mask = [&request](const char* path) { request.mutable_patch_mask()->add_paths(path); };
+  for (core::ClusterEffect effect : decision.effects) {
+    switch (effect) {
+      case core::ClusterEffect::kStartPreparation:
+        patch.mutable_last_installation_preparation()->set_status(
+            types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED);
+        mask("last_installation_preparation");
+        break;
+      case core::ClusterEffect::kStartInstallation:
+        *patch.mutable_install_started_at() = Ts(now);
+        mask("install_started_at");
+        break;
+      case core::ClusterEffect::kCompleteInstallation:
+      case core::ClusterEffect::kFailInstallation:
+        *patch.mutable_install_completed_at() = Ts(now);
+        mask("install_completed_at");
+        break;
+      case core::ClusterEffect::kResetHosts:
+        patch.clear_last_installation_preparation();
+        patch.clear_progress();
+        mask("last_installation_preparation");
+        mask("progress");
+        break;
+      case core::ClusterEffect::kSetFinalizingStageTimedOut:
+        if (!patch.has_progress()) *patch.mutable_progress() = cluster.progress();
+        patch.mutable_progress()->set_finalizing_stage_timed_out(true);
+        mask("progress");
+        break;
+      case core::ClusterEffect::kSetLogsTimedOut:
+        patch.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
+        mask("logs_info");
+        break;
+      case core::ClusterEffect::kCancelHosts:
+        break;  // carried out on the hosts after the write
+    }
+  }
+}
+
+}  // namespace
+
+struct InstallActions::Loaded {
+  Cluster cluster;  // without hosts
+  std::vector<Host> hosts;
+  std::vector<core::HostReports> reports;
+  std::vector<const Host*> pointers;
+  std::vector<core::HostView> views;
+  bool kubeconfig_exists = false;
+
+  // The cluster with its hosts again (for generation).
+  Cluster WithHosts() const {
+    Cluster copy = cluster;
+    for (const Host& host : hosts) *copy.add_hosts() = host;
+    return copy;
+  }
+};
+
+InstallActions::InstallActions(std::shared_ptr<grpc::Channel> inventory, ActionsOptions options,
+                               const Clock& clock, Random& random, log::Logger log)
+    : inventory_(std::move(inventory), options.inventory_timeout),
+      options_(std::move(options)),
+      clock_(clock),
+      random_(random),
+      log_(std::move(log)),
+      generator_(inventory_, clock, random, options_.holder),
+      steps_(options_.os_image) {}
+
+void InstallActions::Event(const std::string& name, const std::string& cluster_id, const Host* host,
+                           const std::string& message, types::v1::EventSeverity severity) const {
+  inv::AppendEventRequest request;
+  types::v1::Event& event = *request.mutable_event();
+  event.set_name(name);
+  event.set_cluster_id(cluster_id);
+  if (host != nullptr) {
+    event.set_host_id(host->id());
+    event.set_infra_env_id(host->infra_env_id());
+  }
+  event.set_severity(severity);
+  event.set_category(types::v1::EVENT_CATEGORY_USER);
+  event.set_message(message);
+  *event.mutable_event_time() = Ts(clock_.Now());
+  absl::Status status = inventory_.Call(&Stub::AppendEvent, request).status();
+  if (!status.ok()) {
+    log_.Warning("cannot record an event", {{"event", name}, {"error", status.message()}});
+  }
+}
+
+absl::StatusOr<std::unique_ptr<InstallActions::Loaded>> InstallActions::Load(
+    const std::string& cluster_id) const {
+  auto loaded = std::make_unique<Loaded>();
+  ASSIGN_OR_RETURN(loaded->cluster, inventory_.Cluster(cluster_id));
+  loaded->hosts.assign(loaded->cluster.hosts().begin(), loaded->cluster.hosts().end());
+  loaded->cluster.clear_hosts();
+  loaded->reports.reserve(loaded->hosts.size());
+  for (const Host& host : loaded->hosts) loaded->reports.push_back(core::ParseHostReports(host));
+  for (size_t i = 0; i < loaded->hosts.size(); ++i) {
+    loaded->pointers.push_back(&loaded->hosts[i]);
+    loaded->views.push_back({&loaded->hosts[i], &loaded->reports[i]});
+  }
+  inv::GetArtifactRequest kubeconfig;
+  kubeconfig.set_cluster_id(cluster_id);
+  kubeconfig.set_name(kKubeconfigName);
+  kubeconfig.set_metadata_only(true);
+  absl::StatusOr<inv::Artifact> artifact = inventory_.Call(&Stub::GetArtifact, kubeconfig);
+  if (!artifact.ok() && !absl::IsNotFound(artifact.status())) return artifact.status();
+  loaded->kubeconfig_exists = artifact.ok();
+  return loaded;
+}
+
+absl::StatusOr<Host> InstallActions::WriteHost(const Host& host, const core::HostDecision& decision,
+                                               inv::UpdateHostStatusRequest request) {
+  PatchHostEffects(host, decision, clock_.Now(), request);
+  request.set_infra_env_id(host.infra_env_id());
+  request.set_id(host.id());
+  request.set_expected_status(host.status());
+  request.set_new_status(decision.to);
+  request.set_status_info(decision.status_info.empty() ? host.status_info() : decision.status_info);
+  ASSIGN_OR_RETURN(Host written, inventory_.Call(&Stub::UpdateHostStatus, request));
+  if (decision.changed()) {
+    log_.Info("host status changed", {{"host_id", host.id()},
+                                      {"from", core::HostStatusName(decision.from)},
+                                      {"to", core::HostStatusName(decision.to)}});
+    Event("host_status_updated", host.cluster_id(), &written,
+          absl::StrCat("Host ", core::EffectiveHostname(written), ": updated status from ",
+                       core::HostStatusName(decision.from), " to ",
+                       core::HostStatusName(decision.to), " (", written.status_info(), ")"),
+          decision.to == types::v1::HOST_STATUS_ERROR ? types::v1::EVENT_SEVERITY_ERROR
+                                                      : types::v1::EVENT_SEVERITY_INFO);
+  }
+  return written;
+}
+
+absl::StatusOr<bool> InstallActions::RefreshOnce(const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(std::unique_ptr<Loaded> loaded, Load(cluster_id));
+  const Cluster& cluster = loaded->cluster;
+  const types::v1::InstallationPreparationStatus preparation =
+      cluster.last_installation_preparation().status();
+  if (cluster.status() == core::cluster_status::kPreparing &&
+      preparation != types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS &&
+      preparation != types::v1::INSTALLATION_PREPARATION_STATUS_FAILED) {
+    const absl::Status prepared = Prepare(loaded->WithHosts());
+    if (prepared.ok()) return true;
+    if (!absl::IsAborted(prepared)) return prepared;
+    // Another replica is generating: evaluate what we can meanwhile.
+  }
+  const absl::Time now = clock_.Now();
+  ASSIGN_OR_RETURN(
+      core::ClusterFacts facts,
+      core::BuildClusterFacts(&cluster, loaded->views, core::DefaultHwRequirements(), {}));
+  // Before installing, auto-assign hosts are judged on the role they would get now (the
+  // role-dependent validations read suggested_role).
+  std::map<std::string, types::v1::HostRole> suggested;
+  const types::v1::ClusterStatus status = cluster.status();
+  if (status == core::cluster_status::kPendingForInput ||
+      status == core::cluster_status::kInsufficient || status == core::cluster_status::kReady) {
+    for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
+      suggested[assignment.host_id] = assignment.role;
+    }
+  }
+  bool changed = false;
+  for (size_t i = 0; i < loaded->hosts.size(); ++i) {
+    Host& host = loaded->hosts[i];
+    bool suggestion_changed = false;
+    if (auto it = suggested.find(host.id());
+        it != suggested.end() && it->second != host.suggested_role()) {
+      host.set_suggested_role(it->second);
+      suggestion_changed = true;
+    }
+    core::ValidationResults validations =
+        core::ValidateHost({host, loaded->reports[i], facts, now, options_.timeouts.host});
+    validations.Ignore(Ids(cluster.ignored_host_validations()));
+    const core::HostContext context = core::MakeHostContext(
+        host, &cluster, loaded->pointers, &validations, now, options_.timeouts, options_.decisions);
+    absl::StatusOr<core::HostDecision> decision =
+        core::HostStateMachine().Fire(core::HostEvent::kRefresh, host.status(), context);
+    if (!decision.ok()) continue;  // no refresh row for this state (e.g. binding)
+    const bool validations_changed = ValidationsChanged(host.validations_info(), validations);
+    inv::UpdateHostStatusRequest probe;
+    PatchHostEffects(host, *decision, now, probe);
+    if (!decision->changed() && !validations_changed && !suggestion_changed &&
+        probe.patch_mask().paths().empty()) {
+      continue;
+    }
+    inv::UpdateHostStatusRequest request;
+    if (suggestion_changed) {
+      request.mutable_patch()->set_suggested_role(host.suggested_role());
+      request.mutable_patch_mask()->add_paths("suggested_role");
+    }
+    if (validations_changed) {
+      validations.ToProto(request.mutable_patch()->mutable_validations_info());
+      request.mutable_patch_mask()->add_paths("validations_info");
+    }
+    absl::StatusOr<Host> written = WriteHost(host, *decision, std::move(request));
+    if (absl::IsAborted(written.status())) return true;  // someone moved it: re-read
+    RETURN_IF_ERROR(written.status());
+    changed = changed || decision->changed();
+  }
+  if (changed) return true;  // the cluster decides on the hosts' new states
+
+  core::ValidationResults validations =
+      core::ValidateCluster({cluster, loaded->views, facts, now, false});
+  validations.Ignore(Ids(cluster.ignored_cluster_validations()));
+  const core::ClusterContext context =
+      core::MakeClusterContext(cluster, loaded->pointers, &validations, now, options_.timeouts,
+                               options_.decisions, loaded->kubeconfig_exists);
+  ASSIGN_OR_RETURN(
+      core::ClusterDecision decision,
+      core::ClusterStateMachine().Fire(core::ClusterEvent::kRefresh, cluster.status(), context));
+  core::ClusterProgressInput progress_input;
+  progress_input.status = decision.to;
+  progress_input.sno = IsSingleNode(cluster);
+  progress_input.finalizing_stage = cluster.progress().finalizing_stage();
+  for (const Host& host : loaded->hosts) {
+    progress_input.hosts.push_back(
+        {host.role(), host.bootstrap(), host.status(), host.progress().current_stage()});
+  }
+  for (const types::v1::MonitoredOperator& op : cluster.monitored_operators()) {
+    ++progress_input.operators;
+    progress_input.operators_available += op.status() == types::v1::OPERATOR_STATUS_AVAILABLE;
+  }
+  types::v1::ClusterProgress progress =
+      core::ComputeClusterProgress(progress_input, cluster.progress());
+  *progress.mutable_finalizing_stage_started_at() =
+      cluster.progress().finalizing_stage_started_at();
+  progress.set_finalizing_stage_timed_out(cluster.progress().finalizing_stage_timed_out());
+  const bool progress_changed =
+      progress.SerializeAsString() != cluster.progress().SerializeAsString();
+  const bool validations_changed = ValidationsChanged(cluster.validations_info(), validations);
+  inv::UpdateClusterStatusRequest probe;
+  PatchClusterEffects(cluster, decision, now, probe);
+  if (!decision.changed() && !validations_changed && !progress_changed &&
+      probe.patch_mask().paths().empty()) {
+    return false;
+  }
+  inv::UpdateClusterStatusRequest request;
+  request.set_id(cluster_id);
+  request.set_expected_status(cluster.status());
+  request.set_new_status(decision.to);
+  request.set_status_info(decision.status_info.empty() ? cluster.status_info()
+                                                       : decision.status_info);
+  validations.ToProto(request.mutable_patch()->mutable_validations_info());
+  request.mutable_patch_mask()->add_paths("validations_info");
+  *request.mutable_patch()->mutable_progress() = progress;
+  request.mutable_patch_mask()->add_paths("progress");
+  PatchClusterEffects(cluster, decision, now, request);
+  absl::StatusOr<Cluster> written = inventory_.Call(&Stub::UpdateClusterStatus, request);
+  if (absl::IsAborted(written.status())) return true;
+  RETURN_IF_ERROR(written.status());
+  ApplyClusterEffects(*loaded, decision);
+  if (decision.changed()) {
+    log_.Info("cluster status changed", {{"cluster_id", cluster_id},
+                                         {"from", core::ClusterStatusName(decision.from)},
+                                         {"to", core::ClusterStatusName(decision.to)}});
+    Event("cluster_status_updated", cluster_id, nullptr,
+          absl::StrCat("Updated status of the cluster to ", core::ClusterStatusName(decision.to),
+                       ": ", written->status_info()),
+          decision.to == core::cluster_status::kError ? types::v1::EVENT_SEVERITY_ERROR
+                                                      : types::v1::EVENT_SEVERITY_INFO);
+  }
+  return decision.changed();
+}
+
+absl::StatusOr<Cluster> InstallActions::Refresh(const std::string& cluster_id) {
+  for (int pass = 0; pass < kRefreshPasses; ++pass) {
+    ASSIGN_OR_RETURN(bool changed, RefreshOnce(cluster_id));
+    if (!changed) break;
+  }
+  return inventory_.Cluster(cluster_id);
+}
+
+absl::StatusOr<Cluster> InstallActions::RefreshCluster(const std::string& cluster_id) {
+  return Refresh(cluster_id);
+}
+
+absl::Status InstallActions::Prepare(const Cluster& cluster) {
+  const absl::Status generated = generator_.Generate(cluster);
+  if (absl::IsAborted(generated) || absl::IsUnavailable(generated) ||
+      absl::IsDeadlineExceeded(generated)) {
+    return generated;  // transient: the next refresh resumes
+  }
+  inv::UpdateClusterStatusRequest request;
+  request.set_id(cluster.id());
+  request.set_expected_status(core::cluster_status::kPreparing);
+  request.set_new_status(core::cluster_status::kPreparing);
+  request.set_status_info(cluster.status_info());
+  types::v1::LastInstallationPreparation& outcome =
+      *request.mutable_patch()->mutable_last_installation_preparation();
+  outcome.set_status(generated.ok() ? types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS
+                                    : types::v1::INSTALLATION_PREPARATION_STATUS_FAILED);
+  outcome.set_reason(std::string(generated.message()));
+  request.mutable_patch_mask()->add_paths("last_installation_preparation");
+  RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateClusterStatus, request).status());
+  if (generated.ok()) {
+    Event("cluster_installation_files_generated", cluster.id(), nullptr,
+          "Generated install-config, credentials and Ignition configs");
+  } else {
+    log_.Warning("cannot generate the installation files",
+                 {{"cluster_id", cluster.id()}, {"error", generated.message()}});
+    Event("cluster_installation_files_failed", cluster.id(), nullptr,
+          absl::StrCat("Failed to generate the installation files: ", generated.message()),
+          types::v1::EVENT_SEVERITY_ERROR);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Cluster> InstallActions::InstallCluster(const std::string& cluster_id) {
+  RETURN_IF_ERROR(Refresh(cluster_id).status());
+  ASSIGN_OR_RETURN(std::unique_ptr<Loaded> loaded, Load(cluster_id));
+  if (loaded->cluster.status() != core::cluster_status::kReady) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cluster ", cluster_id, " is ", core::ClusterStatusName(loaded->cluster.status()),
+        ", it must be ready to install: ", loaded->cluster.status_info()));
+  }
+  ASSIGN_OR_RETURN(
+      core::ClusterFacts facts,
+      core::BuildClusterFacts(&loaded->cluster, loaded->views, core::DefaultHwRequirements(), {}));
+  for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
+    auto host = std::find_if(loaded->hosts.begin(), loaded->hosts.end(),
+                             [&](const Host& h) { return h.id() == assignment.host_id; });
+    if (host == loaded->hosts.end() || host->role() == assignment.role) continue;
+    inv::UpdateHostRequest update;
+    update.mutable_host()->set_id(host->id());
+    update.mutable_host()->set_infra_env_id(host->infra_env_id());
+    update.mutable_host()->set_role(assignment.role);
+    update.mutable_update_mask()->add_paths("role");
+    update.set_resource_version(host->resource_version());
+    ASSIGN_OR_RETURN(*host, inventory_.Call(&Stub::UpdateHost, update));
+  }
+  const bool has_bootstrap = std::any_of(loaded->hosts.begin(), loaded->hosts.end(),
+                                         [](const Host& h) { return h.bootstrap(); });
+  if (!has_bootstrap) {
+    ASSIGN_OR_RETURN(std::string bootstrap_id, core::ChooseBootstrap(loaded->pointers, facts));
+    for (const Host& host : loaded->hosts) {
+      if (host.id() != bootstrap_id) continue;
+      inv::UpdateHostRequest update;
+      update.mutable_host()->set_id(host.id());
+      update.mutable_host()->set_infra_env_id(host.infra_env_id());
+      update.mutable_host()->set_bootstrap(true);
+      update.mutable_update_mask()->add_paths("bootstrap");
+      update.set_resource_version(host.resource_version());
+      RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateHost, update).status());
+      Event("host_bootstrap_set", cluster_id, &host,
+            absl::StrCat("Host ", core::EffectiveHostname(host), ": set as bootstrap"));
+    }
+  }
+  RETURN_IF_ERROR(FireCluster(cluster_id, core::ClusterEvent::kPrepareForInstallation).status());
+  Event("cluster_installation_started", cluster_id, nullptr, "Installation of the cluster started");
+  return Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> InstallActions::FireCluster(
+    const std::string& cluster_id, core::ClusterEvent event,
+    const std::function<void(inv::UpdateClusterStatusRequest&)>& extra) {
+  absl::Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    ASSIGN_OR_RETURN(std::unique_ptr<Loaded> loaded, Load(cluster_id));
+    const absl::Time now = clock_.Now();
+    const core::ClusterContext context =
+        core::MakeClusterContext(loaded->cluster, loaded->pointers, nullptr, now, options_.timeouts,
+                                 options_.decisions, loaded->kubeconfig_exists);
+    ASSIGN_OR_RETURN(core::ClusterDecision decision,
+                     core::ClusterStateMachine().Fire(event, loaded->cluster.status(), context));
+    inv::UpdateClusterStatusRequest request;
+    request.set_id(cluster_id);
+    request.set_expected_status(decision.from);
+    request.set_new_status(decision.to);
+    request.set_status_info(decision.status_info.empty() ? loaded->cluster.status_info()
+                                                         : decision.status_info);
+    PatchClusterEffects(loaded->cluster, decision, now, request);
+    if (extra) extra(request);
+    absl::StatusOr<Cluster> written = inventory_.Call(&Stub::UpdateClusterStatus, request);
+    if (absl::IsAborted(written.status())) {
+      last = written.status();
+      continue;
+    }
+    RETURN_IF_ERROR(written.status());
+    ApplyClusterEffects(*loaded, decision);
+    Event("cluster_status_updated", cluster_id, nullptr,
+          absl::StrCat(core::ClusterEventName(event), ": updated status of the cluster to ",
+                       core::ClusterStatusName(decision.to)));
+    return inventory_.Cluster(cluster_id);
+  }
+  return last;
+}
+
+void InstallActions::ApplyClusterEffects(const Loaded& loaded,
+                                         const core::ClusterDecision& decision) {
+  const bool cancel = decision.Has(core::ClusterEffect::kCancelHosts);
+  const bool reset = decision.Has(core::ClusterEffect::kResetHosts);
+  if (!cancel && !reset) return;
+  Cluster cluster = loaded.cluster;
+  cluster.set_status(decision.to);
+  for (const Host& host : loaded.hosts) {
+    absl::StatusOr<Host> moved =
+        FireHost(host, &cluster, cancel ? core::HostEvent::kCancel : core::HostEvent::kReset);
+    if (!moved.ok() && !absl::IsFailedPrecondition(moved.status())) {
+      log_.Warning("cannot move a host with its cluster",
+                   {{"host_id", host.id()}, {"error", moved.status().message()}});
+    }
+  }
+  if (reset) {
+    inv::DeleteArtifactsRequest request;
+    request.set_cluster_id(cluster.id());
+    request.add_kinds(inv::ARTIFACT_KIND_INSTALL_CONFIG);
+    request.add_kinds(inv::ARTIFACT_KIND_IGNITION);
+    request.add_kinds(inv::ARTIFACT_KIND_CREDENTIALS);
+    request.add_kinds(inv::ARTIFACT_KIND_METADATA);
+    absl::Status deleted = inventory_.Call(&Stub::DeleteArtifacts, request).status();
+    if (!deleted.ok()) {
+      log_.Warning("cannot delete the installation files",
+                   {{"cluster_id", cluster.id()}, {"error", deleted.message()}});
+    }
+  }
+}
+
+absl::StatusOr<Host> InstallActions::FireHost(const Host& stored, const Cluster* cluster,
+                                              core::HostEvent event) {
+  Host host = stored;
+  absl::Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    const absl::Time now = clock_.Now();
+    const core::HostContext context = core::MakeHostContext(host, cluster, {&host}, nullptr, now,
+                                                            options_.timeouts, options_.decisions);
+    ASSIGN_OR_RETURN(core::HostDecision decision,
+                     core::HostStateMachine().Fire(event, host.status(), context));
+    absl::StatusOr<Host> written = WriteHost(host, decision, {});
+    if (!absl::IsAborted(written.status())) return written;
+    last = written.status();
+    ASSIGN_OR_RETURN(host, inventory_.Host(stored.infra_env_id(), stored.id()));
+  }
+  return last;
+}
+
+absl::StatusOr<Cluster> InstallActions::CancelInstallation(const std::string& cluster_id) {
+  RETURN_IF_ERROR(FireCluster(cluster_id, core::ClusterEvent::kCancel).status());
+  return Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> InstallActions::ResetCluster(const std::string& cluster_id) {
+  RETURN_IF_ERROR(FireCluster(cluster_id, core::ClusterEvent::kReset).status());
+  return Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> InstallActions::AllowAddWorkers(const std::string& cluster_id) {
+  return FireCluster(cluster_id, core::ClusterEvent::kAllowAddHosts,
+                     [](inv::UpdateClusterStatusRequest& request) {
+                       request.mutable_patch()->set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+                       request.mutable_patch_mask()->add_paths("kind");
+                     });
+}
+
+absl::StatusOr<v1::GetClusterValidationsResponse> InstallActions::GetClusterValidations(
+    const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(cluster_id));
+  v1::GetClusterValidationsResponse response;
+  *response.mutable_cluster_validations() = cluster.validations_info();
+  *response.mutable_ignored_cluster_validations() = cluster.ignored_cluster_validations();
+  *response.mutable_ignored_host_validations() = cluster.ignored_host_validations();
+  for (const Host& host : cluster.hosts()) {
+    v1::HostValidations& entry = *response.add_hosts();
+    entry.set_infra_env_id(host.infra_env_id());
+    entry.set_host_id(host.id());
+    entry.set_status(host.status());
+    *entry.mutable_validations() = host.validations_info();
+  }
+  return response;
+}
+
+absl::StatusOr<Host> InstallActions::InstallHost(const std::string& infra_env_id,
+                                                 const std::string& host_id) {
+  ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
+  if (host.cluster_id().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is not in a cluster"));
+  }
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(host.cluster_id()));
+  if (cluster.status() != core::cluster_status::kAddingHosts) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cluster ", cluster.id(), " is ", core::ClusterStatusName(cluster.status()),
+                     ": day-2 hosts install into adding-hosts clusters"));
+  }
+  for (const Host& other : cluster.hosts()) {
+    if (other.id() != host.id() && (other.status() == core::host_status::kInstalling ||
+                                    other.status() == core::host_status::kInProgress)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "host ", other.id(), " is still installing: day-2 hosts install one by one"));
+    }
+  }
+  if (host.role() == types::v1::HOST_ROLE_AUTO_ASSIGN ||
+      host.role() == types::v1::HOST_ROLE_UNSPECIFIED) {
+    inv::UpdateHostRequest update;
+    update.mutable_host()->set_id(host.id());
+    update.mutable_host()->set_infra_env_id(host.infra_env_id());
+    update.mutable_host()->set_role(types::v1::HOST_ROLE_WORKER);
+    update.mutable_update_mask()->add_paths("role");
+    update.set_resource_version(host.resource_version());
+    ASSIGN_OR_RETURN(host, inventory_.Call(&Stub::UpdateHost, update));
+  } else if (host.role() != types::v1::HOST_ROLE_WORKER) {
+    return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is a ",
+                                                      core::HostRoleName(host.role()),
+                                                      ": day-2 hosts join as workers"));
+  }
+  cluster.clear_hosts();
+  const core::HostContext context = core::MakeHostContext(
+      host, &cluster, {&host}, nullptr, clock_.Now(), options_.timeouts, options_.decisions);
+  // Check the transition before generating anything for the host.
+  RETURN_IF_ERROR(
+      core::HostStateMachine().Fire(core::HostEvent::kInstall, host.status(), context).status());
+  RETURN_IF_ERROR(generator_.GenerateHostIgnition(cluster, host));
+  return FireHost(host, &cluster, core::HostEvent::kInstall);
+}
+
+absl::StatusOr<Host> InstallActions::ResetHost(const std::string& infra_env_id,
+                                               const std::string& host_id) {
+  ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
+  std::optional<Cluster> cluster;
+  if (!host.cluster_id().empty()) {
+    ASSIGN_OR_RETURN(cluster, inventory_.Cluster(host.cluster_id()));
+    cluster->clear_hosts();
+  }
+  return FireHost(host, cluster ? &*cluster : nullptr, core::HostEvent::kReset);
+}
+
+absl::StatusOr<Host> InstallActions::UpdateHost(const v1::UpdateHostRequest& request) {
+  static const std::vector<std::string> kAllowed = {"role",
+                                                    "requested_hostname",
+                                                    "installation_disk_id",
+                                                    "installer_args",
+                                                    "machine_config_pool_name",
+                                                    "node_labels",
+                                                    "skip_formatting_disks",
+                                                    "ignition_config_overrides",
+                                                    "fencing_credentials"};
+  if (request.update_mask().paths().empty()) {
+    return absl::InvalidArgumentError("update_mask: name the fields to change");
+  }
+  ASSIGN_OR_RETURN(Host host, inventory_.Host(request.infra_env_id(), request.host_id()));
+  if (InstallationBegan(host.status())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("host ", host.id(), " is ", core::HostStatusName(host.status()),
+                     ": it cannot be changed once its installation began"));
+  }
+  inv::UpdateHostRequest update;
+  Host& changes = *update.mutable_host();
+  changes = request.host();
+  changes.set_id(host.id());
+  changes.set_infra_env_id(host.infra_env_id());
+  for (const std::string& path : request.update_mask().paths()) {
+    if (std::find(kAllowed.begin(), kAllowed.end(), path) == kAllowed.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("update_mask: \"", path, "\" cannot be changed here"));
+    }
+    update.mutable_update_mask()->add_paths(path);
+  }
+  const auto& paths = request.update_mask().paths();
+  if (std::find(paths.begin(), paths.end(), "role") != paths.end()) {
+    const types::v1::HostRole role = request.host().role();
+    if (role != types::v1::HOST_ROLE_AUTO_ASSIGN && role != types::v1::HOST_ROLE_MASTER &&
+        role != types::v1::HOST_ROLE_WORKER && role != types::v1::HOST_ROLE_ARBITER) {
+      return absl::InvalidArgumentError(
+          "host.role: must be auto-assign, master, arbiter or worker");
+    }
+  }
+  if (std::find(paths.begin(), paths.end(), "installation_disk_id") != paths.end()) {
+    Host probe = host;
+    probe.set_installation_disk_id(request.host().installation_disk_id());
+    probe.clear_installation_disk_path();
+    const types::v1::Disk* disk = core::InstallationDisk(probe);
+    if (disk == nullptr || !disk->installation_eligibility().eligible()) {
+      return absl::InvalidArgumentError(absl::StrCat("host.installation_disk_id: \"",
+                                                     request.host().installation_disk_id(),
+                                                     "\" is not an eligible disk of the host"));
+    }
+    changes.set_installation_disk_path(disk->path());
+    update.mutable_update_mask()->add_paths("installation_disk_path");
+  }
+  update.set_resource_version(request.resource_version());
+  ASSIGN_OR_RETURN(Host written, inventory_.Call(&Stub::UpdateHost, update));
+  if (written.cluster_id().empty()) return written;
+  RETURN_IF_ERROR(Refresh(written.cluster_id()).status());
+  return inventory_.Host(written.infra_env_id(), written.id());
+}
+
+absl::StatusOr<Host> InstallActions::ApplyHostProgress(const std::string& infra_env_id,
+                                                       const std::string& host_id,
+                                                       types::v1::HostStage stage,
+                                                       const std::string& info) {
+  if (stage == types::v1::HOST_STAGE_UNSPECIFIED) {
+    return absl::InvalidArgumentError("current_stage: required");
+  }
+  absl::Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
+    if (host.cluster_id().empty()) {
+      return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is not in a cluster"));
+    }
+    ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(host.cluster_id()));
+    std::vector<Host> members(cluster.hosts().begin(), cluster.hosts().end());
+    cluster.clear_hosts();
+    std::vector<const Host*> pointers;
+    for (const Host& member : members) pointers.push_back(&member);
+    const bool sno = IsSingleNode(cluster);
+    const core::StageProfile profile = core::ProfileOf(host.role(), host.bootstrap(), sno);
+    if (stage != types::v1::HOST_STAGE_FAILED) {
+      RETURN_IF_ERROR(core::CheckStageUpdate(profile, host.progress().current_stage(), stage));
+    }
+    const absl::Time now = clock_.Now();
+    core::HostContext context = core::MakeHostContext(host, &cluster, pointers, nullptr, now,
+                                                      options_.timeouts, options_.decisions);
+    context.reported_stage = stage;
+    context.reason = info;
+    ASSIGN_OR_RETURN(
+        core::HostDecision decision,
+        core::HostStateMachine().Fire(core::HostEvent::kProgress, host.status(), context));
+    inv::UpdateHostStatusRequest request;
+    const bool new_stage = host.progress().current_stage() != stage;
+    if (decision.Has(core::HostEffect::kRecordProgress) || stage == types::v1::HOST_STAGE_FAILED) {
+      types::v1::HostProgress& progress = *request.mutable_patch()->mutable_progress();
+      progress = host.progress();
+      if (new_stage) *progress.mutable_stage_started_at() = Ts(now);
+      *progress.mutable_stage_updated_at() = Ts(now);
+      progress.set_current_stage(stage);
+      progress.set_progress_info(info);
+      progress.set_stage_timed_out(false);
+      if (stage != types::v1::HOST_STAGE_FAILED) {
+        progress.set_installation_percentage(core::InstallationPercentage(profile, stage));
+      }
+      request.mutable_patch_mask()->add_paths("progress");
+      if (host.progress_stages().empty()) {
+        for (types::v1::HostStage s : core::StagesFor(profile)) {
+          request.mutable_patch()->add_progress_stages(s);
+        }
+        request.mutable_patch_mask()->add_paths("progress_stages");
+      }
+    }
+    absl::StatusOr<Host> written = WriteHost(host, decision, std::move(request));
+    if (absl::IsAborted(written.status())) {
+      last = written.status();
+      continue;
+    }
+    RETURN_IF_ERROR(written.status());
+    if (new_stage) {
+      Event(
+          "host_install_progress_updated", cluster.id(), &*written,
+          absl::StrCat("Host ", core::EffectiveHostname(*written), ": reached installation stage ",
+                       core::HostStageName(stage), info.empty() ? "" : ": ", info),
+          stage == types::v1::HOST_STAGE_FAILED ? types::v1::EVENT_SEVERITY_ERROR
+                                                : types::v1::EVENT_SEVERITY_INFO);
+    }
+    // The cluster may move on (finalizing once enough hosts are done, error when too few can).
+    absl::Status refreshed = Refresh(cluster.id()).status();
+    if (!refreshed.ok()) {
+      log_.Warning("cannot refresh the cluster after progress",
+                   {{"cluster_id", cluster.id()}, {"error", refreshed.message()}});
+    }
+    return inventory_.Host(infra_env_id, host_id);
+  }
+  return last;
+}
+
+absl::StatusOr<Cluster> InstallActions::UpdateFinalizingProgress(const std::string& cluster_id,
+                                                                 types::v1::FinalizingStage stage) {
+  if (stage == types::v1::FINALIZING_STAGE_UNSPECIFIED) {
+    return absl::InvalidArgumentError("finalizing_stage: required");
+  }
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(cluster_id));
+  if (cluster.status() != core::cluster_status::kFinalizing) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cluster ", cluster_id, " is ", core::ClusterStatusName(cluster.status()),
+                     ": finalizing stages are reported while finalizing"));
+  }
+  inv::UpdateClusterStatusRequest request;
+  request.set_id(cluster_id);
+  request.set_expected_status(cluster.status());
+  request.set_new_status(cluster.status());
+  request.set_status_info(cluster.status_info());
+  types::v1::ClusterProgress& progress = *request.mutable_patch()->mutable_progress();
+  progress = cluster.progress();
+  if (progress.finalizing_stage() != stage) {
+    *progress.mutable_finalizing_stage_started_at() = Ts(clock_.Now());
+    progress.set_finalizing_stage_timed_out(false);
+  }
+  progress.set_finalizing_stage(stage);
+  request.mutable_patch_mask()->add_paths("progress");
+  RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateClusterStatus, request).status());
+  Event("cluster_finalizing_stage_updated", cluster_id, nullptr,
+        absl::StrCat("Finalizing stage: ", core::FinalizingStageName(stage)));
+  return Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> InstallActions::CompleteInstallation(const std::string& cluster_id,
+                                                             bool success,
+                                                             const std::string& error_info) {
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(cluster_id));
+  const types::v1::ClusterStatus status = cluster.status();
+  if (status != core::cluster_status::kFinalizing && status != core::cluster_status::kInstalled) {
+    return absl::FailedPreconditionError(absl::StrCat("cluster ", cluster_id, " is ",
+                                                      core::ClusterStatusName(status),
+                                                      ": installations complete from finalizing"));
+  }
+  if (success || status == core::cluster_status::kInstalled) {
+    // Success is decided by the criteria (all hosts done, kubeconfig, operators) on refresh.
+    return Refresh(cluster_id);
+  }
+  // The controller's failure report: not a table event in the reference either (it writes the
+  // status directly), but still a compare-and-set from finalizing.
+  inv::UpdateClusterStatusRequest request;
+  request.set_id(cluster_id);
+  request.set_expected_status(status);
+  request.set_new_status(core::cluster_status::kError);
+  request.set_status_info(absl::StrCat(
+      "Installation failed: ", error_info.empty() ? "reported by the controller" : error_info));
+  *request.mutable_patch()->mutable_install_completed_at() = Ts(clock_.Now());
+  request.mutable_patch_mask()->add_paths("install_completed_at");
+  ASSIGN_OR_RETURN(Cluster written, inventory_.Call(&Stub::UpdateClusterStatus, request));
+  Event("cluster_installation_failed", cluster_id, nullptr, written.status_info(),
+        types::v1::EVENT_SEVERITY_ERROR);
+  return Refresh(cluster_id);
+}
+
+absl::StatusOr<std::vector<types::v1::Step>> InstallActions::InstallInstructions(const Host& host) {
+  if (host.status() != core::host_status::kInstalling || host.cluster_id().empty()) {
+    return std::vector<types::v1::Step>();
+  }
+  inv::GetClusterRequest get;
+  get.set_id(host.cluster_id());
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Call(&Stub::GetCluster, get));
+  ASSIGN_OR_RETURN(std::optional<std::string> ignition,
+                   inventory_.Artifact(cluster.id(), HostIgnitionName(host.id())));
+  if (!ignition) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("host ", host.id(), " has no Ignition config yet"));
+  }
+  ASSIGN_OR_RETURN(types::v1::Step step, steps_.Step(cluster, host, *ignition, random_));
+  return std::vector<types::v1::Step>{std::move(step)};
+}
+
+}  // namespace assisted::orchestrator::install

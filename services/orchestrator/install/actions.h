@@ -1,0 +1,132 @@
+// File: services/orchestrator/install/actions.h
+//
+// The OrchestratorService's logic, over the inventory: every user action and installer report
+// is decided by the core state-machine tables (services/orchestrator/core) and written with a
+// status compare-and-set; a lost race (ABORTED) is re-read and re-decided a few times before it
+// is returned to the caller.
+//
+// - InstallCluster: refresh, require `ready` (FAILED_PRECONDITION naming the current status),
+//   auto-assign roles (core/roles.h), choose the bootstrap host, move the cluster to
+//   preparing-for-installation (PrepareForInstallation row) and generate the installation files
+//   once (artifacts.h). Refresh then walks hosts through preparing to installing as the tables
+//   say; a preparing cluster whose files are not all stored yet (a restart midway) generates
+//   them again on its next refresh.
+// - Host progress, from UpdateHostProgress and from agents' streams, goes through
+//   ApplyHostProgress only: stage order (core/stages.h), the Progress rows, the percentage.
+// - Cancel, reset, day-2 install, host reset and edits, finalizing progress, completion.
+//
+// Milestones are recorded as inventory events (best effort: a failed event is logged, the action
+// stands).
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ACTIONS_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ACTIONS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "assisted/orchestrator/v1/orchestrator_service.pb.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "assisted/types/v1/step.pb.h"
+#include "grpcpp/channel.h"
+#include "lib/log/log.h"
+#include "lib/random/random.h"
+#include "lib/time/clock.h"
+#include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/install/artifacts.h"
+#include "services/orchestrator/install/install_step.h"
+#include "services/orchestrator/install/inventory_client.h"
+
+namespace assisted::orchestrator::install {
+
+struct ActionsOptions {
+  core::Timeouts timeouts;
+  core::DecisionSettings decisions;
+  OsImage os_image;
+  absl::Duration inventory_timeout = absl::Seconds(10);
+  // Names this replica in leases; unique per process.
+  std::string holder;
+};
+
+class InstallActions {
+ public:
+  InstallActions(std::shared_ptr<grpc::Channel> inventory, ActionsOptions options,
+                 const Clock& clock, Random& random, log::Logger log);
+
+  absl::StatusOr<types::v1::Cluster> InstallCluster(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> CancelInstallation(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> ResetCluster(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> AllowAddWorkers(const std::string& cluster_id);
+  // Re-evaluates every host and the cluster until nothing changes (bounded), generating missing
+  // installation files of a preparing cluster first. Returns the cluster with its hosts.
+  absl::StatusOr<types::v1::Cluster> RefreshCluster(const std::string& cluster_id);
+  absl::StatusOr<v1::GetClusterValidationsResponse> GetClusterValidations(
+      const std::string& cluster_id);
+
+  absl::StatusOr<types::v1::Host> InstallHost(const std::string& infra_env_id,
+                                              const std::string& host_id);
+  absl::StatusOr<types::v1::Host> ResetHost(const std::string& infra_env_id,
+                                            const std::string& host_id);
+  absl::StatusOr<types::v1::Host> UpdateHost(const v1::UpdateHostRequest& request);
+
+  // THE host progress function (UpdateHostProgress and agent streams). FAILED_PRECONDITION when
+  // the stage goes backwards or the host is not installing; INVALID_ARGUMENT for a stage the
+  // host's role never reaches.
+  absl::StatusOr<types::v1::Host> ApplyHostProgress(const std::string& infra_env_id,
+                                                    const std::string& host_id,
+                                                    types::v1::HostStage stage,
+                                                    const std::string& info);
+
+  absl::StatusOr<types::v1::Cluster> UpdateFinalizingProgress(const std::string& cluster_id,
+                                                              types::v1::FinalizingStage stage);
+  absl::StatusOr<types::v1::Cluster> CompleteInstallation(const std::string& cluster_id,
+                                                          bool success,
+                                                          const std::string& error_info);
+
+  // The instructions of a host in `installing`: one STEP_TYPE_INSTALL step (install_step.h)
+  // carrying host-<id>.ign. Empty for hosts in any other status.
+  absl::StatusOr<std::vector<types::v1::Step>> InstallInstructions(const types::v1::Host& host);
+
+ private:
+  struct Loaded;
+
+  absl::StatusOr<std::unique_ptr<Loaded>> Load(const std::string& cluster_id) const;
+  // One evaluation pass; true when some status changed.
+  absl::StatusOr<bool> RefreshOnce(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> Refresh(const std::string& cluster_id);
+  // Generates the files of a preparing cluster and records the preparation's outcome.
+  absl::Status Prepare(const types::v1::Cluster& cluster);
+  // Fires a user action on the cluster and writes the decision (with `extra` patch fields),
+  // then carries out its effects on the hosts and artifacts.
+  absl::StatusOr<types::v1::Cluster> FireCluster(
+      const std::string& cluster_id, core::ClusterEvent event,
+      const std::function<void(inventory::v1::UpdateClusterStatusRequest&)>& extra = nullptr);
+  absl::StatusOr<types::v1::Host> FireHost(const types::v1::Host& host,
+                                           const types::v1::Cluster* cluster,
+                                           core::HostEvent event);
+  // Writes a host decision: status, status_info, the effects' fields, `patch` fields already in
+  // `request`.
+  absl::StatusOr<types::v1::Host> WriteHost(const types::v1::Host& host,
+                                            const core::HostDecision& decision,
+                                            inventory::v1::UpdateHostStatusRequest request);
+  void ApplyClusterEffects(const Loaded& loaded, const core::ClusterDecision& decision);
+  void Event(const std::string& name, const std::string& cluster_id, const types::v1::Host* host,
+             const std::string& message,
+             types::v1::EventSeverity severity = types::v1::EVENT_SEVERITY_INFO) const;
+
+  InventoryClient inventory_;
+  const ActionsOptions options_;
+  const Clock& clock_;
+  Random& random_;
+  log::Logger log_;
+  ArtifactGenerator generator_;
+  InstallStepBuilder steps_;
+};
+
+}  // namespace assisted::orchestrator::install
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ACTIONS_H_

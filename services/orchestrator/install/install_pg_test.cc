@@ -1,0 +1,480 @@
+// The OrchestratorService against the real inventory and PostgreSQL, both as processes: a
+// three-master cluster goes from ready through preparation (installation files generated once,
+// checked with ignition-validate and openssl), installing and host progress reported through
+// UpdateHostProgress, to installed; stage order is enforced; an installation is cancelled
+// midway, reset and installed again. Agents are simulated by writing what they would report.
+
+#include <chrono>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "lib/ignition/test_util.h"
+#include "lib/process/subprocess.h"
+#include "lib/testing/status_matchers.h"
+#include "lib/testing/test_files.h"
+#include "nlohmann/json.hpp"
+#include "services/orchestrator/core/testing_fixtures.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+#include "yaml-cpp/yaml.h"
+
+namespace assisted::testing {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+namespace orch = ::assisted::orchestrator::v1;
+using ::assisted::orchestrator::core::testing::HealthyCluster;
+using ::assisted::orchestrator::core::testing::HealthyHost;
+using ::assisted::orchestrator::core::testing::Ip;
+using ::testing::HasSubstr;
+using types::v1::HostStage;
+
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})";
+constexpr int kHosts = 3;
+
+std::string HostId(int i) { return absl::StrCat("00000000-0000-4000-8000-00000000000", i); }
+
+std::unique_ptr<grpc::ClientContext> Context() {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  return context;
+}
+
+// What a healthy agent of host i (of kHosts) reports, as the JSON the hub stores.
+void AddReports(int i, types::v1::Host& host) {
+  nlohmann::json remotes = nlohmann::json::array();
+  for (int j = 1; j <= kHosts; ++j) {
+    if (j == i) continue;
+    remotes.push_back(
+        {{"host_id", HostId(j)},
+         {"l2_connectivity",
+          {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"successful", true}}}},
+         {"l3_connectivity",
+          {{{"remote_ip_address", Ip(j)},
+            {"successful", true},
+            {"average_rtt_ms", 1.5},
+            {"packet_loss_percentage", 0}}}},
+         {"mtu_report",
+          {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"mtu_successful", true}}}}});
+  }
+  host.set_connectivity(nlohmann::json({{"remote_hosts", remotes}}).dump());
+  host.set_ntp_sources(R"([{"source_name":"pool.ntp.org","source_state":"synced"}])");
+  host.set_domain_name_resolutions(
+      R"({"resolutions":[{"domain_name":"api.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
+      R"({"domain_name":"api-int.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
+      R"({"domain_name":"*.apps.c.example.com","ipv4_addresses":["10.0.0.6"]},)"
+      R"({"domain_name":"quay.io","ipv4_addresses":["3.3.3.3"]}]})");
+}
+
+// The preparation checks' results (disk speed, image pulls) the agent sends while preparing.
+constexpr char kImagesStatus[] =
+    R"([{"name":"quay.io/release","result":"success","download_rate":50}])";
+constexpr char kDisksInfo[] =
+    R"([{"path":"/dev/sda","disk_speed":{"tested":true,"speed_ms":3,"exit_code":0}}])";
+
+class InstallTest : public PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    auto orchestrator =
+        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
+                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+    ASSERT_THAT(orchestrator, IsOk());
+    orchestrator_ = *std::move(orchestrator);
+    inventory_stub_ = inv::InventoryService::NewStub(
+        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+    stub_ = orch::OrchestratorService::NewStub(
+        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+  }
+
+  void TearDown() override {
+    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+  }
+
+  // A cluster with three discovered hosts whose agents reported a healthy world; refreshed
+  // until it is ready.
+  void CreateReadyCluster() {
+    inv::CreateClusterRequest create;
+    *create.mutable_cluster() = HealthyCluster();
+    create.mutable_cluster()->clear_id();
+    create.set_pull_secret(kPullSecret);
+    ASSERT_TRUE(inventory_stub_->CreateCluster(Context().get(), create, &cluster_).ok());
+    inv::CreateInfraEnvRequest create_infra_env;
+    create_infra_env.mutable_infra_env()->set_name("discovery");
+    create_infra_env.mutable_infra_env()->set_cluster_id(cluster_.id());
+    create_infra_env.set_pull_secret(kPullSecret);
+    ASSERT_TRUE(
+        inventory_stub_->CreateInfraEnv(Context().get(), create_infra_env, &infra_env_).ok());
+    const google::protobuf::Timestamp now = google::protobuf::util::TimeUtil::GetCurrentTime();
+    for (int i = 1; i <= kHosts; ++i) {
+      inv::CreateHostRequest create_host;
+      types::v1::Host& host = *create_host.mutable_host();
+      host = HealthyHost(i);
+      host.set_id(HostId(i));
+      host.set_infra_env_id(infra_env_.id());
+      host.set_cluster_id(cluster_.id());
+      host.set_role(types::v1::HOST_ROLE_AUTO_ASSIGN);
+      host.set_status(types::v1::HOST_STATUS_DISCOVERING);
+      *host.mutable_checked_in_at() = now;
+      *host.mutable_timestamp() = now;
+      AddReports(i, host);
+      types::v1::Host created;
+      const grpc::Status status =
+          inventory_stub_->CreateHost(Context().get(), create_host, &created);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+    }
+    const types::v1::Cluster refreshed = Refresh();
+    ASSERT_EQ(refreshed.status(), types::v1::CLUSTER_STATUS_READY)
+        << refreshed.status_info() << "\n"
+        << refreshed.DebugString();
+  }
+
+  types::v1::Cluster Refresh() {
+    orch::RefreshClusterRequest request;
+    request.set_cluster_id(cluster_.id());
+    types::v1::Cluster cluster;
+    const grpc::Status status = stub_->RefreshCluster(Context().get(), request, &cluster);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return cluster;
+  }
+
+  grpc::Status Install(types::v1::Cluster* cluster) {
+    orch::InstallClusterRequest request;
+    request.set_cluster_id(cluster_.id());
+    return stub_->InstallCluster(Context().get(), request, cluster);
+  }
+
+  // What the agents report while preparing; then the cluster installs.
+  types::v1::Cluster FinishPreparation() {
+    const google::protobuf::Timestamp now = google::protobuf::util::TimeUtil::GetCurrentTime();
+    for (int i = 1; i <= kHosts; ++i) {
+      inv::UpdateHostRequest update;
+      update.mutable_host()->set_id(HostId(i));
+      update.mutable_host()->set_infra_env_id(infra_env_.id());
+      update.mutable_host()->set_images_status(kImagesStatus);
+      update.mutable_host()->set_disks_info(kDisksInfo);
+      *update.mutable_host()->mutable_checked_in_at() = now;
+      for (const char* path : {"images_status", "disks_info", "checked_in_at"}) {
+        update.mutable_update_mask()->add_paths(path);
+      }
+      types::v1::Host host;
+      EXPECT_TRUE(inventory_stub_->UpdateHost(Context().get(), update, &host).ok());
+    }
+    return Refresh();
+  }
+
+  grpc::Status Progress(int i, HostStage stage, types::v1::Host* host,
+                        const std::string& info = "") {
+    orch::UpdateHostProgressRequest request;
+    request.set_infra_env_id(infra_env_.id());
+    request.set_host_id(HostId(i));
+    request.set_current_stage(stage);
+    request.set_progress_info(info);
+    return stub_->UpdateHostProgress(Context().get(), request, host);
+  }
+
+  std::optional<std::string> Artifact(const std::string& name) {
+    inv::GetArtifactRequest request;
+    request.set_cluster_id(cluster_.id());
+    request.set_name(name);
+    inv::Artifact artifact;
+    if (!inventory_stub_->GetArtifact(Context().get(), request, &artifact).ok()) {
+      return std::nullopt;
+    }
+    return artifact.content();
+  }
+
+  std::vector<types::v1::Host> Hosts() {
+    inv::GetClusterRequest get;
+    get.set_id(cluster_.id());
+    get.set_include_hosts(true);
+    types::v1::Cluster cluster;
+    EXPECT_TRUE(inventory_stub_->GetCluster(Context().get(), get, &cluster).ok());
+    return {cluster.hosts().begin(), cluster.hosts().end()};
+  }
+
+  // Every stored file is there and valid: ignition-validate, install-config parses back, the
+  // kubeconfig's client certificate verifies against its CA with openssl.
+  void ExpectValidArtifacts() {
+    for (const std::string& name : std::vector<std::string>{
+             "bootstrap.ign", "master.ign", "worker.ign", "host-" + HostId(1) + ".ign",
+             "host-" + HostId(2) + ".ign", "host-" + HostId(3) + ".ign"}) {
+      std::optional<std::string> config = Artifact(name);
+      ASSERT_TRUE(config.has_value()) << name;
+      EXPECT_THAT(ignition::IgnitionValidate(*config, name), IsOk());
+    }
+    std::optional<std::string> install_config = Artifact("install-config.yaml");
+    ASSERT_TRUE(install_config.has_value());
+    const YAML::Node doc = YAML::Load(*install_config);
+    EXPECT_EQ(doc["metadata"]["name"].as<std::string>(), "c");
+    EXPECT_EQ(doc["controlPlane"]["replicas"].as<int>(), 3);
+    EXPECT_EQ(doc["platform"]["baremetal"]["apiVIPs"][0].as<std::string>(), "10.0.0.5");
+    std::optional<std::string> password = Artifact("kubeadmin-password");
+    ASSERT_TRUE(password.has_value());
+    EXPECT_EQ(password->size(), 23u);
+    ASSERT_TRUE(Artifact("kubeconfig-noingress").has_value());
+    std::optional<std::string> kubeconfig = Artifact("kubeconfig");
+    ASSERT_TRUE(kubeconfig.has_value());
+    const YAML::Node config = YAML::Load(*kubeconfig);
+    std::string ca, cert;
+    ASSERT_TRUE(absl::Base64Unescape(
+        config["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>(), &ca));
+    ASSERT_TRUE(absl::Base64Unescape(
+        config["users"][0]["user"]["client-certificate-data"].as<std::string>(), &cert));
+    absl::StatusOr<std::string> ca_path = WriteTestFile("install/ca.pem", ca);
+    absl::StatusOr<std::string> cert_path = WriteTestFile("install/admin.pem", cert);
+    ASSERT_THAT(ca_path, IsOk());
+    ASSERT_THAT(cert_path, IsOk());
+    process::LocalProcessRunner runner;
+    absl::StatusOr<process::CommandResult> verify =
+        runner.Run({.argv = {"openssl", "verify", "-CAfile", *ca_path, *cert_path}});
+    ASSERT_THAT(verify, IsOk());
+    EXPECT_TRUE(verify->ok()) << verify->stdout_data << verify->stderr_data;
+    // The host configs point at the cluster's Machine Config Server with the same CA.
+    const nlohmann::json host = nlohmann::json::parse(*Artifact("host-" + HostId(1) + ".ign"));
+    EXPECT_EQ(host["ignition"]["config"]["merge"][0]["source"],
+              "https://api-int.c.example.com:22623/config/master");
+    EXPECT_EQ(ignition::DecodeDataUrl(
+                  host["ignition"]["security"]["tls"]["certificateAuthorities"][0]["source"]
+                      .get<std::string>())
+                  .value_or(""),
+              ca);
+  }
+
+  // Reports every stage of host i's profile up to Done.
+  void ReportAllStages(int i, bool bootstrap) {
+    const std::vector<HostStage> master = {types::v1::HOST_STAGE_STARTING_INSTALLATION,
+                                           types::v1::HOST_STAGE_INSTALLING,
+                                           types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK,
+                                           types::v1::HOST_STAGE_REBOOTING,
+                                           types::v1::HOST_STAGE_CONFIGURING,
+                                           types::v1::HOST_STAGE_JOINED,
+                                           types::v1::HOST_STAGE_DONE};
+    const std::vector<HostStage> boot = {types::v1::HOST_STAGE_STARTING_INSTALLATION,
+                                         types::v1::HOST_STAGE_INSTALLING,
+                                         types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK,
+                                         types::v1::HOST_STAGE_WAITING_FOR_CONTROL_PLANE,
+                                         types::v1::HOST_STAGE_WAITING_FOR_BOOTKUBE,
+                                         types::v1::HOST_STAGE_WAITING_FOR_CONTROLLER,
+                                         types::v1::HOST_STAGE_REBOOTING,
+                                         types::v1::HOST_STAGE_CONFIGURING,
+                                         types::v1::HOST_STAGE_JOINED,
+                                         types::v1::HOST_STAGE_DONE};
+    for (HostStage stage : bootstrap ? boot : master) {
+      types::v1::Host host;
+      const grpc::Status status = Progress(i, stage, &host);
+      ASSERT_TRUE(status.ok()) << types::v1::HostStage_Name(stage) << ": "
+                               << status.error_message();
+      EXPECT_EQ(host.progress().current_stage(), stage);
+      EXPECT_EQ(host.status(), stage == types::v1::HOST_STAGE_DONE
+                                   ? types::v1::HOST_STATUS_INSTALLED
+                                   : types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS);
+    }
+  }
+
+  std::unique_ptr<LaunchedService> inventory_;
+  std::unique_ptr<LaunchedService> orchestrator_;
+  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
+  std::unique_ptr<orch::OrchestratorService::Stub> stub_;
+  types::v1::Cluster cluster_;
+  types::v1::InfraEnv infra_env_;
+};
+
+TEST_F(InstallTest, ThreeMastersInstallFromReadyToInstalled) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  types::v1::Cluster cluster;
+  grpc::Status status = Install(&cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION)
+      << cluster.status_info();
+  EXPECT_EQ(cluster.last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS)
+      << cluster.last_installation_preparation().reason();
+  int bootstrap = 0;
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.role(), types::v1::HOST_ROLE_MASTER) << host.id();
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION)
+        << host.status_info();
+    if (host.bootstrap()) bootstrap = std::stoi(host.id().substr(35));
+  }
+  ASSERT_NE(bootstrap, 0) << "no bootstrap host chosen";
+  ASSERT_NO_FATAL_FAILURE(ExpectValidArtifacts());
+
+  // Installing twice is refused, naming the status.
+  status = Install(&cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("preparing-for-installation"));
+
+  cluster = FinishPreparation();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSTALLING) << host.status_info();
+  }
+
+  // Stages only move forward.
+  const int other = bootstrap == 1 ? 2 : 1;
+  types::v1::Host host;
+  ASSERT_TRUE(Progress(other, types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, &host, "45%").ok());
+  EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS);
+  EXPECT_EQ(host.progress().progress_info(), "45%");
+  status = Progress(other, types::v1::HOST_STAGE_INSTALLING, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("backwards"));
+  // A stage the role never reaches.
+  status = Progress(other, types::v1::HOST_STAGE_WAITING_FOR_BOOTKUBE, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+
+  for (int i = 1; i <= kHosts; ++i) {
+    if (i == other) {
+      for (HostStage stage : {types::v1::HOST_STAGE_REBOOTING, types::v1::HOST_STAGE_CONFIGURING,
+                              types::v1::HOST_STAGE_JOINED, types::v1::HOST_STAGE_DONE}) {
+        ASSERT_TRUE(Progress(i, stage, &host).ok());
+      }
+    } else {
+      ASSERT_NO_FATAL_FAILURE(ReportAllStages(i, i == bootstrap));
+    }
+  }
+  cluster = Refresh();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+  EXPECT_EQ(cluster.progress().total_percentage(), 100);
+  EXPECT_TRUE(cluster.has_install_started_at());
+  EXPECT_TRUE(cluster.has_install_completed_at());
+
+  // Late progress after Done is ignored; milestones are events.
+  EXPECT_TRUE(Progress(other, types::v1::HOST_STAGE_DONE, &host).ok());
+  inv::ListEventsRequest events_request;
+  events_request.set_cluster_id(cluster_.id());
+  events_request.set_limit(1000);
+  inv::ListEventsResponse events;
+  ASSERT_TRUE(inventory_stub_->ListEvents(Context().get(), events_request, &events).ok());
+  std::set<std::string> names;
+  for (const types::v1::Event& event : events.events()) names.insert(event.name());
+  for (const char* name :
+       {"cluster_installation_started", "cluster_installation_files_generated",
+        "host_install_progress_updated", "cluster_status_updated", "host_bootstrap_set"}) {
+    EXPECT_TRUE(names.count(name)) << name;
+  }
+}
+
+TEST_F(InstallTest, CancelMidInstallThenResetAndInstallAgain) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(Install(&cluster).ok());
+  const std::optional<std::string> first_ca = Artifact("tls/root-ca.crt");
+  ASSERT_TRUE(first_ca.has_value());
+  cluster = FinishPreparation();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+  types::v1::Host host;
+  ASSERT_TRUE(Progress(1, types::v1::HOST_STAGE_STARTING_INSTALLATION, &host).ok());
+
+  orch::CancelInstallationRequest cancel;
+  cancel.set_cluster_id(cluster_.id());
+  grpc::Status status = stub_->CancelInstallation(Context().get(), cancel, &cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_CANCELLED);
+  for (const types::v1::Host& h : Hosts()) {
+    EXPECT_EQ(h.status(), types::v1::HOST_STATUS_CANCELLED) << h.status_info();
+  }
+  status = Progress(2, types::v1::HOST_STAGE_INSTALLING, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION) << status.error_message();
+
+  orch::ResetClusterRequest reset;
+  reset.set_cluster_id(cluster_.id());
+  status = stub_->ResetCluster(Context().get(), reset, &cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  for (const types::v1::Host& h : Hosts()) {
+    EXPECT_EQ(h.status(), types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION);
+    EXPECT_FALSE(h.bootstrap());
+    EXPECT_EQ(h.progress().current_stage(), types::v1::HOST_STAGE_UNSPECIFIED);
+  }
+  EXPECT_FALSE(Artifact("install-config.yaml").has_value());
+  EXPECT_FALSE(Artifact("bootstrap.ign").has_value());
+
+  // The hosts reboot into the discovery image and register again (what the agent stream does).
+  for (const types::v1::Host& h : Hosts()) {
+    inv::UpdateHostStatusRequest registered;
+    registered.set_infra_env_id(h.infra_env_id());
+    registered.set_id(h.id());
+    registered.set_expected_status(h.status());
+    registered.set_new_status(types::v1::HOST_STATUS_DISCOVERING);
+    registered.mutable_patch()->mutable_checked_in_at()->set_seconds(
+        google::protobuf::util::TimeUtil::GetCurrentTime().seconds());
+    registered.mutable_patch_mask()->add_paths("checked_in_at");
+    types::v1::Host written;
+    ASSERT_TRUE(inventory_stub_->UpdateHostStatus(Context().get(), registered, &written).ok());
+  }
+  cluster = Refresh();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_READY) << cluster.status_info();
+  status = Install(&cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+  ASSERT_NO_FATAL_FAILURE(ExpectValidArtifacts());
+  // A new installation gets new credentials.
+  EXPECT_NE(Artifact("tls/root-ca.crt"), first_ca);
+  cluster = FinishPreparation();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+}
+
+TEST_F(InstallTest, RefusesWhatTheStateMachinesForbid) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  // Editing a host before installing is fine; a bad disk names the field.
+  orch::UpdateHostRequest update;
+  update.set_infra_env_id(infra_env_.id());
+  update.set_host_id(HostId(1));
+  update.mutable_host()->set_installation_disk_id("no-such-disk");
+  update.mutable_update_mask()->add_paths("installation_disk_id");
+  types::v1::Host host;
+  grpc::Status status = stub_->UpdateHost(Context().get(), update, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("host.installation_disk_id"));
+  update.mutable_host()->set_requested_hostname("first-master");
+  update.mutable_update_mask()->Clear();
+  update.mutable_update_mask()->add_paths("requested_hostname");
+  status = stub_->UpdateHost(Context().get(), update, &host);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(host.requested_hostname(), "first-master");
+
+  // Progress for a host that is not installing.
+  status = Progress(1, types::v1::HOST_STAGE_INSTALLING, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  // Day-2 installs need an adding-hosts cluster.
+  orch::InstallHostRequest install_host;
+  install_host.set_infra_env_id(infra_env_.id());
+  install_host.set_host_id(HostId(1));
+  status = stub_->InstallHost(Context().get(), install_host, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("ready"));
+  // Cancel and reset have nothing to act on in ready.
+  orch::ResetClusterRequest reset;
+  reset.set_cluster_id(cluster_.id());
+  types::v1::Cluster cluster;
+  status = stub_->ResetCluster(Context().get(), reset, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("ready"));
+
+  ASSERT_TRUE(Install(&cluster).ok());
+  // Once installation began, hosts are not edited.
+  status = stub_->UpdateHost(Context().get(), update, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("preparing-for-installation"));
+  // Missing ids name the field.
+  orch::InstallClusterRequest empty;
+  status = stub_->InstallCluster(Context().get(), empty, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("cluster_id"));
+}
+
+}  // namespace
+}  // namespace assisted::testing

@@ -1,0 +1,139 @@
+#include "services/orchestrator/install/orchestrator_service.h"
+
+#include <initializer_list>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/status/grpc_status.h"
+
+namespace assisted::orchestrator::install {
+namespace {
+
+// INVALID_ARGUMENT naming the first empty field of {name, value} pairs.
+absl::Status Required(std::initializer_list<std::pair<const char*, const std::string*>> fields) {
+  for (const auto& [name, value] : fields) {
+    if (value->empty()) return absl::InvalidArgumentError(absl::StrCat(name, ": required"));
+  }
+  return absl::OkStatus();
+}
+
+// Runs `action` once the required fields are there and stores its result in `response`.
+template <typename T, typename Action>
+grpc::Status Answer(const absl::Status& required, Action action, T* response) {
+  if (!required.ok()) return ToGrpcStatus(required);
+  absl::StatusOr<T> result = action();
+  if (!result.ok()) return ToGrpcStatus(result.status());
+  *response = *std::move(result);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
+grpc::Status OrchestratorServiceImpl::InstallCluster(grpc::ServerContext*,
+                                                     const v1::InstallClusterRequest* request,
+                                                     types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.InstallCluster(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::CancelInstallation(
+    grpc::ServerContext*, const v1::CancelInstallationRequest* request,
+    types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.CancelInstallation(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::ResetCluster(grpc::ServerContext*,
+                                                   const v1::ResetClusterRequest* request,
+                                                   types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.ResetCluster(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::AllowAddWorkers(grpc::ServerContext*,
+                                                      const v1::AllowAddWorkersRequest* request,
+                                                      types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.AllowAddWorkers(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::RefreshCluster(grpc::ServerContext*,
+                                                     const v1::RefreshClusterRequest* request,
+                                                     types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.RefreshCluster(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::GetClusterValidations(
+    grpc::ServerContext*, const v1::GetClusterValidationsRequest* request,
+    v1::GetClusterValidationsResponse* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.GetClusterValidations(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::InstallHost(grpc::ServerContext*,
+                                                  const v1::InstallHostRequest* request,
+                                                  types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
+      [&] { return actions_.InstallHost(request->infra_env_id(), request->host_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::ResetHost(grpc::ServerContext*,
+                                                const v1::ResetHostRequest* request,
+                                                types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
+      [&] { return actions_.ResetHost(request->infra_env_id(), request->host_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::UpdateHost(grpc::ServerContext*,
+                                                 const v1::UpdateHostRequest* request,
+                                                 types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
+      [&] { return actions_.UpdateHost(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::UpdateHostProgress(
+    grpc::ServerContext*, const v1::UpdateHostProgressRequest* request, types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
+      [&] {
+        return actions_.ApplyHostProgress(request->infra_env_id(), request->host_id(),
+                                          request->current_stage(), request->progress_info());
+      },
+      response);
+}
+
+grpc::Status OrchestratorServiceImpl::UpdateFinalizingProgress(
+    grpc::ServerContext*, const v1::UpdateFinalizingProgressRequest* request,
+    types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] {
+        return actions_.UpdateFinalizingProgress(request->cluster_id(),
+                                                 request->finalizing_stage());
+      },
+      response);
+}
+
+grpc::Status OrchestratorServiceImpl::CompleteInstallation(
+    grpc::ServerContext*, const v1::CompleteInstallationRequest* request,
+    types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] {
+        return actions_.CompleteInstallation(request->cluster_id(), request->is_success(),
+                                             request->error_info());
+      },
+      response);
+}
+
+}  // namespace assisted::orchestrator::install

@@ -1,0 +1,59 @@
+// File: services/orchestrator/install/orchestrator_service.h
+//
+// assisted.orchestrator.v1.OrchestratorService over InstallActions: a synchronous gRPC service
+// (its handlers block on inventory calls; the server's thread cap bounds them) that only checks
+// required ids and converts statuses. BindHost, UnbindHost, ReportOperatorStatus and
+// UploadIngressCert are not implemented yet (UNIMPLEMENTED).
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
+
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "services/orchestrator/install/actions.h"
+
+namespace assisted::orchestrator::install {
+
+class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
+ public:
+  explicit OrchestratorServiceImpl(InstallActions& actions) : actions_(actions) {}
+
+  grpc::Status InstallCluster(grpc::ServerContext* context,
+                              const v1::InstallClusterRequest* request,
+                              types::v1::Cluster* response) override;
+  grpc::Status CancelInstallation(grpc::ServerContext* context,
+                                  const v1::CancelInstallationRequest* request,
+                                  types::v1::Cluster* response) override;
+  grpc::Status ResetCluster(grpc::ServerContext* context, const v1::ResetClusterRequest* request,
+                            types::v1::Cluster* response) override;
+  grpc::Status AllowAddWorkers(grpc::ServerContext* context,
+                               const v1::AllowAddWorkersRequest* request,
+                               types::v1::Cluster* response) override;
+  grpc::Status RefreshCluster(grpc::ServerContext* context,
+                              const v1::RefreshClusterRequest* request,
+                              types::v1::Cluster* response) override;
+  grpc::Status GetClusterValidations(grpc::ServerContext* context,
+                                     const v1::GetClusterValidationsRequest* request,
+                                     v1::GetClusterValidationsResponse* response) override;
+  grpc::Status InstallHost(grpc::ServerContext* context, const v1::InstallHostRequest* request,
+                           types::v1::Host* response) override;
+  grpc::Status ResetHost(grpc::ServerContext* context, const v1::ResetHostRequest* request,
+                         types::v1::Host* response) override;
+  grpc::Status UpdateHost(grpc::ServerContext* context, const v1::UpdateHostRequest* request,
+                          types::v1::Host* response) override;
+  grpc::Status UpdateHostProgress(grpc::ServerContext* context,
+                                  const v1::UpdateHostProgressRequest* request,
+                                  types::v1::Host* response) override;
+  grpc::Status UpdateFinalizingProgress(grpc::ServerContext* context,
+                                        const v1::UpdateFinalizingProgressRequest* request,
+                                        types::v1::Cluster* response) override;
+  grpc::Status CompleteInstallation(grpc::ServerContext* context,
+                                    const v1::CompleteInstallationRequest* request,
+                                    types::v1::Cluster* response) override;
+
+ private:
+  InstallActions& actions_;
+};
+
+}  // namespace assisted::orchestrator::install
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
