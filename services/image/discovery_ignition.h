@@ -67,6 +67,12 @@ struct DiscoveryIgnition {
   std::string config;  // Ignition JSON (spec 3.2.0)
   // Arguments to append to the live kernel command line (APPEND edits, in order).
   std::vector<std::string> kernel_arguments;
+  // For the initramfs of minimal-ISO and PXE boots, which must reach the network before it can
+  // fetch the rootfs (reference §5): a gzip'd newc cpio (zero-padded to 4 bytes) holding the
+  // static-network files above plus pre-network-manager-config.service enabled through
+  // initrd.target.wants (ordered before coreos-copy-firstboot-network.service), and, with a
+  // proxy, a coreos-livepxe-rootfs.service drop-in setting it. Empty when there is neither.
+  std::string initrd_archive;
 };
 
 // Builds the discovery Ignition for `infra_env` (id required). `pull_secret` is the infra-env's
