@@ -405,6 +405,67 @@ absl::Status AddTrustBundle(const InfraEnv& infra_env, ignition::ConfigBuilder& 
   return absl::OkStatus();
 }
 
+// A repository as registries.conf names it: host[:port][/path…], without scheme, tag or digest.
+absl::Status CheckRepository(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return Invalid(field, "must not be empty");
+  if (absl::StrContains(value, "://")) {
+    return Invalid(field, absl::StrCat(Quoted(value), " must not have a scheme"));
+  }
+  const bool valid = value.size() <= 255 && std::all_of(value.begin(), value.end(), [](char c) {
+                       return absl::ascii_isalnum(c) || absl::StrContains("._-/:[]", c);
+                     });
+  if (!valid || absl::StartsWith(value, "/") || absl::EndsWith(value, "/")) {
+    return Invalid(field, absl::StrCat(Quoted(value),
+                                       " is not a registry or repository (host[:port][/path])"));
+  }
+  const size_t slash = value.rfind('/');
+  if (slash != absl::string_view::npos && absl::StrContains(value.substr(slash), ':')) {
+    return Invalid(field, absl::StrCat(Quoted(value), " must not name a tag"));
+  }
+  return absl::OkStatus();
+}
+
+// registries.conf(5) (version 2) routing the listed sources through their mirrors, and the CA
+// that signs the mirrors (reference §7: /etc/containers/registries.conf and CA anchors).
+absl::Status AddMirrorRegistries(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
+  const types::v1::MirrorRegistries& registries = infra_env.mirror_registries();
+  if (!registries.mirrors().empty()) {
+    std::string conf =
+        "# Written by assisted: image pulls of the discovery host go through these mirrors.\n"
+        "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\n";
+    std::set<std::string> sources;
+    for (int i = 0; i < registries.mirrors_size(); ++i) {
+      const types::v1::RegistryMirror& mirror = registries.mirrors(i);
+      const std::string field = absl::StrCat("infra_env.mirror_registries.mirrors[", i, "]");
+      RETURN_IF_ERROR(CheckRepository(absl::StrCat(field, ".source"), mirror.source()));
+      if (!sources.insert(mirror.source()).second) {
+        return Invalid(absl::StrCat(field, ".source"),
+                       absl::StrCat(Quoted(mirror.source()), " is listed twice"));
+      }
+      if (mirror.mirrors().empty()) {
+        return Invalid(absl::StrCat(field, ".mirrors"), "must list at least one mirror");
+      }
+      absl::StrAppend(&conf, "\n[[registry]]\n  prefix = \"\"\n  location = \"", mirror.source(),
+                      "\"\n  mirror-by-digest-only = ",
+                      mirror.mirror_by_digest_only() ? "true" : "false", "\n");
+      for (int j = 0; j < mirror.mirrors_size(); ++j) {
+        RETURN_IF_ERROR(
+            CheckRepository(absl::StrCat(field, ".mirrors[", j, "]"), mirror.mirrors(j)));
+        absl::StrAppend(&conf, "\n  [[registry.mirror]]\n    location = \"", mirror.mirrors(j),
+                        "\"\n");
+      }
+    }
+    builder.AddFile({.path = kRegistriesConfPath, .mode = 0644, .contents = conf});
+  }
+  if (!registries.ca_bundle().empty()) {
+    ASSIGN_OR_RETURN(
+        std::vector<std::string> certificates,
+        PemCertificates("infra_env.mirror_registries.ca_bundle", registries.ca_bundle()));
+    builder.AddFile({.path = kMirrorCaPath, .mode = 0644, .contents = JoinPem(certificates)});
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AddConfigOverride(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
   const std::string& text = infra_env.ignition_config_override();
   if (text.empty()) return absl::OkStatus();
@@ -597,6 +658,7 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(
   AddSshKeys(infra_env, builder);
   RETURN_IF_ERROR(AddNtpSources(infra_env, builder));
   RETURN_IF_ERROR(AddTrustBundle(infra_env, builder));
+  RETURN_IF_ERROR(AddMirrorRegistries(infra_env, builder));
   RETURN_IF_ERROR(AddConfigOverride(infra_env, builder));
   ASSIGN_OR_RETURN(std::vector<NetworkFile> network, StaticNetworkFiles(infra_env));
   AddStaticNetworking(network, builder);

@@ -360,6 +360,45 @@ TEST(DiscoveryIgnition, TheInitrdArchiveSetsTheProxyForTheRootfsFetch) {
                   .result.initrd_archive.empty());
 }
 
+TEST(DiscoveryIgnition, MirrorRegistriesWriteRegistriesConfAndTrustTheirCa) {
+  InfraEnv infra_env = MinimalInfraEnv();
+  types::v1::MirrorRegistries* registries = infra_env.mutable_mirror_registries();
+  types::v1::RegistryMirror* release = registries->add_mirrors();
+  release->set_source("quay.io/openshift-release-dev/ocp-release");
+  release->add_mirrors("mirror.lab:5000/ocp/release");
+  release->add_mirrors("[fd00::5]:5000/ocp/release");
+  release->set_mirror_by_digest_only(true);
+  types::v1::RegistryMirror* agent = registries->add_mirrors();
+  agent->set_source("registry.example.com");
+  agent->add_mirrors("mirror.lab:5000");
+  const std::string ca = Testdata("services/image/testdata/orchestrator_ca.pem");
+  registries->set_ca_bundle(ca);
+  Built built = BuildValidated(infra_env, "", Settings(), "mirrors");
+  EXPECT_EQ(built.files.at(kRegistriesConfPath).mode, 0644);
+  EXPECT_EQ(built.files.at(kRegistriesConfPath).contents,
+            "# Written by assisted: image pulls of the discovery host go through these mirrors.\n"
+            "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\n"
+            "\n[[registry]]\n"
+            "  prefix = \"\"\n"
+            "  location = \"quay.io/openshift-release-dev/ocp-release\"\n"
+            "  mirror-by-digest-only = true\n"
+            "\n  [[registry.mirror]]\n"
+            "    location = \"mirror.lab:5000/ocp/release\"\n"
+            "\n  [[registry.mirror]]\n"
+            "    location = \"[fd00::5]:5000/ocp/release\"\n"
+            "\n[[registry]]\n"
+            "  prefix = \"\"\n"
+            "  location = \"registry.example.com\"\n"
+            "  mirror-by-digest-only = false\n"
+            "\n  [[registry.mirror]]\n"
+            "    location = \"mirror.lab:5000\"\n");
+  EXPECT_THAT(built.files.at(kMirrorCaPath).contents, HasSubstr("-----BEGIN CERTIFICATE-----"));
+  // Without mirrors, no registries.conf: the image's own stays.
+  EXPECT_EQ(BuildValidated(MinimalInfraEnv(), "", Settings(), "no_mirrors")
+                .files.count(kRegistriesConfPath),
+            0u);
+}
+
 TEST(DiscoveryIgnition, SameInputSameBytes) {
   absl::StatusOr<DiscoveryIgnition> first =
       BuildDiscoveryIgnition(StaticNetworkInfraEnv(), kPullSecret, Settings());
@@ -567,6 +606,49 @@ INSTANTIATE_TEST_SUITE_P(
                       e.mutable_proxy()->set_no_proxy("a.com,b c");
                     },
                     "infra_env.proxy.no_proxy: \"b c\" holds a character"},
+        InvalidCase{"MirrorWithScheme",
+                    [](InfraEnv& e, auto&, auto&) {
+                      auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                      mirror->set_source("https://quay.io/ocp");
+                      mirror->add_mirrors("mirror.lab:5000/ocp");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].source: \"https://quay.io/ocp\" must "
+                    "not have a scheme"},
+        InvalidCase{"MirrorWithTag",
+                    [](InfraEnv& e, auto&, auto&) {
+                      auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                      mirror->set_source("quay.io/ocp");
+                      mirror->add_mirrors("mirror.lab:5000/ocp:4.16");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].mirrors[0]: \"mirror.lab:5000/ocp:4.16\" "
+                    "must not name a tag"},
+        InvalidCase{"MirrorQuote",
+                    [](InfraEnv& e, auto&, auto&) {
+                      auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                      mirror->set_source("quay.io/ocp\"x");
+                      mirror->add_mirrors("mirror.lab");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].source: \"quay.io/ocp\\\"x\" is not a "
+                    "registry or repository"},
+        InvalidCase{"MirrorSourceTwice",
+                    [](InfraEnv& e, auto&, auto&) {
+                      for (int i = 0; i < 2; ++i) {
+                        auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                        mirror->set_source("quay.io/ocp");
+                        mirror->add_mirrors("mirror.lab/ocp");
+                      }
+                    },
+                    "infra_env.mirror_registries.mirrors[1].source: \"quay.io/ocp\" is listed twice"},
+        InvalidCase{"MirrorWithoutMirrors",
+                    [](InfraEnv& e, auto&, auto&) {
+                      e.mutable_mirror_registries()->add_mirrors()->set_source("quay.io/ocp");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].mirrors: must list at least one"},
+        InvalidCase{"MirrorCaNotPem",
+                    [](InfraEnv& e, auto&, auto&) {
+                      e.mutable_mirror_registries()->set_ca_bundle("not a certificate");
+                    },
+                    "infra_env.mirror_registries.ca_bundle: holds no PEM certificate"},
         InvalidCase{"BadNtpSource",
                     [](InfraEnv& e, auto&, auto&) { e.add_additional_ntp_sources("ntp;reboot"); },
                     "infra_env.additional_ntp_sources[0]: \"ntp;reboot\" is not a host name or IP"},

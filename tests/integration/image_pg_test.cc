@@ -242,6 +242,32 @@ TEST_F(ImageTest, ForgedTokensAreRefusedAndPxeArtifactsAreServed) {
   EXPECT_EQ(ready->status, 200);
 }
 
+TEST_F(ImageTest, MirrorRegistriesStoredInTheInventoryReachTheDiscoveryIgnition) {
+  auto inventory_stub = inv::InventoryService::NewStub(
+      grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+  inv::CreateInfraEnvRequest create;
+  create.mutable_infra_env()->set_name("mirrored");
+  types::v1::RegistryMirror* mirror =
+      create.mutable_infra_env()->mutable_mirror_registries()->add_mirrors();
+  mirror->set_source("quay.io/openshift-release-dev/ocp-release");
+  mirror->add_mirrors("mirror.lab:5000/ocp/release");
+  mirror->set_mirror_by_digest_only(true);
+  types::v1::InfraEnv mirrored;
+  grpc::ClientContext create_context;
+  ASSERT_TRUE(inventory_stub->CreateInfraEnv(&create_context, create, &mirrored).ok());
+  img::GetDiscoveryIgnitionRequest request;
+  request.set_infra_env_id(mirrored.id());
+  img::GetDiscoveryIgnitionResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = image_stub_->GetDiscoveryIgnition(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_THAT(response.ignition_json(), HasSubstr("\"/etc/containers/registries.conf\""));
+  const std::string path = dir_ + "/mirrored.ign";
+  std::ofstream(path) << response.ignition_json();
+  const auto validated = Run({"ignition-validate", path});
+  EXPECT_EQ(validated.exit_code, 0) << validated.stdout_data << validated.stderr_data;
+}
+
 TEST_F(ImageTest, TheMinimalIsoFetchesItsRootfsFromASignedUrlItServes) {
   // A minimal-ISO infra-env behind a proxy: the initramfs needs the proxy for the rootfs fetch.
   auto inventory_stub = inv::InventoryService::NewStub(
