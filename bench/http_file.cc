@@ -10,31 +10,21 @@
 //             "lib_c1_ttfb_ms":…,…,"lib_rss_mib":…,"base_c1_gbps":…,…,"cores":2}
 
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/resource.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
-#include "absl/time/clock.h"
+#include "bench/download_harness.h"
 #include "curl/curl.h"
 #include "lib/config/config.h"
 #include "lib/http/content.h"
@@ -44,11 +34,11 @@
 
 namespace {
 
+namespace bench = assisted::bench;
 namespace http = assisted::http;
 
 struct Options {
   int64_t size = int64_t{1} << 30;
-  std::vector<std::string> clients = {"1", "8", "64"};
   std::string file;  // default: /tmp/assisted-http-bench-<size>.bin
 };
 
@@ -115,235 +105,26 @@ void RunLibHttp(const std::string& path, int control, int report) {
   auto server = http::HttpServer::Start(options, std::move(router), nullptr,
                                         assisted::log::Logger(sink, "bench"));
   if (!server.ok()) _exit(1);
-  const int port = (*server)->port();
-  if (::write(report, &port, sizeof port) != sizeof port) _exit(1);
-  char byte;
-  while (::read(control, &byte, 1) > 0) {
-  }
+  assisted::bench::ReportPort(report, (*server)->port());
+  assisted::bench::WaitForStop(control);
   (*server)->Shutdown(absl::Seconds(1));
   _exit(0);
 }
 
-// The baseline: accept, read a request head, write a minimal response head, sendfile the whole
-// file with a blocking socket, repeat; one thread per connection.
-void ServeBaselineConnection(int client, int file, uint64_t size) {
-  std::string head = absl::StrCat("HTTP/1.1 200 OK\r\nContent-Length: ", size, "\r\n\r\n");
-  char buffer[4096];
-  std::string request;
-  for (;;) {
-    const ssize_t n = ::read(client, buffer, sizeof buffer);
-    if (n <= 0) break;
-    request.append(buffer, static_cast<size_t>(n));
-    if (request.find("\r\n\r\n") == std::string::npos) continue;
-    request.clear();
-    if (::send(client, head.data(), head.size(), MSG_NOSIGNAL) !=
-        static_cast<ssize_t>(head.size())) {
-      break;
-    }
-    off_t offset = 0;
-    while (static_cast<uint64_t>(offset) < size) {
-      if (::sendfile(client, file, &offset, size - static_cast<uint64_t>(offset)) <= 0) break;
-    }
-    if (static_cast<uint64_t>(offset) < size) break;
-  }
-  ::close(client);
-}
-
-void RunBaseline(const std::string& path, int control, int report) {
-  ::signal(SIGPIPE, SIG_IGN);  // a child of its own: the process disposition is ours to set
-  const int file = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (file < 0 || ::fstat(file, &st) != 0) _exit(1);
-  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (::bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::listen(listener, 1024) != 0 ||
-      ::getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    _exit(1);
-  }
-  const int port = ntohs(address.sin_port);
-  if (::write(report, &port, sizeof port) != sizeof port) _exit(1);
-  std::thread([listener, file, size = static_cast<uint64_t>(st.st_size)]() {
-    for (;;) {
-      const int client = ::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC);
-      if (client < 0) continue;
-      std::thread(ServeBaselineConnection, client, file, size).detach();
-    }
-  }).detach();
-  char byte;
-  while (::read(control, &byte, 1) > 0) {
-  }
-  _exit(0);
-}
-
-struct Child {
-  pid_t pid = -1;
-  int control = -1;  // closing it stops the child
-  int port = 0;
-};
-
-Child Spawn(void (*run)(const std::string&, int, int), const std::string& path) {
-  int control[2], report[2];
-  if (::pipe2(control, O_CLOEXEC) != 0 || ::pipe2(report, O_CLOEXEC) != 0) return {};
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::close(control[1]);
-    ::close(report[0]);
-    run(path, control[0], report[1]);
-    _exit(0);
-  }
-  ::close(control[0]);
-  ::close(report[1]);
-  Child child{pid, control[1], 0};
-  if (::read(report[0], &child.port, sizeof child.port) != sizeof child.port) child.port = 0;
-  ::close(report[0]);
-  return child;
-}
-
-void Stop(Child& child) {
-  ::close(child.control);
-  int status;
-  ::waitpid(child.pid, &status, 0);
-}
-
-// utime + stime of `pid`, in seconds.
-double CpuSeconds(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(text.substr(close + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);
-    if (i == 15) break;
-  }
-  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
-}
-
-// A "VmXXX:" figure of `pid` in MiB.
-double StatusMib(pid_t pid, const std::string& key) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) == 0) {
-      int64_t kib = 0;
-      std::istringstream(line.substr(key.size())) >> kib;
-      return static_cast<double>(kib) / 1024;
-    }
-  }
-  return 0;
-}
-
-// --- the clients ---------------------------------------------------------------------------
-
-size_t CountBytes(char*, size_t size, size_t count, void* user) {
-  *static_cast<uint64_t*>(user) += size * count;
-  return size * count;
-}
-
-struct Download {
-  uint64_t bytes = 0;
-  long status = 0;
-  double ttfb_ms = 0;
-  bool ok = false;
-};
-
-Download Fetch(const std::string& url) {
-  Download download;
-  CURL* curl = curl_easy_init();
-  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, 512L * 1024);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, CountBytes);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &download.bytes);
-  download.ok = curl_easy_perform(curl) == CURLE_OK;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &download.status);
-  curl_off_t start_transfer_us = 0;
-  curl_easy_getinfo(curl, CURLINFO_STARTTRANSFER_TIME_T, &start_transfer_us);
-  download.ttfb_ms = static_cast<double>(start_transfer_us) / 1000;
-  curl_easy_cleanup(curl);
-  return download;
-}
-
-struct Level {
-  int clients = 0;
-  double gbps = 0;           // payload bytes per wall second, 1e9
-  double gbps_per_core = 0;  // payload bytes per second of server CPU, 1e9
-  double server_cpu_s = 0;
-  double ttfb_ms_p50 = 0;
-  double ttfb_ms_max = 0;
-  int failures = 0;
-};
-
-Level RunLevel(const Child& server, const std::string& url, int clients, uint64_t size) {
-  std::vector<Download> downloads(clients);
-  std::vector<std::thread> threads;
-  absl::Notification go;
-  for (int i = 0; i < clients; ++i) {
-    threads.emplace_back([&, i]() {
-      go.WaitForNotification();
-      downloads[i] = Fetch(url);
-    });
-  }
-  const double cpu_before = CpuSeconds(server.pid);
-  const absl::Time start = absl::Now();
-  go.Notify();
-  for (std::thread& thread : threads) thread.join();
-  const double wall = absl::ToDoubleSeconds(absl::Now() - start);
-  const double cpu = CpuSeconds(server.pid) - cpu_before;
-
-  Level level;
-  level.clients = clients;
-  uint64_t bytes = 0;
-  std::vector<double> ttfb;
-  for (const Download& download : downloads) {
-    bytes += download.bytes;
-    ttfb.push_back(download.ttfb_ms);
-    if (!download.ok || download.status != 200 || download.bytes != size) ++level.failures;
-  }
-  std::sort(ttfb.begin(), ttfb.end());
-  level.gbps = static_cast<double>(bytes) / wall / 1e9;
-  level.server_cpu_s = cpu;
-  level.gbps_per_core = cpu > 0 ? static_cast<double>(bytes) / cpu / 1e9 : 0;
-  level.ttfb_ms_p50 = ttfb[ttfb.size() / 2];
-  level.ttfb_ms_max = ttfb.back();
-  return level;
-}
-
-struct ServerRun {
-  std::string name;
-  std::vector<Level> levels;
-  double rss_mib = 0;
-};
-
-ServerRun Measure(const std::string& name, void (*run)(const std::string&, int, int),
-                  const std::string& path, const std::string& url_path,
-                  const std::vector<int>& levels, uint64_t size) {
-  ServerRun result{name, {}, 0};
-  Child child = Spawn(run, path);
+// Runs `serve` in a child process and measures it at every level.
+bench::ServerRun Measure(const std::string& name, void (*serve)(const std::string&, int, int),
+                         const std::string& path, const std::string& url_path,
+                         const std::vector<int>& levels, uint64_t size) {
+  bench::Child child =
+      bench::SpawnServer([&](int control, int report) { serve(path, control, report); });
   if (child.port == 0) {
     std::cerr << "http_file: the " << name << " server did not start\n";
-    return result;
+    return {name, {}, 0};
   }
-  const std::string url = absl::StrCat("http://127.0.0.1:", child.port, url_path);
-  for (int clients : levels) {
-    Level level = RunLevel(child, url, clients, size);
-    std::cout << absl::StrFormat(
-        "%-8s %3d clients: %6.2f GB/s, %6.2f GB/s per server core (%.2f s CPU), "
-        "ttfb p50 %.2f ms max %.2f ms%s\n",
-        name, clients, level.gbps, level.gbps_per_core, level.server_cpu_s, level.ttfb_ms_p50,
-        level.ttfb_ms_max, level.failures > 0 ? absl::StrCat(", ", level.failures, " FAILED") : "");
-    result.levels.push_back(level);
-  }
-  result.rss_mib = StatusMib(child.pid, "VmHWM:");
-  std::cout << absl::StrFormat("%-8s peak RSS %.1f MiB\n", name, result.rss_mib);
-  Stop(child);
-  return result;
+  bench::ServerRun run = bench::MeasureServer(
+      name, child, absl::StrCat("http://127.0.0.1:", child.port, url_path), levels, size);
+  bench::StopServer(child);
+  return run;
 }
 
 }  // namespace
@@ -353,27 +134,9 @@ int main(int argc, char** argv) {
   assisted::config::Parser parser("http_file",
                                   "Large-file download throughput of lib/http vs plain sendfile.");
   parser.Int64("size", &options.size, "file size in bytes").Range(1 << 20, int64_t{64} << 30);
-  parser.List("clients", &options.clients, "concurrency levels, comma-separated");
   parser.String("file", &options.file, "file to serve (created if missing or of another size)");
-  absl::StatusOr<assisted::config::Action> action =
-      parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "http_file: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
-  }
-  std::vector<int> levels;
-  for (const std::string& text : options.clients) {
-    int clients;
-    if (!absl::SimpleAtoi(text, &clients) || clients < 1 || clients > 1024) {
-      std::cerr << "http_file: --clients: \"" << text << "\" is not a count from 1 to 1024\n";
-      return 2;
-    }
-    levels.push_back(clients);
-  }
+  const bench::CommandLine line = bench::ParseCommandLine(parser, "http_file", argc, argv);
+  if (!line.run) return line.exit_code;
   const uint64_t size = static_cast<uint64_t>(options.size);
   if (options.file.empty()) options.file = absl::StrCat("/tmp/assisted-http-bench-", size, ".bin");
   if (!PrepareFile(options.file, size)) {
@@ -385,14 +148,15 @@ int main(int argc, char** argv) {
   std::cout << "serving " << options.file << " (" << size << " bytes) over loopback\n";
 
   // Forked before any thread of this process exists (curl starts none until a transfer).
-  const ServerRun lib =
-      Measure("lib/http", RunLibHttp, options.file, "/discovery.iso", levels, size);
-  const ServerRun base = Measure("sendfile", RunBaseline, options.file, "/", levels, size);
+  const bench::ServerRun lib =
+      Measure("lib/http", RunLibHttp, options.file, "/discovery.iso", line.levels, size);
+  const bench::ServerRun base =
+      Measure("sendfile", bench::ServeWithSendfile, options.file, "/", line.levels, size);
 
   std::string json = absl::StrCat("{\"bench\":\"http_file\",\"size\":", size);
-  for (const ServerRun* run : {&lib, &base}) {
+  for (const bench::ServerRun* run : {&lib, &base}) {
     const std::string prefix = run == &lib ? "lib" : "base";
-    for (const Level& level : run->levels) {
+    for (const bench::Level& level : run->levels) {
       absl::StrAppend(&json,
                       absl::StrFormat(",\"%s_c%d_gbps\":%.2f,\"%s_c%d_gbps_per_core\":%.2f,"
                                       "\"%s_c%d_ttfb_ms\":%.2f,\"%s_c%d_failures\":%d",

@@ -33,6 +33,10 @@ void CpioWriter::AddFile(absl::string_view path, absl::string_view content, uint
   AddEntry(path, 0100000 | (mode & 07777), content);
 }
 
+void CpioWriter::AddSymlink(absl::string_view path, absl::string_view target) {
+  AddEntry(path, 0120777, target);
+}
+
 std::string CpioWriter::Finish() {
   AddEntry("TRAILER!!!", 0, "");
   std::string done;

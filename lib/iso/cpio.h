@@ -22,6 +22,8 @@ class CpioWriter {
   void AddDirectory(absl::string_view path);
   // Adds a regular file with permission bits `mode` (e.g. 0644).
   void AddFile(absl::string_view path, absl::string_view content, uint32_t mode);
+  // Adds a symbolic link (mode 0120777) to `target`, e.g. enabling a systemd unit.
+  void AddSymlink(absl::string_view path, absl::string_view target);
   // The finished archive; the writer is empty afterwards.
   std::string Finish();
 

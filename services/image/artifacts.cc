@@ -41,30 +41,65 @@ std::unique_ptr<Download> FileDownload(const CachedImage& base, const iso::Exten
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Download>> FullIso(const CachedImage& base,
-                                                  absl::string_view ignition_json,
-                                                  absl::string_view extra_kargs) {
+namespace {
+
+// `image` with the Ignition archive in its embed area, `kargs` after its default kernel
+// arguments and, when not empty, `ramdisk` at the start of its ramdisk area (zeros after it).
+absl::StatusOr<std::unique_ptr<Download>> SplicedIso(const CachedImage& image, std::string filename,
+                                                     absl::string_view ignition_json,
+                                                     absl::string_view kargs,
+                                                     absl::string_view ramdisk) {
   auto download = std::make_unique<Download>();
-  download->filename = "discovery.iso";
+  download->filename = std::move(filename);
   download->content_type = kIsoType;
-  download->base = &base;
-  download->size = base.size;
+  download->base = &image;
+  download->size = image.size;
   ASSIGN_OR_RETURN(std::string archive, iso::IgnitionArchive(ignition_json));
-  ASSIGN_OR_RETURN(iso::Patch ignition, iso::IgnitionPatch(base.areas.ignition, archive));
-  ASSIGN_OR_RETURN(download->generated, iso::KargsPatches(base.areas, extra_kargs));
+  ASSIGN_OR_RETURN(iso::Patch ignition, iso::IgnitionPatch(image.areas.ignition, archive));
+  ASSIGN_OR_RETURN(download->generated, iso::KargsPatches(image.areas, kargs));
   download->generated.push_back(std::move(ignition));
-  ASSIGN_OR_RETURN(download->pieces, iso::Layout(base.size, download->generated));
-  download->digest = iso::ContentDigest(base.sha256, download->generated);
+  if (!ramdisk.empty()) {
+    // The ramdisk area is an embed area like Ignition's: same rules, same error.
+    ASSIGN_OR_RETURN(iso::Patch patch, iso::IgnitionPatch(image.ramdisk, ramdisk));
+    download->generated.push_back(std::move(patch));
+  }
+  ASSIGN_OR_RETURN(download->pieces, iso::Layout(image.size, download->generated));
+  download->digest = iso::ContentDigest(image.sha256, download->generated);
   return download;
 }
 
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Download>> FullIso(const CachedImage& base,
+                                                  absl::string_view ignition_json,
+                                                  absl::string_view extra_kargs) {
+  return SplicedIso(base, "discovery.iso", ignition_json, extra_kargs, "");
+}
+
+absl::StatusOr<std::unique_ptr<Download>> MinimalIso(const CachedImage& base,
+                                                     absl::string_view ignition_json,
+                                                     absl::string_view rootfs_url,
+                                                     absl::string_view extra_kargs,
+                                                     absl::string_view initrd_archive) {
+  if (base.minimal == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat("no minimal ISO for OpenShift ",
+                                                      base.source.openshift_version, " on ",
+                                                      base.source.cpu_architecture));
+  }
+  std::string kargs = absl::StrCat("coreos.live.rootfs_url=", rootfs_url);
+  if (!extra_kargs.empty()) absl::StrAppend(&kargs, " ", extra_kargs);
+  return SplicedIso(*base.minimal, "discovery-minimal.iso", ignition_json, kargs, initrd_archive);
+}
+
 absl::StatusOr<std::unique_ptr<Download>> PxeInitrd(const CachedImage& base,
-                                                    absl::string_view ignition_json) {
+                                                    absl::string_view ignition_json,
+                                                    absl::string_view initrd_archive) {
   ASSIGN_OR_RETURN(iso::Extent initrd, BaseFile(base, "images/pxeboot/initrd.img"));
   ASSIGN_OR_RETURN(std::string archive, iso::IgnitionArchive(ignition_json));
   // The kernel skips zero padding between archives only at 4-byte boundaries.
   std::string tail(initrd.size % 4 == 0 ? 0 : 4 - initrd.size % 4, '\0');
-  tail += archive;
+  tail += archive;  // padded to 4 bytes already
+  tail.append(initrd_archive.data(), initrd_archive.size());
   return FileDownload(base, initrd, "initrd", std::move(tail));
 }
 

@@ -34,10 +34,23 @@ absl::StatusOr<std::unique_ptr<Download>> FullIso(const CachedImage& base,
                                                   absl::string_view ignition_json,
                                                   absl::string_view extra_kargs);
 
+// The minimal discovery ISO (minimal_iso.h): the base's derived minimal ISO with the Ignition
+// archive in its embed area, `coreos.live.rootfs_url=<rootfs_url>` and `extra_kargs` after its
+// default kernel arguments, and `initrd_archive` (InitrdArchive of the discovery Ignition; may be
+// empty) in its ramdisk area. FAILED_PRECONDITION when the base has no minimal ISO;
+// RESOURCE_EXHAUSTED when something does not fit its area.
+absl::StatusOr<std::unique_ptr<Download>> MinimalIso(const CachedImage& base,
+                                                     absl::string_view ignition_json,
+                                                     absl::string_view rootfs_url,
+                                                     absl::string_view extra_kargs,
+                                                     absl::string_view initrd_archive);
+
 // The PXE initrd: the base ISO's images/pxeboot/initrd.img, zero-padded to 4 bytes, followed by
-// the Ignition archive (the kernel unpacks concatenated compressed cpio archives).
+// the Ignition archive and `initrd_archive` (may be empty): the kernel unpacks concatenated
+// compressed cpio archives.
 absl::StatusOr<std::unique_ptr<Download>> PxeInitrd(const CachedImage& base,
-                                                    absl::string_view ignition_json);
+                                                    absl::string_view ignition_json,
+                                                    absl::string_view initrd_archive);
 
 // The kernel and the rootfs, straight from the base ISO.
 absl::StatusOr<std::unique_ptr<Download>> PxeKernel(const CachedImage& base);

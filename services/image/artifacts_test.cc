@@ -25,13 +25,13 @@ class ArtifactsTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::string(::testing::TempDir() + "/artifacts");
     std::filesystem::create_directories(*dir_);
-    process::LocalProcessRunner runner;
+    static process::LocalProcessRunner runner;
     ASSERT_THAT(iso::BuildTestImage(runner, {}, *dir_ + "/build", *dir_ + "/base.iso"), IsOk());
     catalog_ = new Catalog(*dir_ + "/cache",
                            {{.openshift_version = "4.16",
                              .cpu_architecture = "x86_64",
                              .url = "file://" + *dir_ + "/base.iso"}},
-                           Fetcher(), log::Logger::Discard());
+                           Fetcher(), runner, log::Logger::Discard());
     ASSERT_THAT(catalog_->Prepare(), IsOk());
   }
 
@@ -78,7 +78,7 @@ TEST_F(ArtifactsTest, FullIsoIsTheBaseWithTheAreasFilled) {
 }
 
 TEST_F(ArtifactsTest, PxeInitrdIsTheOriginalFollowedByTheIgnitionArchive) {
-  auto initrd = PxeInitrd(Base(), kConfig);
+  auto initrd = PxeInitrd(Base(), kConfig, "");
   ASSERT_THAT(initrd, IsOk());
   auto bytes = ReadDownload(**initrd, 0, (*initrd)->size);
   ASSERT_THAT(bytes, IsOk());

@@ -20,6 +20,7 @@
 #include "lib/iso/iso9660.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "services/image/minimal_iso.h"
 
 namespace assisted::image {
 namespace {
@@ -154,16 +155,16 @@ absl::Status CurlFetcher::Fetch(const std::string& url, const std::string& desti
 }
 
 Catalog::Catalog(std::string cache_dir, std::vector<OsImage> images, Fetcher& fetcher,
-                 log::Logger log)
-    : cache_dir_(std::move(cache_dir)), fetcher_(fetcher), log_(std::move(log)) {
+                 process::ProcessRunner& runner, log::Logger log)
+    : cache_dir_(std::move(cache_dir)), fetcher_(fetcher), runner_(runner), log_(std::move(log)) {
   for (OsImage& image : images) entries_.push_back(Entry{std::move(image)});
 }
 
-Catalog::~Catalog() {
-  for (Entry& entry : entries_) {
-    if (entry.image != nullptr && entry.image->fd >= 0) close(entry.image->fd);
-  }
+CachedImage::~CachedImage() {
+  if (fd >= 0) close(fd);
 }
+
+Catalog::~Catalog() = default;
 
 absl::StatusOr<std::unique_ptr<CachedImage>> Catalog::Load(const OsImage& source) {
   const std::string path = (std::filesystem::path(cache_dir_) / CacheName(source)).string();
@@ -181,6 +182,29 @@ absl::StatusOr<std::unique_ptr<CachedImage>> Catalog::Load(const OsImage& source
           absl::StrCat("cannot rename ", partial, ": ", std::strerror(errno)));
     }
   }
+  ASSIGN_OR_RETURN(std::unique_ptr<CachedImage> image, Open(source, path));
+  if (!source.sha256.empty() && source.sha256 != image->sha256) {
+    std::remove(path.c_str());  // a bad copy must not be trusted next time
+    return absl::DataLossError(absl::StrCat("sha256 of ", source.url, " is ", image->sha256,
+                                            ", expected ", source.sha256));
+  }
+  // Derived once; the name changes with the derivation so an old one is never reused.
+  const std::string minimal_path = absl::StrCat(path, ".minimal-v1.iso");
+  if (access(minimal_path.c_str(), R_OK) != 0) {
+    log_.Info("deriving the minimal ISO", {{"from", path}});
+    absl::Status built = BuildMinimalIso(runner_, path, path + ".minimal-work", minimal_path);
+    std::error_code ignored;
+    std::filesystem::remove_all(path + ".minimal-work", ignored);
+    RETURN_IF_ERROR(built);
+  }
+  ASSIGN_OR_RETURN(image->minimal, Open(source, minimal_path));
+  ASSIGN_OR_RETURN(iso::IsoReader minimal, iso::IsoReader::Open(image->minimal->fd, minimal_path));
+  ASSIGN_OR_RETURN(image->minimal->ramdisk, minimal.Find(kMinimalRamdiskPath));
+  return image;
+}
+
+absl::StatusOr<std::unique_ptr<CachedImage>> Catalog::Open(const OsImage& source,
+                                                           const std::string& path) {
   auto image = std::make_unique<CachedImage>();
   image->source = source;
   image->path = path;
@@ -188,9 +212,7 @@ absl::StatusOr<std::unique_ptr<CachedImage>> Catalog::Load(const OsImage& source
   if (image->fd < 0) {
     return absl::InternalError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
   }
-  auto fail = [&image, &path](absl::Status status) {
-    close(image->fd);
-    image->fd = -1;
+  auto fail = [&path](absl::Status status) {
     std::remove(path.c_str());  // a bad copy must not be trusted next time
     return status;
   };
@@ -203,10 +225,6 @@ absl::StatusOr<std::unique_ptr<CachedImage>> Catalog::Load(const OsImage& source
   absl::StatusOr<std::string> digest = Sha256(image->fd);
   if (!digest.ok()) return fail(digest.status());
   image->sha256 = *digest;
-  if (!source.sha256.empty() && source.sha256 != image->sha256) {
-    return fail(absl::DataLossError(absl::StrCat("sha256 of ", source.url, " is ", image->sha256,
-                                                 ", expected ", source.sha256)));
-  }
   return image;
 }
 
@@ -283,7 +301,10 @@ std::vector<v1::BaseImage> Catalog::List() const {
     image.set_version(entry.source.version);
     image.set_state(entry.state);
     image.set_state_info(entry.state_info);
-    if (entry.image != nullptr) image.set_size_bytes(static_cast<int64_t>(entry.image->size));
+    if (entry.image != nullptr) {
+      image.set_size_bytes(static_cast<int64_t>(entry.image->size));
+      image.set_minimal_iso_ready(entry.image->minimal != nullptr);
+    }
   }
   return images;
 }

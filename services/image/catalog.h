@@ -4,7 +4,8 @@
 // architecture), configured like assisted-service's OS_IMAGES. Each is fetched once
 // (file://, http://, https://), verified (an ISO9660 image with a CoreOS embed area; its sha256
 // when one is given) and kept in a cache folder under a name derived from its source, written
-// atomically (a partial download is never mistaken for an image). The service reports not-ready
+// atomically (a partial download is never mistaken for an image). Next to each, the minimal ISO
+// derived from it (minimal_iso.h) is built once with xorriso. The service reports not-ready
 // until every configured image is usable.
 
 #ifndef ASSISTED_SERVICES_IMAGE_CATALOG_H_
@@ -20,6 +21,7 @@
 #include "assisted/image/v1/image_service.pb.h"
 #include "lib/iso/embed.h"
 #include "lib/log/log.h"
+#include "lib/process/subprocess.h"
 
 namespace assisted::image {
 
@@ -49,19 +51,30 @@ class CurlFetcher final : public Fetcher {
   absl::Status Fetch(const std::string& url, const std::string& destination) override;
 };
 
-// A verified image in the cache, open for reading.
+// A verified image in the cache, open for reading (the descriptor closes with it).
 struct CachedImage {
+  CachedImage() = default;
+  CachedImage(const CachedImage&) = delete;
+  CachedImage& operator=(const CachedImage&) = delete;
+  ~CachedImage();
+
   OsImage source;
   std::string path;
   uint64_t size = 0;
   std::string sha256;
-  int fd = -1;  // read-only, owned by the catalog
+  int fd = -1;  // read-only
   iso::EmbedAreas areas;
+  // The minimal ISO derived from this one (null for a minimal ISO itself).
+  std::unique_ptr<CachedImage> minimal;
+  // A minimal ISO's ramdisk area (images/assisted_installer_custom.img); empty otherwise.
+  iso::Extent ramdisk;
 };
 
 class Catalog {
  public:
-  Catalog(std::string cache_dir, std::vector<OsImage> images, Fetcher& fetcher, log::Logger log);
+  // `runner` runs xorriso to derive the minimal ISOs.
+  Catalog(std::string cache_dir, std::vector<OsImage> images, Fetcher& fetcher,
+          process::ProcessRunner& runner, log::Logger log);
   ~Catalog();
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;
@@ -89,9 +102,12 @@ class Catalog {
     std::unique_ptr<CachedImage> image;
   };
   absl::StatusOr<std::unique_ptr<CachedImage>> Load(const OsImage& source);
+  // Opens and verifies the image at `path` (removed when it is not usable).
+  absl::StatusOr<std::unique_ptr<CachedImage>> Open(const OsImage& source, const std::string& path);
 
   const std::string cache_dir_;
   Fetcher& fetcher_;
+  process::ProcessRunner& runner_;
   log::Logger log_;
   mutable absl::Mutex mu_;
   std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);

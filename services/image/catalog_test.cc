@@ -6,9 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/iso/iso9660.h"
 #include "lib/iso/test_image.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
+#include "services/image/minimal_iso.h"
 #include "tests/harness/probes.h"
 
 namespace assisted::image {
@@ -17,6 +19,7 @@ namespace {
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 class CatalogTest : public ::testing::Test {
  protected:
@@ -49,6 +52,7 @@ class CatalogTest : public ::testing::Test {
   }
 
   CurlFetcher fetcher_;
+  process::LocalProcessRunner runner_;
 };
 
 TEST_F(CatalogTest, ParsesTheImageList) {
@@ -67,7 +71,7 @@ TEST_F(CatalogTest, ParsesTheImageList) {
 }
 
 TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
-  Catalog catalog(Cache(), {Image("file://" + Dir() + "/base.iso")}, fetcher_,
+  Catalog catalog(Cache(), {Image("file://" + Dir() + "/base.iso")}, fetcher_, runner_,
                   log::Logger::Discard());
   EXPECT_FALSE(catalog.ready());
   ASSERT_THAT(catalog.Prepare(), IsOk());
@@ -76,6 +80,14 @@ TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
   ASSERT_THAT(exact, IsOk());
   EXPECT_EQ((*exact)->areas.ignition.size, 256u * 1024);
   EXPECT_EQ((*exact)->sha256.size(), 64u);
+  // The minimal ISO is derived next to it: no rootfs, its own embed areas and ramdisk.
+  ASSERT_NE((*exact)->minimal, nullptr);
+  auto minimal = iso::IsoReader::Open((*exact)->minimal->fd, "minimal");
+  ASSERT_THAT(minimal, IsOk());
+  EXPECT_THAT(minimal->Find("images/pxeboot/rootfs.img"), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_EQ((*exact)->minimal->ramdisk.size, kMinimalRamdiskBytes);
+  EXPECT_EQ((*exact)->minimal->areas.ignition.size, 256u * 1024);
+  EXPECT_THAT((*exact)->minimal->areas.default_kargs, Not(HasSubstr("coreos.liveiso")));
   EXPECT_THAT(catalog.Find("4.16.3", "x86_64"), IsOk());  // same major.minor
   EXPECT_THAT(catalog.Find("4.17", "x86_64"), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(catalog.Find("4.16", "aarch64"), StatusIs(absl::StatusCode::kNotFound));
@@ -83,6 +95,7 @@ TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
   ASSERT_EQ(listed.size(), 1u);
   EXPECT_EQ(listed[0].state(), v1::BASE_IMAGE_STATE_READY);
   EXPECT_EQ(listed[0].cpu_architecture(), types::v1::CPU_ARCHITECTURE_X86_64);
+  EXPECT_TRUE(listed[0].minimal_iso_ready());
 }
 
 TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
@@ -98,17 +111,18 @@ TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
     absl::SleepFor(absl::Milliseconds(100));
   }
   {
-    Catalog catalog(Cache(), {Image(url)}, fetcher_, log::Logger::Discard());
+    Catalog catalog(Cache(), {Image(url)}, fetcher_, runner_, log::Logger::Discard());
     ASSERT_THAT(catalog.Prepare(), IsOk());
   }
   (*server)->Stop(absl::Seconds(5));
-  Catalog again(Cache(), {Image(url)}, fetcher_, log::Logger::Discard());
+  Catalog again(Cache(), {Image(url)}, fetcher_, runner_, log::Logger::Discard());
   EXPECT_THAT(again.Prepare(), IsOk());  // served from the cache: the server is gone
   EXPECT_TRUE(again.ready());
 }
 
 TEST_F(CatalogTest, RejectsWhatIsNotALiveIsoOrDoesNotMatchItsDigest) {
-  Catalog junk(Cache(), {Image("file://" + Dir() + "/not.iso")}, fetcher_, log::Logger::Discard());
+  Catalog junk(Cache(), {Image("file://" + Dir() + "/not.iso")}, fetcher_, runner_,
+               log::Logger::Discard());
   EXPECT_THAT(junk.Prepare(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not an ISO9660 image")));
   EXPECT_FALSE(junk.ready());
@@ -116,12 +130,12 @@ TEST_F(CatalogTest, RejectsWhatIsNotALiveIsoOrDoesNotMatchItsDigest) {
 
   OsImage wrong = Image("file://" + Dir() + "/base.iso");
   wrong.sha256 = std::string(64, '0');
-  Catalog mismatch(Cache() + "-digest", {wrong}, fetcher_, log::Logger::Discard());
+  Catalog mismatch(Cache() + "-digest", {wrong}, fetcher_, runner_, log::Logger::Discard());
   EXPECT_THAT(mismatch.Prepare(), StatusIs(absl::StatusCode::kDataLoss, HasSubstr("sha256")));
   // The bad copy is not kept for next time.
   EXPECT_TRUE(std::filesystem::is_empty(Cache() + "-digest"));
 
-  Catalog missing(Cache() + "-missing", {Image("file:///nonexistent/base.iso")}, fetcher_,
+  Catalog missing(Cache() + "-missing", {Image("file:///nonexistent/base.iso")}, fetcher_, runner_,
                   log::Logger::Discard());
   EXPECT_THAT(missing.Prepare(), StatusIs(absl::StatusCode::kUnavailable));
   EXPECT_TRUE(std::filesystem::is_empty(Cache() + "-missing"));

@@ -21,6 +21,7 @@
 #include "absl/strings/strip.h"
 #include "lib/config/config.h"
 #include "lib/ignition/config_builder.h"
+#include "lib/iso/cpio.h"
 #include "lib/nmstate/keyfile.h"
 #include "lib/nmstate/network_state.h"
 #include "lib/status/status_macros.h"
@@ -143,6 +144,25 @@ ExecStart=/usr/local/bin/pre-network-manager-config.sh
 [Install]
 WantedBy=multi-user.target
 )";
+
+// The initramfs flavour (minimal ISO, PXE): profiles must be in place before the initramfs copies
+// /etc/coreos-firstboot-network into NetworkManager's folder and brings the network up.
+constexpr char kInitrdNetworkUnit[] = R"([Unit]
+Description=Install this host's static network profiles (assisted discovery, initramfs)
+DefaultDependencies=no
+After=systemd-udev-settle.service
+Before=coreos-copy-firstboot-network.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+TimeoutSec=60
+ExecStart=/usr/local/bin/pre-network-manager-config.sh
+)";
+
+// Where the initramfs's rootfs fetch (coreos-livepxe-rootfs.service) learns the proxy.
+constexpr char kRootfsProxyDropinPath[] =
+    "/etc/systemd/system/coreos-livepxe-rootfs.service.d/10-proxy.conf";
 
 // chronyd reads one file; make it read /etc/chrony.d as well (RHCOS's chrony.conf does not).
 constexpr char kChronyDropin[] = R"([Service]
@@ -385,6 +405,67 @@ absl::Status AddTrustBundle(const InfraEnv& infra_env, ignition::ConfigBuilder& 
   return absl::OkStatus();
 }
 
+// A repository as registries.conf names it: host[:port][/path…], without scheme, tag or digest.
+absl::Status CheckRepository(absl::string_view field, absl::string_view value) {
+  if (value.empty()) return Invalid(field, "must not be empty");
+  if (absl::StrContains(value, "://")) {
+    return Invalid(field, absl::StrCat(Quoted(value), " must not have a scheme"));
+  }
+  const bool valid = value.size() <= 255 && std::all_of(value.begin(), value.end(), [](char c) {
+                       return absl::ascii_isalnum(c) || absl::StrContains("._-/:[]", c);
+                     });
+  if (!valid || absl::StartsWith(value, "/") || absl::EndsWith(value, "/")) {
+    return Invalid(field, absl::StrCat(Quoted(value),
+                                       " is not a registry or repository (host[:port][/path])"));
+  }
+  const size_t slash = value.rfind('/');
+  if (slash != absl::string_view::npos && absl::StrContains(value.substr(slash), ':')) {
+    return Invalid(field, absl::StrCat(Quoted(value), " must not name a tag"));
+  }
+  return absl::OkStatus();
+}
+
+// registries.conf(5) (version 2) routing the listed sources through their mirrors, and the CA
+// that signs the mirrors (reference §7: /etc/containers/registries.conf and CA anchors).
+absl::Status AddMirrorRegistries(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
+  const types::v1::MirrorRegistries& registries = infra_env.mirror_registries();
+  if (!registries.mirrors().empty()) {
+    std::string conf =
+        "# Written by assisted: image pulls of the discovery host go through these mirrors.\n"
+        "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\n";
+    std::set<std::string> sources;
+    for (int i = 0; i < registries.mirrors_size(); ++i) {
+      const types::v1::RegistryMirror& mirror = registries.mirrors(i);
+      const std::string field = absl::StrCat("infra_env.mirror_registries.mirrors[", i, "]");
+      RETURN_IF_ERROR(CheckRepository(absl::StrCat(field, ".source"), mirror.source()));
+      if (!sources.insert(mirror.source()).second) {
+        return Invalid(absl::StrCat(field, ".source"),
+                       absl::StrCat(Quoted(mirror.source()), " is listed twice"));
+      }
+      if (mirror.mirrors().empty()) {
+        return Invalid(absl::StrCat(field, ".mirrors"), "must list at least one mirror");
+      }
+      absl::StrAppend(&conf, "\n[[registry]]\n  prefix = \"\"\n  location = \"", mirror.source(),
+                      "\"\n  mirror-by-digest-only = ",
+                      mirror.mirror_by_digest_only() ? "true" : "false", "\n");
+      for (int j = 0; j < mirror.mirrors_size(); ++j) {
+        RETURN_IF_ERROR(
+            CheckRepository(absl::StrCat(field, ".mirrors[", j, "]"), mirror.mirrors(j)));
+        absl::StrAppend(&conf, "\n  [[registry.mirror]]\n    location = \"", mirror.mirrors(j),
+                        "\"\n");
+      }
+    }
+    builder.AddFile({.path = kRegistriesConfPath, .mode = 0644, .contents = conf});
+  }
+  if (!registries.ca_bundle().empty()) {
+    ASSIGN_OR_RETURN(
+        std::vector<std::string> certificates,
+        PemCertificates("infra_env.mirror_registries.ca_bundle", registries.ca_bundle()));
+    builder.AddFile({.path = kMirrorCaPath, .mode = 0644, .contents = JoinPem(certificates)});
+  }
+  return absl::OkStatus();
+}
+
 absl::Status AddConfigOverride(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
   const std::string& text = infra_env.ignition_config_override();
   if (text.empty()) return absl::OkStatus();
@@ -468,8 +549,18 @@ absl::StatusOr<std::string> MacInterfaceMap(const types::v1::HostStaticNetworkCo
   return text;
 }
 
-absl::Status AddStaticNetworking(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
-  if (infra_env.static_network_config().empty()) return absl::OkStatus();
+// A file the discovery image carries for static networking.
+struct NetworkFile {
+  std::string path;
+  uint32_t mode;
+  std::string contents;
+};
+
+// The static-network files (§5): per host i, host<i>/<iface>.nmconnection and
+// mac_interface.ini under kNetworkConfigDir, then the script. Empty without static networking.
+absl::StatusOr<std::vector<NetworkFile>> StaticNetworkFiles(const InfraEnv& infra_env) {
+  std::vector<NetworkFile> files;
+  if (infra_env.static_network_config().empty()) return files;
   std::set<std::string> macs;
   for (int i = 0; i < infra_env.static_network_config_size(); ++i) {
     const types::v1::HostStaticNetworkConfig& host = infra_env.static_network_config(i);
@@ -482,16 +573,68 @@ absl::Status AddStaticNetworking(const InfraEnv& infra_env, ignition::ConfigBuil
     ASSIGN_OR_RETURN(std::string map, MacInterfaceMap(host, field, macs));
     const std::string dir = absl::StrCat(kNetworkConfigDir, "/host", i);
     for (const nmstate::Keyfile& keyfile : *keyfiles) {
-      builder.AddFile({.path = absl::StrCat(dir, "/", keyfile.file_name),
-                       .mode = 0600,
-                       .contents = keyfile.contents});
+      files.push_back({absl::StrCat(dir, "/", keyfile.file_name), 0600, keyfile.contents});
     }
-    builder.AddFile(
-        {.path = absl::StrCat(dir, "/mac_interface.ini"), .mode = 0644, .contents = map});
+    files.push_back({absl::StrCat(dir, "/mac_interface.ini"), 0644, std::move(map)});
   }
-  builder.AddFile({.path = kNetworkScriptPath, .mode = 0755, .contents = kNetworkScript});
+  files.push_back({kNetworkScriptPath, 0755, kNetworkScript});
+  return files;
+}
+
+void AddStaticNetworking(const std::vector<NetworkFile>& files, ignition::ConfigBuilder& builder) {
+  if (files.empty()) return;
+  for (const NetworkFile& file : files) {
+    builder.AddFile(
+        {.path = file.path, .mode = static_cast<int>(file.mode), .contents = file.contents});
+  }
   builder.AddUnit({.name = kNetworkUnitName, .contents = kNetworkUnit, .enabled = true});
-  return absl::OkStatus();
+}
+
+// The archive for the initramfs of minimal-ISO and PXE boots (§5), which must reach the network
+// before it can fetch the rootfs: the static-network files with the initramfs flavour of the
+// unit (enabled through initrd.target.wants), and the proxy for the rootfs fetch. Empty when
+// there is neither.
+absl::StatusOr<std::string> InitrdArchive(const std::vector<NetworkFile>& network,
+                                          const ProxySettings& proxy) {
+  constexpr uint32_t kSymlink = 0120777;  // a NetworkFile whose contents is the link's target
+  std::vector<NetworkFile> files = network;
+  if (!network.empty()) {
+    const std::string unit = absl::StrCat("/etc/systemd/system/", kNetworkUnitName);
+    files.push_back({unit, 0644, kInitrdNetworkUnit});
+    files.push_back({absl::StrCat("/etc/systemd/system/initrd.target.wants/", kNetworkUnitName),
+                     kSymlink, unit});
+  }
+  if (!proxy.empty()) {
+    std::string dropin = "[Service]\n";
+    for (const auto& [name, value] : proxy.Environment()) {
+      absl::StrAppend(&dropin, "Environment=\"", name, "=", UnitEscape(value), "\"\n");
+    }
+    files.push_back({kRootfsProxyDropinPath, 0644, std::move(dropin)});
+  }
+  if (files.empty()) return std::string();
+  // Members sorted by path (without the leading '/'), each directory before what it holds.
+  std::map<std::string, const NetworkFile*> members;  // null: a directory
+  for (const NetworkFile& file : files) {
+    const absl::string_view path = absl::string_view(file.path).substr(1);
+    for (size_t slash = path.find('/'); slash != absl::string_view::npos;
+         slash = path.find('/', slash + 1)) {
+      members.emplace(std::string(path.substr(0, slash)), nullptr);
+    }
+    members[std::string(path)] = &file;
+  }
+  iso::CpioWriter cpio;
+  for (const auto& [path, file] : members) {
+    if (file == nullptr) {
+      cpio.AddDirectory(path);
+    } else if (file->mode == kSymlink) {
+      cpio.AddSymlink(path, file->contents);
+    } else {
+      cpio.AddFile(path, file->contents, file->mode);
+    }
+  }
+  ASSIGN_OR_RETURN(std::string archive, iso::Gzip(cpio.Finish()));
+  archive.resize((archive.size() + 3) / 4 * 4, '\0');
+  return archive;
 }
 
 }  // namespace
@@ -515,10 +658,13 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(
   AddSshKeys(infra_env, builder);
   RETURN_IF_ERROR(AddNtpSources(infra_env, builder));
   RETURN_IF_ERROR(AddTrustBundle(infra_env, builder));
+  RETURN_IF_ERROR(AddMirrorRegistries(infra_env, builder));
   RETURN_IF_ERROR(AddConfigOverride(infra_env, builder));
-  RETURN_IF_ERROR(AddStaticNetworking(infra_env, builder));
+  ASSIGN_OR_RETURN(std::vector<NetworkFile> network, StaticNetworkFiles(infra_env));
+  AddStaticNetworking(network, builder);
 
   DiscoveryIgnition result;
+  ASSIGN_OR_RETURN(result.initrd_archive, InitrdArchive(network, proxy));
   ASSIGN_OR_RETURN(result.kernel_arguments, KernelArguments(infra_env));
   ASSIGN_OR_RETURN(result.config, builder.Build());
   return result;

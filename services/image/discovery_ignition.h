@@ -27,9 +27,12 @@
 //   /usr/local/bin/pre-network-manager-config.sh (0755) and the oneshot
 //   pre-network-manager-config.service ordered before NetworkManager.service.
 //
+// - mirror registries: /etc/containers/registries.conf (version 2: one [[registry]] per source
+//   with its [[registry.mirror]] entries in order) and their CA bundle in
+//   /etc/pki/ca-trust/source/anchors/assisted-mirror-registries.pem.
+//
 // Kernel arguments are not in the config: Ignition cannot change the kernel command line of a
 // live (ISO/PXE) system and fails the boot when asked to. They are returned for the kargs areas.
-// The InfraEnv proto has no mirror-registry field, so no registries.conf is written.
 //
 // Every error is INVALID_ARGUMENT naming the field ("infra_env.proxy.http_proxy: ...",
 // "infra_env.static_network_config[1].network_yaml: nmstate: interfaces[0].type: ...",
@@ -67,6 +70,12 @@ struct DiscoveryIgnition {
   std::string config;  // Ignition JSON (spec 3.2.0)
   // Arguments to append to the live kernel command line (APPEND edits, in order).
   std::vector<std::string> kernel_arguments;
+  // For the initramfs of minimal-ISO and PXE boots, which must reach the network before it can
+  // fetch the rootfs (reference §5): a gzip'd newc cpio (zero-padded to 4 bytes) holding the
+  // static-network files above plus pre-network-manager-config.service enabled through
+  // initrd.target.wants (ordered before coreos-copy-firstboot-network.service), and, with a
+  // proxy, a coreos-livepxe-rootfs.service drop-in setting it. Empty when there is neither.
+  std::string initrd_archive;
 };
 
 // Builds the discovery Ignition for `infra_env` (id required). `pull_secret` is the infra-env's
@@ -83,6 +92,9 @@ inline constexpr char kPullSecretPath[] = "/root/.docker/config.json";
 inline constexpr char kNetworkConfigDir[] = "/etc/assisted/network";
 inline constexpr char kNetworkScriptPath[] = "/usr/local/bin/pre-network-manager-config.sh";
 inline constexpr char kNetworkUnitName[] = "pre-network-manager-config.service";
+inline constexpr char kRegistriesConfPath[] = "/etc/containers/registries.conf";
+inline constexpr char kMirrorCaPath[] =
+    "/etc/pki/ca-trust/source/anchors/assisted-mirror-registries.pem";
 
 }  // namespace assisted::image
 

@@ -1,5 +1,6 @@
 #include "services/image/discovery_ignition.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -13,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
 #include "lib/ignition/test_util.h"
+#include "lib/iso/cpio.h"
 #include "lib/nmstate/nmcli_offline.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
@@ -274,6 +276,129 @@ TEST(DiscoveryIgnition, StaticNetworkingForTheThreeSeedHosts) {
   ExpectSecretsOnlyIn0600Files(built, {kToken, "dXNlcjpwdWxsLXNlY3JldA=="});
 }
 
+// The members of a gzip'd cpio archive in order, as `cpio -tv` lists them (one line each).
+std::vector<std::string> ListArchive(const std::string& archive) {
+  absl::StatusOr<std::string> cpio = iso::Gunzip(archive);
+  EXPECT_THAT(cpio, IsOk());
+  process::LocalProcessRunner runner;
+  auto listed = runner.Run({.argv = {"cpio", "-tv", "--quiet"}, .stdin_data = cpio.value_or("")});
+  EXPECT_THAT(listed, IsOk());
+  EXPECT_EQ(listed->exit_code, 0) << listed->stderr_data;
+  return absl::StrSplit(listed->stdout_data, '\n', absl::SkipEmpty());
+}
+
+// Unpacks a gzip'd cpio archive into a fresh folder named `name` and returns its path.
+std::string UnpackArchive(const std::string& archive, const std::string& name) {
+  const std::string dir = ::testing::TempDir() + "/" + name;
+  std::filesystem::create_directories(dir);
+  absl::StatusOr<std::string> cpio = iso::Gunzip(archive);
+  EXPECT_THAT(cpio, IsOk());
+  process::LocalProcessRunner runner;
+  auto unpacked = runner.Run(
+      {.argv = {"cpio", "-idm", "--quiet"}, .working_dir = dir, .stdin_data = cpio.value_or("")});
+  EXPECT_THAT(unpacked, IsOk());
+  EXPECT_EQ(unpacked->exit_code, 0) << unpacked->stderr_data;
+  return dir;
+}
+
+TEST(DiscoveryIgnition, TheInitrdArchiveCarriesTheNetworkForMinimalAndPxeBoots) {
+  Built built = BuildValidated(StaticNetworkInfraEnv(), "", Settings(), "initrd_archive");
+  ASSERT_FALSE(built.result.initrd_archive.empty());
+  EXPECT_EQ(built.result.initrd_archive.size() % 4, 0u);
+  const std::vector<std::string> lines = ListArchive(built.result.initrd_archive);
+  std::vector<std::string> names;
+  for (const std::string& line : lines) {
+    std::vector<std::string> fields = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    names.push_back(fields.size() >= 9 ? fields[8] : line);
+  }
+  // Every directory comes before what it holds (the kernel creates nothing implicitly).
+  for (size_t i = 0; i < names.size(); ++i) {
+    const size_t slash = names[i].rfind('/');
+    if (slash == std::string::npos) continue;
+    const auto parent = std::find(names.begin(), names.end(), names[i].substr(0, slash));
+    EXPECT_LT(parent - names.begin(), static_cast<long>(i)) << names[i];
+  }
+  const std::string unit = "etc/systemd/system/pre-network-manager-config.service";
+  auto line_of = [&](const std::string& name) {
+    const auto it = std::find(names.begin(), names.end(), name);
+    return it == names.end() ? std::string() : lines[it - names.begin()];
+  };
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THAT(line_of(absl::StrCat("etc/assisted/network/host", i, "/enp2s0.nmconnection")),
+                HasSubstr("-rw-------"));
+    EXPECT_THAT(line_of(absl::StrCat("etc/assisted/network/host", i, "/mac_interface.ini")),
+                HasSubstr("-rw-r--r--"));
+  }
+  EXPECT_THAT(line_of("usr/local/bin/pre-network-manager-config.sh"), HasSubstr("-rwxr-xr-x"));
+  EXPECT_THAT(line_of(unit), HasSubstr("-rw-r--r--"));
+  EXPECT_THAT(line_of("etc/systemd/system/initrd.target.wants/pre-network-manager-config.service"),
+              AllOf(HasSubstr("lrwxrwxrwx"), HasSubstr("-> /" + unit)));
+
+  // The unit runs in the initramfs, before the profiles are copied for NetworkManager.
+  const std::string dir = UnpackArchive(built.result.initrd_archive, "initrd_archive");
+  EXPECT_THAT(ReadFile(dir + "/" + unit, "unit").value_or(""),
+              AllOf(HasSubstr("Before=coreos-copy-firstboot-network.service"),
+                    HasSubstr(absl::StrCat("ExecStart=", kNetworkScriptPath, "\n"))));
+  EXPECT_EQ(ReadFile(dir + "/etc/assisted/network/host1/mac_interface.ini", "ini").value_or(""),
+            "52:54:00:95:FD:F3=enp2s0\n");
+}
+
+TEST(DiscoveryIgnition, TheInitrdArchiveSetsTheProxyForTheRootfsFetch) {
+  InfraEnv infra_env = MinimalInfraEnv();
+  infra_env.mutable_proxy()->set_https_proxy("http://proxy.example.com:3128");
+  infra_env.mutable_proxy()->set_no_proxy("10.0.0.0/8,.lab");
+  Built built = BuildValidated(infra_env, "", Settings(), "initrd_proxy");
+  const std::string dir = UnpackArchive(built.result.initrd_archive, "initrd_proxy");
+  EXPECT_THAT(
+      ReadFile(dir + "/etc/systemd/system/coreos-livepxe-rootfs.service.d/10-proxy.conf", "drop-in")
+          .value_or(""),
+      AllOf(HasSubstr("[Service]\n"),
+            HasSubstr("Environment=\"https_proxy=http://proxy.example.com:3128\"\n"),
+            HasSubstr("Environment=\"no_proxy=10.0.0.0/8,.lab\"\n")));
+  // Neither proxy nor static networking: nothing for the initramfs.
+  EXPECT_TRUE(BuildValidated(MinimalInfraEnv(), "", Settings(), "initrd_none")
+                  .result.initrd_archive.empty());
+}
+
+TEST(DiscoveryIgnition, MirrorRegistriesWriteRegistriesConfAndTrustTheirCa) {
+  InfraEnv infra_env = MinimalInfraEnv();
+  types::v1::MirrorRegistries* registries = infra_env.mutable_mirror_registries();
+  types::v1::RegistryMirror* release = registries->add_mirrors();
+  release->set_source("quay.io/openshift-release-dev/ocp-release");
+  release->add_mirrors("mirror.lab:5000/ocp/release");
+  release->add_mirrors("[fd00::5]:5000/ocp/release");
+  release->set_mirror_by_digest_only(true);
+  types::v1::RegistryMirror* agent = registries->add_mirrors();
+  agent->set_source("registry.example.com");
+  agent->add_mirrors("mirror.lab:5000");
+  const std::string ca = Testdata("services/image/testdata/orchestrator_ca.pem");
+  registries->set_ca_bundle(ca);
+  Built built = BuildValidated(infra_env, "", Settings(), "mirrors");
+  EXPECT_EQ(built.files.at(kRegistriesConfPath).mode, 0644);
+  EXPECT_EQ(built.files.at(kRegistriesConfPath).contents,
+            "# Written by assisted: image pulls of the discovery host go through these mirrors.\n"
+            "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\n"
+            "\n[[registry]]\n"
+            "  prefix = \"\"\n"
+            "  location = \"quay.io/openshift-release-dev/ocp-release\"\n"
+            "  mirror-by-digest-only = true\n"
+            "\n  [[registry.mirror]]\n"
+            "    location = \"mirror.lab:5000/ocp/release\"\n"
+            "\n  [[registry.mirror]]\n"
+            "    location = \"[fd00::5]:5000/ocp/release\"\n"
+            "\n[[registry]]\n"
+            "  prefix = \"\"\n"
+            "  location = \"registry.example.com\"\n"
+            "  mirror-by-digest-only = false\n"
+            "\n  [[registry.mirror]]\n"
+            "    location = \"mirror.lab:5000\"\n");
+  EXPECT_THAT(built.files.at(kMirrorCaPath).contents, HasSubstr("-----BEGIN CERTIFICATE-----"));
+  // Without mirrors, no registries.conf: the image's own stays.
+  EXPECT_EQ(BuildValidated(MinimalInfraEnv(), "", Settings(), "no_mirrors")
+                .files.count(kRegistriesConfPath),
+            0u);
+}
+
 TEST(DiscoveryIgnition, SameInputSameBytes) {
   absl::StatusOr<DiscoveryIgnition> first =
       BuildDiscoveryIgnition(StaticNetworkInfraEnv(), kPullSecret, Settings());
@@ -481,6 +606,49 @@ INSTANTIATE_TEST_SUITE_P(
                       e.mutable_proxy()->set_no_proxy("a.com,b c");
                     },
                     "infra_env.proxy.no_proxy: \"b c\" holds a character"},
+        InvalidCase{"MirrorWithScheme",
+                    [](InfraEnv& e, auto&, auto&) {
+                      auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                      mirror->set_source("https://quay.io/ocp");
+                      mirror->add_mirrors("mirror.lab:5000/ocp");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].source: \"https://quay.io/ocp\" must "
+                    "not have a scheme"},
+        InvalidCase{"MirrorWithTag",
+                    [](InfraEnv& e, auto&, auto&) {
+                      auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                      mirror->set_source("quay.io/ocp");
+                      mirror->add_mirrors("mirror.lab:5000/ocp:4.16");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].mirrors[0]: \"mirror.lab:5000/ocp:4.16\" "
+                    "must not name a tag"},
+        InvalidCase{"MirrorQuote",
+                    [](InfraEnv& e, auto&, auto&) {
+                      auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                      mirror->set_source("quay.io/ocp\"x");
+                      mirror->add_mirrors("mirror.lab");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].source: \"quay.io/ocp\\\"x\" is not a "
+                    "registry or repository"},
+        InvalidCase{"MirrorSourceTwice",
+                    [](InfraEnv& e, auto&, auto&) {
+                      for (int i = 0; i < 2; ++i) {
+                        auto* mirror = e.mutable_mirror_registries()->add_mirrors();
+                        mirror->set_source("quay.io/ocp");
+                        mirror->add_mirrors("mirror.lab/ocp");
+                      }
+                    },
+                    "infra_env.mirror_registries.mirrors[1].source: \"quay.io/ocp\" is listed twice"},
+        InvalidCase{"MirrorWithoutMirrors",
+                    [](InfraEnv& e, auto&, auto&) {
+                      e.mutable_mirror_registries()->add_mirrors()->set_source("quay.io/ocp");
+                    },
+                    "infra_env.mirror_registries.mirrors[0].mirrors: must list at least one"},
+        InvalidCase{"MirrorCaNotPem",
+                    [](InfraEnv& e, auto&, auto&) {
+                      e.mutable_mirror_registries()->set_ca_bundle("not a certificate");
+                    },
+                    "infra_env.mirror_registries.ca_bundle: holds no PEM certificate"},
         InvalidCase{"BadNtpSource",
                     [](InfraEnv& e, auto&, auto&) { e.add_additional_ntp_sources("ntp;reboot"); },
                     "infra_env.additional_ntp_sources[0]: \"ntp;reboot\" is not a host name or IP"},

@@ -5,6 +5,8 @@
 // /health and /ready.
 //
 //   GET /images/{token}/discovery.iso      the full discovery ISO
+//   GET /images/{token}/minimal.iso        the minimal discovery ISO (rootfs fetched at boot)
+//   GET /rootfs/{token}/rootfs.img         the live rootfs a minimal ISO names (own tokens)
 //   GET /pxe/{token}/initrd | vmlinuz | rootfs.img | ipxe
 //   GET /health                           200 while the process runs
 //   GET /ready                            200 once every base image is usable, else 503

@@ -60,10 +60,32 @@ absl::StatusOr<std::string> Publisher::Url(const std::string& infra_env_id, absl
   return absl::StrCat(absl::StripSuffix(options_.public_url, "/"), prefix, token, suffix);
 }
 
-absl::StatusOr<std::string> Publisher::ImageUrl(const std::string& infra_env_id,
-                                                absl::Time now) const {
-  RETURN_IF_ERROR(infra_envs_.Get(infra_env_id).status());
-  return Url(infra_env_id, now, "/images/", "/discovery.iso");
+absl::StatusOr<std::string> Publisher::ImageUrl(const std::string& infra_env_id, absl::Time now,
+                                                types::v1::ImageType type) const {
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
+  if (type == types::v1::IMAGE_TYPE_UNSPECIFIED) type = record.infra_env.type();
+  return Url(infra_env_id, now, "/images/",
+             type == types::v1::IMAGE_TYPE_MINIMAL_ISO ? "/minimal.iso" : "/discovery.iso");
+}
+
+std::string Publisher::RootfsKey() const {
+  return absl::StrCat(options_.signing_key, "\n/rootfs/ tokens");
+}
+
+absl::StatusOr<std::string> Publisher::RootfsUrl(const types::v1::InfraEnv& infra_env) const {
+  const absl::Time created = absl::FromUnixSeconds(infra_env.created_at().seconds());
+  ASSIGN_OR_RETURN(std::string token,
+                   auth::SignUrlToken(RootfsKey(), infra_env.id(), created + kAgentTokenLife));
+  return absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/rootfs/", token,
+                      "/rootfs.img");
+}
+
+absl::StatusOr<std::unique_ptr<Download>> Publisher::GetRootfs(absl::string_view token,
+                                                               absl::Time now) const {
+  ASSIGN_OR_RETURN(auth::UrlTokenClaims claims, auth::VerifyUrlToken(RootfsKey(), token, now));
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(claims.resource_id));
+  ASSIGN_OR_RETURN(const CachedImage* base, BaseFor(record.infra_env));
+  return PxeRootfs(*base);
 }
 
 absl::StatusOr<std::string> Publisher::PxeUrl(const std::string& infra_env_id,
@@ -103,8 +125,15 @@ absl::StatusOr<std::unique_ptr<Download>> Publisher::Get(Artifact artifact, absl
   ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record.infra_env));
   ASSIGN_OR_RETURN(DiscoveryIgnition ignition,
                    BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings));
-  if (artifact == Artifact::kInitrd) return PxeInitrd(*base, ignition.config);
-  return FullIso(*base, ignition.config, absl::StrJoin(ignition.kernel_arguments, " "));
+  const std::string kargs = absl::StrJoin(ignition.kernel_arguments, " ");
+  if (artifact == Artifact::kInitrd) {
+    return PxeInitrd(*base, ignition.config, ignition.initrd_archive);
+  }
+  if (artifact == Artifact::kMinimalIso) {
+    ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrl(record.infra_env));
+    return MinimalIso(*base, ignition.config, rootfs_url, kargs, ignition.initrd_archive);
+  }
+  return FullIso(*base, ignition.config, kargs);
 }
 
 absl::StatusOr<Publisher::IpxeLink> Publisher::IpxeFor(const std::string& infra_env_id,

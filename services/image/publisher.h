@@ -2,9 +2,14 @@
 //
 // What the image service publishes for an infra-env, independent of transport: signed short
 // download URLs, and, behind a valid token, the discovery Ignition and the Downloads built from
-// it (full ISO, PXE initrd/kernel/rootfs, iPXE script). Tokens scope a URL to one infra-env
-// until it expires; the agent token baked into the image is derived from the infra-env alone,
-// so a discovery ISO is the same bytes on every request (strong ETag, resumable downloads).
+// it (full and minimal ISO, PXE initrd/kernel/rootfs, iPXE script). A minimal ISO's kernel
+// arguments name a rootfs URL of its own ("<public_url>/rootfs/<token>/rootfs.img"): its token
+// is signed with a key derived for that purpose alone (it opens the rootfs and nothing else, so
+// a host's /proc/cmdline gives away nothing secret) and lasts as long as the agent token, so the
+// ISO is the same bytes on every request and hosts can boot from it long after the download. Tokens
+// scope a URL to one infra-env until it expires; the agent token baked into the image is derived
+// from the infra-env alone, so a discovery ISO is the same bytes on every request (strong ETag,
+// resumable downloads).
 
 #ifndef ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
 #define ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
@@ -60,18 +65,26 @@ class Publisher {
   Publisher(PublisherOptions options, const Catalog& catalog, InfraEnvSource& infra_envs)
       : options_(std::move(options)), catalog_(catalog), infra_envs_(infra_envs) {}
 
-  // "<public_url>/images/<token>/discovery.iso", valid until now + url_ttl.
-  absl::StatusOr<std::string> ImageUrl(const std::string& infra_env_id, absl::Time now) const;
+  // "<public_url>/images/<token>/discovery.iso" (minimal.iso for a minimal image), valid until
+  // now + url_ttl. `type` UNSPECIFIED: the infra-env's own type.
+  absl::StatusOr<std::string> ImageUrl(const std::string& infra_env_id, absl::Time now,
+                                       types::v1::ImageType type) const;
   // "<public_url>/pxe/<token>/": initrd, vmlinuz, rootfs.img and ipxe live under it.
   absl::StatusOr<std::string> PxeUrl(const std::string& infra_env_id, absl::Time now) const;
 
   // The discovery Ignition JSON of an infra-env.
   absl::StatusOr<DiscoveryIgnition> Ignition(const std::string& infra_env_id) const;
 
-  enum class Artifact { kIso, kInitrd, kKernel, kRootfs };
+  enum class Artifact { kIso, kMinimalIso, kInitrd, kKernel, kRootfs };
   // The artifact behind `token` (PERMISSION_DENIED when the token is bad or expired).
   absl::StatusOr<std::unique_ptr<Download>> Get(Artifact artifact, absl::string_view token,
                                                 absl::Time now) const;
+
+  // The rootfs URL baked into an infra-env's minimal ISO.
+  absl::StatusOr<std::string> RootfsUrl(const types::v1::InfraEnv& infra_env) const;
+  // The rootfs behind a token of RootfsUrl (PERMISSION_DENIED for any other token).
+  absl::StatusOr<std::unique_ptr<Download>> GetRootfs(absl::string_view token,
+                                                      absl::Time now) const;
   // The iPXE script behind `token`.
   absl::StatusOr<std::string> Ipxe(absl::string_view token, absl::Time now) const;
 
@@ -91,6 +104,8 @@ class Publisher {
   absl::StatusOr<std::string> Url(const std::string& infra_env_id, absl::Time now,
                                   absl::string_view prefix, absl::string_view suffix) const;
   absl::StatusOr<const CachedImage*> BaseFor(const types::v1::InfraEnv& infra_env) const;
+  // The key signing rootfs tokens: derived from the signing key, useless for anything else.
+  std::string RootfsKey() const;
 
   const PublisherOptions options_;
   const Catalog& catalog_;

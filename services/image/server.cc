@@ -25,6 +25,7 @@ constexpr size_t kMinKeyBytes = 32;
 struct Parts {
   RealClock clock;
   CurlFetcher fetcher;
+  process::LocalProcessRunner runner;  // xorriso, deriving the minimal ISOs
   std::unique_ptr<Catalog> catalog;
   std::unique_ptr<InventoryInfraEnvSource> infra_envs;
   std::unique_ptr<Publisher> publisher;
@@ -112,8 +113,9 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                                service::Context& context) {
   auto parts = std::make_shared<Parts>();
   ASSIGN_OR_RETURN(std::vector<OsImage> images, ParseOsImages(config.os_images));
-  parts->catalog = std::make_unique<Catalog>(config.image_cache_dir, std::move(images),
-                                             parts->fetcher, context.log.Child("catalog"));
+  parts->catalog =
+      std::make_unique<Catalog>(config.image_cache_dir, std::move(images), parts->fetcher,
+                                parts->runner, context.log.Child("catalog"));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> inventory,
                    grpcutil::MakeChannel(config.inventory_address, {}));
   parts->infra_envs = std::make_unique<InventoryInfraEnvSource>(std::move(inventory));

@@ -38,7 +38,8 @@ grpc::Status ImageServiceImpl::GetImageUrl(grpc::ServerContext*,
                                            const v1::GetImageUrlRequest* request,
                                            v1::GetImageUrlResponse* response) {
   const absl::Time now = clock_.Now();
-  absl::StatusOr<std::string> iso = publisher_.ImageUrl(request->infra_env_id(), now);
+  absl::StatusOr<std::string> iso =
+      publisher_.ImageUrl(request->infra_env_id(), now, request->image_type());
   if (!iso.ok()) return ToGrpcStatus(iso.status());
   absl::StatusOr<std::string> pxe = publisher_.PxeUrl(request->infra_env_id(), now);
   if (!pxe.ok()) return ToGrpcStatus(pxe.status());

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -32,6 +33,7 @@ namespace {
 namespace inv = ::assisted::inventory::v1;
 namespace img = ::assisted::image::v1;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 class ImageTest : public PostgresTest {
@@ -238,6 +240,125 @@ TEST_F(ImageTest, ForgedTokensAreRefusedAndPxeArtifactsAreServed) {
   EXPECT_THAT(served->body, HasSubstr("coreos.live.rootfs_url="));
   auto ready = HttpGet(base_url_ + "/ready");
   EXPECT_EQ(ready->status, 200);
+}
+
+TEST_F(ImageTest, MirrorRegistriesStoredInTheInventoryReachTheDiscoveryIgnition) {
+  auto inventory_stub = inv::InventoryService::NewStub(
+      grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+  inv::CreateInfraEnvRequest create;
+  create.mutable_infra_env()->set_name("mirrored");
+  types::v1::RegistryMirror* mirror =
+      create.mutable_infra_env()->mutable_mirror_registries()->add_mirrors();
+  mirror->set_source("quay.io/openshift-release-dev/ocp-release");
+  mirror->add_mirrors("mirror.lab:5000/ocp/release");
+  mirror->set_mirror_by_digest_only(true);
+  types::v1::InfraEnv mirrored;
+  grpc::ClientContext create_context;
+  ASSERT_TRUE(inventory_stub->CreateInfraEnv(&create_context, create, &mirrored).ok());
+  img::GetDiscoveryIgnitionRequest request;
+  request.set_infra_env_id(mirrored.id());
+  img::GetDiscoveryIgnitionResponse response;
+  grpc::ClientContext context;
+  const grpc::Status status = image_stub_->GetDiscoveryIgnition(&context, request, &response);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_THAT(response.ignition_json(), HasSubstr("\"/etc/containers/registries.conf\""));
+  const std::string path = dir_ + "/mirrored.ign";
+  std::ofstream(path) << response.ignition_json();
+  const auto validated = Run({"ignition-validate", path});
+  EXPECT_EQ(validated.exit_code, 0) << validated.stdout_data << validated.stderr_data;
+}
+
+TEST_F(ImageTest, TheMinimalIsoFetchesItsRootfsFromASignedUrlItServes) {
+  // A minimal-ISO infra-env behind a proxy: the initramfs needs the proxy for the rootfs fetch.
+  auto inventory_stub = inv::InventoryService::NewStub(
+      grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+  inv::CreateInfraEnvRequest create;
+  create.mutable_infra_env()->set_name("minimal");
+  create.mutable_infra_env()->set_type(types::v1::IMAGE_TYPE_MINIMAL_ISO);
+  create.mutable_infra_env()->mutable_proxy()->set_http_proxy("http://proxy.example.com:3128");
+  types::v1::InfraEnv minimal;
+  grpc::ClientContext create_context;
+  const grpc::Status created = inventory_stub->CreateInfraEnv(&create_context, create, &minimal);
+  ASSERT_TRUE(created.ok()) << created.error_message();
+  img::GetImageUrlRequest request;
+  request.set_infra_env_id(minimal.id());
+  img::GetImageUrlResponse urls;
+  grpc::ClientContext context;
+  ASSERT_TRUE(image_stub_->GetImageUrl(&context, request, &urls).ok());
+  EXPECT_THAT(urls.url(), StartsWith(base_url_ + "/images/"));
+  EXPECT_THAT(urls.url(), ::testing::EndsWith("/minimal.iso"));
+  auto download = HttpGet(urls.url(), absl::Seconds(30));
+  ASSERT_THAT(download, IsOk());
+  ASSERT_EQ(download->status, 200);
+  EXPECT_THAT(download->headers["content-disposition"], HasSubstr("minimal.iso"));
+  const std::string iso_path = dir_ + "/minimal.iso";
+  std::ofstream(iso_path, std::ios::binary) << download->body;
+
+  // xorriso lists it: no rootfs inside, a ramdisk area instead.
+  const auto listed =
+      Run({"xorriso", "-indev", iso_path, "-find", "/", "-type", "f", "-exec", "report_lba", "--"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.stderr_data;
+  EXPECT_THAT(listed.stdout_data, Not(HasSubstr("rootfs.img")));
+  EXPECT_THAT(listed.stdout_data, HasSubstr("'/images/assisted_installer_custom.img'"));
+  EXPECT_THAT(listed.stdout_data, HasSubstr("'/images/ignition.img'"));
+
+  // Both boot loader configs: the signed rootfs URL on the kernel line, no coreos.liveiso, and
+  // the area still padded up to its marker (1024 bytes in the test image).
+  const std::string out = dir_ + "/minimal-out";
+  std::filesystem::create_directories(out);
+  Run({"xorriso", "-osirrox", "on", "-indev", iso_path, "-extract", "/EFI/redhat/grub.cfg",
+       out + "/grub.cfg", "-extract", "/isolinux/isolinux.cfg", out + "/isolinux.cfg", "-extract",
+       "/images/assisted_installer_custom.img", out + "/ramdisk.img"});
+  std::string rootfs_url;
+  for (const auto& [config, prefix] :
+       {std::make_pair("grub.cfg", "linux /images/pxeboot/vmlinuz "),
+        std::make_pair("isolinux.cfg", "/images/assisted_installer_custom.img ")}) {
+    const std::string text = ReadFile(out + "/" + config, "test file").value_or("");
+    const size_t area = text.find(prefix);
+    const size_t marker = text.find("# COREOS_KARG_EMBED_AREA");
+    ASSERT_NE(area, std::string::npos) << config << ":\n" << text;
+    ASSERT_NE(marker, std::string::npos) << config;
+    const std::string kargs = text.substr(area + strlen(prefix), marker - area - strlen(prefix));
+    EXPECT_EQ(kargs.size(), 1024u) << config;
+    const size_t end = kargs.find('\n');
+    ASSERT_NE(end, std::string::npos) << config;
+    EXPECT_EQ(kargs.find_first_not_of('#', end + 1), std::string::npos) << config;
+    const std::string line = kargs.substr(0, end);
+    EXPECT_THAT(line, Not(HasSubstr("coreos.liveiso")));
+    const std::string kKarg = "coreos.live.rootfs_url=";
+    const size_t url = line.find(kKarg);
+    ASSERT_NE(url, std::string::npos) << line;
+    const size_t stop = std::min(line.find(' ', url), line.size());
+    rootfs_url = line.substr(url + kKarg.size(), stop - url - kKarg.size());
+  }
+  EXPECT_THAT(rootfs_url, StartsWith(base_url_ + "/rootfs/"));
+  EXPECT_LT(rootfs_url.size(), 120u);
+
+  // The URL serves the base image's rootfs; the same token opens nothing else.
+  auto rootfs = HttpGet(rootfs_url, absl::Seconds(30));
+  ASSERT_THAT(rootfs, IsOk());
+  EXPECT_EQ(rootfs->status, 200);
+  const int fd = open((dir_ + "/base.iso").c_str(), O_RDONLY | O_CLOEXEC);
+  auto reader = iso::IsoReader::Open(fd, "base.iso");
+  ASSERT_THAT(reader, IsOk());
+  auto extent = reader->Find("images/pxeboot/rootfs.img");
+  ASSERT_THAT(extent, IsOk());
+  EXPECT_TRUE(rootfs->body == *reader->ReadAt(extent->offset, extent->size));
+  close(fd);
+  const std::string token = rootfs_url.substr(base_url_.size() + 8, 50);
+  auto refused = HttpGet(absl::StrCat(base_url_, "/images/", token, "/discovery.iso"));
+  ASSERT_THAT(refused, IsOk());
+  EXPECT_EQ(refused->status, 403);
+
+  // The ramdisk area holds the initramfs archive: the proxy for the rootfs fetch.
+  auto cpio = iso::Gunzip(ReadFile(out + "/ramdisk.img", "test file").value_or(""));
+  ASSERT_THAT(cpio, IsOk());
+  std::ofstream(out + "/ramdisk.cpio", std::ios::binary) << *cpio;
+  EXPECT_EQ(Run({"sh", "-c", "cpio -idm --quiet < ramdisk.cpio"}, out).exit_code, 0);
+  EXPECT_THAT(
+      ReadFile(out + "/etc/systemd/system/coreos-livepxe-rootfs.service.d/10-proxy.conf", "f")
+          .value_or(""),
+      HasSubstr("http_proxy=http://proxy.example.com:3128"));
 }
 
 }  // namespace
