@@ -35,6 +35,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   if (options.dedicated_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  if (options.max_receive_message_bytes > 0) {
+    args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  }
   return grpc::CreateCustomChannel(target, credentials, args);
 }
 

@@ -29,6 +29,9 @@ struct ChannelOptions {
   // Give this channel its own TCP connection even when another channel in the process targets
   // the same address (simulated fleets run many agents in one process).
   bool dedicated_connection = false;
+  // Largest response message accepted; 0 keeps gRPC's default (4 MiB). The gateway raises it
+  // to read stored artifacts (up to 64 MiB).
+  int max_receive_message_bytes = 0;
 };
 
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read
