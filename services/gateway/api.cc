@@ -136,6 +136,14 @@ absl::StatusOr<Json> BodyObject(const http::Request& request) {
   return ParseObject(request.body);
 }
 
+// A backend's verdict on values the client sent in a well-formed body: INVALID_ARGUMENT there
+// means "understood but unacceptable", 422.
+template <typename T>
+absl::StatusOr<T> Unprocessable(absl::StatusOr<T> result) {
+  if (result.ok() || result.status().code() != absl::StatusCode::kInvalidArgument) return result;
+  return WithHttpStatus(result.status(), 422);
+}
+
 // Action bodies: none, or a JSON object with no fields.
 absl::Status NoBody(const http::Request& request) {
   if (absl::StripAsciiWhitespace(request.body).empty()) return absl::OkStatus();
@@ -446,10 +454,10 @@ absl::StatusOr<http::Response> RestApi::RegisterCluster(const Call& call) const 
                                            : types::HIGH_AVAILABILITY_MODE_FULL);
   }
   cluster.set_kind(types::CLUSTER_KIND_CLUSTER);
-  ASSIGN_OR_RETURN(
-      types::Cluster created,
-      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::CreateCluster,
-                     request, call.principal.identity));
+  ASSIGN_OR_RETURN(types::Cluster created,
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::CreateCluster,
+                                                request, call.principal.identity)));
   return JsonResponse(201, ClusterJson(created));
 }
 
@@ -502,10 +510,10 @@ absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
   cluster.set_id(std::string(call.request.Param("cluster_id")));
   *request.mutable_update_mask() = std::move(decoded.mask);
   request.set_pull_secret(decoded.pull_secret);
-  ASSIGN_OR_RETURN(
-      types::Cluster updated,
-      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::UpdateCluster,
-                     request, call.principal.identity));
+  ASSIGN_OR_RETURN(types::Cluster updated,
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::UpdateCluster,
+                                                request, call.principal.identity)));
   return JsonResponse(201, ClusterJson(updated));
 }
 
@@ -622,9 +630,9 @@ absl::StatusOr<http::Response> RestApi::RegisterInfraEnv(const Call& call) const
     infra_env.set_type(types::IMAGE_TYPE_FULL_ISO);
   }
   ASSIGN_OR_RETURN(types::InfraEnv created,
-                   backends_.Call(kInventory, backends_.inventory(),
-                                  &inv::InventoryService::Stub::CreateInfraEnv, request,
-                                  call.principal.identity));
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::CreateInfraEnv,
+                                                request, call.principal.identity)));
   return JsonResponse(201, InfraEnvJson(created));
 }
 
@@ -662,9 +670,9 @@ absl::StatusOr<http::Response> RestApi::UpdateInfraEnv(const Call& call) const {
   *request.mutable_update_mask() = std::move(decoded.mask);
   request.set_pull_secret(decoded.pull_secret);
   ASSIGN_OR_RETURN(types::InfraEnv updated,
-                   backends_.Call(kInventory, backends_.inventory(),
-                                  &inv::InventoryService::Stub::UpdateInfraEnv, request,
-                                  call.principal.identity));
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::UpdateInfraEnv,
+                                                request, call.principal.identity)));
   return JsonResponse(201, InfraEnvJson(updated));
 }
 
@@ -776,9 +784,10 @@ absl::StatusOr<http::Response> RestApi::UpdateHost(const Call& call) const {
   request.mutable_host()->set_infra_env_id(host.infra_env_id());
   request.mutable_host()->set_id(host.id());
   *request.mutable_update_mask() = std::move(decoded.mask);
-  ASSIGN_OR_RETURN(types::Host updated, backends_.Call(kOrchestrator, backends_.orchestrator(),
-                                                       &orch::OrchestratorService::Stub::UpdateHost,
-                                                       request, call.principal.identity));
+  ASSIGN_OR_RETURN(types::Host updated,
+                   Unprocessable(backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                                &orch::OrchestratorService::Stub::UpdateHost,
+                                                request, call.principal.identity)));
   return JsonResponse(201, HostJson(updated));
 }
 

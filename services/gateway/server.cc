@@ -112,15 +112,15 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
   parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock);
 
-  auto grpc = std::make_unique<service::GrpcServiceHost>();
-  RETURN_IF_ERROR(grpc->Start(config.grpc, context));
-
+  // HTTP first: once the gRPC health check answers SERVING, the REST port is listening too.
   http::Router router;
   RETURN_IF_ERROR(parts->api->Register(router));
   parts->http_metrics = std::make_unique<http::HttpMetrics>(*context.metrics);
   ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> http,
                    http::HttpServer::Start(config.http, std::move(router),
                                            parts->http_metrics.get(), context.log.Child("http")));
+  auto grpc = std::make_unique<service::GrpcServiceHost>();
+  RETURN_IF_ERROR(grpc->Start(config.grpc, context));
   return std::make_unique<GatewayRunning>(std::move(parts), std::move(grpc), std::move(http));
 }
 
