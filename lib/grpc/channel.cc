@@ -37,6 +37,9 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   if (options.dedicated_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   if (!options.connection_tag.empty())
     args.SetString("assisted.connection_tag", options.connection_tag);
+  if (options.max_receive_message_bytes > 0) {
+    args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  }
   return grpc::CreateCustomChannel(target, credentials, args);
 }
 

@@ -32,6 +32,9 @@ struct ChannelOptions {
   // When not empty, set as a channel argument of its own: channels with different tags never
   // share a subchannel, so each keeps its own TCP connection (with dedicated_connection).
   std::string connection_tag;
+  // Largest response message accepted; 0 keeps gRPC's default (4 MiB). The gateway raises it
+  // to read stored artifacts (up to 64 MiB).
+  int max_receive_message_bytes = 0;
 };
 
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read

@@ -1,14 +1,84 @@
 #include "services/gateway/server.h"
 
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "lib/file/read_file.h"
+#include "lib/http/metrics.h"
+#include "lib/random/random.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/clock.h"
+#include "services/gateway/api.h"
+#include "services/gateway/auth.h"
+#include "services/gateway/backends.h"
 
 namespace assisted::gateway {
+namespace {
+
+// Everything the HTTP handlers use, destroyed after the servers stopped.
+struct Parts {
+  RealClock clock;
+  std::unique_ptr<Backends> backends;
+  std::unique_ptr<Authenticator> authenticator;
+  std::unique_ptr<RestApi> api;
+  std::unique_ptr<http::HttpMetrics> http_metrics;
+};
+
+class GatewayRunning final : public service::RunningService {
+ public:
+  GatewayRunning(std::unique_ptr<Parts> parts, std::unique_ptr<service::GrpcServiceHost> grpc,
+                 std::unique_ptr<http::HttpServer> http)
+      : parts_(std::move(parts)), grpc_(std::move(grpc)), http_(std::move(http)) {}
+  ~GatewayRunning() override { Shutdown(absl::ZeroDuration()); }
+  void Shutdown(absl::Duration grace) override {
+    http_->Shutdown(grace);
+    grpc_->Shutdown(grace);
+  }
+
+ private:
+  std::unique_ptr<Parts> parts_;
+  std::unique_ptr<service::GrpcServiceHost> grpc_;
+  std::unique_ptr<http::HttpServer> http_;
+};
+
+absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& log) {
+  AuthOptions options;
+  options.enabled = config.auth == "jwt";
+  if (!options.enabled) {
+    log.Warning("--auth=none: every caller is an anonymous administrator; development only");
+    return options;
+  }
+  if (!config.jwt_secret_file.empty()) {
+    ASSIGN_OR_RETURN(options.hs256_secret, ReadFile(config.jwt_secret_file, "--jwt-secret-file"));
+  }
+  if (!config.jwks_file.empty()) {
+    ASSIGN_OR_RETURN(options.jwks, ReadFile(config.jwks_file, "--jwks-file"));
+  }
+  if (options.hs256_secret.empty() && options.jwks.empty()) {
+    // Refuse every user rather than accept anyone: a random key nobody holds.
+    log.Warning("no --jwt-secret-file or --jwks-file: no user token can be valid");
+    SystemRandom random;
+    options.hs256_secret = absl::StrCat(RandomUuid(random), RandomUuid(random));
+  }
+  if (!config.url_signing_key_file.empty()) {
+    ASSIGN_OR_RETURN(options.url_signing_key,
+                     ReadFile(config.url_signing_key_file, "--url-signing-key-file"));
+  } else {
+    log.Warning("no --url-signing-key-file: agent and image tokens are refused");
+  }
+  return options;
+}
+
+}  // namespace
 
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
-  parser.String("http-listen", &http_listen, "REST API listen address host:port")
-      .Check(config::HostPort);
+  http.Register(parser, "http");
+  parser
+      .Int("handler-threads", &http.handler_threads,
+           "threads running REST handlers (each blocks on a backend call)")
+      .Range(1, 1024);
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
   parser
@@ -16,13 +86,42 @@ void Config::Register(config::Parser& parser) {
       .Check(config::HostPort);
   parser.String("image-address", &image_address, "assisted-image gRPC host:port")
       .Check(config::HostPort);
+  parser.String("auth", &auth, "user authentication: jwt, or none (development only)")
+      .Check([](const std::string& value) {
+        return value == "jwt" || value == "none"
+                   ? absl::OkStatus()
+                   : absl::InvalidArgumentError("expected jwt or none");
+      });
+  parser.String("jwt-secret-file", &jwt_secret_file,
+                "HS256 key (>= 32 bytes) of the local token issuer (aictl token issue)");
+  parser.String("jwks-file", &jwks_file, "JWKS document with an identity provider's RS256 keys");
+  parser.String("url-signing-key-file", &url_signing_key_file,
+                "the image service's signing key, to accept agent and image tokens");
+  parser.Duration("backend-timeout", &backend_timeout, "deadline of each call to a backend")
+      .Range(absl::Milliseconds(100), absl::Minutes(10));
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
                                                                service::Context& context) {
-  auto host = std::make_unique<service::GrpcServiceHost>();
-  RETURN_IF_ERROR(host->Start(config.grpc, context));
-  return host;
+  auto parts = std::make_unique<Parts>();
+  ASSIGN_OR_RETURN(parts->backends, Backends::Connect({.inventory = config.inventory_address,
+                                                       .orchestrator = config.orchestrator_address,
+                                                       .image = config.image_address,
+                                                       .deadline = config.backend_timeout}));
+  ASSIGN_OR_RETURN(AuthOptions auth, LoadAuth(config, context.log));
+  ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
+  parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock);
+
+  // HTTP first: once the gRPC health check answers SERVING, the REST port is listening too.
+  http::Router router;
+  RETURN_IF_ERROR(parts->api->Register(router));
+  parts->http_metrics = std::make_unique<http::HttpMetrics>(*context.metrics);
+  ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> http,
+                   http::HttpServer::Start(config.http, std::move(router),
+                                           parts->http_metrics.get(), context.log.Child("http")));
+  auto grpc = std::make_unique<service::GrpcServiceHost>();
+  RETURN_IF_ERROR(grpc->Start(config.grpc, context));
+  return std::make_unique<GatewayRunning>(std::move(parts), std::move(grpc), std::move(http));
 }
 
 }  // namespace assisted::gateway

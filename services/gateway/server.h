@@ -1,9 +1,9 @@
 // File: services/gateway/server.h
 //
 // Composition root of assisted-gateway: the public REST/JSON API (/api/assisted-install/v2/…,
-// port 8080 by default) that maps onto the other services' gRPC APIs. It keeps no state. Its own
-// gRPC port (9093) carries only health checks and reflection, for the same probes and tools that
-// watch the other services.
+// port 8080 by default, see api.h) that maps onto the other services' gRPC APIs, with user, agent
+// and image-token authentication (auth.h). It keeps no state. Its own gRPC port (9093) carries
+// only health checks and reflection, for the same probes and tools that watch the other services.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_SERVER_H_
 #define ASSISTED_SERVICES_GATEWAY_SERVER_H_
@@ -14,13 +14,20 @@
 #include "absl/status/statusor.h"
 #include "lib/config/config.h"
 #include "lib/grpc/server.h"
+#include "lib/http/server.h"
 #include "lib/service/runner.h"
 
 namespace assisted::gateway {
 
 struct Config {
   grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9093"};
-  std::string http_listen = "0.0.0.0:8080";
+  http::HttpServerOptions http{.listen = "0.0.0.0:8080", .handler_threads = 32};
+  // "jwt": bearer tokens required; "none": every caller is an anonymous admin (development).
+  std::string auth = "jwt";
+  std::string jwt_secret_file;       // HS256 key of the local issuer
+  std::string jwks_file;             // RS256 keys of an external identity provider
+  std::string url_signing_key_file;  // the image service's key: agent and image tokens
+  absl::Duration backend_timeout = absl::Seconds(10);
   std::string inventory_address = "localhost:9091";
   std::string orchestrator_address = "localhost:9090";
   std::string image_address = "localhost:9092";

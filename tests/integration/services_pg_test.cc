@@ -28,7 +28,8 @@ struct ServiceSpec {
   std::string name;    // as in assisted_build_info{service=…}
   std::string binary;  // runfile path
   bool needs_database;
-  std::vector<std::string> services;  // full names it hosts besides health and reflection
+  std::vector<std::string> services;   // full names it hosts besides health and reflection
+  std::vector<std::string> args = {};  // flags beyond the gRPC and metrics addresses
 };
 
 void PrintTo(const ServiceSpec& spec, std::ostream* os) { *os << spec.name; }
@@ -41,6 +42,7 @@ class ServicesTest : public PostgresTest, public ::testing::WithParamInterface<S
     PostgresTest::SetUp();
     LaunchOptions options{.binary = GetParam().binary};
     if (GetParam().needs_database) options.args.push_back("--postgres-dsn=" + dsn());
+    for (const std::string& arg : GetParam().args) options.args.push_back(arg);
     absl::StatusOr<std::unique_ptr<LaunchedService>> launched = LaunchedService::Launch(options);
     ASSERT_THAT(launched, IsOk());
     service_ = *std::move(launched);
@@ -106,22 +108,27 @@ TEST_P(ServicesTest, StopsCleanlyOnSigterm) {
   EXPECT_THAT(CheckHealth(service_->grpc_target(), "", absl::Milliseconds(300)), Not(IsOk()));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    EveryService, ServicesTest,
-    ::testing::Values(
-        ServiceSpec{"inventory",
-                    "services/inventory/assisted-inventory",
-                    true,
-                    {"assisted.inventory.v1.InventoryService"}},
-        ServiceSpec{
-            "orchestrator",
-            "services/orchestrator/assisted-orchestrator",
-            false,
-            {"assisted.agent.v1.AgentService", "assisted.orchestrator.v1.OrchestratorService"}},
-        ServiceSpec{
-            "image", "services/image/assisted-image", false, {"assisted.image.v1.ImageService"}},
-        ServiceSpec{"gateway", "services/gateway/assisted-gateway", false, {}}),
-    PrintName);
+INSTANTIATE_TEST_SUITE_P(EveryService, ServicesTest,
+                         ::testing::Values(ServiceSpec{"inventory",
+                                                       "services/inventory/assisted-inventory",
+                                                       true,
+                                                       {"assisted.inventory.v1.InventoryService"}},
+                                           ServiceSpec{
+                                               "orchestrator",
+                                               "services/orchestrator/assisted-orchestrator",
+                                               false,
+                                               {"assisted.agent.v1.AgentService",
+                                                "assisted.orchestrator.v1.OrchestratorService"}},
+                                           ServiceSpec{"image",
+                                                       "services/image/assisted-image",
+                                                       false,
+                                                       {"assisted.image.v1.ImageService"}},
+                                           ServiceSpec{"gateway",
+                                                       "services/gateway/assisted-gateway",
+                                                       false,
+                                                       {},
+                                                       {"--http-listen=127.0.0.1:0"}}),
+                         PrintName);
 
 }  // namespace
 }  // namespace assisted::testing

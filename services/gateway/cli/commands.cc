@@ -4,10 +4,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/health_client.h"
 #include "lib/service/runner.h"
 #include "nlohmann/json.hpp"
+#include "services/gateway/jwt.h"
 
 namespace assisted::cli {
 namespace {
@@ -26,6 +29,13 @@ const std::vector<std::string>& LocalServices() {
 // A command's own settings; each command binds the ones it uses.
 struct CommandOptions {
   absl::Duration timeout = absl::Seconds(3);
+  // token issue
+  std::string secret_file;       // HS256 key shared with the gateway's --jwt-secret-file
+  std::string private_key_file;  // or an RSA key whose JWKS the gateway reads (--jwks-file)
+  std::string kid;
+  std::string user;
+  std::string org;
+  absl::Duration ttl = absl::Hours(12);
 };
 
 struct Command {
@@ -71,6 +81,40 @@ int RunHealth(const GlobalOptions& global, const CommandOptions& options,
   return all_serving ? kOk : kFailed;
 }
 
+// `token issue`: a user token from the local issuer, for the demo, tests and scripts.
+int RunToken(const GlobalOptions&, const CommandOptions& options,
+             const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1 || args[0] != "issue") {
+    io.err << "aictl token: expected the subcommand issue\n";
+    return kUsage;
+  }
+  if (options.user.empty() || options.secret_file.empty() == options.private_key_file.empty()) {
+    io.err << "aictl token issue: needs --user and exactly one of --secret-file or "
+              "--private-key-file\n";
+    return kUsage;
+  }
+  const absl::Time now = absl::Now();
+  nlohmann::json claims = {{"sub", options.user},
+                           {"username", options.user},
+                           {"iat", absl::ToUnixSeconds(now)},
+                           {"exp", absl::ToUnixSeconds(now + options.ttl)}};
+  if (!options.org.empty()) claims["org_id"] = options.org;
+  absl::StatusOr<std::string> token;
+  if (!options.secret_file.empty()) {
+    absl::StatusOr<std::string> secret = ReadFile(options.secret_file, "--secret-file");
+    token = secret.ok() ? gateway::SignHs256(*secret, claims) : secret.status();
+  } else {
+    absl::StatusOr<std::string> key = ReadFile(options.private_key_file, "--private-key-file");
+    token = key.ok() ? gateway::SignRs256(*key, options.kid, claims) : key.status();
+  }
+  if (!token.ok()) {
+    io.err << "aictl token issue: " << token.status().message() << "\n";
+    return kFailed;
+  }
+  io.out << *token << "\n";
+  return kOk;
+}
+
 const std::vector<Command>& Commands() {
   static const std::vector<Command> kCommands = {
       {"version", "print the version of aictl", nullptr, [](config::Parser&, CommandOptions&) {},
@@ -82,6 +126,20 @@ const std::vector<Command>& Commands() {
              .Range(absl::Milliseconds(100), absl::Minutes(5));
        },
        RunHealth},
+      {"token", "issue a user token from the local issuer (aictl token issue --user=U ...)",
+       "issue",
+       [](config::Parser& parser, CommandOptions& options) {
+         parser.String("secret-file", &options.secret_file,
+                       "HS256 key file, the gateway's --jwt-secret-file");
+         parser.String("private-key-file", &options.private_key_file,
+                       "PEM RSA private key (RS256); the gateway reads its JWKS");
+         parser.String("kid", &options.kid, "key id written into RS256 tokens");
+         parser.String("user", &options.user, "user name (claims sub and username)");
+         parser.String("org", &options.org, "organisation id (claim org_id)");
+         parser.Duration("ttl", &options.ttl, "how long the token is valid")
+             .Range(absl::Seconds(1), absl::Hours(24 * 365));
+       },
+       RunToken},
   };
   return kCommands;
 }

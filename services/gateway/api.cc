@@ -1,0 +1,932 @@
+#include "services/gateway/api.h"
+
+#include <exception>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "lib/config/config.h"
+#include "lib/status/status_macros.h"
+#include "services/gateway/api_error.h"
+#include "services/gateway/json_model.h"
+#include "services/gateway/tar.h"
+
+namespace assisted::gateway {
+
+using Handler = absl::StatusOr<http::Response> (RestApi::*)(const RestApi::Call&) const;
+
+struct RestApi::Route {
+  const char* method;
+  const char* path;  // below kApiPrefix, or absolute when it starts with "//"
+  Access access;
+  std::vector<std::string> query;
+  Handler handler;
+
+  std::string FullPath() const {
+    return absl::StartsWith(path, "//") ? std::string(path + 1) : absl::StrCat(kApiPrefix, path);
+  }
+};
+
+namespace {
+
+namespace inv = inventory::v1;
+namespace orch = orchestrator::v1;
+namespace img = image::v1;
+namespace types = types::v1;
+
+// Path parameters that carry ids; each is checked to be a UUID before any backend call.
+constexpr const char* kIdParams[] = {"cluster_id", "infra_env_id", "host_id"};
+// Query parameters any route accepts: image tokens may travel in the URL.
+constexpr const char* kAuthQuery[] = {"image_token", "api_key"};
+
+constexpr char kInventory[] = "inventory";
+constexpr char kOrchestrator[] = "orchestrator";
+constexpr char kImage[] = "image";
+
+// Cluster files users may download, besides the per-host Ignition files.
+const absl::flat_hash_set<std::string>& ClusterFiles() {
+  static const auto* files =
+      new absl::flat_hash_set<std::string>{"install-config.yaml", "bootstrap.ign", "master.ign",
+                                           "arbiter.ign",         "worker.ign",    "metadata.json"};
+  return *files;
+}
+const absl::flat_hash_set<std::string>& CredentialFiles() {
+  static const auto* files = new absl::flat_hash_set<std::string>{
+      "kubeconfig", "kubeconfig-noingress", "kubeadmin-password"};
+  return *files;
+}
+
+// "<role>-<host id>.ign" (the brief's host-<id>.ign and the inventory's <role>-<id>.ign).
+bool IsHostIgnition(absl::string_view name) {
+  for (absl::string_view prefix : {"host-", "master-", "worker-", "arbiter-"}) {
+    absl::string_view rest = name;
+    if (absl::ConsumePrefix(&rest, prefix) && absl::ConsumeSuffix(&rest, ".ign") &&
+        config::Uuid(std::string(rest)).ok()) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status Invalid(absl::string_view field, absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
+}
+
+http::Response JsonResponse(int status, const Json& json) {
+  return http::Response::Json(status, Dump(json));
+}
+
+http::Response Attachment(std::string content, std::string content_type,
+                          absl::string_view filename) {
+  http::Response response;
+  response.status = 200;
+  response.headers.Set("Content-Type", std::move(content_type));
+  response.headers.Set("Content-Disposition",
+                       absl::StrCat("attachment; filename=\"", filename, "\""));
+  response.body = http::Body(std::move(content));
+  return response;
+}
+
+std::string ClusterHref(absl::string_view id) { return absl::StrCat(kApiPrefix, "/clusters/", id); }
+std::string InfraEnvHref(absl::string_view id) {
+  return absl::StrCat(kApiPrefix, "/infra-envs/", id);
+}
+std::string HostHref(const types::Host& host) {
+  return absl::StrCat(InfraEnvHref(host.infra_env_id()), "/hosts/", host.id());
+}
+
+Json ClusterJson(const types::Cluster& cluster) {
+  Json json = ToJson(ClusterModel(), cluster);
+  json["href"] = ClusterHref(cluster.id());
+  if (json.contains("hosts")) {
+    for (size_t i = 0; i < json["hosts"].size(); ++i) {
+      json["hosts"][i]["href"] = HostHref(cluster.hosts(static_cast<int>(i)));
+    }
+  }
+  return json;
+}
+Json InfraEnvJson(const types::InfraEnv& infra_env) {
+  Json json = ToJson(InfraEnvModel(), infra_env);
+  json["href"] = InfraEnvHref(infra_env.id());
+  return json;
+}
+Json HostJson(const types::Host& host) {
+  Json json = ToJson(HostModel(), host);
+  json["href"] = HostHref(host);
+  return json;
+}
+Json HostsJson(const google::protobuf::RepeatedPtrField<types::Host>& hosts) {
+  Json list = Json::array();
+  for (const types::Host& host : hosts) list.push_back(HostJson(host));
+  return list;
+}
+
+// The request body as a JSON object: 415 unless it is declared JSON, 400 when it is not one.
+absl::StatusOr<Json> BodyObject(const http::Request& request) {
+  if (request.body.empty()) return Invalid("body", "required (a JSON object)");
+  absl::string_view type = request.headers.Get("Content-Type").value_or("");
+  if (!absl::StartsWithIgnoreCase(absl::StripAsciiWhitespace(type), "application/json")) {
+    return WithHttpStatus(absl::InvalidArgumentError("Content-Type: expected application/json"),
+                          415);
+  }
+  return ParseObject(request.body);
+}
+
+// A backend's verdict on values the client sent in a well-formed body: INVALID_ARGUMENT there
+// means "understood but unacceptable", 422.
+template <typename T>
+absl::StatusOr<T> Unprocessable(absl::StatusOr<T> result) {
+  if (result.ok() || result.status().code() != absl::StatusCode::kInvalidArgument) return result;
+  return WithHttpStatus(result.status(), 422);
+}
+
+// Action bodies: none, or a JSON object with no fields.
+absl::Status NoBody(const http::Request& request) {
+  if (absl::StripAsciiWhitespace(request.body).empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(Json body, BodyObject(request));
+  if (!body.empty()) return Invalid(body.begin().key(), "unknown field; this action takes no body");
+  return absl::OkStatus();
+}
+
+// Query parameter helpers: "name: problem" errors, defaults when absent.
+absl::StatusOr<bool> QueryBool(const http::Request& request, const char* name) {
+  absl::optional<absl::string_view> value = request.Query(name);
+  if (!value) return false;
+  if (*value == "true") return true;
+  if (*value == "false") return false;
+  return Invalid(name, "expected true or false");
+}
+
+absl::StatusOr<int> QueryInt(const http::Request& request, const char* name, int fallback, int low,
+                             int high) {
+  absl::optional<absl::string_view> value = request.Query(name);
+  if (!value) return fallback;
+  int parsed = 0;
+  if (!absl::SimpleAtoi(*value, &parsed) || parsed < low || parsed > high) {
+    return Invalid(name, absl::StrCat("expected an integer from ", low, " to ", high));
+  }
+  return parsed;
+}
+
+absl::StatusOr<std::string> QueryId(const http::Request& request, const char* name) {
+  absl::optional<absl::string_view> value = request.Query(name);
+  if (!value) return std::string();
+  std::string id(*value);
+  if (absl::Status uuid = config::Uuid(id); !uuid.ok()) return Invalid(name, uuid.message());
+  return id;
+}
+
+// Every value of a list parameter, given repeated (?a=1&a=2) or comma-separated (?a=1,2).
+std::vector<std::string> QueryList(const http::Request& request, const char* name) {
+  std::vector<std::string> values;
+  for (const auto& [key, value] : request.query) {
+    if (key != name) continue;
+    for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipWhitespace())) {
+      values.emplace_back(absl::StripAsciiWhitespace(item));
+    }
+  }
+  return values;
+}
+
+template <typename E>
+absl::StatusOr<std::vector<E>> QueryEnums(const http::Request& request, const char* name) {
+  std::vector<E> values;
+  for (const std::string& text : QueryList(request, name)) {
+    ASSIGN_OR_RETURN(int value,
+                     EnumFromText(*google::protobuf::GetEnumDescriptor<E>(), text, name));
+    values.push_back(static_cast<E>(value));
+  }
+  return values;
+}
+
+absl::StatusOr<std::string> RequiredQuery(const http::Request& request, const char* name) {
+  absl::optional<absl::string_view> value = request.Query(name);
+  if (!value || value->empty()) return Invalid(name, "required");
+  return std::string(*value);
+}
+
+}  // namespace
+
+RestApi::RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock)
+    : backends_(backends), authenticator_(authenticator), clock_(clock) {}
+
+const std::vector<RestApi::Route>& RestApi::Table() {
+  using A = Access;
+  static const auto* table = new std::vector<Route>{
+      {"POST", "/clusters", A::kUser, {}, &RestApi::RegisterCluster},
+      {"GET", "/clusters", A::kUser, {"with_hosts"}, &RestApi::ListClusters},
+      {"GET", "/clusters/default-config", A::kUser, {}, &RestApi::ClusterDefaultConfig},
+      {"GET", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::GetCluster},
+      {"PATCH", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::UpdateCluster},
+      {"DELETE", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::DeregisterCluster},
+      {"POST", "/clusters/{cluster_id}/actions/install", A::kUser, {}, &RestApi::InstallCluster},
+      {"POST", "/clusters/{cluster_id}/actions/cancel", A::kUser, {}, &RestApi::CancelInstallation},
+      {"POST", "/clusters/{cluster_id}/actions/reset", A::kUser, {}, &RestApi::ResetCluster},
+      {"GET", "/clusters/{cluster_id}/hosts", A::kUser, {}, &RestApi::ListClusterHosts},
+      {"GET",
+       "/clusters/{cluster_id}/downloads/files",
+       A::kUser,
+       {"file_name"},
+       &RestApi::DownloadClusterFiles},
+      {"GET",
+       "/clusters/{cluster_id}/downloads/credentials",
+       A::kUser,
+       {"file_name"},
+       &RestApi::DownloadClusterCredentials},
+      {"GET",
+       "/clusters/{cluster_id}/logs",
+       A::kUser,
+       {"logs_type", "host_id"},
+       &RestApi::DownloadClusterLogs},
+      {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
+      {"GET", "/infra-envs", A::kUser, {"cluster_id"}, &RestApi::ListInfraEnvs},
+      {"GET", "/infra-envs/{infra_env_id}", A::kAgentOrImage, {}, &RestApi::GetInfraEnv},
+      {"PATCH", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::UpdateInfraEnv},
+      {"DELETE", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::DeregisterInfraEnv},
+      {"GET",
+       "/infra-envs/{infra_env_id}/downloads/image-url",
+       A::kUser,
+       {},
+       &RestApi::GetInfraEnvImageUrl},
+      {"GET",
+       "/infra-envs/{infra_env_id}/downloads/files",
+       A::kAgentOrImage,
+       {"file_name", "ipxe_script_type", "mac"},
+       &RestApi::DownloadInfraEnvFiles},
+      {"GET", "/infra-envs/{infra_env_id}/hosts", A::kAgent, {}, &RestApi::ListHosts},
+      {"GET", "/infra-envs/{infra_env_id}/hosts/{host_id}", A::kUser, {}, &RestApi::GetHost},
+      {"PATCH", "/infra-envs/{infra_env_id}/hosts/{host_id}", A::kUser, {}, &RestApi::UpdateHost},
+      {"DELETE",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}",
+       A::kUser,
+       {},
+       &RestApi::DeregisterHost},
+      {"POST",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/reset",
+       A::kUser,
+       {},
+       &RestApi::ResetHost},
+      {"POST",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install",
+       A::kUser,
+       {},
+       &RestApi::InstallHost},
+      {"POST",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/bind",
+       A::kUser,
+       {},
+       &RestApi::BindHost},
+      {"POST",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/unbind",
+       A::kUser,
+       {},
+       &RestApi::UnbindHost},
+      {"GET",
+       "/events",
+       A::kUser,
+       {"cluster_id", "host_id", "host_ids", "infra_env_id", "limit", "offset", "order",
+        "severities", "message", "deleted_hosts", "cluster_level", "categories"},
+       &RestApi::ListEvents},
+      {"GET", "/openshift-versions", A::kUser, {}, &RestApi::ListOpenshiftVersions},
+      {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
+      {"GET", "//health", A::kPublic, {}, &RestApi::Health},
+      {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
+  };
+  return *table;
+}
+
+std::vector<RouteInfo> RestApi::Routes() {
+  std::vector<RouteInfo> routes;
+  for (const Route& route : Table()) {
+    routes.push_back({route.method, route.FullPath(), route.access, route.query});
+  }
+  return routes;
+}
+
+absl::Status RestApi::Register(http::Router& router) const {
+  for (const Route& route : Table()) {
+    RETURN_IF_ERROR(router.Handle(
+        route.method, route.FullPath(),
+        [this, &route](const http::Request& request) { return Serve(route, request); }));
+  }
+  return absl::OkStatus();
+}
+
+http::Response RestApi::Serve(const Route& route, const http::Request& request) const {
+  auto run = [&]() -> absl::StatusOr<http::Response> {
+    Principal principal;
+    if (route.access != Access::kPublic) {
+      ASSIGN_OR_RETURN(principal, authenticator_.Authenticate(request, clock_.Now()));
+      RETURN_IF_ERROR(Authenticator::Authorize(principal, route.access, request));
+    }
+    for (const auto& [name, value] : request.query) {
+      bool known = std::find(route.query.begin(), route.query.end(), name) != route.query.end();
+      for (const char* auth : kAuthQuery) known = known || name == auth;
+      if (!known) return Invalid(absl::StrCat("query parameter \"", name, "\""), "unknown");
+    }
+    for (const char* param : kIdParams) {
+      const std::string value(request.Param(param));
+      if (value.empty()) continue;
+      if (absl::Status uuid = config::Uuid(value); !uuid.ok())
+        return Invalid(param, uuid.message());
+    }
+    return (this->*route.handler)(Call{request, principal});
+  };
+  absl::StatusOr<http::Response> response;
+  try {
+    response = run();
+  } catch (const std::exception& e) {
+    // Nothing below is meant to throw (no exceptions across APIs); this is the last guard that
+    // keeps a missed case from taking the server down.
+    response = absl::InternalError(e.what());
+  }
+  if (response.ok()) return *std::move(response);
+  http::Response error = ErrorResponse(response.status());
+  if (error.status == 401) error.headers.Set("WWW-Authenticate", "Bearer");
+  return error;
+}
+
+// ---- Shared steps ----
+
+absl::StatusOr<types::Cluster> RestApi::ReadCluster(const Call& call, bool include_hosts) const {
+  inv::GetClusterRequest request;
+  request.set_id(std::string(call.request.Param("cluster_id")));
+  request.set_include_hosts(include_hosts);
+  return backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::GetCluster,
+                        request, call.principal.identity);
+}
+
+absl::StatusOr<types::InfraEnv> RestApi::ReadInfraEnv(const Call& call) const {
+  inv::GetInfraEnvRequest request;
+  request.set_id(std::string(call.request.Param("infra_env_id")));
+  return backends_.Call(kInventory, backends_.inventory(),
+                        &inv::InventoryService::Stub::GetInfraEnv, request,
+                        call.principal.identity);
+}
+
+absl::StatusOr<types::Host> RestApi::ReadHost(const Call& call) const {
+  inv::GetHostRequest request;
+  request.set_infra_env_id(std::string(call.request.Param("infra_env_id")));
+  request.set_id(std::string(call.request.Param("host_id")));
+  return backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::GetHost,
+                        request, call.principal.identity);
+}
+
+template <typename Request>
+absl::StatusOr<http::Response> RestApi::ClusterAction(
+    const Call& call,
+    grpc::Status (orch::OrchestratorService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                            types::Cluster*)) const {
+  RETURN_IF_ERROR(NoBody(call.request));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  Request request;
+  request.set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(types::Cluster updated,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(), method, request,
+                                  call.principal.identity));
+  return JsonResponse(202, ClusterJson(updated));
+}
+
+template <typename Request>
+absl::StatusOr<http::Response> RestApi::HostAction(
+    const Call& call,
+    grpc::Status (orch::OrchestratorService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                            types::Host*)) const {
+  RETURN_IF_ERROR(NoBody(call.request));
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
+  Request request;
+  request.set_infra_env_id(host.infra_env_id());
+  request.set_host_id(host.id());
+  ASSIGN_OR_RETURN(types::Host updated, backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                                       method, request, call.principal.identity));
+  return JsonResponse(202, HostJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::ServeArtifact(const Call& call,
+                                                      const std::string& name) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  inv::GetArtifactRequest request;
+  request.set_cluster_id(cluster.id());
+  request.set_name(name);
+  absl::StatusOr<inv::Artifact> artifact =
+      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::GetArtifact,
+                     request, call.principal.identity);
+  if (absl::IsNotFound(artifact.status())) {
+    return absl::NotFoundError(absl::StrCat(name, " of cluster ", cluster.id(),
+                                            " is not available (cluster is ",
+                                            EnumText(cluster.status()), ")"));
+  }
+  if (!artifact.ok()) return artifact.status();
+  if (artifact->info().partial()) {
+    return absl::FailedPreconditionError(absl::StrCat(name, " is still being written"));
+  }
+  std::string type = artifact->info().content_type();
+  if (type.empty()) type = "application/octet-stream";
+  return Attachment(std::move(*artifact->mutable_content()), std::move(type), name);
+}
+
+// ---- Clusters ----
+
+absl::StatusOr<http::Response> RestApi::RegisterCluster(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::CreateClusterRequest request;
+  types::Cluster& cluster = *request.mutable_cluster();
+  ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kCreate, &cluster));
+  request.set_pull_secret(decoded.pull_secret);
+  // The reference's defaults for what the user left out.
+  if (cluster.cluster_networks().empty()) {
+    types::ClusterNetwork& network = *cluster.add_cluster_networks();
+    network.set_cidr("10.128.0.0/14");
+    network.set_host_prefix(23);
+  }
+  if (cluster.service_networks().empty()) cluster.add_service_networks()->set_cidr("172.30.0.0/16");
+  if (cluster.control_plane_count() == 0) {
+    cluster.set_control_plane_count(
+        cluster.high_availability_mode() == types::HIGH_AVAILABILITY_MODE_NONE ? 1 : 3);
+  }
+  if (cluster.high_availability_mode() == types::HIGH_AVAILABILITY_MODE_UNSPECIFIED) {
+    cluster.set_high_availability_mode(cluster.control_plane_count() == 1
+                                           ? types::HIGH_AVAILABILITY_MODE_NONE
+                                           : types::HIGH_AVAILABILITY_MODE_FULL);
+  }
+  cluster.set_kind(types::CLUSTER_KIND_CLUSTER);
+  ASSIGN_OR_RETURN(types::Cluster created,
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::CreateCluster,
+                                                request, call.principal.identity)));
+  return JsonResponse(201, ClusterJson(created));
+}
+
+absl::StatusOr<http::Response> RestApi::ListClusters(const Call& call) const {
+  ASSIGN_OR_RETURN(bool with_hosts, QueryBool(call.request, "with_hosts"));
+  inv::ListClustersRequest request;
+  request.set_page_size(1000);
+  request.set_include_hosts(with_hosts);
+  Json list = Json::array();
+  do {
+    ASSIGN_OR_RETURN(inv::ListClustersResponse page,
+                     backends_.Call(kInventory, backends_.inventory(),
+                                    &inv::InventoryService::Stub::ListClusters, request,
+                                    call.principal.identity));
+    for (const types::Cluster& cluster : page.clusters()) list.push_back(ClusterJson(cluster));
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return JsonResponse(200, list);
+}
+
+absl::StatusOr<http::Response> RestApi::ClusterDefaultConfig(const Call&) const {
+  static const Json* config = new Json{
+      {"cluster_network_cidr", "10.128.0.0/14"},
+      {"cluster_network_host_prefix", 23},
+      {"service_network_cidr", "172.30.0.0/16"},
+      {"cluster_networks_ipv4", {{{"cidr", "10.128.0.0/14"}, {"host_prefix", 23}}}},
+      {"service_networks_ipv4", {{{"cidr", "172.30.0.0/16"}}}},
+      {"cluster_networks_dualstack",
+       {{{"cidr", "10.128.0.0/14"}, {"host_prefix", 23}},
+        {{"cidr", "fd01::/48"}, {"host_prefix", 64}}}},
+      {"service_networks_dualstack", {{{"cidr", "172.30.0.0/16"}}, {{"cidr", "fd02::/112"}}}},
+      {"schedulable_masters", false},
+      {"network_type", "OVNKubernetes"},
+      {"control_plane_count", 3},
+  };
+  return JsonResponse(200, *config);
+}
+
+absl::StatusOr<http::Response> RestApi::GetCluster(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, true));
+  return JsonResponse(200, ClusterJson(cluster));
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::UpdateClusterRequest request;
+  types::Cluster& cluster = *request.mutable_cluster();
+  ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster));
+  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  cluster.set_id(std::string(call.request.Param("cluster_id")));
+  *request.mutable_update_mask() = std::move(decoded.mask);
+  request.set_pull_secret(decoded.pull_secret);
+  ASSIGN_OR_RETURN(types::Cluster updated,
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::UpdateCluster,
+                                                request, call.principal.identity)));
+  return JsonResponse(201, ClusterJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::DeregisterCluster(const Call& call) const {
+  inv::DeleteClusterRequest request;
+  request.set_id(std::string(call.request.Param("cluster_id")));
+  RETURN_IF_ERROR(backends_
+                      .Call(kInventory, backends_.inventory(),
+                            &inv::InventoryService::Stub::DeleteCluster, request,
+                            call.principal.identity)
+                      .status());
+  return http::Response{.status = 204};
+}
+
+absl::StatusOr<http::Response> RestApi::InstallCluster(const Call& call) const {
+  return ClusterAction<orch::InstallClusterRequest>(
+      call, &orch::OrchestratorService::Stub::InstallCluster);
+}
+absl::StatusOr<http::Response> RestApi::CancelInstallation(const Call& call) const {
+  return ClusterAction<orch::CancelInstallationRequest>(
+      call, &orch::OrchestratorService::Stub::CancelInstallation);
+}
+absl::StatusOr<http::Response> RestApi::ResetCluster(const Call& call) const {
+  return ClusterAction<orch::ResetClusterRequest>(call,
+                                                  &orch::OrchestratorService::Stub::ResetCluster);
+}
+
+absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, true));
+  return JsonResponse(200, HostsJson(cluster.hosts()));
+}
+
+absl::StatusOr<http::Response> RestApi::DownloadClusterFiles(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
+  if (!ClusterFiles().contains(name) && !IsHostIgnition(name)) {
+    return Invalid("file_name",
+                   "expected install-config.yaml, bootstrap.ign, master.ign, arbiter.ign, "
+                   "worker.ign, metadata.json or host-<host id>.ign");
+  }
+  return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::DownloadClusterCredentials(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
+  if (!CredentialFiles().contains(name)) {
+    return Invalid("file_name", "expected kubeconfig, kubeconfig-noingress or kubeadmin-password");
+  }
+  return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::DownloadClusterLogs(const Call& call) const {
+  const std::string type(call.request.Query("logs_type").value_or("all"));
+  if (type != "host" && type != "controller" && type != "all") {
+    return Invalid("logs_type", "expected host, controller or all");
+  }
+  ASSIGN_OR_RETURN(std::string host_id, QueryId(call.request, "host_id"));
+  if (type == "host" && host_id.empty()) return Invalid("host_id", "required for host logs");
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  inv::ListArtifactsRequest list;
+  list.set_cluster_id(cluster.id());
+  list.add_kinds(inv::ARTIFACT_KIND_LOGS);
+  ASSIGN_OR_RETURN(
+      inv::ListArtifactsResponse logs,
+      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::ListArtifacts,
+                     list, call.principal.identity));
+  std::vector<TarEntry> entries;
+  for (const inv::ArtifactInfo& info : logs.artifacts()) {
+    const bool wanted = type == "all" ||
+                        (type == "host" && absl::StrContains(info.name(), host_id)) ||
+                        (type == "controller" && absl::StrContains(info.name(), "controller"));
+    if (!wanted || info.partial()) continue;
+    inv::GetArtifactRequest get;
+    get.set_cluster_id(cluster.id());
+    get.set_name(info.name());
+    ASSIGN_OR_RETURN(
+        inv::Artifact artifact,
+        backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::GetArtifact,
+                       get, call.principal.identity));
+    std::string path(absl::StripPrefix(info.name(), "logs/"));
+    entries.push_back({std::move(path), 0644, std::move(*artifact.mutable_content())});
+  }
+  if (entries.empty()) {
+    return absl::NotFoundError(absl::StrCat("no ", type == "all" ? "" : type + " ",
+                                            "logs collected for cluster ", cluster.id()));
+  }
+  ASSIGN_OR_RETURN(std::string archive, Tar(entries, absl::ToUnixSeconds(clock_.Now())));
+  return Attachment(
+      std::move(archive), "application/x-tar",
+      absl::StrCat(cluster.name().empty() ? cluster.id() : cluster.name(), "_logs.tar"));
+}
+
+// ---- Infra-envs ----
+
+absl::StatusOr<http::Response> RestApi::RegisterInfraEnv(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::CreateInfraEnvRequest request;
+  types::InfraEnv& infra_env = *request.mutable_infra_env();
+  ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kCreate, &infra_env));
+  request.set_pull_secret(decoded.pull_secret);
+  if (!infra_env.cluster_id().empty()) {
+    if (absl::Status uuid = config::Uuid(infra_env.cluster_id()); !uuid.ok()) {
+      return Invalid("cluster_id", uuid.message());
+    }
+    // Binding to a cluster needs access to it: another tenant's cluster is not found.
+    inv::GetClusterRequest get;
+    get.set_id(infra_env.cluster_id());
+    RETURN_IF_ERROR(backends_
+                        .Call(kInventory, backends_.inventory(),
+                              &inv::InventoryService::Stub::GetCluster, get,
+                              call.principal.identity)
+                        .status());
+  }
+  if (infra_env.type() == types::IMAGE_TYPE_UNSPECIFIED) {
+    infra_env.set_type(types::IMAGE_TYPE_FULL_ISO);
+  }
+  ASSIGN_OR_RETURN(types::InfraEnv created,
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::CreateInfraEnv,
+                                                request, call.principal.identity)));
+  return JsonResponse(201, InfraEnvJson(created));
+}
+
+absl::StatusOr<http::Response> RestApi::ListInfraEnvs(const Call& call) const {
+  inv::ListInfraEnvsRequest request;
+  request.set_page_size(1000);
+  ASSIGN_OR_RETURN(std::string cluster_id, QueryId(call.request, "cluster_id"));
+  request.set_cluster_id(cluster_id);
+  Json list = Json::array();
+  do {
+    ASSIGN_OR_RETURN(inv::ListInfraEnvsResponse page,
+                     backends_.Call(kInventory, backends_.inventory(),
+                                    &inv::InventoryService::Stub::ListInfraEnvs, request,
+                                    call.principal.identity));
+    for (const types::InfraEnv& infra_env : page.infra_envs()) {
+      list.push_back(InfraEnvJson(infra_env));
+    }
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return JsonResponse(200, list);
+}
+
+absl::StatusOr<http::Response> RestApi::GetInfraEnv(const Call& call) const {
+  ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));
+  return JsonResponse(200, InfraEnvJson(infra_env));
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateInfraEnv(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::UpdateInfraEnvRequest request;
+  types::InfraEnv& infra_env = *request.mutable_infra_env();
+  ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kUpdate, &infra_env));
+  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  infra_env.set_id(std::string(call.request.Param("infra_env_id")));
+  *request.mutable_update_mask() = std::move(decoded.mask);
+  request.set_pull_secret(decoded.pull_secret);
+  ASSIGN_OR_RETURN(types::InfraEnv updated,
+                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
+                                                &inv::InventoryService::Stub::UpdateInfraEnv,
+                                                request, call.principal.identity)));
+  return JsonResponse(201, InfraEnvJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::DeregisterInfraEnv(const Call& call) const {
+  inv::DeleteInfraEnvRequest request;
+  request.set_id(std::string(call.request.Param("infra_env_id")));
+  RETURN_IF_ERROR(backends_
+                      .Call(kInventory, backends_.inventory(),
+                            &inv::InventoryService::Stub::DeleteInfraEnv, request,
+                            call.principal.identity)
+                      .status());
+  return http::Response{.status = 204};
+}
+
+absl::StatusOr<http::Response> RestApi::GetInfraEnvImageUrl(const Call& call) const {
+  ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
+  img::GetImageUrlRequest request;
+  request.set_infra_env_id(infra_env.id());
+  ASSIGN_OR_RETURN(img::GetImageUrlResponse url,
+                   backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::GetImageUrl,
+                                  request, {}));
+  Json json = {{"url", url.url()}};
+  if (url.has_expires_at()) json["expires_at"] = MessageToJson(url)["expires_at"];
+  return JsonResponse(200, json);
+}
+
+absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
+  if (name != "discovery.ign" && name != "ipxe-script" && name != "static-network-config") {
+    return Invalid("file_name", "expected discovery.ign, ipxe-script or static-network-config");
+  }
+  ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
+  if (name == "discovery.ign") {
+    img::GetDiscoveryIgnitionRequest request;
+    request.set_infra_env_id(infra_env.id());
+    ASSIGN_OR_RETURN(img::GetDiscoveryIgnitionResponse ignition,
+                     backends_.Call(kImage, backends_.image(),
+                                    &img::ImageService::Stub::GetDiscoveryIgnition, request, {}));
+    return Attachment(std::move(*ignition.mutable_ignition_json()), "application/json", name);
+  }
+  if (name == "ipxe-script") {
+    img::GetIpxeScriptRequest request;
+    request.set_infra_env_id(infra_env.id());
+    if (absl::optional<absl::string_view> type = call.request.Query("ipxe_script_type")) {
+      ASSIGN_OR_RETURN(int value,
+                       EnumFromText(*img::IpxeScriptType_descriptor(), *type, "ipxe_script_type"));
+      request.set_script_type(static_cast<img::IpxeScriptType>(value));
+    }
+    request.set_mac(std::string(call.request.Query("mac").value_or("")));
+    if (request.script_type() == img::IPXE_SCRIPT_TYPE_BOOT_ORDER_CONTROL &&
+        request.mac().empty()) {
+      return Invalid("mac", "required for boot-order-control scripts");
+    }
+    ASSIGN_OR_RETURN(img::GetIpxeScriptResponse script,
+                     backends_.Call(kImage, backends_.image(),
+                                    &img::ImageService::Stub::GetIpxeScript, request, {}));
+    return Attachment(std::move(*script.mutable_script()), "text/plain", "ipxe-script");
+  }
+  if (call.request.Query("ipxe_script_type") || call.request.Query("mac")) {
+    return Invalid("ipxe_script_type", "only for file_name=ipxe-script");
+  }
+  img::GetStaticNetworkConfigRequest request;
+  request.set_infra_env_id(infra_env.id());
+  ASSIGN_OR_RETURN(img::GetStaticNetworkConfigResponse config,
+                   backends_.Call(kImage, backends_.image(),
+                                  &img::ImageService::Stub::GetStaticNetworkConfig, request, {}));
+  std::vector<TarEntry> entries;
+  for (img::GeneratedFile& file : *config.mutable_files()) {
+    entries.push_back({file.path(), file.mode(), std::move(*file.mutable_content())});
+  }
+  ASSIGN_OR_RETURN(std::string archive, Tar(entries, absl::ToUnixSeconds(clock_.Now())));
+  return Attachment(std::move(archive), "application/x-tar", "static-network-config.tar");
+}
+
+// ---- Hosts ----
+
+absl::StatusOr<http::Response> RestApi::ListHosts(const Call& call) const {
+  // Users read the infra-env first so another tenant's gets 404, not an empty list; agents
+  // were already checked against their token's infra-env.
+  if (call.principal.kind != Principal::Kind::kAgent) RETURN_IF_ERROR(ReadInfraEnv(call).status());
+  inv::ListHostsRequest request;
+  request.set_page_size(1000);
+  request.set_infra_env_id(std::string(call.request.Param("infra_env_id")));
+  Json list = Json::array();
+  do {
+    ASSIGN_OR_RETURN(
+        inv::ListHostsResponse page,
+        backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::ListHosts,
+                       request, call.principal.identity));
+    for (const types::Host& host : page.hosts()) list.push_back(HostJson(host));
+    request.set_page_token(page.next_page_token());
+  } while (!request.page_token().empty());
+  return JsonResponse(200, list);
+}
+
+absl::StatusOr<http::Response> RestApi::GetHost(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));
+  return JsonResponse(200, HostJson(host));
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateHost(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  orch::UpdateHostRequest request;
+  ASSIGN_OR_RETURN(Decoded decoded, FromJson(HostModel(), body, kUpdate, request.mutable_host()));
+  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
+  request.set_infra_env_id(host.infra_env_id());
+  request.set_host_id(host.id());
+  request.mutable_host()->set_infra_env_id(host.infra_env_id());
+  request.mutable_host()->set_id(host.id());
+  *request.mutable_update_mask() = std::move(decoded.mask);
+  ASSIGN_OR_RETURN(types::Host updated,
+                   Unprocessable(backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                                &orch::OrchestratorService::Stub::UpdateHost,
+                                                request, call.principal.identity)));
+  return JsonResponse(201, HostJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::DeregisterHost(const Call& call) const {
+  inv::DeleteHostRequest request;
+  request.set_infra_env_id(std::string(call.request.Param("infra_env_id")));
+  request.set_id(std::string(call.request.Param("host_id")));
+  RETURN_IF_ERROR(backends_
+                      .Call(kInventory, backends_.inventory(),
+                            &inv::InventoryService::Stub::DeleteHost, request,
+                            call.principal.identity)
+                      .status());
+  return http::Response{.status = 204};
+}
+
+absl::StatusOr<http::Response> RestApi::ResetHost(const Call& call) const {
+  return HostAction<orch::ResetHostRequest>(call, &orch::OrchestratorService::Stub::ResetHost);
+}
+absl::StatusOr<http::Response> RestApi::InstallHost(const Call& call) const {
+  return HostAction<orch::InstallHostRequest>(call, &orch::OrchestratorService::Stub::InstallHost);
+}
+absl::StatusOr<http::Response> RestApi::UnbindHost(const Call& call) const {
+  return HostAction<orch::UnbindHostRequest>(call, &orch::OrchestratorService::Stub::UnbindHost);
+}
+
+absl::StatusOr<http::Response> RestApi::BindHost(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  for (const auto& [key, value] : body.items()) {
+    if (key != "cluster_id") return Invalid(key, "unknown field; bind takes cluster_id");
+  }
+  if (!body.contains("cluster_id")) return Invalid("cluster_id", "required");
+  if (!body["cluster_id"].is_string()) return Invalid("cluster_id", "expected a string");
+  const std::string cluster_id = body["cluster_id"].get<std::string>();
+  if (absl::Status uuid = config::Uuid(cluster_id); !uuid.ok()) {
+    return Invalid("cluster_id", uuid.message());
+  }
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy of both, first
+  inv::GetClusterRequest get;
+  get.set_id(cluster_id);
+  RETURN_IF_ERROR(backends_
+                      .Call(kInventory, backends_.inventory(),
+                            &inv::InventoryService::Stub::GetCluster, get, call.principal.identity)
+                      .status());
+  orch::BindHostRequest request;
+  request.set_infra_env_id(host.infra_env_id());
+  request.set_host_id(host.id());
+  request.set_cluster_id(cluster_id);
+  ASSIGN_OR_RETURN(types::Host bound, backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                                     &orch::OrchestratorService::Stub::BindHost,
+                                                     request, call.principal.identity));
+  return JsonResponse(202, HostJson(bound));
+}
+
+// ---- Events, versions, health ----
+
+absl::StatusOr<http::Response> RestApi::ListEvents(const Call& call) const {
+  const http::Request& q = call.request;
+  inv::ListEventsRequest request;
+  ASSIGN_OR_RETURN(*request.mutable_cluster_id(), QueryId(q, "cluster_id"));
+  ASSIGN_OR_RETURN(*request.mutable_host_id(), QueryId(q, "host_id"));
+  ASSIGN_OR_RETURN(*request.mutable_infra_env_id(), QueryId(q, "infra_env_id"));
+  for (const std::string& id : QueryList(q, "host_ids")) {
+    if (absl::Status uuid = config::Uuid(id); !uuid.ok())
+      return Invalid("host_ids", uuid.message());
+    request.add_host_ids(id);
+  }
+  ASSIGN_OR_RETURN(int limit, QueryInt(q, "limit", 5000, -1, 100000));
+  request.set_limit(limit);
+  ASSIGN_OR_RETURN(int offset, QueryInt(q, "offset", 0, 0, 1 << 30));
+  request.set_offset(offset);
+  const std::string order(q.Query("order").value_or("asc"));
+  if (order != "asc" && order != "desc") return Invalid("order", "expected asc or desc");
+  request.set_order(order == "asc" ? inv::SORT_ORDER_ASC : inv::SORT_ORDER_DESC);
+  ASSIGN_OR_RETURN(std::vector<types::EventSeverity> severities,
+                   QueryEnums<types::EventSeverity>(q, "severities"));
+  for (types::EventSeverity severity : severities) request.add_severities(severity);
+  ASSIGN_OR_RETURN(std::vector<types::EventCategory> categories,
+                   QueryEnums<types::EventCategory>(q, "categories"));
+  for (types::EventCategory category : categories) request.add_categories(category);
+  request.set_message(std::string(q.Query("message").value_or("")));
+  ASSIGN_OR_RETURN(bool deleted_hosts, QueryBool(q, "deleted_hosts"));
+  request.set_deleted_hosts(deleted_hosts);
+  ASSIGN_OR_RETURN(bool cluster_level, QueryBool(q, "cluster_level"));
+  request.set_cluster_level(cluster_level);
+  if (cluster_level && request.cluster_id().empty()) {
+    return Invalid("cluster_level", "needs cluster_id");
+  }
+  ASSIGN_OR_RETURN(
+      inv::ListEventsResponse events,
+      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::ListEvents,
+                     request, call.principal.identity));
+  Json list = Json::array();
+  for (const types::Event& event : events.events()) list.push_back(ToJson(EventModel(), event));
+  http::Response response = JsonResponse(200, list);
+  response.headers.Set("Event-Count", absl::StrCat(events.total_count()));
+  for (const inv::SeverityCount& count : events.severity_counts()) {
+    std::string severity = EnumText(count.severity());
+    if (severity.empty()) continue;
+    severity[0] = absl::ascii_toupper(severity[0]);
+    response.headers.Set(absl::StrCat("Severity-Count-", severity), absl::StrCat(count.count()));
+  }
+  return response;
+}
+
+absl::StatusOr<http::Response> RestApi::ListOpenshiftVersions(const Call&) const {
+  ASSIGN_OR_RETURN(
+      img::ListBaseImagesResponse images,
+      backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::ListBaseImages,
+                     img::ListBaseImagesRequest(), {}));
+  Json versions = Json::object();
+  for (const img::BaseImage& image : images.images()) {
+    Json& version = versions[image.openshift_version()];
+    if (version.is_null()) {
+      version = {{"display_name", image.openshift_version()},
+                 {"support_level", "production"},
+                 {"cpu_architectures", Json::array()},
+                 {"default", versions.size() == 1}};
+    }
+    version["cpu_architectures"].push_back(EnumText(image.cpu_architecture()));
+  }
+  return JsonResponse(200, versions);
+}
+
+absl::StatusOr<http::Response> RestApi::Health(const Call&) const {
+  return JsonResponse(200, Json{{"status", "ok"}});
+}
+
+absl::StatusOr<http::Response> RestApi::Ready(const Call&) const {
+  Backends::Readiness readiness = backends_.CheckReady(absl::Seconds(1));
+  return JsonResponse(readiness.ready ? 200 : 503, Json{{"ready", readiness.ready},
+                                                        {"inventory", readiness.inventory},
+                                                        {"orchestrator", readiness.orchestrator},
+                                                        {"image", readiness.image}});
+}
+
+absl::StatusOr<http::Response> RestApi::OpenApi(const Call&) const {
+  http::Response response = http::Response::Text(200, OpenApiDocument());
+  response.headers.Set("Content-Type", "application/yaml");
+  return response;
+}
+
+}  // namespace assisted::gateway

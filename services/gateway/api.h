@@ -1,0 +1,117 @@
+// File: services/gateway/api.h
+//
+// The REST API of assisted (/api/assisted-install/v2/…), shaped after assisted-service v2: its
+// route table (method, path, who may call it, accepted query parameters) and the handlers that
+// turn each request into gRPC calls. Reads and plain CRUD go to the inventory with the caller's
+// identity (which enforces tenancy); actions go to the orchestrator after the resource was read
+// as the caller (so another tenant's resource is a 404 before any action is attempted); image
+// questions go to the image service. Every failure is an Error document (api_error.h); nothing
+// a client sends can make a handler throw or crash.
+
+#ifndef ASSISTED_SERVICES_GATEWAY_API_H_
+#define ASSISTED_SERVICES_GATEWAY_API_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "lib/http/message.h"
+#include "lib/http/router.h"
+#include "lib/time/clock.h"
+#include "services/gateway/auth.h"
+#include "services/gateway/backends.h"
+
+namespace assisted::gateway {
+
+inline constexpr char kApiPrefix[] = "/api/assisted-install/v2";
+
+// One route as documented: the OpenAPI test compares these with the served document.
+struct RouteInfo {
+  std::string method;  // "GET"
+  std::string path;    // "/api/assisted-install/v2/clusters/{cluster_id}"
+  Access access;
+  std::vector<std::string> query;  // accepted query parameters (besides image_token, api_key)
+};
+
+class RestApi {
+ public:
+  // Everything given must outlive the API (and the server it is registered with).
+  RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock);
+
+  // Every route the API serves.
+  static std::vector<RouteInfo> Routes();
+
+  // Adds every route to `router`.
+  absl::Status Register(http::Router& router) const;
+
+  // What one handler sees.
+  struct Call {
+    const http::Request& request;
+    const Principal& principal;
+  };
+
+ private:
+  struct Route;
+  static const std::vector<Route>& Table();
+  http::Response Serve(const Route& route, const http::Request& request) const;
+
+  // Handlers (one per operation), in the table's order.
+  absl::StatusOr<http::Response> RegisterCluster(const Call& call) const;
+  absl::StatusOr<http::Response> ListClusters(const Call& call) const;
+  absl::StatusOr<http::Response> ClusterDefaultConfig(const Call& call) const;
+  absl::StatusOr<http::Response> GetCluster(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateCluster(const Call& call) const;
+  absl::StatusOr<http::Response> DeregisterCluster(const Call& call) const;
+  absl::StatusOr<http::Response> InstallCluster(const Call& call) const;
+  absl::StatusOr<http::Response> CancelInstallation(const Call& call) const;
+  absl::StatusOr<http::Response> ResetCluster(const Call& call) const;
+  absl::StatusOr<http::Response> ListClusterHosts(const Call& call) const;
+  absl::StatusOr<http::Response> DownloadClusterFiles(const Call& call) const;
+  absl::StatusOr<http::Response> DownloadClusterCredentials(const Call& call) const;
+  absl::StatusOr<http::Response> DownloadClusterLogs(const Call& call) const;
+  absl::StatusOr<http::Response> RegisterInfraEnv(const Call& call) const;
+  absl::StatusOr<http::Response> ListInfraEnvs(const Call& call) const;
+  absl::StatusOr<http::Response> GetInfraEnv(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateInfraEnv(const Call& call) const;
+  absl::StatusOr<http::Response> DeregisterInfraEnv(const Call& call) const;
+  absl::StatusOr<http::Response> GetInfraEnvImageUrl(const Call& call) const;
+  absl::StatusOr<http::Response> DownloadInfraEnvFiles(const Call& call) const;
+  absl::StatusOr<http::Response> ListHosts(const Call& call) const;
+  absl::StatusOr<http::Response> GetHost(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateHost(const Call& call) const;
+  absl::StatusOr<http::Response> DeregisterHost(const Call& call) const;
+  absl::StatusOr<http::Response> ResetHost(const Call& call) const;
+  absl::StatusOr<http::Response> InstallHost(const Call& call) const;
+  absl::StatusOr<http::Response> BindHost(const Call& call) const;
+  absl::StatusOr<http::Response> UnbindHost(const Call& call) const;
+  absl::StatusOr<http::Response> ListEvents(const Call& call) const;
+  absl::StatusOr<http::Response> ListOpenshiftVersions(const Call& call) const;
+  absl::StatusOr<http::Response> Health(const Call& call) const;
+  absl::StatusOr<http::Response> Ready(const Call& call) const;
+  absl::StatusOr<http::Response> OpenApi(const Call& call) const;
+
+  // Shared steps.
+  absl::StatusOr<types::v1::Cluster> ReadCluster(const Call& call, bool include_hosts) const;
+  absl::StatusOr<types::v1::InfraEnv> ReadInfraEnv(const Call& call) const;
+  absl::StatusOr<types::v1::Host> ReadHost(const Call& call) const;
+  template <typename Request>
+  absl::StatusOr<http::Response> ClusterAction(
+      const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
+                            grpc::ClientContext*, const Request&, types::v1::Cluster*)) const;
+  template <typename Request>
+  absl::StatusOr<http::Response> HostAction(
+      const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
+                            grpc::ClientContext*, const Request&, types::v1::Host*)) const;
+  absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
+
+  const Backends& backends_;
+  const Authenticator& authenticator_;
+  const Clock& clock_;
+};
+
+// The OpenAPI 3 document the gateway serves (openapi.yaml, compiled in).
+const std::string& OpenApiDocument();
+
+}  // namespace assisted::gateway
+
+#endif  // ASSISTED_SERVICES_GATEWAY_API_H_

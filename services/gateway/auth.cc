@@ -1,0 +1,100 @@
+#include "services/gateway/auth.h"
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "lib/auth/url_token.h"
+#include "lib/status/status_macros.h"
+
+namespace assisted::gateway {
+namespace {
+
+// A claim's string value, or "".
+std::string StringClaim(const nlohmann::json& claims, const char* name) {
+  if (!claims.contains(name) || !claims[name].is_string()) return "";
+  return claims[name].get<std::string>();
+}
+
+absl::StatusOr<Principal> ScopedToken(absl::string_view key, absl::string_view token,
+                                      Principal::Kind kind, absl::Time now) {
+  const char* what = kind == Principal::Kind::kAgent ? "agent token" : "image token";
+  if (key.empty()) return absl::UnauthenticatedError(absl::StrCat(what, "s are not accepted"));
+  absl::StatusOr<auth::UrlTokenClaims> claims = auth::VerifyUrlToken(key, token, now);
+  if (!claims.ok()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("invalid ", what, ": ", claims.status().message()));
+  }
+  Principal principal;
+  principal.kind = kind;
+  principal.infra_env_id = claims->resource_id;
+  return principal;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options) {
+  std::unique_ptr<Authenticator> authenticator(new Authenticator());
+  if (options.enabled) {
+    ASSIGN_OR_RETURN(authenticator->jwt_, JwtVerifier::Create(options.hs256_secret, options.jwks));
+  }
+  authenticator->options_ = std::move(options);
+  return authenticator;
+}
+
+absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& request,
+                                                      absl::Time now) const {
+  if (!options_.enabled) return Principal{};
+  if (absl::optional<absl::string_view> header = request.headers.Get("Authorization")) {
+    absl::string_view value = *header;
+    if (!absl::ConsumePrefix(&value, "Bearer ") && !absl::ConsumePrefix(&value, "bearer ")) {
+      return absl::UnauthenticatedError("Authorization: expected \"Bearer <token>\"");
+    }
+    ASSIGN_OR_RETURN(nlohmann::json claims, jwt_->Verify(absl::StripAsciiWhitespace(value), now));
+    Principal principal;
+    principal.kind = Principal::Kind::kUser;
+    principal.identity.user = StringClaim(claims, "username");
+    if (principal.identity.user.empty()) principal.identity.user = StringClaim(claims, "sub");
+    principal.identity.org = StringClaim(claims, "org_id");
+    if (principal.identity.user.empty()) {
+      return absl::UnauthenticatedError("invalid bearer token: no username or sub claim");
+    }
+    return principal;
+  }
+  if (absl::optional<absl::string_view> agent = request.headers.Get("X-Secret-Key")) {
+    return ScopedToken(options_.url_signing_key, *agent, Principal::Kind::kAgent, now);
+  }
+  absl::optional<absl::string_view> image = request.headers.Get("Image-Token");
+  if (!image) image = request.Query("image_token");
+  if (!image) image = request.Query("api_key");
+  if (image) return ScopedToken(options_.url_signing_key, *image, Principal::Kind::kImage, now);
+  return absl::UnauthenticatedError(
+      "authentication required: Authorization: Bearer <token>, X-Secret-Key or Image-Token");
+}
+
+absl::Status Authenticator::Authorize(const Principal& principal, Access access,
+                                      const http::Request& request) {
+  switch (principal.kind) {
+    case Principal::Kind::kSystem:
+    case Principal::Kind::kUser:
+      return absl::OkStatus();
+    case Principal::Kind::kAgent:
+    case Principal::Kind::kImage:
+      break;
+  }
+  const bool allowed_kind = access == Access::kPublic || access == Access::kAgentOrImage ||
+                            (access == Access::kAgent && principal.kind == Principal::Kind::kAgent);
+  if (!allowed_kind) {
+    return absl::PermissionDeniedError(
+        principal.kind == Principal::Kind::kAgent
+            ? "agent tokens may not use this endpoint; it needs a user token"
+            : "image tokens may not use this endpoint; it needs a user token");
+  }
+  if (access == Access::kPublic) return absl::OkStatus();
+  const absl::string_view infra_env_id = request.Param("infra_env_id");
+  if (infra_env_id.empty() || !absl::EqualsIgnoreCase(infra_env_id, principal.infra_env_id)) {
+    return absl::NotFoundError(absl::StrCat("infra-env ", infra_env_id, " not found"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace assisted::gateway

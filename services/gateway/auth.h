@@ -1,0 +1,76 @@
+// File: services/gateway/auth.h
+//
+// Who is calling the REST API and what they may touch. Three kinds of credentials:
+//   - users: "Authorization: Bearer <JWT>" (HS256 local issuer or RS256 from a JWKS file); the
+//     claims name the user ("username", else "sub") and the organisation ("org_id"). Their
+//     identity is forwarded to the inventory as metadata, which enforces tenancy (another
+//     tenant's resource is NOT_FOUND, like a missing one);
+//   - agents: "X-Secret-Key: <agent token>", the infra-env scoped token baked into the discovery
+//     image (lib/auth url_token, signed with the image service's --url-signing-key-file);
+//   - image downloads: "Image-Token: <token>" or ?image_token= / ?api_key=, the same kind of
+//     token taken from a signed download URL.
+// Agent and image tokens only ever reach routes of their own infra-env (anything else is
+// NOT_FOUND) and never a cluster's files or credentials. With --auth=none (development only)
+// every caller is an anonymous system caller.
+
+#ifndef ASSISTED_SERVICES_GATEWAY_AUTH_H_
+#define ASSISTED_SERVICES_GATEWAY_AUTH_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "lib/grpc/identity.h"
+#include "lib/http/message.h"
+#include "services/gateway/jwt.h"
+
+namespace assisted::gateway {
+
+// Who made a request.
+struct Principal {
+  enum class Kind { kSystem, kUser, kAgent, kImage };
+  Kind kind = Kind::kSystem;
+  grpcutil::Identity identity;  // users: forwarded to the inventory; empty otherwise
+  std::string infra_env_id;     // agents and image tokens: the only infra-env they may touch
+};
+
+// What a route accepts.
+enum class Access {
+  kPublic,        // anyone (health, readiness, the OpenAPI document)
+  kUser,          // users only
+  kAgent,         // users, or agents of the route's {infra_env_id}
+  kAgentOrImage,  // users, or agents and image tokens of the route's {infra_env_id}
+};
+
+struct AuthOptions {
+  bool enabled = true;          // false: --auth=none
+  std::string hs256_secret;     // local issuer's key; empty: none
+  std::string jwks;             // JWKS document of an external issuer; empty: none
+  std::string url_signing_key;  // verifies agent and image tokens; empty: refused
+};
+
+class Authenticator {
+ public:
+  // INVALID_ARGUMENT for a short secret or an unusable JWKS document.
+  static absl::StatusOr<std::unique_ptr<Authenticator>> Create(AuthOptions options);
+
+  // The caller of `request`: UNAUTHENTICATED when credentials are missing or invalid (expired,
+  // forged, unknown key). Never echoes a token.
+  absl::StatusOr<Principal> Authenticate(const http::Request& request, absl::Time now) const;
+
+  // Whether `principal` may use a route with `access` for `request`: PERMISSION_DENIED for an
+  // agent or image token on a route that is not theirs by kind, NOT_FOUND for another
+  // infra-env than the token's.
+  static absl::Status Authorize(const Principal& principal, Access access,
+                                const http::Request& request);
+
+ private:
+  Authenticator() = default;
+  AuthOptions options_;
+  std::unique_ptr<JwtVerifier> jwt_;
+};
+
+}  // namespace assisted::gateway
+
+#endif  // ASSISTED_SERVICES_GATEWAY_AUTH_H_

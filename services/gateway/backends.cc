@@ -1,0 +1,51 @@
+#include "services/gateway/backends.h"
+
+#include <future>
+
+#include "lib/grpc/channel.h"
+#include "lib/grpc/health_client.h"
+#include "lib/status/status_macros.h"
+
+namespace assisted::gateway {
+namespace {
+
+// Artifacts (Ignition files, log bundles) are up to 64 MiB.
+constexpr int kMaxArtifactMessageBytes = 65 << 20;
+
+std::string HealthOf(const std::shared_ptr<grpc::Channel>& channel, absl::Duration timeout) {
+  absl::StatusOr<std::string> health = grpcutil::CheckHealth(channel, "", timeout);
+  return health.ok() ? *health : std::string(health.status().message());
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Backends>> Backends::Connect(const BackendAddresses& addresses) {
+  std::unique_ptr<Backends> backends(new Backends());
+  backends->deadline_ = addresses.deadline;
+  grpcutil::ChannelOptions options;
+  options.max_receive_message_bytes = kMaxArtifactMessageBytes;
+  ASSIGN_OR_RETURN(backends->inventory_channel_,
+                   grpcutil::MakeChannel(addresses.inventory, options));
+  ASSIGN_OR_RETURN(backends->orchestrator_channel_,
+                   grpcutil::MakeChannel(addresses.orchestrator, options));
+  ASSIGN_OR_RETURN(backends->image_channel_, grpcutil::MakeChannel(addresses.image, options));
+  backends->inventory_ = inventory::v1::InventoryService::NewStub(backends->inventory_channel_);
+  backends->orchestrator_ =
+      orchestrator::v1::OrchestratorService::NewStub(backends->orchestrator_channel_);
+  backends->image_ = image::v1::ImageService::NewStub(backends->image_channel_);
+  return backends;
+}
+
+Backends::Readiness Backends::CheckReady(absl::Duration timeout) const {
+  auto inventory = std::async(std::launch::async, HealthOf, inventory_channel_, timeout);
+  auto orchestrator = std::async(std::launch::async, HealthOf, orchestrator_channel_, timeout);
+  Readiness readiness;
+  readiness.image = HealthOf(image_channel_, timeout);
+  readiness.inventory = inventory.get();
+  readiness.orchestrator = orchestrator.get();
+  readiness.ready = readiness.inventory == "SERVING" && readiness.orchestrator == "SERVING" &&
+                    readiness.image == "SERVING";
+  return readiness;
+}
+
+}  // namespace assisted::gateway

@@ -1,0 +1,776 @@
+#include "services/gateway/json_model.h"
+
+#include <cctype>
+#include <limits>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "absl/time/time.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/event.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "assisted/types/v1/infra_env.pb.h"
+#include "assisted/types/v1/validation.pb.h"
+#include "google/protobuf/timestamp.pb.h"
+#include "lib/status/status_macros.h"
+
+namespace assisted::gateway {
+namespace {
+
+using google::protobuf::Descriptor;
+using google::protobuf::EnumDescriptor;
+using google::protobuf::EnumValueDescriptor;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using google::protobuf::Reflection;
+
+constexpr int kMaxDepth = 64;
+constexpr char kRfc3339[] = "%Y-%m-%dT%H:%M:%E*SZ";
+
+// Enum values whose API text is not derived by rule (the reference's spelling).
+const absl::flat_hash_map<std::string, std::string>& EnumOverrides() {
+  static const auto* overrides = new absl::flat_hash_map<std::string, std::string>{
+      {"CLUSTER_KIND_CLUSTER", "Cluster"},
+      {"CLUSTER_KIND_ADD_HOSTS_CLUSTER", "AddHostsCluster"},
+      {"CLUSTER_KIND_DISCONNECTED_CLUSTER", "DisconnectedCluster"},
+      {"HOST_KIND_HOST", "Host"},
+      {"HOST_KIND_ADD_TO_EXISTING_CLUSTER_HOST", "AddToExistingClusterHost"},
+      {"NETWORK_TYPE_OPENSHIFT_SDN", "OpenShiftSDN"},
+      {"NETWORK_TYPE_OVN_KUBERNETES", "OVNKubernetes"},
+      {"NETWORK_TYPE_CISCO_ACI", "CiscoACI"},
+      {"NETWORK_TYPE_CILIUM", "Cilium"},
+      {"NETWORK_TYPE_CALICO", "Calico"},
+      {"NETWORK_TYPE_NONE", "None"},
+      {"HIGH_AVAILABILITY_MODE_FULL", "Full"},
+      {"HIGH_AVAILABILITY_MODE_NONE", "None"},
+      {"CPU_ARCHITECTURE_X86_64", "x86_64"},
+      {"INSTALLATION_PREPARATION_STATUS_NOT_STARTED", "not_started"},
+      {"FINALIZING_STAGE_WAITING_FOR_OLM_OPERATOR_SETUP_JOBS",
+       "Waiting for OLM operator setup jobs"},
+  };
+  return *overrides;
+}
+
+// "ClusterStatus" -> "CLUSTER_STATUS_": the prefix every value of the enum carries.
+std::string ValuePrefix(const EnumDescriptor& type) {
+  std::string prefix;
+  for (char c : type.name()) {
+    if (std::isupper(static_cast<unsigned char>(c)) && !prefix.empty()) prefix.push_back('_');
+    prefix.push_back(absl::ascii_toupper(c));
+  }
+  prefix.push_back('_');
+  return prefix;
+}
+
+// Stages read as sentences in the reference ("Writing image to disk").
+bool IsSentenceEnum(const EnumDescriptor& type) {
+  return type.name() == "HostStage" || type.name() == "FinalizingStage";
+}
+
+absl::Status FieldError(absl::string_view field, absl::string_view problem) {
+  return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
+}
+
+std::string FormatTimestamp(const google::protobuf::Timestamp& ts) {
+  return absl::FormatTime(kRfc3339,
+                          absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos()),
+                          absl::UTCTimeZone());
+}
+
+const char* JsonTypeName(const Json& json) { return json.type_name(); }
+
+// ---- proto -> JSON ----
+
+Json SingleToJson(const Message& message, const FieldDescriptor& field, int index);
+
+Json FieldToJson(const Message& message, const FieldDescriptor& field) {
+  const Reflection& r = *message.GetReflection();
+  if (field.is_map()) {
+    Json object = Json::object();
+    for (int i = 0; i < r.FieldSize(message, &field); ++i) {
+      const Message& entry = r.GetRepeatedMessage(message, &field, i);
+      const Reflection& er = *entry.GetReflection();
+      const FieldDescriptor* key = entry.GetDescriptor()->FindFieldByNumber(1);
+      const FieldDescriptor* value = entry.GetDescriptor()->FindFieldByNumber(2);
+      object[er.GetString(entry, key)] = SingleToJson(entry, *value, -1);
+    }
+    return object;
+  }
+  if (field.is_repeated()) {
+    Json array = Json::array();
+    for (int i = 0; i < r.FieldSize(message, &field); ++i) {
+      array.push_back(SingleToJson(message, field, i));
+    }
+    return array;
+  }
+  return SingleToJson(message, field, -1);
+}
+
+Json SingleToJson(const Message& message, const FieldDescriptor& field, int index) {
+  const Reflection& r = *message.GetReflection();
+  const bool rep = index >= 0;
+  switch (field.cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return rep ? r.GetRepeatedBool(message, &field, index) : r.GetBool(message, &field);
+    case FieldDescriptor::CPPTYPE_INT32:
+      return rep ? r.GetRepeatedInt32(message, &field, index) : r.GetInt32(message, &field);
+    case FieldDescriptor::CPPTYPE_INT64:
+      return rep ? r.GetRepeatedInt64(message, &field, index) : r.GetInt64(message, &field);
+    case FieldDescriptor::CPPTYPE_UINT32:
+      return rep ? r.GetRepeatedUInt32(message, &field, index) : r.GetUInt32(message, &field);
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return rep ? r.GetRepeatedUInt64(message, &field, index) : r.GetUInt64(message, &field);
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return rep ? r.GetRepeatedDouble(message, &field, index) : r.GetDouble(message, &field);
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return rep ? r.GetRepeatedFloat(message, &field, index) : r.GetFloat(message, &field);
+    case FieldDescriptor::CPPTYPE_STRING:
+      return rep ? r.GetRepeatedString(message, &field, index) : r.GetString(message, &field);
+    case FieldDescriptor::CPPTYPE_ENUM:
+      return EnumText(rep ? *r.GetRepeatedEnum(message, &field, index)
+                          : *r.GetEnum(message, &field));
+    case FieldDescriptor::CPPTYPE_MESSAGE: {
+      const Message& sub =
+          rep ? r.GetRepeatedMessage(message, &field, index) : r.GetMessage(message, &field);
+      if (sub.GetDescriptor() == google::protobuf::Timestamp::descriptor()) {
+        return FormatTimestamp(static_cast<const google::protobuf::Timestamp&>(sub));
+      }
+      return MessageToJson(sub);
+    }
+  }
+  return nullptr;
+}
+
+// ---- JSON -> proto ----
+
+absl::StatusOr<int64_t> IntegerIn(const Json& json, const std::string& path, int64_t low,
+                                  int64_t high) {
+  if (json.is_number_unsigned()) {
+    const uint64_t value = json.get<uint64_t>();
+    if (value > static_cast<uint64_t>(high)) return FieldError(path, "number out of range");
+    return static_cast<int64_t>(value);
+  }
+  if (!json.is_number_integer()) {
+    return FieldError(path, absl::StrCat("expected an integer, got ", JsonTypeName(json)));
+  }
+  const int64_t value = json.get<int64_t>();
+  if (value < low || value > high) return FieldError(path, "number out of range");
+  return value;
+}
+
+absl::Status SetSingle(const Json& json, const std::string& path, const FieldDescriptor& field,
+                       Message* message, bool add);
+
+absl::Status SetField(const Json& json, const std::string& path, const FieldDescriptor& field,
+                      Message* message) {
+  const Reflection& r = *message->GetReflection();
+  r.ClearField(message, &field);
+  if (field.is_map()) {
+    if (!json.is_object()) {
+      return FieldError(path, absl::StrCat("expected an object, got ", JsonTypeName(json)));
+    }
+    for (const auto& [key, value] : json.items()) {
+      Message* entry = r.AddMessage(message, &field);
+      entry->GetReflection()->SetString(entry, entry->GetDescriptor()->FindFieldByNumber(1), key);
+      RETURN_IF_ERROR(SetSingle(value, absl::StrCat(path, ".", key),
+                                *entry->GetDescriptor()->FindFieldByNumber(2), entry, false));
+    }
+    return absl::OkStatus();
+  }
+  if (field.is_repeated()) {
+    if (!json.is_array()) {
+      return FieldError(path, absl::StrCat("expected an array, got ", JsonTypeName(json)));
+    }
+    for (size_t i = 0; i < json.size(); ++i) {
+      RETURN_IF_ERROR(SetSingle(json[i], absl::StrCat(path, "[", i, "]"), field, message, true));
+    }
+    return absl::OkStatus();
+  }
+  return SetSingle(json, path, field, message, false);
+}
+
+absl::Status SetSingle(const Json& json, const std::string& path, const FieldDescriptor& field,
+                       Message* message, bool add) {
+  const Reflection& r = *message->GetReflection();
+  switch (field.cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      if (!json.is_boolean()) {
+        return FieldError(path, absl::StrCat("expected a boolean, got ", JsonTypeName(json)));
+      }
+      add ? r.AddBool(message, &field, json.get<bool>())
+          : r.SetBool(message, &field, json.get<bool>());
+      return absl::OkStatus();
+    case FieldDescriptor::CPPTYPE_INT32: {
+      ASSIGN_OR_RETURN(int64_t v, IntegerIn(json, path, std::numeric_limits<int32_t>::min(),
+                                            std::numeric_limits<int32_t>::max()));
+      add ? r.AddInt32(message, &field, v) : r.SetInt32(message, &field, v);
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_INT64: {
+      ASSIGN_OR_RETURN(int64_t v, IntegerIn(json, path, std::numeric_limits<int64_t>::min(),
+                                            std::numeric_limits<int64_t>::max()));
+      add ? r.AddInt64(message, &field, v) : r.SetInt64(message, &field, v);
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_UINT32: {
+      ASSIGN_OR_RETURN(int64_t v, IntegerIn(json, path, 0, std::numeric_limits<uint32_t>::max()));
+      add ? r.AddUInt32(message, &field, v) : r.SetUInt32(message, &field, v);
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_UINT64: {
+      ASSIGN_OR_RETURN(int64_t v, IntegerIn(json, path, 0, std::numeric_limits<int64_t>::max()));
+      add ? r.AddUInt64(message, &field, v) : r.SetUInt64(message, &field, v);
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+    case FieldDescriptor::CPPTYPE_FLOAT: {
+      if (!json.is_number()) {
+        return FieldError(path, absl::StrCat("expected a number, got ", JsonTypeName(json)));
+      }
+      const double v = json.get<double>();
+      if (field.cpp_type() == FieldDescriptor::CPPTYPE_DOUBLE) {
+        add ? r.AddDouble(message, &field, v) : r.SetDouble(message, &field, v);
+      } else {
+        add ? r.AddFloat(message, &field, v) : r.SetFloat(message, &field, v);
+      }
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_STRING:
+      if (!json.is_string()) {
+        return FieldError(path, absl::StrCat("expected a string, got ", JsonTypeName(json)));
+      }
+      add ? r.AddString(message, &field, json.get<std::string>())
+          : r.SetString(message, &field, json.get<std::string>());
+      return absl::OkStatus();
+    case FieldDescriptor::CPPTYPE_ENUM: {
+      if (!json.is_string()) {
+        return FieldError(path, absl::StrCat("expected a string, got ", JsonTypeName(json)));
+      }
+      ASSIGN_OR_RETURN(int v, EnumFromText(*field.enum_type(), json.get<std::string>(), path));
+      add ? r.AddEnumValue(message, &field, v) : r.SetEnumValue(message, &field, v);
+      return absl::OkStatus();
+    }
+    case FieldDescriptor::CPPTYPE_MESSAGE: {
+      Message* sub = add ? r.AddMessage(message, &field) : r.MutableMessage(message, &field);
+      if (sub->GetDescriptor() == google::protobuf::Timestamp::descriptor()) {
+        absl::Time time;
+        std::string error;
+        if (!json.is_string() ||
+            !absl::ParseTime(absl::RFC3339_full, json.get<std::string>(), &time, &error)) {
+          return FieldError(path, "expected an RFC 3339 date-time string");
+        }
+        auto* ts = static_cast<google::protobuf::Timestamp*>(sub);
+        ts->set_seconds(absl::ToUnixSeconds(time));
+        ts->set_nanos(static_cast<int32_t>((time - absl::FromUnixSeconds(ts->seconds())) /
+                                           absl::Nanoseconds(1)));
+        return absl::OkStatus();
+      }
+      return JsonToMessage(json, path, sub);
+    }
+  }
+  return FieldError(path, "unsupported field type");
+}
+
+// The message holding the last component of `path` ("proxy.http_proxy"), created on the way
+// when `mutable_message` is given, and that component's descriptor.
+const FieldDescriptor* Resolve(const Descriptor& descriptor, absl::string_view path) {
+  const Descriptor* current = &descriptor;
+  const FieldDescriptor* field = nullptr;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    if (current == nullptr) return nullptr;
+    field = current->FindFieldByName(std::string(part));
+    if (field == nullptr) return nullptr;
+    current = field->message_type();
+  }
+  return field;
+}
+
+// Walks to the parent message of the last component of `path`; null when an intermediate
+// message is absent (read) — never for writes, which create it.
+const Message* ParentForRead(const Message& message, absl::string_view path) {
+  const Message* current = &message;
+  std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const FieldDescriptor* f = current->GetDescriptor()->FindFieldByName(std::string(parts[i]));
+    if (f == nullptr || !current->GetReflection()->HasField(*current, f)) return nullptr;
+    current = &current->GetReflection()->GetMessage(*current, f);
+  }
+  return current;
+}
+
+Message* ParentForWrite(Message* message, absl::string_view path) {
+  Message* current = message;
+  std::vector<absl::string_view> parts = absl::StrSplit(path, '.');
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const FieldDescriptor* f = current->GetDescriptor()->FindFieldByName(std::string(parts[i]));
+    current = current->GetReflection()->MutableMessage(current, f);
+  }
+  return current;
+}
+
+bool IsSet(const Message& message, const FieldDescriptor& field) {
+  const Reflection& r = *message.GetReflection();
+  return field.is_repeated() ? r.FieldSize(message, &field) > 0 : r.HasField(message, &field);
+}
+
+// validations_info text: {"<category>": [{"id", "status", "message"}]} in result order.
+std::string ValidationsText(const Message& message, const FieldDescriptor& field) {
+  const Reflection& r = *message.GetReflection();
+  Json groups = Json::object();
+  for (int i = 0; i < r.FieldSize(message, &field); ++i) {
+    const auto& result =
+        static_cast<const types::v1::ValidationResult&>(r.GetRepeatedMessage(message, &field, i));
+    std::string category = EnumText(result.category());
+    if (category.empty()) category = "other";
+    groups[category].push_back({{"id", result.id()},
+                                {"status", EnumText(result.status())},
+                                {"message", result.message()}});
+  }
+  return Dump(groups);
+}
+
+Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescriptor& field) {
+  switch (rule.kind) {
+    case FieldKind::kJsonText:
+      return Dump(FieldToJson(parent, field));
+    case FieldKind::kValidations:
+      return ValidationsText(parent, field);
+    case FieldKind::kCommaList:
+      return absl::StrJoin(parent.GetReflection()->GetRepeatedPtrField<std::string>(parent, &field),
+                           ",");
+    case FieldKind::kHosts: {
+      Json hosts = Json::array();
+      const Reflection& r = *parent.GetReflection();
+      for (int i = 0; i < r.FieldSize(parent, &field); ++i) {
+        hosts.push_back(ToJson(HostModel(), r.GetRepeatedMessage(parent, &field, i)));
+      }
+      return hosts;
+    }
+    case FieldKind::kNodeLabels: {
+      Json labels = Json::array();
+      for (const auto& [key, value] : FieldToJson(parent, field).items()) {
+        labels.push_back({{"key", key}, {"value", value}});
+      }
+      return labels;
+    }
+    default:
+      return FieldToJson(parent, field);
+  }
+}
+
+absl::Status RuleFromJson(const FieldRule& rule, const Json& value, const FieldDescriptor& field,
+                          Message* parent, Decoded& decoded) {
+  const std::string name = rule.json;
+  switch (rule.kind) {
+    case FieldKind::kPullSecret:
+      if (!value.is_string()) {
+        return FieldError(name, absl::StrCat("expected a string, got ", JsonTypeName(value)));
+      }
+      decoded.has_pull_secret = true;
+      decoded.pull_secret = value.get<std::string>();
+      if (decoded.pull_secret.empty()) return FieldError(name, "must not be empty");
+      return absl::OkStatus();
+    case FieldKind::kCommaList: {
+      if (!value.is_string()) {
+        return FieldError(name, absl::StrCat("expected a string, got ", JsonTypeName(value)));
+      }
+      Json list = Json::array();
+      for (absl::string_view item :
+           absl::StrSplit(value.get<std::string>(), ',', absl::SkipWhitespace())) {
+        list.push_back(std::string(absl::StripAsciiWhitespace(item)));
+      }
+      return SetField(list, name, field, parent);
+    }
+    case FieldKind::kDisksSelected: {
+      if (!value.is_array()) {
+        return FieldError(name, absl::StrCat("expected an array, got ", JsonTypeName(value)));
+      }
+      std::string install_disk;
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string item = absl::StrCat(name, "[", i, "]");
+        const Json& disk = value[i];
+        if (!disk.is_object()) return FieldError(item, "expected an object");
+        for (const auto& [key, v] : disk.items()) {
+          if (key != "id" && key != "role")
+            return FieldError(item, "unknown field \"" + key + "\"");
+          if (!v.is_string()) return FieldError(absl::StrCat(item, ".", key), "expected a string");
+        }
+        if (!disk.contains("id") || disk["id"].get<std::string>().empty()) {
+          return FieldError(item + ".id", "required");
+        }
+        const std::string role = disk.value("role", std::string("none"));
+        if (role != "install" && role != "none") {
+          return FieldError(item + ".role", "must be \"install\" or \"none\"");
+        }
+        if (role == "install") {
+          if (!install_disk.empty()) return FieldError(name, "more than one installation disk");
+          install_disk = disk["id"].get<std::string>();
+        }
+      }
+      parent->GetReflection()->SetString(parent, &field, install_disk);
+      return absl::OkStatus();
+    }
+    case FieldKind::kNodeLabels: {
+      if (!value.is_array()) {
+        return FieldError(name, absl::StrCat("expected an array, got ", JsonTypeName(value)));
+      }
+      Json labels = Json::object();
+      for (size_t i = 0; i < value.size(); ++i) {
+        const std::string item = absl::StrCat(name, "[", i, "]");
+        const Json& label = value[i];
+        if (!label.is_object() || label.size() != 2 || !label.contains("key") ||
+            !label.contains("value") || !label["key"].is_string() || !label["value"].is_string()) {
+          return FieldError(item, "expected {\"key\": string, \"value\": string}");
+        }
+        labels[label["key"].get<std::string>()] = label["value"];
+      }
+      return SetField(labels, name, field, parent);
+    }
+    default:
+      return SetField(value, name, field, parent);
+  }
+}
+
+}  // namespace
+
+std::string EnumText(const EnumValueDescriptor& value) {
+  if (value.number() == 0) return "";
+  if (auto it = EnumOverrides().find(value.name()); it != EnumOverrides().end()) return it->second;
+  std::string text(absl::StripPrefix(value.name(), ValuePrefix(*value.type())));
+  absl::AsciiStrToLower(&text);
+  const bool sentence = IsSentenceEnum(*value.type());
+  for (char& c : text) {
+    if (c == '_') c = sentence ? ' ' : '-';
+  }
+  if (sentence && !text.empty()) text[0] = absl::ascii_toupper(text[0]);
+  return text;
+}
+
+absl::StatusOr<int> EnumFromText(const EnumDescriptor& type, absl::string_view text,
+                                 absl::string_view field) {
+  std::vector<std::string> choices;
+  for (int i = 1; i < type.value_count(); ++i) {
+    std::string candidate = EnumText(*type.value(i));
+    if (candidate == text) return type.value(i)->number();
+    choices.push_back(absl::StrCat("\"", candidate, "\""));
+  }
+  return FieldError(field, absl::StrCat("must be one of ", absl::StrJoin(choices, ", ")));
+}
+
+Json MessageToJson(const Message& message) {
+  Json object = Json::object();
+  std::vector<const FieldDescriptor*> fields;
+  message.GetReflection()->ListFields(message, &fields);
+  for (const FieldDescriptor* field : fields) {
+    Json value = FieldToJson(message, *field);
+    if (value.is_string() && value.get<std::string>().empty()) continue;  // UNSPECIFIED enums
+    object[field->name()] = std::move(value);
+  }
+  return object;
+}
+
+absl::Status JsonToMessage(const Json& json, const std::string& path, Message* message) {
+  if (!json.is_object()) {
+    return FieldError(path, absl::StrCat("expected an object, got ", JsonTypeName(json)));
+  }
+  for (const auto& [key, value] : json.items()) {
+    const std::string child = path.empty() ? key : absl::StrCat(path, ".", key);
+    const FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(key);
+    if (field == nullptr) return FieldError(child, "unknown field");
+    if (value.is_null()) continue;
+    RETURN_IF_ERROR(SetField(value, child, *field, message));
+  }
+  return absl::OkStatus();
+}
+
+Json ToJson(const Model& model, const Message& message) {
+  Json object = Json::object();
+  for (const FieldRule& rule : model.fields) {
+    if ((rule.use & kOut) == 0) continue;
+    const Message* parent = ParentForRead(message, rule.proto);
+    if (parent == nullptr) continue;
+    const FieldDescriptor* field = Resolve(*message.GetDescriptor(), rule.proto);
+    if (field == nullptr || !IsSet(*parent, *field)) continue;
+    Json value = RuleToJson(rule, *parent, *field);
+    if (value.is_string() && value.get<std::string>().empty()) continue;
+    object[rule.json] = std::move(value);
+  }
+  if (model.default_kind != nullptr && !object.contains("kind")) {
+    object["kind"] = model.default_kind;
+  }
+  return object;
+}
+
+absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse use,
+                                 Message* message) {
+  if (!body.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("body: expected a JSON object, got ", JsonTypeName(body)));
+  }
+  Decoded decoded;
+  for (const auto& [key, value] : body.items()) {
+    const FieldRule* rule = nullptr;
+    bool known = false;
+    for (const FieldRule& candidate : model.fields) {
+      if (key != candidate.json) continue;
+      known = true;
+      if (candidate.use & use) rule = &candidate;
+    }
+    if (rule == nullptr) {
+      return FieldError(
+          key, known ? absl::StrCat("cannot be set when ",
+                                    use == kCreate ? "registering" : "updating", " a ", model.name)
+                     : absl::StrCat("unknown field of ", model.name));
+    }
+    if (value.is_null()) continue;  // explicit null: leave as is
+    const FieldDescriptor* field = Resolve(*message->GetDescriptor(), rule->proto);
+    Message* parent = ParentForWrite(message, rule->proto);
+    RETURN_IF_ERROR(RuleFromJson(*rule, value, *field, parent, decoded));
+    if (rule->kind == FieldKind::kPullSecret) {
+      decoded.mask.add_paths("pull_secret");
+    } else {
+      decoded.mask.add_paths(rule->proto);
+    }
+  }
+  if (use == kCreate) {
+    for (const FieldRule& rule : model.fields) {
+      if ((rule.use & kRequired) && (!body.contains(rule.json) || body[rule.json].is_null())) {
+        return FieldError(rule.json, absl::StrCat("required when registering a ", model.name));
+      }
+    }
+  }
+  return decoded;
+}
+
+absl::StatusOr<Json> ParseObject(absl::string_view body) {
+  // Bound the nesting before parsing: a deeply nested document costs stack to tear down.
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : body) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') in_string = true;
+    if (c == '{' || c == '[') {
+      if (++depth > kMaxDepth) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("body: JSON nested deeper than ", kMaxDepth, " levels"));
+      }
+    } else if (c == '}' || c == ']') {
+      --depth;
+    }
+  }
+  Json json = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded()) {
+    return absl::InvalidArgumentError("body: malformed JSON (or not UTF-8)");
+  }
+  if (!json.is_object()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("body: expected a JSON object, got ", JsonTypeName(json)));
+  }
+  return json;
+}
+
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+// ---- The models ----
+
+const Model& ClusterModel() {
+  static const Model* model = new Model{
+      "cluster",
+      types::v1::Cluster::descriptor(),
+      "Cluster",
+      {
+          {"id", "id", kOut},
+          {"kind", "kind", kOut},
+          {"name", "name", kOut | kCreate | kUpdate | kRequired},
+          {"openshift_version", "openshift_version", kOut | kCreate | kRequired},
+          {"pull_secret", "pull_secret_set", kCreate | kUpdate | kRequired, FieldKind::kPullSecret},
+          {"pull_secret_set", "pull_secret_set", kOut},
+          {"ocp_release_image", "ocp_release_image", kOut},
+          {"openshift_cluster_id", "openshift_cluster_id", kOut},
+          {"cpu_architecture", "cpu_architecture", kOut | kCreate},
+          {"control_plane_count", "control_plane_count", kOut | kCreate | kUpdate},
+          {"high_availability_mode", "high_availability_mode", kOut | kCreate},
+          {"platform", "platform", kOut | kCreate | kUpdate},
+          {"base_dns_domain", "base_dns_domain", kOut | kCreate | kUpdate},
+          {"cluster_networks", "cluster_networks", kOut | kCreate | kUpdate},
+          {"service_networks", "service_networks", kOut | kCreate | kUpdate},
+          {"machine_networks", "machine_networks", kOut | kCreate | kUpdate},
+          {"api_vips", "api_vips", kOut | kCreate | kUpdate},
+          {"ingress_vips", "ingress_vips", kOut | kCreate | kUpdate},
+          {"api_vip_dns_name", "api_vip_dns_name", kOut | kCreate | kUpdate},
+          {"vip_dhcp_allocation", "vip_dhcp_allocation", kOut | kCreate | kUpdate},
+          {"user_managed_networking", "user_managed_networking", kOut | kCreate | kUpdate},
+          {"load_balancer", "load_balancer", kOut | kCreate | kUpdate},
+          {"network_type", "network_type", kOut | kCreate | kUpdate},
+          {"ssh_public_key", "ssh_public_key", kOut | kCreate | kUpdate},
+          {"http_proxy", "proxy.http_proxy", kOut | kCreate | kUpdate},
+          {"https_proxy", "proxy.https_proxy", kOut | kCreate | kUpdate},
+          {"no_proxy", "proxy.no_proxy", kOut | kCreate | kUpdate},
+          {"additional_ntp_source", "additional_ntp_source", kOut | kCreate | kUpdate},
+          {"status", "status", kOut},
+          {"status_info", "status_info", kOut},
+          {"status_updated_at", "status_updated_at", kOut},
+          {"progress", "progress", kOut},
+          {"ready_host_count", "ready_host_count", kOut},
+          {"enabled_host_count", "enabled_host_count", kOut},
+          {"total_host_count", "total_host_count", kOut},
+          {"schedulable_masters", "schedulable_masters", kOut | kCreate | kUpdate},
+          {"schedulable_masters_forced_true", "schedulable_masters_forced_true", kOut},
+          {"install_started_at", "install_started_at", kOut},
+          {"install_completed_at", "install_completed_at", kOut},
+          {"validations_info", "validations_info", kOut, FieldKind::kValidations},
+          {"logs_info", "logs_info", kOut},
+          {"controller_logs_started_at", "controller_logs_started_at", kOut},
+          {"controller_logs_collected_at", "controller_logs_collected_at", kOut},
+          {"install_config_overrides", "install_config_overrides", kOut},
+          {"connectivity_majority_groups", "connectivity_majority_groups", kOut},
+          {"ip_collisions", "ip_collisions", kOut},
+          {"monitored_operators", "monitored_operators", kOut},
+          {"hyperthreading", "hyperthreading", kOut | kCreate | kUpdate},
+          {"disk_encryption", "disk_encryption", kOut | kCreate | kUpdate},
+          {"ignition_endpoint", "ignition_endpoint", kOut | kCreate | kUpdate},
+          {"imported", "imported", kOut},
+          {"tags", "tags", kOut | kCreate | kUpdate},
+          {"last-installation-preparation", "last_installation_preparation", kOut},
+          {"org_soft_timeouts_enabled", "org_soft_timeouts_enabled", kOut},
+          {"user_name", "owner.user_name", kOut},
+          {"org_id", "owner.org_id", kOut},
+          {"email_domain", "owner.email_domain", kOut},
+          {"created_at", "created_at", kOut},
+          {"updated_at", "updated_at", kOut},
+          {"hosts", "hosts", kOut, FieldKind::kHosts},
+      }};
+  return *model;
+}
+
+const Model& InfraEnvModel() {
+  static const Model* model = new Model{
+      "infra-env",
+      types::v1::InfraEnv::descriptor(),
+      "InfraEnv",
+      {
+          {"id", "id", kOut},
+          {"name", "name", kOut | kCreate | kUpdate | kRequired},
+          {"type", "type", kOut},
+          {"image_type", "type", kCreate | kUpdate},
+          {"cluster_id", "cluster_id", kOut | kCreate},
+          {"openshift_version", "openshift_version", kOut | kCreate},
+          {"cpu_architecture", "cpu_architecture", kOut | kCreate},
+          {"proxy", "proxy", kOut | kCreate | kUpdate},
+          {"ssh_authorized_key", "ssh_authorized_key", kOut | kCreate | kUpdate},
+          {"pull_secret", "pull_secret_set", kCreate | kUpdate | kRequired, FieldKind::kPullSecret},
+          {"pull_secret_set", "pull_secret_set", kOut},
+          {"static_network_config", "static_network_config", kOut | kCreate | kUpdate},
+          {"ignition_config_override", "ignition_config_override", kOut | kCreate | kUpdate},
+          {"kernel_arguments", "kernel_arguments", kOut | kCreate | kUpdate},
+          {"additional_trust_bundle", "additional_trust_bundle", kOut | kCreate | kUpdate},
+          {"additional_ntp_sources", "additional_ntp_sources", kOut | kCreate | kUpdate,
+           FieldKind::kCommaList},
+          {"download_url", "download.url", kOut},
+          {"expires_at", "download.expires_at", kOut},
+          {"size_bytes", "download.size_bytes", kOut},
+          {"generator_version", "generator_version", kOut},
+          {"user_name", "owner.user_name", kOut},
+          {"org_id", "owner.org_id", kOut},
+          {"email_domain", "owner.email_domain", kOut},
+          {"created_at", "created_at", kOut},
+          {"updated_at", "updated_at", kOut},
+      }};
+  return *model;
+}
+
+const Model& HostModel() {
+  static const Model* model = new Model{
+      "host",
+      types::v1::Host::descriptor(),
+      "Host",
+      {
+          {"id", "id", kOut},
+          {"kind", "kind", kOut},
+          {"infra_env_id", "infra_env_id", kOut},
+          {"cluster_id", "cluster_id", kOut},
+          {"status", "status", kOut},
+          {"status_info", "status_info", kOut},
+          {"status_updated_at", "status_updated_at", kOut},
+          {"validations_info", "validations_info", kOut, FieldKind::kValidations},
+          {"role", "role", kOut},
+          {"host_role", "role", kUpdate},
+          {"suggested_role", "suggested_role", kOut},
+          {"bootstrap", "bootstrap", kOut},
+          {"progress", "progress", kOut},
+          {"progress_stages", "progress_stages", kOut},
+          {"inventory", "inventory", kOut, FieldKind::kJsonText},
+          {"connectivity", "connectivity", kOut},
+          {"api_vip_connectivity", "api_vip_connectivity", kOut},
+          {"tang_connectivity", "tang_connectivity", kOut},
+          {"free_addresses", "free_addresses", kOut},
+          {"ntp_sources", "ntp_sources", kOut},
+          {"disks_info", "disks_info", kOut},
+          {"images_status", "images_status", kOut},
+          {"domain_name_resolutions", "domain_name_resolutions", kOut},
+          {"installation_disk_path", "installation_disk_path", kOut},
+          {"installation_disk_id", "installation_disk_id", kOut},
+          {"disks_selected_config", "installation_disk_id", kUpdate, FieldKind::kDisksSelected},
+          {"installer_args", "installer_args", kOut, FieldKind::kJsonText},
+          {"ignition_config_overrides", "ignition_config_overrides", kOut},
+          {"checked_in_at", "checked_in_at", kOut},
+          {"registered_at", "registered_at", kOut},
+          {"connection_timed_out", "connection_timed_out", kOut},
+          {"discovery_agent_version", "discovery_agent_version", kOut},
+          {"requested_hostname", "requested_hostname", kOut},
+          {"host_name", "requested_hostname", kUpdate},
+          {"media_status", "media_status", kOut},
+          {"timestamp", "timestamp", kOut},
+          {"logs_info", "logs_info", kOut},
+          {"logs_started_at", "logs_started_at", kOut},
+          {"logs_collected_at", "logs_collected_at", kOut},
+          {"machine_config_pool_name", "machine_config_pool_name", kOut | kUpdate},
+          {"node_labels", "node_labels", kOut | kUpdate, FieldKind::kNodeLabels},
+          {"disks_to_be_formatted", "disks_to_be_formatted", kOut},
+          {"skip_formatting_disks", "skip_formatting_disks", kOut},
+          {"user_name", "owner.user_name", kOut},
+          {"org_id", "owner.org_id", kOut},
+          {"email_domain", "owner.email_domain", kOut},
+          {"created_at", "created_at", kOut},
+          {"updated_at", "updated_at", kOut},
+      }};
+  return *model;
+}
+
+const Model& EventModel() {
+  static const Model* model = new Model{"event",
+                                        types::v1::Event::descriptor(),
+                                        nullptr,
+                                        {
+                                            {"name", "name", kOut},
+                                            {"cluster_id", "cluster_id", kOut},
+                                            {"host_id", "host_id", kOut},
+                                            {"infra_env_id", "infra_env_id", kOut},
+                                            {"severity", "severity", kOut},
+                                            {"category", "category", kOut},
+                                            {"message", "message", kOut},
+                                            {"event_time", "event_time", kOut},
+                                            {"request_id", "request_id", kOut},
+                                            {"props", "props", kOut},
+                                        }};
+  return *model;
+}
+
+}  // namespace assisted::gateway

@@ -1,0 +1,113 @@
+// File: services/gateway/json_model.h
+//
+// The one place where the REST API's JSON meets the protos. The API is shaped after the
+// assisted-service v2 models (snake_case names, enum strings such as "pending-for-input",
+// "OVNKubernetes", "auto-assign"), which differ from the protos in a few places: the proxy and the
+// owner are flattened into the resource (http_proxy, user_name), validations_info and inventory
+// are JSON text, hosts choose disks with disks_selected_config. Each model (Cluster, InfraEnv,
+// Host, Event) is one table of FieldRule rows naming its JSON field, the proto path it maps to,
+// and whether it is shown, accepted on create, accepted on update or required; nested messages
+// (networks, VIPs, platform, progress…) convert generically by their proto field names.
+//
+// Decoding is strict: an unknown field, a read-only field, a wrong JSON type, an out-of-range
+// number, an unknown enum string or a missing required field fails with INVALID_ARGUMENT naming
+// the field ("cluster_networks[0].host_prefix: expected an integer"). Nothing here throws.
+
+#ifndef ASSISTED_SERVICES_GATEWAY_JSON_MODEL_H_
+#define ASSISTED_SERVICES_GATEWAY_JSON_MODEL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/field_mask.pb.h"
+#include "google/protobuf/message.h"
+#include "nlohmann/json.hpp"
+
+namespace assisted::gateway {
+
+using Json = nlohmann::json;
+
+// How a field is used; rules combine these bits.
+enum FieldUse : uint8_t {
+  kOut = 1,       // shown in responses
+  kCreate = 2,    // accepted when registering
+  kUpdate = 4,    // accepted when updating (PATCH)
+  kRequired = 8,  // must be present when registering
+};
+
+// Conversions that are not "the proto field, generically".
+enum class FieldKind {
+  kPlain,          // the field converted generically
+  kJsonText,       // shown as a JSON document in a string (host inventory, installer_args)
+  kValidations,    // repeated ValidationResult shown as {"<category>": [{id,status,message}]} text
+  kPullSecret,     // write-only secret, carried beside the proto (Decoded::pull_secret)
+  kCommaList,      // repeated string given as one comma-separated string
+  kDisksSelected,  // [{"id": "/dev/…", "role": "install"}] -> installation_disk_id
+  kNodeLabels,     // [{"key": k, "value": v}] -> map<string,string>
+  kHosts,          // repeated Host shown with the Host model
+};
+
+struct FieldRule {
+  const char* json;   // JSON name
+  const char* proto;  // dotted proto path, e.g. "proxy.http_proxy"
+  uint8_t use;        // FieldUse bits
+  FieldKind kind = FieldKind::kPlain;
+};
+
+struct Model {
+  const char* name;  // "cluster", for messages
+  const google::protobuf::Descriptor* descriptor;
+  const char* default_kind;  // "kind" when the proto has none; null: no kind
+  std::vector<FieldRule> fields;
+};
+
+const Model& ClusterModel();
+const Model& InfraEnvModel();
+const Model& HostModel();
+const Model& EventModel();
+
+// The text of an enum value in the API ("pending-for-input"); empty for the UNSPECIFIED value.
+std::string EnumText(const google::protobuf::EnumValueDescriptor& value);
+// The enum value whose text is `text`; INVALID_ARGUMENT naming `field` and listing the choices.
+absl::StatusOr<int> EnumFromText(const google::protobuf::EnumDescriptor& type,
+                                 absl::string_view text, absl::string_view field);
+template <typename E>
+std::string EnumText(E value) {
+  const google::protobuf::EnumValueDescriptor* v =
+      google::protobuf::GetEnumDescriptor<E>()->FindValueByNumber(static_cast<int>(value));
+  return v == nullptr ? std::string() : EnumText(*v);
+}
+
+// Generic conversions by proto field names (used for nested messages and simple payloads).
+Json MessageToJson(const google::protobuf::Message& message);
+absl::Status JsonToMessage(const Json& json, const std::string& path,
+                           google::protobuf::Message* message);
+
+// The resource as the API shows it (kind included; the caller adds href).
+Json ToJson(const Model& model, const google::protobuf::Message& message);
+
+// What a request body decoded into, besides the message itself.
+struct Decoded {
+  google::protobuf::FieldMask mask;  // proto paths that were given (for updates)
+  bool has_pull_secret = false;
+  std::string pull_secret;
+};
+
+// Reads a create (use = kCreate) or update (use = kUpdate) body into `message`.
+absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse use,
+                                 google::protobuf::Message* message);
+
+// Parses a request body that must be one JSON object. INVALID_ARGUMENT for malformed JSON,
+// invalid UTF-8, nesting deeper than 64 levels or a non-object.
+absl::StatusOr<Json> ParseObject(absl::string_view body);
+
+// A JSON document as compact text; invalid UTF-8 in strings is replaced, never thrown.
+std::string Dump(const Json& json);
+
+}  // namespace assisted::gateway
+
+#endif  // ASSISTED_SERVICES_GATEWAY_JSON_MODEL_H_
