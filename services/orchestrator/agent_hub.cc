@@ -1,20 +1,15 @@
 #include "services/orchestrator/agent_hub.h"
 
+#include <utility>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
+#include "lib/auth/url_token.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
-#include "services/orchestrator/core/agent_reports.h"
-#include "services/orchestrator/core/cluster_facts.h"
-#include "services/orchestrator/core/contexts.h"
-#include "services/orchestrator/core/host_state_machine.h"
-#include "services/orchestrator/core/host_validations.h"
-#include "services/orchestrator/core/hw_requirements.h"
-#include "services/orchestrator/core/next_steps.h"
-#include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/core/names.h"
 #include "services/orchestrator/step_results.h"
 
 namespace assisted::orchestrator {
@@ -40,15 +35,86 @@ bool IsLowerUuid(const std::string& id) {
   return true;
 }
 
+google::protobuf::Timestamp ToTimestamp(absl::Time time) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
+}
+
+std::string NewReplicaId(Random& random) {
+  return absl::StrCat("orchestrator-", RandomUuid(random));
+}
+
+// Host states with a time limit the monitor must notice without any message from the agent.
+bool TimedState(types::v1::HostStatus status) {
+  switch (status) {
+    case types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION:
+    case types::v1::HOST_STATUS_INSTALLING:
+    case types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS:
+    case types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION:
+    case types::v1::HOST_STATUS_RECLAIMING:
+    case types::v1::HOST_STATUS_RECLAIMING_REBOOTING:
+    case types::v1::HOST_STATUS_ERROR:
+    case types::v1::HOST_STATUS_CANCELLED:
+      return true;
+    default:
+      return false;
+  }
+}
+
+template <typename T>
+T OwnedOr(T borrowed, std::unique_ptr<std::remove_pointer_t<T>>& owned,
+          std::unique_ptr<std::remove_pointer_t<T>> fallback) {
+  if (borrowed != nullptr) return borrowed;
+  owned = std::move(fallback);
+  return owned.get();
+}
+
 }  // namespace
 
+std::string AgentHub::Target::Key() const {
+  return cluster_id.empty() ? HostKey(infra_env_id, host_id) : cluster_id;
+}
+
 AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options, Random& random,
-                   log::Logger log)
+                   log::Logger log, HubParts parts)
     : inventory_(inv::InventoryService::NewStub(std::move(inventory))),
-      options_(options),
+      options_(std::move(options)),
       random_(random),
       log_(std::move(log)),
-      queue_(options.workers, options.max_backlog) {}
+      clock_(parts.clock != nullptr ? *parts.clock : real_clock_),
+      liveness_(options_.replica_id.empty() ? NewReplicaId(random) : options_.replica_id, clock_),
+      events_(
+          *OwnedOr<EventSink*>(parts.events, own_events_,
+                               std::make_unique<InventoryEvents>(*inventory_, options_.event_rate,
+                                                                 clock_, log_.Child("events")))),
+      instructions_(*OwnedOr<InstructionSource*>(parts.instructions, own_instructions_,
+                                                 std::make_unique<DefaultInstructions>(random))),
+      progress_(*OwnedOr<ProgressSink*>(parts.progress, own_progress_,
+                                        std::make_unique<LoggingProgressSink>(log_))),
+      refresher_(*inventory_,
+                 {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
+                 clock_, liveness_, events_, log_),
+      queue_(options_.workers, options_.max_backlog) {
+  if (options_.follow_watch) {
+    watch_ = std::make_unique<WatchFollower>(
+        *inventory_,
+        std::vector<inv::ResourceKind>{inv::RESOURCE_KIND_HOST, inv::RESOURCE_KIND_CLUSTER},
+        WatchFollower::Callbacks{[this](const inv::WatchEvent& e) { OnWatchEvent(e); },
+                                 [this] { OnWatchResync(); }},
+        log_.Child("watch"));
+  }
+  if (options_.monitor_interval > absl::ZeroDuration()) {
+    monitor_ = std::thread([this] { MonitorLoop(); });
+  }
+}
+
+AgentHub::~AgentHub() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (monitor_.joinable()) monitor_.join();
+  watch_.reset();
+}
 
 std::unique_ptr<grpc::ClientContext> AgentHub::Context() const {
   auto context = std::make_unique<grpc::ClientContext>();
@@ -81,20 +147,69 @@ bool AgentHub::Schedule(const std::shared_ptr<Session>& session) {
 }
 
 void AgentHub::OnClosed(const std::shared_ptr<Session>& session) {
-  absl::MutexLock lock(&mu_);
-  --sessions_;
-  const std::string peer = PeerAddress(session->peer());
-  if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second == 0) {
-    per_peer_.erase(it);
-  }
-  if (auto agent = agents_.find(session.get()); agent != agents_.end()) {
-    const std::string key = agent->second.infra_env_id + "/" + agent->second.host_id;
+  Agent closed;
+  bool held = false;
+  {
+    absl::MutexLock lock(&mu_);
+    --sessions_;
+    const std::string peer = PeerAddress(session->peer());
+    if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second == 0) {
+      per_peer_.erase(it);
+    }
+    auto agent = agents_.find(session.get());
+    if (agent == agents_.end()) return;
+    closed = std::move(agent->second);
+    agents_.erase(agent);
+    if (auto c = per_cluster_.find(closed.cluster_id);
+        c != per_cluster_.end() && --c->second == 0) {
+      per_cluster_.erase(c);
+    }
+    const std::string key = HostKey(closed.infra_env_id, closed.host_id);
     if (auto current = by_host_.find(key);
         current != by_host_.end() && current->second.lock() == session) {
       by_host_.erase(current);
+      held = true;  // not replaced by a newer stream: the host has no stream here any more
     }
-    agents_.erase(agent);
   }
+  if (!held) return;
+  std::optional<absl::Time> last_heard =
+      liveness_.Forget(HostKey(closed.infra_env_id, closed.host_id));
+  const absl::Time last = last_heard.value_or(clock_.Now());
+  queue_.Submit([this, closed = std::move(closed), last] { RecordDisconnect(closed, last); });
+}
+
+void AgentHub::RecordDisconnect(const Agent& agent, absl::Time last_heard) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (by_host_.contains(HostKey(agent.infra_env_id, agent.host_id))) return;  // back already
+  }
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    inv::GetHostRequest get;
+    get.set_infra_env_id(agent.infra_env_id);
+    get.set_id(agent.host_id);
+    types::v1::Host host;
+    if (!inventory_->GetHost(Context().get(), get, &host).ok()) return;
+    // Another replica holds a newer stream: it judges the host now.
+    if (host.agent_stream_holder() != replica_id()) return;
+    inv::UpdateHostRequest update;
+    update.mutable_host()->set_id(host.id());
+    update.mutable_host()->set_infra_env_id(host.infra_env_id());
+    *update.mutable_host()->mutable_checked_in_at() = ToTimestamp(last_heard);
+    update.mutable_update_mask()->add_paths("agent_stream_holder");
+    update.mutable_update_mask()->add_paths("checked_in_at");
+    update.set_resource_version(host.resource_version());
+    types::v1::Host written;
+    const grpc::Status status = inventory_->UpdateHost(Context().get(), update, &written);
+    if (status.ok()) {
+      absl::MutexLock lock(&mu_);
+      closed_[HostKey(agent.infra_env_id, agent.host_id)] = {
+          Target{agent.infra_env_id, agent.host_id, written.cluster_id()},
+          last_heard + options_.timeouts.host.disconnection};
+      return;
+    }
+    if (status.error_code() != grpc::StatusCode::ABORTED) break;
+  }
+  log_.Warning("cannot record the end of an agent stream", {{"host_id", agent.host_id}});
 }
 
 int AgentHub::open_sessions() const {
@@ -109,10 +224,15 @@ int AgentHub::registered_hosts() const {
 
 void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
                          const agent::v1::AgentMessage& message) {
-  bool registered = false;
+  std::optional<Target> target;
   {
     absl::MutexLock lock(&mu_);
-    registered = agents_.contains(session.get());
+    if (auto it = agents_.find(session.get()); it != agents_.end()) {
+      target = Target{it->second.infra_env_id, it->second.host_id, it->second.cluster_id};
+    }
+  }
+  if (target && liveness_.Heard(HostKey(target->infra_env_id, target->host_id))) {
+    RefreshLater(*target);  // silent for a while: heal what the silence changed
   }
   switch (message.body_case()) {
     case agent::v1::AgentMessage::kRegister:
@@ -120,11 +240,11 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
       return;
     case agent::v1::AgentMessage::kHeartbeat:
     case agent::v1::AgentMessage::kAck:
-      return;  // liveness is the stream itself; acks of our messages need no state yet
+      return;  // liveness is stamped above, in memory only
     default:
       break;
   }
-  if (!registered) {
+  if (!target) {
     session->Close(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
                                 "the first message on a stream must be a registration"));
     return;
@@ -134,9 +254,11 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
       ApplyResult(session, message.seq(), message.step_result());
       return;
     case agent::v1::AgentMessage::kProgress:
+      ApplyProgress(session, message.seq(), message.progress());
+      return;
     case agent::v1::AgentMessage::kLogChunk:
-      // Install progress and log uploads arrive with the install work; acknowledged meanwhile so
-      // the agent does not hold them forever.
+      // Log uploads arrive with the install work; acknowledged meanwhile so the agent does not
+      // hold them forever.
       Acknowledge(session, message.seq());
       return;
     default:
@@ -157,11 +279,38 @@ void AgentHub::Refuse(const std::shared_ptr<Session>& session, const std::string
   session->Close(grpc::Status(code, reason));
 }
 
+absl::Status AgentHub::CheckToken(const Session& session, const std::string& infra_env_id) const {
+  if (options_.agent_token_key.empty()) return absl::OkStatus();
+  if (session.token().empty()) {
+    return absl::UnauthenticatedError("missing agent token (x-agent-token metadata)");
+  }
+  absl::StatusOr<auth::UrlTokenClaims> claims =
+      auth::VerifyUrlToken(options_.agent_token_key, session.token(), clock_.Now());
+  if (!claims.ok()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("invalid agent token: ", claims.status().message()));
+  }
+  if (claims->resource_id != infra_env_id) {
+    return absl::UnauthenticatedError(absl::StrCat("the agent token is for infra-env ",
+                                                   claims->resource_id, ", not ", infra_env_id));
+  }
+  return absl::OkStatus();
+}
+
 void AgentHub::Register(const std::shared_ptr<Session>& session,
                         const agent::v1::Register& request) {
   if (!IsLowerUuid(request.host_id()) || !IsLowerUuid(request.infra_env_id())) {
     Refuse(session, "host_id and infra_env_id must be lower-case UUIDs",
            agent::v1::REGISTRATION_ACTION_GIVE_UP, grpc::StatusCode::INVALID_ARGUMENT);
+    return;
+  }
+  if (absl::Status token = CheckToken(*session, request.infra_env_id()); !token.ok()) {
+    log_.Warning("agent refused", {{"host_id", request.host_id()},
+                                   {"infra_env_id", request.infra_env_id()},
+                                   {"peer", session->peer()},
+                                   {"error", token.message()}});
+    Refuse(session, std::string(token.message()), agent::v1::REGISTRATION_ACTION_GIVE_UP,
+           grpc::StatusCode::UNAUTHENTICATED);
     return;
   }
   inv::GetInfraEnvRequest get_infra_env;
@@ -184,8 +333,9 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   get_host.set_id(request.host_id());
   types::v1::Host host;
   status = inventory_->GetHost(Context().get(), get_host, &host);
-  const google::protobuf::Timestamp now = google::protobuf::util::TimeUtil::GetCurrentTime();
-  if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+  const google::protobuf::Timestamp now = ToTimestamp(clock_.Now());
+  const bool created = status.error_code() == grpc::StatusCode::NOT_FOUND;
+  if (created) {
     inv::CreateHostRequest create;
     types::v1::Host& fresh = *create.mutable_host();
     fresh.set_id(request.host_id());
@@ -196,6 +346,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     fresh.set_agent_instance_id(request.agent_instance_id());
     *fresh.mutable_registered_at() = now;
     *fresh.mutable_checked_in_at() = now;
+    fresh.set_agent_stream_holder(replica_id());
     status = inventory_->CreateHost(Context().get(), create, &host);
   } else if (status.ok()) {
     inv::UpdateHostRequest update;
@@ -205,7 +356,9 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     *changes.mutable_inventory() = request.inventory();
     changes.set_discovery_agent_version(request.agent_version());
     *changes.mutable_checked_in_at() = now;
-    for (const char* path : {"inventory", "discovery_agent_version", "checked_in_at"}) {
+    changes.set_agent_stream_holder(replica_id());
+    for (const char* path :
+         {"inventory", "discovery_agent_version", "checked_in_at", "agent_stream_holder"}) {
       update.mutable_update_mask()->add_paths(path);
     }
     if (host.agent_instance_id() != request.agent_instance_id()) {
@@ -226,15 +379,27 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     return;
   }
 
+  const std::string key = HostKey(host.infra_env_id(), host.id());
   std::shared_ptr<Session> replaced;
   {
     absl::MutexLock lock(&mu_);
-    agents_[session.get()] =
-        Agent{host.infra_env_id(), host.id(), host.agent_instance_id(), host.agent_applied_seq()};
-    std::weak_ptr<Session>& slot = by_host_[host.infra_env_id() + "/" + host.id()];
+    Agent& agent = agents_[session.get()];
+    if (!agent.host_id.empty()) {
+      if (auto c = per_cluster_.find(agent.cluster_id);
+          c != per_cluster_.end() && --c->second == 0) {
+        per_cluster_.erase(c);
+      }
+    }
+    agent =
+        Agent{host.infra_env_id(),      host.id(),    host.agent_instance_id(), host.cluster_id(),
+              host.agent_applied_seq(), host.status()};
+    ++per_cluster_[host.cluster_id()];
+    std::weak_ptr<Session>& slot = by_host_[key];
     replaced = slot.lock();
     slot = session;
+    closed_.erase(key);
   }
+  liveness_.Heard(key);
   session->set_host_id(host.id());
   if (replaced != nullptr && replaced != session) {
     replaced->Close(grpc::Status(grpc::StatusCode::ABORTED,
@@ -242,8 +407,12 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   }
   log_.Info("agent registered", {{"host_id", host.id()},
                                  {"infra_env_id", host.infra_env_id()},
-                                 {"status", types::v1::HostStatus_Name(host.status())},
+                                 {"status", core::HostStatusName(host.status())},
                                  {"peer", session->peer()}});
+  if (created) {
+    events_.Emit(HostEvent(host, "host_registration_succeeded",
+                           absl::StrCat("Host ", host.id(), ": successfully registered")));
+  }
   ServiceMessage reply;
   agent::v1::Registered& registered = *reply.mutable_registered();
   registered.set_host_id(host.id());
@@ -253,100 +422,183 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   registered.set_cluster_id(host.cluster_id());
   registered.set_host_status(host.status());
   session->Send(std::move(reply));
-  // The registration brought an inventory: judge the host on it before choosing its steps.
-  absl::StatusOr<types::v1::Host> refreshed = RefreshHost(host.infra_env_id(), host.id());
-  if (!refreshed.ok()) {
-    log_.Warning("cannot refresh the host",
-                 {{"host_id", host.id()}, {"error", refreshed.status().message()}});
-  }
-  PushInstructions(session, refreshed.ok() ? *refreshed : host);
+  // The registration brought an inventory: judge the host (and its cluster) on it, then push
+  // the instructions of its state.
+  Refresh(Target{host.infra_env_id(), host.id(), host.cluster_id()});
 }
 
-absl::StatusOr<types::v1::Host> AgentHub::RefreshHost(const std::string& infra_env_id,
-                                                      const std::string& host_id) {
-  inv::GetHostRequest get;
-  get.set_infra_env_id(infra_env_id);
-  get.set_id(host_id);
-  types::v1::Host host;
-  RETURN_IF_ERROR(FromGrpcStatus(inventory_->GetHost(Context().get(), get, &host)));
-  types::v1::Cluster cluster;
-  std::vector<types::v1::Host> members;
-  const bool bound = !host.cluster_id().empty();
-  if (bound) {
-    inv::GetClusterRequest get_cluster;
-    get_cluster.set_id(host.cluster_id());
-    get_cluster.set_include_hosts(true);
-    RETURN_IF_ERROR(FromGrpcStatus(inventory_->GetCluster(Context().get(), get_cluster, &cluster)));
-    members.assign(cluster.hosts().begin(), cluster.hosts().end());
-    cluster.clear_hosts();
-  } else {
-    members.push_back(host);
+void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
+                             const agent::v1::Progress& progress) {
+  Agent agent;
+  {
+    absl::MutexLock lock(&mu_);
+    agent = agents_[session.get()];
   }
-  std::vector<core::HostReports> reports;
-  reports.reserve(members.size());
-  for (const types::v1::Host& member : members) reports.push_back(core::ParseHostReports(member));
-  std::vector<core::HostView> views;
-  std::vector<const types::v1::Host*> pointers;
-  const types::v1::Host* self = &host;
-  const core::HostReports* self_reports = nullptr;
-  for (size_t i = 0; i < members.size(); ++i) {
-    views.push_back({&members[i], &reports[i]});
-    pointers.push_back(&members[i]);
-    if (members[i].id() == host.id() && members[i].infra_env_id() == host.infra_env_id()) {
-      self = &members[i];
-      self_reports = &reports[i];
+  inv::GetHostRequest get;
+  get.set_infra_env_id(agent.infra_env_id);
+  get.set_id(agent.host_id);
+  types::v1::Host host;
+  if (!inventory_->GetHost(Context().get(), get, &host).ok()) return;  // re-sent after reconnect
+  if (absl::Status handled = progress_.OnProgress(host, progress); !handled.ok()) {
+    log_.Warning("install progress not recorded yet",
+                 {{"host_id", agent.host_id}, {"seq", seq}, {"error", handled.message()}});
+    return;
+  }
+  Acknowledge(session, seq);
+  Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()});
+}
+
+void AgentHub::RefreshLater(const Target& target) {
+  if (!queue_.Submit([this, target] { Refresh(target); })) {
+    log_.Warning("refresh dropped: the work queue is full", {{"target", target.Key()}});
+  }
+}
+
+void AgentHub::Refresh(const Target& target) {
+  const std::string key = target.Key();
+  {
+    absl::MutexLock lock(&mu_);
+    if (!refreshing_.insert(key).second) {
+      refresh_again_.insert(key);  // the running refresh goes once more when it ends
+      return;
     }
   }
-  if (self_reports == nullptr) return absl::NotFoundError("host not among its cluster's hosts");
-  const types::v1::Cluster* cluster_ptr = bound ? &cluster : nullptr;
-  ASSIGN_OR_RETURN(core::ClusterFacts facts,
-                   core::BuildClusterFacts(cluster_ptr, views, core::DefaultHwRequirements(), {}));
-  const absl::Time now = absl::Now();
-  const core::Timeouts timeouts;
-  const core::ValidationResults validations =
-      core::ValidateHost({*self, *self_reports, facts, now, timeouts.host});
-  const core::HostContext context =
-      core::MakeHostContext(*self, cluster_ptr, pointers, &validations, now, timeouts, {});
-  ASSIGN_OR_RETURN(
-      core::HostDecision decision,
-      core::HostStateMachine().Fire(core::HostEvent::kRefresh, self->status(), context));
-  inv::UpdateHostStatusRequest update;
-  update.set_infra_env_id(infra_env_id);
-  update.set_id(host_id);
-  update.set_expected_status(self->status());
-  update.set_new_status(decision.to);
-  update.set_status_info(decision.status_info.empty() ? self->status_info() : decision.status_info);
-  validations.ToProto(update.mutable_patch()->mutable_validations_info());
-  const bool validations_changed =
-      !google::protobuf::util::MessageDifferencer::Equivalent(update.patch(), [&] {
-        types::v1::Host current;
-        *current.mutable_validations_info() = self->validations_info();
-        return current;
-      }());
-  if (!decision.changed() && !validations_changed) return *self;
-  update.mutable_patch_mask()->add_paths("validations_info");
-  types::v1::Host written;
-  const grpc::Status status = inventory_->UpdateHostStatus(Context().get(), update, &written);
-  if (status.error_code() == grpc::StatusCode::ABORTED) return *self;  // someone moved it first
-  RETURN_IF_ERROR(FromGrpcStatus(status));
-  if (decision.changed()) {
-    log_.Info("host status changed", {{"host_id", host_id},
-                                      {"from", types::v1::HostStatus_Name(self->status())},
-                                      {"to", types::v1::HostStatus_Name(written.status())},
-                                      {"info", written.status_info()}});
+  while (true) {
+    absl::StatusOr<RefreshOutcome> outcome =
+        target.cluster_id.empty() ? refresher_.RefreshHost(target.infra_env_id, target.host_id)
+                                  : refresher_.RefreshCluster(target.cluster_id);
+    if (outcome.ok()) {
+      PushChanged(*outcome);
+    } else {
+      log_.Warning("refresh failed", {{"target", key}, {"error", outcome.status().message()}});
+    }
+    absl::MutexLock lock(&mu_);
+    if (refresh_again_.erase(key) == 0) {
+      refreshing_.erase(key);
+      return;
+    }
   }
-  return written;
 }
 
-void AgentHub::PushInstructions(const std::shared_ptr<Session>& session,
-                                const types::v1::Host& host) {
-  core::NextStepsInput input;
-  input.status = host.status();
-  input.kind = host.cluster_id().empty() ? core::StepsKind::kUnbound : core::StepsKind::kDay1;
-  for (types::v1::Step& step : core::SelectNextSteps(input, random_).steps) {
-    ServiceMessage message;
-    *message.mutable_instruction()->mutable_step() = std::move(step);
-    if (!session->Send(std::move(message))) return;
+void AgentHub::PushChanged(const RefreshOutcome& outcome) {
+  const types::v1::Cluster* cluster = outcome.cluster ? &*outcome.cluster : nullptr;
+  for (const types::v1::Host& host : outcome.hosts) {
+    std::shared_ptr<Session> session;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = by_host_.find(HostKey(host.infra_env_id(), host.id()));
+      if (it == by_host_.end()) continue;
+      session = it->second.lock();
+    }
+    if (session == nullptr) continue;
+    absl::StatusOr<std::vector<types::v1::Step>> steps =
+        instructions_.StepsFor({host, cluster, outcome.hosts});
+    if (!steps.ok()) {
+      log_.Warning("no instructions for the host",
+                   {{"host_id", host.id()}, {"error", steps.status().message()}});
+      continue;
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = agents_.find(session.get());
+      if (it == agents_.end()) continue;
+      Agent& agent = it->second;
+      if (agent.cluster_id != host.cluster_id()) {
+        if (auto c = per_cluster_.find(agent.cluster_id);
+            c != per_cluster_.end() && --c->second == 0) {
+          per_cluster_.erase(c);
+        }
+        agent.cluster_id = host.cluster_id();
+        ++per_cluster_[agent.cluster_id];
+      }
+      agent.status = host.status();
+      if (agent.pushed && SameWork(agent.last_pushed, *steps)) continue;
+      agent.last_pushed = *steps;
+      agent.pushed = true;
+    }
+    for (types::v1::Step& step : *steps) {
+      ServiceMessage message;
+      *message.mutable_instruction()->mutable_step() = std::move(step);
+      if (!session->Send(std::move(message))) break;
+    }
+  }
+}
+
+void AgentHub::OnWatchEvent(const inv::WatchEvent& event) {
+  Target target{event.infra_env_id(), event.id(), event.cluster_id()};
+  if (event.kind() == inv::RESOURCE_KIND_CLUSTER) target = Target{"", "", event.id()};
+  if (event.change_type() == inv::CHANGE_TYPE_DELETED &&
+      event.kind() == inv::RESOURCE_KIND_CLUSTER) {
+    return;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    const bool concerns_us =
+        target.cluster_id.empty()
+            ? by_host_.contains(HostKey(target.infra_env_id, target.host_id))
+            : per_cluster_.contains(target.cluster_id) ||
+                  (event.kind() == inv::RESOURCE_KIND_HOST &&
+                   by_host_.contains(HostKey(target.infra_env_id, target.host_id)));
+    if (!concerns_us) return;
+  }
+  RefreshLater(target);
+}
+
+void AgentHub::OnWatchResync() {
+  std::vector<Target> targets;
+  {
+    absl::MutexLock lock(&mu_);
+    absl::flat_hash_set<std::string> seen;
+    for (const auto& [session, agent] : agents_) {
+      Target target{agent.infra_env_id, agent.host_id, agent.cluster_id};
+      if (seen.insert(target.Key()).second) targets.push_back(std::move(target));
+    }
+  }
+  for (const Target& target : targets) RefreshLater(target);
+}
+
+void AgentHub::MonitorOnce() {
+  absl::flat_hash_map<std::string, Target> due;
+  // Agents this replica holds that fell silent: their refresh judges them disconnected.
+  for (const std::string& key : liveness_.NewlySilent(options_.timeouts.host.disconnection)) {
+    absl::MutexLock lock(&mu_);
+    auto it = by_host_.find(key);
+    std::shared_ptr<Session> session = it == by_host_.end() ? nullptr : it->second.lock();
+    if (session == nullptr) continue;
+    if (auto agent = agents_.find(session.get()); agent != agents_.end()) {
+      Target target{agent->second.infra_env_id, agent->second.host_id, agent->second.cluster_id};
+      due.emplace(target.Key(), std::move(target));
+    }
+  }
+  const absl::Time now = clock_.Now();
+  {
+    absl::MutexLock lock(&mu_);
+    // Streams that closed here and were not replaced within the disconnection timeout.
+    for (auto it = closed_.begin(); it != closed_.end();) {
+      if (it->second.second <= now) {
+        due.emplace(it->second.first.Key(), it->second.first);
+        closed_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+    // Hosts in states with time limits.
+    for (const auto& [session, agent] : agents_) {
+      if (!TimedState(agent.status)) continue;
+      Target target{agent.infra_env_id, agent.host_id, agent.cluster_id};
+      due.emplace(target.Key(), std::move(target));
+    }
+  }
+  for (const auto& [key, target] : due) RefreshLater(target);
+}
+
+void AgentHub::MonitorLoop() {
+  absl::MutexLock lock(&mu_);
+  auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+  while (!mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.monitor_interval)) {
+    mu_.Unlock();
+    MonitorOnce();
+    mu_.Lock();
   }
 }
 
@@ -391,7 +643,7 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
     changes.set_infra_env_id(host.infra_env_id());
     changes.set_agent_instance_id(agent.instance_id);
     changes.set_agent_applied_seq(seq);
-    *changes.mutable_checked_in_at() = google::protobuf::util::TimeUtil::GetCurrentTime();
+    *changes.mutable_checked_in_at() = ToTimestamp(clock_.Now());
     for (const char* path : {"agent_instance_id", "agent_applied_seq", "checked_in_at"}) {
       update.mutable_update_mask()->add_paths(path);
     }
@@ -415,15 +667,9 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
         }
       }
       Acknowledge(session, seq);
-      // What the result taught us may change the host's validations and status; a new status
-      // brings new instructions.
-      absl::StatusOr<types::v1::Host> refreshed = RefreshHost(agent.infra_env_id, agent.host_id);
-      if (!refreshed.ok()) {
-        log_.Warning("cannot refresh the host",
-                     {{"host_id", agent.host_id}, {"error", refreshed.status().message()}});
-      } else if (refreshed->status() != host.status()) {
-        PushInstructions(session, *refreshed);
-      }
+      // What the result taught us may change this host's validations and status, and those of
+      // the hosts that depend on it; changed instructions are pushed.
+      Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()});
       return;
     }
     if (status.error_code() != grpc::StatusCode::ABORTED) break;
@@ -435,7 +681,12 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
 
 grpc::ServerBidiReactor<agent::v1::AgentMessage, agent::v1::ServiceMessage>*
 AgentServiceImpl::Connect(grpc::CallbackServerContext* context) {
-  return new AgentReactor(std::make_shared<Session>(context->peer()), hub_);
+  std::string token;
+  const auto& metadata = context->client_metadata();
+  if (auto it = metadata.find("x-agent-token"); it != metadata.end()) {
+    token.assign(it->second.data(), it->second.size());
+  }
+  return new AgentReactor(std::make_shared<Session>(context->peer(), std::move(token)), hub_);
 }
 
 }  // namespace assisted::orchestrator

@@ -7,6 +7,26 @@
 // stored on the host (with the agent instance it belongs to) in the same inventory write as the
 // result itself. A result seen again after a reconnect is acknowledged, not re-applied.
 //
+// Event-driven, not polled:
+//   * After a registration, an applied result or progress, a reconnect after silence, or any
+//     host/cluster change the inventory's Watch reports for a cluster this replica has streams
+//     in, the hub refreshes that cluster (refresher.h: every host's validations and transition,
+//     then the cluster's) and recomputes the instructions of each host it holds a stream for
+//     (InstructionSource, instructions.h). Instructions are pushed only when they differ from
+//     what that stream was last sent, so a refresh that changes nothing sends nothing.
+//     Refreshes of one cluster never run twice at once on a replica: a request that arrives
+//     while one runs makes it run once more afterwards (bursts coalesce).
+//   * Liveness lives in memory (liveness.h): every message stamps the host's last-heard time;
+//     only registration and stream close write to the database (holder + checked_in_at).
+//   * The monitor (MonitorOnce, every `monitor_interval` on its own thread, driven by the
+//     injected Clock so tests call it with a FakeClock) refreshes the clusters of hosts whose
+//     agents fell silent for the disconnection timeout (they go `disconnected` by the core's
+//     rules), of hosts whose stream closed here once their timeout passes, and of hosts in
+//     states with time limits (preparing, installing, ...), so status timeouts fire.
+//
+// Steady-state database writes: zero per heartbeat; per host two per connection plus one per
+// status or validation-outcome change, so a quiet fleet of any size costs nothing.
+//
 // All blocking work (inventory calls) runs on the hub's WorkQueue, one message at a time per
 // session and in order; gRPC threads only queue.
 
@@ -15,9 +35,12 @@
 
 #include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
@@ -25,7 +48,14 @@
 #include "grpcpp/channel.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
+#include "lib/time/clock.h"
 #include "services/orchestrator/agent_session.h"
+#include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/events.h"
+#include "services/orchestrator/instructions.h"
+#include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresher.h"
+#include "services/orchestrator/watch_follower.h"
 #include "services/orchestrator/work_queue.h"
 
 namespace assisted::orchestrator {
@@ -36,12 +66,32 @@ struct HubOptions {
   int workers = 8;                // threads doing inventory work
   size_t max_backlog = 100000;    // queued session work before shedding load
   absl::Duration inventory_timeout = absl::Seconds(10);
+  // This replica's id in Host.agent_stream_holder; empty: a random one.
+  std::string replica_id;
+  core::Timeouts timeouts;
+  // How often the monitor runs; zero: no monitor thread (tests call MonitorOnce).
+  absl::Duration monitor_interval = absl::Seconds(5);
+  // Follow the inventory's Watch (off in tests that drive the hub directly).
+  bool follow_watch = true;
+  EventRateOptions event_rate;
+  // Key checking the agents' infra-env tokens (x-agent-token metadata); empty: no check.
+  std::string agent_token_key;
+};
+
+// What the hub uses besides the inventory; null members get the defaults (core next steps,
+// logging progress sink, events appended to the inventory, the real clock).
+struct HubParts {
+  InstructionSource* instructions = nullptr;
+  ProgressSink* progress = nullptr;
+  EventSink* events = nullptr;
+  const Clock* clock = nullptr;
 };
 
 class AgentHub final : public SessionHandler {
  public:
   AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options, Random& random,
-           log::Logger log);
+           log::Logger log, HubParts parts = {});
+  ~AgentHub() override;
 
   void OnOpen(const std::shared_ptr<Session>& session) override;
   void OnMessage(const std::shared_ptr<Session>& session,
@@ -49,9 +99,13 @@ class AgentHub final : public SessionHandler {
   bool Schedule(const std::shared_ptr<Session>& session) override;
   void OnClosed(const std::shared_ptr<Session>& session) override;
 
+  // One monitor pass (see the file comment). Runs on the caller's thread.
+  void MonitorOnce();
+
   // Sessions open now, and hosts with a registered session.
   int open_sessions() const;
   int registered_hosts() const;
+  const std::string& replica_id() const { return liveness_.replica_id(); }
 
  private:
   // What the hub knows of a registered session's agent.
@@ -59,20 +113,41 @@ class AgentHub final : public SessionHandler {
     std::string infra_env_id;
     std::string host_id;
     std::string instance_id;
+    std::string cluster_id;
     uint64_t applied_seq = 0;
+    types::v1::HostStatus status = types::v1::HOST_STATUS_UNSPECIFIED;
+    std::vector<types::v1::Step> last_pushed;
+    bool pushed = false;
+  };
+  // What to refresh: a cluster, or an unbound host.
+  struct Target {
+    std::string infra_env_id;
+    std::string host_id;
+    std::string cluster_id;
+    std::string Key() const;
   };
 
   void Register(const std::shared_ptr<Session>& session, const agent::v1::Register& request);
+  // OK when the stream's token (x-agent-token) is valid and scoped to `infra_env_id`, or when no
+  // key is configured; UNAUTHENTICATED naming the problem otherwise.
+  absl::Status CheckToken(const Session& session, const std::string& infra_env_id) const;
   void ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                    const types::v1::StepResult& result);
+  void ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
+                     const agent::v1::Progress& progress);
   void Refuse(const std::shared_ptr<Session>& session, const std::string& reason,
               agent::v1::RegistrationAction action, grpc::StatusCode code);
-  void PushInstructions(const std::shared_ptr<Session>& session, const types::v1::Host& host);
-  // Re-runs the host's validations and the state machine's refresh on what the inventory holds,
-  // writes a changed status (compare-and-set) with the new validations, and returns the host as
-  // it is now. A lost race is left to the next refresh.
-  absl::StatusOr<types::v1::Host> RefreshHost(const std::string& infra_env_id,
-                                              const std::string& host_id);
+  // Refreshes `target` (coalesced per cluster) and pushes changed instructions to the streams
+  // this replica holds in it.
+  void Refresh(const Target& target);
+  // Queues Refresh on a worker.
+  void RefreshLater(const Target& target);
+  void PushChanged(const RefreshOutcome& outcome);
+  // Records that the stream for `host` closed: holder cleared, checked_in_at = last heard.
+  void RecordDisconnect(const Agent& agent, absl::Time last_heard);
+  void OnWatchEvent(const inventory::v1::WatchEvent& event);
+  void OnWatchResync();
+  void MonitorLoop();
   void Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq);
   std::unique_ptr<grpc::ClientContext> Context() const;
 
@@ -80,14 +155,34 @@ class AgentHub final : public SessionHandler {
   const HubOptions options_;
   Random& random_;
   log::Logger log_;
+  RealClock real_clock_;
+  const Clock& clock_;
+  LivenessTracker liveness_;
+  std::unique_ptr<EventSink> own_events_;
+  EventSink& events_;
+  std::unique_ptr<InstructionSource> own_instructions_;
+  InstructionSource& instructions_;
+  std::unique_ptr<ProgressSink> own_progress_;
+  ProgressSink& progress_;
+  Refresher refresher_;
 
   mutable absl::Mutex mu_;
   int sessions_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, int> per_peer_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const Session*, Agent> agents_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::weak_ptr<Session>> by_host_ ABSL_GUARDED_BY(mu_);
+  // Streams held per cluster, to tell which Watch events concern this replica.
+  absl::flat_hash_map<std::string, int> per_cluster_ ABSL_GUARDED_BY(mu_);
+  // Refreshes running, and those asked for again while running.
+  absl::flat_hash_set<std::string> refreshing_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> refresh_again_ ABSL_GUARDED_BY(mu_);
+  // Hosts whose stream closed here: refresh them once their disconnection timeout passed.
+  absl::flat_hash_map<std::string, std::pair<Target, absl::Time>> closed_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
-  WorkQueue queue_;  // last: its threads stop before the state above goes away
+  WorkQueue queue_;  // its threads stop before the state above goes away
+  std::unique_ptr<WatchFollower> watch_;
+  std::thread monitor_;
 };
 
 // AgentService.Connect: one reactor per stream, all driven by `hub`.

@@ -40,7 +40,9 @@ class SessionHandler {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  explicit Session(std::string peer) : peer_(std::move(peer)) {}
+  // `token`: the agent's x-agent-token metadata ("" when absent).
+  explicit Session(std::string peer, std::string token = "")
+      : peer_(std::move(peer)), token_(std::move(token)) {}
 
   // Queues a message for the agent, numbering it. False once the session is closing.
   bool Send(agent::v1::ServiceMessage message);
@@ -53,6 +55,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void ProcessNext(SessionHandler& handler);
 
   const std::string& peer() const { return peer_; }
+  const std::string& token() const { return token_; }
 
   // Identity learned at registration (empty before).
   std::string host_id() const;
@@ -75,6 +78,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string peer_;
+  const std::string token_;
   mutable absl::Mutex mu_;
   AgentReactor* reactor_ ABSL_GUARDED_BY(mu_) = nullptr;
   std::string host_id_ ABSL_GUARDED_BY(mu_);

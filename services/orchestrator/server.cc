@@ -2,6 +2,8 @@
 
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "lib/auth/url_token.h"
+#include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/random/random.h"
 #include "lib/service/grpc_host.h"
@@ -35,6 +37,23 @@ void Config::Register(config::Parser& parser) {
       .Check([](const std::string& sha) {
         return install::CheckOsImage({"file:///x", sha});
       });
+  parser.String("replica-id", &replica_id,
+                "this replica's name in hosts' agent_stream_holder (default: a random one)");
+  parser
+      .Duration("monitor-interval", &monitor_interval,
+                "how often silent agents and status time limits are checked")
+      .Range(absl::Milliseconds(10), absl::Minutes(10));
+  parser
+      .Duration("host-disconnection-timeout", &host_disconnection_timeout,
+                "an agent not heard for this long makes its host disconnected "
+                "(HOST_MAX_DISCONNECTION_TIME)")
+      .Range(absl::Seconds(1), absl::Hours(24));
+  parser.Int("event-burst", &event_burst, "events a host may cause at once").Range(1, 10000);
+  parser.Duration("event-refill", &event_refill, "after a burst, one more event per this long")
+      .Range(absl::Milliseconds(1), absl::Hours(1));
+  parser.String("url-signing-key-file", &url_signing_key_file,
+                "the image service's key file: agent tokens are checked with it (empty: agents "
+                "are not authenticated)");
 }
 
 namespace {
@@ -47,19 +66,41 @@ struct Parts {
   std::unique_ptr<install::InstallActions> actions;
 };
 
+absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logger& log) {
+  if (config.url_signing_key_file.empty()) {
+    log.Warning("no --url-signing-key-file: agents are not authenticated");
+    return std::string();
+  }
+  ASSIGN_OR_RETURN(std::string key,
+                   ReadFile(config.url_signing_key_file, "--url-signing-key-file"));
+  // The signer's own checks (key length) reject a key that could never verify a token.
+  if (absl::Status usable =
+          auth::SignUrlToken(key, "00000000-0000-0000-0000-000000000000", absl::Now()).status();
+      !usable.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--url-signing-key-file: ", usable.message()));
+  }
+  return key;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
                                                                service::Context& context) {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> inventory,
                    grpcutil::MakeChannel(config.inventory_address, {}));
+  ASSIGN_OR_RETURN(std::string token_key, AgentTokenKey(config, context.log));
   auto parts = std::make_shared<Parts>();
-  parts->hub = std::make_unique<AgentHub>(
-      inventory,
-      HubOptions{.max_sessions = config.max_agent_streams,
-                 .max_sessions_per_peer = config.max_agent_streams_per_peer,
-                 .workers = config.workers},
-      parts->random, context.log.Child("agents"));
+  HubOptions options{.max_sessions = config.max_agent_streams,
+                     .max_sessions_per_peer = config.max_agent_streams_per_peer,
+                     .workers = config.workers,
+                     .replica_id = config.replica_id,
+                     .monitor_interval = config.monitor_interval,
+                     .event_rate = {.per_second = 1.0 / absl::ToDoubleSeconds(config.event_refill),
+                                    .burst = static_cast<double>(config.event_burst)},
+                     .agent_token_key = std::move(token_key)};
+  options.timeouts.host.disconnection = config.host_disconnection_timeout;
+  parts->hub = std::make_unique<AgentHub>(std::move(inventory), std::move(options), parts->random,
+                                          context.log.Child("agents"));
   parts->actions = std::make_unique<install::InstallActions>(
       inventory,
       install::ActionsOptions{.os_image = {config.os_image_url, config.os_image_sha256},

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "lib/config/config.h"
 #include "lib/grpc/server.h"
 #include "lib/service/runner.h"
@@ -29,6 +30,16 @@ struct Config {
   // The OS image hosts write to disk (the install step's os_image).
   std::string os_image_url = "file:///var/lib/assisted/images/os-image.raw";
   std::string os_image_sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+  // Liveness and the monitor (see agent_hub.h).
+  std::string replica_id;
+  absl::Duration monitor_interval = absl::Seconds(5);
+  absl::Duration host_disconnection_timeout = absl::Minutes(3);
+  // Events per host: a burst, then one per `event_refill`.
+  int event_burst = 20;
+  absl::Duration event_refill = absl::Seconds(5);
+  // The image service's URL-signing key (same flag and file): agents' tokens are checked with
+  // it. Empty: agents are not authenticated (development only).
+  std::string url_signing_key_file;
 
   void Register(config::Parser& parser);
 };

@@ -1,0 +1,188 @@
+// File: services/orchestrator/instructions.cc
+
+#include "services/orchestrator/instructions.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "google/protobuf/util/message_differencer.h"
+#include "lib/net/ip.h"
+#include "nlohmann/json.hpp"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/next_steps.h"
+
+namespace assisted::orchestrator {
+namespace {
+
+using nlohmann::json;
+
+// The reference's limits: 8 minutes for the disk check, 16 for all images.
+constexpr int kDiskSpeedTimeoutSeconds = 480;
+constexpr int kImagesTimeoutSeconds = 960;
+
+absl::Status Missing(types::v1::StepType type, absl::string_view what) {
+  return absl::NotFoundError(absl::StrCat(core::StepTypeName(type), ": ", what));
+}
+
+// connectivity-check: the other hosts of the cluster with their NICs, sorted by host id.
+json ConnectivityTargets(const InstructionInput& input) {
+  std::vector<const types::v1::Host*> others;
+  for (const types::v1::Host& host : input.cluster_hosts) {
+    if (host.id() != input.host.id() && host.has_inventory()) others.push_back(&host);
+  }
+  std::sort(others.begin(), others.end(),
+            [](const auto* a, const auto* b) { return a->id() < b->id(); });
+  json targets = json::array();
+  for (const types::v1::Host* host : others) {
+    json nics = json::array();
+    for (const types::v1::Interface& nic : host->inventory().interfaces()) {
+      json addresses = json::array();
+      for (const std::string& a : nic.ipv4_addresses()) addresses.push_back(a);
+      for (const std::string& a : nic.ipv6_addresses()) addresses.push_back(a);
+      if (addresses.empty()) continue;
+      nics.push_back(
+          {{"name", nic.name()}, {"mac", nic.mac_address()}, {"ip_addresses", addresses}});
+    }
+    targets.push_back({{"host_id", host->id()}, {"nics", nics}});
+  }
+  return targets;
+}
+
+// free-network-addresses: the cluster's IPv4 machine networks, else the host's own IPv4
+// networks, canonical and without duplicates.
+json FreeAddressNetworks(const InstructionInput& input) {
+  std::set<std::string> networks;
+  if (input.cluster != nullptr) {
+    for (const types::v1::MachineNetwork& network : input.cluster->machine_networks()) {
+      absl::StatusOr<net::Cidr> cidr = net::Cidr::ParseInterface(network.cidr());
+      if (cidr.ok() && cidr->family() == net::Family::kIpv4) networks.insert(cidr->ToString());
+    }
+  }
+  if (networks.empty()) {
+    for (const types::v1::Interface& nic : input.host.inventory().interfaces()) {
+      for (const std::string& address : nic.ipv4_addresses()) {
+        absl::StatusOr<net::Cidr> cidr = net::Cidr::ParseInterface(address);
+        // Larger blocks are the agent's to refuse; a /22 is the reference's largest scan.
+        if (cidr.ok() && cidr->prefix_length() >= 22) networks.insert(cidr->ToString());
+      }
+    }
+  }
+  return json(std::vector<std::string>(networks.begin(), networks.end()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
+                                                  const InstructionInput& input) {
+  const types::v1::Cluster* cluster = input.cluster;
+  switch (type) {
+    case types::v1::STEP_TYPE_INVENTORY:
+      return std::vector<std::string>{input.host.id()};
+    case types::v1::STEP_TYPE_CONNECTIVITY_CHECK: {
+      json targets = ConnectivityTargets(input);
+      if (targets.empty()) return Missing(type, "no other host to check");
+      return std::vector<std::string>{targets.dump()};
+    }
+    case types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES: {
+      json networks = FreeAddressNetworks(input);
+      if (networks.empty()) return Missing(type, "no IPv4 network to scan");
+      return std::vector<std::string>{networks.dump()};
+    }
+    case types::v1::STEP_TYPE_NTP_SYNCHRONIZER:
+      if (cluster == nullptr || cluster->additional_ntp_source().empty()) {
+        return std::vector<std::string>{};
+      }
+      return std::vector<std::string>{
+          json{{"ntp_source", cluster->additional_ntp_source()}}.dump()};
+    case types::v1::STEP_TYPE_DOMAIN_RESOLUTION: {
+      if (cluster == nullptr || cluster->base_dns_domain().empty()) {
+        return Missing(type, "the cluster has no base DNS domain");
+      }
+      const core::ClusterDomains domains = core::DomainsOf(*cluster);
+      json names = json::array();
+      for (const std::string* name : {&domains.api, &domains.api_int, &domains.apps,
+                                      &domains.wildcard_probe, &domains.release}) {
+        if (!name->empty()) names.push_back({{"domain_name", *name}});
+      }
+      return std::vector<std::string>{json{{"domains", names}}.dump()};
+    }
+    case types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY:
+      if (cluster == nullptr || cluster->ocp_release_image().empty()) {
+        return Missing(type, "the release image is not known");
+      }
+      return std::vector<std::string>{json{
+          {"images", {cluster->ocp_release_image()}},
+          {"timeout",
+           kImagesTimeoutSeconds}}.dump()};
+    case types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK:
+      if (input.host.installation_disk_path().empty()) {
+        return Missing(type, "no installation disk chosen");
+      }
+      return std::vector<std::string>{json{{"path", input.host.installation_disk_path()}}.dump(),
+                                      std::to_string(kDiskSpeedTimeoutSeconds)};
+    case types::v1::STEP_TYPE_LOGS_GATHER:
+      return std::vector<std::string>{json{
+          {"cluster_id", input.host.cluster_id()},
+          {"host_id", input.host.id()},
+          {"infra_env_id", input.host.infra_env_id()},
+          {"bootstrap", input.host.bootstrap()},
+          {"installer_gather", true},
+          {"master_ips", json::array()}}.dump()};
+    case types::v1::STEP_TYPE_STOP_INSTALLATION:
+      return std::vector<std::string>{};
+    default:
+      return Missing(type, "the default instruction source has no arguments for it");
+  }
+}
+
+absl::StatusOr<std::vector<types::v1::Step>> DefaultInstructions::StepsFor(
+    const InstructionInput& input) {
+  core::NextStepsInput next;
+  next.status = input.host.status();
+  next.kind = input.cluster == nullptr ? core::StepsKind::kUnbound
+              : input.cluster->kind() == types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER
+                  ? core::StepsKind::kDay2
+                  : core::StepsKind::kDay1;
+  next.disk_speed_measured =
+      !input.host.disks_info().empty() &&
+      input.host.disks_info().find(input.host.installation_disk_path()) != std::string::npos;
+  next.persistent_boot =
+      input.host.inventory().boot().device_type() == types::v1::BOOT_DEVICE_TYPE_PERSISTENT;
+  core::NextSteps selected;
+  {
+    absl::MutexLock lock(&mu_);
+    selected = core::SelectNextSteps(next, random_);
+  }
+  std::vector<types::v1::Step> steps;
+  for (types::v1::Step& step : selected.steps) {
+    absl::StatusOr<std::vector<std::string>> args = StepArgs(step.step_type(), input);
+    if (!args.ok()) continue;  // nothing the agent could run yet
+    for (std::string& arg : *args) step.add_args(std::move(arg));
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1::Step>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].step_type() != b[i].step_type() ||
+        !std::equal(a[i].args().begin(), a[i].args().end(), b[i].args().begin(),
+                    b[i].args().end())) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status LoggingProgressSink::OnProgress(const types::v1::Host& host,
+                                             const agent::v1::Progress& progress) {
+  log_.Info("install progress", {{"host_id", host.id()},
+                                 {"stage", core::HostStageName(progress.current_stage())},
+                                 {"info", progress.progress_info()}});
+  return absl::OkStatus();
+}
+
+}  // namespace assisted::orchestrator

@@ -1,0 +1,92 @@
+// File: services/orchestrator/instructions.h
+//
+// Two small seams of the agent hub, so install work plugs in without touching the hub:
+//
+//   InstructionSource  which steps (with their arguments) a host's agent should run now, given
+//                      the host, its cluster and the cluster's other hosts. The hub asks it after
+//                      every change that may matter and pushes the answer when it differs from
+//                      what that stream was last sent. The default, DefaultInstructions, is the
+//                      core's next-step selection (core/next_steps.h) with the arguments the
+//                      agent's executors expect; steps whose arguments it cannot build (install,
+//                      DHCP, Tang, ...) are left out. An install-aware source can wrap it and
+//                      expand STEP_TYPE_INSTALL with the host's Ignition.
+//   ProgressSink       what to do with an agent's install progress report. The default logs it.
+//
+// Both are called on the hub's worker threads, never on gRPC threads; they may block on the
+// inventory, and must be thread-safe.
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_
+
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "assisted/agent/v1/agent_service.pb.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "assisted/types/v1/step.pb.h"
+#include "lib/log/log.h"
+#include "lib/random/random.h"
+
+namespace assisted::orchestrator {
+
+struct InstructionInput {
+  const types::v1::Host& host;
+  const types::v1::Cluster* cluster = nullptr;  // null for a host without a cluster
+  // Every host of the cluster, this one included (just this one when unbound).
+  const std::vector<types::v1::Host>& cluster_hosts;
+};
+
+class InstructionSource {
+ public:
+  virtual ~InstructionSource() = default;
+  // The steps to run now, ids set; empty when the agent has nothing to do in this state.
+  virtual absl::StatusOr<std::vector<types::v1::Step>> StepsFor(const InstructionInput& input) = 0;
+};
+
+// The core's next steps, with arguments. Step ids come from `random`.
+class DefaultInstructions final : public InstructionSource {
+ public:
+  explicit DefaultInstructions(Random& random) : random_(random) {}
+  absl::StatusOr<std::vector<types::v1::Step>> StepsFor(const InstructionInput& input) override;
+
+ private:
+  absl::Mutex mu_;  // Random is not thread-safe
+  Random& random_ ABSL_GUARDED_BY(mu_);
+};
+
+// The arguments of a step of `type` for `input`, as the agent's executors read them; NOT_FOUND
+// when they cannot be built (e.g. no installation disk chosen yet, a step the default source does
+// not know). Exposed for tests and for sources that wrap the default.
+absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
+                                                  const InstructionInput& input);
+
+// Whether two step lists ask for the same work (types and arguments; ids are ignored).
+bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1::Step>& b);
+
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  // `host` (as stored) reported `progress`. OK acknowledges the report to the agent; an error
+  // leaves it unacknowledged, so the agent sends it again after a reconnect.
+  virtual absl::Status OnProgress(const types::v1::Host& host,
+                                  const agent::v1::Progress& progress) = 0;
+};
+
+// Logs each report and acknowledges it.
+class LoggingProgressSink final : public ProgressSink {
+ public:
+  explicit LoggingProgressSink(log::Logger log) : log_(std::move(log)) {}
+  absl::Status OnProgress(const types::v1::Host& host,
+                          const agent::v1::Progress& progress) override;
+
+ private:
+  log::Logger log_;
+};
+
+}  // namespace assisted::orchestrator
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_

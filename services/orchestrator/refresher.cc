@@ -1,0 +1,290 @@
+// File: services/orchestrator/refresher.cc
+
+#include "services/orchestrator/refresher.h"
+
+#include <chrono>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "grpcpp/client_context.h"
+#include "lib/status/grpc_status.h"
+#include "lib/status/status_macros.h"
+#include "services/orchestrator/core/agent_reports.h"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/cluster_state_machine.h"
+#include "services/orchestrator/core/cluster_validations.h"
+#include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/host_state_machine.h"
+#include "services/orchestrator/core/host_validations.h"
+#include "services/orchestrator/core/hw_requirements.h"
+#include "services/orchestrator/core/names.h"
+
+namespace assisted::orchestrator {
+namespace {
+
+namespace inv = inventory::v1;
+using Validations = google::protobuf::RepeatedPtrField<types::v1::ValidationResult>;
+
+google::protobuf::Timestamp ToTimestamp(absl::Time time) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
+}
+
+std::string DisplayName(const types::v1::Host& host) {
+  if (!host.requested_hostname().empty()) return host.requested_hostname();
+  if (!host.inventory().hostname().empty()) return host.inventory().hostname();
+  return host.id();
+}
+
+bool Passing(types::v1::ValidationStatus status) {
+  return status == types::v1::VALIDATION_STATUS_SUCCESS ||
+         status == types::v1::VALIDATION_STATUS_SUCCESS_SUPPRESS_OUTPUT;
+}
+
+bool Failing(types::v1::ValidationStatus status) {
+  return status == types::v1::VALIDATION_STATUS_FAILURE ||
+         status == types::v1::VALIDATION_STATUS_ERROR;
+}
+
+// Events for validations that started failing or passed again (pending ones are not news).
+void EmitValidationEvents(const types::v1::Host& host, const Validations& before,
+                          const Validations& after, EventSink& events) {
+  absl::flat_hash_map<std::string, types::v1::ValidationStatus> previous;
+  for (const types::v1::ValidationResult& v : before) previous[v.id()] = v.status();
+  for (const types::v1::ValidationResult& v : after) {
+    auto it = previous.find(v.id());
+    if (it == previous.end()) continue;
+    if (Passing(it->second) && Failing(v.status())) {
+      events.Emit(HostEvent(host, "host_validation_failed",
+                            absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(),
+                                         "' that used to succeed is now failing: ", v.message()),
+                            types::v1::EVENT_SEVERITY_WARNING));
+    } else if (Failing(it->second) && Passing(v.status())) {
+      events.Emit(HostEvent(
+          host, "host_validation_fixed",
+          absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(), "' is now fixed")));
+    }
+  }
+}
+
+}  // namespace
+
+bool ValidationOutcomesDiffer(const Validations& a, const Validations& b) {
+  if (a.size() != b.size()) return true;
+  for (int i = 0; i < a.size(); ++i) {
+    if (a[i].id() != b[i].id() || a[i].status() != b[i].status()) return true;
+  }
+  return false;
+}
+
+Refresher::Refresher(inv::InventoryService::StubInterface& inventory, RefreshOptions options,
+                     const Clock& clock, const LivenessView& liveness, EventSink& events,
+                     log::Logger log)
+    : inventory_(inventory),
+      options_(std::move(options)),
+      clock_(clock),
+      liveness_(liveness),
+      events_(events),
+      log_(std::move(log)) {}
+
+std::unique_ptr<grpc::ClientContext> Refresher::Context() const {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(
+      std::chrono::system_clock::now() +
+      std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.inventory_timeout)));
+  return context;
+}
+
+types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time now) const {
+  types::v1::Host observed = stored;
+  if (std::optional<absl::Time> heard =
+          liveness_.LastHeard(HostKey(stored.infra_env_id(), stored.id()))) {
+    *observed.mutable_checked_in_at() = ToTimestamp(*heard);
+  } else if (!stored.agent_stream_holder().empty() &&
+             stored.agent_stream_holder() != liveness_.replica_id()) {
+    *observed.mutable_checked_in_at() = ToTimestamp(now);  // its holder judges it
+  }
+  return observed;
+}
+
+absl::StatusOr<types::v1::Cluster> Refresher::LoadCluster(const std::string& cluster_id) {
+  inv::GetClusterRequest get;
+  get.set_id(cluster_id);
+  get.set_include_hosts(true);
+  types::v1::Cluster cluster;
+  RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetCluster(Context().get(), get, &cluster)));
+  return cluster;
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(const std::string& infra_env_id,
+                                                      const std::string& host_id) {
+  for (int attempt = 0;; ++attempt) {
+    inv::GetHostRequest get;
+    get.set_infra_env_id(infra_env_id);
+    get.set_id(host_id);
+    types::v1::Host host;
+    RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetHost(Context().get(), get, &host)));
+    if (!host.cluster_id().empty()) return RefreshCluster(host.cluster_id());
+    RefreshOutcome outcome;
+    absl::Status status = RefreshOnce(std::nullopt, {host}, outcome);
+    if (status.ok()) return outcome;
+    if (!absl::IsAborted(status) || attempt + 1 >= options_.attempts) return status;
+  }
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshCluster(const std::string& cluster_id) {
+  for (int attempt = 0;; ++attempt) {
+    ASSIGN_OR_RETURN(types::v1::Cluster cluster, LoadCluster(cluster_id));
+    std::vector<types::v1::Host> hosts(cluster.hosts().begin(), cluster.hosts().end());
+    cluster.clear_hosts();
+    RefreshOutcome outcome;
+    absl::Status status = RefreshOnce(std::move(cluster), std::move(hosts), outcome);
+    if (status.ok()) return outcome;
+    if (!absl::IsAborted(status) || attempt + 1 >= options_.attempts) return status;
+  }
+}
+
+absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
+                                    std::vector<types::v1::Host> hosts, RefreshOutcome& outcome) {
+  const absl::Time now = clock_.Now();
+  const types::v1::Cluster* cluster_ptr = cluster ? &*cluster : nullptr;
+  std::vector<types::v1::Host> observed;
+  observed.reserve(hosts.size());
+  for (const types::v1::Host& host : hosts) observed.push_back(Observed(host, now));
+  std::vector<core::HostReports> reports;
+  reports.reserve(observed.size());
+  for (const types::v1::Host& host : observed) reports.push_back(core::ParseHostReports(host));
+  auto views = [&] {
+    std::vector<core::HostView> out;
+    for (size_t i = 0; i < observed.size(); ++i) out.push_back({&observed[i], &reports[i]});
+    return out;
+  };
+  std::vector<const types::v1::Host*> pointers;
+  for (const types::v1::Host& host : observed) pointers.push_back(&host);
+
+  std::vector<core::HostView> host_views = views();
+  ASSIGN_OR_RETURN(
+      core::ClusterFacts facts,
+      core::BuildClusterFacts(cluster_ptr, host_views, core::DefaultHwRequirements(), {}));
+  for (size_t i = 0; i < observed.size(); ++i) {
+    core::ValidationResults validations =
+        core::ValidateHost({observed[i], reports[i], facts, now, options_.timeouts.host});
+    if (cluster) {
+      validations.Ignore(std::vector<std::string>(cluster->ignored_host_validations().begin(),
+                                                  cluster->ignored_host_validations().end()));
+    }
+    const core::HostContext context = core::MakeHostContext(
+        observed[i], cluster_ptr, pointers, &validations, now, options_.timeouts, {});
+    absl::StatusOr<core::HostDecision> decision =
+        core::HostStateMachine().Fire(core::HostEvent::kRefresh, observed[i].status(), context);
+    if (!decision.ok()) {
+      log_.Warning("no refresh rule for the host",
+                   {{"host_id", observed[i].id()}, {"error", decision.status().message()}});
+      continue;
+    }
+    Validations results;
+    validations.ToProto(&results);
+    if (!decision->changed() && !ValidationOutcomesDiffer(results, hosts[i].validations_info())) {
+      continue;
+    }
+    types::v1::Host written;
+    RETURN_IF_ERROR(
+        WriteHost(hosts[i], observed[i], decision->to,
+                  decision->status_info.empty() ? hosts[i].status_info() : decision->status_info,
+                  results, written));
+    ++outcome.hosts_written;
+    EmitValidationEvents(written, hosts[i].validations_info(), results, events_);
+    hosts[i] = written;
+    observed[i] = Observed(written, now);
+  }
+  outcome.hosts = hosts;
+  if (!cluster) return absl::OkStatus();
+
+  host_views = views();
+  ASSIGN_OR_RETURN(
+      facts, core::BuildClusterFacts(cluster_ptr, host_views, core::DefaultHwRequirements(), {}));
+  core::ValidationResults validations = core::ValidateCluster(
+      {*cluster, host_views, facts, now, /*custom_manifests_uploaded=*/false});
+  validations.Ignore(std::vector<std::string>(cluster->ignored_cluster_validations().begin(),
+                                              cluster->ignored_cluster_validations().end()));
+  bool kubeconfig_exists = false;
+  if (cluster->status() == types::v1::CLUSTER_STATUS_FINALIZING) {
+    inv::GetArtifactRequest get;
+    get.set_cluster_id(cluster->id());
+    get.set_name("kubeconfig");
+    get.set_metadata_only(true);
+    inv::Artifact artifact;
+    kubeconfig_exists = inventory_.GetArtifact(Context().get(), get, &artifact).ok();
+  }
+  const core::ClusterContext context = core::MakeClusterContext(
+      *cluster, pointers, &validations, now, options_.timeouts, {}, kubeconfig_exists);
+  ASSIGN_OR_RETURN(
+      core::ClusterDecision decision,
+      core::ClusterStateMachine().Fire(core::ClusterEvent::kRefresh, cluster->status(), context));
+  Validations results;
+  validations.ToProto(&results);
+  if (decision.changed() || ValidationOutcomesDiffer(results, cluster->validations_info())) {
+    types::v1::Cluster written;
+    RETURN_IF_ERROR(
+        WriteCluster(*cluster, decision.to,
+                     decision.status_info.empty() ? cluster->status_info() : decision.status_info,
+                     results, written));
+    outcome.cluster_written = true;
+    *cluster = std::move(written);
+  }
+  outcome.cluster = std::move(cluster);
+  return absl::OkStatus();
+}
+
+absl::Status Refresher::WriteHost(const types::v1::Host& stored, const types::v1::Host& observed,
+                                  types::v1::HostStatus to, const std::string& info,
+                                  const Validations& validations, types::v1::Host& written) {
+  inv::UpdateHostStatusRequest update;
+  update.set_infra_env_id(stored.infra_env_id());
+  update.set_id(stored.id());
+  update.set_expected_status(stored.status());
+  update.set_new_status(to);
+  update.set_status_info(info);
+  *update.mutable_patch()->mutable_validations_info() = validations;
+  update.mutable_patch_mask()->add_paths("validations_info");
+  RETURN_IF_ERROR(FromGrpcStatus(inventory_.UpdateHostStatus(Context().get(), update, &written)));
+  if (to != stored.status()) {
+    log_.Info("host status changed", {{"host_id", stored.id()},
+                                      {"from", core::HostStatusName(stored.status())},
+                                      {"to", core::HostStatusName(to)},
+                                      {"info", info}});
+    events_.Emit(HostEvent(
+        written, "host_status_updated",
+        absl::StrCat("Host ", DisplayName(observed), ": updated status from ",
+                     core::HostStatusName(stored.status()), " to ", core::HostStatusName(to),
+                     info.empty() ? "" : absl::StrCat(" (", info, ")"))));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Refresher::WriteCluster(const types::v1::Cluster& stored, types::v1::ClusterStatus to,
+                                     const std::string& info, const Validations& validations,
+                                     types::v1::Cluster& written) {
+  inv::UpdateClusterStatusRequest update;
+  update.set_id(stored.id());
+  update.set_expected_status(stored.status());
+  update.set_new_status(to);
+  update.set_status_info(info);
+  *update.mutable_patch()->mutable_validations_info() = validations;
+  update.mutable_patch_mask()->add_paths("validations_info");
+  RETURN_IF_ERROR(
+      FromGrpcStatus(inventory_.UpdateClusterStatus(Context().get(), update, &written)));
+  if (to != stored.status()) {
+    log_.Info("cluster status changed", {{"cluster_id", stored.id()},
+                                         {"from", core::ClusterStatusName(stored.status())},
+                                         {"to", core::ClusterStatusName(to)}});
+    events_.Emit(
+        ClusterEvent(written, "cluster_status_updated",
+                     absl::StrCat("Updated status of the cluster to ", core::ClusterStatusName(to),
+                                  info.empty() ? "" : absl::StrCat(" (", info, ")"))));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace assisted::orchestrator

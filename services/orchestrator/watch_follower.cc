@@ -1,0 +1,73 @@
+// File: services/orchestrator/watch_follower.cc
+
+#include "services/orchestrator/watch_follower.h"
+
+#include "grpcpp/client_context.h"
+#include "lib/time/backoff.h"
+
+namespace assisted::orchestrator {
+
+namespace inv = inventory::v1;
+
+WatchFollower::WatchFollower(inv::InventoryService::StubInterface& inventory,
+                             std::vector<inv::ResourceKind> kinds, Callbacks callbacks,
+                             log::Logger log)
+    : inventory_(inventory),
+      kinds_(std::move(kinds)),
+      callbacks_(std::move(callbacks)),
+      log_(std::move(log)),
+      thread_([this] { Run(); }) {}
+
+WatchFollower::~WatchFollower() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    if (current_ != nullptr) current_->TryCancel();
+  }
+  thread_.join();
+}
+
+void WatchFollower::Run() {
+  Backoff backoff({.max = absl::Seconds(30)}, random_);
+  while (true) {
+    grpc::ClientContext context;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopping_) return;
+      current_ = &context;
+    }
+    inv::WatchRequest request;
+    request.set_from_seq(seq_.load());
+    for (inv::ResourceKind kind : kinds_) request.mutable_filter()->add_kinds(kind);
+    std::unique_ptr<grpc::ClientReaderInterface<inv::WatchEvent>> stream =
+        inventory_.Watch(&context, request);
+    inv::WatchEvent event;
+    while (stream->Read(&event)) {
+      backoff.Reset();
+      seq_.store(event.seq());
+      if (event.change_type() != inv::CHANGE_TYPE_BOOKMARK) callbacks_.on_change(event);
+    }
+    const grpc::Status status = stream->Finish();
+    absl::Duration delay = backoff.Next();
+    {
+      absl::MutexLock lock(&mu_);
+      current_ = nullptr;
+      if (stopping_) return;
+    }
+    if (status.error_code() == grpc::StatusCode::OUT_OF_RANGE) {
+      log_.Warning("change log trimmed past our position; re-reading", {{"seq", seq_.load()}});
+      seq_.store(0);
+      callbacks_.on_resync();
+      delay = absl::ZeroDuration();
+    } else {
+      log_.Warning("inventory watch ended; resuming",
+                   {{"seq", seq_.load()}, {"error", status.error_message()}});
+    }
+    absl::MutexLock lock(&mu_);
+    auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
+    mu_.AwaitWithTimeout(absl::Condition(&stopping), delay);
+    if (stopping_) return;
+  }
+}
+
+}  // namespace assisted::orchestrator

@@ -1,0 +1,66 @@
+// File: services/orchestrator/watch_follower.h
+//
+// Follows the inventory's change log (InventoryService.Watch) on its own thread, so a replica
+// learns of every host and cluster change whoever made it: a user action through another
+// replica, a gateway edit, another replica's refresh. It starts from the head at start-up
+// (from_seq 0: a BOOKMARK gives the current seq), resumes after the last seq it saw when the
+// stream breaks (backoff 1 s x1.6, at most 30 s), and when the inventory no longer holds that
+// seq (OUT_OF_RANGE: the change log was trimmed) it starts from the head again and calls
+// `on_resync` so the caller re-reads what it cares about instead of trusting a gap.
+//
+// Callbacks run on the follower's thread, one at a time; they must not block for long (hand
+// work to a queue).
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_WATCH_FOLLOWER_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_WATCH_FOLLOWER_H_
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "lib/log/log.h"
+#include "lib/random/random.h"
+
+namespace assisted::orchestrator {
+
+class WatchFollower {
+ public:
+  struct Callbacks {
+    std::function<void(const inventory::v1::WatchEvent&)> on_change;
+    std::function<void()> on_resync;
+  };
+
+  // Starts following changes of `kinds` at once.
+  WatchFollower(inventory::v1::InventoryService::StubInterface& inventory,
+                std::vector<inventory::v1::ResourceKind> kinds, Callbacks callbacks,
+                log::Logger log);
+  // Cancels the stream and joins the thread.
+  ~WatchFollower();
+  WatchFollower(const WatchFollower&) = delete;
+  WatchFollower& operator=(const WatchFollower&) = delete;
+
+  // The last seq seen (0 before the first message).
+  int64_t seq() const { return seq_.load(); }
+
+ private:
+  void Run();
+
+  inventory::v1::InventoryService::StubInterface& inventory_;
+  const std::vector<inventory::v1::ResourceKind> kinds_;
+  const Callbacks callbacks_;
+  log::Logger log_;
+  SystemRandom random_;
+  std::atomic<int64_t> seq_{0};
+  absl::Mutex mu_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::ClientContext* current_ ABSL_GUARDED_BY(mu_) = nullptr;
+  std::thread thread_;
+};
+
+}  // namespace assisted::orchestrator
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_WATCH_FOLLOWER_H_
