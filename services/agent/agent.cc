@@ -17,6 +17,7 @@
 #include "services/agent/hardware/inventory.h"
 #include "services/agent/simulation/profile.h"
 #include "services/agent/steps/executors.h"
+#include "services/agent/steps/install.h"
 #include "services/agent/steps/net_probe.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_runner.h"
@@ -27,20 +28,30 @@ namespace {
 
 // Runs pushed steps on the step runner; answers the inventory step itself, with the typed
 // inventory the orchestrator stores.
-class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
+class RunnerExecutor final : public StepExecutor,
+                             public steps::LogChunkSink,
+                             public steps::InstallReporter {
  public:
+  // Where what the steps produce besides results goes (the stream client).
+  struct Outputs {
+    std::function<void(v1::LogChunk)> log_chunks;
+    std::function<void(v1::AgentMessage)> progress;
+    // Called on a runner thread once the install step's result went to the client.
+    std::function<void(const steps::InstallRequest&)> reboot;
+  };
+
   RunnerExecutor(std::function<types::v1::Inventory()> inventory,
                  const steps::SimulationHooks* simulation)
       : inventory_(std::move(inventory)), simulation_(simulation) {}
 
   // Must be called once before any step runs.
-  absl::Status Start(int max_concurrent, std::function<void(v1::LogChunk)> log_chunks,
-                     const log::Logger& log) {
-    log_chunks_ = std::move(log_chunks);
+  absl::Status Start(int max_concurrent, Outputs outputs, const log::Logger& log) {
+    outputs_ = std::move(outputs);
     environment_.processes = &processes_;
     environment_.clock = &clock_;
     environment_.log_chunks = this;
     environment_.simulation = simulation_;
+    environment_.install = this;
     environment_.log = log;
     ASSIGN_OR_RETURN(
         runner_,
@@ -84,8 +95,17 @@ class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
   }
 
   absl::Status Send(const v1::LogChunk& chunk) override {
-    log_chunks_(chunk);
+    outputs_.log_chunks(chunk);
     return absl::OkStatus();
+  }
+
+  void Progress(types::v1::HostStage stage, const std::string& info, int percentage) override {
+    outputs_.progress(ProgressMessage(stage, info, percentage, clock_.Now()));
+  }
+
+  void RebootAfterResult(const steps::InstallRequest& request) override {
+    absl::MutexLock lock(&mu_);
+    pending_reboot_ = request;
   }
 
  private:
@@ -103,17 +123,26 @@ class RunnerExecutor final : public StepExecutor, public steps::LogChunkSink {
       absl::MutexLock lock(&mu_);
       done = done_;
     }
+    const bool install = result.step_type() == types::v1::STEP_TYPE_INSTALL;
     if (done) done(std::move(result));
+    if (!install) return;
+    std::optional<steps::InstallRequest> reboot;
+    {
+      absl::MutexLock lock(&mu_);
+      reboot.swap(pending_reboot_);
+    }
+    if (reboot.has_value()) outputs_.reboot(*reboot);
   }
 
   std::function<types::v1::Inventory()> inventory_;
   const steps::SimulationHooks* const simulation_;  // null on a real host
-  std::function<void(v1::LogChunk)> log_chunks_;
+  Outputs outputs_;
   process::LocalProcessRunner processes_;
   RealClock clock_;
   steps::StepEnvironment environment_;
   absl::Mutex mu_;
   std::function<void(types::v1::StepResult)> done_ ABSL_GUARDED_BY(mu_);
+  std::optional<steps::InstallRequest> pending_reboot_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<steps::StepRunner> runner_;  // last: its threads use everything above
 };
 
@@ -129,15 +158,40 @@ class Agent final : public service::RunningService {
     if (config.probe_port > 0 && agent->simulated_ == nullptr) {
       ASSIGN_OR_RETURN(agent->probe_, steps::ProbeListener::Start("0.0.0.0", config.probe_port));
     }
+    Agent* self = agent.get();
     RETURN_IF_ERROR(agent->executor_.Start(
         config.max_concurrent_steps,
-        [client = &agent->client_](v1::LogChunk chunk) { client->SendLogChunk(std::move(chunk)); },
+        {.log_chunks = [self](v1::LogChunk chunk) { self->client_.SendLogChunk(std::move(chunk)); },
+         .progress = [self](v1::AgentMessage m) { self->client_.SendProgress(std::move(m)); },
+         .reboot = [self](const steps::InstallRequest& r) { self->Reboot(r); }},
         log.Child("steps")));
     agent->thread_ = std::thread([client = &agent->client_] { client->Run(); });
     return agent;
   }
 
   ~Agent() override { Shutdown(absl::ZeroDuration()); }
+
+  // After a successful install: report Rebooting, give the orchestrator up to 30 s to
+  // acknowledge everything, then reboot (a real host: `shutdown -r +1`, as the reference) or end
+  // the discovery session (a simulated host).
+  void Reboot(const steps::InstallRequest& request) {
+    client_.SendProgress(ProgressMessage(types::v1::HOST_STAGE_REBOOTING, "", -1, absl::Now()));
+    if (!client_.outbox().AwaitEmpty(absl::Seconds(30))) {
+      log_.Warning("rebooting with unacknowledged messages");
+    }
+    if (simulated_ != nullptr) {
+      log_.Info("simulated reboot: discovery session ends", {{"role", request.role}});
+      client_.Stop();
+      return;
+    }
+    process::LocalProcessRunner processes;
+    absl::StatusOr<process::CommandResult> ran =
+        processes.Run({.argv = {"shutdown", "-r", "+1"}, .timeout = absl::Seconds(30)});
+    if (!ran.ok() || ran->exit_code != 0) {
+      log_.Error("cannot reboot",
+                 {{"error", ran.ok() ? ran->stderr_data : ran.status().message()}});
+    }
+  }
 
   void Shutdown(absl::Duration) override {
     executor_.Stop();  // first: results must not reach a stopped client
@@ -148,10 +202,12 @@ class Agent final : public service::RunningService {
  private:
   Agent(StreamClient::ChannelFactory channels, StreamIdentity identity,
         std::unique_ptr<simulation::SimulatedHost> simulated, log::Logger log)
-      : simulated_(std::move(simulated)),
+      : log_(log),
+        simulated_(std::move(simulated)),
         executor_(identity.inventory, simulated_ ? &simulated_->hooks() : nullptr),
         client_(std::move(channels), std::move(identity), executor_, random_, std::move(log)) {}
 
+  const log::Logger log_;
   SystemRandom random_;
   const std::unique_ptr<simulation::SimulatedHost> simulated_;  // before what uses its hooks
   RunnerExecutor executor_;

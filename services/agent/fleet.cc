@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/support/client_callback.h"
 #include "lib/process/subprocess.h"
@@ -23,6 +24,7 @@
 #include "nlohmann/json.hpp"
 #include "services/agent/simulation/profile.h"
 #include "services/agent/steps/executors.h"
+#include "services/agent/steps/install.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/stream_client.h"
 
@@ -195,7 +197,11 @@ struct SentRecord {
   std::string stage;
 };
 
-class FleetAgent final : public steps::LogChunkSink {
+// One call of the simulated in-cluster controller.
+using ControllerCall =
+    std::function<grpc::Status(orchestrator::v1::OrchestratorService::Stub&, grpc::ClientContext&)>;
+
+class FleetAgent final : public steps::LogChunkSink, public steps::InstallReporter {
  public:
   FleetAgent(Shared& shared, int index, simulation::SimulatedHost host)
       : shared_(shared),
@@ -209,7 +215,9 @@ class FleetAgent final : public steps::LogChunkSink {
     identity_.instance_id = RandomUuid(shared.random);
     identity_.token = shared.options.agent_token;
     identity_.inventory = [this] { return host_.inventory(); };
-    for (std::unique_ptr<steps::StepExecutor>& e : steps::MakeExecutors({}, nullptr)) {
+    steps::ExecutorsConfig config;
+    config.install.stage_delay = shared.options.stage_delay;
+    for (std::unique_ptr<steps::StepExecutor>& e : steps::MakeExecutors(config, nullptr)) {
       const types::v1::StepType type = e->type();
       executors_[type] = std::move(e);
     }
@@ -222,6 +230,7 @@ class FleetAgent final : public steps::LogChunkSink {
     ASSIGN_OR_RETURN(channel_,
                      grpcutil::MakeChannel(shared_.options.orchestrator_address, options));
     stub_ = v1::AgentService::NewStub(channel_);
+    controller_ = orchestrator::v1::OrchestratorService::NewStub(channel_);
     return absl::OkStatus();
   }
 
@@ -268,6 +277,7 @@ class FleetAgent final : public steps::LogChunkSink {
         const uint64_t seq = message.ack().up_to_seq();
         outbox_.Acknowledge(seq);
         Emit(FleetEvent::Kind::kAcknowledged, [seq](FleetEvent& e) { e.seq = seq; });
+        if (outbox_.Pending().empty()) CloseIfRebooting();
         break;
       }
       case v1::ServiceMessage::kReject: {
@@ -289,20 +299,32 @@ class FleetAgent final : public steps::LogChunkSink {
 
   void OnSessionDone(Session* session, const grpc::Status& status) {
     bool reconnect = false;
+    bool rebooted = false;
     absl::Duration delay;
     {
       absl::MutexLock lock(&mu_);
+      rebooted = closing_for_reboot_;
       if (session_.get() == session) session_ = nullptr;
       if (registered_) shared_.registered_now.fetch_sub(1);
       registered_ = false;
       --sessions_;
-      reconnect = !stopped_ && !give_up_;
+      reconnect = !stopped_ && !give_up_ && !rebooted;
       delay = retry_after_ > absl::ZeroDuration() ? retry_after_ : backoff_.Next();
       retry_after_ = absl::ZeroDuration();
     }
     Emit(FleetEvent::Kind::kDisconnected,
          [&status](FleetEvent& e) { e.detail = status.error_message(); });
     if (reconnect) shared_.timer.After(delay, [this] { Connect(); });
+    if (rebooted) AfterReboot();
+  }
+
+  void Progress(types::v1::HostStage stage, const std::string& info, int percentage) override {
+    Deliver(ProgressMessage(stage, info, percentage, shared_.clock.Now()));
+  }
+
+  void RebootAfterResult(const steps::InstallRequest& request) override {
+    absl::MutexLock lock(&mu_);
+    pending_reboot_ = request;
   }
 
   absl::Status Send(const v1::LogChunk& chunk) override {
@@ -314,24 +336,9 @@ class FleetAgent final : public steps::LogChunkSink {
 
   json Record() const {
     absl::MutexLock lock(&mu_);
-    json sent = json::array();
-    for (const SentRecord& r : sent_) {
-      json entry = {{"seq", r.seq}, {"kind", r.kind}};
-      if (!r.step_id.empty()) {
-        entry["step_id"] = r.step_id;
-        entry["step_type"] = r.step_type;
-        entry["exit_code"] = r.exit_code;
-      }
-      if (!r.stage.empty()) entry["stage"] = r.stage;
-      sent.push_back(std::move(entry));
-    }
-    return {{"agent", index_},
-            {"host_id", identity_.host_id},
-            {"instance_id", identity_.instance_id},
-            {"registrations", registrations_},
-            {"acknowledged_up_to", outbox_.acknowledged()},
-            {"sent", std::move(sent)},
-            {"rejected", rejected_}};
+    json record = RecordLocked(/*current=*/true);
+    record["previous_instances"] = previous_;
+    return record;
   }
 
   const std::string& host_id() const { return identity_.host_id; }
@@ -406,7 +413,152 @@ class FleetAgent final : public steps::LogChunkSink {
       v1::AgentMessage message;
       *message.mutable_step_result() = std::move(result);
       Deliver(std::move(message));
+      std::optional<steps::InstallRequest> reboot;
+      {
+        absl::MutexLock lock(&mu_);
+        reboot.swap(pending_reboot_);
+      }
+      if (reboot.has_value()) Reboot(*reboot);
     }
+  }
+
+  // After the install step's result: report Rebooting, and end the discovery session once the
+  // orchestrator has acknowledged everything (or after a grace period).
+  void Reboot(const steps::InstallRequest& request) {
+    Progress(types::v1::HOST_STAGE_REBOOTING, "", -1);
+    {
+      absl::MutexLock lock(&mu_);
+      rebooting_ = true;
+      installed_ = request;
+    }
+    log_.Info("rebooting", {{"role", request.role}, {"bootstrap", request.bootstrap ? 1 : 0}});
+    if (outbox_.Pending().empty()) CloseIfRebooting();
+    shared_.timer.After(absl::Seconds(30), [this] { CloseIfRebooting(); });
+  }
+
+  void CloseIfRebooting() {
+    std::shared_ptr<Session> session;
+    {
+      absl::MutexLock lock(&mu_);
+      if (!rebooting_ || closing_for_reboot_) return;
+      closing_for_reboot_ = true;
+      session = session_;
+    }
+    if (session != nullptr) {
+      session->Cancel();
+    } else {
+      AfterReboot();  // no stream to end
+    }
+  }
+
+  // The host is back up: the discovery image again (a new agent instance registers), or the
+  // installed OS, whose controller reports the remaining stages.
+  void AfterReboot() {
+    Emit(FleetEvent::Kind::kRebooted);
+    steps::InstallRequest request;
+    {
+      absl::MutexLock lock(&mu_);
+      request = installed_;
+      rebooting_ = false;
+      closing_for_reboot_ = false;
+      if (host_.profile().reboot_into_discovery) {
+        previous_.push_back(RecordLocked(/*current=*/false));
+        sent_.clear();
+        rejected_.clear();
+        seen_steps_.clear();
+        outbox_.Reset();
+        identity_.instance_id = RandomUuid(shared_.random);
+      }
+    }
+    if (host_.profile().reboot_into_discovery) {
+      log_.Info("booted the discovery image again");
+      Connect();
+      return;
+    }
+    calls_ = ControllerCalls(request);
+    shared_.steps->Post([this] { Call(0, 0); });
+  }
+
+  // What the simulated in-cluster controller reports for this host: its stages after the
+  // reboot, and for the bootstrap host the cluster's finalizing stages and completion.
+  std::vector<std::pair<std::string, ControllerCall>> ControllerCalls(
+      const steps::InstallRequest& request) {
+    namespace ov1 = orchestrator::v1;
+    std::vector<std::pair<std::string, ControllerCall>> calls;
+    for (types::v1::HostStage stage : steps::StagesAfterReboot(request)) {
+      ov1::UpdateHostProgressRequest update;
+      update.set_infra_env_id(identity_.infra_env_id);
+      update.set_host_id(identity_.host_id);
+      update.set_current_stage(stage);
+      calls.emplace_back(types::v1::HostStage_Name(stage),
+                         [update](ov1::OrchestratorService::Stub& stub, grpc::ClientContext& c) {
+                           types::v1::Host host;
+                           return stub.UpdateHostProgress(&c, update, &host);
+                         });
+    }
+    if (!request.bootstrap) return calls;
+    for (types::v1::FinalizingStage stage :
+         {types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS,
+          types::v1::FINALIZING_STAGE_ADDING_ROUTER_CA,
+          types::v1::FINALIZING_STAGE_APPLYING_OLM_MANIFESTS,
+          types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION,
+          types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV,
+          types::v1::FINALIZING_STAGE_DONE}) {
+      ov1::UpdateFinalizingProgressRequest update;
+      update.set_cluster_id(request.cluster_id);
+      update.set_finalizing_stage(stage);
+      calls.emplace_back(types::v1::FinalizingStage_Name(stage),
+                         [update](ov1::OrchestratorService::Stub& stub, grpc::ClientContext& c) {
+                           types::v1::Cluster cluster;
+                           return stub.UpdateFinalizingProgress(&c, update, &cluster);
+                         });
+    }
+    ov1::CompleteInstallationRequest complete;
+    complete.set_cluster_id(request.cluster_id);
+    complete.set_is_success(true);
+    calls.emplace_back("CompleteInstallation",
+                       [complete](ov1::OrchestratorService::Stub& stub, grpc::ClientContext& c) {
+                         types::v1::Cluster cluster;
+                         return stub.CompleteInstallation(&c, complete, &cluster);
+                       });
+    return calls;
+  }
+
+  // On a pool thread: call `index` of calls_ (attempt `attempt`); the next one follows
+  // stage_delay later, a refused one is retried with backoff (at most kMaxAttempts times).
+  void Call(size_t index, int attempt) {
+    static constexpr int kMaxAttempts = 120;
+    {
+      absl::MutexLock lock(&mu_);
+      if (stopped_ || index >= calls_.size()) return;
+    }
+    grpc::ClientContext context;
+    AddAgentToken(context, identity_.token);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    const grpc::Status status = calls_[index].second(*controller_, context);
+    if (status.ok()) {
+      {
+        absl::MutexLock lock(&mu_);
+        reported_.push_back(calls_[index].first);
+      }
+      Emit(FleetEvent::Kind::kReported, [&](FleetEvent& e) { e.detail = calls_[index].first; });
+      shared_.timer.After(shared_.options.stage_delay, [this, index] {
+        shared_.steps->Post([this, index] { Call(index + 1, 0); });
+      });
+      return;
+    }
+    if (attempt + 1 >= kMaxAttempts) {
+      log_.Error("controller report refused; giving up",
+                 {{"report", calls_[index].first}, {"error", status.error_message()}});
+      return;
+    }
+    log_.Debug("controller report refused; retrying",
+               {{"report", calls_[index].first}, {"error", status.error_message()}});
+    const absl::Duration delay =
+        std::min(absl::Milliseconds(100) * (attempt + 1), absl::Seconds(5));
+    shared_.timer.After(delay, [this, index, attempt] {
+      shared_.steps->Post([this, index, attempt] { Call(index, attempt + 1); });
+    });
   }
 
   types::v1::StepResult RunStep(const types::v1::Step& step) {
@@ -418,8 +570,8 @@ class FleetAgent final : public steps::LogChunkSink {
       steps::StepExecutor& executor = *it->second;
       const absl::Duration timeout =
           step.has_timeout() ? absl::Seconds(step.timeout().seconds()) : executor.default_timeout();
-      steps::StepContext context{shared_.processes, shared_.clock,       cancellation_,    *this,
-                                 &host_.hooks(),    log_.Child("steps"), started + timeout};
+      steps::StepContext context{shared_.processes, shared_.clock,       cancellation_,     *this,
+                                 &host_.hooks(),    log_.Child("steps"), started + timeout, this};
       result = executor.Run(step, context);
     } else {
       result = steps::FailureResult(
@@ -449,6 +601,32 @@ class FleetAgent final : public steps::LogChunkSink {
     if (session != nullptr) session->Send(numbered);
   }
 
+  // This instance's books; with `current`, also who the agent is.
+  json RecordLocked(bool current) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    json sent = json::array();
+    for (const SentRecord& r : sent_) {
+      json entry = {{"seq", r.seq}, {"kind", r.kind}};
+      if (!r.step_id.empty()) {
+        entry["step_id"] = r.step_id;
+        entry["step_type"] = r.step_type;
+        entry["exit_code"] = r.exit_code;
+      }
+      if (!r.stage.empty()) entry["stage"] = r.stage;
+      sent.push_back(std::move(entry));
+    }
+    json record = {{"instance_id", identity_.instance_id},
+                   {"acknowledged_up_to", outbox_.acknowledged()},
+                   {"sent", std::move(sent)},
+                   {"rejected", rejected_}};
+    if (current) {
+      record["agent"] = index_;
+      record["host_id"] = identity_.host_id;
+      record["registrations"] = registrations_;
+      record["reported"] = reported_;
+    }
+    return record;
+  }
+
   static SentRecord Describe(const v1::AgentMessage& numbered) {
     SentRecord record;
     record.seq = numbered.seq();
@@ -472,6 +650,9 @@ class FleetAgent final : public steps::LogChunkSink {
   StreamIdentity identity_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::AgentService::Stub> stub_;
+  std::unique_ptr<orchestrator::v1::OrchestratorService::Stub> controller_;
+  // Set in AfterReboot before the first Call, read-only afterwards.
+  std::vector<std::pair<std::string, ControllerCall>> calls_;
   absl::flat_hash_map<int, std::unique_ptr<steps::StepExecutor>> executors_;
   Outbox outbox_;
   steps::Cancellation cancellation_;  // set when the agent stops
@@ -493,6 +674,12 @@ class FleetAgent final : public steps::LogChunkSink {
   bool stepping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<SentRecord> sent_ ABSL_GUARDED_BY(mu_);
   std::vector<uint64_t> rejected_ ABSL_GUARDED_BY(mu_);
+  std::optional<steps::InstallRequest> pending_reboot_ ABSL_GUARDED_BY(mu_);
+  steps::InstallRequest installed_ ABSL_GUARDED_BY(mu_);
+  bool rebooting_ ABSL_GUARDED_BY(mu_) = false;
+  bool closing_for_reboot_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::string> reported_ ABSL_GUARDED_BY(mu_);
+  std::vector<json> previous_ ABSL_GUARDED_BY(mu_);
 };
 
 void Session::Begin(std::shared_ptr<Session> self, v1::AgentService::Stub& stub,

@@ -12,6 +12,15 @@
 // in arrival order), and reconnects and delays wait on one shared timer thread. So the thread
 // count is fixed whatever the number of agents.
 //
+// Install (services/agent/steps/install.h): the install step writes the agent's disk image;
+// once its result is acknowledged the agent reports Rebooting and ends its stream for good. The
+// simulated host then either boots the discovery image again (profile knob
+// reboot_into_discovery: a new agent instance re-registers) or plays the in-cluster controller:
+// it reports its remaining stages through OrchestratorService.UpdateHostProgress, stage_delay
+// apart, and the bootstrap host then reports the finalizing stages and CompleteInstallation
+// (retried with backoff while the orchestrator refuses them, e.g. before the cluster is
+// finalizing).
+//
 // Every agent keeps a record of what it sent and what was acknowledged (Records()), so fault
 // tests can check "no result lost or applied twice" against the agents' own books.
 //
@@ -46,6 +55,7 @@ struct FleetEvent {
     kAcknowledged,  // the orchestrator acknowledged messages up to seq
     kDisconnected,  // the stream ended (detail: the status message)
     kRebooted,      // the simulated host rebooted after its install step
+    kReported,      // the simulated controller's call succeeded (detail: what it reported)
   };
   Kind kind;
   int agent = 0;  // index within the fleet
@@ -95,8 +105,10 @@ class Fleet {
 
   // JSON array, one object per agent: {"agent", "host_id", "instance_id", "registrations",
   // "acknowledged_up_to", "sent": [{"seq", "kind", "step_id", "step_type", "exit_code",
-  // "stage"}], "rejected": [seq...]} — what the agent sent (each seq once, re-sends not
-  // repeated) and the highest seq the orchestrator acknowledged.
+  // "stage"}], "rejected": [seq...], "reported": ["<stage or call>"...], "previous_instances":
+  // [{"instance_id", "acknowledged_up_to", "sent"}]} — what the agent sent (each seq once,
+  // re-sends not repeated), the highest seq the orchestrator acknowledged, and what the
+  // simulated controller reported after the reboot.
   std::string Records() const;
   // Writes Records() to `path` (atomically: a temporary file renamed into place).
   absl::Status WriteRecords(const std::string& path) const;

@@ -8,6 +8,19 @@ void AddAgentToken(grpc::ClientContext& context, const std::string& token) {
   if (!token.empty()) context.AddMetadata(kAuthorizationMetadata, "Bearer " + token);
 }
 
+v1::AgentMessage ProgressMessage(types::v1::HostStage stage, const std::string& info,
+                                 int percentage, absl::Time at) {
+  v1::AgentMessage message;
+  v1::Progress& progress = *message.mutable_progress();
+  progress.set_current_stage(stage);
+  progress.set_progress_info(info);
+  progress.set_stage_percentage(percentage);
+  progress.mutable_reported_at()->set_seconds(absl::ToUnixSeconds(at));
+  progress.mutable_reported_at()->set_nanos(static_cast<int32_t>(
+      absl::ToInt64Nanoseconds(at - absl::FromUnixSeconds(absl::ToUnixSeconds(at)))));
+  return message;
+}
+
 v1::AgentMessage RegisterMessage(const StreamIdentity& identity) {
   v1::AgentMessage registration;
   v1::Register& request = *registration.mutable_register_();
@@ -35,6 +48,19 @@ void Outbox::Acknowledge(uint64_t seq) {
 std::vector<v1::AgentMessage> Outbox::Pending() const {
   absl::MutexLock lock(&mu_);
   return std::vector<v1::AgentMessage>(pending_.begin(), pending_.end());
+}
+
+void Outbox::Reset() {
+  absl::MutexLock lock(&mu_);
+  next_seq_ = 1;
+  acknowledged_ = 0;
+  pending_.clear();
+}
+
+bool Outbox::AwaitEmpty(absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto empty = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return pending_.empty(); };
+  return mu_.AwaitWithTimeout(absl::Condition(&empty), timeout);
 }
 
 uint64_t Outbox::acknowledged() const {
@@ -71,6 +97,10 @@ void StreamClient::OnResult(types::v1::StepResult result) {
   *message.mutable_step_result() = std::move(result);
   // Kept until acknowledged; if the stream is down now, the next session sends it.
   Write(outbox_.Add(std::move(message)));
+}
+
+void StreamClient::SendProgress(v1::AgentMessage progress) {
+  Write(outbox_.Add(std::move(progress)));
 }
 
 void StreamClient::SendLogChunk(v1::LogChunk chunk) {

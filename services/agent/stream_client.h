@@ -39,6 +39,10 @@ class Outbox {
   // What is still unacknowledged, oldest first.
   std::vector<v1::AgentMessage> Pending() const;
   uint64_t acknowledged() const;
+  // Forgets everything and numbers from 1 again (a new agent instance after a reboot).
+  void Reset();
+  // Waits until nothing is pending or `timeout` passes; returns whether nothing is pending.
+  bool AwaitEmpty(absl::Duration timeout) const;
 
  private:
   mutable absl::Mutex mu_;
@@ -69,6 +73,10 @@ struct StreamIdentity {
 inline constexpr char kAuthorizationMetadata[] = "authorization";
 void AddAgentToken(grpc::ClientContext& context, const std::string& token);
 
+// A Progress message (installation stage) reported at `at`; percentage -1 when unknown.
+v1::AgentMessage ProgressMessage(types::v1::HostStage stage, const std::string& info,
+                                 int percentage, absl::Time at);
+
 // The Register message that opens every stream of `identity` (inventory included).
 v1::AgentMessage RegisterMessage(const StreamIdentity& identity);
 
@@ -87,6 +95,8 @@ class StreamClient {
 
   // Sends a log chunk of a running step (kept until acknowledged, like results). Thread-safe.
   void SendLogChunk(v1::LogChunk chunk);
+  // Sends installation progress (kept until acknowledged, like results). Thread-safe.
+  void SendProgress(v1::AgentMessage progress);
 
   // How many streams registered successfully so far (for tests and simulation).
   int registrations() const;

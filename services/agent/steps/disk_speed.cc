@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -21,6 +19,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
+#include "services/agent/steps/block_device.h"
 #include "services/agent/steps/json_args.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/unique_fd.h"
@@ -57,16 +56,6 @@ absl::StatusOr<Request> ParseRequest(const Step& step) {
   return r;
 }
 
-// Size of the device or file open at `fd`.
-absl::StatusOr<int64_t> SizeOf(int fd, const struct stat& st) {
-  if (S_ISREG(st.st_mode)) return static_cast<int64_t>(st.st_size);
-  uint64_t bytes = 0;
-  if (ioctl(fd, BLKGETSIZE64, &bytes) != 0) {
-    return absl::InternalError(absl::StrCat("cannot get the device size: ", std::strerror(errno)));
-  }
-  return static_cast<int64_t>(bytes);
-}
-
 struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
@@ -82,21 +71,11 @@ StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
     return FailureResult(1, why, failed_output);
   };
 
-  std::string target = request->path;
   const bool simulated = context.simulation != nullptr;
-  if (simulated) {
-    const auto& hook = context.simulation->disk_image;
-    target = hook ? hook(request->path) : "";
-    if (target.empty()) return fail(absl::StrCat("no disk ", request->path, " on this host"));
-  }
-  // Check the kind of file before opening it: opening some devices has side effects.
   struct stat st {};
-  if (stat(target.c_str(), &st) != 0) {
-    return fail(absl::StrCat("cannot find ", target, ": ", std::strerror(errno)));
-  }
-  if (!S_ISBLK(st.st_mode) && !(simulated && S_ISREG(st.st_mode))) {
-    return fail(absl::StrCat(request->path, " is not a block device"));
-  }
+  absl::StatusOr<std::string> resolved = ResolveDisk(request->path, context, &st);
+  if (!resolved.ok()) return fail(resolved.status().message());
+  const std::string& target = *resolved;
   const int flags = O_RDWR | O_CLOEXEC | O_DSYNC | O_DIRECT;
   UniqueFd fd(open(target.c_str(), flags));
   if (!fd.valid() && errno == EINVAL && simulated) {

@@ -18,6 +18,7 @@ std::vector<std::unique_ptr<StepExecutor>> MakeExecutors(ExecutorsConfig config,
   out.push_back(std::make_unique<DiskSpeedCheck>(config.disk_speed));
   out.push_back(std::make_unique<LogsGather>(std::move(config.logs)));
   out.push_back(std::make_unique<StopInstallation>(std::move(config.stop_installation)));
+  out.push_back(std::make_unique<InstallStep>(config.install));
   out.push_back(std::make_unique<RebootForReclaim>(std::move(config.reboot)));
   return out;
 }

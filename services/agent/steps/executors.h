@@ -20,6 +20,7 @@
 #include "services/agent/steps/free_addresses.h"
 #include "services/agent/steps/host_commands.h"
 #include "services/agent/steps/image_availability.h"
+#include "services/agent/steps/install.h"
 #include "services/agent/steps/inventory_step.h"
 #include "services/agent/steps/logs_gather.h"
 #include "services/agent/steps/ntp_synchronizer.h"
@@ -37,11 +38,12 @@ struct ExecutorsConfig {
   LogsGatherOptions logs;
   StopInstallationOptions stop_installation;
   RebootOptions reboot;
+  InstallOptions install;
 };
 
 // inventory, connectivity-check, free-network-addresses, ntp-synchronizer, domain-resolution,
-// container-image-availability, installation-disk-speed-check, logs-gather, stop-installation
-// and reboot-for-reclaim. Other step types (install, dhcp-lease-allocate, ...) have no executor
+// container-image-availability, installation-disk-speed-check, logs-gather, stop-installation,
+// reboot-for-reclaim and install. Other step types (dhcp-lease-allocate, ...) have no executor
 // yet, so the runner answers them with -1.
 std::vector<std::unique_ptr<StepExecutor>> MakeExecutors(ExecutorsConfig config,
                                                          InventoryCollector inventory);

@@ -28,7 +28,7 @@ TEST(MakeExecutors, CoversEachTypeOnce) {
     EXPECT_TRUE(types.insert(e->type()).second) << StepTypeName(e->type());
     EXPECT_GT(e->default_timeout(), absl::ZeroDuration());
   }
-  EXPECT_EQ(types.size(), 10u);
+  EXPECT_EQ(types.size(), 11u);
 }
 
 class RunnerWithRealExecutors : public ::testing::Test {
@@ -76,7 +76,7 @@ TEST_F(RunnerWithRealExecutors, AnswersGoodBadAndUnknownSteps) {
               IsOk());
   ASSERT_THAT(runner_->Submit(MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {"[not json"})),
               IsOk());
-  ASSERT_THAT(runner_->Submit(MakeStep(types::v1::STEP_TYPE_INSTALL, {"{}"})), IsOk());
+  ASSERT_THAT(runner_->Submit(MakeStep(types::v1::STEP_TYPE_DHCP_LEASE_ALLOCATE, {"{}"})), IsOk());
   std::vector<StepResult> results = Await(4);
 
   StepResult inventory = ById(results, "inventory-00000001");
@@ -88,9 +88,9 @@ TEST_F(RunnerWithRealExecutors, AnswersGoodBadAndUnknownSteps) {
   StepResult ntp = ById(results, "ntp-synchronizer-00000001");
   EXPECT_EQ(ntp.exit_code(), -1);
   EXPECT_THAT(ntp.error(), HasSubstr("invalid arguments"));
-  StepResult install = ById(results, "install-00000001");
-  EXPECT_EQ(install.exit_code(), -1);
-  EXPECT_THAT(install.error(), HasSubstr("does not run \"install\""));
+  StepResult dhcp = ById(results, "dhcp-lease-allocate-00000001");
+  EXPECT_EQ(dhcp.exit_code(), -1);
+  EXPECT_THAT(dhcp.error(), HasSubstr("does not run \"dhcp-lease-allocate\""));
 }
 
 TEST_F(RunnerWithRealExecutors, StepOverrunningItsDeadlineIsMinusOne) {

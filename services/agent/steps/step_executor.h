@@ -37,6 +37,7 @@ using types::v1::StepResult;
 using types::v1::StepType;
 
 struct SimulationHooks;  // simulation.h
+class InstallReporter;   // install.h
 
 // Exit code of a result for an unknown step, bad arguments, or a step that overran its deadline.
 inline constexpr int kExitInvalid = -1;
@@ -82,6 +83,8 @@ struct StepContext {
   const SimulationHooks* simulation = nullptr;
   log::Logger log = log::Logger::Discard();
   absl::Time deadline = absl::InfiniteFuture();
+  // Where the install step reports stages and hands over the reboot; null: dropped.
+  InstallReporter* install = nullptr;
 
   bool cancelled() const { return cancellation.cancelled(); }
   // Time left before the deadline (zero once it passed).

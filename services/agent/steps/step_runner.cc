@@ -189,10 +189,9 @@ void StepRunner::WorkerLoop() {
     }
     const log::Logger log = environment_.log.With("step_id", task->step.step_id());
     log.Info("step started", {{"timeout", absl::FormatDuration(task->timeout)}});
-    StepContext context{*environment_.processes, *environment_.clock,
-                        task->cancellation,      *environment_.log_chunks,
-                        environment_.simulation, log,
-                        task->deadline};
+    StepContext context{*environment_.processes,  *environment_.clock,     task->cancellation,
+                        *environment_.log_chunks, environment_.simulation, log,
+                        task->deadline,           environment_.install};
     StepResult result = task->executor->Run(task->step, context);
     bool late;
     {

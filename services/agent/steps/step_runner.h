@@ -58,6 +58,7 @@ struct StepEnvironment {
   LogChunkSink* log_chunks = nullptr;
   const SimulationHooks* simulation = nullptr;  // null on a real host
   log::Logger log = log::Logger::Discard();
+  InstallReporter* install = nullptr;  // the install step's stages and reboot; null: dropped
 };
 
 // Receives every result. Called on a runner thread, or on the caller's thread inside Submit for
