@@ -119,6 +119,10 @@ class InstallTest : public PostgresTest {
     create_infra_env.mutable_infra_env()->set_name("discovery");
     create_infra_env.mutable_infra_env()->set_cluster_id(cluster_.id());
     create_infra_env.set_pull_secret(kPullSecret);
+    types::v1::RegistryMirror* mirror =
+        create_infra_env.mutable_infra_env()->mutable_mirror_registries()->add_mirrors();
+    mirror->set_source("quay.io/openshift-release-dev/ocp-release");
+    mirror->add_mirrors("mirror.lab:5000/ocp/release");
     ASSERT_TRUE(
         inventory_stub_->CreateInfraEnv(Context().get(), create_infra_env, &infra_env_).ok());
     for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(CreateHost(i, kHosts));
@@ -227,6 +231,8 @@ class InstallTest : public PostgresTest {
     EXPECT_EQ(doc["metadata"]["name"].as<std::string>(), "c");
     EXPECT_EQ(doc["controlPlane"]["replicas"].as<int>(), 3);
     EXPECT_EQ(doc["platform"]["baremetal"]["apiVIPs"][0].as<std::string>(), "10.0.0.5");
+    EXPECT_EQ(doc["imageContentSources"][0]["mirrors"][0].as<std::string>(),
+              "mirror.lab:5000/ocp/release");
     std::optional<std::string> password = Artifact("kubeadmin-password");
     ASSERT_TRUE(password.has_value());
     EXPECT_EQ(password->size(), 23u);
