@@ -269,12 +269,13 @@ absl::StatusOr<bool> InstallActions::RefreshOnce(const std::string& cluster_id) 
   ASSIGN_OR_RETURN(
       core::ClusterFacts facts,
       core::BuildClusterFacts(&cluster, loaded->views, core::DefaultHwRequirements(), {}));
-  // Before installing, auto-assign hosts are judged on the role they would get now (the
-  // role-dependent validations read suggested_role).
+  // Before installing (and while adding day-2 hosts), auto-assign hosts are judged on the role
+  // they would get now (the role-dependent validations read suggested_role).
   std::map<std::string, types::v1::HostRole> suggested;
   const types::v1::ClusterStatus status = cluster.status();
   if (status == core::cluster_status::kPendingForInput ||
-      status == core::cluster_status::kInsufficient || status == core::cluster_status::kReady) {
+      status == core::cluster_status::kInsufficient || status == core::cluster_status::kReady ||
+      status == core::cluster_status::kAddingHosts) {
     for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
       suggested[assignment.host_id] = assignment.role;
     }
@@ -839,13 +840,27 @@ absl::StatusOr<Cluster> InstallActions::CompleteInstallation(const std::string& 
   return Refresh(cluster_id);
 }
 
-absl::StatusOr<std::vector<types::v1::Step>> InstallActions::InstallInstructions(const Host& host) {
-  if (host.status() != core::host_status::kInstalling || host.cluster_id().empty()) {
+absl::Status InstallActions::ApplyAgentProgress(const Host& host,
+                                                const agent::v1::Progress& progress) {
+  const absl::Status applied = ApplyHostProgress(host.infra_env_id(), host.id(),
+                                                 progress.current_stage(), progress.progress_info())
+                                   .status();
+  if (absl::IsFailedPrecondition(applied) || absl::IsInvalidArgument(applied) ||
+      absl::IsNotFound(applied)) {
+    log_.Warning("agent progress not applied",
+                 {{"host_id", host.id()},
+                  {"stage", core::HostStageName(progress.current_stage())},
+                  {"error", applied.message()}});
+    return absl::OkStatus();
+  }
+  return applied;
+}
+
+absl::StatusOr<std::vector<types::v1::Step>> InstallActions::InstallInstructions(
+    const Host& host, const Cluster& cluster) {
+  if (host.status() != core::host_status::kInstalling || host.cluster_id() != cluster.id()) {
     return std::vector<types::v1::Step>();
   }
-  inv::GetClusterRequest get;
-  get.set_id(host.cluster_id());
-  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Call(&Stub::GetCluster, get));
   ASSIGN_OR_RETURN(std::optional<std::string> ignition,
                    inventory_.Artifact(cluster.id(), HostIgnitionName(host.id())));
   if (!ignition) {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "assisted/agent/v1/agent_service.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.pb.h"
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
@@ -87,9 +88,16 @@ class InstallActions {
                                                           bool success,
                                                           const std::string& error_info);
 
-  // The instructions of a host in `installing`: one STEP_TYPE_INSTALL step (install_step.h)
-  // carrying host-<id>.ign. Empty for hosts in any other status.
-  absl::StatusOr<std::vector<types::v1::Step>> InstallInstructions(const types::v1::Host& host);
+  // An agent's progress report (AgentMessage.progress) for `host`, through ApplyHostProgress.
+  // OK once applied, and also for reports that can never apply (a stage going backwards, a
+  // host no longer installing: logged), so the agent stops re-sending them; transient errors
+  // (inventory unavailable, a lost race) are returned for the agent to send again.
+  absl::Status ApplyAgentProgress(const types::v1::Host& host, const agent::v1::Progress& progress);
+
+  // The instructions of a host in `installing` of `cluster`: one STEP_TYPE_INSTALL step
+  // (install_step.h) carrying host-<id>.ign. Empty for hosts in any other status.
+  absl::StatusOr<std::vector<types::v1::Step>> InstallInstructions(
+      const types::v1::Host& host, const types::v1::Cluster& cluster);
 
  private:
   struct Loaded;

@@ -1,8 +1,10 @@
 #include "services/orchestrator/install/artifacts.h"
 
 #include <optional>
+#include <set>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/duration.pb.h"
 #include "lib/status/status_macros.h"
@@ -125,10 +127,20 @@ absl::Status ArtifactGenerator::Generate(const types::v1::Cluster& cluster) {
   InstallConfigInput input{.cluster = cluster, .pull_secret = secret.pull_secret()};
   input.masters = CountRole(cluster, true);
   input.workers = CountRole(cluster, false);
+  // The cluster's hosts booted from its infra-envs: their mirrors and trusted CAs serve the
+  // installed cluster too (each source and each bundle once).
+  std::set<std::string> sources, bundles;
   for (const types::v1::InfraEnv& infra_env : infra_envs) {
-    if (!infra_env.additional_trust_bundle().empty()) {
-      input.additional_trust_bundle = infra_env.additional_trust_bundle();
-      break;
+    for (const types::v1::RegistryMirror& mirror : infra_env.mirror_registries().mirrors()) {
+      if (!sources.insert(mirror.source()).second) continue;
+      input.mirrors.push_back(
+          {mirror.source(), {mirror.mirrors().begin(), mirror.mirrors().end()}});
+    }
+    for (const std::string& bundle :
+         {infra_env.additional_trust_bundle(), infra_env.mirror_registries().ca_bundle()}) {
+      if (bundle.empty() || !bundles.insert(bundle).second) continue;
+      absl::StrAppend(&input.additional_trust_bundle, bundle,
+                      absl::EndsWith(bundle, "\n") ? "" : "\n");
     }
   }
   ASSIGN_OR_RETURN(std::string install_config, BuildInstallConfig(input));

@@ -16,11 +16,15 @@
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/ignition/test_util.h"
+#include "lib/log/log.h"
 #include "lib/process/subprocess.h"
+#include "lib/random/random.h"
 #include "lib/testing/status_matchers.h"
 #include "lib/testing/test_files.h"
+#include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "services/orchestrator/core/testing_fixtures.h"
+#include "services/orchestrator/install/actions.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
 #include "yaml-cpp/yaml.h"
@@ -48,9 +52,9 @@ std::unique_ptr<grpc::ClientContext> Context() {
 }
 
 // What a healthy agent of host i (of kHosts) reports, as the JSON the hub stores.
-void AddReports(int i, types::v1::Host& host) {
+void AddReports(int i, int n, types::v1::Host& host) {
   nlohmann::json remotes = nlohmann::json::array();
-  for (int j = 1; j <= kHosts; ++j) {
+  for (int j = 1; j <= n; ++j) {
     if (j == i) continue;
     remotes.push_back(
         {{"host_id", HostId(j)},
@@ -65,6 +69,7 @@ void AddReports(int i, types::v1::Host& host) {
           {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"mtu_successful", true}}}}});
   }
   host.set_connectivity(nlohmann::json({{"remote_hosts", remotes}}).dump());
+  host.set_api_vip_connectivity(R"({"is_success":true})");  // day-2 hosts check it
   host.set_ntp_sources(R"([{"source_name":"pool.ntp.org","source_state":"synced"}])");
   host.set_domain_name_resolutions(
       R"({"resolutions":[{"domain_name":"api.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
@@ -114,30 +119,36 @@ class InstallTest : public PostgresTest {
     create_infra_env.mutable_infra_env()->set_name("discovery");
     create_infra_env.mutable_infra_env()->set_cluster_id(cluster_.id());
     create_infra_env.set_pull_secret(kPullSecret);
+    types::v1::RegistryMirror* mirror =
+        create_infra_env.mutable_infra_env()->mutable_mirror_registries()->add_mirrors();
+    mirror->set_source("quay.io/openshift-release-dev/ocp-release");
+    mirror->add_mirrors("mirror.lab:5000/ocp/release");
     ASSERT_TRUE(
         inventory_stub_->CreateInfraEnv(Context().get(), create_infra_env, &infra_env_).ok());
-    const google::protobuf::Timestamp now = google::protobuf::util::TimeUtil::GetCurrentTime();
-    for (int i = 1; i <= kHosts; ++i) {
-      inv::CreateHostRequest create_host;
-      types::v1::Host& host = *create_host.mutable_host();
-      host = HealthyHost(i);
-      host.set_id(HostId(i));
-      host.set_infra_env_id(infra_env_.id());
-      host.set_cluster_id(cluster_.id());
-      host.set_role(types::v1::HOST_ROLE_AUTO_ASSIGN);
-      host.set_status(types::v1::HOST_STATUS_DISCOVERING);
-      *host.mutable_checked_in_at() = now;
-      *host.mutable_timestamp() = now;
-      AddReports(i, host);
-      types::v1::Host created;
-      const grpc::Status status =
-          inventory_stub_->CreateHost(Context().get(), create_host, &created);
-      ASSERT_TRUE(status.ok()) << status.error_message();
-    }
+    for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(CreateHost(i, kHosts));
     const types::v1::Cluster refreshed = Refresh();
     ASSERT_EQ(refreshed.status(), types::v1::CLUSTER_STATUS_READY)
         << refreshed.status_info() << "\n"
         << refreshed.DebugString();
+  }
+
+  // Host i of n, discovered with a healthy agent's reports.
+  void CreateHost(int i, int n) {
+    const google::protobuf::Timestamp now = google::protobuf::util::TimeUtil::GetCurrentTime();
+    inv::CreateHostRequest create_host;
+    types::v1::Host& host = *create_host.mutable_host();
+    host = HealthyHost(i);
+    host.set_id(HostId(i));
+    host.set_infra_env_id(infra_env_.id());
+    host.set_cluster_id(cluster_.id());
+    host.set_role(types::v1::HOST_ROLE_AUTO_ASSIGN);
+    host.set_status(types::v1::HOST_STATUS_DISCOVERING);
+    *host.mutable_checked_in_at() = now;
+    *host.mutable_timestamp() = now;
+    AddReports(i, n, host);
+    types::v1::Host created;
+    const grpc::Status status = inventory_stub_->CreateHost(Context().get(), create_host, &created);
+    ASSERT_TRUE(status.ok()) << status.error_message();
   }
 
   types::v1::Cluster Refresh() {
@@ -220,6 +231,8 @@ class InstallTest : public PostgresTest {
     EXPECT_EQ(doc["metadata"]["name"].as<std::string>(), "c");
     EXPECT_EQ(doc["controlPlane"]["replicas"].as<int>(), 3);
     EXPECT_EQ(doc["platform"]["baremetal"]["apiVIPs"][0].as<std::string>(), "10.0.0.5");
+    EXPECT_EQ(doc["imageContentSources"][0]["mirrors"][0].as<std::string>(),
+              "mirror.lab:5000/ocp/release");
     std::optional<std::string> password = Artifact("kubeadmin-password");
     ASSERT_TRUE(password.has_value());
     EXPECT_EQ(password->size(), 23u);
@@ -283,6 +296,50 @@ class InstallTest : public PostgresTest {
     }
   }
 
+  // The bootstrap host's index (1..kHosts), 0 when none is chosen.
+  int BootstrapIndex() {
+    for (int i = 1; i <= kHosts; ++i) {
+      for (const types::v1::Host& host : Hosts()) {
+        if (host.id() == HostId(i) && host.bootstrap()) return i;
+      }
+    }
+    return 0;
+  }
+
+  // ready -> installed, every host reporting every stage.
+  void InstallToInstalled() {
+    types::v1::Cluster cluster;
+    ASSERT_TRUE(Install(&cluster).ok());
+    cluster = FinishPreparation();
+    ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+    const int bootstrap = BootstrapIndex();
+    for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(ReportAllStages(i, i == bootstrap));
+    ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_INSTALLED);
+  }
+
+  // InstallActions in this process, on the same inventory (what the agent hub's seams call).
+  std::unique_ptr<orchestrator::install::InstallActions> InProcessActions() {
+    return std::make_unique<orchestrator::install::InstallActions>(
+        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()),
+        orchestrator::install::ActionsOptions{
+            .os_image = {"file:///images/os.raw", std::string(64, 'a')}, .holder = "in-process"},
+        clock_, random_, log::Logger::Discard());
+  }
+
+  // Holds or releases the generation lease of the cluster as another replica would.
+  bool OtherReplicaLease(inv::LeaseAction action) {
+    inv::LeaseRequest lease;
+    lease.set_name("install-artifacts-" + cluster_.id());
+    lease.set_holder("other-replica");
+    lease.mutable_ttl()->set_seconds(60);
+    lease.set_action(action);
+    inv::LeaseResponse response;
+    EXPECT_TRUE(inventory_stub_->Lease(Context().get(), lease, &response).ok());
+    return response.granted();
+  }
+
+  RealClock clock_;
+  SeededRandom random_{42};
   std::unique_ptr<LaunchedService> inventory_;
   std::unique_ptr<LaunchedService> orchestrator_;
   std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
@@ -474,6 +531,159 @@ TEST_F(InstallTest, RefusesWhatTheStateMachinesForbid) {
   status = stub_->InstallCluster(Context().get(), empty, &cluster);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_THAT(status.error_message(), HasSubstr("cluster_id"));
+}
+
+TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSamePath) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(Install(&cluster).ok());
+  cluster = FinishPreparation();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+  std::unique_ptr<orchestrator::install::InstallActions> actions = InProcessActions();
+  const types::v1::Host host = cluster.hosts(0);
+  absl::StatusOr<std::vector<types::v1::Step>> steps = actions->InstallInstructions(host, cluster);
+  ASSERT_THAT(steps, IsOk());
+  ASSERT_EQ(steps->size(), 1u);
+  EXPECT_EQ((*steps)[0].step_type(), types::v1::STEP_TYPE_INSTALL);
+  const nlohmann::json args = nlohmann::json::parse((*steps)[0].args(0));
+  EXPECT_EQ(args["cluster_id"], cluster_.id());
+  EXPECT_EQ(args["host_id"], host.id());
+  EXPECT_EQ(args["role"], "master");
+  EXPECT_EQ(args["bootstrap"], host.bootstrap());
+  EXPECT_EQ(args["boot_device"], "/dev/sda");
+  EXPECT_EQ(args["high_availability_mode"], "Full");
+  EXPECT_EQ(args["os_image"]["url"], "file:///images/os.raw");
+  EXPECT_EQ(args["ignition"], *Artifact("host-" + host.id() + ".ign"));
+
+  agent::v1::Progress progress;
+  progress.set_current_stage(types::v1::HOST_STAGE_INSTALLING);
+  EXPECT_THAT(actions->ApplyAgentProgress(host, progress), IsOk());
+  types::v1::Host stored;
+  ASSERT_TRUE(Progress(std::stoi(host.id().substr(35)), types::v1::HOST_STAGE_INSTALLING, &stored)
+                  .ok());  // the same stage again through the gRPC path: accepted
+  EXPECT_EQ(stored.status(), types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS);
+  EXPECT_EQ(stored.progress().current_stage(), types::v1::HOST_STAGE_INSTALLING);
+  // A report that can never apply is acknowledged (logged), not retried forever.
+  progress.set_current_stage(types::v1::HOST_STAGE_STARTING_INSTALLATION);
+  EXPECT_THAT(actions->ApplyAgentProgress(host, progress), IsOk());
+  for (const types::v1::Host& h : Hosts()) {
+    if (h.id() == host.id()) {
+      EXPECT_EQ(h.progress().current_stage(), types::v1::HOST_STAGE_INSTALLING);
+      // No longer in `installing`: no install step.
+      absl::StatusOr<std::vector<types::v1::Step>> none = actions->InstallInstructions(h, cluster);
+      ASSERT_THAT(none, IsOk());
+      EXPECT_TRUE(none->empty());
+    }
+  }
+}
+
+TEST_F(InstallTest, AnotherReplicaGeneratingDefersGenerationUntilItsLeaseIsGone) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  ASSERT_TRUE(OtherReplicaLease(inv::LEASE_ACTION_ACQUIRE));
+  types::v1::Cluster cluster;
+  grpc::Status status = Install(&cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+  EXPECT_EQ(cluster.last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED);
+  EXPECT_FALSE(Artifact("install-config.yaml").has_value());
+  EXPECT_FALSE(Artifact("tls/root-ca.crt").has_value());
+  // Hosts may not install before the files exist, whatever they report.
+  cluster = FinishPreparation();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+
+  OtherReplicaLease(inv::LEASE_ACTION_RELEASE);
+  cluster = Refresh();
+  EXPECT_EQ(cluster.last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS);
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+  ASSERT_NO_FATAL_FAILURE(ExpectValidArtifacts());
+}
+
+TEST_F(InstallTest, InterruptedGenerationResumesWithTheSameCredentials) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(Install(&cluster).ok());
+  const std::optional<std::string> ca = Artifact("tls/root-ca.crt");
+  const std::optional<std::string> kubeconfig = Artifact("kubeconfig");
+  const std::optional<std::string> password = Artifact("kubeadmin-password");
+  ASSERT_TRUE(ca && kubeconfig && password);
+  // As if the replica died after writing the credentials: later files missing, the
+  // preparation's outcome not recorded.
+  for (const char* prefix : {"bootstrap", "master", "worker", "host-", "install-config"}) {
+    inv::DeleteArtifactsRequest remove;
+    remove.set_cluster_id(cluster_.id());
+    remove.set_name_prefix(prefix);
+    inv::DeleteArtifactsResponse removed;
+    ASSERT_TRUE(inventory_stub_->DeleteArtifacts(Context().get(), remove, &removed).ok());
+  }
+  inv::UpdateClusterStatusRequest unrecorded;
+  unrecorded.set_id(cluster_.id());
+  unrecorded.set_expected_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+  unrecorded.set_new_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+  unrecorded.mutable_patch()->mutable_last_installation_preparation()->set_status(
+      types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED);
+  unrecorded.mutable_patch_mask()->add_paths("last_installation_preparation");
+  ASSERT_TRUE(inventory_stub_->UpdateClusterStatus(Context().get(), unrecorded, &cluster).ok());
+
+  cluster = Refresh();
+  EXPECT_EQ(cluster.last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS);
+  ASSERT_NO_FATAL_FAILURE(ExpectValidArtifacts());
+  EXPECT_EQ(Artifact("tls/root-ca.crt"), ca);
+  EXPECT_EQ(Artifact("kubeconfig"), kubeconfig);
+  EXPECT_EQ(Artifact("kubeadmin-password"), password);
+}
+
+TEST_F(InstallTest, Day2WorkersJoinAnInstalledClusterOneByOne) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  ASSERT_NO_FATAL_FAILURE(InstallToInstalled());
+  orch::AllowAddWorkersRequest allow;
+  allow.set_cluster_id(cluster_.id());
+  types::v1::Cluster cluster;
+  grpc::Status status = stub_->AllowAddWorkers(Context().get(), allow, &cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+  EXPECT_EQ(cluster.kind(), types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+
+  ASSERT_NO_FATAL_FAILURE(CreateHost(4, 4));
+  ASSERT_NO_FATAL_FAILURE(CreateHost(5, 5));
+  Refresh();
+  std::map<std::string, types::v1::Host> hosts;
+  for (const types::v1::Host& h : Hosts()) hosts[h.id()] = h;
+  ASSERT_EQ(hosts[HostId(4)].status(), types::v1::HOST_STATUS_KNOWN)
+      << hosts[HostId(4)].status_info();
+
+  orch::InstallHostRequest install;
+  install.set_infra_env_id(infra_env_.id());
+  install.set_host_id(HostId(4));
+  types::v1::Host host;
+  status = stub_->InstallHost(Context().get(), install, &host);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSTALLING);
+  EXPECT_EQ(host.role(), types::v1::HOST_ROLE_WORKER);
+  const std::optional<std::string> ignition = Artifact("host-" + HostId(4) + ".ign");
+  ASSERT_TRUE(ignition.has_value());
+  EXPECT_THAT(ignition::IgnitionValidate(*ignition, "day2.ign"), IsOk());
+  EXPECT_THAT(*ignition, HasSubstr("/config/worker"));
+  // One at a time.
+  install.set_host_id(HostId(5));
+  status = stub_->InstallHost(Context().get(), install, &host);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_THAT(status.error_message(), HasSubstr("one by one"));
+
+  for (HostStage stage :
+       {types::v1::HOST_STAGE_STARTING_INSTALLATION, types::v1::HOST_STAGE_INSTALLING,
+        types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, types::v1::HOST_STAGE_REBOOTING,
+        types::v1::HOST_STAGE_CONFIGURING, types::v1::HOST_STAGE_JOINED,
+        types::v1::HOST_STAGE_DONE}) {
+    status = Progress(4, stage, &host);
+    ASSERT_TRUE(status.ok()) << types::v1::HostStage_Name(stage) << ": " << status.error_message();
+  }
+  EXPECT_EQ(host.status(), types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER);
+  install.set_host_id(HostId(5));
+  status = stub_->InstallHost(Context().get(), install, &host);
+  EXPECT_TRUE(status.ok()) << status.error_message();
 }
 
 }  // namespace
