@@ -276,6 +276,9 @@ TEST_F(ImageTest, TheMinimalIsoFetchesItsRootfsFromASignedUrlItServes) {
   create.mutable_infra_env()->set_name("minimal");
   create.mutable_infra_env()->set_type(types::v1::IMAGE_TYPE_MINIMAL_ISO);
   create.mutable_infra_env()->mutable_proxy()->set_http_proxy("http://proxy.example.com:3128");
+  types::v1::KernelArgument* karg = create.mutable_infra_env()->add_kernel_arguments();
+  karg->set_operation(types::v1::KERNEL_ARGUMENT_OPERATION_APPEND);
+  karg->set_value("console=ttyS0,115200n8");
   types::v1::InfraEnv minimal;
   grpc::ClientContext create_context;
   const grpc::Status created = inventory_stub->CreateInfraEnv(&create_context, create, &minimal);
@@ -330,6 +333,7 @@ TEST_F(ImageTest, TheMinimalIsoFetchesItsRootfsFromASignedUrlItServes) {
     ASSERT_NE(url, std::string::npos) << line;
     const size_t stop = std::min(line.find(' ', url), line.size());
     rootfs_url = line.substr(url + kKarg.size(), stop - url - kKarg.size());
+    EXPECT_THAT(line, ::testing::EndsWith(" console=ttyS0,115200n8")) << config;
   }
   EXPECT_THAT(rootfs_url, StartsWith(base_url_ + "/rootfs/"));
   EXPECT_LT(rootfs_url.size(), 120u);
@@ -359,6 +363,23 @@ TEST_F(ImageTest, TheMinimalIsoFetchesItsRootfsFromASignedUrlItServes) {
       ReadFile(out + "/etc/systemd/system/coreos-livepxe-rootfs.service.d/10-proxy.conf", "f")
           .value_or(""),
       HasSubstr("http_proxy=http://proxy.example.com:3128"));
+
+  // PXE boots get the same: the archive after the Ignition one on the initrd, the kernel
+  // arguments on the iPXE kernel line.
+  auto initrd = HttpGet(urls.pxe_initrd_url(), absl::Seconds(30));
+  ASSERT_THAT(initrd, IsOk());
+  ASSERT_EQ(initrd->status, 200);
+  const size_t last_gzip = initrd->body.rfind("\x1f\x8b\x08");
+  ASSERT_NE(last_gzip, std::string::npos);
+  auto appended = iso::Gunzip(initrd->body.substr(last_gzip));
+  ASSERT_THAT(appended, IsOk());
+  EXPECT_THAT(*appended, HasSubstr("coreos-livepxe-rootfs.service.d/10-proxy.conf"));
+  img::GetIpxeScriptRequest ipxe_request;
+  ipxe_request.set_infra_env_id(minimal.id());
+  img::GetIpxeScriptResponse script;
+  grpc::ClientContext ipxe_context;
+  ASSERT_TRUE(image_stub_->GetIpxeScript(&ipxe_context, ipxe_request, &script).ok());
+  EXPECT_THAT(script.script(), HasSubstr(" console=ttyS0,115200n8\n"));
 }
 
 }  // namespace
