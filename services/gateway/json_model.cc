@@ -353,7 +353,8 @@ Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescrip
     }
     case FieldKind::kNodeLabels: {
       Json labels = Json::array();
-      for (const auto& [key, value] : FieldToJson(parent, field).items()) {
+      const Json map = FieldToJson(parent, field);
+      for (const auto& [key, value] : map.items()) {
         labels.push_back({{"key", key}, {"value", value}});
       }
       return labels;

@@ -13,11 +13,14 @@
 #include "absl/strings/str_replace.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/auth/url_token.h"
 #include "lib/http/test_client.h"
+#include "lib/iso/test_image.h"
+#include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/api.h"
@@ -67,8 +70,32 @@ std::string ScopedToken(const std::string& infra_env_id) {
   return auth::SignUrlToken(kUrlKey, infra_env_id, absl::Now() + absl::Hours(1)).value();
 }
 
+// Waits on the standard health Watch stream (no polling) until `service` at `target` is SERVING.
+bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout) {
+  auto stub = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  auto reader = stub->Watch(&context, request);
+  grpc::health::v1::HealthCheckResponse response;
+  while (reader->Read(&response)) {
+    if (response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
+      context.TryCancel();
+      reader->Finish();
+      return true;
+    }
+  }
+  reader->Finish();
+  return false;
+}
+
 class GatewayTest : public PostgresTest {
  protected:
+  // Whether the test needs the real image service (a test ISO is built for it).
+  virtual bool WithImageService() const { return false; }
+
   void SetUp() override {
     PostgresTest::SetUp();
     auto inventory = LaunchedService::Launch(
@@ -81,19 +108,42 @@ class GatewayTest : public PostgresTest {
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     auto http_port = FreePort();
-    auto no_image = FreePort();  // nothing listens there: the image service is "down"
+    auto no_image = FreePort();  // nothing listens there unless the image service runs
     ASSERT_THAT(http_port, IsOk());
     ASSERT_THAT(no_image, IsOk());
     base_ = absl::StrCat("http://127.0.0.1:", *http_port);
-    auto gateway =
-        LaunchedService::Launch({.binary = "services/gateway/assisted-gateway",
-                                 .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                                          "--inventory-address=" + inventory_->grpc_target(),
-                                          "--orchestrator-address=" + orchestrator_->grpc_target(),
-                                          absl::StrCat("--image-address=127.0.0.1:", *no_image),
-                                          "--jwt-secret-file=" + WriteFile("jwt.key", kSecret),
-                                          "--url-signing-key-file=" + WriteFile("url.key", kUrlKey),
-                                          "--backend-timeout=3s"}});
+    std::string image_address = absl::StrCat("127.0.0.1:", *no_image);
+    const std::string url_key_file = WriteFile("url.key", kUrlKey);
+    if (WithImageService()) {
+      const std::string dir = ::testing::TempDir() + "/gateway-image";
+      ASSERT_THAT(iso::BuildTestImage(runner_, {}, dir + "/build", dir + "/base.iso"), IsOk());
+      auto image_http = FreePort();
+      ASSERT_THAT(image_http, IsOk());
+      auto image = LaunchedService::Launch(
+          {.binary = "services/image/assisted-image",
+           .args = {"--inventory-address=" + inventory_->grpc_target(),
+                    absl::StrCat("--http-listen=127.0.0.1:", *image_http),
+                    absl::StrCat("--public-url=http://127.0.0.1:", *image_http),
+                    "--url-signing-key-file=" + url_key_file, "--image-cache-dir=" + dir + "/cache",
+                    "--default-openshift-version=4.16",
+                    absl::StrCat(R"(--os-images=[{"openshift_version":"4.16",)",
+                                 R"("cpu_architecture":"x86_64","url":"file://)", dir,
+                                 R"(/base.iso","version":"416.94.1"}])")}});
+      ASSERT_THAT(image, IsOk());
+      image_ = *std::move(image);
+      ASSERT_TRUE(
+          WaitServing(image_->grpc_target(), "assisted.image.v1.ImageService", absl::Seconds(30)))
+          << image_->Log();
+      image_address = image_->grpc_target();
+    }
+    auto gateway = LaunchedService::Launch(
+        {.binary = "services/gateway/assisted-gateway",
+         .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
+                  "--inventory-address=" + inventory_->grpc_target(),
+                  "--orchestrator-address=" + orchestrator_->grpc_target(),
+                  "--image-address=" + image_address,
+                  "--jwt-secret-file=" + WriteFile("jwt.key", kSecret),
+                  "--url-signing-key-file=" + url_key_file, "--backend-timeout=3s"}});
     ASSERT_THAT(gateway, IsOk());
     gateway_ = *std::move(gateway);
     inventory_stub_ = inv::InventoryService::NewStub(
@@ -115,7 +165,7 @@ class GatewayTest : public PostgresTest {
     request.method = method;
     request.headers = std::move(headers);
     request.body = std::move(body);
-    absl::StatusOr<CurlResponse> response = client_.Fetch(base_ + path, request);
+    absl::StatusOr<CurlResponse> response = client_->Fetch(base_ + path, request);
     EXPECT_THAT(response, IsOk()) << method << " " << path;
     return response.ok() ? *std::move(response) : CurlResponse{};
   }
@@ -196,9 +246,10 @@ class GatewayTest : public PostgresTest {
     return absl::nullopt;
   }
 
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, gateway_;
+  process::LocalProcessRunner runner_;
+  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
   std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
-  CurlClient client_;
+  std::unique_ptr<CurlClient> client_ = std::make_unique<CurlClient>();
   std::string base_, alice_, bob_;
   std::string cluster_id_, infra_env_id_, host_id_;
 };
@@ -590,8 +641,7 @@ TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
         << c.method << " " << c.path << " " << shown << " -> " << response.body;
     EXPECT_LT(response.status, 500)
         << c.method << " " << c.path << " " << shown << " -> " << response.body;
-    client_.~CurlClient();  // a fresh connection after requests the server may close
-    new (&client_) CurlClient();
+    client_ = std::make_unique<CurlClient>();  // a fresh connection: the server may have closed it
   }
   // Still alive and well.
   EXPECT_EQ(Fetch("GET", "/health").status, 200);
@@ -654,6 +704,63 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
       EXPECT_THAT(answer.body, HasSubstr("\"kind\":\"Error\"")) << key;  // a resource, not a route
     }
   }
+}
+
+class GatewayWithImageTest : public GatewayTest {
+ protected:
+  bool WithImageService() const override { return true; }
+};
+
+TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheirInfraEnvOnly) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  CurlResponse ready = Fetch("GET", "/ready");
+  EXPECT_EQ(ready.status, 200) << ready.body;
+
+  CurlResponse url = As(alice_, "GET", "/infra-envs/" + infra_env_id_ + "/downloads/image-url");
+  ASSERT_EQ(url.status, 200) << url.body;
+  EXPECT_THAT(Json::parse(url.body)["url"].get<std::string>(), HasSubstr("/images/"));
+  EXPECT_TRUE(Json::parse(url.body).contains("expires_at"));
+
+  const std::string files =
+      absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/downloads/files");
+  const std::string token = ScopedToken(infra_env_id_);
+  for (const std::vector<std::string>& headers :
+       std::vector<std::vector<std::string>>{{"Authorization: Bearer " + alice_},
+                                             {"Image-Token: " + token},
+                                             {"X-Secret-Key: " + token}}) {
+    CurlResponse ignition = Fetch("GET", files + "?file_name=discovery.ign", headers);
+    ASSERT_EQ(ignition.status, 200) << headers[0] << ignition.body;
+    EXPECT_TRUE(Json::parse(ignition.body)["ignition"].is_object()) << ignition.body;
+  }
+  CurlResponse in_url = Fetch("GET", files + "?file_name=discovery.ign&image_token=" + token);
+  EXPECT_EQ(in_url.status, 200) << in_url.body;
+  CurlResponse ipxe = Fetch("GET", files + "?file_name=ipxe-script", {"Image-Token: " + token});
+  ASSERT_EQ(ipxe.status, 200) << ipxe.body;
+  EXPECT_THAT(ipxe.body, ::testing::StartsWith("#!ipxe"));
+  CurlResponse network =
+      Fetch("GET", files + "?file_name=static-network-config", {"Image-Token: " + token});
+  // The image service may not render static networking yet: then 501 names it.
+  if (network.status == 501) {
+    ExpectError(network, 501, "image does not implement");
+  } else {
+    ASSERT_EQ(network.status, 200) << network.body;
+    EXPECT_EQ(network.Header("content-type").value_or(""), "application/x-tar");
+  }
+
+  // The same token reaches nothing else: not the cluster's credentials, not other infra-envs.
+  ExpectError(Fetch("GET",
+                    absl::StrCat(kPrefix, "/clusters/", cluster_id_,
+                                 "/downloads/credentials?file_name=kubeconfig"),
+                    {"Image-Token: " + token}),
+              403, "image tokens may not use this endpoint");
+  ExpectError(
+      Fetch("GET", absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/downloads/image-url"),
+            {"X-Secret-Key: " + token}),
+      403, "agent tokens may not use this endpoint");
+
+  CurlResponse versions = As(alice_, "GET", "/openshift-versions");
+  ASSERT_EQ(versions.status, 200) << versions.body;
+  EXPECT_EQ(Json::parse(versions.body)["4.16"]["cpu_architectures"][0], "x86_64");
 }
 
 }  // namespace

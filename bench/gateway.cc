@@ -1,0 +1,274 @@
+// bench/gateway: what the REST gateway adds on top of the gRPC call it makes. Starts a throwaway
+// PostgreSQL, the real assisted-inventory and the real assisted-gateway, registers a cluster with
+// an infra-env of N hosts, then drives the same reads both ways from C concurrent keep-alive
+// connections, phase after phase in one run:
+//   1. get-cluster  : GET /api/assisted-install/v2/clusters/{id}      vs
+//   InventoryService.GetCluster
+//   2. list-hosts   : GET /api/assisted-install/v2/infra-envs/{id}/hosts vs
+//   InventoryService.ListHosts
+// Both paths carry the same user identity (the REST side as a bearer JWT the gateway verifies).
+//
+//   ./dev bench gateway [--connections=64] [--duration=5s] [--hosts=10]
+// Last line: {"bench":"gateway","connections":64,"get_cluster_rest_per_s":…,
+//             "get_cluster_p99_overhead_ms":…,…,"cores":2}
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "grpcpp/client_context.h"
+#include "lib/config/config.h"
+#include "lib/grpc/channel.h"
+#include "lib/grpc/identity.h"
+#include "lib/http/test_client.h"
+#include "nlohmann/json.hpp"
+#include "services/gateway/jwt.h"
+#include "tests/harness/postgres_server.h"
+#include "tests/harness/probes.h"
+#include "tests/harness/service_launcher.h"
+
+namespace {
+
+namespace inv = assisted::inventory::v1;
+namespace types = assisted::types::v1;
+using assisted::http::test::RawConnection;
+
+constexpr char kSecret[] = "bench-gateway-secret-0123456789abcdef0123456789";
+
+struct Options {
+  int connections = 64;
+  absl::Duration duration = absl::Seconds(5);
+  int hosts = 10;
+  int handler_threads = 64;
+};
+
+struct Figures {
+  double per_second = 0;
+  double p50_ms = 0;
+  double p99_ms = 0;
+  int64_t errors = 0;
+};
+
+// Runs `call(worker)` (true = success) from every worker until the time is up.
+Figures Drive(const Options& options, const std::function<std::function<bool()>(int)>& make) {
+  std::vector<std::vector<double>> latencies(options.connections);
+  std::atomic<int64_t> errors{0};
+  std::vector<std::thread> threads;
+  const absl::Time end = absl::Now() + options.duration;
+  for (int w = 0; w < options.connections; ++w) {
+    threads.emplace_back([&, w] {
+      std::function<bool()> call = make(w);
+      while (absl::Now() < end) {
+        const absl::Time start = absl::Now();
+        if (call()) {
+          latencies[w].push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
+        } else {
+          ++errors;
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::vector<double> all;
+  for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  std::sort(all.begin(), all.end());
+  Figures figures;
+  figures.errors = errors;
+  figures.per_second = all.size() / absl::ToDoubleSeconds(options.duration);
+  if (!all.empty()) {
+    figures.p50_ms = all[all.size() / 2];
+    figures.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
+  }
+  return figures;
+}
+
+// One keep-alive HTTP/1.1 connection sending the same GET over and over (a raw socket: the
+// client should cost as little as possible next to the server it measures).
+std::function<bool()> RestCaller(int port, const std::string& path, const std::string& token) {
+  auto connection = std::make_shared<absl::StatusOr<RawConnection>>(RawConnection::Connect(port));
+  const std::string request = absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: bench\r\n",
+                                           "Authorization: Bearer ", token, "\r\n\r\n");
+  return [connection, request] {
+    if (!connection->ok() || !(*connection)->Send(request).ok()) return false;
+    absl::StatusOr<std::string> response = (*connection)->ReadResponse(absl::Seconds(10));
+    return response.ok() && absl::StartsWith(*response, "HTTP/1.1 200");
+  };
+}
+
+std::string Show(const char* name, const Figures& f) {
+  return absl::StrFormat("  %-22s %7.0f /s   p50 %6.2f ms   p99 %6.2f ms   %d errors\n", name,
+                         f.per_second, f.p50_ms, f.p99_ms, f.errors);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  assisted::config::Parser parser(
+      "gateway",
+      "REST reads through assisted-gateway next to the same gRPC calls made directly to "
+      "assisted-inventory, from many keep-alive connections.");
+  parser.Int("connections", &options.connections, "concurrent keep-alive connections")
+      .Range(1, 1024);
+  parser.Duration("duration", &options.duration, "length of each phase")
+      .Range(absl::Seconds(1), absl::Minutes(10));
+  parser.Int("hosts", &options.hosts, "hosts in the listed infra-env").Range(0, 1000);
+  parser.Int("handler-threads", &options.handler_threads, "the gateway's --handler-threads")
+      .Range(1, 1024);
+  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
+  if (!action.ok()) {
+    std::cerr << "gateway: " << action.status().message() << "\n";
+    return 2;
+  }
+  if (*action != assisted::config::Action::kRun) {
+    std::cout << parser.Usage();
+    return 0;
+  }
+
+  std::cout << "starting PostgreSQL, assisted-inventory and assisted-gateway\n" << std::flush;
+  auto postgres = assisted::testing::PostgresServer::Start();
+  if (!postgres.ok()) {
+    std::cerr << "gateway: " << postgres.status() << "\n";
+    return 1;
+  }
+  auto dsn = (*postgres)->CreateDatabase();
+  auto inventory = assisted::testing::LaunchedService::Launch(
+      {.binary = "services/inventory/assisted-inventory",
+       .args = {"--postgres-dsn=" + *dsn, "--log-level=warning"}});
+  if (!inventory.ok()) {
+    std::cerr << "gateway: " << inventory.status() << "\n";
+    return 1;
+  }
+  const std::string secret_file = "/tmp/bench-gateway-jwt.key";
+  std::ofstream(secret_file) << kSecret;
+  const int http_port = assisted::testing::FreePort().value_or(0);
+  auto gateway = assisted::testing::LaunchedService::Launch(
+      {.binary = "services/gateway/assisted-gateway",
+       .args = {absl::StrCat("--http-listen=127.0.0.1:", http_port),
+                "--inventory-address=" + (*inventory)->grpc_target(),
+                "--jwt-secret-file=" + secret_file, "--log-level=warning",
+                absl::StrCat("--handler-threads=", options.handler_threads)}});
+  if (!gateway.ok()) {
+    std::cerr << "gateway: " << gateway.status() << "\n";
+    return 1;
+  }
+
+  // The user both paths act as.
+  const assisted::grpcutil::Identity alice{.user = "alice", .org = "acme"};
+  const std::string token =
+      assisted::gateway::SignHs256(kSecret,
+                                   {{"sub", "alice"},
+                                    {"org_id", "acme"},
+                                    {"exp", absl::ToUnixSeconds(absl::Now() + absl::Hours(1))}})
+          .value();
+
+  const std::string target = (*inventory)->grpc_target();
+  auto setup = inv::InventoryService::NewStub(*assisted::grpcutil::MakeChannel(target, {}));
+  auto with_identity = [&](grpc::ClientContext& context) {
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    assisted::grpcutil::SetIdentity(context, alice);
+    return &context;
+  };
+  inv::CreateClusterRequest create_cluster;
+  create_cluster.mutable_cluster()->set_name("bench");
+  create_cluster.mutable_cluster()->set_openshift_version("4.16");
+  create_cluster.mutable_cluster()->set_base_dns_domain("example.com");
+  types::Cluster cluster;
+  grpc::ClientContext c1;
+  inv::CreateInfraEnvRequest create_infra_env;
+  create_infra_env.mutable_infra_env()->set_name("bench");
+  types::InfraEnv infra_env;
+  grpc::ClientContext c2;
+  if (!setup->CreateCluster(with_identity(c1), create_cluster, &cluster).ok() ||
+      !setup->CreateInfraEnv(with_identity(c2), create_infra_env, &infra_env).ok()) {
+    std::cerr << "gateway: cannot create the cluster and infra-env\n";
+    return 1;
+  }
+  for (int i = 0; i < options.hosts; ++i) {
+    inv::CreateHostRequest request;
+    types::Host& host = *request.mutable_host();
+    host.set_id(absl::StrFormat("00000000-0000-4000-8000-%012x", i + 1));
+    host.set_infra_env_id(infra_env.id());
+    host.set_cluster_id(cluster.id());
+    host.set_status(types::HOST_STATUS_KNOWN);
+    host.set_requested_hostname(absl::StrCat("host-", i));
+    host.mutable_owner()->set_user_name("alice");
+    host.mutable_owner()->set_org_id("acme");
+    types::Host created;
+    grpc::ClientContext context;
+    if (!setup->CreateHost(with_identity(context), request, &created).ok()) {
+      std::cerr << "gateway: cannot create hosts\n";
+      return 1;
+    }
+  }
+
+  auto grpc_caller = [&](auto call) {
+    return [&, call](int) -> std::function<bool()> {
+      auto channel = assisted::grpcutil::MakeChannel(target, {.dedicated_connection = true});
+      std::shared_ptr<inv::InventoryService::Stub> stub = inv::InventoryService::NewStub(*channel);
+      return [stub, call, &with_identity] {
+        grpc::ClientContext context;
+        return call(*stub, with_identity(context));
+      };
+    };
+  };
+  const std::string prefix = "/api/assisted-install/v2";
+  std::cout << absl::StrFormat("%d connections, %s per phase, %d hosts, %d cores\n",
+                               options.connections, absl::FormatDuration(options.duration),
+                               options.hosts, std::thread::hardware_concurrency());
+
+  const Figures get_grpc = Drive(options, grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
+                                   inv::GetClusterRequest request;
+                                   request.set_id(cluster.id());
+                                   request.set_include_hosts(true);
+                                   types::Cluster out;
+                                   return stub.GetCluster(ctx, request, &out).ok();
+                                 }));
+  std::cout << Show("get-cluster gRPC", get_grpc) << std::flush;
+  const Figures get_rest = Drive(options, [&](int) {
+    return RestCaller(http_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
+  });
+  std::cout << Show("get-cluster REST", get_rest) << std::flush;
+  const Figures list_grpc = Drive(options, grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
+                                    inv::ListHostsRequest request;
+                                    request.set_page_size(1000);
+                                    request.set_infra_env_id(infra_env.id());
+                                    inv::ListHostsResponse out;
+                                    return stub.ListHosts(ctx, request, &out).ok();
+                                  }));
+  std::cout << Show("list-hosts gRPC", list_grpc) << std::flush;
+  const Figures list_rest = Drive(options, [&](int) {
+    return RestCaller(http_port, absl::StrCat(prefix, "/infra-envs/", infra_env.id(), "/hosts"),
+                      token);
+  });
+  std::cout << Show("list-hosts REST", list_rest) << std::flush;
+
+  (*gateway)->Stop();
+  (*inventory)->Stop();
+  std::cout << absl::StrFormat(
+      "{\"bench\":\"gateway\",\"connections\":%d,\"hosts\":%d,"
+      "\"get_cluster_grpc_per_s\":%.0f,\"get_cluster_grpc_p50_ms\":%.2f,"
+      "\"get_cluster_grpc_p99_ms\":%.2f,\"get_cluster_rest_per_s\":%.0f,"
+      "\"get_cluster_rest_p50_ms\":%.2f,\"get_cluster_rest_p99_ms\":%.2f,"
+      "\"get_cluster_p99_overhead_ms\":%.2f,"
+      "\"list_hosts_grpc_per_s\":%.0f,\"list_hosts_grpc_p50_ms\":%.2f,"
+      "\"list_hosts_grpc_p99_ms\":%.2f,\"list_hosts_rest_per_s\":%.0f,"
+      "\"list_hosts_rest_p50_ms\":%.2f,\"list_hosts_rest_p99_ms\":%.2f,"
+      "\"list_hosts_p99_overhead_ms\":%.2f,\"errors\":%d,\"cores\":%d}\n",
+      options.connections, options.hosts, get_grpc.per_second, get_grpc.p50_ms, get_grpc.p99_ms,
+      get_rest.per_second, get_rest.p50_ms, get_rest.p99_ms, get_rest.p99_ms - get_grpc.p99_ms,
+      list_grpc.per_second, list_grpc.p50_ms, list_grpc.p99_ms, list_rest.per_second,
+      list_rest.p50_ms, list_rest.p99_ms, list_rest.p99_ms - list_grpc.p99_ms,
+      get_grpc.errors + get_rest.errors + list_grpc.errors + list_rest.errors,
+      std::thread::hardware_concurrency());
+  return 0;
+}

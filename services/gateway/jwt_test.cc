@@ -1,0 +1,117 @@
+#include "services/gateway/jwt.h"
+
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+namespace assisted::gateway {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
+using ::assisted::testing::StatusIs;
+
+using ::testing::HasSubstr;
+using Json = nlohmann::json;
+
+constexpr char kSecret[] = "0123456789abcdef0123456789abcdef";
+const absl::Time kNow = absl::FromUnixSeconds(1800000000);
+
+Json Claims(absl::Duration exp_in) {
+  return {{"sub", "alice"}, {"org_id", "acme"}, {"exp", absl::ToUnixSeconds(kNow + exp_in)}};
+}
+
+std::string RsaKeyPem() {
+  EVP_PKEY* key = EVP_RSA_gen(2048);
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
+  char* data = nullptr;
+  const long length = BIO_get_mem_data(bio, &data);
+  std::string pem(data, length);
+  BIO_free(bio);
+  EVP_PKEY_free(key);
+  return pem;
+}
+
+TEST(Jwt, Hs256RoundTrip) {
+  auto verifier = JwtVerifier::Create(kSecret, "");
+  ASSERT_THAT(verifier, IsOk());
+  absl::StatusOr<std::string> token = SignHs256(kSecret, Claims(absl::Hours(1)));
+  ASSERT_THAT(token, IsOk());
+  absl::StatusOr<Json> claims = (*verifier)->Verify(*token, kNow);
+  ASSERT_THAT(claims, IsOk());
+  EXPECT_EQ((*claims)["sub"], "alice");
+}
+
+TEST(Jwt, RefusesBadTokens) {
+  auto verifier = *JwtVerifier::Create(kSecret, "");
+  const std::string good = *SignHs256(kSecret, Claims(absl::Hours(1)));
+  std::vector<std::string> parts = absl::StrSplit(good, '.');
+  const std::string other_payload = absl::WebSafeBase64Escape(
+      Json{{"sub", "mallory"}, {"exp", absl::ToUnixSeconds(kNow + absl::Hours(1))}}.dump());
+  const std::string none_header = absl::WebSafeBase64Escape(R"({"alg":"none"})");
+  struct Case {
+    std::string token;
+    const char* why;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "not a compact JWS"},
+           {"a.b", "not a compact JWS"},
+           {*SignHs256("another-secret-another-secret-xx", Claims(absl::Hours(1))),
+            "bad signature"},
+           {parts[0] + "." + other_payload + "." + parts[2], "bad signature"},
+           {none_header + "." + parts[1] + ".", "algorithm not accepted"},
+           {*SignHs256(kSecret, Claims(-absl::Hours(1))), "expired"},
+           {*SignHs256(kSecret, Json{{"sub", "alice"}}), "no exp claim"},
+           {*SignHs256(kSecret, Json{{"sub", "a"}, {"exp", "soon"}}), "exp is not a number"},
+           {*SignHs256(kSecret, Json{{"sub", "a"},
+                                     {"exp", absl::ToUnixSeconds(kNow + absl::Hours(2))},
+                                     {"nbf", absl::ToUnixSeconds(kNow + absl::Hours(1))}}),
+            "not valid yet"},
+           {"!!!.###.$$$", "not base64url"},
+       }) {
+    EXPECT_THAT(verifier->Verify(c.token, kNow),
+                StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr(c.why)))
+        << c.token;
+  }
+  // Within the leeway, a just-expired token still passes.
+  EXPECT_THAT(verifier->Verify(*SignHs256(kSecret, Claims(-absl::Seconds(10))), kNow), IsOk());
+}
+
+TEST(Jwt, Rs256WithJwks) {
+  const std::string pem = RsaKeyPem();
+  absl::StatusOr<std::string> jwks = PublicJwks(pem, "key-1");
+  ASSERT_THAT(jwks, IsOk());
+  auto verifier = JwtVerifier::Create("", *jwks);
+  ASSERT_THAT(verifier, IsOk());
+  absl::StatusOr<std::string> token = SignRs256(pem, "key-1", Claims(absl::Hours(1)));
+  ASSERT_THAT(token, IsOk());
+  EXPECT_THAT((*verifier)->Verify(*token, kNow), IsOk());
+  // A key it does not know, another key under the same kid, HS256 when only RS256 is on.
+  EXPECT_THAT((*verifier)->Verify(*SignRs256(pem, "key-2", Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("unknown signing key")));
+  EXPECT_THAT((*verifier)->Verify(*SignRs256(RsaKeyPem(), "key-1", Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("bad signature")));
+  EXPECT_THAT((*verifier)->Verify(*SignHs256(kSecret, Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("algorithm not accepted")));
+}
+
+TEST(Jwt, RefusesBadKeys) {
+  EXPECT_THAT(JwtVerifier::Create("short", ""), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(JwtVerifier::Create("", "not json"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(JwtVerifier::Create("", R"({"keys":[{"kty":"RSA","n":"AQAB","e":"AQAB"}]})"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no usable RSA key")));
+  EXPECT_THAT(SignHs256("short", Claims(absl::Hours(1))),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(SignRs256("not a key", "", Claims(absl::Hours(1))),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace assisted::gateway
