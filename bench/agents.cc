@@ -25,6 +25,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
@@ -180,28 +181,16 @@ int Serve(const std::string& port_file) {
   }
 }
 
-int64_t RssKb() {
+// A number field of /proc/self/status ("VmRSS" in KB, "Threads").
+int64_t StatusField(absl::string_view name) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    int64_t kb = 0;
-    if (line.rfind("VmRSS:", 0) == 0 &&
-        absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(6, line.size() - 9)), &kb)) {
-      return kb;
-    }
-  }
-  return 0;
-}
-
-int Threads() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    int n = 0;
-    if (line.rfind("Threads:", 0) == 0 &&
-        absl::SimpleAtoi(absl::StripAsciiWhitespace(line.substr(8)), &n)) {
-      return n;
-    }
+    absl::string_view text = line;
+    if (!absl::ConsumePrefix(&text, name) || !absl::ConsumePrefix(&text, ":")) continue;
+    absl::ConsumeSuffix(&text, "kB");
+    int64_t value = 0;
+    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) return value;
   }
   return 0;
 }
@@ -276,7 +265,7 @@ int main(int argc, char** argv) {
     }
   };
 
-  const int64_t rss_before = RssKb();
+  const int64_t rss_before = StatusField("VmRSS");
   assisted::agent::Fleet::Options options;
   options.profile = profile;
   options.count = agents;
@@ -298,7 +287,7 @@ int main(int argc, char** argv) {
     mu.AwaitWithTimeout(absl::Condition(&all), timeout);
     register_s = absl::ToDoubleSeconds(absl::Now() - start);
   }
-  const int64_t rss_registered = RssKb();
+  const int64_t rss_registered = StatusField("VmRSS");
   const absl::Time push_start = absl::Now();
   kill(child, SIGUSR1);
   {
@@ -306,7 +295,7 @@ int main(int argc, char** argv) {
     auto all = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return pushed >= agents; };
     mu.AwaitWithTimeout(absl::Condition(&all), timeout);
   }
-  const int threads = Threads();
+  const int threads = static_cast<int>(StatusField("Threads"));
   double p50 = 0;
   double p99 = 0;
   double all_ms = 0;
