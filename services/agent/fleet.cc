@@ -194,6 +194,7 @@ struct SentRecord {
   std::string step_id;
   std::string step_type;
   int exit_code = 0;
+  std::string error;  // first 200 characters
   std::string stage;
 };
 
@@ -610,6 +611,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
         entry["step_id"] = r.step_id;
         entry["step_type"] = r.step_type;
         entry["exit_code"] = r.exit_code;
+        if (!r.error.empty()) entry["error"] = r.error;
       }
       if (!r.stage.empty()) entry["stage"] = r.stage;
       sent.push_back(std::move(entry));
@@ -635,6 +637,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       record.step_id = numbered.step_result().step_id();
       record.step_type = steps::StepTypeName(numbered.step_result().step_type());
       record.exit_code = numbered.step_result().exit_code();
+      record.error = numbered.step_result().error().substr(0, 200);
     } else if (numbered.has_progress()) {
       record.kind = "progress";
       record.stage = types::v1::HostStage_Name(numbered.progress().current_stage());

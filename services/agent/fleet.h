@@ -105,7 +105,8 @@ class Fleet {
 
   // JSON array, one object per agent: {"agent", "host_id", "instance_id", "registrations",
   // "acknowledged_up_to", "sent": [{"seq", "kind", "step_id", "step_type", "exit_code",
-  // "stage"}], "rejected": [seq...], "reported": ["<stage or call>"...], "previous_instances":
+  // "error", "stage"}], "rejected": [seq...], "reported": ["<stage or call>"...],
+  // "previous_instances":
   // [{"instance_id", "acknowledged_up_to", "sent"}]} — what the agent sent (each seq once,
   // re-sends not repeated), the highest seq the orchestrator acknowledged, and what the
   // simulated controller reported after the reboot.

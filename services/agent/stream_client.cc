@@ -29,6 +29,11 @@ v1::AgentMessage RegisterMessage(const StreamIdentity& identity) {
   request.set_agent_version(identity.agent_version);
   request.set_agent_instance_id(identity.instance_id);
   if (identity.inventory) *request.mutable_inventory() = identity.inventory();
+  // The agent clock, for the host/service time-sync validation.
+  const absl::Time now = absl::Now();
+  request.mutable_agent_time()->set_seconds(absl::ToUnixSeconds(now));
+  request.mutable_agent_time()->set_nanos(static_cast<int32_t>(
+      absl::ToInt64Nanoseconds(now - absl::FromUnixSeconds(absl::ToUnixSeconds(now)))));
   return registration;
 }
 

@@ -77,7 +77,8 @@ void AddAgentToken(grpc::ClientContext& context, const std::string& token);
 v1::AgentMessage ProgressMessage(types::v1::HostStage stage, const std::string& info,
                                  int percentage, absl::Time at);
 
-// The Register message that opens every stream of `identity` (inventory included).
+// The Register message that opens every stream of `identity` (inventory and agent clock
+// included).
 v1::AgentMessage RegisterMessage(const StreamIdentity& identity);
 
 class StreamClient {
