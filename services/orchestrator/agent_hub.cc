@@ -347,6 +347,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     *fresh.mutable_registered_at() = now;
     *fresh.mutable_checked_in_at() = now;
     fresh.set_agent_stream_holder(replica_id());
+    if (request.has_agent_time()) *fresh.mutable_timestamp() = request.agent_time();
     status = inventory_->CreateHost(Context().get(), create, &host);
   } else if (status.ok()) {
     inv::UpdateHostRequest update;
@@ -360,6 +361,11 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     for (const char* path :
          {"inventory", "discovery_agent_version", "checked_in_at", "agent_stream_holder"}) {
       update.mutable_update_mask()->add_paths(path);
+    }
+    if (request.has_agent_time()) {
+      // The host's clock, compared with ours by time-synced-between-host-and-service.
+      *changes.mutable_timestamp() = request.agent_time();
+      update.mutable_update_mask()->add_paths("timestamp");
     }
     if (host.agent_instance_id() != request.agent_instance_id()) {
       // A new agent process numbers its messages from 1 again.
