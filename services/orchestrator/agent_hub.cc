@@ -172,9 +172,7 @@ void AgentHub::OnClosed(const std::shared_ptr<Session>& session) {
     }
   }
   if (!held) return;
-  std::optional<absl::Time> last_heard =
-      liveness_.Forget(HostKey(closed.infra_env_id, closed.host_id));
-  const absl::Time last = last_heard.value_or(clock_.Now());
+  const absl::Time last = liveness_.Closed(HostKey(closed.infra_env_id, closed.host_id));
   queue_.Submit([this, closed = std::move(closed), last] { RecordDisconnect(closed, last); });
 }
 
@@ -231,16 +229,13 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
       target = Target{it->second.infra_env_id, it->second.host_id, it->second.cluster_id};
     }
   }
-  if (target && liveness_.Heard(HostKey(target->infra_env_id, target->host_id))) {
-    RefreshLater(*target);  // silent for a while: heal what the silence changed
-  }
   switch (message.body_case()) {
     case agent::v1::AgentMessage::kRegister:
       Register(session, message.register_());
       return;
     case agent::v1::AgentMessage::kHeartbeat:
     case agent::v1::AgentMessage::kAck:
-      return;  // liveness is stamped above, in memory only
+      return;  // the open stream is the liveness; nothing to record
     default:
       break;
   }
@@ -405,7 +400,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     slot = session;
     closed_.erase(key);
   }
-  liveness_.Heard(key);
+  liveness_.Opened(key);
   session->set_host_id(host.id());
   if (replaced != nullptr && replaced != session) {
     replaced->Close(grpc::Status(grpc::StatusCode::ABORTED,
@@ -565,17 +560,6 @@ void AgentHub::OnWatchResync() {
 
 void AgentHub::MonitorOnce() {
   absl::flat_hash_map<std::string, Target> due;
-  // Agents this replica holds that fell silent: their refresh judges them disconnected.
-  for (const std::string& key : liveness_.NewlySilent(options_.timeouts.host.disconnection)) {
-    absl::MutexLock lock(&mu_);
-    auto it = by_host_.find(key);
-    std::shared_ptr<Session> session = it == by_host_.end() ? nullptr : it->second.lock();
-    if (session == nullptr) continue;
-    if (auto agent = agents_.find(session.get()); agent != agents_.end()) {
-      Target target{agent->second.infra_env_id, agent->second.host_id, agent->second.cluster_id};
-      due.emplace(target.Key(), std::move(target));
-    }
-  }
   const absl::Time now = clock_.Now();
   {
     absl::MutexLock lock(&mu_);

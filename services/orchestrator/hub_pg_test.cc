@@ -1,7 +1,8 @@
 // The agent hub in-process (a FakeClock drives liveness) against the real inventory service and
 // PostgreSQL, with test agents on real gRPC streams that answer their instructions in the agent's
-// output formats: five hosts converge to `known` and the cluster to `ready` with no poll; a
-// silent agent makes its host disconnected at the configured timeout and heals when it speaks;
+// output formats: five hosts converge to `known` and the cluster to `ready` with no poll; an
+// agent whose stream ends makes its host disconnected at the configured timeout and heals when
+// it returns;
 // a cluster change made by someone else is pushed at once; tokens are checked.
 
 #include <memory>
@@ -64,14 +65,6 @@ class TestAgent {
   ~TestAgent() {
     context_.TryCancel();
     reader_.join();
-  }
-
-  // Sends a heartbeat (liveness only).
-  void Heartbeat() {
-    agent::v1::AgentMessage beat;
-    beat.mutable_heartbeat();
-    absl::MutexLock lock(&mu_);
-    stream_->Write(beat);
   }
 
   // Waits until an instruction of `type` arrived whose args satisfy `match`.
@@ -313,30 +306,40 @@ TEST_F(HubTest, FiveHostsConvergeToKnownAndTheClusterToReady) {
   EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_READY) << cluster.DebugString();
 }
 
-TEST_F(HubTest, ASilentAgentIsDisconnectedAfterTheTimeoutAndHealsWhenItSpeaks) {
+TEST_F(HubTest, AGoneAgentIsDisconnectedAfterTheTimeoutAndHealsWhenItReturns) {
   StartHub();
   CreateCluster();
   std::vector<std::unique_ptr<TestAgent>> agents;
   for (int i = 1; i <= 3; ++i) agents.push_back(std::make_unique<TestAgent>(*agents_, Host(i), ""));
   AwaitCluster(
       [](const types::v1::Cluster& c) { return AllHosts(c, 3, types::v1::HOST_STATUS_KNOWN); });
-  // Host 1 falls silent past the timeout; hosts 2 and 3 keep talking. (A heartbeat the hub
-  // handles only after the monitor ran makes that host heal at once: the end state is the same.)
-  clock_.Advance(absl::Minutes(3) + absl::Seconds(1));
-  agents[1]->Heartbeat();
-  agents[2]->Heartbeat();
+  // Quiet open streams stay connected however long nothing is said.
+  clock_.Advance(absl::Minutes(10));
+  hub_->MonitorOnce();
+  // Host 1's stream ends; before the timeout nothing changes, after it the host is
+  // disconnected while the others stay known.
+  agents[0].reset();
+  AwaitCluster([](const types::v1::Cluster& c) {
+    for (const types::v1::Host& host : c.hosts()) {
+      if (host.id() == HostId(1)) return host.agent_stream_holder().empty();
+    }
+    return false;
+  });
+  clock_.Advance(absl::Minutes(2));
+  hub_->MonitorOnce();
+  clock_.Advance(absl::Minutes(1) + absl::Seconds(1));
   hub_->MonitorOnce();
   types::v1::Cluster cluster = AwaitCluster([](const types::v1::Cluster& c) {
     for (const types::v1::Host& host : c.hosts()) {
-      const bool silent = host.id() == HostId(1);
-      if ((host.status() == types::v1::HOST_STATUS_DISCONNECTED) != silent) return false;
+      const bool gone = host.id() == HostId(1);
+      if ((host.status() == types::v1::HOST_STATUS_DISCONNECTED) != gone) return false;
     }
     return true;
   });
   for (const types::v1::Host& host : cluster.hosts()) {
-    if (host.id() != HostId(1)) EXPECT_NE(host.status(), types::v1::HOST_STATUS_DISCONNECTED);
+    if (host.id() != HostId(1)) EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN);
   }
-  agents[0]->Heartbeat();
+  agents[0] = std::make_unique<TestAgent>(*agents_, Host(1), "");
   AwaitCluster(
       [](const types::v1::Cluster& c) { return AllHosts(c, 3, types::v1::HOST_STATUS_KNOWN); });
 }
