@@ -172,9 +172,7 @@ void AgentHub::OnClosed(const std::shared_ptr<Session>& session) {
     }
   }
   if (!held) return;
-  std::optional<absl::Time> last_heard =
-      liveness_.Forget(HostKey(closed.infra_env_id, closed.host_id));
-  const absl::Time last = last_heard.value_or(clock_.Now());
+  const absl::Time last = liveness_.Closed(HostKey(closed.infra_env_id, closed.host_id));
   queue_.Submit([this, closed = std::move(closed), last] { RecordDisconnect(closed, last); });
 }
 
@@ -231,16 +229,13 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
       target = Target{it->second.infra_env_id, it->second.host_id, it->second.cluster_id};
     }
   }
-  if (target && liveness_.Heard(HostKey(target->infra_env_id, target->host_id))) {
-    RefreshLater(*target);  // silent for a while: heal what the silence changed
-  }
   switch (message.body_case()) {
     case agent::v1::AgentMessage::kRegister:
       Register(session, message.register_());
       return;
     case agent::v1::AgentMessage::kHeartbeat:
     case agent::v1::AgentMessage::kAck:
-      return;  // liveness is stamped above, in memory only
+      return;  // the open stream is the liveness; nothing to record
     default:
       break;
   }
@@ -347,6 +342,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     *fresh.mutable_registered_at() = now;
     *fresh.mutable_checked_in_at() = now;
     fresh.set_agent_stream_holder(replica_id());
+    if (request.has_agent_time()) *fresh.mutable_timestamp() = request.agent_time();
     status = inventory_->CreateHost(Context().get(), create, &host);
   } else if (status.ok()) {
     inv::UpdateHostRequest update;
@@ -360,6 +356,11 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     for (const char* path :
          {"inventory", "discovery_agent_version", "checked_in_at", "agent_stream_holder"}) {
       update.mutable_update_mask()->add_paths(path);
+    }
+    if (request.has_agent_time()) {
+      // The host's clock, compared with ours by time-synced-between-host-and-service.
+      *changes.mutable_timestamp() = request.agent_time();
+      update.mutable_update_mask()->add_paths("timestamp");
     }
     if (host.agent_instance_id() != request.agent_instance_id()) {
       // A new agent process numbers its messages from 1 again.
@@ -399,7 +400,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     slot = session;
     closed_.erase(key);
   }
-  liveness_.Heard(key);
+  liveness_.Opened(key);
   session->set_host_id(host.id());
   if (replaced != nullptr && replaced != session) {
     replaced->Close(grpc::Status(grpc::StatusCode::ABORTED,
@@ -559,17 +560,6 @@ void AgentHub::OnWatchResync() {
 
 void AgentHub::MonitorOnce() {
   absl::flat_hash_map<std::string, Target> due;
-  // Agents this replica holds that fell silent: their refresh judges them disconnected.
-  for (const std::string& key : liveness_.NewlySilent(options_.timeouts.host.disconnection)) {
-    absl::MutexLock lock(&mu_);
-    auto it = by_host_.find(key);
-    std::shared_ptr<Session> session = it == by_host_.end() ? nullptr : it->second.lock();
-    if (session == nullptr) continue;
-    if (auto agent = agents_.find(session.get()); agent != agents_.end()) {
-      Target target{agent->second.infra_env_id, agent->second.host_id, agent->second.cluster_id};
-      due.emplace(target.Key(), std::move(target));
-    }
-  }
   const absl::Time now = clock_.Now();
   {
     absl::MutexLock lock(&mu_);

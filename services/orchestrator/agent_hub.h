@@ -16,13 +16,14 @@
 //     what that stream was last sent, so a refresh that changes nothing sends nothing.
 //     Refreshes of one cluster never run twice at once on a replica: a request that arrives
 //     while one runs makes it run once more afterwards (bursts coalesce).
-//   * Liveness lives in memory (liveness.h): every message stamps the host's last-heard time;
-//     only registration and stream close write to the database (holder + checked_in_at).
+//   * Liveness lives in memory (liveness.h): an open stream is a live agent (keepalive breaks
+//     the stream of a peer that stops answering); only registration and stream close write to
+//     the database (holder + checked_in_at).
 //   * The monitor (MonitorOnce, every `monitor_interval` on its own thread, driven by the
 //     injected Clock so tests call it with a FakeClock) refreshes the clusters of hosts whose
-//     agents fell silent for the disconnection timeout (they go `disconnected` by the core's
-//     rules), of hosts whose stream closed here once their timeout passes, and of hosts in
-//     states with time limits (preparing, installing, ...), so status timeouts fire.
+//     stream closed here once the disconnection timeout has passed since (they go
+//     `disconnected` by the core's rules; a new stream heals them), and of hosts in states with
+//     time limits (preparing, installing, ...), so status timeouts fire.
 //
 // Steady-state database writes: zero per heartbeat; per host two per connection plus one per
 // status or validation-outcome change, so a quiet fleet of any size costs nothing.

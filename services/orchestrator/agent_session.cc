@@ -10,13 +10,19 @@ bool Session::Send(agent::v1::ServiceMessage message) {
     closing_ = true;
     close_status_ =
         grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "the agent is not reading its stream");
-    if (!writing_ && reactor_ != nullptr) reactor_->Finish(close_status_);
+    if (!writing_ && reactor_ != nullptr) FinishLocked(close_status_);
     return false;
   }
   message.set_seq(next_seq_++);
   outgoing_.push_back(std::move(message));
   if (!writing_) StartNextWriteLocked();
   return true;
+}
+
+void Session::FinishLocked(const grpc::Status& status) {
+  if (finish_called_ || reactor_ == nullptr) return;
+  finish_called_ = true;
+  reactor_->Finish(status);
 }
 
 void Session::StartNextWriteLocked() {
@@ -30,13 +36,20 @@ void Session::WriteDone(bool ok) {
   writing_ = false;
   if (!outgoing_.empty()) outgoing_.pop_front();
   if (!ok) {
-    closing_ = true;  // the stream broke; the read side will see it too
+    // The stream broke: nothing more can be written, so finish now (a Close that waited for
+    // this write would otherwise never end the call, and the server could not shut down).
+    if (!closing_) {
+      closing_ = true;
+      close_status_ = grpc::Status(grpc::StatusCode::UNAVAILABLE, "the agent stream broke");
+    }
+    outgoing_.clear();
+    FinishLocked(close_status_);
     return;
   }
   if (!outgoing_.empty()) {
     StartNextWriteLocked();
   } else if (closing_ && reactor_ != nullptr) {
-    reactor_->Finish(close_status_);
+    FinishLocked(close_status_);
   }
 }
 
@@ -45,7 +58,7 @@ void Session::Close(const grpc::Status& status) {
   if (closing_ || finished_) return;
   closing_ = true;
   close_status_ = status;
-  if (!writing_ && reactor_ != nullptr) reactor_->Finish(status);
+  if (!writing_ && reactor_ != nullptr) FinishLocked(status);
 }
 
 void Session::ReadsDone() {
@@ -78,7 +91,7 @@ Session::Intake Session::Received(agent::v1::AgentMessage message) {
     closing_ = true;
     close_status_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                                  "too many unprocessed messages from this agent");
-    if (!writing_ && reactor_ != nullptr) reactor_->Finish(close_status_);
+    if (!writing_ && reactor_ != nullptr) FinishLocked(close_status_);
     return Intake::kRejected;
   }
   incoming_.push_back(std::move(message));

@@ -76,6 +76,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void ReadsDone();
   void Detach();
   void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends the call with `status`, once.
+  void FinishLocked(const grpc::Status& status) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const std::string peer_;
   const std::string token_;
@@ -86,6 +88,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  bool finish_called_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status close_status_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
   std::deque<agent::v1::AgentMessage> incoming_ ABSL_GUARDED_BY(mu_);

@@ -12,46 +12,24 @@ std::string HostKey(const std::string& infra_env_id, const std::string& host_id)
 
 std::optional<absl::Time> LivenessTracker::LastHeard(const std::string& host_key) const {
   absl::MutexLock lock(&mu_);
-  auto it = hosts_.find(host_key);
-  if (it == hosts_.end()) return std::nullopt;
-  return it->second.last_heard;
+  if (!open_.contains(host_key)) return std::nullopt;
+  return clock_.Now();
 }
 
-bool LivenessTracker::Heard(const std::string& host_key) {
-  const absl::Time now = clock_.Now();
+void LivenessTracker::Opened(const std::string& host_key) {
   absl::MutexLock lock(&mu_);
-  Entry& entry = hosts_[host_key];
-  entry.last_heard = now;
-  const bool was_silent = entry.reported_silent;
-  entry.reported_silent = false;
-  return was_silent;
+  open_.insert(host_key);
 }
 
-std::optional<absl::Time> LivenessTracker::Forget(const std::string& host_key) {
+absl::Time LivenessTracker::Closed(const std::string& host_key) {
   absl::MutexLock lock(&mu_);
-  auto it = hosts_.find(host_key);
-  if (it == hosts_.end()) return std::nullopt;
-  const absl::Time last = it->second.last_heard;
-  hosts_.erase(it);
-  return last;
-}
-
-std::vector<std::string> LivenessTracker::NewlySilent(absl::Duration silence) {
-  const absl::Time now = clock_.Now();
-  std::vector<std::string> silent;
-  absl::MutexLock lock(&mu_);
-  for (auto& [key, entry] : hosts_) {
-    if (!entry.reported_silent && now - entry.last_heard > silence) {
-      entry.reported_silent = true;
-      silent.push_back(key);
-    }
-  }
-  return silent;
+  open_.erase(host_key);
+  return clock_.Now();
 }
 
 size_t LivenessTracker::size() const {
   absl::MutexLock lock(&mu_);
-  return hosts_.size();
+  return open_.size();
 }
 
 }  // namespace assisted::orchestrator

@@ -16,16 +16,23 @@
 #include "services/orchestrator/core/cluster_state_machine.h"
 #include "services/orchestrator/core/cluster_validations.h"
 #include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/disk_eligibility.h"
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/host_validations.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/roles.h"
 
 namespace assisted::orchestrator {
 namespace {
 
 namespace inv = inventory::v1;
 using Validations = google::protobuf::RepeatedPtrField<types::v1::ValidationResult>;
+
+struct ClusterChoices {
+  core::DiskPolicy disk_policy;
+  std::vector<core::RoleAssignment> roles;
+};
 
 google::protobuf::Timestamp ToTimestamp(absl::Time time) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
@@ -64,6 +71,47 @@ void EmitValidationEvents(const types::v1::Host& host, const Validations& before
       events.Emit(HostEvent(
           host, "host_validation_fixed",
           absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(), "' is now fixed")));
+    }
+  }
+}
+
+// Host fields the service chooses while the user has not: the installation disk (the first disk
+// eligible for every role the host could take) and, for auto-assign hosts of a cluster, the
+// suggested role. Applied to `observed` (so the validations judge them) and recorded in
+// `patches` (written with the host's next compare-and-set).
+void ChooseForUser(const ClusterChoices& choices, std::vector<types::v1::Host>& observed,
+                   std::vector<HostFieldsPatch>& patches) {
+  for (size_t i = 0; i < observed.size(); ++i) {
+    types::v1::Host& host = observed[i];
+    if (!host.has_inventory() || !host.installation_disk_id().empty() ||
+        !host.installation_disk_path().empty()) {
+      continue;
+    }
+    for (const types::v1::Disk& disk : host.inventory().disks()) {
+      if (!disk.installation_eligibility().eligible() ||
+          !core::DiskEligible(disk, host.inventory(), choices.disk_policy)) {
+        continue;
+      }
+      host.set_installation_disk_id(disk.id().empty() ? disk.path() : disk.id());
+      host.set_installation_disk_path(disk.path());
+      patches[i].Set("installation_disk_id", [&](types::v1::Host& h) {
+        h.set_installation_disk_id(host.installation_disk_id());
+      });
+      patches[i].Set("installation_disk_path", [&](types::v1::Host& h) {
+        h.set_installation_disk_path(host.installation_disk_path());
+      });
+      break;
+    }
+  }
+  for (const core::RoleAssignment& assignment : choices.roles) {
+    for (size_t i = 0; i < observed.size(); ++i) {
+      if (observed[i].id() != assignment.host_id ||
+          observed[i].suggested_role() == assignment.role) {
+        continue;
+      }
+      observed[i].set_suggested_role(assignment.role);
+      patches[i].Set("suggested_role",
+                     [&](types::v1::Host& h) { h.set_suggested_role(assignment.role); });
     }
   }
 }
@@ -167,6 +215,12 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   ASSIGN_OR_RETURN(
       core::ClusterFacts facts,
       core::BuildClusterFacts(cluster_ptr, host_views, core::DefaultHwRequirements(), {}));
+  std::vector<HostFieldsPatch> patches(observed.size());
+  ChooseForUser(
+      {{core::MinimalRequirements(facts).disk_size_gb, &facts.requirements, facts.version,
+        facts.architecture},
+       cluster ? core::AssignRoles(pointers, facts) : std::vector<core::RoleAssignment>{}},
+      observed, patches);
   for (size_t i = 0; i < observed.size(); ++i) {
     core::ValidationResults validations =
         core::ValidateHost({observed[i], reports[i], facts, now, options_.timeouts.host});
@@ -185,12 +239,13 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
     }
     Validations results;
     validations.ToProto(&results);
-    if (!decision->changed() && !ValidationOutcomesDiffer(results, hosts[i].validations_info())) {
+    if (!decision->changed() && patches[i].paths.empty() &&
+        !ValidationOutcomesDiffer(results, hosts[i].validations_info())) {
       continue;
     }
     types::v1::Host written;
     RETURN_IF_ERROR(
-        WriteHost(hosts[i], observed[i], decision->to,
+        WriteHost(hosts[i], observed[i], patches[i], decision->to,
                   decision->status_info.empty() ? hosts[i].status_info() : decision->status_info,
                   results, written));
     ++outcome.hosts_written;
@@ -238,16 +293,19 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
 }
 
 absl::Status Refresher::WriteHost(const types::v1::Host& stored, const types::v1::Host& observed,
-                                  types::v1::HostStatus to, const std::string& info,
-                                  const Validations& validations, types::v1::Host& written) {
+                                  const HostFieldsPatch& patch, types::v1::HostStatus to,
+                                  const std::string& info, const Validations& validations,
+                                  types::v1::Host& written) {
   inv::UpdateHostStatusRequest update;
   update.set_infra_env_id(stored.infra_env_id());
   update.set_id(stored.id());
   update.set_expected_status(stored.status());
   update.set_new_status(to);
   update.set_status_info(info);
+  *update.mutable_patch() = patch.fields;
   *update.mutable_patch()->mutable_validations_info() = validations;
   update.mutable_patch_mask()->add_paths("validations_info");
+  for (const std::string& path : patch.paths) update.mutable_patch_mask()->add_paths(path);
   RETURN_IF_ERROR(FromGrpcStatus(inventory_.UpdateHostStatus(Context().get(), update, &written)));
   if (to != stored.status()) {
     log_.Info("host status changed", {{"host_id", stored.id()},

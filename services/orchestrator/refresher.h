@@ -42,6 +42,17 @@ struct RefreshOptions {
   int attempts = 4;  // decisions re-made after lost compare-and-sets
 };
 
+// Host fields to write along with a host's next compare-and-set.
+struct HostFieldsPatch {
+  types::v1::Host fields;
+  std::vector<std::string> paths;
+  template <typename Setter>
+  void Set(const std::string& path, Setter set) {
+    set(fields);
+    paths.push_back(path);
+  }
+};
+
 // What one refresh found. `hosts` and `cluster` are as stored after the refresh.
 struct RefreshOutcome {
   std::optional<types::v1::Cluster> cluster;  // unset for an unbound host
@@ -69,8 +80,8 @@ class Refresher {
   absl::Status RefreshOnce(std::optional<types::v1::Cluster> cluster,
                            std::vector<types::v1::Host> hosts, RefreshOutcome& outcome);
   absl::Status WriteHost(
-      const types::v1::Host& stored, const types::v1::Host& observed, types::v1::HostStatus to,
-      const std::string& info,
+      const types::v1::Host& stored, const types::v1::Host& observed, const HostFieldsPatch& patch,
+      types::v1::HostStatus to, const std::string& info,
       const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& validations,
       types::v1::Host& written);
   absl::Status WriteCluster(

@@ -99,7 +99,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                     .burst = static_cast<double>(config.event_burst)},
                      .agent_token_key = std::move(token_key)};
   options.timeouts.host.disconnection = config.host_disconnection_timeout;
-  parts->hub = std::make_unique<AgentHub>(std::move(inventory), std::move(options), parts->random,
+  parts->hub = std::make_unique<AgentHub>(inventory, std::move(options), parts->random,
                                           context.log.Child("agents"));
   parts->actions = std::make_unique<install::InstallActions>(
       inventory,

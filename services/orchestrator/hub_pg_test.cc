@@ -1,0 +1,395 @@
+// The agent hub in-process (a FakeClock drives liveness) against the real inventory service and
+// PostgreSQL, with test agents on real gRPC streams that answer their instructions in the agent's
+// output formats: five hosts converge to `known` and the cluster to `ready` with no poll; an
+// agent whose stream ends makes its host disconnected at the configured timeout and heals when
+// it returns;
+// a cluster change made by someone else is pushed at once; tokens are checked.
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/util/time_util.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/security/server_credentials.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+#include "lib/auth/url_token.h"
+#include "lib/random/random.h"
+#include "lib/testing/status_matchers.h"
+#include "lib/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "services/orchestrator/agent_hub.h"
+#include "services/orchestrator/core/testing_fixtures.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::orchestrator {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+using ::assisted::testing::IsOk;
+using ::assisted::testing::LaunchedService;
+using nlohmann::json;
+
+constexpr char kKey[] = "0123456789abcdef0123456789abcdef-test-key";
+
+std::string HostId(int i) { return absl::StrCat("00000000-0000-4000-8000-00000000000", i); }
+
+// One agent on a real stream: registers with `host`'s inventory, then answers every instruction
+// the way the agent's executors format their outputs.
+class TestAgent {
+ public:
+  TestAgent(agent::v1::AgentService::Stub& stub, types::v1::Host host, std::string token)
+      : host_(std::move(host)) {
+    if (!token.empty()) context_.AddMetadata("x-agent-token", token);
+    stream_ = stub.Connect(&context_);
+    agent::v1::AgentMessage hello;
+    agent::v1::Register& reg = *hello.mutable_register_();
+    reg.set_host_id(host_.id());
+    reg.set_infra_env_id(host_.infra_env_id());
+    reg.set_agent_version("test");
+    reg.set_agent_instance_id("instance-" + host_.id());
+    *reg.mutable_inventory() = host_.inventory();
+    *reg.mutable_agent_time() = google::protobuf::util::TimeUtil::GetCurrentTime();
+    stream_->Write(hello);
+    reader_ = std::thread([this] { Read(); });
+  }
+  ~TestAgent() {
+    context_.TryCancel();
+    reader_.join();
+  }
+
+  // Waits until an instruction of `type` arrived whose args satisfy `match`.
+  bool AwaitInstruction(types::v1::StepType type, std::function<bool(const types::v1::Step&)> match,
+                        absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto seen = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const types::v1::Step& step : steps_) {
+        if (step.step_type() == type && match(step)) return true;
+      }
+      return finished_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&seen), timeout);
+    for (const types::v1::Step& step : steps_) {
+      if (step.step_type() == type && match(step)) return true;
+    }
+    return false;
+  }
+
+  grpc::Status status() {
+    absl::MutexLock lock(&mu_);
+    mu_.Await(absl::Condition(&finished_));
+    return final_status_;
+  }
+
+ private:
+  void Read() {
+    agent::v1::ServiceMessage message;
+    while (stream_->Read(&message)) {
+      if (!message.has_instruction()) continue;
+      const types::v1::Step& step = message.instruction().step();
+      agent::v1::AgentMessage reply;
+      absl::MutexLock lock(&mu_);
+      steps_.push_back(step);
+      reply.set_seq(++seq_);
+      *reply.mutable_step_result() = Answer(step);
+      stream_->Write(reply);
+    }
+    grpc::Status status = stream_->Finish();
+    absl::MutexLock lock(&mu_);
+    final_status_ = status;
+    finished_ = true;
+  }
+
+  types::v1::StepResult Answer(const types::v1::Step& step) const {
+    types::v1::StepResult result;
+    result.set_step_id(step.step_id());
+    result.set_step_type(step.step_type());
+    const std::string ip = host_.inventory().interfaces(0).ipv4_addresses(0);
+    const std::string own_ip = ip.substr(0, ip.find('/'));
+    switch (step.step_type()) {
+      case types::v1::STEP_TYPE_INVENTORY:
+        *result.mutable_inventory() = host_.inventory();
+        break;
+      case types::v1::STEP_TYPE_CONNECTIVITY_CHECK: {
+        json remote_hosts = json::array();
+        for (const json& other : json::parse(step.args(0))) {
+          json l2 = json::array(), l3 = json::array();
+          for (const json& nic : other["nics"]) {
+            for (const json& cidr : nic["ip_addresses"]) {
+              const std::string address = cidr.get<std::string>();
+              const std::string remote = address.substr(0, address.find('/'));
+              l2.push_back({{"outgoing_nic", "eth0"},
+                            {"outgoing_ip_address", own_ip},
+                            {"remote_ip_address", remote},
+                            {"remote_mac", nic["mac"]},
+                            {"successful", true}});
+              l3.push_back({{"remote_ip_address", remote},
+                            {"successful", true},
+                            {"average_rtt_ms", 0.2},
+                            {"packet_loss_percentage", 0}});
+            }
+          }
+          remote_hosts.push_back({{"host_id", other["host_id"]},
+                                  {"l2_connectivity", l2},
+                                  {"l3_connectivity", l3},
+                                  {"mtu_report", json::array()}});
+        }
+        result.set_output(json{{"remote_hosts", remote_hosts}}.dump());
+        break;
+      }
+      case types::v1::STEP_TYPE_NTP_SYNCHRONIZER:
+        result.set_output(R"({"ntp_sources":[{"source_name":"clock","source_state":"synced"}]})");
+        break;
+      case types::v1::STEP_TYPE_DOMAIN_RESOLUTION: {
+        json resolutions = json::array();
+        for (const json& domain : json::parse(step.args(0))["domains"]) {
+          const std::string name = domain["domain_name"];
+          json v4 = json::array();
+          if (name.rfind("api", 0) == 0) v4.push_back("10.0.0.5");
+          if (name.rfind("*.apps", 0) == 0) v4.push_back("10.0.0.6");
+          if (name.rfind("quay.io", 0) == 0) v4.push_back("52.0.0.1");
+          resolutions.push_back({{"domain_name", name},
+                                 {"ipv4_addresses", v4},
+                                 {"ipv6_addresses", json::array()},
+                                 {"cnames", json::array()}});
+        }
+        result.set_output(json{{"resolutions", resolutions}}.dump());
+        break;
+      }
+      case types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES:
+        result.set_output(R"([{"network":"10.0.0.0/24","free_addresses":["10.0.0.99"]}])");
+        break;
+      default:
+        result.set_exit_code(-1);
+        result.set_error("not simulated");
+    }
+    return result;
+  }
+
+  const types::v1::Host host_;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<agent::v1::AgentMessage, agent::v1::ServiceMessage>>
+      stream_;
+  absl::Mutex mu_;
+  uint64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<types::v1::Step> steps_ ABSL_GUARDED_BY(mu_);
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status final_status_ ABSL_GUARDED_BY(mu_);
+  std::thread reader_;
+};
+
+class HubTest : public assisted::testing::PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    channel_ = grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials());
+    stub_ = inv::InventoryService::NewStub(channel_);
+  }
+
+  void StartHub(HubOptions options = {}) {
+    options.monitor_interval = absl::ZeroDuration();  // the test calls MonitorOnce
+    options.timeouts.host.disconnection = absl::Minutes(3);
+    options.replica_id = "replica-under-test";
+    hub_ = std::make_unique<AgentHub>(channel_, options, random_, log::Logger::Discard(),
+                                      HubParts{.clock = &clock_});
+    service_ = std::make_unique<AgentServiceImpl>(*hub_);
+    grpc::ServerBuilder builder;
+    int port = 0;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.RegisterService(service_.get());
+    server_ = builder.BuildAndStart();
+    agents_ = agent::v1::AgentService::NewStub(
+        grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
+  }
+
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown(std::chrono::system_clock::now());
+  }
+
+  // A cluster shaped like the core's healthy fixture, and an infra-env bound to it.
+  void CreateCluster() {
+    inv::CreateClusterRequest create;
+    *create.mutable_cluster() = core::testing::HealthyCluster();
+    create.mutable_cluster()->clear_id();
+    create.mutable_cluster()->clear_pull_secret_set();
+    create.set_pull_secret(R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})");
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->CreateCluster(&context, create, &cluster_).ok());
+    inv::CreateInfraEnvRequest infra;
+    infra.mutable_infra_env()->set_name("discovery");
+    infra.mutable_infra_env()->set_cluster_id(cluster_.id());
+    grpc::ClientContext context2;
+    const grpc::Status status = stub_->CreateInfraEnv(&context2, infra, &infra_env_);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  types::v1::Host Host(int i) {
+    types::v1::Host host = core::testing::HealthyHost(i);
+    host.set_id(HostId(i));
+    host.set_infra_env_id(infra_env_.id());
+    return host;
+  }
+
+  // Waits, on the inventory's Watch (no polling), until `done` holds for the cluster with its
+  // hosts; returns it as last read.
+  types::v1::Cluster AwaitCluster(std::function<bool(const types::v1::Cluster&)> done,
+                                  absl::Duration timeout = absl::Seconds(30)) {
+    grpc::ClientContext watch_context;
+    watch_context.set_deadline(std::chrono::system_clock::now() +
+                               std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout)));
+    inv::WatchRequest request;
+    request.mutable_filter()->set_cluster_id(cluster_.id());
+    auto stream = stub_->Watch(&watch_context, request);
+    inv::WatchEvent event;
+    types::v1::Cluster cluster;
+    while (stream->Read(&event)) {  // the first event is a bookmark: check the state as it is
+      inv::GetClusterRequest get;
+      get.set_id(cluster_.id());
+      get.set_include_hosts(true);
+      grpc::ClientContext context;
+      if (stub_->GetCluster(&context, get, &cluster).ok() && done(cluster)) {
+        watch_context.TryCancel();
+        return cluster;
+      }
+    }
+    ADD_FAILURE() << "timed out; cluster now: " << cluster.DebugString();
+    return cluster;
+  }
+
+  static bool AllHosts(const types::v1::Cluster& cluster, size_t n, types::v1::HostStatus status) {
+    if (static_cast<size_t>(cluster.hosts_size()) != n) return false;
+    for (const types::v1::Host& host : cluster.hosts()) {
+      if (host.status() != status) return false;
+    }
+    return true;
+  }
+
+  std::unique_ptr<LaunchedService> inventory_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<inv::InventoryService::Stub> stub_;
+  SystemRandom random_;
+  FakeClock clock_{absl::Now()};
+  std::unique_ptr<AgentHub> hub_;
+  std::unique_ptr<AgentServiceImpl> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<agent::v1::AgentService::Stub> agents_;
+  types::v1::Cluster cluster_;
+  types::v1::InfraEnv infra_env_;
+};
+
+TEST_F(HubTest, FiveHostsConvergeToKnownAndTheClusterToReady) {
+  StartHub();
+  CreateCluster();
+  std::vector<std::unique_ptr<TestAgent>> agents;
+  for (int i = 1; i <= 5; ++i) agents.push_back(std::make_unique<TestAgent>(*agents_, Host(i), ""));
+  const types::v1::Cluster cluster = AwaitCluster([](const types::v1::Cluster& c) {
+    return AllHosts(c, 5, types::v1::HOST_STATUS_KNOWN) &&
+           c.status() == types::v1::CLUSTER_STATUS_READY;
+  });
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN) << host.DebugString();
+    EXPECT_EQ(host.agent_stream_holder(), "replica-under-test");
+  }
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_READY) << cluster.DebugString();
+}
+
+TEST_F(HubTest, AGoneAgentIsDisconnectedAfterTheTimeoutAndHealsWhenItReturns) {
+  StartHub();
+  CreateCluster();
+  std::vector<std::unique_ptr<TestAgent>> agents;
+  for (int i = 1; i <= 3; ++i) agents.push_back(std::make_unique<TestAgent>(*agents_, Host(i), ""));
+  AwaitCluster(
+      [](const types::v1::Cluster& c) { return AllHosts(c, 3, types::v1::HOST_STATUS_KNOWN); });
+  // Quiet open streams stay connected however long nothing is said.
+  clock_.Advance(absl::Minutes(10));
+  hub_->MonitorOnce();
+  // Host 1's stream ends; before the timeout nothing changes, after it the host is
+  // disconnected while the others stay known.
+  agents[0].reset();
+  AwaitCluster([](const types::v1::Cluster& c) {
+    for (const types::v1::Host& host : c.hosts()) {
+      if (host.id() == HostId(1)) return host.agent_stream_holder().empty();
+    }
+    return false;
+  });
+  clock_.Advance(absl::Minutes(2));
+  hub_->MonitorOnce();
+  clock_.Advance(absl::Minutes(1) + absl::Seconds(1));
+  hub_->MonitorOnce();
+  types::v1::Cluster cluster = AwaitCluster([](const types::v1::Cluster& c) {
+    for (const types::v1::Host& host : c.hosts()) {
+      const bool gone = host.id() == HostId(1);
+      if ((host.status() == types::v1::HOST_STATUS_DISCONNECTED) != gone) return false;
+    }
+    return true;
+  });
+  for (const types::v1::Host& host : cluster.hosts()) {
+    if (host.id() != HostId(1)) EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN);
+  }
+  agents[0] = std::make_unique<TestAgent>(*agents_, Host(1), "");
+  AwaitCluster(
+      [](const types::v1::Cluster& c) { return AllHosts(c, 3, types::v1::HOST_STATUS_KNOWN); });
+}
+
+TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
+  StartHub();
+  CreateCluster();
+  TestAgent agent(*agents_, Host(1), "");
+  ASSERT_TRUE(agent.AwaitInstruction(
+      types::v1::STEP_TYPE_NTP_SYNCHRONIZER, [](const types::v1::Step&) { return true; },
+      absl::Seconds(20)));
+  // Someone (the gateway, another replica) sets an NTP source on the cluster.
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  update.mutable_cluster()->set_additional_ntp_source("ntp.example.com");
+  update.mutable_update_mask()->add_paths("additional_ntp_source");
+  types::v1::Cluster written;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->UpdateCluster(&context, update, &written).ok());
+  EXPECT_TRUE(agent.AwaitInstruction(
+      types::v1::STEP_TYPE_NTP_SYNCHRONIZER,
+      [](const types::v1::Step& step) {
+        return step.args_size() == 1 && step.args(0).find("ntp.example.com") != std::string::npos;
+      },
+      absl::Seconds(20)));
+}
+
+TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnv) {
+  StartHub({.agent_token_key = kKey});
+  CreateCluster();
+  {
+    TestAgent missing(*agents_, Host(1), "");
+    EXPECT_EQ(missing.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_THAT(missing.status().error_message(), ::testing::HasSubstr("missing agent token"));
+  }
+  {
+    auto other = auth::SignUrlToken(kKey, "11111111-2222-4333-8444-555555555555",
+                                    absl::Now() + absl::Hours(1));
+    ASSERT_THAT(other, IsOk());
+    TestAgent wrong(*agents_, Host(1), *other);
+    EXPECT_EQ(wrong.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_THAT(wrong.status().error_message(), ::testing::HasSubstr("not " + infra_env_.id()));
+  }
+  auto good = auth::SignUrlToken(kKey, infra_env_.id(), absl::Now() + absl::Hours(1));
+  ASSERT_THAT(good, IsOk());
+  TestAgent accepted(*agents_, Host(1), *good);
+  EXPECT_TRUE(accepted.AwaitInstruction(
+      types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
+      absl::Seconds(20)));
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator
