@@ -5,7 +5,6 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -52,8 +51,8 @@ std::string BioText(BIO* bio) {
 }
 
 absl::StatusOr<Key> NewKey() {
-  Key key(EVP_RSA_gen(2048));
-  if (key == nullptr) return OpenSslError("generating an RSA key");
+  Key key(EVP_EC_gen("P-256"));
+  if (key == nullptr) return OpenSslError("generating an ECDSA P-256 key");
   return key;
 }
 
@@ -164,8 +163,8 @@ absl::StatusOr<KeyPair> IssueClientCertificate(const KeyPair& ca, absl::string_v
   }
   RETURN_IF_ERROR(
       AddExtension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE"));
-  RETURN_IF_ERROR(AddExtension(cert.get(), ca_cert.get(), NID_key_usage,
-                               "critical,digitalSignature,keyEncipherment"));
+  RETURN_IF_ERROR(
+      AddExtension(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature"));
   RETURN_IF_ERROR(AddExtension(cert.get(), ca_cert.get(), NID_ext_key_usage, "clientAuth"));
   RETURN_IF_ERROR(
       AddExtension(cert.get(), ca_cert.get(), NID_authority_key_identifier, "keyid:always"));
