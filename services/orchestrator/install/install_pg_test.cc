@@ -533,6 +533,28 @@ TEST_F(InstallTest, RefusesWhatTheStateMachinesForbid) {
   EXPECT_THAT(status.error_message(), HasSubstr("cluster_id"));
 }
 
+TEST_F(InstallTest, ForbiddenOverridesFailThePreparationWithTheReason) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  update.mutable_cluster()->set_install_config_overrides(R"({"baseDomain":"other.com"})");
+  update.mutable_update_mask()->add_paths("install_config_overrides");
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(Context().get(), update, &cluster).ok());
+  ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_READY);
+  const grpc::Status status = Install(&cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_READY) << cluster.status_info();
+  EXPECT_THAT(cluster.status_info(), HasSubstr("failed to prepare"));
+  EXPECT_EQ(cluster.last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_FAILED);
+  EXPECT_THAT(cluster.last_installation_preparation().reason(),
+              HasSubstr("install_config_overrides: \"baseDomain\" may not be overridden"));
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN) << host.status_info();
+  }
+}
+
 TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSamePath) {
   ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
   types::v1::Cluster cluster;
