@@ -555,6 +555,86 @@ TEST_F(InstallTest, ForbiddenOverridesFailThePreparationWithTheReason) {
   }
 }
 
+TEST_F(InstallTest, FinalizingWaitsForMonitoredOperatorsAndTheIngressCa) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  types::v1::MonitoredOperator* console = update.mutable_cluster()->add_monitored_operators();
+  console->set_name("console");
+  console->set_operator_type(types::v1::OPERATOR_TYPE_BUILTIN);
+  update.mutable_update_mask()->add_paths("monitored_operators");
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(Context().get(), update, &cluster).ok());
+  ASSERT_TRUE(Install(&cluster).ok());
+  cluster = FinishPreparation();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+  const int bootstrap = BootstrapIndex();
+  for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(ReportAllStages(i, i == bootstrap));
+  cluster = Refresh();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_FINALIZING) << cluster.status_info();
+
+  orch::UpdateFinalizingProgressRequest stage;
+  stage.set_cluster_id(cluster_.id());
+  stage.set_finalizing_stage(types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS);
+  ASSERT_TRUE(stub_->UpdateFinalizingProgress(Context().get(), stage, &cluster).ok());
+  EXPECT_EQ(cluster.progress().finalizing_stage(),
+            types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS);
+
+  orch::ReportOperatorStatusRequest report;
+  report.set_cluster_id(cluster_.id());
+  report.set_name("no-such-operator");
+  report.set_status(types::v1::OPERATOR_STATUS_AVAILABLE);
+  grpc::Status status = stub_->ReportOperatorStatus(Context().get(), report, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  report.set_name("console");
+  report.set_status(types::v1::OPERATOR_STATUS_PROGRESSING);
+  ASSERT_TRUE(stub_->ReportOperatorStatus(Context().get(), report, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_FINALIZING);
+
+  orch::UploadIngressCertRequest ingress;
+  ingress.set_cluster_id(cluster_.id());
+  ingress.set_ca_certificate("not a certificate");
+  status = stub_->UploadIngressCert(Context().get(), ingress, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("ca_certificate"));
+  const std::string ingress_ca = *Artifact("tls/root-ca.crt");  // any valid PEM certificate
+  ingress.set_ca_certificate(ingress_ca);
+  ASSERT_TRUE(stub_->UploadIngressCert(Context().get(), ingress, &cluster).ok());
+  EXPECT_NE(Artifact("kubeconfig"), Artifact("kubeconfig-noingress"));
+
+  report.set_status(types::v1::OPERATOR_STATUS_AVAILABLE);
+  ASSERT_TRUE(stub_->ReportOperatorStatus(Context().get(), report, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+  orch::CompleteInstallationRequest complete;
+  complete.set_cluster_id(cluster_.id());
+  complete.set_is_success(true);
+  ASSERT_TRUE(stub_->CompleteInstallation(Context().get(), complete, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLED);
+}
+
+TEST_F(InstallTest, ControllerFailureMovesAFinalizingClusterToError) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  update.mutable_cluster()->add_monitored_operators()->set_name("console");
+  update.mutable_update_mask()->add_paths("monitored_operators");
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(Context().get(), update, &cluster).ok());
+  ASSERT_TRUE(Install(&cluster).ok());
+  FinishPreparation();
+  const int bootstrap = BootstrapIndex();
+  for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(ReportAllStages(i, i == bootstrap));
+  ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_FINALIZING);
+  orch::CompleteInstallationRequest complete;
+  complete.set_cluster_id(cluster_.id());
+  complete.set_is_success(false);
+  complete.set_error_info("console operator degraded");
+  ASSERT_TRUE(stub_->CompleteInstallation(Context().get(), complete, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_ERROR);
+  EXPECT_THAT(cluster.status_info(), HasSubstr("console operator degraded"));
+  EXPECT_TRUE(cluster.has_install_completed_at());
+}
+
 TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSamePath) {
   ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
   types::v1::Cluster cluster;

@@ -47,6 +47,12 @@ absl::StatusOr<KeyPair> IssueClientCertificate(const KeyPair& ca, absl::string_v
 std::string Kubeconfig(absl::string_view cluster_name, absl::string_view server,
                        absl::string_view ca_pem, const KeyPair& client);
 
+// `kubeconfig` with `ca_pem` appended to every cluster's certificate-authority-data (how the
+// ingress CA joins the admin kubeconfig at the end of an installation). INVALID_ARGUMENT naming
+// the field when `ca_pem` holds no PEM certificate or `kubeconfig` is not a kubeconfig.
+absl::StatusOr<std::string> AddCertificateAuthority(absl::string_view kubeconfig,
+                                                    absl::string_view ca_pem);
+
 // "xxxxx-xxxxx-xxxxx-xxxxx" of letters and digits, as openshift-install makes it.
 std::string KubeadminPassword(Random& random);
 
