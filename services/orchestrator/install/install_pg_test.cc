@@ -25,6 +25,7 @@
 #include "nlohmann/json.hpp"
 #include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/install/actions.h"
+#include "services/orchestrator/install/agent_seams.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
 #include "yaml-cpp/yaml.h"
@@ -657,9 +658,27 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
   EXPECT_EQ(args["os_image"]["url"], "file:///images/os.raw");
   EXPECT_EQ(args["ignition"], *Artifact("host-" + host.id() + ".ign"));
 
+  // Through the hub's seams: the planned steps plus the install step.
+  class OneStep final : public orchestrator::InstructionSource {
+   public:
+    absl::StatusOr<std::vector<types::v1::Step>> StepsFor(
+        const orchestrator::InstructionInput&) override {
+      types::v1::Step step;
+      step.set_step_type(types::v1::STEP_TYPE_DHCP_LEASE_ALLOCATE);
+      return std::vector<types::v1::Step>{step};
+    }
+  } planned;
+  orchestrator::install::InstallStepSource source(*actions, planned);
+  const std::vector<types::v1::Host> members(cluster.hosts().begin(), cluster.hosts().end());
+  absl::StatusOr<std::vector<types::v1::Step>> pushed = source.StepsFor({host, &cluster, members});
+  ASSERT_THAT(pushed, IsOk());
+  ASSERT_EQ(pushed->size(), 2u);
+  EXPECT_EQ((*pushed)[1].args(0), (*steps)[0].args(0));
+
   agent::v1::Progress progress;
   progress.set_current_stage(types::v1::HOST_STAGE_INSTALLING);
-  EXPECT_THAT(actions->ApplyAgentProgress(host, progress), IsOk());
+  orchestrator::install::InstallProgressSink sink(*actions);
+  EXPECT_THAT(sink.OnProgress(host, progress), IsOk());
   types::v1::Host stored;
   ASSERT_TRUE(Progress(std::stoi(host.id().substr(35)), types::v1::HOST_STAGE_INSTALLING, &stored)
                   .ok());  // the same stage again through the gRPC path: accepted
@@ -675,6 +694,9 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
       absl::StatusOr<std::vector<types::v1::Step>> none = actions->InstallInstructions(h, cluster);
       ASSERT_THAT(none, IsOk());
       EXPECT_TRUE(none->empty());
+      pushed = source.StepsFor({h, &cluster, members});
+      ASSERT_THAT(pushed, IsOk());
+      EXPECT_EQ(pushed->size(), 1u);
     }
   }
 }
