@@ -150,8 +150,9 @@ int main() {
   }
   const double all_ms = Micros(all) / 1000;
 
-  std::cout << absl::StrFormat("credentials (CA + admin cert, RSA 2048): median %.1f ms over %d\n",
-                               Median(credentials_us) / 1000, kCredentialRuns);
+  std::cout << absl::StrFormat(
+      "credentials (CA + admin cert, ECDSA P-256): median %.1f ms over %d\n",
+      Median(credentials_us) / 1000, kCredentialRuns);
   std::cout << absl::StrFormat("install-config.yaml: median %.0f us\n", Median(config_us));
   std::cout << absl::StrFormat(
       "host-<id>.ign with static networking: median %.0f us, max %.0f us (%zu bytes for %d)\n",

@@ -11,6 +11,7 @@
 #include "lib/time/clock.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/install/actions.h"
+#include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/install_step.h"
 #include "services/orchestrator/install/orchestrator_service.h"
 
@@ -59,11 +60,15 @@ void Config::Register(config::Parser& parser) {
 namespace {
 
 // What the services use, destroyed after them (see GrpcServiceHost::Keep).
+// The hub is declared last: its threads stop before the install work they call goes away.
 struct Parts {
   SystemRandom random;
   RealClock clock;
-  std::unique_ptr<AgentHub> hub;
   std::unique_ptr<install::InstallActions> actions;
+  std::unique_ptr<DefaultInstructions> next_steps;
+  std::unique_ptr<install::InstallStepSource> instructions;
+  std::unique_ptr<install::InstallProgressSink> progress;
+  std::unique_ptr<AgentHub> hub;
 };
 
 absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logger& log) {
@@ -99,13 +104,20 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                     .burst = static_cast<double>(config.event_burst)},
                      .agent_token_key = std::move(token_key)};
   options.timeouts.host.disconnection = config.host_disconnection_timeout;
-  parts->hub = std::make_unique<AgentHub>(inventory, std::move(options), parts->random,
-                                          context.log.Child("agents"));
+  // The install actions and the hub decide with the same time limits.
   parts->actions = std::make_unique<install::InstallActions>(
       inventory,
-      install::ActionsOptions{.os_image = {config.os_image_url, config.os_image_sha256},
+      install::ActionsOptions{.timeouts = options.timeouts,
+                              .os_image = {config.os_image_url, config.os_image_sha256},
                               .holder = RandomUuid(parts->random)},
       parts->clock, parts->random, context.log.Child("install"));
+  parts->next_steps = std::make_unique<DefaultInstructions>(parts->random);
+  parts->instructions =
+      std::make_unique<install::InstallStepSource>(*parts->actions, *parts->next_steps);
+  parts->progress = std::make_unique<install::InstallProgressSink>(*parts->actions);
+  parts->hub = std::make_unique<AgentHub>(
+      std::move(inventory), std::move(options), parts->random, context.log.Child("agents"),
+      HubParts{.instructions = parts->instructions.get(), .progress = parts->progress.get()});
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
   host->Add(std::make_unique<AgentServiceImpl>(*parts->hub),

@@ -22,6 +22,7 @@
 #include "services/orchestrator/core/stages.h"
 #include "services/orchestrator/install/ignition_configs.h"
 #include "services/orchestrator/install/install_config.h"
+#include "services/orchestrator/install/pki.h"
 
 namespace assisted::orchestrator::install {
 namespace {
@@ -807,6 +808,67 @@ absl::StatusOr<Cluster> InstallActions::UpdateFinalizingProgress(const std::stri
   RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateClusterStatus, request).status());
   Event("cluster_finalizing_stage_updated", cluster_id, nullptr,
         absl::StrCat("Finalizing stage: ", core::FinalizingStageName(stage)));
+  return Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> InstallActions::ReportOperatorStatus(
+    const v1::ReportOperatorStatusRequest& report) {
+  absl::Status last;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    inv::GetClusterRequest get;
+    get.set_id(report.cluster_id());
+    ASSIGN_OR_RETURN(Cluster cluster, inventory_.Call(&Stub::GetCluster, get));
+    inv::UpdateClusterRequest update;
+    Cluster& changes = *update.mutable_cluster();
+    changes.set_id(cluster.id());
+    *changes.mutable_monitored_operators() = cluster.monitored_operators();
+    auto op = std::find_if(
+        changes.mutable_monitored_operators()->begin(),
+        changes.mutable_monitored_operators()->end(),
+        [&](const types::v1::MonitoredOperator& o) { return o.name() == report.name(); });
+    if (op == changes.mutable_monitored_operators()->end()) {
+      return absl::NotFoundError(absl::StrCat(
+          "name: cluster ", cluster.id(), " does not monitor an operator \"", report.name(), "\""));
+    }
+    op->set_status(report.status());
+    op->set_status_info(report.status_info());
+    if (!report.version().empty()) op->set_version(report.version());
+    *op->mutable_status_updated_at() = Ts(clock_.Now());
+    update.mutable_update_mask()->add_paths("monitored_operators");
+    update.set_resource_version(cluster.resource_version());
+    absl::StatusOr<Cluster> written = inventory_.Call(&Stub::UpdateCluster, update);
+    if (absl::IsAborted(written.status())) {
+      last = written.status();
+      continue;
+    }
+    RETURN_IF_ERROR(written.status());
+    return Refresh(report.cluster_id());
+  }
+  return last;
+}
+
+absl::StatusOr<Cluster> InstallActions::UploadIngressCert(const std::string& cluster_id,
+                                                          const std::string& ca_certificate) {
+  ASSIGN_OR_RETURN(std::optional<std::string> noingress,
+                   inventory_.Artifact(cluster_id, kKubeconfigNoIngressName));
+  if (!noingress) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cluster ", cluster_id, " has no kubeconfig-noingress: not installing"));
+  }
+  ASSIGN_OR_RETURN(std::string kubeconfig, AddCertificateAuthority(*noingress, ca_certificate));
+  for (const auto& [name, content] :
+       {std::pair<const char*, const std::string*>{"ingress-ca.crt", &ca_certificate},
+        {kKubeconfigName, &kubeconfig}}) {
+    inv::PutArtifactRequest put;
+    put.set_cluster_id(cluster_id);
+    put.set_name(name);
+    put.set_kind(inv::ARTIFACT_KIND_CREDENTIALS);
+    put.set_content_type("text/plain");
+    put.set_content(*content);
+    RETURN_IF_ERROR(inventory_.Call(&Stub::PutArtifact, put).status());
+  }
+  Event("cluster_ingress_ca_uploaded", cluster_id, nullptr,
+        "The ingress CA joined the admin kubeconfig");
   return Refresh(cluster_id);
 }
 

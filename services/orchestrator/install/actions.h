@@ -84,6 +84,12 @@ class InstallActions {
 
   absl::StatusOr<types::v1::Cluster> UpdateFinalizingProgress(const std::string& cluster_id,
                                                               types::v1::FinalizingStage stage);
+  // Records a monitored operator's state (NOT_FOUND naming an operator the cluster does not
+  // monitor), then refreshes: finalizing completes once every operator is available.
+  absl::StatusOr<types::v1::Cluster> ReportOperatorStatus(const v1::ReportOperatorStatusRequest&);
+  // Stores the ingress CA and derives `kubeconfig` from `kubeconfig-noingress` with it.
+  absl::StatusOr<types::v1::Cluster> UploadIngressCert(const std::string& cluster_id,
+                                                       const std::string& ca_certificate);
   absl::StatusOr<types::v1::Cluster> CompleteInstallation(const std::string& cluster_id,
                                                           bool success,
                                                           const std::string& error_info);

@@ -25,6 +25,7 @@
 #include "nlohmann/json.hpp"
 #include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/install/actions.h"
+#include "services/orchestrator/install/agent_seams.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
 #include "yaml-cpp/yaml.h"
@@ -533,6 +534,108 @@ TEST_F(InstallTest, RefusesWhatTheStateMachinesForbid) {
   EXPECT_THAT(status.error_message(), HasSubstr("cluster_id"));
 }
 
+TEST_F(InstallTest, ForbiddenOverridesFailThePreparationWithTheReason) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  update.mutable_cluster()->set_install_config_overrides(R"({"baseDomain":"other.com"})");
+  update.mutable_update_mask()->add_paths("install_config_overrides");
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(Context().get(), update, &cluster).ok());
+  ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_READY);
+  const grpc::Status status = Install(&cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_READY) << cluster.status_info();
+  EXPECT_THAT(cluster.status_info(), HasSubstr("failed to prepare"));
+  EXPECT_EQ(cluster.last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_FAILED);
+  EXPECT_THAT(cluster.last_installation_preparation().reason(),
+              HasSubstr("install_config_overrides: \"baseDomain\" may not be overridden"));
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN) << host.status_info();
+  }
+}
+
+TEST_F(InstallTest, FinalizingWaitsForMonitoredOperatorsAndTheIngressCa) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  types::v1::MonitoredOperator* console = update.mutable_cluster()->add_monitored_operators();
+  console->set_name("console");
+  console->set_operator_type(types::v1::OPERATOR_TYPE_BUILTIN);
+  update.mutable_update_mask()->add_paths("monitored_operators");
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(Context().get(), update, &cluster).ok());
+  ASSERT_TRUE(Install(&cluster).ok());
+  cluster = FinishPreparation();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
+  const int bootstrap = BootstrapIndex();
+  for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(ReportAllStages(i, i == bootstrap));
+  cluster = Refresh();
+  ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_FINALIZING) << cluster.status_info();
+
+  orch::UpdateFinalizingProgressRequest stage;
+  stage.set_cluster_id(cluster_.id());
+  stage.set_finalizing_stage(types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS);
+  ASSERT_TRUE(stub_->UpdateFinalizingProgress(Context().get(), stage, &cluster).ok());
+  EXPECT_EQ(cluster.progress().finalizing_stage(),
+            types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS);
+
+  orch::ReportOperatorStatusRequest report;
+  report.set_cluster_id(cluster_.id());
+  report.set_name("no-such-operator");
+  report.set_status(types::v1::OPERATOR_STATUS_AVAILABLE);
+  grpc::Status status = stub_->ReportOperatorStatus(Context().get(), report, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::NOT_FOUND);
+  report.set_name("console");
+  report.set_status(types::v1::OPERATOR_STATUS_PROGRESSING);
+  ASSERT_TRUE(stub_->ReportOperatorStatus(Context().get(), report, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_FINALIZING);
+
+  orch::UploadIngressCertRequest ingress;
+  ingress.set_cluster_id(cluster_.id());
+  ingress.set_ca_certificate("not a certificate");
+  status = stub_->UploadIngressCert(Context().get(), ingress, &cluster);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("ca_certificate"));
+  const std::string ingress_ca = *Artifact("tls/root-ca.crt");  // any valid PEM certificate
+  ingress.set_ca_certificate(ingress_ca);
+  ASSERT_TRUE(stub_->UploadIngressCert(Context().get(), ingress, &cluster).ok());
+  EXPECT_NE(Artifact("kubeconfig"), Artifact("kubeconfig-noingress"));
+
+  report.set_status(types::v1::OPERATOR_STATUS_AVAILABLE);
+  ASSERT_TRUE(stub_->ReportOperatorStatus(Context().get(), report, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+  orch::CompleteInstallationRequest complete;
+  complete.set_cluster_id(cluster_.id());
+  complete.set_is_success(true);
+  ASSERT_TRUE(stub_->CompleteInstallation(Context().get(), complete, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLED);
+}
+
+TEST_F(InstallTest, ControllerFailureMovesAFinalizingClusterToError) {
+  ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster_.id());
+  update.mutable_cluster()->add_monitored_operators()->set_name("console");
+  update.mutable_update_mask()->add_paths("monitored_operators");
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(Context().get(), update, &cluster).ok());
+  ASSERT_TRUE(Install(&cluster).ok());
+  FinishPreparation();
+  const int bootstrap = BootstrapIndex();
+  for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(ReportAllStages(i, i == bootstrap));
+  ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_FINALIZING);
+  orch::CompleteInstallationRequest complete;
+  complete.set_cluster_id(cluster_.id());
+  complete.set_is_success(false);
+  complete.set_error_info("console operator degraded");
+  ASSERT_TRUE(stub_->CompleteInstallation(Context().get(), complete, &cluster).ok());
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_ERROR);
+  EXPECT_THAT(cluster.status_info(), HasSubstr("console operator degraded"));
+  EXPECT_TRUE(cluster.has_install_completed_at());
+}
+
 TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSamePath) {
   ASSERT_NO_FATAL_FAILURE(CreateReadyCluster());
   types::v1::Cluster cluster;
@@ -555,9 +658,27 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
   EXPECT_EQ(args["os_image"]["url"], "file:///images/os.raw");
   EXPECT_EQ(args["ignition"], *Artifact("host-" + host.id() + ".ign"));
 
+  // Through the hub's seams: the planned steps plus the install step.
+  class OneStep final : public orchestrator::InstructionSource {
+   public:
+    absl::StatusOr<std::vector<types::v1::Step>> StepsFor(
+        const orchestrator::InstructionInput&) override {
+      types::v1::Step step;
+      step.set_step_type(types::v1::STEP_TYPE_DHCP_LEASE_ALLOCATE);
+      return std::vector<types::v1::Step>{step};
+    }
+  } planned;
+  orchestrator::install::InstallStepSource source(*actions, planned);
+  const std::vector<types::v1::Host> members(cluster.hosts().begin(), cluster.hosts().end());
+  absl::StatusOr<std::vector<types::v1::Step>> pushed = source.StepsFor({host, &cluster, members});
+  ASSERT_THAT(pushed, IsOk());
+  ASSERT_EQ(pushed->size(), 2u);
+  EXPECT_EQ((*pushed)[1].args(0), (*steps)[0].args(0));
+
   agent::v1::Progress progress;
   progress.set_current_stage(types::v1::HOST_STAGE_INSTALLING);
-  EXPECT_THAT(actions->ApplyAgentProgress(host, progress), IsOk());
+  orchestrator::install::InstallProgressSink sink(*actions);
+  EXPECT_THAT(sink.OnProgress(host, progress), IsOk());
   types::v1::Host stored;
   ASSERT_TRUE(Progress(std::stoi(host.id().substr(35)), types::v1::HOST_STAGE_INSTALLING, &stored)
                   .ok());  // the same stage again through the gRPC path: accepted
@@ -573,6 +694,9 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
       absl::StatusOr<std::vector<types::v1::Step>> none = actions->InstallInstructions(h, cluster);
       ASSERT_THAT(none, IsOk());
       EXPECT_TRUE(none->empty());
+      pushed = source.StepsFor({h, &cluster, members});
+      ASSERT_THAT(pushed, IsOk());
+      EXPECT_EQ(pushed->size(), 1u);
     }
   }
 }

@@ -124,6 +124,24 @@ grpc::Status OrchestratorServiceImpl::UpdateFinalizingProgress(
       response);
 }
 
+grpc::Status OrchestratorServiceImpl::ReportOperatorStatus(
+    grpc::ServerContext*, const v1::ReportOperatorStatusRequest* request,
+    types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}, {"name", &request->name()}}),
+      [&] { return actions_.ReportOperatorStatus(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::UploadIngressCert(grpc::ServerContext*,
+                                                        const v1::UploadIngressCertRequest* request,
+                                                        types::v1::Cluster* response) {
+  return Answer(
+      Required(
+          {{"cluster_id", &request->cluster_id()}, {"ca_certificate", &request->ca_certificate()}}),
+      [&] { return actions_.UploadIngressCert(request->cluster_id(), request->ca_certificate()); },
+      response);
+}
+
 grpc::Status OrchestratorServiceImpl::CompleteInstallation(
     grpc::ServerContext*, const v1::CompleteInstallationRequest* request,
     types::v1::Cluster* response) {

@@ -2,8 +2,8 @@
 //
 // assisted.orchestrator.v1.OrchestratorService over InstallActions: a synchronous gRPC service
 // (its handlers block on inventory calls; the server's thread cap bounds them) that only checks
-// required ids and converts statuses. BindHost, UnbindHost, ReportOperatorStatus and
-// UploadIngressCert are not implemented yet (UNIMPLEMENTED).
+// required ids and converts statuses. BindHost and UnbindHost are not implemented yet
+// (UNIMPLEMENTED).
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
@@ -46,6 +46,12 @@ class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
   grpc::Status UpdateFinalizingProgress(grpc::ServerContext* context,
                                         const v1::UpdateFinalizingProgressRequest* request,
                                         types::v1::Cluster* response) override;
+  grpc::Status ReportOperatorStatus(grpc::ServerContext* context,
+                                    const v1::ReportOperatorStatusRequest* request,
+                                    types::v1::Cluster* response) override;
+  grpc::Status UploadIngressCert(grpc::ServerContext* context,
+                                 const v1::UploadIngressCertRequest* request,
+                                 types::v1::Cluster* response) override;
   grpc::Status CompleteInstallation(grpc::ServerContext* context,
                                     const v1::CompleteInstallationRequest* request,
                                     types::v1::Cluster* response) override;

@@ -5,13 +5,13 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
 #include <memory>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/install/install_config.h"
@@ -52,8 +52,8 @@ std::string BioText(BIO* bio) {
 }
 
 absl::StatusOr<Key> NewKey() {
-  Key key(EVP_RSA_gen(2048));
-  if (key == nullptr) return OpenSslError("generating an RSA key");
+  Key key(EVP_EC_gen("P-256"));
+  if (key == nullptr) return OpenSslError("generating an ECDSA P-256 key");
   return key;
 }
 
@@ -164,8 +164,8 @@ absl::StatusOr<KeyPair> IssueClientCertificate(const KeyPair& ca, absl::string_v
   }
   RETURN_IF_ERROR(
       AddExtension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE"));
-  RETURN_IF_ERROR(AddExtension(cert.get(), ca_cert.get(), NID_key_usage,
-                               "critical,digitalSignature,keyEncipherment"));
+  RETURN_IF_ERROR(
+      AddExtension(cert.get(), ca_cert.get(), NID_key_usage, "critical,digitalSignature"));
   RETURN_IF_ERROR(AddExtension(cert.get(), ca_cert.get(), NID_ext_key_usage, "clientAuth"));
   RETURN_IF_ERROR(
       AddExtension(cert.get(), ca_cert.get(), NID_authority_key_identifier, "keyid:always"));
@@ -198,6 +198,35 @@ std::string Kubeconfig(absl::string_view cluster_name, absl::string_view server,
   config["contexts"].push_back(context);
   config["current-context"] = "admin";
   config["preferences"] = YAML::Node(YAML::NodeType::Map);
+  YAML::Emitter out;
+  out << config;
+  return absl::StrCat(out.c_str(), "\n");
+}
+
+absl::StatusOr<std::string> AddCertificateAuthority(absl::string_view kubeconfig,
+                                                    absl::string_view ca_pem) {
+  absl::StatusOr<Cert> parsed = ParseCertificate(std::string(ca_pem));
+  if (!parsed.ok()) return absl::InvalidArgumentError("ca_certificate: not a PEM certificate");
+  YAML::Node config;
+  try {
+    config = YAML::Load(std::string(kubeconfig));
+  } catch (const YAML::Exception& e) {
+    return absl::InvalidArgumentError(absl::StrCat("kubeconfig: ", e.what()));
+  }
+  if (!config.IsMap() || !config["clusters"].IsSequence()) {
+    return absl::InvalidArgumentError("kubeconfig: no clusters");
+  }
+  std::string pem(ca_pem);
+  if (!absl::EndsWith(pem, "\n")) pem.push_back('\n');
+  for (YAML::Node entry : config["clusters"]) {
+    YAML::Node data = entry["cluster"]["certificate-authority-data"];
+    std::string bundle;
+    if (!data.IsScalar() || !absl::Base64Unescape(data.as<std::string>(), &bundle)) {
+      return absl::InvalidArgumentError("kubeconfig: certificate-authority-data is not base64");
+    }
+    if (bundle.find(pem) == std::string::npos) bundle += pem;
+    entry["cluster"]["certificate-authority-data"] = absl::Base64Escape(bundle);
+  }
   YAML::Emitter out;
   out << config;
   return absl::StrCat(out.c_str(), "\n");

@@ -99,6 +99,27 @@ TEST(Pki, KubeconfigEmbedsCaAndClient) {
   EXPECT_EQ(config["contexts"][0]["context"]["cluster"].as<std::string>(), "c");
 }
 
+TEST(Pki, IngressCaJoinsTheKubeconfigOnce) {
+  SeededRandom random(12);
+  absl::StatusOr<ClusterCredentials> creds = GenerateCredentials(HealthyCluster(), kNow, random);
+  absl::StatusOr<KeyPair> ingress = CreateRootCa("ingress-operator", kNow, absl::Hours(10), random);
+  ASSERT_THAT(creds, IsOk());
+  ASSERT_THAT(ingress, IsOk());
+  absl::StatusOr<std::string> merged =
+      AddCertificateAuthority(creds->kubeconfig, ingress->certificate_pem);
+  ASSERT_THAT(merged, IsOk());
+  std::string bundle;
+  ASSERT_TRUE(absl::Base64Unescape(
+      YAML::Load(*merged)["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>(),
+      &bundle));
+  EXPECT_EQ(bundle, creds->root_ca.certificate_pem + ingress->certificate_pem);
+  EXPECT_EQ(AddCertificateAuthority(*merged, ingress->certificate_pem).value_or(""), *merged);
+  EXPECT_THAT(AddCertificateAuthority(creds->kubeconfig, "garbage"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ca_certificate")));
+  EXPECT_THAT(AddCertificateAuthority("[1]", ingress->certificate_pem),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("kubeconfig")));
+}
+
 TEST(Pki, KubeadminPasswordFormat) {
   SeededRandom random(10);
   const std::string a = KubeadminPassword(random);
