@@ -68,6 +68,9 @@ struct Level {
 // `clients` libcurl clients download `url` at once; each must get 200 and `size` bytes.
 Level RunLevel(const Child& server, const std::string& url, int clients, uint64_t size);
 
+// Prints one line with the figures of `level` for the server called `name`.
+void PrintLevel(const std::string& name, const Level& level);
+
 struct ServerRun {
   std::string name;
   std::vector<Level> levels;
