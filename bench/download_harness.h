@@ -40,7 +40,8 @@ Child SpawnServer(const std::function<void(int control, int report)>& serve);
 void ReportPort(int report, int port);
 void WaitForStop(int control);
 
-// Tells the child to stop and reaps it.
+// Tells the child to stop and reaps it. Children forked later hold copies of the earlier ones'
+// control pipes: stop them in the reverse order of spawning.
 void StopServer(Child& child);
 
 // utime + stime of `pid`, in seconds.

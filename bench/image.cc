@@ -193,8 +193,9 @@ int main(int argc, char** argv) {
   base.rss_mib = bench::StatusMib(baseline.pid, "VmHWM:");
   std::cout << absl::StrFormat("peak RSS: image %.1f MiB, sendfile %.1f MiB\n", served.rss_mib,
                                base.rss_mib);
-  bench::StopServer(service);
+  // The baseline was forked holding a copy of the service's control pipe: it goes first.
   bench::StopServer(baseline);
+  bench::StopServer(service);
 
   std::string json = absl::StrCat("{\"bench\":\"image\",\"size\":", size);
   int failures = 0;
