@@ -212,17 +212,22 @@ Level RunLevel(const Child& server, const std::string& url, int clients, uint64_
   return level;
 }
 
+void PrintLevel(const std::string& name, const Level& level) {
+  std::cout << absl::StrFormat(
+                   "%-8s %3d clients: %6.2f GB/s, %6.2f GB/s per server core (%.2f s CPU), "
+                   "ttfb p50 %.2f ms p99 %.2f ms%s\n",
+                   name, level.clients, level.gbps, level.gbps_per_core, level.server_cpu_s,
+                   level.ttfb_ms_p50, level.ttfb_ms_p99,
+                   level.failures > 0 ? absl::StrCat(", ", level.failures, " FAILED") : "")
+            << std::flush;
+}
+
 ServerRun MeasureServer(const std::string& name, const Child& server, const std::string& url,
                         const std::vector<int>& levels, uint64_t size) {
   ServerRun result{name, {}, 0};
   for (int clients : levels) {
-    Level level = RunLevel(server, url, clients, size);
-    std::cout << absl::StrFormat(
-        "%-8s %3d clients: %6.2f GB/s, %6.2f GB/s per server core (%.2f s CPU), "
-        "ttfb p50 %.2f ms p99 %.2f ms%s\n",
-        name, clients, level.gbps, level.gbps_per_core, level.server_cpu_s, level.ttfb_ms_p50,
-        level.ttfb_ms_p99, level.failures > 0 ? absl::StrCat(", ", level.failures, " FAILED") : "");
-    result.levels.push_back(level);
+    result.levels.push_back(RunLevel(server, url, clients, size));
+    PrintLevel(name, result.levels.back());
   }
   result.rss_mib = StatusMib(server.pid, "VmHWM:");
   std::cout << absl::StrFormat("%-8s peak RSS %.1f MiB\n", name, result.rss_mib) << std::flush;

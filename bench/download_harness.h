@@ -40,7 +40,8 @@ Child SpawnServer(const std::function<void(int control, int report)>& serve);
 void ReportPort(int report, int port);
 void WaitForStop(int control);
 
-// Tells the child to stop and reaps it.
+// Tells the child to stop and reaps it. Children forked later hold copies of the earlier ones'
+// control pipes: stop them in the reverse order of spawning.
 void StopServer(Child& child);
 
 // utime + stime of `pid`, in seconds.
@@ -67,6 +68,9 @@ struct Level {
 
 // `clients` libcurl clients download `url` at once; each must get 200 and `size` bytes.
 Level RunLevel(const Child& server, const std::string& url, int clients, uint64_t size);
+
+// Prints one line with the figures of `level` for the server called `name`.
+void PrintLevel(const std::string& name, const Level& level);
 
 struct ServerRun {
   std::string name;

@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -143,16 +144,6 @@ void ServeImages(const Options& options, int control, int report) {
   _exit(0);
 }
 
-bench::ServerRun Measure(const std::string& name, const bench::Child& child,
-                         const std::string& path, const std::vector<int>& levels, uint64_t size) {
-  if (child.port == 0) {
-    std::cerr << "image: the " << name << " server did not start\n";
-    return {name, {}, 0};
-  }
-  return bench::MeasureServer(name, child, absl::StrCat("http://127.0.0.1:", child.port, path),
-                              levels, size);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -177,16 +168,34 @@ int main(int argc, char** argv) {
   if (!token.ok()) return 1;
   std::cout << "serving " << *cached << " (" << size << " bytes) over loopback\n";
 
-  // Each server is forked while this process runs no other thread.
+  // Both servers are forked while this process runs no other thread, and measured in turns at
+  // each level, so that what else runs on the machine weighs on both alike.
   bench::Child service =
       bench::SpawnServer([&](int control, int report) { ServeImages(options, control, report); });
-  const bench::ServerRun served = Measure(
-      "image", service, absl::StrCat("/images/", *token, "/discovery.iso"), line.levels, size);
-  bench::StopServer(service);
   bench::Child baseline = bench::SpawnServer(
       [&](int control, int report) { bench::ServeWithSendfile(*cached, control, report); });
-  const bench::ServerRun base = Measure("sendfile", baseline, "/", line.levels, size);
+  if (service.port == 0 || baseline.port == 0) {
+    std::cerr << "image: a server did not start\n";
+    return 1;
+  }
+  bench::ServerRun served{"image", {}, 0};
+  bench::ServerRun base{"sendfile", {}, 0};
+  for (int clients : line.levels) {
+    for (auto [run, child, path] :
+         {std::make_tuple(&served, &service, absl::StrCat("/images/", *token, "/discovery.iso")),
+          std::make_tuple(&base, &baseline, std::string("/"))}) {
+      run->levels.push_back(bench::RunLevel(
+          *child, absl::StrCat("http://127.0.0.1:", child->port, path), clients, size));
+      bench::PrintLevel(run->name, run->levels.back());
+    }
+  }
+  served.rss_mib = bench::StatusMib(service.pid, "VmHWM:");
+  base.rss_mib = bench::StatusMib(baseline.pid, "VmHWM:");
+  std::cout << absl::StrFormat("peak RSS: image %.1f MiB, sendfile %.1f MiB\n", served.rss_mib,
+                               base.rss_mib);
+  // The baseline was forked holding a copy of the service's control pipe: it goes first.
   bench::StopServer(baseline);
+  bench::StopServer(service);
 
   std::string json = absl::StrCat("{\"bench\":\"image\",\"size\":", size);
   int failures = 0;

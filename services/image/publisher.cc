@@ -80,12 +80,10 @@ absl::StatusOr<std::string> Publisher::RootfsUrl(const types::v1::InfraEnv& infr
                       "/rootfs.img");
 }
 
-absl::StatusOr<std::unique_ptr<Download>> Publisher::GetRootfs(absl::string_view token,
-                                                               absl::Time now) const {
+absl::StatusOr<std::shared_ptr<const Download>> Publisher::GetRootfs(absl::string_view token,
+                                                                     absl::Time now) const {
   ASSIGN_OR_RETURN(auth::UrlTokenClaims claims, auth::VerifyUrlToken(RootfsKey(), token, now));
-  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(claims.resource_id));
-  ASSIGN_OR_RETURN(const CachedImage* base, BaseFor(record.infra_env));
-  return PxeRootfs(*base);
+  return Cached(Artifact::kRootfs, claims.resource_id);
 }
 
 absl::StatusOr<std::string> Publisher::PxeUrl(const std::string& infra_env_id,
@@ -113,27 +111,47 @@ absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv&
   return catalog_.Find(version, ArchitectureName(infra_env.cpu_architecture()));
 }
 
-absl::StatusOr<std::unique_ptr<Download>> Publisher::Get(Artifact artifact, absl::string_view token,
-                                                         absl::Time now) const {
+absl::StatusOr<std::shared_ptr<const Download>> Publisher::Get(Artifact artifact,
+                                                               absl::string_view token,
+                                                               absl::Time now) const {
   ASSIGN_OR_RETURN(auth::UrlTokenClaims claims,
                    auth::VerifyUrlToken(options_.signing_key, token, now));
-  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(claims.resource_id));
+  return Cached(artifact, claims.resource_id);
+}
+
+absl::StatusOr<std::shared_ptr<const Download>> Publisher::Cached(
+    Artifact artifact, const std::string& infra_env_id) const {
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
   ASSIGN_OR_RETURN(const CachedImage* base, BaseFor(record.infra_env));
-  if (artifact == Artifact::kKernel) return PxeKernel(*base);
-  if (artifact == Artifact::kRootfs) return PxeRootfs(*base);
+  const types::v1::InfraEnv& infra_env = record.infra_env;
+  const std::string key = absl::StrCat(
+      static_cast<int>(artifact), "/", infra_env.id(), "/", infra_env.resource_version(), "/",
+      infra_env.updated_at().seconds(), ".", infra_env.updated_at().nanos(), "/",
+      std::hash<std::string>()(record.pull_secret), "/", base->path);
+  if (std::shared_ptr<const Download> hit = downloads_.Find(key)) return hit;
+  ASSIGN_OR_RETURN(std::shared_ptr<const Download> built, Build(artifact, record, *base));
+  downloads_.Insert(key, built);
+  return built;
+}
+
+absl::StatusOr<std::unique_ptr<Download>> Publisher::Build(Artifact artifact,
+                                                           const InfraEnvRecord& record,
+                                                           const CachedImage& base) const {
+  if (artifact == Artifact::kKernel) return PxeKernel(base);
+  if (artifact == Artifact::kRootfs) return PxeRootfs(base);
   DiscoveryIgnitionSettings settings = options_.ignition;
   ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record.infra_env));
   ASSIGN_OR_RETURN(DiscoveryIgnition ignition,
                    BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings));
   const std::string kargs = absl::StrJoin(ignition.kernel_arguments, " ");
   if (artifact == Artifact::kInitrd) {
-    return PxeInitrd(*base, ignition.config, ignition.initrd_archive);
+    return PxeInitrd(base, ignition.config, ignition.initrd_archive);
   }
   if (artifact == Artifact::kMinimalIso) {
     ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrl(record.infra_env));
-    return MinimalIso(*base, ignition.config, rootfs_url, kargs, ignition.initrd_archive);
+    return MinimalIso(base, ignition.config, rootfs_url, kargs, ignition.initrd_archive);
   }
-  return FullIso(*base, ignition.config, kargs);
+  return FullIso(base, ignition.config, kargs);
 }
 
 absl::StatusOr<Publisher::IpxeLink> Publisher::IpxeFor(const std::string& infra_env_id,

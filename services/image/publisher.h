@@ -26,10 +26,12 @@
 #include "services/image/artifacts.h"
 #include "services/image/catalog.h"
 #include "services/image/discovery_ignition.h"
+#include "services/image/download_cache.h"
 
 namespace assisted::image {
 
-// An infra-env with its pull secret, from wherever infra-envs live.
+// An infra-env with its pull secret, from wherever infra-envs live. Its resource_version must
+// change whenever it does (downloads built from it are cached under that version).
 struct InfraEnvRecord {
   types::v1::InfraEnv infra_env;
   std::string pull_secret;
@@ -77,14 +79,15 @@ class Publisher {
 
   enum class Artifact { kIso, kMinimalIso, kInitrd, kKernel, kRootfs };
   // The artifact behind `token` (PERMISSION_DENIED when the token is bad or expired).
-  absl::StatusOr<std::unique_ptr<Download>> Get(Artifact artifact, absl::string_view token,
-                                                absl::Time now) const;
+  // Downloads are kept in a small cache (download_cache.h) between requests.
+  absl::StatusOr<std::shared_ptr<const Download>> Get(Artifact artifact, absl::string_view token,
+                                                      absl::Time now) const;
 
   // The rootfs URL baked into an infra-env's minimal ISO.
   absl::StatusOr<std::string> RootfsUrl(const types::v1::InfraEnv& infra_env) const;
   // The rootfs behind a token of RootfsUrl (PERMISSION_DENIED for any other token).
-  absl::StatusOr<std::unique_ptr<Download>> GetRootfs(absl::string_view token,
-                                                      absl::Time now) const;
+  absl::StatusOr<std::shared_ptr<const Download>> GetRootfs(absl::string_view token,
+                                                            absl::Time now) const;
   // The iPXE script behind `token`.
   absl::StatusOr<std::string> Ipxe(absl::string_view token, absl::Time now) const;
 
@@ -106,10 +109,18 @@ class Publisher {
   absl::StatusOr<const CachedImage*> BaseFor(const types::v1::InfraEnv& infra_env) const;
   // The key signing rootfs tokens: derived from the signing key, useless for anything else.
   std::string RootfsKey() const;
+  // `artifact` of the infra-env, from the cache or built (and cached).
+  absl::StatusOr<std::shared_ptr<const Download>> Cached(Artifact artifact,
+                                                         const std::string& infra_env_id) const;
+  // Builds `artifact` of `record` on `base` (no cache).
+  absl::StatusOr<std::unique_ptr<Download>> Build(Artifact artifact, const InfraEnvRecord& record,
+                                                  const CachedImage& base) const;
 
   const PublisherOptions options_;
   const Catalog& catalog_;
   InfraEnvSource& infra_envs_;
+  // Entries hold up to ~1.3 MiB of overlays each: 16 bound the cache to ~20 MiB.
+  mutable DownloadCache downloads_{16};
 };
 
 }  // namespace assisted::image
