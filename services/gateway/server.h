@@ -21,7 +21,12 @@ namespace assisted::gateway {
 
 struct Config {
   grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9093"};
-  http::HttpServerOptions http{.listen = "0.0.0.0:8080", .handler_threads = 32};
+  // REST bodies are small JSON documents: a tight body limit and deadline keep slow or huge
+  // uploads from holding handler threads.
+  http::HttpServerOptions http{.listen = "0.0.0.0:8080",
+                               .handler_threads = 32,
+                               .max_body_bytes = 1 << 20,
+                               .body_timeout = absl::Seconds(15)};
   // "jwt": bearer tokens required; "none": every caller is an anonymous admin (development).
   std::string auth = "jwt";
   std::string jwt_secret_file;       // HS256 key of the local issuer
