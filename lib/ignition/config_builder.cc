@@ -204,6 +204,18 @@ std::string DataUrl(absl::string_view bytes) {
   return absl::StrCat("data:text/plain;charset=utf-8;base64,", absl::Base64Escape(bytes));
 }
 
+absl::StatusOr<std::string> DecodeDataUrl(absl::string_view url) {
+  if (url == "data:,") return std::string();
+  const size_t comma = url.find(',');
+  std::string bytes;
+  if (!absl::StartsWith(url, "data:") || comma == absl::string_view::npos ||
+      !absl::EndsWith(url.substr(0, comma), ";base64") ||
+      !absl::Base64Unescape(url.substr(comma + 1), &bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("not a base64 data URL: ", url.substr(0, 64)));
+  }
+  return bytes;
+}
+
 Resource InlineResource(absl::string_view bytes) { return Resource{.source = DataUrl(bytes)}; }
 
 ConfigBuilder& ConfigBuilder::SetProxy(Proxy proxy) {

@@ -38,6 +38,10 @@ absl::string_view SpecVersionString(SpecVersion version);
 // "data:text/plain;charset=utf-8;base64,<standard base64>".
 std::string DataUrl(absl::string_view bytes);
 
+// The bytes of a data URL as DataUrl() writes them ("data:," or base64 with any media type), so
+// tools can read a generated config back. INVALID_ARGUMENT for anything else.
+absl::StatusOr<std::string> DecodeDataUrl(absl::string_view url);
+
 // Something Ignition fetches: config merge/replace entries, certificate authorities.
 struct Resource {
   std::string source;  // URL: data, http, https, tftp, s3, gs

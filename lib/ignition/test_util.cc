@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -31,18 +30,6 @@ absl::Status IgnitionValidate(absl::string_view config_json, absl::string_view n
   if (clean) return absl::OkStatus();
   return absl::InvalidArgumentError(
       absl::StrCat("ignition-validate ", path, " exited ", result.exit_code, ": ", output));
-}
-
-absl::StatusOr<std::string> DecodeDataUrl(absl::string_view url) {
-  if (url == "data:,") return std::string();
-  const size_t comma = url.find(',');
-  std::string bytes;
-  if (!absl::StartsWith(url, "data:") || comma == absl::string_view::npos ||
-      !absl::EndsWith(url.substr(0, comma), ";base64") ||
-      !absl::Base64Unescape(url.substr(comma + 1), &bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat("not a base64 data URL: ", url.substr(0, 64)));
-  }
-  return bytes;
 }
 
 }  // namespace assisted::ignition

@@ -1,8 +1,8 @@
 // File: lib/ignition/test_util.h
 //
 // Test helpers for generated configs: Ignition's own validator (`ignition-validate`, Debian
-// package `ignition`; tests using it start a process and are tagged "external") and a decoder
-// for the data URLs the builder writes.
+// package `ignition`; tests using it start a process and are tagged "external"). DecodeDataUrl,
+// which tests use with it, lives in config_builder.h.
 
 #ifndef ASSISTED_LIB_IGNITION_TEST_UTIL_H_
 #define ASSISTED_LIB_IGNITION_TEST_UTIL_H_
@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "lib/ignition/config_builder.h"
 
 namespace assisted::ignition {
 
@@ -21,10 +22,6 @@ namespace assisted::ignition {
 // https proxy is reached over plain HTTP, which is how most proxies are set up.
 // INVALID_ARGUMENT carrying the validator's output otherwise.
 absl::Status IgnitionValidate(absl::string_view config_json, absl::string_view name);
-
-// The bytes of a data URL as DataUrl() writes them ("data:," or base64 with any media type).
-// INVALID_ARGUMENT for anything else.
-absl::StatusOr<std::string> DecodeDataUrl(absl::string_view url);
 
 }  // namespace assisted::ignition
 

@@ -1,7 +1,12 @@
 #include "lib/iso/cpio.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <zlib.h>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
@@ -43,6 +48,61 @@ std::string CpioWriter::Finish() {
   done.swap(data_);
   next_inode_ = 1;
   return done;
+}
+
+namespace {
+
+constexpr size_t kNewcHeaderSize = 110;  // "070701" and 13 eight-digit hex fields
+
+size_t RoundUpTo4(size_t n) { return (n + 3) & ~size_t{3}; }
+
+// Field `index` (0 = ino … 12 = check) of the newc header at `header`.
+std::optional<uint32_t> HeaderField(absl::string_view header, int index) {
+  uint32_t value = 0;
+  for (char c : header.substr(6 + 8 * index, 8)) {
+    const int digit = absl::ascii_isdigit(c) ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) return std::nullopt;
+    value = value * 16 + static_cast<uint32_t>(digit);
+  }
+  return value;
+}
+
+absl::Status BadArchive(size_t offset, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("cpio archive at byte ", offset, ": ", what));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<CpioMember>> ReadCpio(absl::string_view archive) {
+  std::vector<CpioMember> members;
+  size_t at = 0;
+  while (at < archive.size()) {
+    if (archive.size() - at < kNewcHeaderSize) return BadArchive(at, "truncated header");
+    const absl::string_view header = archive.substr(at, kNewcHeaderSize);
+    if (!absl::StartsWith(header, "070701") && !absl::StartsWith(header, "070702")) {
+      return BadArchive(at, "not a newc header");
+    }
+    const std::optional<uint32_t> mode = HeaderField(header, 1);
+    const std::optional<uint32_t> file_size = HeaderField(header, 6);
+    const std::optional<uint32_t> name_size = HeaderField(header, 11);
+    if (!mode || !file_size || !name_size || *name_size == 0) {
+      return BadArchive(at, "a header field is not hexadecimal");
+    }
+    const size_t name_at = at + kNewcHeaderSize;
+    const size_t content_at = RoundUpTo4(name_at + *name_size);
+    const size_t end = RoundUpTo4(content_at + *file_size);
+    if (content_at + *file_size > archive.size()) return BadArchive(at, "member runs past the end");
+    std::string path(archive.substr(name_at, *name_size - 1));
+    if (path == "TRAILER!!!") break;
+    members.push_back({.path = std::move(path),
+                       .mode = *mode,
+                       .content = std::string(archive.substr(content_at, *file_size))});
+    at = std::min(end, archive.size());
+  }
+  return members;
 }
 
 absl::StatusOr<std::string> Gzip(absl::string_view data) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -32,6 +33,18 @@ class CpioWriter {
   std::string data_;
   uint32_t next_inode_ = 1;
 };
+
+// One member of a newc archive as ReadCpio returns it.
+struct CpioMember {
+  std::string path;
+  uint32_t mode = 0;  // file type and permission bits, e.g. 0100644
+  std::string content;
+};
+
+// The members of a newc archive up to its TRAILER!!! entry (or the end of `archive`), so tools
+// can read back what CpioWriter wrote. INVALID_ARGUMENT naming the offset for a bad magic, a
+// non-hex field or a member running past the end; never reads out of bounds.
+absl::StatusOr<std::vector<CpioMember>> ReadCpio(absl::string_view archive);
 
 // gzip (RFC 1952) of `data` at the best compression. INTERNAL if zlib fails.
 absl::StatusOr<std::string> Gzip(absl::string_view data);

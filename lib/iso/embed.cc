@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "lib/iso/cpio.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
 
@@ -136,6 +137,22 @@ absl::StatusOr<std::vector<Patch>> KargsPatches(const EmbedAreas& areas, absl::s
     patches.push_back(std::move(patch));
   }
   return patches;
+}
+
+absl::StatusOr<std::string> ReadEmbeddedIgnition(const IsoReader& iso) {
+  ASSIGN_OR_RETURN(EmbedAreas areas, FindEmbedAreas(iso));
+  ASSIGN_OR_RETURN(std::string area, iso.ReadAt(areas.ignition.offset, areas.ignition.size));
+  if (area.find_first_not_of('\0') == std::string::npos) {
+    return absl::NotFoundError("the Ignition embed area is empty (an uncustomised image)");
+  }
+  ASSIGN_OR_RETURN(std::string archive, Gunzip(area));
+  ASSIGN_OR_RETURN(std::vector<CpioMember> members, ReadCpio(archive));
+  for (CpioMember& member : members) {
+    if (member.path == "config.ign" || member.path == "./config.ign") {
+      return std::move(member.content);
+    }
+  }
+  return absl::NotFoundError("the Ignition embed area holds no config.ign");
 }
 
 absl::StatusOr<std::string> ReadPatched(const IsoReader& iso, const std::vector<Patch>& patches,

@@ -53,6 +53,11 @@ absl::StatusOr<Patch> IgnitionPatch(const Extent& area, absl::string_view archiv
 // no kargs areas but `extra` is not empty.
 absl::StatusOr<std::vector<Patch>> KargsPatches(const EmbedAreas& areas, absl::string_view extra);
 
+// The config.ign a customised image carries in its Ignition area (gzip'd newc cpio, zero padded),
+// as the live system would find it: how a simulated host "boots" a downloaded discovery ISO.
+// NOT_FOUND when the area is empty or holds no config.ign; INVALID_ARGUMENT when it is corrupt.
+absl::StatusOr<std::string> ReadEmbeddedIgnition(const IsoReader& iso);
+
 // image[offset, offset + length) with `patches` applied, read from `iso`: a fully materialised
 // slice, for tests and for small reads (never for streaming whole images).
 absl::StatusOr<std::string> ReadPatched(const IsoReader& iso, const std::vector<Patch>& patches,

@@ -180,6 +180,15 @@ TEST_F(IsoTest, PatchedImageIsTheBaseOutsideTheAreasAndToolsReadItsContent) {
   EXPECT_EQ(unpacked.exit_code, 0) << unpacked.stderr_data;
   EXPECT_EQ(unpacked.stdout_data, kConfig);
 
+  // ...and with our own reader, which is how a simulated host boots a downloaded image.
+  const int patched_fd = open(patched.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(patched_fd, 0);
+  auto patched_iso = IsoReader::Open(patched_fd, patched);
+  ASSERT_THAT(patched_iso, IsOk());
+  EXPECT_THAT(ReadEmbeddedIgnition(*patched_iso), IsOkAndHolds(std::string(kConfig)));
+  close(patched_fd);
+  EXPECT_THAT(ReadEmbeddedIgnition(*iso), StatusIs(absl::StatusCode::kNotFound));
+
   // The kargs appear in both boot loader configs with their padding and marker kept.
   for (const char* config : {"grub.cfg", "isolinux.cfg"}) {
     const std::string text = ReadFile(extracted + "/" + config, "test file").value_or("");
@@ -219,6 +228,36 @@ TEST_F(IsoTest, CpioArchivesUnpackWithTheSystemCpio) {
   EXPECT_THAT(listing.stdout_data, HasSubstr("-rw-------"));
   EXPECT_THAT(listing.stdout_data, HasSubstr("etc/hello"));
   EXPECT_THAT(listing.stdout_data, HasSubstr("empty"));
+}
+
+TEST_F(IsoTest, ReadCpioReturnsWhatTheWriterWrote) {
+  CpioWriter writer;
+  writer.AddDirectory("etc");
+  writer.AddFile("etc/hello", "hello\n", 0600);
+  writer.AddSymlink("link", "etc/hello");
+  const std::string archive = writer.Finish();
+  auto members = ReadCpio(archive);
+  ASSERT_THAT(members, IsOk());
+  ASSERT_EQ(members->size(), 3u);
+  EXPECT_EQ((*members)[0].path, "etc");
+  EXPECT_EQ((*members)[0].mode, 040755u);
+  EXPECT_EQ((*members)[1].path, "etc/hello");
+  EXPECT_EQ((*members)[1].mode, 0100600u);
+  EXPECT_EQ((*members)[1].content, "hello\n");
+  EXPECT_EQ((*members)[2].content, "etc/hello");
+
+  // Every truncation and a corrupted header are errors, never reads past the end.
+  for (size_t length = 1; length < archive.size(); length += 7) {
+    auto truncated = ReadCpio(archive.substr(0, length));
+    if (!truncated.ok()) {
+      EXPECT_THAT(truncated, StatusIs(absl::StatusCode::kInvalidArgument));
+    }
+  }
+  std::string corrupt = archive;
+  corrupt[20] = 'z';
+  EXPECT_THAT(ReadCpio(corrupt),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not hexadecimal")));
+  EXPECT_THAT(ReadCpio("garbage"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 }  // namespace
