@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
 #include "lib/auth/url_token.h"
@@ -277,7 +278,7 @@ void AgentHub::Refuse(const std::shared_ptr<Session>& session, const std::string
 absl::Status AgentHub::CheckToken(const Session& session, const std::string& infra_env_id) const {
   if (options_.agent_token_key.empty()) return absl::OkStatus();
   if (session.token().empty()) {
-    return absl::UnauthenticatedError("missing agent token (x-agent-token metadata)");
+    return absl::UnauthenticatedError("missing agent token (authorization: Bearer metadata)");
   }
   absl::StatusOr<auth::UrlTokenClaims> claims =
       auth::VerifyUrlToken(options_.agent_token_key, session.token(), clock_.Now());
@@ -673,8 +674,10 @@ grpc::ServerBidiReactor<agent::v1::AgentMessage, agent::v1::ServiceMessage>*
 AgentServiceImpl::Connect(grpc::CallbackServerContext* context) {
   std::string token;
   const auto& metadata = context->client_metadata();
-  if (auto it = metadata.find("x-agent-token"); it != metadata.end()) {
-    token.assign(it->second.data(), it->second.size());
+  // The agent sends "authorization: Bearer <token>" (services/agent/stream_client.h).
+  if (auto it = metadata.find("authorization"); it != metadata.end()) {
+    absl::string_view value(it->second.data(), it->second.size());
+    if (absl::ConsumePrefix(&value, "Bearer ")) token.assign(value.data(), value.size());
   }
   return new AgentReactor(std::make_shared<Session>(context->peer(), std::move(token)), hub_);
 }

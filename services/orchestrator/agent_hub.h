@@ -75,7 +75,7 @@ struct HubOptions {
   // Follow the inventory's Watch (off in tests that drive the hub directly).
   bool follow_watch = true;
   EventRateOptions event_rate;
-  // Key checking the agents' infra-env tokens (x-agent-token metadata); empty: no check.
+  // Key checking the agents' infra-env tokens ("authorization: Bearer" metadata); empty: no check.
   std::string agent_token_key;
 };
 
@@ -129,8 +129,8 @@ class AgentHub final : public SessionHandler {
   };
 
   void Register(const std::shared_ptr<Session>& session, const agent::v1::Register& request);
-  // OK when the stream's token (x-agent-token) is valid and scoped to `infra_env_id`, or when no
-  // key is configured; UNAUTHENTICATED naming the problem otherwise.
+  // OK when the stream's token (authorization: Bearer) is valid and scoped to `infra_env_id`, or
+  // when no key is configured; UNAUTHENTICATED naming the problem otherwise.
   absl::Status CheckToken(const Session& session, const std::string& infra_env_id) const;
   void ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                    const types::v1::StepResult& result);

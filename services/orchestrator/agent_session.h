@@ -40,7 +40,7 @@ class SessionHandler {
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  // `token`: the agent's x-agent-token metadata ("" when absent).
+  // `token`: the agent's bearer token from its authorization metadata ("" when absent).
   explicit Session(std::string peer, std::string token = "")
       : peer_(std::move(peer)), token_(std::move(token)) {}
 

@@ -49,7 +49,7 @@ class TestAgent {
  public:
   TestAgent(agent::v1::AgentService::Stub& stub, types::v1::Host host, std::string token)
       : host_(std::move(host)) {
-    if (!token.empty()) context_.AddMetadata("x-agent-token", token);
+    if (!token.empty()) context_.AddMetadata("authorization", "Bearer " + token);
     stream_ = stub.Connect(&context_);
     agent::v1::AgentMessage hello;
     agent::v1::Register& reg = *hello.mutable_register_();

@@ -365,16 +365,17 @@ TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {
   ASSERT_EQ(cluster_hosts.status, 200);
   EXPECT_EQ(Json::parse(cluster_hosts.body)[0]["id"], host_id_);
 
-  // Host edits and actions go to the orchestrator; until it implements them, 501 says so.
+  // Host edits and actions go to the orchestrator, which checks them against the host it knows.
   const std::string host_path = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
-  CurlResponse role =
-      As(alice_, "PATCH", host_path,
-         R"({"host_role":"master","disks_selected_config":[{"id":"/dev/sda","role":"install"}]})");
-  EXPECT_TRUE(role.status == 201 || role.status == 501 || role.status == 409) << role.body;
-  if (role.status == 501) ExpectError(role, 501, "orchestrator");
-  CurlResponse install = As(alice_, "POST", "/clusters/" + cluster_id_ + "/actions/install");
-  EXPECT_TRUE(install.status == 202 || install.status == 409 || install.status == 501)
-      << install.body;
+  CurlResponse role = As(alice_, "PATCH", host_path, R"({"host_role":"master"})");
+  ASSERT_EQ(role.status, 201) << role.body;
+  EXPECT_EQ(Json::parse(role.body)["role"], "master");
+  // The host has reported no inventory yet, so no disk of it can be chosen.
+  ExpectError(As(alice_, "PATCH", host_path,
+                 R"({"disks_selected_config":[{"id":"/dev/sda","role":"install"}]})"),
+              422, "installation_disk_id");
+  // A cluster whose only host is still discovering is not ready to install.
+  ExpectError(As(alice_, "POST", "/clusters/" + cluster_id_ + "/actions/install"), 409, "");
   ExpectError(As(alice_, "PATCH", host_path, R"({"host_role":"captain"})"), 400,
               "host_role: must be one of");
 
