@@ -14,6 +14,7 @@
 #include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/install_step.h"
 #include "services/orchestrator/install/orchestrator_service.h"
+#include "services/orchestrator/timeouts_file.h"
 
 namespace assisted::orchestrator {
 
@@ -49,6 +50,9 @@ void Config::Register(config::Parser& parser) {
                 "an agent not heard for this long makes its host disconnected "
                 "(HOST_MAX_DISCONNECTION_TIME)")
       .Range(absl::Seconds(1), absl::Hours(24));
+  parser.String("timeouts-file", &timeouts_file,
+                "YAML overriding the state machines' time limits (host/cluster keys and stage "
+                "names, see services/orchestrator/timeouts_file.h); its keys win over the flags");
   parser.Int("event-burst", &event_burst, "events a host may cause at once").Range(1, 10000);
   parser.Duration("event-refill", &event_refill, "after a burst, one more event per this long")
       .Range(absl::Milliseconds(1), absl::Hours(1));
@@ -104,6 +108,15 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                     .burst = static_cast<double>(config.event_burst)},
                      .agent_token_key = std::move(token_key)};
   options.timeouts.host.disconnection = config.host_disconnection_timeout;
+  if (!config.timeouts_file.empty()) {
+    ASSIGN_OR_RETURN(std::string yaml, ReadFile(config.timeouts_file, "--timeouts-file"));
+    absl::StatusOr<core::Timeouts> timeouts = ApplyTimeoutsYaml(yaml, options.timeouts);
+    if (!timeouts.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--timeouts-file ", config.timeouts_file, ": ",
+                                                     timeouts.status().message()));
+    }
+    options.timeouts = *std::move(timeouts);
+  }
   // The install actions and the hub decide with the same time limits.
   parts->actions = std::make_unique<install::InstallActions>(
       inventory,

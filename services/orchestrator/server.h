@@ -34,6 +34,8 @@ struct Config {
   std::string replica_id;
   absl::Duration monitor_interval = absl::Seconds(5);
   absl::Duration host_disconnection_timeout = absl::Minutes(3);
+  // A YAML file of time limits (timeouts_file.h); empty: the reference's defaults.
+  std::string timeouts_file;
   // Events per host: a burst, then one per `event_refill`.
   int event_burst = 20;
   absl::Duration event_refill = absl::Seconds(5);
