@@ -2,6 +2,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "lib/http/message.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::gateway {
@@ -23,35 +24,10 @@ int HttpStatusFor(const absl::Status& status) {
       return value;
     }
   }
-  switch (status.code()) {
-    case absl::StatusCode::kOk:
-      return 200;
-    case absl::StatusCode::kInvalidArgument:
-    case absl::StatusCode::kOutOfRange:
-      return 400;
-    case absl::StatusCode::kUnauthenticated:
-      return 401;
-    case absl::StatusCode::kPermissionDenied:
-      return 403;
-    case absl::StatusCode::kNotFound:
-      return 404;
-    case absl::StatusCode::kAlreadyExists:
-    case absl::StatusCode::kAborted:
-    case absl::StatusCode::kFailedPrecondition:
-      return 409;
-    case absl::StatusCode::kResourceExhausted:
-      return 429;
-    case absl::StatusCode::kCancelled:
-      return 499;
-    case absl::StatusCode::kUnimplemented:
-      return 501;
-    case absl::StatusCode::kUnavailable:
-      return 503;
-    case absl::StatusCode::kDeadlineExceeded:
-      return 504;
-    default:  // UNKNOWN, INTERNAL, DATA_LOSS
-      return 500;
-  }
+  // The REST API answers a wrong state with 409 naming the current one (the reference's
+  // convention); every other code maps as everywhere else in lib/http.
+  if (status.code() == absl::StatusCode::kFailedPrecondition) return 409;
+  return http::HttpStatusFor(status.code());
 }
 
 std::string ErrorJson(int http_status, const std::string& reason) {
