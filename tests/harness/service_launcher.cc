@@ -1,5 +1,7 @@
 #include "tests/harness/service_launcher.h"
 
+#include <signal.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -61,5 +63,13 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
 std::string LaunchedService::Log() const { return ReadFile(log_path_, "service log").value_or(""); }
 
 int LaunchedService::Stop(absl::Duration grace) { return process_->Stop(grace); }
+
+void LaunchedService::Signal(int signal) { process_->Signal(signal); }
+
+void LaunchedService::Kill() {
+  process_->Signal(SIGKILL);
+  // SIGKILL cannot be caught: the wait ends as soon as the kernel has torn the process down.
+  (void)process_->Wait(absl::Seconds(30));
+}
 
 }  // namespace assisted::testing

@@ -47,6 +47,12 @@ class LaunchedService {
   // SIGTERM, then wait up to `grace`; returns the exit status (negative: killed by signal).
   int Stop(absl::Duration grace = absl::Seconds(15));
 
+  // Sends `signal` (SIGSTOP, SIGCONT, ...) without waiting.
+  void Signal(int signal);
+
+  // kill -9 and reap: the crash fault tests need (no shutdown code runs).
+  void Kill();
+
  private:
   LaunchedService(std::unique_ptr<process::Subprocess> process, std::string log_path, int grpc_port,
                   int metrics_port)
