@@ -162,7 +162,7 @@ TEST_F(AgentFaultTest, AKilledOrchestratorLosesNoResultAndEveryAgentComesBack) {
   std::vector<std::string> ids;
   for (int i = 0; i < kAgents; ++i) ids.push_back((*fleet)->host_id(i));
 
-  const HostWatch judged = WatchHostsUntil(
+  const StatusWatch judged = WatchHostsUntil(
       *stub_, infra_env_.id(), 1,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_KNOWN_UNBOUND); },
       absl::Seconds(90));
@@ -222,7 +222,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
   const std::vector<std::string> ids = {kHost};
   const auto agent_log = [&] { return ReadFile(log_path, "agent log").value_or(""); };
 
-  const HostWatch known = WatchHostsUntil(
+  const StatusWatch known = WatchHostsUntil(
       *stub_, infra_env_.id(), 1,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_KNOWN_UNBOUND); },
       absl::Seconds(60));
@@ -230,7 +230,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
 
   (*agent)->Signal(SIGSTOP);
   const absl::Time frozen_at = absl::Now();
-  const HostWatch lost = WatchHostsUntil(
+  const StatusWatch lost = WatchHostsUntil(
       *stub_, infra_env_.id(), known.last_seq,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_DISCONNECTED_UNBOUND); },
       absl::Seconds(60));
@@ -239,7 +239,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
             << " after SIGSTOP (keepalive 1 s + 1 s, disconnection timeout 2 s)\n";
 
   (*agent)->Signal(SIGCONT);
-  const HostWatch healed = WatchHostsUntil(
+  const StatusWatch healed = WatchHostsUntil(
       *stub_, infra_env_.id(), lost.last_seq,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_KNOWN_UNBOUND); },
       absl::Seconds(120));

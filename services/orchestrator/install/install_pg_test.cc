@@ -26,6 +26,7 @@
 #include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
+#include "tests/harness/install_checks.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
 #include "yaml-cpp/yaml.h"
@@ -197,14 +198,7 @@ class InstallTest : public PostgresTest {
   }
 
   std::optional<std::string> Artifact(const std::string& name) {
-    inv::GetArtifactRequest request;
-    request.set_cluster_id(cluster_.id());
-    request.set_name(name);
-    inv::Artifact artifact;
-    if (!inventory_stub_->GetArtifact(Context().get(), request, &artifact).ok()) {
-      return std::nullopt;
-    }
-    return artifact.content();
+    return GetArtifact(*inventory_stub_, cluster_.id(), name);
   }
 
   std::vector<types::v1::Host> Hosts() {
@@ -219,13 +213,9 @@ class InstallTest : public PostgresTest {
   // Every stored file is there and valid: ignition-validate, install-config parses back, the
   // kubeconfig's client certificate verifies against its CA with openssl.
   void ExpectValidArtifacts() {
-    for (const std::string& name : std::vector<std::string>{
-             "bootstrap.ign", "master.ign", "worker.ign", "host-" + HostId(1) + ".ign",
-             "host-" + HostId(2) + ".ign", "host-" + HostId(3) + ".ign"}) {
-      std::optional<std::string> config = Artifact(name);
-      ASSERT_TRUE(config.has_value()) << name;
-      EXPECT_THAT(ignition::IgnitionValidate(*config, name), IsOk());
-    }
+    ExpectValidIgnition(*inventory_stub_, cluster_.id(),
+                        {"bootstrap.ign", "master.ign", "worker.ign", "host-" + HostId(1) + ".ign",
+                         "host-" + HostId(2) + ".ign", "host-" + HostId(3) + ".ign"});
     std::optional<std::string> install_config = Artifact("install-config.yaml");
     ASSERT_TRUE(install_config.has_value());
     const YAML::Node doc = YAML::Load(*install_config);
@@ -238,23 +228,8 @@ class InstallTest : public PostgresTest {
     ASSERT_TRUE(password.has_value());
     EXPECT_EQ(password->size(), 23u);
     ASSERT_TRUE(Artifact("kubeconfig-noingress").has_value());
-    std::optional<std::string> kubeconfig = Artifact("kubeconfig");
-    ASSERT_TRUE(kubeconfig.has_value());
-    const YAML::Node config = YAML::Load(*kubeconfig);
-    std::string ca, cert;
-    ASSERT_TRUE(absl::Base64Unescape(
-        config["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>(), &ca));
-    ASSERT_TRUE(absl::Base64Unescape(
-        config["users"][0]["user"]["client-certificate-data"].as<std::string>(), &cert));
-    absl::StatusOr<std::string> ca_path = WriteTestFile("install/ca.pem", ca);
-    absl::StatusOr<std::string> cert_path = WriteTestFile("install/admin.pem", cert);
-    ASSERT_THAT(ca_path, IsOk());
-    ASSERT_THAT(cert_path, IsOk());
-    process::LocalProcessRunner runner;
-    absl::StatusOr<process::CommandResult> verify =
-        runner.Run({.argv = {"openssl", "verify", "-CAfile", *ca_path, *cert_path}});
-    ASSERT_THAT(verify, IsOk());
-    EXPECT_TRUE(verify->ok()) << verify->stdout_data << verify->stderr_data;
+    const std::string ca = ExpectVerifiableKubeconfig(*inventory_stub_, cluster_.id());
+    ASSERT_FALSE(ca.empty());
     // The host configs point at the cluster's Machine Config Server with the same CA.
     const nlohmann::json host = nlohmann::json::parse(*Artifact("host-" + HostId(1) + ".ign"));
     EXPECT_EQ(host["ignition"]["config"]["merge"][0]["source"],
