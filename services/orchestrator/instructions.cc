@@ -108,14 +108,14 @@ absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
       }
       return std::vector<std::string>{json{{"domains", names}}.dump()};
     }
-    case types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY:
-      if (cluster == nullptr || cluster->ocp_release_image().empty()) {
-        return Missing(type, "the release image is not known");
-      }
-      return std::vector<std::string>{json{
-          {"images", {cluster->ocp_release_image()}},
-          {"timeout",
-           kImagesTimeoutSeconds}}.dump()};
+    case types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY: {
+      const std::string& release = !input.release_image.empty() ? input.release_image
+                                   : cluster != nullptr         ? cluster->ocp_release_image()
+                                                                : input.release_image;
+      if (release.empty()) return Missing(type, "the release image is not known");
+      return std::vector<std::string>{
+          json{{"images", {release}}, {"timeout", kImagesTimeoutSeconds}}.dump()};
+    }
     case types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK:
       if (input.host.installation_disk_path().empty()) {
         return Missing(type, "no installation disk chosen");
@@ -155,9 +155,13 @@ absl::StatusOr<std::vector<types::v1::Step>> DefaultInstructions::StepsFor(
     absl::MutexLock lock(&mu_);
     selected = core::SelectNextSteps(next, random_);
   }
+  InstructionInput resolved = input;
+  if (input.cluster != nullptr && resolved.release_image.empty()) {
+    resolved.release_image = ReleaseImageFor(*input.cluster, release_images_);
+  }
   std::vector<types::v1::Step> steps;
   for (types::v1::Step& step : selected.steps) {
-    absl::StatusOr<std::vector<std::string>> args = StepArgs(step.step_type(), input);
+    absl::StatusOr<std::vector<std::string>> args = StepArgs(step.step_type(), resolved);
     if (!args.ok()) continue;  // nothing the agent could run yet
     for (std::string& arg : *args) step.add_args(std::move(arg));
     steps.push_back(std::move(step));

@@ -30,6 +30,7 @@
 #include "assisted/types/v1/step.pb.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
+#include "services/orchestrator/release_images.h"
 
 namespace assisted::orchestrator {
 
@@ -38,6 +39,9 @@ struct InstructionInput {
   const types::v1::Cluster* cluster = nullptr;  // null for a host without a cluster
   // Every host of the cluster, this one included (just this one when unbound).
   const std::vector<types::v1::Host>& cluster_hosts;
+  // The release image the hosts check (container-image-availability); empty: the cluster's own
+  // ocp_release_image. DefaultInstructions fills it from its catalog (release_images.h).
+  std::string release_image = "";
 };
 
 class InstructionSource {
@@ -50,12 +54,16 @@ class InstructionSource {
 // The core's next steps, with arguments. Step ids come from `random`.
 class DefaultInstructions final : public InstructionSource {
  public:
-  explicit DefaultInstructions(Random& random) : random_(random) {}
+  // `release_images`: the catalog that names the release image of clusters registered with a
+  // version only.
+  explicit DefaultInstructions(Random& random, std::vector<ReleaseImage> release_images = {})
+      : random_(random), release_images_(std::move(release_images)) {}
   absl::StatusOr<std::vector<types::v1::Step>> StepsFor(const InstructionInput& input) override;
 
  private:
   absl::Mutex mu_;  // Random is not thread-safe
   Random& random_ ABSL_GUARDED_BY(mu_);
+  const std::vector<ReleaseImage> release_images_;
 };
 
 // The arguments of a step of `type` for `input`, as the agent's executors read them; NOT_FOUND

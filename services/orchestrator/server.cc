@@ -50,6 +50,11 @@ void Config::Register(config::Parser& parser) {
                 "an agent not heard for this long makes its host disconnected "
                 "(HOST_MAX_DISCONNECTION_TIME)")
       .Range(absl::Seconds(1), absl::Hours(24));
+  parser
+      .String("release-images", &release_images,
+              "JSON list of {openshift_version, cpu_architecture, url, version}: the release "
+              "image of clusters registered with a version only")
+      .Check([](const std::string& json) { return ParseReleaseImages(json).status(); });
   parser.String("timeouts-file", &timeouts_file,
                 "YAML overriding the state machines' time limits (host/cluster keys and stage "
                 "names, see services/orchestrator/timeouts_file.h); its keys win over the flags");
@@ -124,7 +129,10 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                               .os_image = {config.os_image_url, config.os_image_sha256},
                               .holder = RandomUuid(parts->random)},
       parts->clock, parts->random, context.log.Child("install"));
-  parts->next_steps = std::make_unique<DefaultInstructions>(parts->random);
+  ASSIGN_OR_RETURN(std::vector<ReleaseImage> release_images,
+                   ParseReleaseImages(config.release_images));
+  parts->next_steps =
+      std::make_unique<DefaultInstructions>(parts->random, std::move(release_images));
   parts->instructions =
       std::make_unique<install::InstallStepSource>(*parts->actions, *parts->next_steps);
   parts->progress = std::make_unique<install::InstallProgressSink>(*parts->actions);

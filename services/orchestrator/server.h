@@ -16,6 +16,7 @@
 #include "lib/config/config.h"
 #include "lib/grpc/server.h"
 #include "lib/service/runner.h"
+#include "services/orchestrator/release_images.h"
 
 namespace assisted::orchestrator {
 
@@ -34,6 +35,8 @@ struct Config {
   std::string replica_id;
   absl::Duration monitor_interval = absl::Seconds(5);
   absl::Duration host_disconnection_timeout = absl::Minutes(3);
+  // The release image catalog (release_images.h), JSON.
+  std::string release_images = kDefaultReleaseImages;
   // A YAML file of time limits (timeouts_file.h); empty: the reference's defaults.
   std::string timeouts_file;
   // Events per host: a burst, then one per `event_refill`.

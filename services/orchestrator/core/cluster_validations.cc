@@ -351,7 +351,11 @@ CheckResult NtpServerConfigured(const Ctx& c) {
     offsets.push_back(
         absl::Seconds(v.host->timestamp().seconds() - v.host->checked_in_at().seconds()));
   }
-  if (offsets.size() < 2) return Pending("Waiting for at least two hosts to report their clocks");
+  // A single-node cluster has nothing to compare: its one clock is in sync with itself.
+  if (offsets.empty()) return Pending("Waiting for the hosts to report their clocks");
+  if (offsets.size() < 2 && c.hosts.size() >= 2) {
+    return Pending("Waiting for at least two hosts to report their clocks");
+  }
   auto [min, max] = std::minmax_element(offsets.begin(), offsets.end());
   const absl::Duration limit = c.facts.requirements.limits.cluster_clock_skew_max;
   if (*max - *min > limit) {

@@ -218,6 +218,13 @@ std::vector<Case> Cases() {
          w.hosts[2].clear_timestamp();
        },
        kPend, "at least two hosts"},
+      {id::kNtpServerConfigured, "single node", [](World& w) { w.hosts.resize(1); }, kOk,
+       "synchronized"},
+      {id::kNtpServerConfigured, "no clock yet",
+       [](World& w) {
+         for (auto& host : w.hosts) host.clear_timestamp();
+       },
+       kPend, "report their clocks"},
 
       {id::kNetworkTypeValid, "OVN", Nothing, kOk, "valid network type"},
       {id::kNetworkTypeValid, "SDN on IPv6",

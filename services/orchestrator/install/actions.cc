@@ -427,8 +427,7 @@ absl::Status InstallActions::Prepare(const Cluster& cluster) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Cluster> InstallActions::InstallCluster(const std::string& cluster_id) {
-  RETURN_IF_ERROR(Refresh(cluster_id).status());
+absl::Status InstallActions::AssignRolesAndBootstrap(const std::string& cluster_id) {
   ASSIGN_OR_RETURN(std::unique_ptr<Loaded> loaded, Load(cluster_id));
   if (loaded->cluster.status() != core::cluster_status::kReady) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -452,21 +451,32 @@ absl::StatusOr<Cluster> InstallActions::InstallCluster(const std::string& cluste
   }
   const bool has_bootstrap = std::any_of(loaded->hosts.begin(), loaded->hosts.end(),
                                          [](const Host& h) { return h.bootstrap(); });
-  if (!has_bootstrap) {
-    ASSIGN_OR_RETURN(std::string bootstrap_id, core::ChooseBootstrap(loaded->pointers, facts));
-    for (const Host& host : loaded->hosts) {
-      if (host.id() != bootstrap_id) continue;
-      inv::UpdateHostRequest update;
-      update.mutable_host()->set_id(host.id());
-      update.mutable_host()->set_infra_env_id(host.infra_env_id());
-      update.mutable_host()->set_bootstrap(true);
-      update.mutable_update_mask()->add_paths("bootstrap");
-      update.set_resource_version(host.resource_version());
-      RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateHost, update).status());
-      Event("host_bootstrap_set", cluster_id, &host,
-            absl::StrCat("Host ", core::EffectiveHostname(host), ": set as bootstrap"));
-    }
+  if (has_bootstrap) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::string bootstrap_id, core::ChooseBootstrap(loaded->pointers, facts));
+  for (const Host& host : loaded->hosts) {
+    if (host.id() != bootstrap_id) continue;
+    inv::UpdateHostRequest update;
+    update.mutable_host()->set_id(host.id());
+    update.mutable_host()->set_infra_env_id(host.infra_env_id());
+    update.mutable_host()->set_bootstrap(true);
+    update.mutable_update_mask()->add_paths("bootstrap");
+    update.set_resource_version(host.resource_version());
+    RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateHost, update).status());
+    Event("host_bootstrap_set", cluster_id, &host,
+          absl::StrCat("Host ", core::EffectiveHostname(host), ": set as bootstrap"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Cluster> InstallActions::InstallCluster(const std::string& cluster_id) {
+  RETURN_IF_ERROR(Refresh(cluster_id).status());
+  // Agents keep writing their hosts (step results) while roles are assigned: a write that lost
+  // that race (ABORTED, the host's version moved) re-reads and assigns again.
+  absl::Status assigned = absl::AbortedError("roles not assigned");
+  for (int attempt = 0; attempt < kAttempts && absl::IsAborted(assigned); ++attempt) {
+    assigned = AssignRolesAndBootstrap(cluster_id);
+  }
+  RETURN_IF_ERROR(assigned);
   RETURN_IF_ERROR(FireCluster(cluster_id, core::ClusterEvent::kPrepareForInstallation).status());
   Event("cluster_installation_started", cluster_id, nullptr, "Installation of the cluster started");
   return Refresh(cluster_id);

@@ -116,6 +116,9 @@ class InstallActions {
   absl::Status Prepare(const types::v1::Cluster& cluster);
   // Fires a user action on the cluster and writes the decision (with `extra` patch fields),
   // then carries out its effects on the hosts and artifacts.
+  // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the
+  // bootstrap host. ABORTED when a host changed meanwhile (the caller retries).
+  absl::Status AssignRolesAndBootstrap(const std::string& cluster_id);
   absl::StatusOr<types::v1::Cluster> FireCluster(
       const std::string& cluster_id, core::ClusterEvent event,
       const std::function<void(inventory::v1::UpdateClusterStatusRequest&)>& extra = nullptr);

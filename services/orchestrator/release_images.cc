@@ -1,0 +1,78 @@
+#include "services/orchestrator/release_images.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "nlohmann/json.hpp"
+
+namespace assisted::orchestrator {
+namespace {
+
+// "x86_64" for an unset architecture, as everywhere else in the services.
+std::string ArchitectureName(types::v1::CpuArchitecture architecture) {
+  switch (architecture) {
+    case types::v1::CPU_ARCHITECTURE_AARCH64:
+    case types::v1::CPU_ARCHITECTURE_ARM64:
+      return "aarch64";
+    case types::v1::CPU_ARCHITECTURE_PPC64LE:
+      return "ppc64le";
+    case types::v1::CPU_ARCHITECTURE_S390X:
+      return "s390x";
+    default:
+      return "x86_64";
+  }
+}
+
+// "4.16.3" -> "4.16"; "4.16" stays.
+std::string MinorOf(absl::string_view version) {
+  std::vector<absl::string_view> parts = absl::StrSplit(version, '.');
+  if (parts.size() < 2) return std::string(version);
+  return absl::StrCat(parts[0], ".", parts[1]);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<ReleaseImage>> ParseReleaseImages(absl::string_view json) {
+  const nlohmann::json list = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (list.is_discarded() || !list.is_array()) {
+    return absl::InvalidArgumentError("release images: must be a JSON list of objects");
+  }
+  std::vector<ReleaseImage> images;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const nlohmann::json& entry = list[i];
+    ReleaseImage image;
+    for (auto [name, target, required] :
+         {std::tuple{"openshift_version", &image.openshift_version, true},
+          std::tuple{"cpu_architecture", &image.cpu_architecture, true},
+          std::tuple{"url", &image.url, true}, std::tuple{"version", &image.version, false}}) {
+      const bool present = entry.is_object() && entry.contains(name);
+      if (present && entry[name].is_string() && !entry[name].get<std::string>().empty()) {
+        *target = entry[name].get<std::string>();
+      } else if (required || present) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("release images[", i, "].", name, ": must be a non-empty string"));
+      }
+    }
+    images.push_back(std::move(image));
+  }
+  return images;
+}
+
+std::string ReleaseImageFor(const types::v1::Cluster& cluster,
+                            const std::vector<ReleaseImage>& catalog) {
+  if (!cluster.ocp_release_image().empty()) return cluster.ocp_release_image();
+  const std::string architecture = ArchitectureName(cluster.cpu_architecture());
+  const std::string& version = cluster.openshift_version();
+  const ReleaseImage* minor_match = nullptr;
+  for (const ReleaseImage& image : catalog) {
+    if (image.cpu_architecture != architecture) continue;
+    if (image.openshift_version == version || image.version == version) return image.url;
+    if (minor_match == nullptr && image.openshift_version == MinorOf(version)) {
+      minor_match = &image;
+    }
+  }
+  return minor_match == nullptr ? "" : minor_match->url;
+}
+
+}  // namespace assisted::orchestrator

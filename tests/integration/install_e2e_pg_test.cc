@@ -1,0 +1,310 @@
+// Whole installs with simulated hosts: the real inventory, orchestrator and PostgreSQL, and a
+// Fleet of simulated agents (services/agent/fleet.h) that register, pass their validations, take
+// the install step, write the OS image and their Ignition to their disk image files, reboot and
+// play the in-cluster controller. For single-node (1 host), compact (3 masters) and HA (3 masters
+// + 2 workers) clusters, the test checks what a user would: the cluster is installed, every host
+// walked its role's stages in order, the kubeconfig verifies against its CA, every Ignition
+// artifact passes ignition-validate, and each disk holds the OS image and its host's Ignition.
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "lib/log/log.h"
+#include "lib/testing/status_matchers.h"
+#include "nlohmann/json.hpp"
+#include "services/agent/fleet.h"
+#include "services/agent/simulation/profile_paths.h"
+#include "services/agent/steps/install.h"
+#include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/stages.h"
+#include "tests/harness/host_watch.h"
+#include "tests/harness/install_checks.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+namespace orch = ::assisted::orchestrator::v1;
+namespace core = ::assisted::orchestrator::core;
+using ::assisted::agent::Fleet;
+using ::assisted::agent::simulation::testing::ProfilePath;
+using types::v1::CLUSTER_STATUS_ERROR;
+using types::v1::CLUSTER_STATUS_INSTALLED;
+using types::v1::CLUSTER_STATUS_READY;
+using types::v1::HOST_STATUS_KNOWN;
+
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
+constexpr char kSshKey[] =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl e2e";
+
+struct Topology {
+  const char* name;
+  int masters;
+  int workers;
+};
+
+class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface<Topology> {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    // The OS image the hosts write: a few MiB of noise, so a digest mismatch cannot hide.
+    os_image_ = ::testing::TempDir() + "/os-image.raw";
+    std::string bytes(3 << 20, '\0');
+    std::mt19937_64 noise(42);
+    for (char& byte : bytes) byte = static_cast<char>(noise());
+    std::ofstream(os_image_, std::ios::binary) << bytes;
+    os_image_sha256_ = agent::steps::Sha256Hex(bytes);
+
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    auto orchestrator = LaunchedService::Launch(
+        {.binary = "services/orchestrator/assisted-orchestrator",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  "--os-image-url=file://" + os_image_, "--os-image-sha256=" + os_image_sha256_,
+                  "--monitor-interval=200ms"}});
+    ASSERT_THAT(orchestrator, IsOk());
+    orchestrator_ = *std::move(orchestrator);
+    stub_ = inv::InventoryService::NewStub(
+        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+    orchestrator_stub_ = orch::OrchestratorService::NewStub(
+        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+  }
+
+  void TearDown() override {
+    for (auto& fleet : fleets_) fleet->Stop();
+    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+  }
+
+  // The cluster the simulation profiles are made for ("demo" on 192.168.122.0/24; the profiles
+  // answer DNS for api/api-int/apps.demo.example.com), and its infra-env.
+  void CreateCluster(int control_plane_count) {
+    inv::CreateClusterRequest create;
+    types::v1::Cluster& spec = *create.mutable_cluster();
+    spec.set_name("demo");
+    spec.set_openshift_version("4.16");
+    spec.set_base_dns_domain("example.com");
+    spec.set_control_plane_count(control_plane_count);
+    spec.set_ssh_public_key(kSshKey);
+    spec.add_machine_networks()->set_cidr("192.168.122.0/24");
+    if (control_plane_count == 1) {
+      spec.set_user_managed_networking(true);  // single node: no VIPs, platform none
+    } else {
+      spec.add_api_vips()->set_ip("192.168.122.5");
+      spec.add_ingress_vips()->set_ip("192.168.122.6");
+    }
+    types::v1::ClusterNetwork& pods = *spec.add_cluster_networks();
+    pods.set_cidr("10.128.0.0/14");
+    pods.set_host_prefix(23);
+    spec.add_service_networks()->set_cidr("172.30.0.0/16");
+    create.set_pull_secret(kPullSecret);
+    grpc::ClientContext context;
+    const grpc::Status created = stub_->CreateCluster(&context, create, &cluster_);
+    ASSERT_TRUE(created.ok()) << created.error_message();
+    inv::CreateInfraEnvRequest create_infra_env;
+    create_infra_env.mutable_infra_env()->set_name("demo");
+    create_infra_env.mutable_infra_env()->set_cluster_id(cluster_.id());
+    create_infra_env.set_pull_secret(kPullSecret);
+    grpc::ClientContext infra_env_context;
+    const grpc::Status infra_env =
+        stub_->CreateInfraEnv(&infra_env_context, create_infra_env, &infra_env_);
+    ASSERT_TRUE(infra_env.ok()) << infra_env.error_message();
+  }
+
+  // Starts `count` simulated hosts of `profile`; returns their host ids.
+  std::vector<std::string> StartHosts(const std::string& profile, int count) {
+    Fleet::Options options;
+    options.profile = ProfilePath(profile);
+    options.count = count;
+    options.orchestrator_address = orchestrator_->grpc_target();
+    options.infra_env_id = infra_env_.id();
+    options.agent_token = "e2e-token";
+    options.state_dir = StateDir();
+    options.step_threads = 2;
+    auto fleet = Fleet::Start(options, nullptr, log::Logger::Discard());
+    EXPECT_THAT(fleet, IsOk());
+    if (!fleet.ok()) return {};
+    std::vector<std::string> ids;
+    for (int i = 0; i < count; ++i) {
+      ids.push_back((*fleet)->host_id(i));
+      disk_of_[(*fleet)->host_id(i)] = absl::StrCat(StateDir(), "/", profile, "-", i, ".img");
+    }
+    fleets_.push_back(*std::move(fleet));
+    return ids;
+  }
+
+  std::string StateDir() const {
+    return absl::StrCat(::testing::TempDir(), "/e2e-", GetParam().name);
+  }
+
+  grpc::Status Install(types::v1::Cluster* cluster) {
+    orch::InstallClusterRequest request;
+    request.set_cluster_id(cluster_.id());
+    grpc::ClientContext context;
+    return orchestrator_stub_->InstallCluster(&context, request, cluster);
+  }
+
+  types::v1::Cluster StoredCluster() {
+    inv::GetClusterRequest get;
+    get.set_id(cluster_.id());
+    get.set_include_hosts(true);
+    types::v1::Cluster cluster;
+    grpc::ClientContext context;
+    EXPECT_TRUE(stub_->GetCluster(&context, get, &cluster).ok());
+    return cluster;
+  }
+
+  // The stages a host reached, in the order the orchestrator recorded them (its events).
+  std::vector<std::string> ReachedStages(const std::string& host_id) {
+    inv::ListEventsRequest list;
+    list.set_cluster_id(cluster_.id());
+    list.set_host_id(host_id);
+    list.set_limit(-1);
+    list.set_message("reached installation stage");
+    inv::ListEventsResponse events;
+    grpc::ClientContext context;
+    EXPECT_TRUE(stub_->ListEvents(&context, list, &events).ok());
+    std::vector<std::string> stages;
+    for (const types::v1::Event& event : events.events()) {
+      const std::string& message = event.message();
+      const size_t at = message.find("reached installation stage ");
+      std::string stage = message.substr(at + std::string("reached installation stage ").size());
+      stage = stage.substr(0, stage.find(':'));
+      stages.push_back(stage);
+    }
+    return stages;
+  }
+
+  // Where an install stands, for failure messages.
+  std::string Describe() {
+    const types::v1::Cluster cluster = StoredCluster();
+    std::string text = absl::StrCat(
+        "cluster ", core::ClusterStatusName(cluster.status()), ": ", cluster.status_info(),
+        "; preparation ", cluster.last_installation_preparation().ShortDebugString(), "\n");
+    for (const types::v1::Host& host : cluster.hosts()) {
+      absl::StrAppend(
+          &text, "  host ", host.id(), " ", core::HostStatusName(host.status()), " (",
+          host.status_info(), ") stage ", core::HostStageName(host.progress().current_stage()),
+          " images_status=", host.images_status(), " disks_info=", host.disks_info(), "\n");
+    }
+    return text;
+  }
+
+  std::string os_image_;
+  std::string os_image_sha256_;
+  std::unique_ptr<LaunchedService> inventory_;
+  std::unique_ptr<LaunchedService> orchestrator_;
+  std::unique_ptr<inv::InventoryService::Stub> stub_;
+  std::unique_ptr<orch::OrchestratorService::Stub> orchestrator_stub_;
+  types::v1::Cluster cluster_;
+  types::v1::InfraEnv infra_env_;
+  std::vector<std::unique_ptr<Fleet>> fleets_;
+  std::map<std::string, std::string> disk_of_;
+};
+
+TEST_P(InstallE2eTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstalled) {
+  const Topology topology = GetParam();
+  ASSERT_NO_FATAL_FAILURE(CreateCluster(topology.masters));
+  std::vector<std::string> ids = StartHosts("master", topology.masters);
+  if (topology.workers > 0) {
+    for (const std::string& id : StartHosts("worker", topology.workers)) ids.push_back(id);
+  }
+  ASSERT_EQ(ids.size(), static_cast<size_t>(topology.masters + topology.workers));
+
+  // Discovery: every host known and the cluster ready, seen on the change feed.
+  const StatusWatch ready = WatchClusterUntil(
+      *stub_, cluster_.id(), 1,
+      [&](const StatusWatch& watch) {
+        return watch.cluster == CLUSTER_STATUS_READY && AllAre(watch.seen, ids, HOST_STATUS_KNOWN);
+      },
+      absl::Seconds(90));
+  ASSERT_TRUE(ready.done) << ready.error << "\n" << StoredCluster().status_info();
+
+  types::v1::Cluster installing;
+  const grpc::Status accepted = Install(&installing);
+  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+
+  const StatusWatch done = WatchClusterUntil(
+      *stub_, cluster_.id(), ready.last_seq,
+      [](const StatusWatch& watch) {
+        return watch.cluster == CLUSTER_STATUS_INSTALLED || watch.cluster == CLUSTER_STATUS_ERROR;
+      },
+      absl::Seconds(180));
+  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+  const types::v1::Cluster cluster = StoredCluster();
+  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+
+  // Every host walked its role's stages, in order, to Done.
+  const bool sno = topology.masters == 1;
+  std::map<std::string, types::v1::Host> hosts;
+  for (const types::v1::Host& host : cluster.hosts()) hosts[host.id()] = host;
+  for (const std::string& id : ids) {
+    ASSERT_TRUE(hosts.count(id)) << id;
+    const types::v1::Host& host = hosts[id];
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSTALLED) << host.status_info();
+    std::vector<std::string> expected;
+    for (types::v1::HostStage stage :
+         core::StagesFor(core::ProfileOf(host.role(), host.bootstrap(), sno))) {
+      expected.push_back(std::string(core::HostStageName(stage)));
+    }
+    const std::vector<std::string> reached = ReachedStages(id);
+    // Stages a host passes too quickly to report may be skipped, never reordered.
+    std::vector<std::string> in_order = reached;
+    EXPECT_TRUE(std::is_sorted(in_order.begin(), in_order.end(),
+                               [&](const std::string& a, const std::string& b) {
+                                 return std::find(expected.begin(), expected.end(), a) <
+                                        std::find(expected.begin(), expected.end(), b);
+                               }))
+        << id << " reached " << nlohmann::json(reached).dump();
+    for (const std::string& stage : reached) {
+      EXPECT_NE(std::find(expected.begin(), expected.end(), stage), expected.end())
+          << stage << " is not a stage of " << core::HostRoleName(host.role());
+    }
+    ASSERT_FALSE(reached.empty()) << id;
+    EXPECT_EQ(reached.back(), "Done") << nlohmann::json(reached).dump();
+    EXPECT_TRUE(std::find(reached.begin(), reached.end(), "Writing image to disk") != reached.end())
+        << nlohmann::json(reached).dump();
+
+    // The disk holds the OS image and this host's own Ignition, both verified on read-back.
+    absl::StatusOr<agent::steps::InstalledDisk> disk =
+        agent::steps::ReadInstalledDisk(disk_of_[id]);
+    ASSERT_THAT(disk, IsOk()) << disk_of_[id];
+    EXPECT_EQ(disk->os_image_sha256, os_image_sha256_);
+    EXPECT_EQ(disk->host_id, id);
+    EXPECT_EQ(disk->cluster_id, cluster_.id());
+    EXPECT_EQ(disk->ignition, GetArtifact(*stub_, cluster_.id(), "host-" + id + ".ign"));
+  }
+
+  // What the user downloads.
+  std::vector<std::string> ignition = {"master.ign", "worker.ign"};
+  if (!sno) ignition.push_back("bootstrap.ign");
+  for (const std::string& id : ids) ignition.push_back("host-" + id + ".ign");
+  ExpectValidIgnition(*stub_, cluster_.id(), ignition);
+  EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
+  EXPECT_TRUE(GetArtifact(*stub_, cluster_.id(), "kubeadmin-password").has_value());
+  EXPECT_TRUE(GetArtifact(*stub_, cluster_.id(), "install-config.yaml").has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Topologies, InstallE2eTest,
+                         ::testing::Values(Topology{"sno", 1, 0}, Topology{"compact", 3, 0},
+                                           Topology{"ha", 3, 2}),
+                         [](const ::testing::TestParamInfo<Topology>& info) {
+                           return std::string(info.param.name);
+                         });
+
+}  // namespace
+}  // namespace assisted::testing
