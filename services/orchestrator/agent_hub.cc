@@ -91,6 +91,7 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
                                                  std::make_unique<DefaultInstructions>(random))),
       progress_(*OwnedOr<ProgressSink*>(parts.progress, own_progress_,
                                         std::make_unique<LoggingProgressSink>(log_))),
+      registrations_(parts.registrations),
       refresher_(*inventory_,
                  {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
                  clock_, liveness_, events_, log_),
@@ -363,7 +364,8 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
       *changes.mutable_timestamp() = request.agent_time();
       update.mutable_update_mask()->add_paths("timestamp");
     }
-    if (host.agent_instance_id() != request.agent_instance_id()) {
+    const bool new_agent = host.agent_instance_id() != request.agent_instance_id();
+    if (new_agent) {
       // A new agent process numbers its messages from 1 again.
       changes.set_agent_instance_id(request.agent_instance_id());
       changes.set_agent_applied_seq(0);
@@ -371,6 +373,16 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
       update.mutable_update_mask()->add_paths("agent_applied_seq");
     }
     status = inventory_->UpdateHost(Context().get(), update, &host);
+    if (status.ok() && new_agent && registrations_ != nullptr) {
+      // The machine booted the discovery image again: its state machine decides what that means.
+      absl::StatusOr<types::v1::Host> registered = registrations_->OnNewAgent(host);
+      if (registered.ok()) {
+        host = *std::move(registered);
+      } else {
+        log_.Warning("registration left the host's status as it was",
+                     {{"host_id", host.id()}, {"error", registered.status().message()}});
+      }
+    }
   }
   if (!status.ok()) {
     Refuse(session, "cannot record the host: " + status.error_message(),

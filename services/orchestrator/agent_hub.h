@@ -84,6 +84,7 @@ struct HubOptions {
 struct HubParts {
   InstructionSource* instructions = nullptr;
   ProgressSink* progress = nullptr;
+  RegistrationSink* registrations = nullptr;  // optional: none records registrations only
   EventSink* events = nullptr;
   const Clock* clock = nullptr;
 };
@@ -165,6 +166,7 @@ class AgentHub final : public SessionHandler {
   InstructionSource& instructions_;
   std::unique_ptr<ProgressSink> own_progress_;
   ProgressSink& progress_;
+  RegistrationSink* const registrations_;
   Refresher refresher_;
 
   mutable absl::Mutex mu_;

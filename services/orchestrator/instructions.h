@@ -75,6 +75,17 @@ absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
 // Whether two step lists ask for the same work (types and arguments; ids are ignored).
 bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1::Step>& b);
 
+// What a new agent process on a known host means for the host's state: the machine booted the
+// discovery image again, so the state machine's register event fires (resetting-pending-user-
+// action -> discovering, Rebooting -> installing-pending-user-action, installing -> error, ...).
+// Without one, the hub only records the registration.
+class RegistrationSink {
+ public:
+  virtual ~RegistrationSink() = default;
+  // `host` as stored with the new agent instance; returns the host as it is afterwards.
+  virtual absl::StatusOr<types::v1::Host> OnNewAgent(const types::v1::Host& host) = 0;
+};
+
 class ProgressSink {
  public:
   virtual ~ProgressSink() = default;

@@ -77,6 +77,7 @@ struct Parts {
   std::unique_ptr<DefaultInstructions> next_steps;
   std::unique_ptr<install::InstallStepSource> instructions;
   std::unique_ptr<install::InstallProgressSink> progress;
+  std::unique_ptr<install::InstallRegistrationSink> registrations;
   std::unique_ptr<AgentHub> hub;
 };
 
@@ -136,9 +137,12 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   parts->instructions =
       std::make_unique<install::InstallStepSource>(*parts->actions, *parts->next_steps);
   parts->progress = std::make_unique<install::InstallProgressSink>(*parts->actions);
-  parts->hub = std::make_unique<AgentHub>(
-      std::move(inventory), std::move(options), parts->random, context.log.Child("agents"),
-      HubParts{.instructions = parts->instructions.get(), .progress = parts->progress.get()});
+  parts->registrations = std::make_unique<install::InstallRegistrationSink>(*parts->actions);
+  parts->hub = std::make_unique<AgentHub>(std::move(inventory), std::move(options), parts->random,
+                                          context.log.Child("agents"),
+                                          HubParts{.instructions = parts->instructions.get(),
+                                                   .progress = parts->progress.get(),
+                                                   .registrations = parts->registrations.get()});
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
   host->Add(std::make_unique<AgentServiceImpl>(*parts->hub),

@@ -6,6 +6,7 @@
 // walked its role's stages in order, the kubeconfig verifies against its CA, every Ignition
 // artifact passes ignition-validate, and each disk holds the OS image and its host's Ignition.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <random>
@@ -56,7 +57,7 @@ struct Topology {
   int workers;
 };
 
-class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface<Topology> {
+class InstallE2eTest : public PostgresTest {
  protected:
   void SetUp() override {
     PostgresTest::SetUp();
@@ -72,17 +73,23 @@ class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface
         {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
     ASSERT_THAT(inventory, IsOk());
     inventory_ = *std::move(inventory);
-    auto orchestrator = LaunchedService::Launch(
-        {.binary = "services/orchestrator/assisted-orchestrator",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--os-image-url=file://" + os_image_, "--os-image-sha256=" + os_image_sha256_,
-                  "--monitor-interval=200ms"}});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
+    ASSERT_NO_FATAL_FAILURE(StartOrchestrator(0));
     stub_ = inv::InventoryService::NewStub(
         grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
     orchestrator_stub_ = orch::OrchestratorService::NewStub(
         grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+  }
+
+  // Starts the orchestrator (again, on `port`, after a crash; 0 picks a free port).
+  void StartOrchestrator(int port) {
+    auto orchestrator = LaunchedService::Launch(
+        {.binary = "services/orchestrator/assisted-orchestrator",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  "--os-image-url=file://" + os_image_, "--os-image-sha256=" + os_image_sha256_,
+                  "--monitor-interval=200ms"},
+         .grpc_port = port});
+    ASSERT_THAT(orchestrator, IsOk());
+    orchestrator_ = *std::move(orchestrator);
   }
 
   void TearDown() override {
@@ -125,8 +132,10 @@ class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface
     ASSERT_TRUE(infra_env.ok()) << infra_env.error_message();
   }
 
-  // Starts `count` simulated hosts of `profile`; returns their host ids.
-  std::vector<std::string> StartHosts(const std::string& profile, int count) {
+  // Starts `count` simulated hosts of `profile`; returns their host ids. Hosts of one profile
+  // started again (same `seed`) are the same machines booting the discovery image anew.
+  std::vector<std::string> StartHosts(const std::string& profile, int count,
+                                      absl::Duration stage_delay = absl::ZeroDuration()) {
     Fleet::Options options;
     options.profile = ProfilePath(profile);
     options.count = count;
@@ -135,6 +144,7 @@ class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface
     options.agent_token = "e2e-token";
     options.state_dir = StateDir();
     options.step_threads = 2;
+    options.stage_delay = stage_delay;
     auto fleet = Fleet::Start(options, nullptr, log::Logger::Discard());
     EXPECT_THAT(fleet, IsOk());
     if (!fleet.ok()) return {};
@@ -148,7 +158,84 @@ class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface
   }
 
   std::string StateDir() const {
-    return absl::StrCat(::testing::TempDir(), "/e2e-", GetParam().name);
+    return absl::StrCat(::testing::TempDir(), "/e2e-",
+                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+
+  // A cluster of `masters` + `workers` simulated hosts, known and ready; returns the host ids
+  // and the change-feed position.
+  std::vector<std::string> StartReadyCluster(int masters, int workers, int64_t* seq,
+                                             absl::Duration stage_delay = absl::ZeroDuration()) {
+    CreateCluster(masters);
+    std::vector<std::string> ids = StartHosts("master", masters, stage_delay);
+    if (workers > 0) {
+      for (const std::string& id : StartHosts("worker", workers, stage_delay)) ids.push_back(id);
+    }
+    EXPECT_EQ(ids.size(), static_cast<size_t>(masters + workers));
+    *seq = AwaitReady(ids, 1);
+    return ids;
+  }
+
+  // Waits for every host in `ids` known and the cluster ready; the change-feed position after.
+  int64_t AwaitReady(const std::vector<std::string>& ids, int64_t after_seq) {
+    const StatusWatch ready = WatchClusterUntil(
+        *stub_, cluster_.id(), after_seq,
+        [&](const StatusWatch& watch) {
+          return watch.cluster == CLUSTER_STATUS_READY &&
+                 AllAre(watch.seen, ids, HOST_STATUS_KNOWN);
+        },
+        absl::Seconds(90));
+    EXPECT_TRUE(ready.done) << ready.error << "\n" << Describe();
+    return ready.last_seq;
+  }
+
+  // Waits for the cluster to reach one of `statuses`.
+  StatusWatch AwaitCluster(int64_t after_seq, std::vector<types::v1::ClusterStatus> statuses,
+                           absl::Duration timeout = absl::Seconds(180)) {
+    return WatchClusterUntil(
+        *stub_, cluster_.id(), after_seq,
+        [&](const StatusWatch& watch) {
+          return std::find(statuses.begin(), statuses.end(), watch.cluster) != statuses.end();
+        },
+        timeout);
+  }
+
+  // Waits until some host of the cluster reports `status`.
+  StatusWatch AwaitAnyHost(int64_t after_seq, types::v1::HostStatus status) {
+    return WatchClusterUntil(
+        *stub_, cluster_.id(), after_seq,
+        [&](const StatusWatch& watch) {
+          for (const auto& [id, seen] : watch.seen) {
+            if (seen == status) return true;
+          }
+          return false;
+        },
+        absl::Seconds(90));
+  }
+
+  // Installs, and once the cluster is installing (its preparation, whose disk-speed check would
+  // catch a bad disk, passed) turns the disk of `host_id` into a directory: the image write,
+  // a few simulated stages later, fails. Returns the change-feed position.
+  int64_t BreakDiskOnceInstalling(int64_t after_seq, const std::string& host_id) {
+    types::v1::Cluster installing;
+    const grpc::Status accepted = Install(&installing);
+    EXPECT_TRUE(accepted.ok()) << accepted.error_message();
+    const StatusWatch started =
+        AwaitCluster(after_seq, {types::v1::CLUSTER_STATUS_INSTALLING}, absl::Seconds(90));
+    EXPECT_TRUE(started.done) << started.error << "\n" << Describe();
+    std::filesystem::remove(disk_of_[host_id]);
+    std::filesystem::create_directory(disk_of_[host_id]);
+    return started.last_seq;
+  }
+
+  template <typename Request>
+  grpc::Status CallOrchestrator(grpc::Status (orch::OrchestratorService::Stub::*method)(
+      grpc::ClientContext*, const Request&, types::v1::Cluster*)) {
+    Request request;
+    request.set_cluster_id(cluster_.id());
+    types::v1::Cluster cluster;
+    grpc::ClientContext context;
+    return (orchestrator_stub_.get()->*method)(&context, request, &cluster);
   }
 
   grpc::Status Install(types::v1::Cluster* cluster) {
@@ -216,34 +303,22 @@ class InstallE2eTest : public PostgresTest, public ::testing::WithParamInterface
   std::map<std::string, std::string> disk_of_;
 };
 
-TEST_P(InstallE2eTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstalled) {
-  const Topology topology = GetParam();
-  ASSERT_NO_FATAL_FAILURE(CreateCluster(topology.masters));
-  std::vector<std::string> ids = StartHosts("master", topology.masters);
-  if (topology.workers > 0) {
-    for (const std::string& id : StartHosts("worker", topology.workers)) ids.push_back(id);
-  }
-  ASSERT_EQ(ids.size(), static_cast<size_t>(topology.masters + topology.workers));
+class InstallTopologyTest : public InstallE2eTest,
+                            public ::testing::WithParamInterface<Topology> {};
 
-  // Discovery: every host known and the cluster ready, seen on the change feed.
-  const StatusWatch ready = WatchClusterUntil(
-      *stub_, cluster_.id(), 1,
-      [&](const StatusWatch& watch) {
-        return watch.cluster == CLUSTER_STATUS_READY && AllAre(watch.seen, ids, HOST_STATUS_KNOWN);
-      },
-      absl::Seconds(90));
-  ASSERT_TRUE(ready.done) << ready.error << "\n" << StoredCluster().status_info();
+TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstalled) {
+  const Topology topology = GetParam();
+  int64_t ready_seq = 0;
+  const std::vector<std::string> ids =
+      StartReadyCluster(topology.masters, topology.workers, &ready_seq);
+  ASSERT_FALSE(HasFailure());
 
   types::v1::Cluster installing;
   const grpc::Status accepted = Install(&installing);
   ASSERT_TRUE(accepted.ok()) << accepted.error_message();
 
-  const StatusWatch done = WatchClusterUntil(
-      *stub_, cluster_.id(), ready.last_seq,
-      [](const StatusWatch& watch) {
-        return watch.cluster == CLUSTER_STATUS_INSTALLED || watch.cluster == CLUSTER_STATUS_ERROR;
-      },
-      absl::Seconds(180));
+  const StatusWatch done =
+      AwaitCluster(ready_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
   ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
   const types::v1::Cluster cluster = StoredCluster();
   ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << cluster.status_info();
@@ -288,12 +363,122 @@ TEST_P(InstallE2eTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstalled) 
   EXPECT_TRUE(GetArtifact(*stub_, cluster_.id(), "install-config.yaml").has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Topologies, InstallE2eTest,
+INSTANTIATE_TEST_SUITE_P(Topologies, InstallTopologyTest,
                          ::testing::Values(Topology{"sno", 1, 0}, Topology{"compact", 3, 0},
                                            Topology{"ha", 3, 2}),
                          [](const ::testing::TestParamInfo<Topology>& info) {
                            return std::string(info.param.name);
                          });
+
+namespace failures {
+
+using types::v1::CLUSTER_STATUS_CANCELLED;
+using types::v1::HOST_STATUS_ERROR;
+using types::v1::HOST_STATUS_INSTALLED;
+using types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS;
+
+}  // namespace failures
+
+using namespace failures;  // NOLINT: the failure tests below read better unqualified
+
+TEST_F(InstallE2eTest, AFailedWorkerIsInErrorAndTheOthersStillInstallTheCluster) {
+  int64_t seq = 0;
+  const std::vector<std::string> ids = StartReadyCluster(3, 3, &seq, absl::Milliseconds(300));
+  ASSERT_FALSE(HasFailure());
+  // Three workers are assigned, so two are enough (the reference's criteria): one may fail.
+  std::string broken;
+  const types::v1::Cluster ready = StoredCluster();
+  for (const types::v1::Host& host : ready.hosts()) {
+    if (host.suggested_role() == types::v1::HOST_ROLE_WORKER) broken = host.id();
+  }
+  ASSERT_FALSE(broken.empty()) << Describe();
+  const int64_t installing_seq = BreakDiskOnceInstalling(seq, broken);
+  ASSERT_FALSE(HasFailure());
+
+  const StatusWatch done =
+      AwaitCluster(installing_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+  const types::v1::Cluster cluster = StoredCluster();
+  EXPECT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), host.id() == broken ? HOST_STATUS_ERROR : HOST_STATUS_INSTALLED)
+        << host.id() << ": " << host.status_info();
+  }
+}
+
+TEST_F(InstallE2eTest, AFailedMasterFailsTheCluster) {
+  int64_t seq = 0;
+  const std::vector<std::string> ids = StartReadyCluster(3, 0, &seq, absl::Milliseconds(300));
+  ASSERT_FALSE(HasFailure());
+  const int64_t installing_seq = BreakDiskOnceInstalling(seq, ids[1]);
+  ASSERT_FALSE(HasFailure());
+
+  const StatusWatch done =
+      AwaitCluster(installing_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+  const types::v1::Cluster failed = StoredCluster();
+  EXPECT_EQ(failed.status(), CLUSTER_STATUS_ERROR) << Describe();
+  for (const types::v1::Host& host : failed.hosts()) {
+    if (host.id() == ids[1]) {
+      EXPECT_EQ(host.status(), HOST_STATUS_ERROR) << host.status_info();
+    }
+  }
+}
+
+TEST_F(InstallE2eTest, CancelMidInstallThenResetRebootAndInstallAgain) {
+  int64_t seq = 0;
+  std::vector<std::string> ids = StartReadyCluster(3, 0, &seq, absl::Milliseconds(300));
+  ASSERT_FALSE(HasFailure());
+  types::v1::Cluster installing;
+  ASSERT_TRUE(Install(&installing).ok());
+  const StatusWatch started = AwaitAnyHost(seq, HOST_STATUS_INSTALLING_IN_PROGRESS);
+  ASSERT_TRUE(started.done) << started.error << "\n" << Describe();
+
+  const grpc::Status cancelled =
+      CallOrchestrator(&orch::OrchestratorService::Stub::CancelInstallation);
+  ASSERT_TRUE(cancelled.ok()) << cancelled.error_message();
+  EXPECT_EQ(StoredCluster().status(), CLUSTER_STATUS_CANCELLED) << Describe();
+  const grpc::Status reset = CallOrchestrator(&orch::OrchestratorService::Stub::ResetCluster);
+  ASSERT_TRUE(reset.ok()) << reset.error_message();
+
+  // The user boots the same machines into the discovery image again.
+  for (auto& fleet : fleets_) fleet->Stop();
+  fleets_.clear();
+  ASSERT_EQ(StartHosts("master", 3), ids);
+  const int64_t ready_again = AwaitReady(ids, started.last_seq);
+  ASSERT_FALSE(HasFailure());
+  ASSERT_TRUE(Install(&installing).ok());
+  const StatusWatch done =
+      AwaitCluster(ready_again, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+  EXPECT_EQ(StoredCluster().status(), CLUSTER_STATUS_INSTALLED) << Describe();
+  EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
+}
+
+TEST_F(InstallE2eTest,
+       TheInstallCompletesThoughTheOrchestratorIsKilledWhilePreparingAndInstalling) {
+  int64_t seq = 0;
+  const std::vector<std::string> ids = StartReadyCluster(3, 0, &seq, absl::Milliseconds(300));
+  ASSERT_FALSE(HasFailure());
+  const int port = orchestrator_->grpc_port();
+  types::v1::Cluster installing;
+  ASSERT_TRUE(Install(&installing).ok());
+  EXPECT_EQ(installing.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+  orchestrator_->Kill();  // while preparing
+  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port));
+
+  const StatusWatch started = AwaitAnyHost(seq, HOST_STATUS_INSTALLING_IN_PROGRESS);
+  ASSERT_TRUE(started.done) << started.error << "\n" << Describe();
+  orchestrator_->Kill();  // while installing
+  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port));
+
+  const StatusWatch done =
+      AwaitCluster(started.last_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+  EXPECT_EQ(StoredCluster().status(), CLUSTER_STATUS_INSTALLED) << Describe();
+  ExpectValidIgnition(*stub_, cluster_.id(), {"master.ign", "bootstrap.ign"});
+  EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
+}
 
 }  // namespace
 }  // namespace assisted::testing

@@ -547,6 +547,20 @@ void InstallActions::ApplyClusterEffects(const Loaded& loaded,
   }
 }
 
+absl::StatusOr<Host> InstallActions::RegisterAgain(const Host& host) {
+  std::optional<Cluster> cluster;
+  if (!host.cluster_id().empty()) {
+    ASSIGN_OR_RETURN(cluster, inventory_.Cluster(host.cluster_id()));
+  }
+  const core::HostContext context =
+      core::MakeHostContext(host, cluster ? &*cluster : nullptr, {&host}, nullptr, clock_.Now(),
+                            options_.timeouts, options_.decisions);
+  if (!core::HostStateMachine().Fire(core::HostEvent::kRegister, host.status(), context).ok()) {
+    return host;  // no register row for this state: nothing to change
+  }
+  return FireHost(host, cluster ? &*cluster : nullptr, core::HostEvent::kRegister);
+}
+
 absl::StatusOr<Host> InstallActions::FireHost(const Host& stored, const Cluster* cluster,
                                               core::HostEvent event) {
   Host host = stored;

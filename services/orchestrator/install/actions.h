@@ -100,6 +100,11 @@ class InstallActions {
   // (inventory unavailable, a lost race) are returned for the agent to send again.
   absl::Status ApplyAgentProgress(const types::v1::Host& host, const agent::v1::Progress& progress);
 
+  // A new agent process registered for `host` (it booted the discovery image again): fires the
+  // host state machine's register event and writes its decision. A state with no register row
+  // keeps its status (OK, host unchanged).
+  absl::StatusOr<types::v1::Host> RegisterAgain(const types::v1::Host& host);
+
   // The instructions of a host in `installing` of `cluster`: one STEP_TYPE_INSTALL step
   // (install_step.h) carrying host-<id>.ign. Empty for hosts in any other status.
   absl::StatusOr<std::vector<types::v1::Step>> InstallInstructions(

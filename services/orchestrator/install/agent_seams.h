@@ -42,6 +42,19 @@ class InstallProgressSink final : public ProgressSink {
   InstallActions& actions_;
 };
 
+// A new agent process on a known host fires the host's register event (InstallActions).
+class InstallRegistrationSink final : public RegistrationSink {
+ public:
+  explicit InstallRegistrationSink(InstallActions& actions) : actions_(actions) {}
+
+  absl::StatusOr<types::v1::Host> OnNewAgent(const types::v1::Host& host) override {
+    return actions_.RegisterAgain(host);
+  }
+
+ private:
+  InstallActions& actions_;
+};
+
 }  // namespace assisted::orchestrator::install
 
 #endif  // ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_AGENT_SEAMS_H_
