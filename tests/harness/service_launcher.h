@@ -40,6 +40,8 @@ class LaunchedService {
     return absl::StrCat("http://127.0.0.1:", metrics_port_, "/metrics");
   }
   int grpc_port() const { return grpc_port_; }
+  // The child's process id (for /proc figures in benches).
+  pid_t pid() const { return process_->pid(); }
 
   // What the child has written so far.
   std::string Log() const;

@@ -29,17 +29,11 @@ using steps::Need;
 // Namespace of simulated host ids (a fixed random UUID).
 constexpr char kHostIdNamespace[] = "5a0c1f3e-7d42-4b8e-9b1a-3c6d2e4f8a90";
 
-constexpr absl::string_view kKnownKeys[] = {"name",
-                                            "hardware_root",
-                                            "cpu_count",
-                                            "memory_bytes",
-                                            "ipv4",
-                                            "disk_size_bytes",
-                                            "probe_rtt_ms",
-                                            "ntp",
-                                            "dns",
-                                            "registry",
-                                            "reboot_into_discovery"};
+constexpr absl::string_view kKnownKeys[] = {
+    "name",         "hardware_root", "cpu_count",
+    "memory_bytes", "ipv4",          "disk_size_bytes",
+    "probe_rtt_ms", "disk_sync_ms",  "ntp",
+    "dns",          "registry",      "reboot_into_discovery"};
 
 absl::Status CheckKeys(const json& object, absl::Span<const absl::string_view> known,
                        absl::string_view where) {
@@ -195,6 +189,14 @@ absl::Status ParseFields(const json& root, const std::string& base_dir, Profile&
   if (rtt.has_value()) {
     if (*rtt < 0 || *rtt > 60000) return absl::InvalidArgumentError("probe_rtt_ms must be 0-60000");
     profile.probe_rtt = absl::Microseconds(static_cast<int64_t>(*rtt * 1000));
+  }
+  ASSIGN_OR_RETURN(std::optional<double> sync_ms,
+                   steps::NumberField(root, "disk_sync_ms", Need::kOptional));
+  if (sync_ms.has_value()) {
+    if (*sync_ms < 0 || *sync_ms > 60000) {
+      return absl::InvalidArgumentError("disk_sync_ms must be 0-60000");
+    }
+    profile.disk_sync_latency = absl::Microseconds(static_cast<int64_t>(*sync_ms * 1000));
   }
   RETURN_IF_ERROR(ParseNtp(root, profile));
   RETURN_IF_ERROR(ParseDns(root, profile));
@@ -358,6 +360,11 @@ void SimulatedHost::BuildHooks() {
     return out;
   };
   hooks_.registry = [answer = profile_.registry](const std::string&) { return answer; };
+  if (profile_.disk_sync_latency.has_value()) {
+    hooks_.disk_sync_latency = [latency = *profile_.disk_sync_latency]() {
+      return std::optional<absl::Duration>(latency);
+    };
+  }
   hooks_.disk_image = [image = disk_image_](const std::string& device) {
     return absl::StartsWith(device, "/dev/") ? image : std::string();
   };

@@ -21,6 +21,8 @@
 //     "disk_size_bytes": 1073741824,        // size of the disk image file (default 64 MiB); the
 //                                           // inventory keeps the tree's disk sizes
 //     "probe_rtt_ms": 0.4,                  // round trip of a probe to an address on our subnets
+//     "disk_sync_ms": 2,                    // latency of one synchronous disk write; absent:
+//                                           // timed on the disk image file (machine-dependent)
 //     "ntp": [{"name": "192.168.122.1", "state": "synced"}],   // ntp-synchronizer's sources
 //     "dns": [{"suffix": "example.com", "ipv4": ["192.168.122.5"], "ipv6": []}],
 //                                           // names ending in suffix resolve; others: NXDOMAIN
@@ -70,6 +72,7 @@ struct Profile {
   std::map<std::string, std::string> ipv4;  // NIC -> first host's "ip/prefix"
   int64_t disk_size_bytes = int64_t{64} << 20;
   absl::Duration probe_rtt = absl::Microseconds(400);
+  std::optional<absl::Duration> disk_sync_latency;
   std::vector<steps::NtpSourceState> ntp;
   std::vector<DnsRule> dns;
   steps::RegistryAnswer registry{.http_status = 200, .time = absl::Milliseconds(40), .bytes = 2048};

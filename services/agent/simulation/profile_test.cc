@@ -84,6 +84,17 @@ TEST(Profile, HooksAnswerForTheSubnetAndDeriveNeighbourMacs) {
   EXPECT_EQ(hooks.disk_image("vda"), "");
 }
 
+TEST(Profile, ScriptedDiskLatencyReachesTheHooks) {
+  auto parsed = ParseProfile(R"({"name": "a", "hardware_root": "x", "disk_sync_ms": 2.5})", "/");
+  ASSERT_THAT(parsed, IsOk());
+  EXPECT_EQ(parsed->disk_sync_latency, absl::Microseconds(2500));
+  Loaded loaded = Load("master");
+  auto host = SimulatedHost::Create(loaded.profile, loaded.tree, {.index = 0}, "disk.img");
+  ASSERT_THAT(host, IsOk());
+  ASSERT_TRUE(host->hooks().disk_sync_latency);
+  EXPECT_EQ(host->hooks().disk_sync_latency(), absl::Milliseconds(2));
+}
+
 TEST(Profile, SmallProfileIsSmall) {
   Loaded loaded = Load("small");
   auto host = SimulatedHost::Create(loaded.profile, loaded.tree, {}, "/tmp/disk.img");
@@ -116,6 +127,8 @@ TEST(Profile, BadProfilesNameTheField) {
       ParseProfile(R"({"name": "a", "hardware_root": "x", "ntp": [{"name": "n", "state": "?"}]})",
                    "/"),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ntp state")));
+  EXPECT_THAT(ParseProfile(R"({"name": "a", "hardware_root": "x", "disk_sync_ms": -1})", "/"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("disk_sync_ms")));
   auto relative = ParseProfile(R"({"name": "a", "hardware_root": "../t"})", "/p/q");
   ASSERT_THAT(relative, IsOk());
   EXPECT_EQ(relative->hardware_root, "/p/t");

@@ -72,11 +72,14 @@ StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
   };
 
   const bool simulated = context.simulation != nullptr;
+  const std::optional<absl::Duration> scripted_latency =
+      simulated && context.simulation->disk_sync_latency ? context.simulation->disk_sync_latency()
+                                                         : std::nullopt;
   struct stat st {};
   absl::StatusOr<std::string> resolved = ResolveDisk(request->path, context, &st);
   if (!resolved.ok()) return fail(resolved.status().message());
   const std::string& target = *resolved;
-  const int flags = O_RDWR | O_CLOEXEC | O_DSYNC | O_DIRECT;
+  const int flags = O_RDWR | O_CLOEXEC | (scripted_latency.has_value() ? 0 : (O_DSYNC | O_DIRECT));
   UniqueFd fd(open(target.c_str(), flags));
   if (!fd.valid() && errno == EINVAL && simulated) {
     fd = UniqueFd(open(target.c_str(), flags & ~O_DIRECT));
@@ -114,7 +117,7 @@ StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
     const auto end = std::chrono::steady_clock::now();
     if (n != kBlock)
       return fail(absl::StrCat("write to ", target, " failed: ", std::strerror(errno)));
-    latencies.push_back(absl::FromChrono(end - start));
+    latencies.push_back(scripted_latency.value_or(absl::FromChrono(end - start)));
   }
   if (latencies.empty()) return fail("no write finished before the timeout");
   std::sort(latencies.begin(), latencies.end());

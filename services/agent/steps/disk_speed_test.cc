@@ -64,6 +64,25 @@ TEST(DiskSpeedCheck, MeasuresADiskImageWithoutChangingIt) {
   EXPECT_EQ(Slurp(image), before);
 }
 
+TEST(DiskSpeedCheck, ScriptedLatencyIsReportedWhateverTheMachine) {
+  const std::string image = MakeDiskImage("scripted.img", 1 << 20);
+  const std::string before = Slurp(image);
+  SimulationHooks hooks;
+  hooks.disk_image = [&](const std::string&) { return image; };
+  hooks.disk_sync_latency = [] { return std::optional<absl::Duration>(absl::Milliseconds(12)); };
+  DiskSpeedCheck step({.writes = 16});
+  ContextHolder holder;
+  holder.simulation = &hooks;
+  StepContext context = holder.context();
+  StepResult result = step.Run(MakeStep(kType, {R"({"path": "/dev/vda"})"}), context);
+  ASSERT_EQ(result.exit_code(), 0) << result.error();
+  auto speeds = OrchestratorDiskSpeed(result);
+  ASSERT_THAT(speeds, IsOk());
+  ASSERT_EQ(speeds->size(), 1u);
+  EXPECT_EQ((*speeds)[0].speed_ms, 12);
+  EXPECT_EQ(Slurp(image), before);
+}
+
 TEST(DiskSpeedCheck, SmallDeviceUsesTheRegionAtItsStart) {
   const std::string image = MakeDiskImage("small.img", 64 << 10);
   const std::string before = Slurp(image);

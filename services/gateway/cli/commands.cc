@@ -2,22 +2,21 @@
 
 #include <ostream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/health_client.h"
 #include "lib/service/runner.h"
 #include "nlohmann/json.hpp"
+#include "services/gateway/cli/command.h"
 #include "services/gateway/jwt.h"
 
 namespace assisted::cli {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kFailed = 1;
-constexpr int kUsage = 2;
 
 // The default gRPC addresses of the four services on one machine.
 const std::vector<std::string>& LocalServices() {
@@ -26,32 +25,10 @@ const std::vector<std::string>& LocalServices() {
   return kAddresses;
 }
 
-// A command's own settings; each command binds the ones it uses.
-struct CommandOptions {
-  absl::Duration timeout = absl::Seconds(3);
-  // token issue
-  std::string secret_file;       // HS256 key shared with the gateway's --jwt-secret-file
-  std::string private_key_file;  // or an RSA key whose JWKS the gateway reads (--jwks-file)
-  std::string kid;
-  std::string user;
-  std::string org;
-  absl::Duration ttl = absl::Hours(12);
-};
-
-struct Command {
-  const char* name;
-  const char* summary;
-  const char* positional;  // usage of its arguments; nullptr: it takes none
-  std::function<void(config::Parser& parser, CommandOptions& options)> bind;
-  std::function<int(const GlobalOptions& global, const CommandOptions& options,
-                    const std::vector<std::string>& args, Io io)>
-      run;
-};
-
 int RunVersion(const GlobalOptions&, const CommandOptions&, const std::vector<std::string>&,
                Io io) {
   io.out << "aictl " << service::kVersion << "\n";
-  return kOk;
+  return kExitOk;
 }
 
 // Asks each gRPC address for its health; exits 0 only when all are SERVING.
@@ -78,7 +55,7 @@ int RunHealth(const GlobalOptions& global, const CommandOptions& options,
                                 row["status"].get<std::string>());
     }
   }
-  return all_serving ? kOk : kFailed;
+  return all_serving ? kExitOk : kExitFailed;
 }
 
 // `token issue`: a user token from the local issuer, for the demo, tests and scripts.
@@ -86,12 +63,12 @@ int RunToken(const GlobalOptions&, const CommandOptions& options,
              const std::vector<std::string>& args, Io io) {
   if (args.size() != 1 || args[0] != "issue") {
     io.err << "aictl token: expected the subcommand issue\n";
-    return kUsage;
+    return kExitUsage;
   }
   if (options.user.empty() || options.secret_file.empty() == options.private_key_file.empty()) {
     io.err << "aictl token issue: needs --user and exactly one of --secret-file or "
               "--private-key-file\n";
-    return kUsage;
+    return kExitUsage;
   }
   const absl::Time now = absl::Now();
   nlohmann::json claims = {{"sub", options.user},
@@ -109,39 +86,43 @@ int RunToken(const GlobalOptions&, const CommandOptions& options,
   }
   if (!token.ok()) {
     io.err << "aictl token issue: " << token.status().message() << "\n";
-    return kFailed;
+    return kExitFailed;
   }
   io.out << *token << "\n";
-  return kOk;
+  return kExitOk;
 }
 
 const std::vector<Command>& Commands() {
-  static const std::vector<Command> kCommands = {
-      {"version", "print the version of aictl", nullptr, [](config::Parser&, CommandOptions&) {},
-       RunVersion},
-      {"health", "check the gRPC health of services (default: the four on localhost)",
-       "[HOST:PORT...]",
-       [](config::Parser& parser, CommandOptions& options) {
-         parser.Duration("timeout", &options.timeout, "how long to wait for each answer")
-             .Range(absl::Milliseconds(100), absl::Minutes(5));
-       },
-       RunHealth},
-      {"token", "issue a user token from the local issuer (aictl token issue --user=U ...)",
-       "issue",
-       [](config::Parser& parser, CommandOptions& options) {
-         parser.String("secret-file", &options.secret_file,
-                       "HS256 key file, the gateway's --jwt-secret-file");
-         parser.String("private-key-file", &options.private_key_file,
-                       "PEM RSA private key (RS256); the gateway reads its JWKS");
-         parser.String("kid", &options.kid, "key id written into RS256 tokens");
-         parser.String("user", &options.user, "user name (claims sub and username)");
-         parser.String("org", &options.org, "organisation id (claim org_id)");
-         parser.Duration("ttl", &options.ttl, "how long the token is valid")
-             .Range(absl::Seconds(1), absl::Hours(24 * 365));
-       },
-       RunToken},
-  };
-  return kCommands;
+  static const std::vector<Command>* kCommands = new std::vector<Command>([] {
+    std::vector<Command> commands = {
+        {"version", "print the version of aictl", nullptr, [](config::Parser&, CommandOptions&) {},
+         RunVersion},
+        {"health", "check the gRPC health of services (default: the four on localhost)",
+         "[HOST:PORT...]",
+         [](config::Parser& parser, CommandOptions& options) {
+           parser.Duration("timeout", &options.timeout, "how long to wait for each answer")
+               .Range(absl::Milliseconds(100), absl::Minutes(5));
+         },
+         RunHealth},
+        {"token", "issue a user token from the local issuer (aictl token issue --user=U ...)",
+         "issue",
+         [](config::Parser& parser, CommandOptions& options) {
+           parser.String("secret-file", &options.secret_file,
+                         "HS256 key file, the gateway's --jwt-secret-file");
+           parser.String("private-key-file", &options.private_key_file,
+                         "PEM RSA private key (RS256); the gateway reads its JWKS");
+           parser.String("kid", &options.kid, "key id written into RS256 tokens");
+           parser.String("user", &options.user, "user name (claims sub and username)");
+           parser.String("org", &options.org, "organisation id (claim org_id)");
+           parser.Duration("ttl", &options.ttl, "how long the token is valid")
+               .Range(absl::Seconds(1), absl::Hours(24 * 365));
+         },
+         RunToken},
+    };
+    for (Command& command : RestCommands()) commands.push_back(std::move(command));
+    return commands;
+  }());
+  return *kCommands;
 }
 
 void BindGlobal(config::Parser& parser, GlobalOptions& global) {
@@ -159,15 +140,35 @@ std::string TopUsage(const config::Parser& parser) {
   absl::StrAppend(&usage, "\nCommands (each takes --help):\n");
   for (const Command& command : Commands()) {
     const std::string name = command.name;
-    absl::StrAppend(&usage, "  ", name, std::string(name.size() < 16 ? 16 - name.size() : 1, ' '),
+    absl::StrAppend(&usage, "  ", name, std::string(name.size() < 20 ? 20 - name.size() : 1, ' '),
                     command.summary, "\n");
   }
+  absl::StrAppend(&usage,
+                  "\nExit codes: 0 success, 1 refused or failed, 2 bad command line, 3 wait timed "
+                  "out,\n4 no valid token or not allowed, 5 gateway unreachable. -o is short for "
+                  "--output.\n");
   return usage;
+}
+
+// "-o X" and "-oX" anywhere stand for "--output=X".
+std::vector<std::string> ExpandShortFlags(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-o" && i + 1 < args.size()) {
+      out.push_back("--output=" + args[++i]);
+    } else if (absl::StartsWith(args[i], "-o") && !absl::StartsWith(args[i], "-output")) {
+      out.push_back("--output=" + std::string(absl::StripPrefix(args[i].substr(2), "=")));
+    } else {
+      out.push_back(args[i]);
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
-int Run(const std::vector<std::string>& args, const config::Environment& env, Io io) {
+int Run(const std::vector<std::string>& raw_args, const config::Environment& env, Io io) {
+  const std::vector<std::string> args = ExpandShortFlags(raw_args);
   GlobalOptions global;
   std::vector<std::string> rest;
   config::Parser parser("aictl",
@@ -179,38 +180,51 @@ int Run(const std::vector<std::string>& args, const config::Environment& env, Io
   absl::StatusOr<config::Action> action = parser.Parse(args, env);
   if (!action.ok()) {
     io.err << "aictl: " << action.status().message() << "\n";
-    return kUsage;
+    return kExitUsage;
   }
   if (*action == config::Action::kHelp) {
     io.out << TopUsage(parser);
-    return kOk;
+    return kExitOk;
   }
   if (*action == config::Action::kVersion) rest = {"version"};
   if (rest.empty()) {
     io.err << "aictl: missing command (see aictl --help)\n";
-    return kUsage;
+    return kExitUsage;
   }
+  const std::string two_words = rest.size() >= 2 ? absl::StrCat(rest[0], " ", rest[1]) : "";
   for (const Command& command : Commands()) {
-    if (rest[0] != command.name) continue;
+    const size_t words = command.name == two_words ? 2 : command.name == rest[0] ? 1 : 0;
+    if (words == 0) continue;
     config::Parser sub(absl::StrCat("aictl ", command.name), command.summary, "AICTL_");
     CommandOptions options;
     std::vector<std::string> args;
     command.bind(sub, options);
     if (command.positional != nullptr) sub.Positional(command.positional, &args);
     absl::StatusOr<config::Action> sub_action =
-        sub.Parse(std::vector<std::string>(rest.begin() + 1, rest.end()), env);
+        sub.Parse(std::vector<std::string>(rest.begin() + words, rest.end()), env);
     if (!sub_action.ok()) {
       io.err << "aictl " << command.name << ": " << sub_action.status().message() << "\n";
-      return kUsage;
+      return kExitUsage;
     }
     if (*sub_action != config::Action::kRun) {
       io.out << sub.Usage();
-      return kOk;
+      return kExitOk;
     }
     return command.run(global, options, args, io);
   }
+  std::string family;
+  for (const Command& command : Commands()) {
+    if (absl::StartsWith(command.name, rest[0] + " ")) {
+      absl::StrAppend(&family, family.empty() ? "" : ", ",
+                      absl::string_view(command.name).substr(rest[0].size() + 1));
+    }
+  }
+  if (!family.empty()) {
+    io.err << "aictl " << rest[0] << ": expected one of " << family << "\n";
+    return kExitUsage;
+  }
   io.err << "aictl: unknown command \"" << rest[0] << "\" (see aictl --help)\n";
-  return kUsage;
+  return kExitUsage;
 }
 
 }  // namespace assisted::cli

@@ -2,7 +2,9 @@
 //
 // aictl, the command-line client of the gateway's REST API. Commands form a table so that
 // `aictl --help` lists them and each answers `--help` itself. Exit codes scripts can rely on:
-// 0 success, 1 the operation failed, 2 the command line was wrong.
+// 0 success, 1 the operation failed (the server refused it, or a cluster ended in error),
+// 2 the command line was wrong, 3 `wait` timed out, 4 no valid token or not allowed,
+// 5 the gateway could not be reached.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_CLI_COMMANDS_H_
 #define ASSISTED_SERVICES_GATEWAY_CLI_COMMANDS_H_
@@ -26,6 +28,7 @@ struct GlobalOptions {
 struct Io {
   std::ostream& out;
   std::ostream& err;
+  bool terminal = false;  // err is a terminal: progress redraws one line
 };
 
 // Runs aictl with `args` (without the program name) and returns the exit code.

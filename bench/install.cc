@@ -1,0 +1,318 @@
+// bench/install: many clusters installed at once by simulated hosts. Starts a throwaway
+// PostgreSQL, the real assisted-inventory and assisted-orchestrator, registers N clusters of
+// 3 masters + 2 workers (each host a simulated agent of services/agent/fleet.h in this process,
+// with its own gRPC connection and disk image file), waits until every cluster is ready, asks
+// them all to install at the same moment and follows the change feed until each is installed or
+// failed. Prints wall times, the services' CPU seconds and the database's writes.
+//
+//   ./dev bench install [--clusters=100] [--stage-delay=0s]
+// Last line: {"bench":"install","clusters":100,"hosts":500,"failures":0,"install_wall_s":…,
+//             "discovery_wall_s":…,"service_cpu_s":…,"db_commits":…,"db_row_writes":…,"cores":2}
+
+#include <sys/resource.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "bench/download_harness.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
+#include "lib/config/config.h"
+#include "lib/log/log.h"
+#include "lib/pg/connection.h"
+#include "services/agent/fleet.h"
+#include "services/agent/simulation/profile_paths.h"
+#include "services/agent/steps/install.h"
+#include "tests/harness/postgres_server.h"
+#include "tests/harness/service_launcher.h"
+
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+namespace orch = ::assisted::orchestrator::v1;
+namespace types = ::assisted::types::v1;
+using ::assisted::agent::Fleet;
+using ::assisted::testing::LaunchedService;
+
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
+constexpr int kMasters = 3;
+constexpr int kWorkers = 2;
+
+struct Options {
+  int clusters = 100;
+  absl::Duration stage_delay = absl::ZeroDuration();
+  absl::Duration timeout = absl::Minutes(30);
+};
+
+// Database activity so far: committed transactions and rows written.
+struct DbWrites {
+  int64_t commits = 0;
+  int64_t rows = 0;
+};
+
+DbWrites ReadDbWrites(assisted::pg::Connection& db) {
+  DbWrites writes;
+  auto result = db.Exec(
+      "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database "
+      "WHERE datname = current_database()");
+  if (result.ok() && result->rows() == 1) {
+    writes.commits = std::stoll(std::string(result->Get(0, 0)));
+    writes.rows = std::stoll(std::string(result->Get(0, 1)));
+  }
+  return writes;
+}
+
+// The cluster spec the simulation profiles answer for ("demo" on 192.168.122.0/24).
+types::Cluster ClusterSpec() {
+  types::Cluster spec;
+  spec.set_name("demo");
+  spec.set_openshift_version("4.16");
+  spec.set_base_dns_domain("example.com");
+  spec.set_control_plane_count(kMasters);
+  spec.add_machine_networks()->set_cidr("192.168.122.0/24");
+  spec.add_api_vips()->set_ip("192.168.122.5");
+  spec.add_ingress_vips()->set_ip("192.168.122.6");
+  types::ClusterNetwork& pods = *spec.add_cluster_networks();
+  pods.set_cidr("10.128.0.0/14");
+  pods.set_host_prefix(23);
+  spec.add_service_networks()->set_cidr("172.30.0.0/16");
+  return spec;
+}
+
+// Follows every cluster's status on the change feed until `done(statuses)` or the deadline.
+bool WatchClusters(inv::InventoryService::Stub& stub,
+                   std::map<std::string, types::ClusterStatus>& statuses,
+                   const std::function<bool()>& done, absl::Time deadline, int64_t* seq) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(deadline));
+  inv::WatchRequest request;
+  request.set_from_seq(*seq);
+  request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
+  auto reader = stub.Watch(&context, request);
+  inv::WatchEvent event;
+  while (reader->Read(&event)) {
+    if (event.seq() > 0) *seq = event.seq();
+    if (event.status_case() != inv::WatchEvent::kClusterStatus) continue;
+    if (statuses.count(event.id())) statuses[event.id()] = event.cluster_status();
+    if (done()) {
+      context.TryCancel();
+      return true;
+    }
+  }
+  return done();
+}
+
+double ServiceCpu(const std::vector<const LaunchedService*>& services) {
+  double total = 0;
+  for (const LaunchedService* service : services)
+    total += assisted::bench::CpuSeconds(service->pid());
+  return total;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  assisted::config::Parser parser(
+      "install", "N clusters of 3 masters + 2 workers installed at once by simulated hosts.");
+  parser.Int("clusters", &options.clusters, "clusters installed at once").Range(1, 1000);
+  parser.Duration("stage-delay", &options.stage_delay, "simulated pause between install stages")
+      .Range(absl::ZeroDuration(), absl::Minutes(1));
+  parser.Duration("timeout", &options.timeout, "give up after this long")
+      .Range(absl::Seconds(10), absl::Hours(4));
+  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
+  if (!action.ok()) {
+    std::cerr << "install: " << action.status().message() << "\n";
+    return 2;
+  }
+  if (*action != assisted::config::Action::kRun) {
+    std::cout << parser.Usage();
+    return 0;
+  }
+  // Every simulated host holds a TCP connection (two ends in this machine's table).
+  rlimit files{65536, 65536};
+  setrlimit(RLIMIT_NOFILE, &files);
+
+  const std::string dir = "/tmp/assisted-install-bench";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string os_image(1 << 20, '\0');
+  std::mt19937_64 noise(7);
+  for (char& byte : os_image) byte = static_cast<char>(noise());
+  std::ofstream(dir + "/os-image.raw", std::ios::binary) << os_image;
+
+  std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
+  auto postgres = assisted::testing::PostgresServer::Start();
+  if (!postgres.ok()) {
+    std::cerr << "install: " << postgres.status() << "\n";
+    return 1;
+  }
+  auto dsn = (*postgres)->CreateDatabase();
+  if (!dsn.ok()) {
+    std::cerr << "install: " << dsn.status() << "\n";
+    return 1;
+  }
+  auto inventory =
+      LaunchedService::Launch({.binary = "services/inventory/assisted-inventory",
+                               .args = {"--postgres-dsn=" + *dsn, "--log-level=warning"}});
+  if (!inventory.ok()) {
+    std::cerr << "install: " << inventory.status() << "\n";
+    return 1;
+  }
+  auto orchestrator = LaunchedService::Launch(
+      {.binary = "services/orchestrator/assisted-orchestrator",
+       .args = {"--inventory-address=" + (*inventory)->grpc_target(),
+                "--os-image-url=file://" + dir + "/os-image.raw",
+                "--os-image-sha256=" + assisted::agent::steps::Sha256Hex(os_image),
+                "--monitor-interval=1s", "--log-level=warning"}});
+  if (!orchestrator.ok()) {
+    std::cerr << "install: " << orchestrator.status() << "\n";
+    return 1;
+  }
+  auto db = assisted::pg::Connection::Open(*dsn);
+  if (!db.ok()) {
+    std::cerr << "install: " << db.status() << "\n";
+    return 1;
+  }
+  auto stub = inv::InventoryService::NewStub(
+      grpc::CreateChannel((*inventory)->grpc_target(), grpc::InsecureChannelCredentials()));
+  auto orchestrator_stub = orch::OrchestratorService::NewStub(
+      grpc::CreateChannel((*orchestrator)->grpc_target(), grpc::InsecureChannelCredentials()));
+  const std::vector<const LaunchedService*> services = {inventory->get(), orchestrator->get()};
+
+  // Clusters, infra-envs and their simulated hosts.
+  const absl::Time discovery_start = absl::Now();
+  std::map<std::string, types::ClusterStatus> statuses;
+  std::vector<std::string> cluster_ids;
+  std::vector<std::unique_ptr<Fleet>> fleets;
+  for (int c = 0; c < options.clusters; ++c) {
+    inv::CreateClusterRequest create;
+    *create.mutable_cluster() = ClusterSpec();
+    create.set_pull_secret(kPullSecret);
+    types::Cluster cluster;
+    grpc::ClientContext context;
+    grpc::Status status = stub->CreateCluster(&context, create, &cluster);
+    inv::CreateInfraEnvRequest create_infra_env;
+    create_infra_env.mutable_infra_env()->set_name(absl::StrCat("bench-", c));
+    create_infra_env.mutable_infra_env()->set_cluster_id(cluster.id());
+    types::InfraEnv infra_env;
+    grpc::ClientContext infra_env_context;
+    if (status.ok()) {
+      status = stub->CreateInfraEnv(&infra_env_context, create_infra_env, &infra_env);
+    }
+    if (!status.ok()) {
+      std::cerr << "install: cannot register cluster " << c << ": " << status.error_message()
+                << "\n";
+      return 1;
+    }
+    cluster_ids.push_back(cluster.id());
+    statuses[cluster.id()] = cluster.status();
+    for (auto [profile, count] : {std::pair{"master", kMasters}, std::pair{"worker", kWorkers}}) {
+      Fleet::Options fleet;
+      fleet.profile = assisted::agent::simulation::testing::ProfilePath(profile);
+      fleet.count = count;
+      fleet.seed = absl::StrCat("bench-", c);
+      fleet.orchestrator_address = (*orchestrator)->grpc_target();
+      fleet.infra_env_id = infra_env.id();
+      fleet.agent_token = "bench-token";
+      fleet.state_dir = absl::StrCat(dir, "/c", c);
+      fleet.step_threads = 1;
+      fleet.stage_delay = options.stage_delay;
+      auto started = Fleet::Start(fleet, nullptr, assisted::log::Logger::Discard());
+      if (!started.ok()) {
+        std::cerr << "install: " << started.status() << "\n";
+        return 1;
+      }
+      fleets.push_back(*std::move(started));
+    }
+  }
+  const int hosts = options.clusters * (kMasters + kWorkers);
+  std::cout << options.clusters << " clusters, " << hosts << " simulated hosts started\n"
+            << std::flush;
+
+  const absl::Time deadline = absl::Now() + options.timeout;
+  int64_t seq = 1;
+  auto count = [&](std::initializer_list<types::ClusterStatus> wanted) {
+    int n = 0;
+    for (const auto& [id, status] : statuses) {
+      for (types::ClusterStatus w : wanted) n += status == w;
+    }
+    return n;
+  };
+  const bool ready = WatchClusters(
+      *stub, statuses, [&] { return count({types::CLUSTER_STATUS_READY}) == options.clusters; },
+      deadline, &seq);
+  const double discovery_wall = absl::ToDoubleSeconds(absl::Now() - discovery_start);
+  std::cout << absl::StrFormat("%d of %d clusters ready after %.1f s\n",
+                               count({types::CLUSTER_STATUS_READY}), options.clusters,
+                               discovery_wall)
+            << std::flush;
+  if (!ready) {
+    std::cerr << "install: not every cluster became ready\n";
+    return 1;
+  }
+
+  // All install at once.
+  const double cpu_before = ServiceCpu(services);
+  const DbWrites writes_before = ReadDbWrites(**db);
+  const absl::Time install_start = absl::Now();
+  std::vector<std::thread> callers;
+  std::atomic<int> refused{0};
+  for (int t = 0; t < 8; ++t) {
+    callers.emplace_back([&, t] {
+      for (size_t c = t; c < cluster_ids.size(); c += 8) {
+        orch::InstallClusterRequest request;
+        request.set_cluster_id(cluster_ids[c]);
+        types::Cluster cluster;
+        grpc::ClientContext context;
+        const grpc::Status status = orchestrator_stub->InstallCluster(&context, request, &cluster);
+        if (!status.ok()) {
+          std::cerr << "install: cluster " << cluster_ids[c] << ": " << status.error_message()
+                    << "\n";
+          ++refused;
+        }
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  WatchClusters(
+      *stub, statuses,
+      [&] {
+        return count({types::CLUSTER_STATUS_INSTALLED, types::CLUSTER_STATUS_ERROR,
+                      types::CLUSTER_STATUS_CANCELLED}) +
+                   refused ==
+               options.clusters;
+      },
+      deadline, &seq);
+  const double install_wall = absl::ToDoubleSeconds(absl::Now() - install_start);
+  const double service_cpu = ServiceCpu(services) - cpu_before;
+  const DbWrites writes_after = ReadDbWrites(**db);
+  const int installed = count({types::CLUSTER_STATUS_INSTALLED});
+  const int failures = options.clusters - installed;
+  std::cout << absl::StrFormat(
+                   "%d of %d clusters installed in %.1f s (%d failed); services used %.1f CPU-s; "
+                   "database: %d commits, %d rows written\n",
+                   installed, options.clusters, install_wall, failures, service_cpu,
+                   writes_after.commits - writes_before.commits,
+                   writes_after.rows - writes_before.rows)
+            << std::flush;
+  for (auto& fleet : fleets) fleet->Stop();
+  std::cout << absl::StrFormat(
+      "{\"bench\":\"install\",\"clusters\":%d,\"hosts\":%d,\"failures\":%d,"
+      "\"discovery_wall_s\":%.1f,\"install_wall_s\":%.1f,\"service_cpu_s\":%.1f,"
+      "\"db_commits\":%d,\"db_row_writes\":%d,\"cores\":%d}\n",
+      options.clusters, hosts, failures, discovery_wall, install_wall, service_cpu,
+      writes_after.commits - writes_before.commits, writes_after.rows - writes_before.rows,
+      std::thread::hardware_concurrency());
+  return failures == 0 ? 0 : 1;
+}

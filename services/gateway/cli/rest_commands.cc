@@ -1,0 +1,577 @@
+// aictl's commands that call the gateway's REST API (see command.h and commands.h).
+#include <sys/stat.h>
+
+#include <fstream>
+#include <map>
+#include <ostream>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "lib/status/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "services/gateway/cli/command.h"
+#include "services/gateway/cli/rest_client.h"
+#include "services/gateway/cli/views.h"
+
+namespace assisted::cli {
+namespace {
+
+using nlohmann::json;
+
+RestClient ClientFor(const GlobalOptions& global) {
+  return RestClient({.server = global.server, .token = global.token});
+}
+
+// Prints "aictl <command>: <message>" and returns the status's exit code.
+int Fail(Io io, absl::string_view command, const absl::Status& status) {
+  io.err << "aictl " << command << ": " << status.message() << "\n";
+  return ExitCodeFor(status);
+}
+
+int Usage(Io io, absl::string_view command, absl::string_view problem) {
+  io.err << "aictl " << command << ": " << problem << "\n";
+  return kExitUsage;
+}
+
+std::string Text(const json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
+}
+
+int64_t Number(const json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_number_integer()
+             ? object[key].get<int64_t>()
+             : 0;
+}
+
+// In table mode the new resource's id alone (ID=$(aictl clusters create ...)); in JSON mode the
+// whole resource.
+void PrintCreated(const GlobalOptions& global, Io io, absl::string_view kind, const json& created) {
+  if (global.output == "json") {
+    io.out << created.dump(2) << "\n";
+    return;
+  }
+  io.err << kind << " " << Text(created, "name") << " created\n";
+  io.out << Text(created, "id") << "\n";
+}
+
+void BindClusterSelector(config::Parser& parser, CommandOptions& options) {
+  parser.String("cluster", &options.cluster_id, "cluster id").Check([](const std::string& id) {
+    return id.empty() ? absl::OkStatus() : config::Uuid(id);
+  });
+  parser.String("infra-env", &options.infra_env_id, "infra-env id")
+      .Check(
+          [](const std::string& id) { return id.empty() ? absl::OkStatus() : config::Uuid(id); });
+}
+
+// ---- clusters ----
+
+int RunClustersCreate(const GlobalOptions& global, const CommandOptions& options,
+                      const std::vector<std::string>&, Io io) {
+  absl::StatusOr<json> body = ClusterCreateBody(options.cluster);
+  if (!body.ok()) return Usage(io, "clusters create", body.status().message());
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> created = client.Call("POST", "/clusters", *body);
+  if (!created.ok()) return Fail(io, "clusters create", created.status());
+  PrintCreated(global, io, "cluster", *created);
+  return kExitOk;
+}
+
+int RunClustersList(const GlobalOptions& global, const CommandOptions&,
+                    const std::vector<std::string>&, Io io) {
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> clusters = client.Call("GET", "/clusters");
+  if (!clusters.ok()) return Fail(io, "clusters list", clusters.status());
+  if (global.output == "json") {
+    io.out << clusters->dump(2) << "\n";
+    return kExitOk;
+  }
+  io.out << absl::StrFormat("%-20s %-36s %-8s %-28s %s\n", "NAME", "ID", "VERSION", "STATUS",
+                            "HOSTS");
+  for (const json& cluster : *clusters) {
+    io.out << absl::StrFormat("%-20s %-36s %-8s %-28s %d\n", Text(cluster, "name"),
+                              Text(cluster, "id"), Text(cluster, "openshift_version"),
+                              Text(cluster, "status"), Number(cluster, "total_host_count"));
+  }
+  return kExitOk;
+}
+
+void PrintClusterSummary(const json& cluster, std::ostream& out) {
+  out << absl::StrFormat("name:     %s.%s\n", Text(cluster, "name"),
+                         Text(cluster, "base_dns_domain"));
+  out << absl::StrFormat("id:       %s\n", Text(cluster, "id"));
+  out << absl::StrFormat("version:  %s\n", Text(cluster, "openshift_version"));
+  out << absl::StrFormat("status:   %s (%s)\n", Text(cluster, "status"),
+                         Text(cluster, "status_info"));
+  out << absl::StrFormat("hosts:    %d ready of %d\n", Number(cluster, "ready_host_count"),
+                         Number(cluster, "total_host_count"));
+  if (cluster.contains("progress") && cluster["progress"].is_object()) {
+    out << absl::StrFormat("progress: %d%%\n", Number(cluster["progress"], "total_percentage"));
+  }
+}
+
+int RunClustersGet(const GlobalOptions& global, const CommandOptions&,
+                   const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "clusters get", "expected one CLUSTER_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> cluster = client.Call("GET", "/clusters/" + args[0]);
+  if (!cluster.ok()) return Fail(io, "clusters get", cluster.status());
+  if (global.output == "json") {
+    io.out << cluster->dump(2) << "\n";
+  } else {
+    PrintClusterSummary(*cluster, io.out);
+  }
+  return kExitOk;
+}
+
+// clusters install / cancel / reset: POST .../actions/<action>.
+std::function<int(const GlobalOptions&, const CommandOptions&, const std::vector<std::string>&, Io)>
+ClusterAction(std::string action) {
+  return [action](const GlobalOptions& global, const CommandOptions&,
+                  const std::vector<std::string>& args, Io io) {
+    const std::string command = "clusters " + action;
+    if (args.size() != 1) return Usage(io, command, "expected one CLUSTER_ID");
+    RestClient client = ClientFor(global);
+    absl::StatusOr<json> cluster =
+        client.Call("POST", absl::StrCat("/clusters/", args[0], "/actions/", action));
+    if (!cluster.ok()) return Fail(io, command, cluster.status());
+    if (global.output == "json") {
+      io.out << cluster->dump(2) << "\n";
+    } else {
+      io.out << "cluster " << Text(*cluster, "name") << ": " << Text(*cluster, "status") << "\n";
+    }
+    return kExitOk;
+  };
+}
+
+int RunClustersDelete(const GlobalOptions& global, const CommandOptions&,
+                      const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "clusters delete", "expected one CLUSTER_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> deleted = client.Call("DELETE", "/clusters/" + args[0]);
+  if (!deleted.ok()) return Fail(io, "clusters delete", deleted.status());
+  io.err << "cluster " << args[0] << " deleted\n";
+  return kExitOk;
+}
+
+void BindClusterFlags(config::Parser& parser, CommandOptions& options) {
+  ClusterFlags& c = options.cluster;
+  parser.String("file", &c.file,
+                "YAML file of cluster fields (the REST body's names); "
+                "flags override it");
+  parser.String("name", &c.name, "cluster name");
+  parser.String("openshift-version", &c.openshift_version, "OpenShift version, e.g. 4.16");
+  parser.String("base-domain", &c.base_domain, "base DNS domain, e.g. example.com");
+  parser.String("pull-secret-file", &c.pull_secret_file, "file holding the pull secret");
+  parser.String("ssh-key-file", &c.ssh_key_file, "public SSH key file for the core user");
+  parser
+      .Int("control-plane-count", &c.control_plane_count,
+           "control-plane hosts: 1 (single node), 3, 4 or 5; 0 = server default")
+      .Range(0, 5);
+  parser.String("api-vips", &c.api_vips, "API virtual IPs, comma separated");
+  parser.String("ingress-vips", &c.ingress_vips, "ingress virtual IPs, comma separated");
+  parser.String("machine-networks", &c.machine_networks, "machine network CIDRs, comma separated");
+  parser.String("cluster-network", &c.cluster_network,
+                "pod network as CIDR/host-prefix, e.g. 10.128.0.0/14/23");
+  parser.String("service-network", &c.service_network, "service network CIDR");
+  parser.Bool("user-managed-networking", &c.user_managed_networking,
+              "no VIPs: load balancing and DNS are the user's (platform none)");
+}
+
+// ---- infra-envs ----
+
+int RunInfraEnvsCreate(const GlobalOptions& global, const CommandOptions& options,
+                       const std::vector<std::string>&, Io io) {
+  json body = {{"name", options.name.empty() ? std::string("discovery") : options.name},
+               {"image_type", options.image_type}};
+  if (!options.cluster_id.empty()) body["cluster_id"] = options.cluster_id;
+  ClusterFlags files;
+  files.pull_secret_file = options.cluster.pull_secret_file;
+  files.ssh_key_file = options.cluster.ssh_key_file;
+  absl::StatusOr<json> read = ClusterCreateBody(files);
+  if (!read.ok()) return Usage(io, "infra-envs create", read.status().message());
+  if (read->contains("pull_secret")) body["pull_secret"] = (*read)["pull_secret"];
+  if (read->contains("ssh_public_key")) body["ssh_authorized_key"] = (*read)["ssh_public_key"];
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> created = client.Call("POST", "/infra-envs", body);
+  if (!created.ok()) return Fail(io, "infra-envs create", created.status());
+  PrintCreated(global, io, "infra-env", *created);
+  return kExitOk;
+}
+
+int RunInfraEnvsList(const GlobalOptions& global, const CommandOptions& options,
+                     const std::vector<std::string>&, Io io) {
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> list = client.Call(
+      "GET",
+      options.cluster_id.empty() ? "/infra-envs" : "/infra-envs?cluster_id=" + options.cluster_id);
+  if (!list.ok()) return Fail(io, "infra-envs list", list.status());
+  if (global.output == "json") {
+    io.out << list->dump(2) << "\n";
+    return kExitOk;
+  }
+  io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", "NAME", "ID", "CLUSTER", "TYPE");
+  for (const json& infra_env : *list) {
+    io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", Text(infra_env, "name"),
+                              Text(infra_env, "id"), Text(infra_env, "cluster_id"),
+                              Text(infra_env, "type"));
+  }
+  return kExitOk;
+}
+
+// ---- iso download ----
+
+// Draws the bar on a terminal (one line, redrawn); elsewhere prints every 10 %.
+class ProgressPrinter {
+ public:
+  explicit ProgressPrinter(Io io) : io_(io) {}
+  void operator()(int64_t received, int64_t total) {
+    if (io_.terminal) {
+      const absl::Time now = absl::Now();
+      if (now - last_draw_ < absl::Milliseconds(100) && received != total) return;
+      last_draw_ = now;
+      io_.err << "\r" << ProgressBar(received, total) << std::flush;
+      drawn_ = true;
+      return;
+    }
+    if (total <= 0) return;
+    const int decile = static_cast<int>(received * 10 / total);
+    if (decile > printed_decile_) {
+      printed_decile_ = decile;
+      io_.err << ProgressBar(received, total) << "\n";
+    }
+  }
+  void Finish() {
+    if (drawn_) io_.err << "\n";
+  }
+
+ private:
+  Io io_;
+  absl::Time last_draw_ = absl::InfinitePast();
+  bool drawn_ = false;
+  int printed_decile_ = 0;
+};
+
+int RunIsoDownload(const GlobalOptions& global, const CommandOptions& options,
+                   const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "iso download", "expected one INFRA_ENV_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> url = client.Call("GET", "/infra-envs/" + args[0] + "/downloads/image-url");
+  if (!url.ok()) return Fail(io, "iso download", url.status());
+  const std::string link = Text(*url, "url");
+  if (link.empty()) {
+    return Fail(io, "iso download", absl::DataLossError("the server sent no download URL"));
+  }
+  const std::string output = options.output_file.empty()
+                                 ? absl::StrCat("discovery-", args[0].substr(0, 8), ".iso")
+                                 : options.output_file;
+  io.err << "downloading the discovery ISO to " << output << "\n";
+  ProgressPrinter printer(io);
+  absl::StatusOr<int64_t> bytes = client.Download(
+      link, output, [&](int64_t received, int64_t total) { printer(received, total); });
+  printer.Finish();
+  if (!bytes.ok()) return Fail(io, "iso download", bytes.status());
+  if (global.output == "json") {
+    io.out << json{{"path", output}, {"size_bytes", *bytes}}.dump(2) << "\n";
+  } else {
+    io.out << output << "\n";
+  }
+  return kExitOk;
+}
+
+// ---- hosts ----
+
+absl::StatusOr<json> ListHosts(RestClient& client, const CommandOptions& options) {
+  if (!options.cluster_id.empty()) {
+    return client.Call("GET", "/clusters/" + options.cluster_id + "/hosts");
+  }
+  if (!options.infra_env_id.empty()) {
+    return client.Call("GET", "/infra-envs/" + options.infra_env_id + "/hosts");
+  }
+  return absl::InvalidArgumentError("give --cluster or --infra-env");
+}
+
+int RunHostsList(const GlobalOptions& global, const CommandOptions& options,
+                 const std::vector<std::string>&, Io io) {
+  if (options.cluster_id.empty() == options.infra_env_id.empty()) {
+    return Usage(io, "hosts list", "give exactly one of --cluster or --infra-env");
+  }
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> hosts = ListHosts(client, options);
+  if (!hosts.ok()) return Fail(io, "hosts list", hosts.status());
+  if (global.output == "json") {
+    io.out << hosts->dump(2) << "\n";
+  } else {
+    io.out << HostTable(*hosts);
+  }
+  return kExitOk;
+}
+
+// The host whose id or name is `wanted` among `hosts`; NOT_FOUND, or INVALID_ARGUMENT when a
+// name matches more than one.
+absl::StatusOr<json> FindHost(const json& hosts, const std::string& wanted) {
+  std::vector<json> matches;
+  for (const json& host : hosts) {
+    if (Text(host, "id") == wanted) return host;
+    if (HostName(host) == wanted) matches.push_back(host);
+  }
+  if (matches.size() == 1) return matches[0];
+  if (matches.empty()) return absl::NotFoundError(absl::StrCat("no host \"", wanted, "\""));
+  return absl::InvalidArgumentError(
+      absl::StrCat(matches.size(), " hosts are named \"", wanted, "\": give the id"));
+}
+
+int RunHostsSetRole(const GlobalOptions& global, const CommandOptions& options,
+                    const std::vector<std::string>& args, Io io) {
+  if (args.size() != 2) return Usage(io, "hosts set-role", "expected HOST ROLE");
+  if (options.cluster_id.empty() == options.infra_env_id.empty()) {
+    return Usage(io, "hosts set-role", "give exactly one of --cluster or --infra-env");
+  }
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> hosts = ListHosts(client, options);
+  if (!hosts.ok()) return Fail(io, "hosts set-role", hosts.status());
+  absl::StatusOr<json> host = FindHost(*hosts, args[0]);
+  if (!host.ok()) return Fail(io, "hosts set-role", host.status());
+  absl::StatusOr<json> updated = client.Call(
+      "PATCH",
+      absl::StrCat("/infra-envs/", Text(*host, "infra_env_id"), "/hosts/", Text(*host, "id")),
+      json{{"host_role", args[1]}});
+  if (!updated.ok()) return Fail(io, "hosts set-role", updated.status());
+  if (global.output == "json") {
+    io.out << updated->dump(2) << "\n";
+  } else {
+    io.out << HostName(*updated) << ": role " << Text(*updated, "role") << "\n";
+  }
+  return kExitOk;
+}
+
+// ---- wait ----
+
+// Polls the cluster and its hosts, printing each host's line when it changes and the cluster's
+// status when it changes, until the awaited state, a failure, or the timeout.
+int RunWait(const GlobalOptions& global, const CommandOptions& options,
+            const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "wait", "expected one CLUSTER_ID");
+  const std::string& id = args[0];
+  std::ostream& progress = global.output == "json" ? io.err : io.out;
+  RestClient client = ClientFor(global);
+  const absl::Time deadline = absl::Now() + options.timeout;
+  std::map<std::string, std::string> last_lines;
+  std::string last_cluster_line;
+  absl::Status last_error;
+  for (;;) {
+    absl::StatusOr<json> cluster = client.Call("GET", "/clusters/" + id);
+    absl::StatusOr<json> hosts =
+        cluster.ok() ? client.Call("GET", "/clusters/" + id + "/hosts") : cluster.status();
+    if (!hosts.ok()) {
+      const absl::Status failed = hosts.status();
+      // Only an unreachable gateway is worth waiting out; anything else will not change.
+      if (failed.code() != absl::StatusCode::kUnavailable) return Fail(io, "wait", failed);
+      if (failed.message() != last_error.message())
+        io.err << "aictl wait: " << failed.message() << " (retrying)\n";
+      last_error = failed;
+    } else {
+      last_error = absl::OkStatus();
+      const std::string stamp = absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone());
+      for (const json& host : *hosts) {
+        const std::string line = ProgressLine(host);
+        std::string& last = last_lines[Text(host, "id")];
+        if (line != last) progress << stamp << "  " << line << "\n";
+        last = line;
+      }
+      const std::string status = Text(*cluster, "status");
+      int percent = 0;
+      if ((*cluster).contains("progress")) {
+        percent = static_cast<int>(Number((*cluster)["progress"], "total_percentage"));
+      }
+      const std::string cluster_line =
+          absl::StrFormat("cluster %s: %s %d%% (%s)", Text(*cluster, "name"), status, percent,
+                          Text(*cluster, "status_info"));
+      if (cluster_line != last_cluster_line) progress << stamp << "  " << cluster_line << "\n";
+      last_cluster_line = cluster_line;
+      progress.flush();
+      const bool enough_hosts = static_cast<int>(hosts->size()) >= options.hosts;
+      bool reached = false;
+      if (options.wait_for == "ready") {
+        reached = enough_hosts && status == "ready";
+      } else {
+        reached = status == "installed";
+      }
+      if (reached) {
+        if (global.output == "json") io.out << cluster->dump(2) << "\n";
+        return kExitOk;
+      }
+      if (status == "error" || status == "cancelled") {
+        io.err << "aictl wait: cluster " << Text(*cluster, "name") << " is " << status << ": "
+               << Text(*cluster, "status_info") << "\n";
+        if (global.output == "json") io.out << cluster->dump(2) << "\n";
+        return kExitFailed;
+      }
+    }
+    if (absl::Now() + options.interval > deadline) {
+      io.err << "aictl wait: cluster " << id << " did not become " << options.wait_for << " within "
+             << absl::FormatDuration(options.timeout) << "\n";
+      return kExitTimedOut;
+    }
+    absl::SleepFor(options.interval);
+  }
+}
+
+// ---- credentials ----
+
+absl::Status WriteSecretFile(const std::string& path, const std::string& content) {
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << content;
+    if (!out.flush()) return absl::PermissionDeniedError(absl::StrCat("cannot write ", path));
+  }
+  if (chmod(path.c_str(), 0600) != 0) {
+    return absl::PermissionDeniedError(absl::StrCat("cannot restrict ", path));
+  }
+  return absl::OkStatus();
+}
+
+int RunCredentials(const GlobalOptions& global, const CommandOptions& options,
+                   const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "credentials", "expected one CLUSTER_ID");
+  RestClient client = ClientFor(global);
+  json written = json::object();
+  for (const char* file : {"kubeconfig", "kubeadmin-password"}) {
+    absl::StatusOr<std::string> content = client.GetText(
+        absl::StrCat("/clusters/", args[0], "/downloads/credentials?file_name=", file));
+    if (!content.ok()) return Fail(io, "credentials", content.status());
+    const std::string path = absl::StrCat(options.output_dir, "/", file);
+    if (absl::Status saved = WriteSecretFile(path, *content); !saved.ok()) {
+      return Fail(io, "credentials", saved);
+    }
+    written[file] = path;
+  }
+  if (global.output == "json") {
+    io.out << written.dump(2) << "\n";
+  } else {
+    io.out << "kubeconfig:         " << written["kubeconfig"].get<std::string>() << "\n";
+    io.out << "kubeadmin-password: " << written["kubeadmin-password"].get<std::string>() << "\n";
+  }
+  return kExitOk;
+}
+
+// ---- events ----
+
+int RunEvents(const GlobalOptions& global, const CommandOptions& options,
+              const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "events", "expected one CLUSTER_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> events = client.Call("GET", "/events?cluster_id=" + args[0]);
+  if (!events.ok()) return Fail(io, "events", events.status());
+  if (global.output == "json") {
+    io.out << events->dump(2) << "\n";
+    return kExitOk;
+  }
+  const size_t first =
+      events->size() > static_cast<size_t>(options.limit) ? events->size() - options.limit : 0;
+  for (size_t i = first; i < events->size(); ++i) {
+    const json& event = (*events)[i];
+    io.out << absl::StrFormat("%-24s %-8s %s\n", Text(event, "event_time"), Text(event, "severity"),
+                              Text(event, "message"));
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int ExitCodeFor(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kOk:
+      return kExitOk;
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kPermissionDenied:
+      return kExitDenied;
+    case absl::StatusCode::kUnavailable:
+      return kExitUnreachable;
+    case absl::StatusCode::kDeadlineExceeded:
+      return kExitTimedOut;
+    default:
+      return kExitFailed;
+  }
+}
+
+std::vector<Command> RestCommands() {
+  auto no_flags = [](config::Parser&, CommandOptions&) {};
+  return {
+      {"clusters create", "register a cluster (flags, or --file with a YAML body)", nullptr,
+       BindClusterFlags, RunClustersCreate},
+      {"clusters list", "list your clusters", nullptr, no_flags, RunClustersList},
+      {"clusters get", "show a cluster", "CLUSTER_ID", no_flags, RunClustersGet},
+      {"clusters install", "start installing a ready cluster", "CLUSTER_ID", no_flags,
+       ClusterAction("install")},
+      {"clusters cancel", "cancel an installation", "CLUSTER_ID", no_flags,
+       ClusterAction("cancel")},
+      {"clusters reset", "reset a cancelled or failed installation", "CLUSTER_ID", no_flags,
+       ClusterAction("reset")},
+      {"clusters delete", "deregister a cluster", "CLUSTER_ID", no_flags, RunClustersDelete},
+      {"infra-envs create", "register an infra-env (a discovery image) for a cluster", nullptr,
+       [](config::Parser& parser, CommandOptions& options) {
+         BindClusterSelector(parser, options);
+         parser.String("name", &options.name, "infra-env name (default discovery)");
+         parser
+             .String("pull-secret-file", &options.cluster.pull_secret_file,
+                     "file holding the pull secret")
+             .Required();
+         parser.String("ssh-key-file", &options.cluster.ssh_key_file,
+                       "public SSH key file for the discovery image's core user");
+         parser.String("image-type", &options.image_type, "full-iso or minimal-iso")
+             .Check([](const std::string& type) {
+               return type == "full-iso" || type == "minimal-iso"
+                          ? absl::OkStatus()
+                          : absl::InvalidArgumentError("expected full-iso or minimal-iso");
+             });
+       },
+       RunInfraEnvsCreate},
+      {"infra-envs list", "list infra-envs (--cluster narrows)", nullptr, BindClusterSelector,
+       RunInfraEnvsList},
+      {"iso download", "download an infra-env's discovery ISO, with progress", "INFRA_ENV_ID",
+       [](config::Parser& parser, CommandOptions& options) {
+         parser.String("output", &options.output_file,
+                       "file to write (default discovery-<id>.iso)");
+       },
+       RunIsoDownload},
+      {"hosts list", "hosts with role, status, stage and failing validations", nullptr,
+       BindClusterSelector, RunHostsList},
+      {"hosts set-role", "set a host's role (master, worker, auto-assign)", "HOST ROLE",
+       BindClusterSelector, RunHostsSetRole},
+      {"wait", "follow a cluster until ready or installed, printing per-host progress",
+       "CLUSTER_ID",
+       [](config::Parser& parser, CommandOptions& options) {
+         options.timeout = absl::Hours(2);
+         parser.String("for", &options.wait_for, "ready or installed")
+             .Check([](const std::string& state) {
+               return state == "ready" || state == "installed"
+                          ? absl::OkStatus()
+                          : absl::InvalidArgumentError("expected ready or installed");
+             });
+         parser.Int("hosts", &options.hosts, "with --for=ready: at least this many hosts")
+             .Range(0, 100000);
+         parser.Duration("timeout", &options.timeout, "give up (exit 3) after this long")
+             .Range(absl::Seconds(1), absl::Hours(48));
+         parser.Duration("interval", &options.interval, "how often to look")
+             .Range(absl::Milliseconds(100), absl::Minutes(10));
+       },
+       RunWait},
+      {"credentials", "download the kubeconfig and kubeadmin password of an installed cluster",
+       "CLUSTER_ID",
+       [](config::Parser& parser, CommandOptions& options) {
+         parser.String("output-dir", &options.output_dir, "folder to write them to");
+       },
+       RunCredentials},
+      {"events", "a cluster's latest events", "CLUSTER_ID",
+       [](config::Parser& parser, CommandOptions& options) {
+         parser.Int("limit", &options.limit, "how many of the latest to show").Range(1, 100000);
+       },
+       RunEvents},
+  };
+}
+
+}  // namespace assisted::cli
