@@ -22,6 +22,7 @@
 #include "lib/status/status_macros.h"
 #include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
+#include "services/agent/boot/discovery_media.h"
 #include "services/agent/simulation/profile.h"
 #include "services/agent/steps/executors.h"
 #include "services/agent/steps/install.h"
@@ -840,6 +841,24 @@ absl::StatusOr<std::unique_ptr<Fleet>> Fleet::Start(Options options, FleetObserv
   }
   for (auto& agent : impl->agents) agent->Connect();
   return std::unique_ptr<Fleet>(new Fleet(std::move(impl)));
+}
+
+absl::Status ApplyDiscoveryIso(const std::string& iso_path, Fleet::Options& options) {
+  ASSIGN_OR_RETURN(boot::DiscoverySettings settings, boot::SettingsFromIso(iso_path));
+  options.orchestrator_address = settings.orchestrator_address;
+  options.infra_env_id = settings.infra_env_id;
+  options.agent_token = settings.agent_token;
+  options.channel.tls = settings.tls;
+  if (settings.ca_bundle_pem.empty()) return absl::OkStatus();
+  const std::string dir = options.state_dir.empty() ? std::string("/tmp") : options.state_dir;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  const std::string ca_file = dir + "/discovery-ca.pem";
+  std::ofstream out(ca_file, std::ios::trunc);
+  out << settings.ca_bundle_pem;
+  if (!out.flush()) return absl::InternalError(absl::StrCat("cannot write ", ca_file));
+  options.channel.ca_bundle_file = ca_file;
+  return absl::OkStatus();
 }
 
 }  // namespace assisted::agent

@@ -121,6 +121,12 @@ class Fleet {
   std::unique_ptr<Impl> impl_;
 };
 
+// Boots the discovery ISO at `iso_path`: sets the orchestrator address, infra-env id, agent
+// token and TLS settings of `options` from the Ignition in the ISO's embed area, as a host that
+// booted it would see them (a pinned CA bundle is written to state_dir, or /tmp when empty, as
+// discovery-ca.pem). INVALID_ARGUMENT or NOT_FOUND naming the ISO when it carries no agent.
+absl::Status ApplyDiscoveryIso(const std::string& iso_path, Fleet::Options& options);
+
 }  // namespace assisted::agent
 
 #endif  // ASSISTED_SERVICES_AGENT_FLEET_H_

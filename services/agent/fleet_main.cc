@@ -8,6 +8,7 @@
 
 #include "lib/config/config.h"
 #include "lib/service/runner.h"
+#include "lib/status/status_macros.h"
 #include "services/agent/fleet.h"
 
 namespace assisted::agent {
@@ -15,6 +16,7 @@ namespace {
 
 struct FleetConfig {
   std::string profile;
+  std::string discovery_iso;
   int count = 1;
   int first_index = 0;
   std::string orchestrator = "localhost:9090";
@@ -36,9 +38,11 @@ struct FleetConfig {
         .Range(0, 1 << 20);
     parser.String("orchestrator", &orchestrator, "orchestrator AgentService host:port")
         .Check(config::HostPort);
+    parser.String("discovery-iso", &discovery_iso,
+                  "boot this discovery ISO: orchestrator, infra-env, agent token and CA come from "
+                  "the Ignition in its embed area (they replace those flags)");
     parser.String("infra-env", &infra_env, "infra-env the simulated hosts booted")
-        .Required()
-        .Check(config::Uuid);
+        .Check(config::OptionalUuid);
     parser.String("agent-token", &agent_token, "infra-env scoped agent token").Secret();
     parser.Bool("tls", &tls, "use TLS towards the orchestrator, verified with system roots");
     parser.String("ca-bundle", &ca_bundle,
@@ -117,6 +121,15 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> StartFleet(const FleetC
   options.step_threads = config.step_threads;
   options.stage_delay = config.stage_delay;
   log::Logger log = context.log;
+  if (!config.discovery_iso.empty()) {
+    RETURN_IF_ERROR(ApplyDiscoveryIso(config.discovery_iso, options));
+    log.Info("booted the discovery ISO", {{"iso", config.discovery_iso},
+                                          {"orchestrator", options.orchestrator_address},
+                                          {"infra_env_id", options.infra_env_id},
+                                          {"tls", options.channel.tls}});
+  } else if (config.infra_env.empty()) {
+    return absl::InvalidArgumentError("give --infra-env (or --discovery-iso)");
+  }
   absl::StatusOr<std::unique_ptr<Fleet>> fleet = Fleet::Start(options, nullptr, log);
   if (!fleet.ok()) return fleet.status();
   std::string records = config.records;

@@ -109,19 +109,33 @@ absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller,
             : "now()";
     types::v1::Event document = event;
     document.clear_id();
+    // The services record events without an owner: such an event belongs to the owner of its
+    // cluster (else its infra-env), so that tenant sees it.
+    const bool inherit = event.owner().user_name().empty() && event.owner().org_id().empty();
+    auto owner_column = [&](const char* column, const std::string& given) {
+      if (!inherit) return q.Add(given);
+      return absl::StrCat("COALESCE((SELECT ", column, " FROM clusters WHERE id = NULLIF(",
+                          q.Add(event.cluster_id()), ", '')::uuid), (SELECT ", column,
+                          " FROM infra_envs WHERE id = NULLIF(", q.Add(event.infra_env_id()),
+                          ", '')::uuid), '')");
+    };
     const std::string sql = absl::StrCat(
         "INSERT INTO events (cluster_id, host_id, infra_env_id, owner_user, owner_org, severity, "
         "category, name, message, event_time, doc) VALUES (NULLIF(",
         q.Add(event.cluster_id()), ", '')::uuid, NULLIF(", q.Add(event.host_id()),
         ", '')::uuid, NULLIF(", q.Add(event.infra_env_id()), ", '')::uuid, ",
-        q.Add(event.owner().user_name()), ", ", q.Add(event.owner().org_id()), ", ",
+        owner_column("owner_user", event.owner().user_name()), ", ",
+        owner_column("owner_org", event.owner().org_id()), ", ",
         q.Add(types::v1::EventSeverity_Name(event.severity())), ", ",
         q.Add(types::v1::EventCategory_Name(event.category())), ", ", q.Add(event.name()), ", ",
         q.Add(event.message()), ", ", event_time, ", ", q.Add(ToJson(document)),
-        "::jsonb) RETURNING id, (extract(epoch from event_time) * 1000000)::bigint");
+        "::jsonb) RETURNING id, (extract(epoch from event_time) * 1000000)::bigint, owner_user, "
+        "owner_org");
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
     event.set_id(ToInt64(rows.Get(0, 0)));
     SetTimestamp(rows.Get(0, 1), *event.mutable_event_time());
+    event.mutable_owner()->set_user_name(std::string(rows.Get(0, 2)));
+    event.mutable_owner()->set_org_id(std::string(rows.Get(0, 3)));
     RETURN_IF_ERROR(
         AppendChange(tx, {v1::RESOURCE_KIND_EVENT, absl::StrCat(event.id()), event.infra_env_id(),
                           event.cluster_id(), 1, v1::CHANGE_TYPE_CREATED, ""}));

@@ -71,6 +71,30 @@ class SideStoresTest : public InventoryDbTest {
   std::unique_ptr<LeaseStore> leases_;
 };
 
+TEST_F(SideStoresTest, ServiceEventsBelongToTheirClustersOwner) {
+  // The orchestrator records events as a system caller with no owner: the cluster's owner must
+  // see them, other tenants must not.
+  v1::AppendEventRequest request;
+  request.mutable_event()->set_cluster_id(cluster_id_);
+  request.mutable_event()->set_severity(types::v1::EVENT_SEVERITY_INFO);
+  request.mutable_event()->set_message("Host master-0: updated status from known to installing");
+  auto event = events_->Append(Caller::System(), request);
+  ASSERT_THAT(event, IsOk());
+  EXPECT_EQ(event->owner().user_name(), "alice");
+  EXPECT_EQ(event->owner().org_id(), "org-a");
+  v1::ListEventsRequest list;
+  list.set_cluster_id(cluster_id_);
+  auto seen = events_->List(alice_, list);
+  ASSERT_THAT(seen, IsOk());
+  EXPECT_EQ(seen->events_size(), 1);
+  EXPECT_EQ(events_->List(bob_, list)->events_size(), 0);
+  // An explicit owner from a system caller stands; no cluster and no owner stays unowned.
+  request.mutable_event()->clear_cluster_id();
+  auto orphan = events_->Append(Caller::System(), request);
+  ASSERT_THAT(orphan, IsOk());
+  EXPECT_EQ(orphan->owner().user_name(), "");
+}
+
 TEST_F(SideStoresTest, EventsAreFilteredOrderedAndCounted) {
   const std::string host = Uuid(9, 1);
   for (int i = 0; i < 5; ++i) {

@@ -43,23 +43,27 @@ std::string ExpectVerifiableKubeconfig(inv::InventoryService::Stub& stub,
     ADD_FAILURE() << "no kubeconfig";
     return "";
   }
+  return ExpectKubeconfigVerifies(*kubeconfig, cluster_id);
+}
+
+std::string ExpectKubeconfigVerifies(const std::string& kubeconfig, const std::string& scratch) {
   std::string ca, cert;
   try {  // yaml-cpp throws on a malformed document; a test failure says so
-    const YAML::Node config = YAML::Load(*kubeconfig);
+    const YAML::Node config = YAML::Load(kubeconfig);
     if (!absl::Base64Unescape(
             config["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>(),
             &ca) ||
         !absl::Base64Unescape(
             config["users"][0]["user"]["client-certificate-data"].as<std::string>(), &cert)) {
-      ADD_FAILURE() << "kubeconfig data is not base64:\n" << *kubeconfig;
+      ADD_FAILURE() << "kubeconfig data is not base64:\n" << kubeconfig;
       return "";
     }
   } catch (const YAML::Exception& error) {
-    ADD_FAILURE() << "kubeconfig: " << error.what() << "\n" << *kubeconfig;
+    ADD_FAILURE() << "kubeconfig: " << error.what() << "\n" << kubeconfig;
     return "";
   }
-  absl::StatusOr<std::string> ca_path = WriteTestFile(cluster_id + "/ca.pem", ca);
-  absl::StatusOr<std::string> cert_path = WriteTestFile(cluster_id + "/admin.pem", cert);
+  absl::StatusOr<std::string> ca_path = WriteTestFile(scratch + "/ca.pem", ca);
+  absl::StatusOr<std::string> cert_path = WriteTestFile(scratch + "/admin.pem", cert);
   if (!ca_path.ok() || !cert_path.ok()) {
     ADD_FAILURE() << "cannot write the certificates";
     return "";

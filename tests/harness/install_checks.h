@@ -29,6 +29,10 @@ void ExpectValidIgnition(inventory::v1::InventoryService::Stub& stub, const std:
 std::string ExpectVerifiableKubeconfig(inventory::v1::InventoryService::Stub& stub,
                                        const std::string& cluster_id);
 
+// The same check on kubeconfig text (e.g. downloaded over REST); `scratch` names the test
+// folder the certificates are written to.
+std::string ExpectKubeconfigVerifies(const std::string& kubeconfig, const std::string& scratch);
+
 }  // namespace assisted::testing
 
 #endif  // ASSISTED_TESTS_HARNESS_INSTALL_CHECKS_H_

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "curl/curl.h"
+#include "grpc/health/v1/health.grpc.pb.h"
 #include "grpc/reflection/v1alpha/reflection.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -145,6 +146,26 @@ std::string RunfilePath(const std::string& workspace_relative) {
   const char* workspace = std::getenv("TEST_WORKSPACE");
   return absl::StrCat(root, "/", workspace != nullptr ? workspace : "assisted", "/",
                       workspace_relative);
+}
+
+bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout) {
+  auto stub = grpc::health::v1::Health::NewStub(
+      grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  auto reader = stub->Watch(&context, request);
+  grpc::health::v1::HealthCheckResponse response;
+  while (reader->Read(&response)) {
+    if (response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
+      context.TryCancel();
+      reader->Finish();
+      return true;
+    }
+  }
+  reader->Finish();
+  return false;
 }
 
 }  // namespace assisted::testing

@@ -20,6 +20,10 @@ namespace assisted::testing {
 absl::StatusOr<std::string> CheckHealth(const std::string& target, const std::string& service,
                                         absl::Duration timeout = absl::Seconds(5));
 
+// Waits on the standard health Watch stream (no polling) until `service` at `target` is
+// SERVING; false when `timeout` passes first.
+bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout);
+
 // The service names grpc.reflection.v1alpha.ServerReflection lists at `target`.
 absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
                                                       absl::Duration timeout = absl::Seconds(5));

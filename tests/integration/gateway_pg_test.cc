@@ -70,27 +70,6 @@ std::string ScopedToken(const std::string& infra_env_id) {
   return auth::SignUrlToken(kUrlKey, infra_env_id, absl::Now() + absl::Hours(1)).value();
 }
 
-// Waits on the standard health Watch stream (no polling) until `service` at `target` is SERVING.
-bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout) {
-  auto stub = grpc::health::v1::Health::NewStub(
-      grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
-  grpc::health::v1::HealthCheckRequest request;
-  request.set_service(service);
-  auto reader = stub->Watch(&context, request);
-  grpc::health::v1::HealthCheckResponse response;
-  while (reader->Read(&response)) {
-    if (response.status() == grpc::health::v1::HealthCheckResponse::SERVING) {
-      context.TryCancel();
-      reader->Finish();
-      return true;
-    }
-  }
-  reader->Finish();
-  return false;
-}
-
 class GatewayTest : public PostgresTest {
  protected:
   // Whether the test needs the real image service (a test ISO is built for it).

@@ -150,25 +150,30 @@ std::string TopUsage(const config::Parser& parser) {
   return usage;
 }
 
-// "-o X" and "-oX" anywhere stand for "--output=X".
-std::vector<std::string> ExpandShortFlags(const std::vector<std::string>& args) {
-  std::vector<std::string> out;
+// "-o X", "-oX", "--output X" and "--output=X" may come anywhere, also after the command;
+// they move to the front as "--output=X", where the global parser reads them.
+std::vector<std::string> HoistOutputFlag(const std::vector<std::string>& args) {
+  std::vector<std::string> output, rest;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o" && i + 1 < args.size()) {
-      out.push_back("--output=" + args[++i]);
-    } else if (absl::StartsWith(args[i], "-o") && !absl::StartsWith(args[i], "-output")) {
-      out.push_back("--output=" + std::string(absl::StripPrefix(args[i].substr(2), "=")));
+    const std::string& arg = args[i];
+    if ((arg == "-o" || arg == "--output" || arg == "-output") && i + 1 < args.size()) {
+      output.push_back("--output=" + args[++i]);
+    } else if (absl::StartsWith(arg, "--output=") || absl::StartsWith(arg, "-output=")) {
+      output.push_back("--output=" + arg.substr(arg.find('=') + 1));
+    } else if (absl::StartsWith(arg, "-o") && !absl::StartsWith(arg, "-output")) {
+      output.push_back("--output=" + std::string(absl::StripPrefix(arg.substr(2), "=")));
     } else {
-      out.push_back(args[i]);
+      rest.push_back(arg);
     }
   }
-  return out;
+  output.insert(output.end(), rest.begin(), rest.end());
+  return output;
 }
 
 }  // namespace
 
 int Run(const std::vector<std::string>& raw_args, const config::Environment& env, Io io) {
-  const std::vector<std::string> args = ExpandShortFlags(raw_args);
+  const std::vector<std::string> args = HoistOutputFlag(raw_args);
   GlobalOptions global;
   std::vector<std::string> rest;
   config::Parser parser("aictl",

@@ -60,6 +60,40 @@ TEST(Aictl, HealthReportsUnreachableServicesAndFails) {
   EXPECT_THAT(outcome.out, HasSubstr("\"status\": \"UNAVAILABLE\""));
 }
 
+TEST(Aictl, OutputFlagMayFollowTheCommand) {
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"health", "127.0.0.1:1", "--timeout=300ms", "-o", "json"},
+           {"health", "-ojson", "127.0.0.1:1", "--timeout=300ms"},
+           {"health", "--output=json", "127.0.0.1:1", "--timeout=300ms"}}) {
+    const Outcome outcome = RunAictl(args);
+    EXPECT_EQ(outcome.code, 1) << outcome.err;
+    EXPECT_THAT(outcome.out, HasSubstr("\"address\": \"127.0.0.1:1\""));
+  }
+}
+
+TEST(Aictl, CommandFamiliesListTheirSubcommands) {
+  const Outcome outcome = RunAictl({"clusters"});
+  EXPECT_EQ(outcome.code, 2);
+  EXPECT_THAT(outcome.err, HasSubstr("create"));
+  EXPECT_THAT(outcome.err, HasSubstr("install"));
+  const Outcome help = RunAictl({"clusters", "create", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_THAT(help.out, HasSubstr("--pull-secret-file"));
+}
+
+TEST(Aictl, UnreachableGatewayExitsFive) {
+  const Outcome outcome = RunAictl({"--server=http://127.0.0.1:1", "clusters", "list"});
+  EXPECT_EQ(outcome.code, 5);
+  EXPECT_THAT(outcome.err, HasSubstr("cannot reach"));
+}
+
+TEST(Aictl, RestCommandsCheckTheirArguments) {
+  EXPECT_EQ(RunAictl({"hosts", "list"}).code, 2);  // neither --cluster nor --infra-env
+  EXPECT_EQ(RunAictl({"clusters", "get"}).code, 2);
+  EXPECT_EQ(RunAictl({"wait", "x", "--for=done"}).code, 2);
+  EXPECT_EQ(RunAictl({"hosts", "list", "--cluster=not-a-uuid"}).code, 2);
+}
+
 TEST(Aictl, ServerComesFromTheEnvironment) {
   const Outcome outcome = RunAictl({"--output=wrong"}, {{"AICTL_SERVER", "http://x:1"}});
   EXPECT_EQ(outcome.code, 2);

@@ -534,7 +534,7 @@ std::vector<Command> RestCommands() {
        RunInfraEnvsList},
       {"iso download", "download an infra-env's discovery ISO, with progress", "INFRA_ENV_ID",
        [](config::Parser& parser, CommandOptions& options) {
-         parser.String("output", &options.output_file,
+         parser.String("output-file", &options.output_file,
                        "file to write (default discovery-<id>.iso)");
        },
        RunIsoDownload},

@@ -1,0 +1,253 @@
+// The demo flow end to end, driven only through the gateway's REST API with aictl (run in
+// process, the same code as the binary): register a cluster and an infra-env, download the
+// discovery ISO, boot simulated hosts from the Ignition read back out of that ISO's embed area,
+// wait for ready, set a role, install, follow progress to installed, fetch credentials. Real
+// PostgreSQL, inventory, orchestrator, image service and gateway processes; JWT auth on.
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/iso/test_image.h"
+#include "lib/log/log.h"
+#include "lib/process/subprocess.h"
+#include "lib/testing/status_matchers.h"
+#include "nlohmann/json.hpp"
+#include "services/agent/fleet.h"
+#include "services/agent/simulation/profile_paths.h"
+#include "services/agent/steps/install.h"
+#include "services/gateway/cli/commands.h"
+#include "services/gateway/jwt.h"
+#include "tests/harness/install_checks.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/probes.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+constexpr char kJwtSecret[] = "demo-flow-test-jwt-secret-0123456789abcdef";
+constexpr char kUrlKey[] = "demo-flow-test-url-signing-key-0123456789abcdef";
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}})";
+constexpr char kSshKey[] =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo";
+
+std::string WriteFile(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+  // stdout without surrounding white space (an id printed by a create command).
+  std::string Trimmed() const { return std::string(absl::StripAsciiWhitespace(out)); }
+};
+
+class DemoFlowTest : public PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    const std::string url_key = WriteFile("url.key", kUrlKey);
+    std::string os_image(2 << 20, '\0');
+    std::mt19937_64 noise(7);
+    for (char& byte : os_image) byte = static_cast<char>(noise());
+    const std::string os_image_path = WriteFile("os-image.raw", os_image);
+
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    auto orchestrator = LaunchedService::Launch(
+        {.binary = "services/orchestrator/assisted-orchestrator",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  "--url-signing-key-file=" + url_key, "--monitor-interval=200ms",
+                  "--os-image-url=file://" + os_image_path,
+                  "--os-image-sha256=" + agent::steps::Sha256Hex(os_image)}});
+    ASSERT_THAT(orchestrator, IsOk());
+    orchestrator_ = *std::move(orchestrator);
+
+    const std::string dir = ::testing::TempDir() + "/demo-flow";
+    process::LocalProcessRunner runner;
+    ASSERT_THAT(iso::BuildTestImage(runner, {}, dir + "/build", dir + "/base.iso"), IsOk());
+    base_iso_size_ = std::filesystem::file_size(dir + "/base.iso");
+    auto image_http = FreePort();
+    ASSERT_THAT(image_http, IsOk());
+    auto image = LaunchedService::Launch(
+        {.binary = "services/image/assisted-image",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  "--orchestrator-address=" + orchestrator_->grpc_target(),
+                  absl::StrCat("--http-listen=127.0.0.1:", *image_http),
+                  absl::StrCat("--public-url=http://127.0.0.1:", *image_http),
+                  "--url-signing-key-file=" + url_key, "--image-cache-dir=" + dir + "/cache",
+                  "--default-openshift-version=4.16",
+                  absl::StrCat(R"(--os-images=[{"openshift_version":"4.16",)",
+                               R"("cpu_architecture":"x86_64","url":"file://)", dir,
+                               R"(/base.iso","version":"416.94.1"}])")}});
+    ASSERT_THAT(image, IsOk());
+    image_ = *std::move(image);
+    ASSERT_TRUE(
+        WaitServing(image_->grpc_target(), "assisted.image.v1.ImageService", absl::Seconds(30)))
+        << image_->Log();
+
+    auto http_port = FreePort();
+    ASSERT_THAT(http_port, IsOk());
+    auto gateway =
+        LaunchedService::Launch({.binary = "services/gateway/assisted-gateway",
+                                 .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
+                                          "--inventory-address=" + inventory_->grpc_target(),
+                                          "--orchestrator-address=" + orchestrator_->grpc_target(),
+                                          "--image-address=" + image_->grpc_target(),
+                                          "--jwt-secret-file=" + WriteFile("jwt.key", kJwtSecret),
+                                          "--url-signing-key-file=" + url_key}});
+    ASSERT_THAT(gateway, IsOk());
+    gateway_ = *std::move(gateway);
+    server_ = absl::StrCat("http://127.0.0.1:", *http_port);
+
+    Outcome token = Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key",
+                           "--user=demo", "--org=demo"},
+                          /*with_token=*/false);
+    ASSERT_EQ(token.code, 0) << token.err;
+    token_ = token.Trimmed();
+  }
+
+  void TearDown() override {
+    if (fleet_ != nullptr) fleet_->Stop();
+    if (HasFailure()) {
+      if (orchestrator_ != nullptr) std::cerr << "--- orchestrator log\n" << orchestrator_->Log();
+      if (gateway_ != nullptr) std::cerr << "--- gateway log\n" << gateway_->Log();
+    }
+  }
+
+  // aictl with `args`, against this test's gateway, as the demo user unless told otherwise.
+  Outcome Aictl(std::vector<std::string> args, bool with_token = true) {
+    config::Environment env = {{"AICTL_SERVER", server_}};
+    if (with_token) env["AICTL_TOKEN"] = token_;
+    std::ostringstream out, err;
+    Outcome outcome;
+    outcome.code = cli::Run(args, env, {out, err});
+    outcome.out = out.str();
+    outcome.err = err.str();
+    return outcome;
+  }
+
+  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
+  std::unique_ptr<agent::Fleet> fleet_;
+  std::string server_, token_;
+  uintmax_t base_iso_size_ = 0;
+};
+
+TEST_F(DemoFlowTest, CompactClusterFromRegistrationToCredentialsOverRest) {
+  // Without a token nothing is reachable, and scripts can tell (exit 4).
+  Outcome anonymous = Aictl({"clusters", "list"}, /*with_token=*/false);
+  EXPECT_EQ(anonymous.code, 4) << anonymous.err;
+  EXPECT_THAT(anonymous.err, HasSubstr("401"));
+
+  const std::string pull_secret = WriteFile("pull-secret.json", kPullSecret);
+  const std::string ssh_key = WriteFile("id.pub", kSshKey);
+  const std::string cluster_yaml =
+      WriteFile("cluster.yaml",
+                "name: demo\nbase_dns_domain: example.com\nopenshift_version: \"4.16\"\n"
+                "control_plane_count: 3\nmachine_networks:\n  - cidr: 192.168.122.0/24\n"
+                "api_vips:\n  - ip: 192.168.122.5\ningress_vips:\n  - ip: 192.168.122.6\n");
+  Outcome cluster = Aictl({"clusters", "create", "--file=" + cluster_yaml,
+                           "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key});
+  ASSERT_EQ(cluster.code, 0) << cluster.err;
+  const std::string cluster_id = cluster.Trimmed();
+  ASSERT_EQ(cluster_id.size(), 36u) << cluster.out;
+
+  Outcome infra_env = Aictl({"infra-envs", "create", "--cluster=" + cluster_id,
+                             "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key});
+  ASSERT_EQ(infra_env.code, 0) << infra_env.err;
+  const std::string infra_env_id = infra_env.Trimmed();
+
+  const std::string iso = ::testing::TempDir() + "/discovery.iso";
+  Outcome download = Aictl({"iso", "download", infra_env_id, "--output-file=" + iso});
+  ASSERT_EQ(download.code, 0) << download.err;
+  EXPECT_THAT(download.err, HasSubstr("100%"));
+  EXPECT_EQ(std::filesystem::file_size(iso), base_iso_size_);  // spliced, never grown
+
+  // Not ready yet: waiting gives up with exit 3.
+  Outcome early =
+      Aictl({"wait", cluster_id, "--for=installed", "--timeout=1s", "--interval=200ms"});
+  EXPECT_EQ(early.code, 3) << early.err;
+
+  // Three simulated hosts boot that ISO: orchestrator, infra-env and agent token come from the
+  // Ignition in its embed area.
+  agent::Fleet::Options options;
+  options.profile = agent::simulation::testing::ProfilePath("master");
+  options.count = 3;
+  options.state_dir = ::testing::TempDir() + "/demo-hosts";
+  options.seed = cluster_id;
+  options.stage_delay = absl::Milliseconds(50);
+  ASSERT_THAT(agent::ApplyDiscoveryIso(iso, options), IsOk());
+  EXPECT_EQ(options.orchestrator_address, orchestrator_->grpc_target());
+  EXPECT_EQ(options.infra_env_id, infra_env_id);
+  EXPECT_FALSE(options.agent_token.empty());
+  auto fleet = agent::Fleet::Start(options, nullptr, log::Logger::Discard());
+  ASSERT_THAT(fleet, IsOk());
+  fleet_ = *std::move(fleet);
+
+  Outcome ready =
+      Aictl({"wait", cluster_id, "--for=ready", "--hosts=3", "--timeout=2m", "--interval=200ms"});
+  ASSERT_EQ(ready.code, 0) << ready.out << ready.err;
+  EXPECT_THAT(ready.out, HasSubstr("cluster demo: ready"));
+
+  Outcome hosts = Aictl({"hosts", "list", "--cluster=" + cluster_id, "-o", "json"});
+  ASSERT_EQ(hosts.code, 0) << hosts.err;
+  const json listed = json::parse(hosts.out);
+  ASSERT_EQ(listed.size(), 3u);
+  for (const json& host : listed) EXPECT_EQ(host["status"], "known") << host.dump();
+  Outcome table = Aictl({"hosts", "list", "--cluster=" + cluster_id});
+  EXPECT_THAT(table.out, HasSubstr("master-0"));
+  EXPECT_THAT(table.out, HasSubstr("FAILING VALIDATIONS"));
+
+  Outcome role = Aictl({"hosts", "set-role", "master-1", "master", "--cluster=" + cluster_id});
+  EXPECT_EQ(role.code, 0) << role.err;
+  EXPECT_THAT(role.out, HasSubstr("master-1: role master"));
+  Outcome bad_role = Aictl({"hosts", "set-role", "master-1", "captain", "--cluster=" + cluster_id});
+  EXPECT_EQ(bad_role.code, 1);
+  EXPECT_THAT(bad_role.err, HasSubstr("host_role"));
+
+  Outcome install = Aictl({"clusters", "install", cluster_id});
+  ASSERT_EQ(install.code, 0) << install.err;
+  Outcome again = Aictl({"clusters", "install", cluster_id});
+  EXPECT_EQ(again.code, 1);
+  EXPECT_THAT(again.err, HasSubstr("409"));
+
+  Outcome installed =
+      Aictl({"wait", cluster_id, "--for=installed", "--timeout=3m", "--interval=100ms"});
+  ASSERT_EQ(installed.code, 0) << installed.out << installed.err;
+  EXPECT_THAT(installed.out, HasSubstr("cluster demo: installed 100%"));
+  for (const char* name : {"master-0", "master-1", "master-2"}) {
+    EXPECT_THAT(installed.out, ::testing::ContainsRegex(absl::StrCat(name, " +master +installed")));
+  }
+
+  const std::string credentials = ::testing::TempDir() + "/credentials";
+  std::filesystem::create_directories(credentials);
+  Outcome fetched = Aictl({"credentials", cluster_id, "--output-dir=" + credentials});
+  ASSERT_EQ(fetched.code, 0) << fetched.err;
+  std::ifstream kubeconfig_file(credentials + "/kubeconfig");
+  std::stringstream kubeconfig;
+  kubeconfig << kubeconfig_file.rdbuf();
+  ExpectKubeconfigVerifies(kubeconfig.str(), "demo-flow-kubeconfig");
+  EXPECT_EQ(std::filesystem::status(credentials + "/kubeadmin-password").permissions() &
+                std::filesystem::perms::group_read,
+            std::filesystem::perms::none);
+
+  Outcome events = Aictl({"events", cluster_id, "--limit=500"});
+  EXPECT_EQ(events.code, 0) << events.err;
+  EXPECT_THAT(events.out, HasSubstr("installed"));
+}
+
+}  // namespace
+}  // namespace assisted::testing
