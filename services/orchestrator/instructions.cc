@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "lib/net/ip.h"
 #include "nlohmann/json.hpp"
@@ -122,6 +124,31 @@ absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
       }
       return std::vector<std::string>{json{{"path", input.host.installation_disk_path()}}.dump(),
                                       std::to_string(kDiskSpeedTimeoutSeconds)};
+    case types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK: {
+      // Day-2: the machine config server of the existing cluster, as the host's first boot
+      // will reach it (the user's ignition endpoint when set).
+      if (cluster == nullptr) return Missing(type, "the host is in no cluster");
+      const std::string pool = input.host.machine_config_pool_name().empty()
+                                   ? std::string("worker")
+                                   : input.host.machine_config_pool_name();
+      json args;
+      if (!cluster->ignition_endpoint().url().empty()) {
+        std::string base = cluster->ignition_endpoint().url();
+        while (!base.empty() && base.back() == '/') base.pop_back();
+        args["url"] = absl::StrCat(base, "/", pool);
+        if (!cluster->ignition_endpoint().ca_certificate().empty()) {
+          args["ca_certificate"] =
+              absl::Base64Escape(cluster->ignition_endpoint().ca_certificate());
+        }
+      } else {
+        const std::string host = !cluster->api_vip_dns_name().empty()
+                                     ? cluster->api_vip_dns_name()
+                                     : core::DomainsOf(*cluster).api;
+        if (host.empty()) return Missing(type, "the cluster's API name is not known");
+        args["url"] = absl::StrCat("http://", host, ":22623/config/", pool);
+      }
+      return std::vector<std::string>{args.dump()};
+    }
     case types::v1::STEP_TYPE_LOGS_GATHER:
       return std::vector<std::string>{json{
           {"cluster_id", input.host.cluster_id()},

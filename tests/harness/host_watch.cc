@@ -1,5 +1,6 @@
 #include "tests/harness/host_watch.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/client_context.h"
@@ -8,15 +9,17 @@ namespace assisted::testing {
 
 namespace inv = ::assisted::inventory::v1;
 
-StatusWatch WatchUntil(inv::InventoryService::Stub& stub, const inv::WatchFilter& filter,
-                       int64_t after_seq, const std::function<bool(const StatusWatch&)>& done,
-                       absl::Duration timeout) {
-  StatusWatch watch;
-  watch.last_seq = after_seq;
+namespace {
+
+// One Watch stream from `watch.last_seq`: reads until `done` or the stream ends; the final
+// status when it ended without `done`.
+grpc::Status WatchOnce(inv::InventoryService::Stub& stub, const inv::WatchFilter& filter,
+                       const std::function<bool(const StatusWatch&)>& done, absl::Time deadline,
+                       StatusWatch& watch) {
   grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  context.set_deadline(absl::ToChronoTime(deadline));
   inv::WatchRequest request;
-  request.set_from_seq(after_seq);
+  request.set_from_seq(watch.last_seq);
   *request.mutable_filter() = filter;
   auto reader = stub.Watch(&context, request);
   inv::WatchEvent event;
@@ -35,11 +38,31 @@ StatusWatch WatchUntil(inv::InventoryService::Stub& stub, const inv::WatchFilter
       break;
     }
   }
-  if (!watch.done) {
-    const grpc::Status status = reader->Finish();
-    watch.error = absl::StrCat("watch ended: ", status.error_code(), " ", status.error_message());
+  const grpc::Status status = reader->Finish();
+  return watch.done ? grpc::Status::OK : status;
+}
+
+}  // namespace
+
+StatusWatch WatchUntil(inv::InventoryService::Stub& stub, const inv::WatchFilter& filter,
+                       int64_t after_seq, const std::function<bool(const StatusWatch&)>& done,
+                       absl::Duration timeout) {
+  StatusWatch watch;
+  watch.last_seq = after_seq;
+  const absl::Time deadline = absl::Now() + timeout;
+  for (;;) {
+    const grpc::Status status = WatchOnce(stub, filter, done, deadline, watch);
+    if (watch.done) return watch;
+    // Changes are numbered just after they commit: right after the first writes the head may
+    // still be behind the seq a test starts from. Only that answer is worth asking again.
+    const bool not_numbered_yet = status.error_code() == grpc::StatusCode::OUT_OF_RANGE &&
+                                  absl::StrContains(status.error_message(), "is ahead of");
+    if (!not_numbered_yet || absl::Now() + absl::Milliseconds(20) >= deadline) {
+      watch.error = absl::StrCat("watch ended: ", status.error_code(), " ", status.error_message());
+      return watch;
+    }
+    absl::SleepFor(absl::Milliseconds(20));
   }
-  return watch;
 }
 
 StatusWatch WatchHostsUntil(inv::InventoryService::Stub& stub, const std::string& infra_env_id,

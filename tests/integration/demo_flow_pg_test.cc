@@ -12,9 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/iso/test_image.h"
 #include "lib/log/log.h"
-#include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/fleet.h"
@@ -22,6 +20,7 @@
 #include "services/agent/steps/install.h"
 #include "services/gateway/cli/commands.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/image_service.h"
 #include "tests/harness/install_checks.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
@@ -76,28 +75,13 @@ class DemoFlowTest : public PostgresTest {
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
 
-    const std::string dir = ::testing::TempDir() + "/demo-flow";
-    process::LocalProcessRunner runner;
-    ASSERT_THAT(iso::BuildTestImage(runner, {}, dir + "/build", dir + "/base.iso"), IsOk());
-    base_iso_size_ = std::filesystem::file_size(dir + "/base.iso");
-    auto image_http = FreePort();
-    ASSERT_THAT(image_http, IsOk());
-    auto image = LaunchedService::Launch(
-        {.binary = "services/image/assisted-image",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--orchestrator-address=" + orchestrator_->grpc_target(),
-                  absl::StrCat("--http-listen=127.0.0.1:", *image_http),
-                  absl::StrCat("--public-url=http://127.0.0.1:", *image_http),
-                  "--url-signing-key-file=" + url_key, "--image-cache-dir=" + dir + "/cache",
-                  "--default-openshift-version=4.16",
-                  absl::StrCat(R"(--os-images=[{"openshift_version":"4.16",)",
-                               R"("cpu_architecture":"x86_64","url":"file://)", dir,
-                               R"(/base.iso","version":"416.94.1"}])")}});
+    auto image = LaunchImageService({.dir = ::testing::TempDir() + "/demo-flow",
+                                     .inventory_address = inventory_->grpc_target(),
+                                     .url_signing_key_file = url_key,
+                                     .orchestrator_address = orchestrator_->grpc_target()});
     ASSERT_THAT(image, IsOk());
-    image_ = *std::move(image);
-    ASSERT_TRUE(
-        WaitServing(image_->grpc_target(), "assisted.image.v1.ImageService", absl::Seconds(30)))
-        << image_->Log();
+    image_ = std::move(image->service);
+    base_iso_size_ = std::filesystem::file_size(image->base_iso);
 
     auto http_port = FreePort();
     ASSERT_THAT(http_port, IsOk());

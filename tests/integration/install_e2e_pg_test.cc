@@ -132,12 +132,14 @@ class InstallE2eTest : public PostgresTest {
     ASSERT_TRUE(infra_env.ok()) << infra_env.error_message();
   }
 
-  // Starts `count` simulated hosts of `profile`; returns their host ids. Hosts of one profile
-  // started again (same `seed`) are the same machines booting the discovery image anew.
+  // Starts `count` simulated hosts of `profile` (a shipped profile's name, whose "name" it is,
+  // or that name and `profile_file`); returns their host ids. Hosts of one profile started
+  // again (same `seed`) are the same machines booting the discovery image anew.
   std::vector<std::string> StartHosts(const std::string& profile, int count,
-                                      absl::Duration stage_delay = absl::ZeroDuration()) {
+                                      absl::Duration stage_delay = absl::ZeroDuration(),
+                                      const std::string& profile_file = "") {
     Fleet::Options options;
-    options.profile = ProfilePath(profile);
+    options.profile = profile_file.empty() ? ProfilePath(profile) : profile_file;
     options.count = count;
     options.orchestrator_address = orchestrator_->grpc_target();
     options.infra_env_id = infra_env_.id();
@@ -478,6 +480,101 @@ TEST_F(InstallE2eTest,
   EXPECT_EQ(StoredCluster().status(), CLUSTER_STATUS_INSTALLED) << Describe();
   ExpectValidIgnition(*stub_, cluster_.id(), {"master.ign", "bootstrap.ign"});
   EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
+}
+
+TEST_F(InstallE2eTest, Day2WorkersBootedLaterJoinTheInstalledClusterOneByOne) {
+  int64_t seq = 0;
+  const std::vector<std::string> masters = StartReadyCluster(3, 0, &seq);
+  ASSERT_FALSE(HasFailure());
+  types::v1::Cluster installing;
+  ASSERT_TRUE(Install(&installing).ok());
+  const StatusWatch installed = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+  ASSERT_TRUE(installed.done) << installed.error << "\n" << Describe();
+  ASSERT_EQ(StoredCluster().status(), CLUSTER_STATUS_INSTALLED) << Describe();
+
+  orch::AllowAddWorkersRequest allow;
+  allow.set_cluster_id(cluster_.id());
+  types::v1::Cluster adding;
+  grpc::ClientContext allow_context;
+  const grpc::Status allowed = orchestrator_stub_->AllowAddWorkers(&allow_context, allow, &adding);
+  ASSERT_TRUE(allowed.ok()) << allowed.error_message();
+  EXPECT_EQ(adding.status(), types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+
+  // Two more machines boot the same discovery image later and are installed one at a time.
+  const std::vector<std::string> workers = StartHosts("worker", 2, absl::Milliseconds(100));
+  ASSERT_EQ(workers.size(), 2u);
+  const StatusWatch known = WatchClusterUntil(
+      *stub_, cluster_.id(), installed.last_seq,
+      [&](const StatusWatch& watch) { return AllAre(watch.seen, workers, HOST_STATUS_KNOWN); },
+      absl::Seconds(90));
+  ASSERT_TRUE(known.done) << known.error << "\n" << Describe();
+  int64_t after = known.last_seq;
+  for (const std::string& worker : workers) {
+    orch::InstallHostRequest request;
+    request.set_infra_env_id(infra_env_.id());
+    request.set_host_id(worker);
+    types::v1::Host host;
+    grpc::ClientContext context;
+    const grpc::Status started = orchestrator_stub_->InstallHost(&context, request, &host);
+    ASSERT_TRUE(started.ok()) << started.error_message();
+    const StatusWatch joined = WatchClusterUntil(
+        *stub_, cluster_.id(), after,
+        [&](const StatusWatch& watch) {
+          return AllAre(watch.seen, {worker}, types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER);
+        },
+        absl::Seconds(90));
+    ASSERT_TRUE(joined.done) << joined.error << "\n" << Describe();
+    after = joined.last_seq;
+    absl::StatusOr<agent::steps::InstalledDisk> disk =
+        agent::steps::ReadInstalledDisk(disk_of_[worker]);
+    ASSERT_THAT(disk, IsOk()) << disk_of_[worker];
+    EXPECT_EQ(disk->host_id, worker);
+    EXPECT_EQ(disk->ignition, GetArtifact(*stub_, cluster_.id(), "host-" + worker + ".ign"));
+  }
+  ExpectValidIgnition(*stub_, cluster_.id(),
+                      {"host-" + workers[0] + ".ign", "host-" + workers[1] + ".ign"});
+  EXPECT_EQ(StoredCluster().status(), types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+}
+
+TEST_F(InstallE2eTest, AHostThatBootsTheDiscoveryImageAgainWaitsForTheUser) {
+  // A third master whose firmware boots the discovery image again after the install reboot
+  // (wrong boot order): its own profile, addresses beside the shipped master profile's.
+  const std::string shipped = ProfilePath("master");
+  std::ifstream in(shipped);
+  nlohmann::json profile = nlohmann::json::parse(in);
+  profile["name"] = "stubborn";
+  profile["hardware_root"] = (std::filesystem::canonical(shipped).parent_path() /
+                              profile["hardware_root"].get<std::string>())
+                                 .lexically_normal()
+                                 .string();
+  profile["ipv4"]["enp1s0"] = "192.168.122.30/24";
+  profile["reboot_into_discovery"] = true;
+  const std::string profile_file = ::testing::TempDir() + "/stubborn.json";
+  std::ofstream(profile_file) << profile.dump();
+
+  CreateCluster(3);
+  std::vector<std::string> ids = StartHosts("master", 2, absl::Milliseconds(100));
+  const std::vector<std::string> stubborn =
+      StartHosts("stubborn", 1, absl::Milliseconds(100), profile_file);
+  ASSERT_EQ(stubborn.size(), 1u);
+  ids.push_back(stubborn[0]);
+  const int64_t seq = AwaitReady(ids, 1);
+  ASSERT_FALSE(HasFailure());
+  types::v1::Cluster installing;
+  ASSERT_TRUE(Install(&installing).ok());
+
+  const StatusWatch waiting = WatchClusterUntil(
+      *stub_, cluster_.id(), seq,
+      [&](const StatusWatch& watch) {
+        return AllAre(watch.seen, stubborn, types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION);
+      },
+      absl::Seconds(90));
+  ASSERT_TRUE(waiting.done) << waiting.error << "\n" << Describe();
+  const types::v1::Cluster cluster = StoredCluster();
+  for (const types::v1::Host& host : cluster.hosts()) {
+    if (host.id() != stubborn[0]) continue;
+    EXPECT_THAT(host.status_info(), ::testing::HasSubstr("boot")) << host.status_info();
+  }
 }
 
 }  // namespace

@@ -117,7 +117,15 @@ StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
     const auto end = std::chrono::steady_clock::now();
     if (n != kBlock)
       return fail(absl::StrCat("write to ", target, " failed: ", std::strerror(errno)));
-    latencies.push_back(scripted_latency.value_or(absl::FromChrono(end - start)));
+    if (scripted_latency.has_value()) {
+      // The simulated disk is as slow as scripted.
+      if (context.cancellation.SleepUnlessCancelled(*scripted_latency)) {
+        return FailureResult(kExitInvalid, "disk speed check cancelled");
+      }
+      latencies.push_back(*scripted_latency);
+    } else {
+      latencies.push_back(absl::FromChrono(end - start));
+    }
   }
   if (latencies.empty()) return fail("no write finished before the timeout");
   std::sort(latencies.begin(), latencies.end());

@@ -16,6 +16,7 @@ std::vector<std::unique_ptr<StepExecutor>> MakeExecutors(ExecutorsConfig config,
   out.push_back(std::make_unique<DomainResolution>(config.domains));
   out.push_back(std::make_unique<ImageAvailability>(std::move(config.images)));
   out.push_back(std::make_unique<DiskSpeedCheck>(config.disk_speed));
+  out.push_back(std::make_unique<ApiVipConnectivityCheck>(config.api_vip));
   out.push_back(std::make_unique<LogsGather>(std::move(config.logs)));
   out.push_back(std::make_unique<StopInstallation>(std::move(config.stop_installation)));
   out.push_back(std::make_unique<InstallStep>(config.install));

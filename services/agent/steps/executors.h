@@ -14,6 +14,7 @@
 #include <memory>
 #include <vector>
 
+#include "services/agent/steps/api_vip_connectivity.h"
 #include "services/agent/steps/connectivity_check.h"
 #include "services/agent/steps/disk_speed.h"
 #include "services/agent/steps/domain_resolution.h"
@@ -35,6 +36,7 @@ struct ExecutorsConfig {
   DomainResolutionOptions domains;
   ImageAvailabilityOptions images;
   DiskSpeedOptions disk_speed;
+  ApiVipConnectivityOptions api_vip;
   LogsGatherOptions logs;
   StopInstallationOptions stop_installation;
   RebootOptions reboot;
@@ -42,9 +44,9 @@ struct ExecutorsConfig {
 };
 
 // inventory, connectivity-check, free-network-addresses, ntp-synchronizer, domain-resolution,
-// container-image-availability, installation-disk-speed-check, logs-gather, stop-installation,
-// reboot-for-reclaim and install. Other step types (dhcp-lease-allocate, ...) have no executor
-// yet, so the runner answers them with -1.
+// container-image-availability, installation-disk-speed-check, api-vip-connectivity-check,
+// logs-gather, stop-installation, reboot-for-reclaim and install. Other step types
+// (dhcp-lease-allocate, ...) have no executor yet, so the runner answers them with -1.
 std::vector<std::unique_ptr<StepExecutor>> MakeExecutors(ExecutorsConfig config,
                                                          InventoryCollector inventory);
 

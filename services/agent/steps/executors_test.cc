@@ -28,7 +28,7 @@ TEST(MakeExecutors, CoversEachTypeOnce) {
     EXPECT_TRUE(types.insert(e->type()).second) << StepTypeName(e->type());
     EXPECT_GT(e->default_timeout(), absl::ZeroDuration());
   }
-  EXPECT_EQ(types.size(), 11u);
+  EXPECT_EQ(types.size(), 12u);
 }
 
 class RunnerWithRealExecutors : public ::testing::Test {

@@ -64,8 +64,8 @@ struct SimulationHooks {
   // (a disk image). Empty, or an empty answer: the step fails as on a host without that disk.
   std::function<std::string(const std::string& device)> disk_image;
   // installation-disk-speed-check: the latency of one synchronous write to the simulated disk.
-  // The writes still go to the disk image (without O_DSYNC), but this latency is reported for
-  // each, so results do not depend on the machine running the simulation. Empty, or nullopt:
+  // The writes still go to the disk image (without O_DSYNC), each then takes this long and
+  // reports it, so results do not depend on the machine running the simulation. Empty, or nullopt:
   // each write is timed on the disk image file with O_DSYNC.
   std::function<std::optional<absl::Duration>()> disk_sync_latency;
   // stop-installation, reboot-for-reclaim: commands that act on the host itself. Empty: they

@@ -104,34 +104,8 @@ RestClient::RestClient(Options options) : options_(std::move(options)), curl_(cu
 
 RestClient::~RestClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
-absl::StatusOr<std::string> RestClient::GetText(absl::string_view path) {
-  CURL* curl = static_cast<CURL*>(curl_);
-  if (curl == nullptr) return absl::InternalError("libcurl could not start");
-  CommonOptions(curl, absl::StrCat(options_.server, kApiPrefix, path));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(absl::ToInt64Milliseconds(options_.timeout)));
-  std::string body;
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &body);
-  struct curl_slist* headers = nullptr;
-  if (!options_.token.empty()) {
-    headers = curl_slist_append(headers, ("Authorization: Bearer " + options_.token).c_str());
-  }
-  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  const CURLcode code = curl_easy_perform(curl);
-  curl_slist_free_all(headers);
-  if (code != CURLE_OK) {
-    return absl::UnavailableError(
-        absl::StrCat("cannot reach ", options_.server, ": ", curl_easy_strerror(code)));
-  }
-  long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-  if (absl::Status answer = StatusFromHttp(status, body); !answer.ok()) return answer;
-  return body;
-}
-
-absl::StatusOr<nlohmann::json> RestClient::Call(absl::string_view method, absl::string_view path,
-                                                const std::optional<nlohmann::json>& body) {
+absl::StatusOr<std::string> RestClient::Perform(absl::string_view method, absl::string_view path,
+                                                const std::string* body) {
   CURL* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return absl::InternalError("libcurl could not start");
   CommonOptions(curl, absl::StrCat(options_.server, kApiPrefix, path));
@@ -142,16 +116,14 @@ absl::StatusOr<nlohmann::json> RestClient::Call(absl::string_view method, absl::
   std::string answer;
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, AppendToString);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &answer);
-  struct curl_slist* headers = curl_slist_append(nullptr, "Accept: application/json");
+  struct curl_slist* headers = nullptr;
   if (!options_.token.empty()) {
     headers = curl_slist_append(headers, ("Authorization: Bearer " + options_.token).c_str());
   }
-  std::string payload;
-  if (body.has_value()) {
-    payload = body->dump();
+  if (body != nullptr) {
     headers = curl_slist_append(headers, "Content-Type: application/json");
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, payload.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(payload.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
   } else if (verb == "POST") {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, "");
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(0));
@@ -166,8 +138,20 @@ absl::StatusOr<nlohmann::json> RestClient::Call(absl::string_view method, absl::
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   if (absl::Status failed = StatusFromHttp(status, answer); !failed.ok()) return failed;
-  if (answer.empty()) return nlohmann::json();
-  nlohmann::json parsed = nlohmann::json::parse(answer, nullptr, /*allow_exceptions=*/false);
+  return answer;
+}
+
+absl::StatusOr<std::string> RestClient::GetText(absl::string_view path) {
+  return Perform("GET", path, nullptr);
+}
+
+absl::StatusOr<nlohmann::json> RestClient::Call(absl::string_view method, absl::string_view path,
+                                                const std::optional<nlohmann::json>& body) {
+  const std::string payload = body.has_value() ? body->dump() : "";
+  absl::StatusOr<std::string> answer = Perform(method, path, body.has_value() ? &payload : nullptr);
+  if (!answer.ok()) return answer.status();
+  if (answer->empty()) return nlohmann::json();
+  nlohmann::json parsed = nlohmann::json::parse(*answer, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) {
     return absl::DataLossError(absl::StrCat(method, " ", path, ": the answer is not JSON"));
   }

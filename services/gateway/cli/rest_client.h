@@ -66,6 +66,11 @@ class RestClient {
                                    const Progress& progress);
 
  private:
+  // One request to kApiPrefix + path; `body` (JSON text) when not null. The answer's body on
+  // a 2xx status.
+  absl::StatusOr<std::string> Perform(absl::string_view method, absl::string_view path,
+                                      const std::string* body);
+
   Options options_;
   void* curl_;
 };
