@@ -1,199 +1,139 @@
-// bench/agents: how many simulated agents one process holds, what each costs, and how fast a
-// push reaches all of them.
+// bench/agents: N simulated agents against ONE real orchestrator (with the real inventory and a
+// throwaway PostgreSQL), each agent its own gRPC connection and stream. Measures what an
+// operator of a large fleet cares about:
+//   * register_s: from the first connection to every host registered;
+//   * the orchestrator's RSS per connected agent (VmRSS with all connected, less before any);
+//   * steady state over --steady once the fleet has settled: the services' CPU (as a share of
+//     one core) and the database's committed transactions per second;
+//   * push latency from a state change to the agent receiving its new instruction: --clusters
+//     clusters of 5 hosts each are among the agents; for each in turn the bench changes the
+//     cluster's additional NTP source in the inventory (as the gateway would) and times until
+//     each of its hosts' agents receives the ntp-synchronizer step carrying it (the change
+//     travels inventory Watch -> orchestrator refresh -> push);
+//   * reregister_s: kill -9 of the orchestrator, the same one started again on the same port,
+//     until every agent registered anew (they back off 1 s x1.6 with jitter, at most 120 s).
+// The remaining agents sit in unbound infra-envs of --per-infra-env hosts (late binding).
 //
-// A child process (this binary with --serve) runs a minimal AgentService on the callback API
-// that accepts every registration and, on SIGUSR1, pushes one instruction carrying its send
-// time to every stream. The parent starts a Fleet (services/agent/fleet.h) of --agents simulated
-// hosts, each with its own connection, and measures: time until all are registered, the
-// parent's resident memory per agent, and the push latency (server send -> agent receive).
-//
-// Last line: {"bench":"agents","agents":N,"register_s":…,"rss_per_agent_kb":…,
-//             "push_p50_ms":…,"push_p99_ms":…,"push_all_ms":…,"threads":…,"cores":…}
-#include <signal.h>
+//   ./dev bench agents [--agents=1000] [--clusters=40] [--steady=20s]
+// Last line: {"bench":"agents","agents":N,"register_s":…,"orchestrator_rss_mib":…,
+//   "rss_per_agent_kib":…,"steady_cpu_cores":…,"steady_db_commits_per_s":…,"push_p50_ms":…,
+//   "push_p99_ms":…,"push_samples":…,"reregister_s":…,"cores":…}
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <deque>
-#include <fstream>
+#include <atomic>
+#include <filesystem>
 #include <iostream>
-#include <list>
+#include <map>
 #include <thread>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
-#include "assisted/agent/v1/agent_service.grpc.pb.h"
-#include "grpcpp/server.h"
-#include "grpcpp/server_builder.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "bench/download_harness.h"
+#include "bench/service_stack.h"
+#include "grpcpp/client_context.h"
+#include "grpcpp/create_channel.h"
 #include "lib/config/config.h"
 #include "lib/log/log.h"
 #include "services/agent/fleet.h"
+#include "services/agent/simulation/profile_paths.h"
 
 namespace {
 
-namespace v1 = ::assisted::agent::v1;
+namespace inv = ::assisted::inventory::v1;
+namespace types = ::assisted::types::v1;
+using ::assisted::agent::Fleet;
+using ::assisted::agent::FleetEvent;
 
-// One agent stream on the fake server: answers Register, pushes on request, acks results.
-class Stream final : public grpc::ServerBidiReactor<v1::AgentMessage, v1::ServiceMessage> {
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
+constexpr int kClusterHosts = 5;
+
+struct Options {
+  int agents = 1000;
+  int clusters = 40;
+  int per_infra_env = 100;
+  absl::Duration steady = absl::Seconds(20);
+  absl::Duration settle = absl::Seconds(15);
+  absl::Duration timeout = absl::Minutes(20);
+};
+
+// What every agent has seen, filled by the fleets' observers (gRPC threads: short and locked).
+class Observations {
  public:
-  explicit Stream(std::function<void(Stream*)> done) : done_(std::move(done)) { StartRead(&in_); }
+  explicit Observations(int agents) : registered_at_(agents, absl::InfinitePast()) {}
 
-  void Push(const v1::ServiceMessage& message) {
-    {
-      absl::MutexLock lock(&mu_);
-      if (closed_) return;
-      queue_.push_back(message);
-      if (writing_) return;
-      writing_ = true;
-      out_ = queue_.front();
-      queue_.pop_front();
-    }
-    StartWrite(&out_);
-  }
-
-  void OnReadDone(bool ok) override {
-    if (!ok) {
-      bool finish = false;
-      {
-        absl::MutexLock lock(&mu_);
-        closed_ = true;
-        finish = !writing_;
-      }
-      if (finish) Finish(grpc::Status::OK);
+  void OnEvent(int agent, const FleetEvent& event) {
+    absl::MutexLock lock(&mu_);
+    if (event.kind == FleetEvent::Kind::kRegistered) {
+      if (registered_at_[agent] == absl::InfinitePast()) ++ever_registered_;
+      registered_at_[agent] = event.at;
+      if (event.at >= since_) ++registered_since_;
       return;
     }
-    if (in_.has_register_()) {
-      v1::ServiceMessage registered;
-      registered.mutable_registered()->set_accepted(true);
-      registered.mutable_registered()->set_host_id(in_.register_().host_id());
-      Push(registered);
-    } else if (in_.seq() > 0) {
-      v1::ServiceMessage ack;
-      ack.mutable_ack()->set_up_to_seq(in_.seq());
-      Push(ack);
+    if (event.kind != FleetEvent::Kind::kInstruction || marker_.empty()) return;
+    if (event.step.step_type() != types::STEP_TYPE_NTP_SYNCHRONIZER) return;
+    for (const std::string& arg : event.step.args()) {
+      if (absl::StrContains(arg, marker_) && !received_.count(agent)) received_[agent] = event.at;
     }
-    StartRead(&in_);
   }
 
-  void OnWriteDone(bool ok) override {
-    bool next = false;
-    bool finish = false;
-    {
-      absl::MutexLock lock(&mu_);
-      if (ok && !queue_.empty() && !closed_) {
-        out_ = queue_.front();
-        queue_.pop_front();
-        next = true;
-      } else {
-        writing_ = false;
-        finish = closed_ || !ok;
-        if (finish) closed_ = true;
+  int ever_registered() const {
+    absl::MutexLock lock(&mu_);
+    return ever_registered_;
+  }
+  // Counts registrations from `since` on (a new count).
+  void CountFrom(absl::Time since) {
+    absl::MutexLock lock(&mu_);
+    since_ = since;
+    registered_since_ = 0;
+  }
+  bool WaitRegisteredSince(int wanted, absl::Time deadline) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return registered_since_ >= wanted; };
+    return mu_.AwaitWithDeadline(absl::Condition(&enough), deadline);
+  }
+  bool WaitEverRegistered(int wanted, absl::Time deadline) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return ever_registered_ >= wanted; };
+    return mu_.AwaitWithDeadline(absl::Condition(&enough), deadline);
+  }
+  absl::Time LastRegistration() const {
+    absl::MutexLock lock(&mu_);
+    return *std::max_element(registered_at_.begin(), registered_at_.end());
+  }
+
+  // Starts looking for instructions carrying `marker`.
+  void Expect(std::string marker) {
+    absl::MutexLock lock(&mu_);
+    marker_ = std::move(marker);
+    received_.clear();
+  }
+  // Waits until all `agents` received the marked instruction; their receive times.
+  std::map<int, absl::Time> WaitReceived(const std::vector<int>& agents, absl::Time deadline) {
+    absl::MutexLock lock(&mu_);
+    auto all = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (int agent : agents) {
+        if (!received_.count(agent)) return false;
       }
-    }
-    if (next) StartWrite(&out_);
-    if (finish) Finish(grpc::Status::OK);
-  }
-
-  void OnDone() override {
-    done_(this);
-    delete this;
+      return true;
+    };
+    mu_.AwaitWithDeadline(absl::Condition(&all), deadline);
+    return received_;
   }
 
  private:
-  std::function<void(Stream*)> done_;
-  v1::AgentMessage in_;
-  absl::Mutex mu_;
-  std::deque<v1::ServiceMessage> queue_ ABSL_GUARDED_BY(mu_);
-  v1::ServiceMessage out_;
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  mutable absl::Mutex mu_;
+  std::vector<absl::Time> registered_at_ ABSL_GUARDED_BY(mu_);
+  int ever_registered_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  int registered_since_ ABSL_GUARDED_BY(mu_) = 0;
+  std::string marker_ ABSL_GUARDED_BY(mu_);
+  std::map<int, absl::Time> received_ ABSL_GUARDED_BY(mu_);
 };
-
-class FakeAgentService final : public v1::AgentService::CallbackService {
- public:
-  grpc::ServerBidiReactor<v1::AgentMessage, v1::ServiceMessage>* Connect(
-      grpc::CallbackServerContext*) override {
-    auto* stream = new Stream([this](Stream* s) {
-      absl::MutexLock lock(&mu_);
-      streams_.remove(s);
-    });
-    absl::MutexLock lock(&mu_);
-    streams_.push_back(stream);
-    return stream;
-  }
-
-  // Pushes one instruction with the send time (unix µs) in args[0] to every stream.
-  void PushAll() {
-    // Under the lock, so no stream is deleted meanwhile; Push never runs a reaction inline here
-    // (the bench never pushes to a finished stream).
-    absl::MutexLock lock(&mu_);
-    for (Stream* stream : streams_) {
-      v1::ServiceMessage message;
-      auto& step = *message.mutable_instruction()->mutable_step();
-      step.set_step_id("dhcp-lease-allocate-00000001");
-      step.set_step_type(assisted::types::v1::STEP_TYPE_DHCP_LEASE_ALLOCATE);
-      step.add_args(absl::StrCat(absl::ToUnixMicros(absl::Now())));
-      stream->Push(message);
-    }
-  }
-
- private:
-  absl::Mutex mu_;
-  std::list<Stream*> streams_ ABSL_GUARDED_BY(mu_);
-};
-
-void RaiseFileLimit() {
-  rlimit limit{};
-  if (getrlimit(RLIMIT_NOFILE, &limit) == 0) {
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &limit);
-  }
-}
-
-// The child: serve until killed; SIGUSR1 pushes.
-int Serve(const std::string& port_file) {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGUSR1);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  FakeAgentService service;
-  grpc::ServerBuilder builder;
-  int port = 0;
-  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 5000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  builder.RegisterService(&service);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr) return 1;
-  std::ofstream(port_file + ".tmp") << port << "\n";
-  std::rename((port_file + ".tmp").c_str(), port_file.c_str());
-  for (;;) {
-    int signal = 0;
-    sigwait(&set, &signal);
-    service.PushAll();
-  }
-}
-
-// A number field of /proc/self/status ("VmRSS" in KB, "Threads").
-int64_t StatusField(absl::string_view name) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    absl::string_view text = line;
-    if (!absl::ConsumePrefix(&text, name) || !absl::ConsumePrefix(&text, ":")) continue;
-    absl::ConsumeSuffix(&text, "kB");
-    int64_t value = 0;
-    if (absl::SimpleAtoi(absl::StripAsciiWhitespace(text), &value)) return value;
-  }
-  return 0;
-}
 
 double Percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
@@ -201,21 +141,44 @@ double Percentile(std::vector<double> values, double p) {
   return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
 }
 
+// A cluster of kClusterHosts on 10.100.0.0/16 (the fleet profile's network).
+types::Cluster ClusterSpec(int index) {
+  types::Cluster spec;
+  spec.set_name(absl::StrCat("bench-", index));
+  spec.set_openshift_version("4.16");
+  spec.set_base_dns_domain("example.com");
+  spec.set_control_plane_count(3);
+  spec.add_machine_networks()->set_cidr("10.100.0.0/16");
+  spec.add_api_vips()->set_ip("10.100.255.5");
+  spec.add_ingress_vips()->set_ip("10.100.255.6");
+  return spec;
+}
+
+int Fail(const std::string& what) {
+  std::cerr << "agents: " << what << "\n";
+  return 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int agents = 1000;
-  std::string profile = "tests/fixtures/profiles/fleet.json";
-  std::string serve;
-  absl::Duration timeout = absl::Minutes(5);
-  assisted::config::Parser parser("agents",
-                                  "Simulated agents in one process: memory, registration, push.");
-  parser.Int("agents", &agents, "simulated agents, one connection each").Range(1, 60000);
-  parser.String("profile", &profile, "simulation profile (a /16 subnet for large fleets)");
-  parser.String("serve", &serve, "internal: run the fake server, write its port to this file");
-  parser.Duration("timeout", &timeout, "give up waiting after this long");
-  absl::StatusOr<assisted::config::Action> action =
-      parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
+  Options options;
+  assisted::config::Parser parser(
+      "agents",
+      "N simulated agents against one real orchestrator: memory, push latency, steady "
+      "state, recovery after kill -9.");
+  parser.Int("agents", &options.agents, "simulated agents, one connection each").Range(10, 60000);
+  parser.Int("clusters", &options.clusters, "5-host clusters among them (push latency samples)")
+      .Range(1, 2000);
+  parser.Int("per-infra-env", &options.per_infra_env, "unbound hosts per infra-env")
+      .Range(1, 10000);
+  parser.Duration("steady", &options.steady, "how long steady state is measured")
+      .Range(absl::Seconds(1), absl::Minutes(30));
+  parser.Duration("settle", &options.settle, "pause after registration before steady state")
+      .Range(absl::ZeroDuration(), absl::Minutes(30));
+  parser.Duration("timeout", &options.timeout, "give up on any phase after this long")
+      .Range(absl::Seconds(10), absl::Hours(4));
+  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
   if (!action.ok()) {
     std::cerr << "agents: " << action.status().message() << "\n";
     return 2;
@@ -224,105 +187,169 @@ int main(int argc, char** argv) {
     std::cout << parser.Usage();
     return 0;
   }
-  RaiseFileLimit();
-  if (!serve.empty()) return Serve(serve);
+  if (options.clusters * kClusterHosts > options.agents) {
+    return Fail("--clusters x 5 must not exceed --agents");
+  }
+  // Every agent holds a connection: two ends on this machine, inherited by the children.
+  rlimit files{200000, 200000};
+  if (setrlimit(RLIMIT_NOFILE, &files) != 0) {
+    getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+  const std::string dir = "/tmp/assisted-agents-bench";
+  std::filesystem::remove_all(dir);
 
-  // The server runs in a child so the parent's memory is the agents' alone.
-  const std::string port_file = absl::StrCat("/tmp/bench-agents-", getpid(), ".port");
-  const pid_t child = fork();
-  if (child == 0) {
-    execl("/proc/self/exe", argv[0], ("--serve=" + port_file).c_str(), nullptr);
-    _exit(127);
-  }
-  int port = 0;
-  for (const absl::Time give_up = absl::Now() + absl::Seconds(20); absl::Now() < give_up;) {
-    std::ifstream in(port_file);
-    if (in >> port && port > 0) break;
-    absl::SleepFor(absl::Milliseconds(20));  // waiting for a child process's file, not a test
-  }
-  std::remove(port_file.c_str());
-  if (port <= 0) {
-    std::cerr << "agents: the fake server did not start\n";
-    kill(child, SIGKILL);
-    return 1;
-  }
+  std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
+  auto stack = assisted::bench::ServiceStack::Start(
+      {.orchestrator_args = {absl::StrCat("--max-agent-streams=", options.agents + 1000),
+                             "--max-agent-streams-per-peer=0"}});
+  if (!stack.ok()) return Fail(std::string(stack.status().message()));
+  auto stub = inv::InventoryService::NewStub(
+      grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));
+  const double rss_before = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
 
-  absl::Mutex mu;
-  int registered = 0;
-  int pushed = 0;
-  std::vector<double> push_ms;
-  absl::Time last_push = absl::InfinitePast();
-  auto observe = [&](const assisted::agent::FleetEvent& e) {
-    absl::MutexLock lock(&mu);
-    if (e.kind == assisted::agent::FleetEvent::Kind::kRegistered) ++registered;
-    if (e.kind == assisted::agent::FleetEvent::Kind::kInstruction && e.step.args_size() == 1) {
-      int64_t sent_us = 0;
-      if (absl::SimpleAtoi(e.step.args(0), &sent_us)) {
-        push_ms.push_back(absl::ToDoubleMilliseconds(e.at - absl::FromUnixMicros(sent_us)));
-        last_push = std::max(last_push, e.at);
-      }
-      ++pushed;
-    }
+  // Infra-envs: one per cluster, then unbound ones for the rest.
+  struct Group {
+    std::string infra_env_id;
+    std::string cluster_id;  // empty: unbound
+    int first = 0;           // first agent (and host index) of the group
+    int count = 0;
   };
+  std::vector<Group> groups;
+  int next = 0;
+  for (int c = 0; c < options.clusters; ++c) {
+    inv::CreateClusterRequest create;
+    *create.mutable_cluster() = ClusterSpec(c);
+    create.set_pull_secret(kPullSecret);
+    types::Cluster cluster;
+    grpc::ClientContext context;
+    const grpc::Status created = stub->CreateCluster(&context, create, &cluster);
+    if (!created.ok()) return Fail("cannot register a cluster: " + created.error_message());
+    groups.push_back({"", cluster.id(), next, kClusterHosts});
+    next += kClusterHosts;
+  }
+  while (next < options.agents) {
+    const int count = std::min(options.per_infra_env, options.agents - next);
+    groups.push_back({"", "", next, count});
+    next += count;
+  }
+  for (size_t g = 0; g < groups.size(); ++g) {
+    inv::CreateInfraEnvRequest create;
+    create.mutable_infra_env()->set_name(absl::StrCat("bench-", g));
+    create.mutable_infra_env()->set_cluster_id(groups[g].cluster_id);
+    create.mutable_infra_env()->set_openshift_version("4.16");
+    create.set_pull_secret(kPullSecret);
+    types::InfraEnv infra_env;
+    grpc::ClientContext context;
+    const grpc::Status created = stub->CreateInfraEnv(&context, create, &infra_env);
+    if (!created.ok()) return Fail("cannot register an infra-env: " + created.error_message());
+    groups[g].infra_env_id = infra_env.id();
+  }
 
-  const int64_t rss_before = StatusField("VmRSS");
-  assisted::agent::Fleet::Options options;
-  options.profile = profile;
-  options.count = agents;
-  options.orchestrator_address = absl::StrCat("127.0.0.1:", port);
-  options.infra_env_id = "0a1b2c3d-4e5f-4789-8bcd-ef0123456789";
-  options.state_dir = absl::StrCat("/tmp/bench-agents-", getpid());
-  options.seed = "bench";
-  const absl::Time start = absl::Now();
-  auto fleet = assisted::agent::Fleet::Start(options, observe, assisted::log::Logger::Discard());
-  if (!fleet.ok()) {
-    std::cerr << "agents: " << fleet.status() << "\n";
-    kill(child, SIGKILL);
-    return 1;
+  // The fleets: one per infra-env, every agent its own connection.
+  Observations seen(options.agents);
+  std::vector<std::unique_ptr<Fleet>> fleets;
+  const absl::Time register_start = absl::Now();
+  for (const Group& group : groups) {
+    Fleet::Options fleet;
+    fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
+    fleet.count = group.count;
+    fleet.first_index = group.first;
+    fleet.seed = "agents-bench";
+    fleet.orchestrator_address = (*stack)->orchestrator().grpc_target();
+    fleet.infra_env_id = group.infra_env_id;
+    fleet.state_dir = absl::StrCat(dir, "/g", group.first);
+    fleet.step_threads = 1;
+    const int first = group.first;
+    auto started = Fleet::Start(
+        fleet,
+        [&seen, first](const FleetEvent& event) { seen.OnEvent(first + event.agent, event); },
+        assisted::log::Logger::Discard());
+    if (!started.ok()) return Fail(std::string(started.status().message()));
+    fleets.push_back(*std::move(started));
   }
-  double register_s = 0;
-  {
-    absl::MutexLock lock(&mu);
-    auto all = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return registered >= agents; };
-    mu.AwaitWithTimeout(absl::Condition(&all), timeout);
-    register_s = absl::ToDoubleSeconds(absl::Now() - start);
+  std::cout << options.agents << " agents started in " << fleets.size() << " fleets\n"
+            << std::flush;
+  if (!seen.WaitEverRegistered(options.agents, absl::Now() + options.timeout)) {
+    return Fail(absl::StrCat("only ", seen.ever_registered(), " of ", options.agents,
+                             " agents registered"));
   }
-  const int64_t rss_registered = StatusField("VmRSS");
-  const absl::Time push_start = absl::Now();
-  kill(child, SIGUSR1);
-  {
-    absl::MutexLock lock(&mu);
-    auto all = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) { return pushed >= agents; };
-    mu.AwaitWithTimeout(absl::Condition(&all), timeout);
-  }
-  const int threads = static_cast<int>(StatusField("Threads"));
-  double p50 = 0;
-  double p99 = 0;
-  double all_ms = 0;
-  int got = 0;
-  int reg = 0;
-  {
-    absl::MutexLock lock(&mu);
-    p50 = Percentile(push_ms, 0.5);
-    p99 = Percentile(push_ms, 0.99);
-    all_ms = absl::ToDoubleMilliseconds(last_push - push_start);
-    got = pushed;
-    reg = registered;
-  }
-  (*fleet)->Stop();
-  kill(child, SIGKILL);
-  waitpid(child, nullptr, 0);
-  const double per_agent_kb = static_cast<double>(rss_registered - rss_before) / agents;
+  const double register_s = absl::ToDoubleSeconds(seen.LastRegistration() - register_start);
+  std::cout << absl::StrFormat("all %d registered in %.1f s\n", options.agents, register_s)
+            << std::flush;
+
+  // Settle (first inventories, checks, validations), then measure steady state.
+  absl::SleepFor(options.settle);
+  const double rss_mib = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
+  const double cpu_before = (*stack)->ServiceCpuSeconds();
+  const assisted::bench::DbWrites writes_before = (*stack)->DbWritesNow();
+  absl::SleepFor(options.steady);
+  const double steady_cpu =
+      ((*stack)->ServiceCpuSeconds() - cpu_before) / absl::ToDoubleSeconds(options.steady);
+  const assisted::bench::DbWrites writes_after = (*stack)->DbWritesNow();
+  const double commits_per_s =
+      (writes_after.commits - writes_before.commits) / absl::ToDoubleSeconds(options.steady);
   std::cout << absl::StrFormat(
-      "%d agents: %d registered in %.2f s; RSS %d KB -> %d KB (%.1f KB per agent), %d threads; "
-      "push to %d: p50 %.1f ms, p99 %.1f ms, all within %.1f ms\n",
-      agents, reg, register_s, rss_before, rss_registered, per_agent_kb, threads, got, p50, p99,
-      all_ms);
+                   "orchestrator RSS %.1f MiB (%.1f KiB per agent); steady state: %.2f cores, "
+                   "%.1f database commits/s\n",
+                   rss_mib, (rss_mib - rss_before) * 1024 / options.agents, steady_cpu,
+                   commits_per_s)
+            << std::flush;
+
+  // Push latency: one cluster change at a time.
+  std::vector<double> push_ms;
+  for (int c = 0; c < options.clusters; ++c) {
+    const Group& group = groups[c];
+    const std::string marker =
+        absl::StrCat("ntp-", c, "-", absl::ToUnixMicros(absl::Now()), ".example.com");
+    seen.Expect(marker);
+    inv::UpdateClusterRequest update;
+    update.mutable_cluster()->set_id(group.cluster_id);
+    update.mutable_cluster()->set_additional_ntp_source(marker);
+    update.mutable_update_mask()->add_paths("additional_ntp_source");
+    types::Cluster updated;
+    grpc::ClientContext context;
+    const absl::Time changed = absl::Now();
+    const grpc::Status status = stub->UpdateCluster(&context, update, &updated);
+    if (!status.ok()) return Fail("cannot update a cluster: " + status.error_message());
+    std::vector<int> agents;
+    for (int i = 0; i < group.count; ++i) agents.push_back(group.first + i);
+    const std::map<int, absl::Time> received =
+        seen.WaitReceived(agents, absl::Now() + absl::Seconds(30));
+    for (int agent : agents) {
+      auto it = received.find(agent);
+      if (it != received.end()) push_ms.push_back(absl::ToDoubleMilliseconds(it->second - changed));
+    }
+  }
+  const double push_p50 = Percentile(push_ms, 0.5);
+  const double push_p99 = Percentile(push_ms, 0.99);
   std::cout << absl::StrFormat(
-      "{\"bench\":\"agents\",\"agents\":%d,\"registered\":%d,\"register_s\":%.2f,"
-      "\"rss_per_agent_kb\":%.1f,\"push_p50_ms\":%.2f,\"push_p99_ms\":%.2f,\"push_all_ms\":%.1f,"
-      "\"threads\":%d,\"cores\":%d}\n",
-      agents, reg, register_s, per_agent_kb, p50, p99, all_ms, threads,
-      std::thread::hardware_concurrency());
-  return reg == agents && got == agents ? 0 : 1;
+                   "push latency over %d agents: p50 %.1f ms, p99 %.1f ms (%d of %d "
+                   "received)\n",
+                   options.clusters * kClusterHosts, push_p50, push_p99, push_ms.size(),
+                   options.clusters * kClusterHosts)
+            << std::flush;
+
+  // kill -9 and restart: how long until every agent is registered again.
+  const absl::Time killed = absl::Now();
+  seen.CountFrom(killed);
+  absl::Status restarted = (*stack)->RestartOrchestratorHard();
+  if (!restarted.ok()) return Fail(std::string(restarted.message()));
+  const bool all_back = seen.WaitRegisteredSince(options.agents, absl::Now() + options.timeout);
+  const double reregister_s = absl::ToDoubleSeconds(seen.LastRegistration() - killed);
+  std::cout << absl::StrFormat("after kill -9: %s re-registered in %.1f s\n",
+                               all_back ? "all" : "NOT all", reregister_s)
+            << std::flush;
+
+  for (auto& fleet : fleets) fleet->Stop();
+  std::cout << absl::StrFormat(
+      "{\"bench\":\"agents\",\"agents\":%d,\"register_s\":%.1f,\"orchestrator_rss_mib\":%.1f,"
+      "\"rss_per_agent_kib\":%.1f,\"steady_cpu_cores\":%.3f,\"steady_db_commits_per_s\":%.1f,"
+      "\"push_p50_ms\":%.1f,\"push_p99_ms\":%.1f,\"push_samples\":%d,\"reregister_s\":%.1f,"
+      "\"all_reregistered\":%s,\"cores\":%d}\n",
+      options.agents, register_s, rss_mib, (rss_mib - rss_before) * 1024 / options.agents,
+      steady_cpu, commits_per_s, push_p50, push_p99, push_ms.size(), reregister_s,
+      all_back ? "true" : "false", std::thread::hardware_concurrency());
+  return all_back && !push_ms.empty() ? 0 : 1;
 }

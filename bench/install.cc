@@ -24,16 +24,14 @@
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
-#include "bench/download_harness.h"
+#include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "lib/config/config.h"
 #include "lib/log/log.h"
-#include "lib/pg/connection.h"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
 #include "services/agent/steps/install.h"
-#include "tests/harness/postgres_server.h"
 #include "tests/harness/service_launcher.h"
 
 namespace {
@@ -53,24 +51,6 @@ struct Options {
   absl::Duration stage_delay = absl::ZeroDuration();
   absl::Duration timeout = absl::Minutes(30);
 };
-
-// Database activity so far: committed transactions and rows written.
-struct DbWrites {
-  int64_t commits = 0;
-  int64_t rows = 0;
-};
-
-DbWrites ReadDbWrites(assisted::pg::Connection& db) {
-  DbWrites writes;
-  auto result = db.Exec(
-      "SELECT xact_commit, tup_inserted + tup_updated + tup_deleted FROM pg_stat_database "
-      "WHERE datname = current_database()");
-  if (result.ok() && result->rows() == 1) {
-    writes.commits = std::stoll(std::string(result->Get(0, 0)));
-    writes.rows = std::stoll(std::string(result->Get(0, 1)));
-  }
-  return writes;
-}
 
 // The cluster spec the simulation profiles answer for ("demo" on 192.168.122.0/24).
 types::Cluster ClusterSpec() {
@@ -112,13 +92,6 @@ bool WatchClusters(inv::InventoryService::Stub& stub,
   return done();
 }
 
-double ServiceCpu(const std::vector<const LaunchedService*>& services) {
-  double total = 0;
-  for (const LaunchedService* service : services)
-    total += assisted::bench::CpuSeconds(service->pid());
-  return total;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,43 +125,19 @@ int main(int argc, char** argv) {
   std::ofstream(dir + "/os-image.raw", std::ios::binary) << os_image;
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
-  auto postgres = assisted::testing::PostgresServer::Start();
-  if (!postgres.ok()) {
-    std::cerr << "install: " << postgres.status() << "\n";
+  auto stack = assisted::bench::ServiceStack::Start(
+      {.orchestrator_args = {"--os-image-url=file://" + dir + "/os-image.raw",
+                             "--os-image-sha256=" + assisted::agent::steps::Sha256Hex(os_image),
+                             "--monitor-interval=1s"}});
+  if (!stack.ok()) {
+    std::cerr << "install: " << stack.status() << "\n";
     return 1;
   }
-  auto dsn = (*postgres)->CreateDatabase();
-  if (!dsn.ok()) {
-    std::cerr << "install: " << dsn.status() << "\n";
-    return 1;
-  }
-  auto inventory =
-      LaunchedService::Launch({.binary = "services/inventory/assisted-inventory",
-                               .args = {"--postgres-dsn=" + *dsn, "--log-level=warning"}});
-  if (!inventory.ok()) {
-    std::cerr << "install: " << inventory.status() << "\n";
-    return 1;
-  }
-  auto orchestrator = LaunchedService::Launch(
-      {.binary = "services/orchestrator/assisted-orchestrator",
-       .args = {"--inventory-address=" + (*inventory)->grpc_target(),
-                "--os-image-url=file://" + dir + "/os-image.raw",
-                "--os-image-sha256=" + assisted::agent::steps::Sha256Hex(os_image),
-                "--monitor-interval=1s", "--log-level=warning"}});
-  if (!orchestrator.ok()) {
-    std::cerr << "install: " << orchestrator.status() << "\n";
-    return 1;
-  }
-  auto db = assisted::pg::Connection::Open(*dsn);
-  if (!db.ok()) {
-    std::cerr << "install: " << db.status() << "\n";
-    return 1;
-  }
+  LaunchedService& orchestrator = (*stack)->orchestrator();
   auto stub = inv::InventoryService::NewStub(
-      grpc::CreateChannel((*inventory)->grpc_target(), grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));
   auto orchestrator_stub = orch::OrchestratorService::NewStub(
-      grpc::CreateChannel((*orchestrator)->grpc_target(), grpc::InsecureChannelCredentials()));
-  const std::vector<const LaunchedService*> services = {inventory->get(), orchestrator->get()};
+      grpc::CreateChannel(orchestrator.grpc_target(), grpc::InsecureChannelCredentials()));
 
   // Clusters, infra-envs and their simulated hosts.
   const absl::Time discovery_start = absl::Now();
@@ -222,7 +171,7 @@ int main(int argc, char** argv) {
       fleet.profile = assisted::agent::simulation::testing::ProfilePath(profile);
       fleet.count = count;
       fleet.seed = absl::StrCat("bench-", c);
-      fleet.orchestrator_address = (*orchestrator)->grpc_target();
+      fleet.orchestrator_address = orchestrator.grpc_target();
       fleet.infra_env_id = infra_env.id();
       fleet.agent_token = "bench-token";
       fleet.state_dir = absl::StrCat(dir, "/c", c);
@@ -263,8 +212,8 @@ int main(int argc, char** argv) {
   }
 
   // All install at once.
-  const double cpu_before = ServiceCpu(services);
-  const DbWrites writes_before = ReadDbWrites(**db);
+  const double cpu_before = (*stack)->ServiceCpuSeconds();
+  const assisted::bench::DbWrites writes_before = (*stack)->DbWritesNow();
   const absl::Time install_start = absl::Now();
   std::vector<std::thread> callers;
   std::atomic<int> refused{0};
@@ -295,8 +244,8 @@ int main(int argc, char** argv) {
       },
       deadline, &seq);
   const double install_wall = absl::ToDoubleSeconds(absl::Now() - install_start);
-  const double service_cpu = ServiceCpu(services) - cpu_before;
-  const DbWrites writes_after = ReadDbWrites(**db);
+  const double service_cpu = (*stack)->ServiceCpuSeconds() - cpu_before;
+  const assisted::bench::DbWrites writes_after = (*stack)->DbWritesNow();
   const int installed = count({types::CLUSTER_STATUS_INSTALLED});
   const int failures = options.clusters - installed;
   std::cout << absl::StrFormat(

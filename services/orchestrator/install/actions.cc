@@ -616,6 +616,17 @@ absl::StatusOr<v1::GetClusterValidationsResponse> InstallActions::GetClusterVali
 
 absl::StatusOr<Host> InstallActions::InstallHost(const std::string& infra_env_id,
                                                  const std::string& host_id) {
+  // The host's agent keeps writing it (step results): a write that lost that race (ABORTED)
+  // re-reads and tries again.
+  absl::StatusOr<Host> installed = absl::AbortedError("not tried");
+  for (int attempt = 0; attempt < kAttempts && absl::IsAborted(installed.status()); ++attempt) {
+    installed = InstallHostOnce(infra_env_id, host_id);
+  }
+  return installed;
+}
+
+absl::StatusOr<Host> InstallActions::InstallHostOnce(const std::string& infra_env_id,
+                                                     const std::string& host_id) {
   ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
   if (host.cluster_id().empty()) {
     return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is not in a cluster"));

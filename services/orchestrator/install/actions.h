@@ -111,6 +111,8 @@ class InstallActions {
       const types::v1::Host& host, const types::v1::Cluster& cluster);
 
  private:
+  absl::StatusOr<types::v1::Host> InstallHostOnce(const std::string& infra_env_id,
+                                                  const std::string& host_id);
   struct Loaded;
 
   absl::StatusOr<std::unique_ptr<Loaded>> Load(const std::string& cluster_id) const;

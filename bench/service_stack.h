@@ -1,0 +1,64 @@
+// File: bench/service_stack.h
+//
+// The real back end the fleet benches drive: a throwaway PostgreSQL, assisted-inventory and
+// assisted-orchestrator as child processes (tests/harness launchers), plus the figures those
+// benches report about them: CPU seconds and memory of the services, and the database's
+// committed transactions and row writes (pg_stat_database).
+//
+//   ASSIGN_OR_RETURN(auto stack, ServiceStack::Start({.orchestrator_args = {...}}));
+//   DbWrites before = stack->DbWritesNow();  ... work ...  DbWrites after = stack->DbWritesNow();
+
+#ifndef ASSISTED_BENCH_SERVICE_STACK_H_
+#define ASSISTED_BENCH_SERVICE_STACK_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/pg/connection.h"
+#include "tests/harness/postgres_server.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::bench {
+
+// Database activity so far.
+struct DbWrites {
+  int64_t commits = 0;  // committed transactions
+  int64_t rows = 0;     // rows inserted, updated or deleted
+};
+
+class ServiceStack {
+ public:
+  struct Options {
+    std::vector<std::string> orchestrator_args;  // beyond --inventory-address
+  };
+
+  // Starts PostgreSQL, the inventory and the orchestrator (both at --log-level=warning).
+  static absl::StatusOr<std::unique_ptr<ServiceStack>> Start(Options options);
+
+  testing::LaunchedService& inventory() { return *inventory_; }
+  testing::LaunchedService& orchestrator() { return *orchestrator_; }
+
+  // kill -9 of the orchestrator, then the same binary and arguments again on the same port.
+  absl::Status RestartOrchestratorHard();
+
+  DbWrites DbWritesNow();
+  // utime + stime of the inventory and the orchestrator together.
+  double ServiceCpuSeconds() const;
+
+ private:
+  ServiceStack() = default;
+  absl::Status LaunchOrchestrator(int port);
+
+  Options options_;
+  std::unique_ptr<testing::PostgresServer> postgres_;
+  std::unique_ptr<pg::Connection> db_;
+  std::unique_ptr<testing::LaunchedService> inventory_;
+  std::unique_ptr<testing::LaunchedService> orchestrator_;
+};
+
+}  // namespace assisted::bench
+
+#endif  // ASSISTED_BENCH_SERVICE_STACK_H_
