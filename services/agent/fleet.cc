@@ -209,8 +209,8 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       : shared_(shared),
         index_(index),
         host_(std::move(host)),
-        backoff_(shared.options.backoff, shared.random),
-        log_(shared.log.With("host_id", host_.host_id())) {
+        log_(shared.log.With("host_id", host_.host_id())),
+        backoff_(shared.options.backoff, shared.random) {
     identity_.host_id = host_.host_id();
     identity_.infra_env_id = shared.options.infra_env_id;
     identity_.agent_version = shared.agent_version;
