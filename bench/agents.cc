@@ -315,15 +315,28 @@ int main(int argc, char** argv) {
     const absl::Time changed = absl::Now();
     const grpc::Status status = stub->UpdateCluster(&context, update, &updated);
     if (!status.ok()) return Fail("cannot update a cluster: " + status.error_message());
+    const double commit_ms = absl::ToDoubleMilliseconds(absl::Now() - changed);
     std::vector<int> agents;
     for (int i = 0; i < group.count; ++i) agents.push_back(group.first + i);
     const std::map<int, absl::Time> received =
         seen.WaitReceived(agents, absl::Now() + absl::Seconds(30));
     for (int agent : agents) {
       auto it = received.find(agent);
-      if (it != received.end()) push_ms.push_back(absl::ToDoubleMilliseconds(it->second - changed));
+      if (it == received.end()) continue;
+      push_ms.push_back(absl::ToDoubleMilliseconds(it->second - changed));
+      if (push_ms.back() > 500) {
+        std::cout << absl::StrFormat(
+            "slow push: cluster #%d, agent %d: %.0f ms (the update took %.0f ms)\n", c, agent,
+            push_ms.back(), commit_ms);
+      }
     }
   }
+  std::vector<double> slowest = push_ms;
+  std::sort(slowest.rbegin(), slowest.rend());
+  slowest.resize(std::min<size_t>(slowest.size(), 5));
+  std::cout << "slowest pushes (ms):";
+  for (double ms : slowest) std::cout << absl::StrFormat(" %.0f", ms);
+  std::cout << "\n";
   const double push_p50 = Percentile(push_ms, 0.5);
   const double push_p99 = Percentile(push_ms, 0.99);
   std::cout << absl::StrFormat(

@@ -243,6 +243,7 @@ void ChangeFeed::SequenceAndPublish() {
 void ChangeFeed::MaintainIfDue() {
   if (absl::Now() - last_trim_ < options_.trim_interval) return;
   last_trim_ = absl::Now();
+  const absl::Time started = absl::Now();
   if (absl::Status trimmed = TrimChangeLog(pool_, options_.keep_changes); !trimmed.ok()) {
     log_.Warning("cannot trim the change log", {{"error", trimmed.message()}});
   }
@@ -251,6 +252,11 @@ void ChangeFeed::MaintainIfDue() {
     log_.Warning("cannot purge deleted resources", {{"error", purged.status().message()}});
   } else if (*purged > 0) {
     log_.Info("purged deleted resources", {{"rows", *purged}});
+  }
+  // Numbering waits while this runs: a slow pass delays every watcher.
+  const absl::Duration took = absl::Now() - started;
+  if (took > absl::Milliseconds(200)) {
+    log_.Warning("change log maintenance was slow", {{"took", absl::FormatDuration(took)}});
   }
 }
 

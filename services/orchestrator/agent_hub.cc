@@ -462,10 +462,60 @@ void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t s
   Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()});
 }
 
-void AgentHub::RefreshLater(const Target& target) {
-  if (!queue_.Submit([this, target] { Refresh(target); })) {
+void AgentHub::RefreshLater(const Target& target, std::optional<inv::WatchEvent> cause) {
+  const absl::Time queued = absl::Now();
+  if (!queue_.Submit([this, target, cause = std::move(cause), queued] {
+        if (cause.has_value()) {
+          absl::MutexLock lock(&mu_);
+          if (AlreadyJudged(*cause)) return;
+        }
+        const absl::Duration waited = absl::Now() - queued;
+        const absl::Time started = absl::Now();
+        Refresh(target);
+        const absl::Duration took = absl::Now() - started;
+        if (waited + took > absl::Milliseconds(500)) {
+          // The work queue is saturated (queued) or the inventory is slow (took).
+          log_.Warning("slow refresh", {{"target", target.Key()},
+                                        {"queued", absl::FormatDuration(waited)},
+                                        {"took", absl::FormatDuration(took)},
+                                        {"backlog", queue_.backlog()}});
+        }
+      })) {
     log_.Warning("refresh dropped: the work queue is full", {{"target", target.Key()}});
   }
+}
+
+namespace {
+
+std::string JudgedKey(inv::ResourceKind kind, const std::string& id) {
+  return absl::StrCat(kind == inv::RESOURCE_KIND_CLUSTER ? "c/" : "h/", id);
+}
+
+}  // namespace
+
+void AgentHub::RememberJudged(const RefreshOutcome& outcome) {
+  absl::MutexLock lock(&mu_);
+  // The version just read, even if lower than one remembered before (a resource deleted and
+  // created again starts over): at worst a later event causes one refresh too many.
+  auto remember = [&](inv::ResourceKind kind, const std::string& id, int64_t version) {
+    judged_versions_[JudgedKey(kind, id)] = version;
+  };
+  if (outcome.cluster.has_value()) {
+    remember(inv::RESOURCE_KIND_CLUSTER, outcome.cluster->id(),
+             outcome.cluster->resource_version());
+  }
+  for (const types::v1::Host& host : outcome.hosts) {
+    remember(inv::RESOURCE_KIND_HOST, host.id(), host.resource_version());
+  }
+}
+
+bool AgentHub::AlreadyJudged(const inv::WatchEvent& event) const {
+  if (event.resource_version() <= 0) return false;
+  if (event.kind() != inv::RESOURCE_KIND_CLUSTER && event.kind() != inv::RESOURCE_KIND_HOST) {
+    return false;
+  }
+  auto it = judged_versions_.find(JudgedKey(event.kind(), event.id()));
+  return it != judged_versions_.end() && it->second >= event.resource_version();
 }
 
 void AgentHub::Refresh(const Target& target) {
@@ -482,6 +532,7 @@ void AgentHub::Refresh(const Target& target) {
         target.cluster_id.empty() ? refresher_.RefreshHost(target.infra_env_id, target.host_id)
                                   : refresher_.RefreshCluster(target.cluster_id);
     if (outcome.ok()) {
+      RememberJudged(*outcome);
       PushChanged(*outcome);
     } else {
       log_.Warning("refresh failed", {{"target", key}, {"error", outcome.status().message()}});
@@ -526,9 +577,11 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
         ++per_cluster_[agent.cluster_id];
       }
       agent.status = host.status();
-      if (agent.pushed && SameWork(agent.last_pushed, *steps)) continue;
-      agent.last_pushed = *steps;
+      std::vector<types::v1::Step> fresh =
+          agent.pushed ? NewWork(agent.last_pushed, *steps) : *steps;
+      agent.last_pushed = *std::move(steps);
       agent.pushed = true;
+      steps = std::move(fresh);
     }
     for (types::v1::Step& step : *steps) {
       ServiceMessage message;
@@ -541,9 +594,10 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
 void AgentHub::OnWatchEvent(const inv::WatchEvent& event) {
   Target target{event.infra_env_id(), event.id(), event.cluster_id()};
   if (event.kind() == inv::RESOURCE_KIND_CLUSTER) target = Target{"", "", event.id()};
-  if (event.change_type() == inv::CHANGE_TYPE_DELETED &&
-      event.kind() == inv::RESOURCE_KIND_CLUSTER) {
-    return;
+  if (event.change_type() == inv::CHANGE_TYPE_DELETED) {
+    absl::MutexLock lock(&mu_);
+    judged_versions_.erase(JudgedKey(event.kind(), event.id()));
+    if (event.kind() == inv::RESOURCE_KIND_CLUSTER) return;
   }
   {
     absl::MutexLock lock(&mu_);
@@ -553,9 +607,9 @@ void AgentHub::OnWatchEvent(const inv::WatchEvent& event) {
             : per_cluster_.contains(target.cluster_id) ||
                   (event.kind() == inv::RESOURCE_KIND_HOST &&
                    by_host_.contains(HostKey(target.infra_env_id, target.host_id)));
-    if (!concerns_us) return;
+    if (!concerns_us || AlreadyJudged(event)) return;
   }
-  RefreshLater(target);
+  RefreshLater(target, event);
 }
 
 void AgentHub::OnWatchResync() {

@@ -12,8 +12,9 @@
 //     host/cluster change the inventory's Watch reports for a cluster this replica has streams
 //     in, the hub refreshes that cluster (refresher.h: every host's validations and transition,
 //     then the cluster's) and recomputes the instructions of each host it holds a stream for
-//     (InstructionSource, instructions.h). Instructions are pushed only when they differ from
-//     what that stream was last sent, so a refresh that changes nothing sends nothing.
+//     (InstructionSource, instructions.h). Only steps that stream was not already sent (same
+//     type and arguments) are pushed, so a refresh that changes nothing sends nothing and a
+//     change to one step's arguments re-runs that step alone.
 //     Refreshes of one cluster never run twice at once on a replica: a request that arrives
 //     while one runs makes it run once more afterwards (bursts coalesce).
 //   * Liveness lives in memory (liveness.h): an open stream is a live agent (keepalive breaks
@@ -35,6 +36,7 @@
 #define ASSISTED_SERVICES_ORCHESTRATOR_AGENT_HUB_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -142,8 +144,16 @@ class AgentHub final : public SessionHandler {
   // Refreshes `target` (coalesced per cluster) and pushes changed instructions to the streams
   // this replica holds in it.
   void Refresh(const Target& target);
-  // Queues Refresh on a worker.
-  void RefreshLater(const Target& target);
+  // Queues Refresh on a worker. With `cause` (a Watch event), the refresh is skipped when, by
+  // the time a worker takes it, a refresh here has already judged that version or a later one.
+  void RefreshLater(const Target& target,
+                    std::optional<inventory::v1::WatchEvent> cause = std::nullopt);
+  // Records the resource versions a refresh read or wrote.
+  void RememberJudged(const RefreshOutcome& outcome);
+  // Whether a refresh here already judged `event`'s version of its resource (its own write,
+  // echoed by the Watch, or a change it read before the event arrived).
+  bool AlreadyJudged(const inventory::v1::WatchEvent& event) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PushChanged(const RefreshOutcome& outcome);
   // Records that the stream for `host` closed: holder cleared, checked_in_at = last heard.
   void RecordDisconnect(const Agent& agent, absl::Time last_heard);
@@ -179,6 +189,10 @@ class AgentHub final : public SessionHandler {
   // Refreshes running, and those asked for again while running.
   absl::flat_hash_set<std::string> refreshing_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> refresh_again_ ABSL_GUARDED_BY(mu_);
+  // "c/<cluster id>" or "h/<host id>" -> the newest resource_version a refresh here judged. A
+  // refresh writes its hosts and cluster, and the Watch brings every write back: without this,
+  // each refresh caused one more per host it wrote (a storm while a fleet discovers).
+  absl::flat_hash_map<std::string, int64_t> judged_versions_ ABSL_GUARDED_BY(mu_);
   // Hosts whose stream closed here: refresh them once their disconnection timeout passed.
   absl::flat_hash_map<std::string, std::pair<Target, absl::Time>> closed_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -208,6 +208,20 @@ bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1
   return true;
 }
 
+std::vector<types::v1::Step> NewWork(const std::vector<types::v1::Step>& before,
+                                     const std::vector<types::v1::Step>& now) {
+  std::vector<types::v1::Step> fresh;
+  for (const types::v1::Step& step : now) {
+    const bool asked = std::any_of(before.begin(), before.end(), [&](const types::v1::Step& old) {
+      return old.step_type() == step.step_type() &&
+             std::equal(old.args().begin(), old.args().end(), step.args().begin(),
+                        step.args().end());
+    });
+    if (!asked) fresh.push_back(step);
+  }
+  return fresh;
+}
+
 absl::Status LoggingProgressSink::OnProgress(const types::v1::Host& host,
                                              const agent::v1::Progress& progress) {
   log_.Info("install progress", {{"host_id", host.id()},

@@ -75,6 +75,12 @@ absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
 // Whether two step lists ask for the same work (types and arguments; ids are ignored).
 bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1::Step>& b);
 
+// The steps of `now` that `before` did not already ask for (no step of the same type with the
+// same arguments), in order. An agent keeps the results of work it did, so only these need
+// running: a cluster change that alters one step's arguments re-runs that step, not all.
+std::vector<types::v1::Step> NewWork(const std::vector<types::v1::Step>& before,
+                                     const std::vector<types::v1::Step>& now);
+
 // What a new agent process on a known host means for the host's state: the machine booted the
 // discovery image again, so the state machine's register event fires (resetting-pending-user-
 // action -> discovering, Rebooting -> installing-pending-user-action, installing -> error, ...).

@@ -1,0 +1,70 @@
+#include "services/orchestrator/instructions.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+#include "nlohmann/json.hpp"
+
+namespace assisted::orchestrator {
+namespace {
+
+using ::assisted::testing::IsOk;
+using types::v1::Step;
+
+Step MakeStep(types::v1::StepType type, std::vector<std::string> args, std::string id = "x") {
+  Step step;
+  step.set_step_type(type);
+  step.set_step_id(std::move(id));
+  for (std::string& arg : args) step.add_args(std::move(arg));
+  return step;
+}
+
+TEST(NewWork, OnlyStepsWithNewTypesOrArgumentsAreNew) {
+  const std::vector<Step> before = {
+      MakeStep(types::v1::STEP_TYPE_INVENTORY, {"h"}),
+      MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {R"({"ntp_source":"a"})"})};
+  // The same work under new ids: nothing new.
+  EXPECT_TRUE(NewWork(before, {MakeStep(types::v1::STEP_TYPE_INVENTORY, {"h"}, "y"),
+                               MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER,
+                                        {R"({"ntp_source":"a"})"}, "z")})
+                  .empty());
+  // One argument changed and one type added: just those two, in order.
+  const std::vector<Step> fresh =
+      NewWork(before, {MakeStep(types::v1::STEP_TYPE_INVENTORY, {"h"}),
+                       MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {R"({"ntp_source":"b"})"}),
+                       MakeStep(types::v1::STEP_TYPE_DOMAIN_RESOLUTION, {"{}"})});
+  ASSERT_EQ(fresh.size(), 2u);
+  EXPECT_EQ(fresh[0].step_type(), types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
+  EXPECT_EQ(fresh[1].step_type(), types::v1::STEP_TYPE_DOMAIN_RESOLUTION);
+  // Nothing before (a new stream): everything.
+  EXPECT_EQ(NewWork({}, before).size(), 2u);
+}
+
+TEST(StepArgs, Day2HostsFetchTheirPoolFromTheClustersMachineConfigServer) {
+  types::v1::Cluster cluster;
+  cluster.set_name("demo");
+  cluster.set_base_dns_domain("example.com");
+  types::v1::Host host;
+  host.set_id("h");
+  const std::vector<types::v1::Host> hosts = {host};
+  auto args = StepArgs(types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK, {host, &cluster, hosts});
+  ASSERT_THAT(args, IsOk());
+  ASSERT_EQ(args->size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse((*args)[0])["url"],
+            "http://api.demo.example.com:22623/config/worker");
+
+  cluster.mutable_ignition_endpoint()->set_url("https://mcs.example.com/config/");
+  cluster.mutable_ignition_endpoint()->set_ca_certificate("PEM");
+  host.set_machine_config_pool_name("infra");
+  args = StepArgs(types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK, {host, &cluster, hosts});
+  ASSERT_THAT(args, IsOk());
+  const nlohmann::json parsed = nlohmann::json::parse((*args)[0]);
+  EXPECT_EQ(parsed["url"], "https://mcs.example.com/config/infra");
+  EXPECT_EQ(parsed["ca_certificate"], "UEVN");  // base64 of "PEM"
+
+  EXPECT_FALSE(
+      StepArgs(types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK, {host, nullptr, hosts}).ok());
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator
