@@ -254,13 +254,56 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
       ApplyProgress(session, message.seq(), message.progress());
       return;
     case agent::v1::AgentMessage::kLogChunk:
-      // Log uploads arrive with the install work; acknowledged meanwhile so the agent does not
-      // hold them forever.
-      Acknowledge(session, message.seq());
+      ApplyLogChunk(session, message.seq(), message.log_chunk());
       return;
     default:
       session->Close(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "empty agent message"));
   }
+}
+
+void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
+                             const agent::v1::LogChunk& chunk) {
+  Agent agent;
+  {
+    absl::MutexLock lock(&mu_);
+    agent = agents_[session.get()];
+  }
+  // Bundles are cluster artifacts (logs/<type>_<host id>.tar.gz), downloaded through the
+  // gateway's cluster logs. A host outside any cluster has nowhere to keep them.
+  if (agent.cluster_id.empty()) {
+    log_.Warning("log bundle dropped: the host is in no cluster", {{"host_id", agent.host_id}});
+    Acknowledge(session, seq);
+    return;
+  }
+  const bool controller = chunk.logs_type() == agent::v1::LOGS_TYPE_CONTROLLER;
+  inv::PutArtifactRequest put;
+  put.set_cluster_id(agent.cluster_id);
+  put.set_name(
+      absl::StrCat("logs/", controller ? "controller_" : "host_", agent.host_id, ".tar.gz"));
+  put.set_kind(inv::ARTIFACT_KIND_LOGS);
+  put.set_content_type("application/gzip");
+  put.set_content(chunk.data());
+  put.set_offset(chunk.offset());
+  put.set_partial(!chunk.last());
+  inv::ArtifactInfo stored;
+  const grpc::Status status = inventory_->PutArtifact(Context().get(), put, &stored);
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return;  // not acknowledged: the agent sends it again after reconnecting
+  }
+  if (!status.ok()) {
+    // A chunk that cannot land (e.g. its offset is past what is stored) never will: the
+    // bundle stays partial and the next logs-gather starts over at offset 0.
+    log_.Warning("log chunk not stored", {{"host_id", agent.host_id},
+                                          {"offset", chunk.offset()},
+                                          {"error", status.error_message()}});
+  } else if (chunk.last()) {
+    log_.Info("log bundle stored",
+              {{"host_id", agent.host_id},
+               {"artifact", put.name()},
+               {"bytes", chunk.offset() + static_cast<int64_t>(chunk.data().size())}});
+  }
+  Acknowledge(session, seq);
 }
 
 void AgentHub::Refuse(const std::shared_ptr<Session>& session, const std::string& reason,

@@ -144,6 +144,10 @@ class AgentHub final : public SessionHandler {
   // Refreshes `target` (coalesced per cluster) and pushes changed instructions to the streams
   // this replica holds in it.
   void Refresh(const Target& target);
+  // Stores a chunk of a log bundle as the cluster artifact logs/<host|controller>_<host>.tar.gz
+  // (partial until the last chunk), then acknowledges it.
+  void ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
+                     const agent::v1::LogChunk& chunk);
   // Queues Refresh on a worker. With `cause` (a Watch event), the refresh is skipped when, by
   // the time a worker takes it, a refresh here has already judged that version or a later one.
   void RefreshLater(const Target& target,

@@ -1,5 +1,7 @@
 #include "tests/harness/host_watch.h"
 
+#include <optional>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -93,6 +95,50 @@ bool AllAre(const HostStatuses& seen, const std::vector<std::string>& ids,
     if (it == seen.end() || it->second != status) return false;
   }
   return true;
+}
+
+namespace {
+
+// The artifact's content when it is stored whole; nullopt while absent or partial.
+std::optional<std::string> CompleteArtifact(inv::InventoryService::Stub& stub,
+                                            const std::string& cluster_id,
+                                            const std::string& name) {
+  inv::GetArtifactRequest get;
+  get.set_cluster_id(cluster_id);
+  get.set_name(name);
+  inv::Artifact artifact;
+  grpc::ClientContext context;
+  if (!stub.GetArtifact(&context, get, &artifact).ok() || artifact.info().partial()) {
+    return std::nullopt;
+  }
+  return std::move(*artifact.mutable_content());
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> WatchArtifactUntilComplete(inv::InventoryService::Stub& stub,
+                                                       const std::string& cluster_id,
+                                                       int64_t after_seq, const std::string& name,
+                                                       absl::Duration timeout) {
+  if (auto content = CompleteArtifact(stub, cluster_id, name)) return *content;
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  inv::WatchRequest request;
+  request.set_from_seq(after_seq);
+  request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_ARTIFACT);
+  request.mutable_filter()->set_cluster_id(cluster_id);
+  auto reader = stub.Watch(&context, request);
+  inv::WatchEvent event;
+  while (reader->Read(&event)) {
+    if (event.id() != name) continue;
+    if (auto content = CompleteArtifact(stub, cluster_id, name)) {
+      context.TryCancel();
+      return *content;
+    }
+  }
+  const grpc::Status status = reader->Finish();
+  return absl::DeadlineExceededError(absl::StrCat(
+      "artifact ", name, " not complete: ", status.error_code(), " ", status.error_message()));
 }
 
 }  // namespace assisted::testing

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 
@@ -58,6 +59,14 @@ StatusWatch WatchClusterUntil(inventory::v1::InventoryService::Stub& stub,
 // Whether every host in `ids` was seen with `status`.
 bool AllAre(const HostStatuses& seen, const std::vector<std::string>& ids,
             types::v1::HostStatus status);
+
+// Follows `cluster_id`'s artifact changes after `after_seq` until artifact `name` is stored
+// whole (not partial, e.g. a log bundle uploaded in chunks); returns its content. An error
+// when the watch ends first or `timeout` passes.
+absl::StatusOr<std::string> WatchArtifactUntilComplete(inventory::v1::InventoryService::Stub& stub,
+                                                       const std::string& cluster_id,
+                                                       int64_t after_seq, const std::string& name,
+                                                       absl::Duration timeout);
 
 }  // namespace assisted::testing
 

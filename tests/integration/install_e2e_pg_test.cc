@@ -406,6 +406,13 @@ TEST_F(InstallE2eTest, AFailedWorkerIsInErrorAndTheOthersStillInstallTheCluster)
     EXPECT_EQ(host.status(), host.id() == broken ? HOST_STATUS_ERROR : HOST_STATUS_INSTALLED)
         << host.id() << ": " << host.status_info();
   }
+  // The failed host was asked for its logs: the bundle it streamed is the cluster's artifact.
+  absl::StatusOr<std::string> logs = WatchArtifactUntilComplete(
+      *stub_, cluster_.id(), installing_seq, "logs/host_" + broken + ".tar.gz", absl::Seconds(60));
+  ASSERT_THAT(logs, IsOk());
+  ASSERT_GE(logs->size(), 2u);
+  EXPECT_EQ(static_cast<unsigned char>((*logs)[0]), 0x1f);  // gzip
+  EXPECT_EQ(static_cast<unsigned char>((*logs)[1]), 0x8b);
 }
 
 TEST_F(InstallE2eTest, AFailedMasterFailsTheCluster) {

@@ -97,10 +97,14 @@ StepResult LogsGather::Run(const Step& step, StepContext& context) {
   if (!staging.ok()) return fail(staging.status().message());
   const std::string& dir = staging->path();
 
-  // 1. Command outputs, each into its own file.
+  // 1. Command outputs, each into its own file. A simulated host has no journal or logs of
+  // its own: its bundle is the manifest alone (the machine running it is not a host's).
+  const bool simulated = context.simulation != nullptr;
+  const std::vector<LogCommand> no_commands;
   json manifest = {{"request", *request}, {"commands", json::array()}};
+  if (simulated) manifest["simulated"] = true;
   std::vector<std::string> members;
-  for (const LogCommand& c : options_.commands) {
+  for (const LogCommand& c : simulated ? no_commands : options_.commands) {
     if (context.cancelled()) return FailureResult(kExitInvalid, "logs gathering cancelled");
     absl::StatusOr<process::CommandResult> r = context.processes.Run(
         {.argv = c.argv, .timeout = context.Budget(options_.command_timeout)});
@@ -118,7 +122,7 @@ StepResult LogsGather::Run(const Step& step, StepContext& context) {
     }
     manifest["commands"].push_back(std::move(entry));
   }
-  manifest["paths"] = options_.paths;
+  manifest["paths"] = simulated ? std::vector<std::string>() : options_.paths;
   if (absl::Status s = WriteFile(absl::StrCat(dir, "/", kManifest), DumpJson(manifest)); !s.ok()) {
     return fail(s.message());
   }
@@ -139,10 +143,14 @@ StepResult LogsGather::Run(const Step& step, StepContext& context) {
                                    "--directory",
                                    dir};
   argv.insert(argv.end(), members.begin(), members.end());
-  argv.insert(argv.end(), {"--directory", "/"});
-  for (const std::string& path : options_.paths) {
+  std::vector<std::string> log_paths;
+  for (const std::string& path : simulated ? std::vector<std::string>() : options_.paths) {
     absl::string_view relative = absl::StripPrefix(path, "/");
-    if (access(path.c_str(), F_OK) == 0 && !relative.empty()) argv.emplace_back(relative);
+    if (access(path.c_str(), F_OK) == 0 && !relative.empty()) log_paths.emplace_back(relative);
+  }
+  if (!log_paths.empty()) {  // tar refuses a trailing --directory
+    argv.insert(argv.end(), {"--directory", "/"});
+    argv.insert(argv.end(), log_paths.begin(), log_paths.end());
   }
   absl::StatusOr<process::CommandResult> tar =
       context.processes.Run({.argv = argv, .timeout = context.Budget(options_.tar_timeout)});

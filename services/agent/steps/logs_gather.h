@@ -10,6 +10,8 @@
 // exit status). Commands and tar run through the ProcessRunner; the bundle is staged in a fresh
 // directory under work_dir, removed afterwards, and sent in chunks of at most chunk_bytes with
 // their byte offsets, the final one marked last. Bundles larger than max_bundle_bytes fail.
+// A simulated host (StepContext::simulation set) runs no command and archives no path: its
+// bundle holds logs-gather.json alone, marked "simulated".
 
 #ifndef ASSISTED_SERVICES_AGENT_STEPS_LOGS_GATHER_H_
 #define ASSISTED_SERVICES_AGENT_STEPS_LOGS_GATHER_H_

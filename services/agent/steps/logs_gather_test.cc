@@ -10,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
+#include "services/agent/steps/simulation.h"
 #include "services/agent/steps/test_util.h"
 
 namespace assisted::agent::steps {
@@ -99,6 +100,25 @@ TEST_F(LogsGatherTest, StreamsATarGzOfCommandOutputsAndLogPaths) {
   EXPECT_THAT(manifest->stdout_data, HasSubstr("/nonexistent/tool"));
   // The staging directory is gone.
   EXPECT_TRUE(std::filesystem::is_empty(root_ + "/work"));
+}
+
+TEST_F(LogsGatherTest, ASimulatedHostSendsItsManifestAndNothingOfTheMachine) {
+  LogsGather step(Options());
+  SimulationHooks hooks;
+  ContextHolder holder;
+  holder.simulation = &hooks;
+  StepContext context = holder.context();
+  StepResult result = step.Run(MakeStep(kType, {kRequest}), context);
+  ASSERT_EQ(result.exit_code(), 0) << result.error();
+  const std::string bundle = Reassemble(holder.sink.chunks());
+  process::LocalProcessRunner runner;
+  absl::StatusOr<process::CommandResult> listing = runner.Run({.argv = {"tar", "-tzf", bundle}});
+  ASSERT_TRUE(listing.ok() && listing->ok());
+  EXPECT_EQ(listing->stdout_data, "logs-gather.json\n");
+  absl::StatusOr<process::CommandResult> manifest =
+      runner.Run({.argv = {"tar", "-xzOf", bundle, "logs-gather.json"}});
+  ASSERT_TRUE(manifest.ok() && manifest->ok());
+  EXPECT_THAT(manifest->stdout_data, HasSubstr(R"("simulated":true)"));
 }
 
 class FailingSink final : public LogChunkSink {
