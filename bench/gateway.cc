@@ -23,6 +23,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/client_context.h"
@@ -56,23 +57,30 @@ struct Figures {
   double p50_ms = 0;
   double p99_ms = 0;
   int64_t errors = 0;
+  std::string first_error;  // what the first failed call said
 };
 
-// Runs `call(worker)` (true = success) from every worker until the time is up.
-Figures Drive(const Options& options, const std::function<std::function<bool()>(int)>& make) {
+// Runs `call(worker)` (empty = success, else why not) from every worker until the time is up.
+Figures Drive(const Options& options,
+              const std::function<std::function<std::string()>(int)>& make) {
   std::vector<std::vector<double>> latencies(options.connections);
   std::atomic<int64_t> errors{0};
+  absl::Mutex first_error_mu;
+  std::string first_error;
   std::vector<std::thread> threads;
   const absl::Time end = absl::Now() + options.duration;
   for (int w = 0; w < options.connections; ++w) {
     threads.emplace_back([&, w] {
-      std::function<bool()> call = make(w);
+      std::function<std::string()> call = make(w);
       while (absl::Now() < end) {
         const absl::Time start = absl::Now();
-        if (call()) {
+        const std::string error = call();
+        if (error.empty()) {
           latencies[w].push_back(absl::ToDoubleMilliseconds(absl::Now() - start));
         } else {
           ++errors;
+          absl::MutexLock lock(&first_error_mu);
+          if (first_error.empty()) first_error = error;
         }
       }
     });
@@ -83,6 +91,7 @@ Figures Drive(const Options& options, const std::function<std::function<bool()>(
   std::sort(all.begin(), all.end());
   Figures figures;
   figures.errors = errors;
+  figures.first_error = first_error;
   figures.per_second = all.size() / absl::ToDoubleSeconds(options.duration);
   if (!all.empty()) {
     figures.p50_ms = all[all.size() / 2];
@@ -93,20 +102,28 @@ Figures Drive(const Options& options, const std::function<std::function<bool()>(
 
 // One keep-alive HTTP/1.1 connection sending the same GET over and over (a raw socket: the
 // client should cost as little as possible next to the server it measures).
-std::function<bool()> RestCaller(int port, const std::string& path, const std::string& token) {
+std::function<std::string()> RestCaller(int port, const std::string& path,
+                                        const std::string& token) {
   auto connection = std::make_shared<absl::StatusOr<RawConnection>>(RawConnection::Connect(port));
   const std::string request = absl::StrCat("GET ", path, " HTTP/1.1\r\nHost: bench\r\n",
                                            "Authorization: Bearer ", token, "\r\n\r\n");
   return [connection, request] {
-    if (!connection->ok() || !(*connection)->Send(request).ok()) return false;
+    if (!connection->ok()) return std::string(connection->status().message());
+    if (absl::Status sent = (*connection)->Send(request); !sent.ok()) {
+      return std::string(sent.message());
+    }
     absl::StatusOr<std::string> response = (*connection)->ReadResponse(absl::Seconds(10));
-    return response.ok() && absl::StartsWith(*response, "HTTP/1.1 200");
+    if (!response.ok()) return std::string(response.status().message());
+    if (absl::StartsWith(*response, "HTTP/1.1 200")) return std::string();
+    return response->substr(0, std::min<size_t>(response->size(), 300));
   };
 }
 
 std::string Show(const char* name, const Figures& f) {
-  return absl::StrFormat("  %-22s %7.0f /s   p50 %6.2f ms   p99 %6.2f ms   %d errors\n", name,
-                         f.per_second, f.p50_ms, f.p99_ms, f.errors);
+  std::string line = absl::StrFormat("  %-22s %7.0f /s   p50 %6.2f ms   p99 %6.2f ms   %d errors\n",
+                                     name, f.per_second, f.p50_ms, f.p99_ms, f.errors);
+  if (!f.first_error.empty()) absl::StrAppend(&line, "    first error: ", f.first_error, "\n");
+  return line;
 }
 
 }  // namespace
@@ -212,12 +229,14 @@ int main(int argc, char** argv) {
   }
 
   auto grpc_caller = [&](auto call) {
-    return [&, call](int) -> std::function<bool()> {
+    return [&, call](int) -> std::function<std::string()> {
       auto channel = assisted::grpcutil::MakeChannel(target, {.dedicated_connection = true});
       std::shared_ptr<inv::InventoryService::Stub> stub = inv::InventoryService::NewStub(*channel);
-      return [stub, call, &with_identity] {
+      return [stub, call, &with_identity]() -> std::string {
         grpc::ClientContext context;
-        return call(*stub, with_identity(context));
+        const grpc::Status status = call(*stub, with_identity(context));
+        if (status.ok()) return "";
+        return absl::StrCat(status.error_code(), " ", status.error_message());
       };
     };
   };
@@ -231,7 +250,7 @@ int main(int argc, char** argv) {
                                    request.set_id(cluster.id());
                                    request.set_include_hosts(true);
                                    types::Cluster out;
-                                   return stub.GetCluster(ctx, request, &out).ok();
+                                   return stub.GetCluster(ctx, request, &out);
                                  }));
   std::cout << Show("get-cluster gRPC", get_grpc) << std::flush;
   const Figures get_rest = Drive(options, [&](int) {
@@ -243,7 +262,7 @@ int main(int argc, char** argv) {
                                     request.set_page_size(1000);
                                     request.set_infra_env_id(infra_env.id());
                                     inv::ListHostsResponse out;
-                                    return stub.ListHosts(ctx, request, &out).ok();
+                                    return stub.ListHosts(ctx, request, &out);
                                   }));
   std::cout << Show("list-hosts gRPC", list_grpc) << std::flush;
   const Figures list_rest = Drive(options, [&](int) {

@@ -26,7 +26,9 @@ absl::Status ServiceStack::LaunchOrchestrator(int port) {
   ASSIGN_OR_RETURN(orchestrator_, testing::LaunchedService::Launch(
                                       {.binary = "services/orchestrator/assisted-orchestrator",
                                        .args = args,
-                                       .ready_timeout = absl::Minutes(2),
+                                       // After a kill -9 every agent reconnects at once: on a small
+                                       // machine the health check can wait minutes behind them.
+                                       .ready_timeout = absl::Minutes(15),
                                        .grpc_port = port}));
   return absl::OkStatus();
 }
