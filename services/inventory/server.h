@@ -17,9 +17,12 @@
 namespace assisted::inventory {
 
 struct Config {
-  // Artifacts reach 64 MiB, so messages must be allowed to be larger than that.
+  // Artifacts reach 64 MiB, so messages must be allowed to be larger than that. gRPC's
+  // pollers count against max_threads too: at 64, a gateway with 64 busy handlers already got
+  // "Server Threadpool Exhausted" (429 to users); waiting threads cost little, the PostgreSQL
+  // pool bounds the real work.
   grpcutil::GrpcServerOptions grpc{
-      .listen = "0.0.0.0:9091", .max_receive_message_bytes = 80 << 20, .max_threads = 64};
+      .listen = "0.0.0.0:9091", .max_receive_message_bytes = 80 << 20, .max_threads = 256};
   // libpq connection string or URI; may hold a password, so it is never printed.
   std::string postgres_dsn;
   absl::Duration postgres_connect_timeout = absl::Seconds(10);
