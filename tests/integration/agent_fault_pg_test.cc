@@ -216,7 +216,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
        "--orchestrator-address=" + orchestrator_->grpc_target(),
        "--infra-env-id=" + infra_env_.id(), std::string("--host-id=") + kHost,
        "--agent-token=frozen-token", "--simulate=" + ProfilePath("worker"),
-       "--state-dir=" + ::testing::TempDir() + "/frozen-agent"},
+       "--state-dir=" + ::testing::TempDir() + "/frozen-agent", "--probe-port=0"},
       {}, log_path);
   ASSERT_THAT(agent, IsOk());
   const std::vector<std::string> ids = {kHost};

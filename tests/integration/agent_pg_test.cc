@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
@@ -72,12 +73,15 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   }
 
   const std::string log = ::testing::TempDir() + "/agent.log";
-  auto agent =
-      process::Subprocess::Start({RunfilePath("services/agent/assisted-agent"),
-                                  "--orchestrator-address=" + (*orchestrator)->grpc_target(),
-                                  "--infra-env-id=" + infra_env.id(),
-                                  std::string("--host-id=") + kHost, "--agent-token=s3cret-token"},
-                                 {}, log);
+  // Tests run side by side: the connectivity probe listens on a free port, not the default.
+  auto probe_port = FreePort();
+  ASSERT_THAT(probe_port, IsOk());
+  auto agent = process::Subprocess::Start(
+      {RunfilePath("services/agent/assisted-agent"),
+       "--orchestrator-address=" + (*orchestrator)->grpc_target(),
+       "--infra-env-id=" + infra_env.id(), std::string("--host-id=") + kHost,
+       "--agent-token=s3cret-token", absl::StrCat("--probe-port=", *probe_port)},
+      {}, log);
   ASSERT_THAT(agent, IsOk());
 
   auto host_registered = [&] {
