@@ -261,13 +261,14 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
   }
 }
 
+AgentHub::Agent AgentHub::AgentOf(const Session& session) {
+  absl::MutexLock lock(&mu_);
+  return agents_[&session];
+}
+
 void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
                              const agent::v1::LogChunk& chunk) {
-  Agent agent;
-  {
-    absl::MutexLock lock(&mu_);
-    agent = agents_[session.get()];
-  }
+  const Agent agent = AgentOf(*session);
   // Bundles are cluster artifacts (logs/<type>_<host id>.tar.gz), downloaded through the
   // gateway's cluster logs. A host outside any cluster has nowhere to keep them.
   if (agent.cluster_id.empty()) {
@@ -486,11 +487,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
 
 void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
                              const agent::v1::Progress& progress) {
-  Agent agent;
-  {
-    absl::MutexLock lock(&mu_);
-    agent = agents_[session.get()];
-  }
+  const Agent agent = AgentOf(*session);
   inv::GetHostRequest get;
   get.set_infra_env_id(agent.infra_env_id);
   get.set_id(agent.host_id);
@@ -710,11 +707,7 @@ void AgentHub::Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq
 
 void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                            const types::v1::StepResult& result) {
-  Agent agent;
-  {
-    absl::MutexLock lock(&mu_);
-    agent = agents_[session.get()];
-  }
+  const Agent agent = AgentOf(*session);
   if (seq == 0) {
     session->Close(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                 "step results must carry a sequence number"));

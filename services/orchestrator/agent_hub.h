@@ -144,6 +144,8 @@ class AgentHub final : public SessionHandler {
   // Refreshes `target` (coalesced per cluster) and pushes changed instructions to the streams
   // this replica holds in it.
   void Refresh(const Target& target);
+  // A copy of what the hub knows of `session`'s agent, taken under the lock.
+  Agent AgentOf(const Session& session);
   // Stores a chunk of a log bundle as the cluster artifact logs/<host|controller>_<host>.tar.gz
   // (partial until the last chunk), then acknowledges it.
   void ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,

@@ -196,18 +196,6 @@ absl::StatusOr<std::vector<types::v1::Step>> DefaultInstructions::StepsFor(
   return steps;
 }
 
-bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1::Step>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].step_type() != b[i].step_type() ||
-        !std::equal(a[i].args().begin(), a[i].args().end(), b[i].args().begin(),
-                    b[i].args().end())) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::vector<types::v1::Step> NewWork(const std::vector<types::v1::Step>& before,
                                      const std::vector<types::v1::Step>& now) {
   std::vector<types::v1::Step> fresh;

@@ -72,9 +72,6 @@ class DefaultInstructions final : public InstructionSource {
 absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
                                                   const InstructionInput& input);
 
-// Whether two step lists ask for the same work (types and arguments; ids are ignored).
-bool SameWork(const std::vector<types::v1::Step>& a, const std::vector<types::v1::Step>& b);
-
 // The steps of `now` that `before` did not already ask for (no step of the same type with the
 // same arguments), in order. An agent keeps the results of work it did, so only these need
 // running: a cluster change that alters one step's arguments re-runs that step, not all.

@@ -34,6 +34,23 @@ using types::v1::Host;
 
 // Compare-and-set retries before a lost race is returned to the caller (ABORTED).
 constexpr int kAttempts = 5;
+
+const absl::Status& StatusOf(const absl::Status& status) { return status; }
+template <typename T>
+const absl::Status& StatusOf(const absl::StatusOr<T>& result) {
+  return result.status();
+}
+
+// Agents keep writing their hosts (step results) while an action runs: `attempt` runs again
+// while it ends ABORTED (a write lost that race and must re-read), kAttempts times at most.
+template <typename Attempt>
+auto RetryWhileAborted(const Attempt& attempt) {
+  auto outcome = attempt();
+  for (int tried = 1; tried < kAttempts && absl::IsAborted(StatusOf(outcome)); ++tried) {
+    outcome = attempt();
+  }
+  return outcome;
+}
 // Refresh passes: each moves hosts or the cluster one step (known -> preparing -> ...).
 constexpr int kRefreshPasses = 8;
 
@@ -470,13 +487,7 @@ absl::Status InstallActions::AssignRolesAndBootstrap(const std::string& cluster_
 
 absl::StatusOr<Cluster> InstallActions::InstallCluster(const std::string& cluster_id) {
   RETURN_IF_ERROR(Refresh(cluster_id).status());
-  // Agents keep writing their hosts (step results) while roles are assigned: a write that lost
-  // that race (ABORTED, the host's version moved) re-reads and assigns again.
-  absl::Status assigned = absl::AbortedError("roles not assigned");
-  for (int attempt = 0; attempt < kAttempts && absl::IsAborted(assigned); ++attempt) {
-    assigned = AssignRolesAndBootstrap(cluster_id);
-  }
-  RETURN_IF_ERROR(assigned);
+  RETURN_IF_ERROR(RetryWhileAborted([&] { return AssignRolesAndBootstrap(cluster_id); }));
   RETURN_IF_ERROR(FireCluster(cluster_id, core::ClusterEvent::kPrepareForInstallation).status());
   Event("cluster_installation_started", cluster_id, nullptr, "Installation of the cluster started");
   return Refresh(cluster_id);
@@ -616,13 +627,7 @@ absl::StatusOr<v1::GetClusterValidationsResponse> InstallActions::GetClusterVali
 
 absl::StatusOr<Host> InstallActions::InstallHost(const std::string& infra_env_id,
                                                  const std::string& host_id) {
-  // The host's agent keeps writing it (step results): a write that lost that race (ABORTED)
-  // re-reads and tries again.
-  absl::StatusOr<Host> installed = absl::AbortedError("not tried");
-  for (int attempt = 0; attempt < kAttempts && absl::IsAborted(installed.status()); ++attempt) {
-    installed = InstallHostOnce(infra_env_id, host_id);
-  }
-  return installed;
+  return RetryWhileAborted([&] { return InstallHostOnce(infra_env_id, host_id); });
 }
 
 absl::StatusOr<Host> InstallActions::InstallHostOnce(const std::string& infra_env_id,
