@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<assisted::config::Action> action =
       parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
   if (!action.ok()) {
-    std::cerr << "agents: " << action.status().message() << "\n";
+    std::cerr << "fleet: " << action.status().message() << "\n";
     return 2;
   }
   if (*action != assisted::config::Action::kRun) {
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
   }
   std::remove(port_file.c_str());
   if (port <= 0) {
-    std::cerr << "agents: the fake server did not start\n";
+    std::cerr << "fleet: the fake server did not start\n";
     kill(child, SIGKILL);
     return 1;
   }
@@ -276,7 +276,7 @@ int main(int argc, char** argv) {
   const absl::Time start = absl::Now();
   auto fleet = assisted::agent::Fleet::Start(options, observe, assisted::log::Logger::Discard());
   if (!fleet.ok()) {
-    std::cerr << "agents: " << fleet.status() << "\n";
+    std::cerr << "fleet: " << fleet.status() << "\n";
     kill(child, SIGKILL);
     return 1;
   }

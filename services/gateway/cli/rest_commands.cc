@@ -35,12 +35,6 @@ int Usage(Io io, absl::string_view command, absl::string_view problem) {
   return kExitUsage;
 }
 
-std::string Text(const json& object, const char* key) {
-  return object.is_object() && object.contains(key) && object[key].is_string()
-             ? object[key].get<std::string>()
-             : "";
-}
-
 int64_t Number(const json& object, const char* key) {
   return object.is_object() && object.contains(key) && object[key].is_number_integer()
              ? object[key].get<int64_t>()
@@ -54,17 +48,13 @@ void PrintCreated(const GlobalOptions& global, Io io, absl::string_view kind, co
     io.out << created.dump(2) << "\n";
     return;
   }
-  io.err << kind << " " << Text(created, "name") << " created\n";
-  io.out << Text(created, "id") << "\n";
+  io.err << kind << " " << TextField(created, "name") << " created\n";
+  io.out << TextField(created, "id") << "\n";
 }
 
 void BindClusterSelector(config::Parser& parser, CommandOptions& options) {
-  parser.String("cluster", &options.cluster_id, "cluster id").Check([](const std::string& id) {
-    return id.empty() ? absl::OkStatus() : config::Uuid(id);
-  });
-  parser.String("infra-env", &options.infra_env_id, "infra-env id")
-      .Check(
-          [](const std::string& id) { return id.empty() ? absl::OkStatus() : config::Uuid(id); });
+  parser.String("cluster", &options.cluster_id, "cluster id").Check(config::OptionalUuid);
+  parser.String("infra-env", &options.infra_env_id, "infra-env id").Check(config::OptionalUuid);
 }
 
 // ---- clusters ----
@@ -92,20 +82,20 @@ int RunClustersList(const GlobalOptions& global, const CommandOptions&,
   io.out << absl::StrFormat("%-20s %-36s %-8s %-28s %s\n", "NAME", "ID", "VERSION", "STATUS",
                             "HOSTS");
   for (const json& cluster : *clusters) {
-    io.out << absl::StrFormat("%-20s %-36s %-8s %-28s %d\n", Text(cluster, "name"),
-                              Text(cluster, "id"), Text(cluster, "openshift_version"),
-                              Text(cluster, "status"), Number(cluster, "total_host_count"));
+    io.out << absl::StrFormat("%-20s %-36s %-8s %-28s %d\n", TextField(cluster, "name"),
+                              TextField(cluster, "id"), TextField(cluster, "openshift_version"),
+                              TextField(cluster, "status"), Number(cluster, "total_host_count"));
   }
   return kExitOk;
 }
 
 void PrintClusterSummary(const json& cluster, std::ostream& out) {
-  out << absl::StrFormat("name:     %s.%s\n", Text(cluster, "name"),
-                         Text(cluster, "base_dns_domain"));
-  out << absl::StrFormat("id:       %s\n", Text(cluster, "id"));
-  out << absl::StrFormat("version:  %s\n", Text(cluster, "openshift_version"));
-  out << absl::StrFormat("status:   %s (%s)\n", Text(cluster, "status"),
-                         Text(cluster, "status_info"));
+  out << absl::StrFormat("name:     %s.%s\n", TextField(cluster, "name"),
+                         TextField(cluster, "base_dns_domain"));
+  out << absl::StrFormat("id:       %s\n", TextField(cluster, "id"));
+  out << absl::StrFormat("version:  %s\n", TextField(cluster, "openshift_version"));
+  out << absl::StrFormat("status:   %s (%s)\n", TextField(cluster, "status"),
+                         TextField(cluster, "status_info"));
   out << absl::StrFormat("hosts:    %d ready of %d\n", Number(cluster, "ready_host_count"),
                          Number(cluster, "total_host_count"));
   if (cluster.contains("progress") && cluster["progress"].is_object()) {
@@ -141,7 +131,8 @@ ClusterAction(std::string action) {
     if (global.output == "json") {
       io.out << cluster->dump(2) << "\n";
     } else {
-      io.out << "cluster " << Text(*cluster, "name") << ": " << Text(*cluster, "status") << "\n";
+      io.out << "cluster " << TextField(*cluster, "name") << ": " << TextField(*cluster, "status")
+             << "\n";
     }
     return kExitOk;
   };
@@ -215,9 +206,9 @@ int RunInfraEnvsList(const GlobalOptions& global, const CommandOptions& options,
   }
   io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", "NAME", "ID", "CLUSTER", "TYPE");
   for (const json& infra_env : *list) {
-    io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", Text(infra_env, "name"),
-                              Text(infra_env, "id"), Text(infra_env, "cluster_id"),
-                              Text(infra_env, "type"));
+    io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", TextField(infra_env, "name"),
+                              TextField(infra_env, "id"), TextField(infra_env, "cluster_id"),
+                              TextField(infra_env, "type"));
   }
   return kExitOk;
 }
@@ -261,7 +252,7 @@ int RunIsoDownload(const GlobalOptions& global, const CommandOptions& options,
   RestClient client = ClientFor(global);
   absl::StatusOr<json> url = client.Call("GET", "/infra-envs/" + args[0] + "/downloads/image-url");
   if (!url.ok()) return Fail(io, "iso download", url.status());
-  const std::string link = Text(*url, "url");
+  const std::string link = TextField(*url, "url");
   if (link.empty()) {
     return Fail(io, "iso download", absl::DataLossError("the server sent no download URL"));
   }
@@ -315,7 +306,7 @@ int RunHostsList(const GlobalOptions& global, const CommandOptions& options,
 absl::StatusOr<json> FindHost(const json& hosts, const std::string& wanted) {
   std::vector<json> matches;
   for (const json& host : hosts) {
-    if (Text(host, "id") == wanted) return host;
+    if (TextField(host, "id") == wanted) return host;
     if (HostName(host) == wanted) matches.push_back(host);
   }
   if (matches.size() == 1) return matches[0];
@@ -335,15 +326,16 @@ int RunHostsSetRole(const GlobalOptions& global, const CommandOptions& options,
   if (!hosts.ok()) return Fail(io, "hosts set-role", hosts.status());
   absl::StatusOr<json> host = FindHost(*hosts, args[0]);
   if (!host.ok()) return Fail(io, "hosts set-role", host.status());
-  absl::StatusOr<json> updated = client.Call(
-      "PATCH",
-      absl::StrCat("/infra-envs/", Text(*host, "infra_env_id"), "/hosts/", Text(*host, "id")),
-      json{{"host_role", args[1]}});
+  absl::StatusOr<json> updated =
+      client.Call("PATCH",
+                  absl::StrCat("/infra-envs/", TextField(*host, "infra_env_id"), "/hosts/",
+                               TextField(*host, "id")),
+                  json{{"host_role", args[1]}});
   if (!updated.ok()) return Fail(io, "hosts set-role", updated.status());
   if (global.output == "json") {
     io.out << updated->dump(2) << "\n";
   } else {
-    io.out << HostName(*updated) << ": role " << Text(*updated, "role") << "\n";
+    io.out << HostName(*updated) << ": role " << TextField(*updated, "role") << "\n";
   }
   return kExitOk;
 }
@@ -378,18 +370,18 @@ int RunWait(const GlobalOptions& global, const CommandOptions& options,
       const std::string stamp = absl::FormatTime("%H:%M:%S", absl::Now(), absl::LocalTimeZone());
       for (const json& host : *hosts) {
         const std::string line = ProgressLine(host);
-        std::string& last = last_lines[Text(host, "id")];
+        std::string& last = last_lines[TextField(host, "id")];
         if (line != last) progress << stamp << "  " << line << "\n";
         last = line;
       }
-      const std::string status = Text(*cluster, "status");
+      const std::string status = TextField(*cluster, "status");
       int percent = 0;
       if ((*cluster).contains("progress")) {
         percent = static_cast<int>(Number((*cluster)["progress"], "total_percentage"));
       }
       const std::string cluster_line =
-          absl::StrFormat("cluster %s: %s %d%% (%s)", Text(*cluster, "name"), status, percent,
-                          Text(*cluster, "status_info"));
+          absl::StrFormat("cluster %s: %s %d%% (%s)", TextField(*cluster, "name"), status, percent,
+                          TextField(*cluster, "status_info"));
       if (cluster_line != last_cluster_line) progress << stamp << "  " << cluster_line << "\n";
       last_cluster_line = cluster_line;
       progress.flush();
@@ -405,8 +397,8 @@ int RunWait(const GlobalOptions& global, const CommandOptions& options,
         return kExitOk;
       }
       if (status == "error" || status == "cancelled") {
-        io.err << "aictl wait: cluster " << Text(*cluster, "name") << " is " << status << ": "
-               << Text(*cluster, "status_info") << "\n";
+        io.err << "aictl wait: cluster " << TextField(*cluster, "name") << " is " << status << ": "
+               << TextField(*cluster, "status_info") << "\n";
         if (global.output == "json") io.out << cluster->dump(2) << "\n";
         return kExitFailed;
       }
@@ -474,8 +466,8 @@ int RunEvents(const GlobalOptions& global, const CommandOptions& options,
       events->size() > static_cast<size_t>(options.limit) ? events->size() - options.limit : 0;
   for (size_t i = first; i < events->size(); ++i) {
     const json& event = (*events)[i];
-    io.out << absl::StrFormat("%-24s %-8s %s\n", Text(event, "event_time"), Text(event, "severity"),
-                              Text(event, "message"));
+    io.out << absl::StrFormat("%-24s %-8s %s\n", TextField(event, "event_time"),
+                              TextField(event, "severity"), TextField(event, "message"));
   }
   return kExitOk;
 }

@@ -147,20 +147,18 @@ absl::StatusOr<json> ClusterCreateBody(const ClusterFlags& flags) {
   return body;
 }
 
+std::string TextField(const json& object, const char* key) {
+  return object.is_object() && object.contains(key) && object[key].is_string()
+             ? object[key].get<std::string>()
+             : "";
+}
+
 std::string HostName(const json& host) {
-  if (host.contains("requested_hostname") && host["requested_hostname"].is_string() &&
-      !host["requested_hostname"].get<std::string>().empty()) {
-    return host["requested_hostname"].get<std::string>();
-  }
-  if (host.contains("inventory") && host["inventory"].is_string()) {
-    const json inventory =
-        json::parse(host["inventory"].get<std::string>(), nullptr, /*allow_exceptions=*/false);
-    if (inventory.is_object() && inventory.contains("hostname") &&
-        inventory["hostname"].is_string() && !inventory["hostname"].get<std::string>().empty()) {
-      return inventory["hostname"].get<std::string>();
-    }
-  }
-  return host.value("id", std::string()).substr(0, 8);
+  if (std::string name = TextField(host, "requested_hostname"); !name.empty()) return name;
+  const json inventory = json::parse(TextField(host, "inventory"), nullptr,
+                                     /*allow_exceptions=*/false);
+  if (std::string name = TextField(inventory, "hostname"); !name.empty()) return name;
+  return TextField(host, "id").substr(0, 8);
 }
 
 std::vector<std::string> FailingValidations(const json& host) {
@@ -182,16 +180,12 @@ std::vector<std::string> FailingValidations(const json& host) {
 
 namespace {
 
-std::string Text(const json& object, const char* key) {
-  return object.contains(key) && object[key].is_string() ? object[key].get<std::string>() : "";
-}
-
 // "Writing image to disk 45%" while a stage is reported, else "".
 std::string StageText(const json& host) {
   if (!host.contains("progress") || !host["progress"].is_object()) return "";
   const json& progress = host["progress"];
-  std::string stage = Text(progress, "current_stage");
-  const std::string info = Text(progress, "progress_info");
+  std::string stage = TextField(progress, "current_stage");
+  const std::string info = TextField(progress, "progress_info");
   if (!info.empty()) absl::StrAppend(&stage, stage.empty() ? "" : " ", info);
   return stage;
 }
@@ -207,24 +201,24 @@ std::string HostTable(const json& hosts) {
                                     "STATUS", "STAGE", "FAILING VALIDATIONS");
   for (const json& host : sorted) {
     const std::vector<std::string> failing = FailingValidations(host);
-    std::string role = Text(host, "role");
+    std::string role = TextField(host, "role");
     if (role.empty() || role == "auto-assign") {
-      const std::string suggested = Text(host, "suggested_role");
+      const std::string suggested = TextField(host, "suggested_role");
       role = suggested.empty() ? "auto" : absl::StrCat("(", suggested, ")");
     }
     absl::StrAppend(&out, absl::StrFormat("%-16s %-36s %-8s %-28s %-24s %s\n",
-                                          Truncate(HostName(host), 16), Text(host, "id"), role,
-                                          Text(host, "status"), Truncate(StageText(host), 24),
+                                          Truncate(HostName(host), 16), TextField(host, "id"), role,
+                                          TextField(host, "status"), Truncate(StageText(host), 24),
                                           failing.empty() ? "-" : absl::StrJoin(failing, "; ")));
   }
   return out;
 }
 
 std::string ProgressLine(const json& host) {
-  std::string role = Text(host, "role");
+  std::string role = TextField(host, "role");
   if (role.empty()) role = "auto";
   return absl::StrFormat("%-16s %-8s %-28s %s", Truncate(HostName(host), 16), role,
-                         Text(host, "status"), StageText(host));
+                         TextField(host, "status"), StageText(host));
 }
 
 std::string ProgressBar(int64_t received, int64_t total, int width) {

@@ -45,6 +45,9 @@ absl::StatusOr<nlohmann::json> ClusterCreateBody(const ClusterFlags& flags);
 // become booleans and numbers; everything else, and anything quoted, a string).
 absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml);
 
+// object[key] when it is a string, else "" (also when `object` is not an object).
+std::string TextField(const nlohmann::json& object, const char* key);
+
 // The host's name for people: requested_hostname, else the inventory's hostname, else the
 // first 8 characters of its id.
 std::string HostName(const nlohmann::json& host);
