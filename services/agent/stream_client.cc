@@ -151,10 +151,20 @@ bool StreamClient::Session(v1::AgentService::Stub& stub) {
 
   const v1::AgentMessage registration = RegisterMessage(identity_);
   v1::ServiceMessage reply;
-  if (!stream->Write(registration) || !stream->Read(&reply) || !reply.has_registered()) {
+  if (!stream->Write(registration) || !stream->Read(&reply)) {
     const grpc::Status status = stream->Finish();
     detach();
     log_.Warning("orchestrator unreachable", {{"error", status.error_message()}});
+    return false;
+  }
+  if (!reply.has_registered()) {
+    // Finish() waits until every message sent to us has been read, which may be never: cancel
+    // first, then start over with a fresh stream.
+    context.TryCancel();
+    stream->Finish();
+    detach();
+    log_.Warning("the orchestrator did not answer the registration first",
+                 {{"body_case", static_cast<int>(reply.body_case())}});
     return false;
   }
   const v1::Registered& registered = reply.registered();

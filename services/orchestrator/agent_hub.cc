@@ -437,6 +437,19 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     return;
   }
 
+  // Registered goes out before the session is findable in by_host_: a refresh on another thread
+  // (the watch feed sees the host change) may push instructions as soon as it is, and the agent
+  // must read Registered first.
+  ServiceMessage reply;
+  agent::v1::Registered& registered = *reply.mutable_registered();
+  registered.set_host_id(host.id());
+  registered.set_accepted(true);
+  registered.set_next_action(agent::v1::REGISTRATION_ACTION_CONTINUE);
+  registered.set_last_applied_seq(host.agent_applied_seq());
+  registered.set_cluster_id(host.cluster_id());
+  registered.set_host_status(host.status());
+  session->Send(std::move(reply));
+
   const std::string key = HostKey(host.infra_env_id(), host.id());
   std::shared_ptr<Session> replaced;
   {
@@ -471,15 +484,6 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     events_.Emit(HostEvent(host, "host_registration_succeeded",
                            absl::StrCat("Host ", host.id(), ": successfully registered")));
   }
-  ServiceMessage reply;
-  agent::v1::Registered& registered = *reply.mutable_registered();
-  registered.set_host_id(host.id());
-  registered.set_accepted(true);
-  registered.set_next_action(agent::v1::REGISTRATION_ACTION_CONTINUE);
-  registered.set_last_applied_seq(host.agent_applied_seq());
-  registered.set_cluster_id(host.cluster_id());
-  registered.set_host_status(host.status());
-  session->Send(std::move(reply));
   // The registration brought an inventory: judge the host (and its cluster) on it, then push
   // the instructions of its state.
   Refresh(Target{host.infra_env_id(), host.id(), host.cluster_id()});

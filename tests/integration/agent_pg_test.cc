@@ -107,7 +107,8 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   }
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 1; },
-      absl::Seconds(5)));
+      absl::Seconds(5)))
+      << ReadFile(log, "test file").value_or("") << (*orchestrator)->Log();
 
   // The orchestrator goes away and comes back on the same address: the agent re-registers.
   EXPECT_EQ((*orchestrator)->Stop(), 0);

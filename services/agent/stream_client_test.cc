@@ -1,0 +1,101 @@
+// StreamClient against an in-process AgentService on loopback that misbehaves on purpose.
+#include "services/agent/stream_client.h"
+
+#include <memory>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "grpcpp/create_channel.h"
+#include "grpcpp/server.h"
+#include "grpcpp/server_builder.h"
+#include "gtest/gtest.h"
+#include "lib/log/log.h"
+#include "lib/random/random.h"
+
+namespace assisted::agent {
+namespace {
+
+// Answers the first stream's registration with an instruction before Registered (a protocol
+// error), every later one properly; each stream then stays open until the client leaves.
+class OutOfOrderService final : public v1::AgentService::Service {
+ public:
+  grpc::Status Connect(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ServiceMessage, v1::AgentMessage>* stream) override {
+    v1::AgentMessage registration;
+    if (!stream->Read(&registration)) return grpc::Status::OK;
+    bool first = false;
+    {
+      absl::MutexLock lock(&mu_);
+      first = ++streams_ == 1;
+    }
+    if (first) {
+      v1::ServiceMessage instruction;
+      instruction.mutable_instruction()->mutable_step()->set_step_id("early-0001");
+      stream->Write(instruction);
+    }
+    v1::ServiceMessage registered;
+    registered.mutable_registered()->set_accepted(true);
+    registered.mutable_registered()->set_host_id(registration.register_().host_id());
+    stream->Write(registered);
+    v1::AgentMessage ignored;
+    while (!context->IsCancelled() && stream->Read(&ignored)) {
+    }
+    return grpc::Status::OK;
+  }
+
+  int streams() const {
+    absl::MutexLock lock(&mu_);
+    return streams_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  int streams_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class NoSteps final : public StepExecutor {
+ public:
+  void Run(const types::v1::Step&, std::function<void(types::v1::StepResult)>) override {}
+};
+
+TEST(StreamClientTest, AReplyOtherThanRegisteredFirstEndsTheStreamAndTheNextOneRegisters) {
+  OutOfOrderService service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  const std::string target = absl::StrCat("127.0.0.1:", port);
+
+  NoSteps executor;
+  SeededRandom random(7);
+  StreamClient client(
+      [target]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+        return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+      },
+      StreamIdentity{.host_id = "5d0c9a1e-3b7f-4e2a-9c41-8f6b2d0e7a13",
+                     .infra_env_id = "6e7fec80-efb1-4fa9-b3d1-542ffd3b2505"},
+      executor, random, log::Logger::Discard(),
+      BackoffPolicy{.initial = absl::Milliseconds(10), .max = absl::Milliseconds(50)});
+  std::thread runner([&client] { client.Run(); });
+
+  // Before the fix the client waited in Finish() for the unread Registered, for ever.
+  const absl::Time deadline = absl::Now() + absl::Seconds(20);
+  while (client.registrations() == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(client.registrations(), 1);
+  EXPECT_EQ(service.streams(), 2);
+
+  client.Stop();
+  runner.join();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+}
+
+}  // namespace
+}  // namespace assisted::agent
