@@ -50,6 +50,7 @@ namespace inv = ::assisted::inventory::v1;
 namespace types = ::assisted::types::v1;
 using ::assisted::agent::Fleet;
 using ::assisted::agent::FleetEvent;
+using ::assisted::bench::ServiceStack;
 
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
 constexpr int kClusterHosts = 5;
@@ -92,6 +93,10 @@ class Observations {
     absl::MutexLock lock(&mu_);
     since_ = since;
     registered_since_ = 0;
+  }
+  int registered_since() const {
+    absl::MutexLock lock(&mu_);
+    return registered_since_;
   }
   bool WaitRegisteredSince(int wanted, absl::Time deadline) {
     absl::MutexLock lock(&mu_);
@@ -253,6 +258,7 @@ int main(int argc, char** argv) {
   Observations seen(options.agents);
   std::vector<std::unique_ptr<Fleet>> fleets;
   const absl::Time register_start = absl::Now();
+  const std::map<std::string, double> cpu_at_start = (*stack)->CpuSecondsByPart();
   for (const Group& group : groups) {
     Fleet::Options fleet;
     fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
@@ -273,20 +279,36 @@ int main(int argc, char** argv) {
   }
   std::cout << options.agents << " agents started in " << fleets.size() << " fleets\n"
             << std::flush;
-  if (!seen.WaitEverRegistered(options.agents, absl::Now() + options.timeout)) {
+  const absl::Time register_deadline = absl::Now() + options.timeout;
+  while (!seen.WaitEverRegistered(
+             options.agents, std::min(register_deadline, absl::Now() + absl::Seconds(30))) &&
+         absl::Now() < register_deadline) {
+    std::cout << absl::StrFormat("  %.0f s: %d of %d registered\n",
+                                 absl::ToDoubleSeconds(absl::Now() - register_start),
+                                 seen.ever_registered(), options.agents)
+              << std::flush;
+  }
+  if (seen.ever_registered() < options.agents) {
     return Fail(absl::StrCat("only ", seen.ever_registered(), " of ", options.agents,
                              " agents registered"));
   }
   const double register_s = absl::ToDoubleSeconds(seen.LastRegistration() - register_start);
-  std::cout << absl::StrFormat("all %d registered in %.1f s\n", options.agents, register_s)
+  std::cout << absl::StrFormat("all %d registered in %.1f s (%s)\n", options.agents, register_s,
+                               ServiceStack::DescribeCpu(cpu_at_start,
+                                                         (*stack)->CpuSecondsByPart(),
+                                                         absl::Now() - register_start))
             << std::flush;
 
   // Settle (first inventories, checks, validations), then measure steady state.
   absl::SleepFor(options.settle);
   const double rss_mib = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
   const double cpu_before = (*stack)->ServiceCpuSeconds();
+  const std::map<std::string, double> cpu_steady = (*stack)->CpuSecondsByPart();
   const assisted::bench::DbWrites writes_before = (*stack)->DbWritesNow();
   absl::SleepFor(options.steady);
+  std::cout << "steady state: "
+            << ServiceStack::DescribeCpu(cpu_steady, (*stack)->CpuSecondsByPart(), options.steady)
+            << "\n";
   const double steady_cpu =
       ((*stack)->ServiceCpuSeconds() - cpu_before) / absl::ToDoubleSeconds(options.steady);
   const assisted::bench::DbWrites writes_after = (*stack)->DbWritesNow();
@@ -351,10 +373,30 @@ int main(int argc, char** argv) {
   seen.CountFrom(killed);
   absl::Status restarted = (*stack)->RestartOrchestratorHard();
   if (!restarted.ok()) return Fail(std::string(restarted.message()));
-  const bool all_back = seen.WaitRegisteredSince(options.agents, absl::Now() + options.timeout);
+  const std::map<std::string, double> cpu_restarted = (*stack)->CpuSecondsByPart();
+  const absl::Time serving = absl::Now();
+  std::cout << absl::StrFormat("after kill -9: the new orchestrator serves after %.1f s\n",
+                               absl::ToDoubleSeconds(serving - killed))
+            << std::flush;
+  // Progress every 10 s: how the herd of reconnecting agents drains.
+  const absl::Time back_deadline = absl::Now() + options.timeout;
+  bool all_back = false;
+  while (!all_back && absl::Now() < back_deadline) {
+    all_back = seen.WaitRegisteredSince(options.agents,
+                                        std::min(back_deadline, absl::Now() + absl::Seconds(10)));
+    if (!all_back) {
+      std::cout << absl::StrFormat("  %.0f s after kill -9: %d of %d re-registered\n",
+                                   absl::ToDoubleSeconds(absl::Now() - killed),
+                                   seen.registered_since(), options.agents)
+                << std::flush;
+    }
+  }
   const double reregister_s = absl::ToDoubleSeconds(seen.LastRegistration() - killed);
-  std::cout << absl::StrFormat("after kill -9: %s re-registered in %.1f s\n",
-                               all_back ? "all" : "NOT all", reregister_s)
+  std::cout << absl::StrFormat("after kill -9: %s re-registered in %.1f s (%s)\n",
+                               all_back ? "all" : "NOT all", reregister_s,
+                               ServiceStack::DescribeCpu(cpu_restarted,
+                                                         (*stack)->CpuSecondsByPart(),
+                                                         absl::Now() - serving))
             << std::flush;
 
   for (auto& fleet : fleets) fleet->Stop();

@@ -1,5 +1,16 @@
 #include "bench/service_stack.h"
 
+#include <sys/resource.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
 #include "bench/download_harness.h"
 #include "lib/status/status_macros.h"
 
@@ -53,6 +64,62 @@ DbWrites ServiceStack::DbWritesNow() {
 
 double ServiceStack::ServiceCpuSeconds() const {
   return CpuSeconds(inventory_->pid()) + CpuSeconds(orchestrator_->pid());
+}
+
+namespace {
+
+// The parent pid of `pid` (field 4 of /proc/<pid>/stat), or -1.
+pid_t ParentOf(pid_t pid) {
+  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return -1;
+  std::istringstream fields(text.substr(close + 2));
+  std::string state;
+  pid_t parent = -1;
+  fields >> state >> parent;
+  return parent;
+}
+
+}  // namespace
+
+std::map<std::string, double> ServiceStack::CpuSecondsByPart() const {
+  std::map<std::string, double> parts;
+  parts["orchestrator"] = CpuSeconds(orchestrator_->pid());
+  parts["inventory"] = CpuSeconds(inventory_->pid());
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  parts["bench"] = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+                   (self.ru_utime.tv_usec + self.ru_stime.tv_usec) / 1e6;
+  // The postmaster's pid is the first line of postmaster.pid; backends are its children (the
+  // inventory keeps its connections, so their time is not lost to exited processes).
+  std::ifstream pid_file(postgres_->folder() + "/data/postmaster.pid");
+  std::string first_line;
+  pid_t postmaster = 0;
+  if (std::getline(pid_file, first_line) && absl::SimpleAtoi(first_line, &postmaster)) {
+    double postgres = CpuSeconds(postmaster);
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      pid_t pid = 0;
+      if (!absl::SimpleAtoi(entry.path().filename().string(), &pid)) continue;
+      if (ParentOf(pid) == postmaster) postgres += CpuSeconds(pid);
+    }
+    parts["postgres"] = postgres;
+  }
+  return parts;
+}
+
+std::string ServiceStack::DescribeCpu(const std::map<std::string, double>& before,
+                                      const std::map<std::string, double>& after,
+                                      absl::Duration wall) {
+  std::vector<std::string> parts;
+  for (const char* name : {"orchestrator", "inventory", "postgres", "bench"}) {
+    auto b = before.find(name);
+    auto a = after.find(name);
+    if (a == after.end() || b == before.end()) continue;
+    parts.push_back(
+        absl::StrFormat("%s %.2f", name, (a->second - b->second) / absl::ToDoubleSeconds(wall)));
+  }
+  return absl::StrCat(absl::StrJoin(parts, ", "), " cores");
 }
 
 }  // namespace assisted::bench

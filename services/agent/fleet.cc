@@ -244,7 +244,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       session_ = session;
       ++sessions_;
     }
-    session->Begin(session, *stub_, identity_.token, RegisterMessage(identity_));
+    session->Begin(session, *stub_, identity_.token, RegisterMessage(identity_, steps_run_));
   }
 
   void Stop() {
@@ -388,9 +388,9 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
 
   void OnInstruction(const types::v1::Step& step) {
     Emit(FleetEvent::Kind::kInstruction, [&step](FleetEvent& e) { e.step = step; });
-    absl::MutexLock lock(&mu_);
     // A step already run in this boot is not run again (its result is kept or acknowledged).
-    if (!seen_steps_.insert(step.step_id()).second) return;
+    if (!steps_run_.Add(step)) return;
+    absl::MutexLock lock(&mu_);
     steps_.push_back(step);
     if (stepping_) return;
     stepping_ = true;
@@ -467,7 +467,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
         previous_.push_back(RecordLocked(/*current=*/false));
         sent_.clear();
         rejected_.clear();
-        seen_steps_.clear();
+        steps_run_.Reset();
         outbox_.Reset();
         identity_.instance_id = RandomUuid(shared_.random);
       }
@@ -673,7 +673,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
   bool give_up_ ABSL_GUARDED_BY(mu_) = false;
   absl::Duration retry_after_ ABSL_GUARDED_BY(mu_);
   int registrations_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::flat_hash_set<std::string> seen_steps_ ABSL_GUARDED_BY(mu_);
+  StepsRun steps_run_;
   std::deque<types::v1::Step> steps_ ABSL_GUARDED_BY(mu_);
   bool stepping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<SentRecord> sent_ ABSL_GUARDED_BY(mu_);

@@ -21,7 +21,28 @@ v1::AgentMessage ProgressMessage(types::v1::HostStage stage, const std::string& 
   return message;
 }
 
-v1::AgentMessage RegisterMessage(const StreamIdentity& identity) {
+bool StepsRun::Add(const types::v1::Step& step) {
+  absl::MutexLock lock(&mu_);
+  if (!ids_.insert(step.step_id()).second) return false;
+  latest_[step.step_type()] = step;
+  return true;
+}
+
+std::vector<types::v1::Step> StepsRun::Latest() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<types::v1::Step> latest;
+  latest.reserve(latest_.size());
+  for (const auto& [type, step] : latest_) latest.push_back(step);
+  return latest;
+}
+
+void StepsRun::Reset() {
+  absl::MutexLock lock(&mu_);
+  ids_.clear();
+  latest_.clear();
+}
+
+v1::AgentMessage RegisterMessage(const StreamIdentity& identity, const StepsRun& steps_run) {
   v1::AgentMessage registration;
   v1::Register& request = *registration.mutable_register_();
   request.set_host_id(identity.host_id);
@@ -29,6 +50,7 @@ v1::AgentMessage RegisterMessage(const StreamIdentity& identity) {
   request.set_agent_version(identity.agent_version);
   request.set_agent_instance_id(identity.instance_id);
   if (identity.inventory) *request.mutable_inventory() = identity.inventory();
+  for (types::v1::Step& step : steps_run.Latest()) *request.add_steps_run() = std::move(step);
   // The agent clock, for the host/service time-sync validation.
   const absl::Time now = absl::Now();
   request.mutable_agent_time()->set_seconds(absl::ToUnixSeconds(now));
@@ -149,7 +171,7 @@ bool StreamClient::Session(v1::AgentService::Stub& stub) {
     context_ = nullptr;
   };
 
-  const v1::AgentMessage registration = RegisterMessage(identity_);
+  const v1::AgentMessage registration = RegisterMessage(identity_, steps_run_);
   v1::ServiceMessage reply;
   if (!stream->Write(registration) || !stream->Read(&reply)) {
     const grpc::Status status = stream->Finish();
@@ -195,14 +217,9 @@ bool StreamClient::Session(v1::AgentService::Stub& stub) {
     switch (message.body_case()) {
       case v1::ServiceMessage::kInstruction: {
         const types::v1::Step& step = message.instruction().step();
-        bool fresh = false;
-        {
-          absl::MutexLock lock(&mu_);
-          fresh = seen_steps_.insert(step.step_id()).second;
-        }
         // After a reconnect the orchestrator re-derives instructions; a step already run is
         // not run again (its result is in the outbox or acknowledged).
-        if (fresh) {
+        if (steps_run_.Add(step)) {
           executor_.Run(step,
                         [this](types::v1::StepResult result) { OnResult(std::move(result)); });
         }

@@ -11,6 +11,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -51,6 +52,24 @@ class Outbox {
   std::deque<v1::AgentMessage> pending_ ABSL_GUARDED_BY(mu_);
 };
 
+// The steps one agent process has taken on: every id once, and the latest step of each type,
+// which each registration reports (Register.steps_run) so that after a reconnect the service
+// pushes only work that differs. Thread-safe.
+class StepsRun {
+ public:
+  // Records `step`; false when its id was seen before (pushed again after a reconnect).
+  bool Add(const types::v1::Step& step);
+  // The latest step of each type, in type order.
+  std::vector<types::v1::Step> Latest() const;
+  // Forgets everything (a new boot of the discovery image).
+  void Reset();
+
+ private:
+  mutable absl::Mutex mu_;
+  absl::flat_hash_set<std::string> ids_ ABSL_GUARDED_BY(mu_);
+  std::map<int, types::v1::Step> latest_ ABSL_GUARDED_BY(mu_);
+};
+
 // Runs one pushed step and reports its result through `done`, from any thread.
 class StepExecutor {
  public:
@@ -78,8 +97,8 @@ v1::AgentMessage ProgressMessage(types::v1::HostStage stage, const std::string& 
                                  int percentage, absl::Time at);
 
 // The Register message that opens every stream of `identity` (inventory and agent clock
-// included).
-v1::AgentMessage RegisterMessage(const StreamIdentity& identity);
+// included), reporting the steps this process has run.
+v1::AgentMessage RegisterMessage(const StreamIdentity& identity, const StepsRun& steps_run);
 
 class StreamClient {
  public:
@@ -124,7 +143,7 @@ class StreamClient {
   absl::Mutex write_mu_;
   grpc::ClientReaderWriter<v1::AgentMessage, v1::ServiceMessage>* stream_
       ABSL_GUARDED_BY(write_mu_) = nullptr;
-  absl::flat_hash_set<std::string> seen_steps_ ABSL_GUARDED_BY(mu_);
+  StepsRun steps_run_;
   int registrations_ ABSL_GUARDED_BY(mu_) = 0;
 };
 

@@ -5,6 +5,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
 #include "lib/auth/url_token.h"
@@ -354,29 +355,31 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
            grpc::StatusCode::UNAUTHENTICATED);
     return;
   }
-  inv::GetInfraEnvRequest get_infra_env;
-  get_infra_env.set_id(request.infra_env_id());
-  types::v1::InfraEnv infra_env;
-  grpc::Status status = inventory_->GetInfraEnv(Context().get(), get_infra_env, &infra_env);
-  if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
-    Refuse(session, "infra-env " + request.infra_env_id() + " not found",
-           agent::v1::REGISTRATION_ACTION_GIVE_UP, grpc::StatusCode::NOT_FOUND);
-    return;
-  }
-  if (!status.ok()) {
-    Refuse(session, "inventory unavailable: " + status.error_message(),
-           agent::v1::REGISTRATION_ACTION_RETRY, grpc::StatusCode::UNAVAILABLE);
-    return;
-  }
-
+  // The host first: a reconnecting host (the common case, a whole fleet after a restart) proves
+  // its infra-env exists, so only a new host costs the infra-env read.
   inv::GetHostRequest get_host;
   get_host.set_infra_env_id(request.infra_env_id());
   get_host.set_id(request.host_id());
   types::v1::Host host;
-  status = inventory_->GetHost(Context().get(), get_host, &host);
+  grpc::Status status = inventory_->GetHost(Context().get(), get_host, &host);
   const google::protobuf::Timestamp now = ToTimestamp(clock_.Now());
   const bool created = status.error_code() == grpc::StatusCode::NOT_FOUND;
+  bool same_agent = false;  // the same agent process as before, reconnecting
   if (created) {
+    inv::GetInfraEnvRequest get_infra_env;
+    get_infra_env.set_id(request.infra_env_id());
+    types::v1::InfraEnv infra_env;
+    status = inventory_->GetInfraEnv(Context().get(), get_infra_env, &infra_env);
+    if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+      Refuse(session, "infra-env " + request.infra_env_id() + " not found",
+             agent::v1::REGISTRATION_ACTION_GIVE_UP, grpc::StatusCode::NOT_FOUND);
+      return;
+    }
+    if (!status.ok()) {
+      Refuse(session, "inventory unavailable: " + status.error_message(),
+             agent::v1::REGISTRATION_ACTION_RETRY, grpc::StatusCode::UNAVAILABLE);
+      return;
+    }
     inv::CreateHostRequest create;
     types::v1::Host& fresh = *create.mutable_host();
     fresh.set_id(request.host_id());
@@ -395,13 +398,20 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     types::v1::Host& changes = *update.mutable_host();
     changes.set_id(host.id());
     changes.set_infra_env_id(host.infra_env_id());
-    *changes.mutable_inventory() = request.inventory();
-    changes.set_discovery_agent_version(request.agent_version());
     *changes.mutable_checked_in_at() = now;
     changes.set_agent_stream_holder(replica_id());
-    for (const char* path :
-         {"inventory", "discovery_agent_version", "checked_in_at", "agent_stream_holder"}) {
+    for (const char* path : {"checked_in_at", "agent_stream_holder"}) {
       update.mutable_update_mask()->add_paths(path);
+    }
+    // An unchanged inventory (a reconnect) is not written again: it is the bulk of the row.
+    if (!google::protobuf::util::MessageDifferencer::Equals(host.inventory(),
+                                                            request.inventory())) {
+      *changes.mutable_inventory() = request.inventory();
+      update.mutable_update_mask()->add_paths("inventory");
+    }
+    if (host.discovery_agent_version() != request.agent_version()) {
+      changes.set_discovery_agent_version(request.agent_version());
+      update.mutable_update_mask()->add_paths("discovery_agent_version");
     }
     if (request.has_agent_time()) {
       // The host's clock, compared with ours by time-synced-between-host-and-service.
@@ -409,6 +419,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
       update.mutable_update_mask()->add_paths("timestamp");
     }
     const bool new_agent = host.agent_instance_id() != request.agent_instance_id();
+    same_agent = !new_agent;
     if (new_agent) {
       // A new agent process numbers its messages from 1 again.
       changes.set_agent_instance_id(request.agent_instance_id());
@@ -464,6 +475,12 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     agent =
         Agent{host.infra_env_id(),      host.id(),    host.agent_instance_id(), host.cluster_id(),
               host.agent_applied_seq(), host.status()};
+    if (same_agent && request.steps_run_size() > 0) {
+      // What this agent process already ran counts as pushed: after a restart of this service
+      // a reconnecting fleet gets only new work, not its whole discovery again.
+      agent.last_pushed.assign(request.steps_run().begin(), request.steps_run().end());
+      agent.pushed = true;
+    }
     ++per_cluster_[host.cluster_id()];
     std::weak_ptr<Session>& slot = by_host_[key];
     replaced = slot.lock();

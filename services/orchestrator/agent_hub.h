@@ -14,7 +14,9 @@
 //     then the cluster's) and recomputes the instructions of each host it holds a stream for
 //     (InstructionSource, instructions.h). Only steps that stream was not already sent (same
 //     type and arguments) are pushed, so a refresh that changes nothing sends nothing and a
-//     change to one step's arguments re-runs that step alone.
+//     change to one step's arguments re-runs that step alone. A reconnecting agent process
+//     reports the steps it ran (Register.steps_run) and those count as sent: after a restart
+//     of this service the fleet re-registers without running its discovery again.
 //     Refreshes of one cluster never run twice at once on a replica: a request that arrives
 //     while one runs makes it run once more afterwards (bursts coalesce).
 //   * Liveness lives in memory (liveness.h): an open stream is a live agent (keepalive breaks

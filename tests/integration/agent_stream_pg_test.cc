@@ -1,6 +1,9 @@
 // The orchestrator's agent streams against the real inventory and PostgreSQL: registration,
 // instructions, results applied exactly once across reconnects, one live stream per host.
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
@@ -46,19 +49,30 @@ class Stream {
 
   grpc::Status Finish() {
     stream_->WritesDone();
-    agent::ServiceMessage ignored;
-    while (stream_->Read(&ignored)) {
+    agent::ServiceMessage message;
+    while (stream_->Read(&message)) {
+      if (message.has_instruction()) instructions_.push_back(message.instruction());
     }
     return stream_->Finish();
   }
 
   // Reads until at least one instruction has been collected; other messages are dropped.
   bool AwaitInstructions() {
+    return AwaitInstruction([](const types::v1::Step&) { return true; });
+  }
+  // Reads until an instruction whose step satisfies `match` has been collected.
+  bool AwaitInstruction(const std::function<bool(const types::v1::Step&)>& match) {
+    auto seen = [&] {
+      for (const agent::Instruction& instruction : instructions_) {
+        if (match(instruction.step())) return true;
+      }
+      return false;
+    };
     agent::ServiceMessage message;
-    while (instructions_.empty() && stream_->Read(&message)) {
+    while (!seen() && stream_->Read(&message)) {
       if (message.has_instruction()) instructions_.push_back(message.instruction());
     }
-    return !instructions_.empty();
+    return seen();
   }
 
   const std::vector<agent::Instruction>& instructions() const { return instructions_; }
@@ -228,6 +242,87 @@ TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
       Result(1, R"({"ntp_sources":[{"source_name":"second","source_state":"synced"}]})")));
   ASSERT_TRUE(restarted.Next().has_value());
   EXPECT_EQ(StoredHost().ntp_sources(), R"([{"source_name":"second","source_state":"synced"}])");
+}
+
+// (type, args) of a step: what makes two pushes the same work.
+std::string Work(const types::v1::Step& step) {
+  return absl::StrCat(types::v1::StepType_Name(step.step_type()), " ",
+                      absl::StrJoin(step.args(), " "));
+}
+
+TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
+  // A host of a cluster, so that a cluster change can make one step's arguments new.
+  inv::CreateClusterRequest create_cluster;
+  types::v1::Cluster& spec = *create_cluster.mutable_cluster();
+  spec.set_name("reconnect");
+  spec.set_openshift_version("4.16");
+  spec.set_base_dns_domain("example.com");
+  create_cluster.set_pull_secret(R"({"auths":{"quay.io":{"auth":"eDp5"}}})");
+  types::v1::Cluster cluster;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(inventory_stub_->CreateCluster(&context, create_cluster, &cluster).ok());
+  }
+  inv::CreateInfraEnvRequest create_infra_env;
+  create_infra_env.mutable_infra_env()->set_name("reconnect");
+  create_infra_env.mutable_infra_env()->set_cluster_id(cluster.id());
+  types::v1::InfraEnv bound;
+  {
+    grpc::ClientContext context;
+    ASSERT_TRUE(inventory_stub_->CreateInfraEnv(&context, create_infra_env, &bound).ok());
+  }
+  auto registration = [&](const std::vector<agent::Instruction>& steps_run) {
+    agent::AgentMessage message = Registration("instance-1");
+    message.mutable_register_()->set_infra_env_id(bound.id());
+    for (const agent::Instruction& instruction : steps_run) {
+      *message.mutable_register_()->add_steps_run() = instruction.step();
+    }
+    return message;
+  };
+
+  Stream first(*agent_stub_);
+  ASSERT_TRUE(first.Send(registration({})));
+  ASSERT_TRUE(first.AwaitInstructions());
+  first.Finish();  // collects what else was pushed before the stream closed
+  absl::flat_hash_set<std::string> run;
+  for (const agent::Instruction& instruction : first.instructions()) {
+    run.insert(Work(instruction.step()));
+  }
+
+  // The same agent process comes back reporting what it ran: none of it is pushed again, only
+  // the step whose arguments a later change makes new.
+  Stream again(*agent_stub_);
+  ASSERT_TRUE(again.Send(registration(first.instructions())));
+  auto registered = again.Next();
+  ASSERT_TRUE(registered.has_value() && registered->registered().accepted());
+  inv::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(cluster.id());
+  update.mutable_cluster()->set_additional_ntp_source("marker.example.com");
+  update.mutable_update_mask()->add_paths("additional_ntp_source");
+  {
+    types::v1::Cluster updated;
+    grpc::ClientContext context;
+    ASSERT_TRUE(inventory_stub_->UpdateCluster(&context, update, &updated).ok());
+  }
+  ASSERT_TRUE(again.AwaitInstruction([](const types::v1::Step& step) {
+    return absl::StrContains(absl::StrJoin(step.args(), " "), "marker.example.com");
+  }));
+  for (const agent::Instruction& instruction : again.instructions()) {
+    EXPECT_FALSE(run.contains(Work(instruction.step()))) << "pushed again: "
+                                                         << Work(instruction.step());
+  }
+  again.Finish();
+
+  // Without the report, a reconnect is a fresh start: the same work is pushed again.
+  Stream unreported(*agent_stub_);
+  ASSERT_TRUE(unreported.Send(registration({})));
+  ASSERT_TRUE(unreported.AwaitInstructions());
+  unreported.Finish();
+  bool repeated = false;
+  for (const agent::Instruction& instruction : unreported.instructions()) {
+    repeated = repeated || run.contains(Work(instruction.step()));
+  }
+  EXPECT_TRUE(repeated);
 }
 
 TEST_F(AgentStreamTest, ANewerConnectionFromTheSameHostReplacesTheOlderOne) {
