@@ -41,6 +41,7 @@
 #include "grpcpp/create_channel.h"
 #include "lib/config/config.h"
 #include "lib/log/log.h"
+#include "lib/service/runner.h"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
 
@@ -169,6 +170,7 @@ int Fail(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  assisted::service::SkipLockOrderChecksWhenOptimised();  // the fleets run in this process
   Options options;
   assisted::config::Parser parser(
       "agents",
@@ -259,6 +261,7 @@ int main(int argc, char** argv) {
   std::vector<std::unique_ptr<Fleet>> fleets;
   const absl::Time register_start = absl::Now();
   const std::map<std::string, double> cpu_at_start = (*stack)->CpuSecondsByPart();
+  const std::map<std::string, double> calls_at_start = (*stack)->InventoryCallsNow();
   for (const Group& group : groups) {
     Fleet::Options fleet;
     fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
@@ -297,6 +300,10 @@ int main(int argc, char** argv) {
                                ServiceStack::DescribeCpu(cpu_at_start,
                                                          (*stack)->CpuSecondsByPart(),
                                                          absl::Now() - register_start))
+            << "  inventory calls per agent: "
+            << ServiceStack::DescribeCalls(calls_at_start, (*stack)->InventoryCallsNow(),
+                                           options.agents)
+            << "\n"
             << std::flush;
 
   // Settle (first inventories, checks, validations), then measure steady state.
@@ -369,6 +376,7 @@ int main(int argc, char** argv) {
             << std::flush;
 
   // kill -9 and restart: how long until every agent is registered again.
+  const std::map<std::string, double> calls_before_kill = (*stack)->InventoryCallsNow();
   const absl::Time killed = absl::Now();
   seen.CountFrom(killed);
   absl::Status restarted = (*stack)->RestartOrchestratorHard();
@@ -397,6 +405,10 @@ int main(int argc, char** argv) {
                                ServiceStack::DescribeCpu(cpu_restarted,
                                                          (*stack)->CpuSecondsByPart(),
                                                          absl::Now() - serving))
+            << "  inventory calls per agent: "
+            << ServiceStack::DescribeCalls(calls_before_kill, (*stack)->InventoryCallsNow(),
+                                           options.agents)
+            << "\n"
             << std::flush;
 
   for (auto& fleet : fleets) fleet->Stop();

@@ -2,16 +2,19 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 
 #include "bench/download_harness.h"
+#include "lib/http/test_client.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::bench {
@@ -106,6 +109,41 @@ std::map<std::string, double> ServiceStack::CpuSecondsByPart() const {
     parts["postgres"] = postgres;
   }
   return parts;
+}
+
+std::map<std::string, double> ServiceStack::InventoryCallsNow() const {
+  std::map<std::string, double> calls;
+  http::test::CurlClient client;
+  absl::StatusOr<http::test::CurlResponse> metrics = client.Fetch(inventory_->metrics_url());
+  if (!metrics.ok()) return calls;
+  // assisted_grpc_server_handled_total{code="OK",method="GetHost"} 42
+  std::istringstream lines(metrics->body);
+  for (std::string line; std::getline(lines, line);) {
+    if (!absl::StartsWith(line, "assisted_grpc_server_handled_total{")) continue;
+    const size_t method_at = line.find("method=\"");
+    const size_t value_at = line.rfind(' ');
+    if (method_at == std::string::npos || value_at == std::string::npos) continue;
+    const size_t name_start = method_at + 8;
+    std::string method = line.substr(name_start, line.find('"', name_start) - name_start);
+    method = method.substr(method.rfind('/') + 1);  // "/pkg.Service/GetHost" -> "GetHost"
+    double value = 0;
+    if (absl::SimpleAtod(line.substr(value_at + 1), &value)) calls[method] += value;
+  }
+  return calls;
+}
+
+std::string ServiceStack::DescribeCalls(const std::map<std::string, double>& before,
+                                        const std::map<std::string, double>& after, double per) {
+  std::vector<std::pair<double, std::string>> rates;
+  for (const auto& [method, count] : after) {
+    auto b = before.find(method);
+    const double rate = (count - (b == before.end() ? 0 : b->second)) / per;
+    if (rate >= 0.01) rates.emplace_back(rate, method);
+  }
+  std::sort(rates.rbegin(), rates.rend());
+  std::vector<std::string> parts;
+  for (const auto& [rate, method] : rates) parts.push_back(absl::StrFormat("%s %.2f", method, rate));
+  return parts.empty() ? "none" : absl::StrJoin(parts, ", ");
 }
 
 std::string ServiceStack::DescribeCpu(const std::map<std::string, double>& before,

@@ -54,6 +54,13 @@ class ServiceStack {
   // with the simulated fleets).
   std::map<std::string, double> CpuSecondsByPart() const;
 
+  // RPCs the inventory has completed so far, by method (its assisted_grpc_server_handled_total).
+  std::map<std::string, double> InventoryCallsNow() const;
+  // "GetHost 2.00, UpdateHost 1.00 per agent": the calls between two InventoryCallsNow()
+  // readings divided by `per`, largest first, those under 0.01 left out.
+  static std::string DescribeCalls(const std::map<std::string, double>& before,
+                                   const std::map<std::string, double>& after, double per);
+
   // "orchestrator 0.82, inventory 0.41, postgres 0.30, bench 0.25 cores": each part's share of
   // a core between two CpuSecondsByPart() readings `wall` apart.
   static std::string DescribeCpu(const std::map<std::string, double>& before,

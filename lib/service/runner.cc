@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/strip.h"
 #include "lib/metrics/metrics_server.h"
 
@@ -49,8 +50,15 @@ void BaseOptions::Register(config::Parser& parser) {
       .Range(absl::ZeroDuration(), absl::Minutes(10));
 }
 
+void SkipLockOrderChecksWhenOptimised() {
+#ifdef NDEBUG
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
+}
+
 int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
             const Factory& factory) {
+  SkipLockOrderChecksWhenOptimised();
   base.Register(parser);
   absl::StatusOr<config::Action> action = parser.Parse(argc, argv, config::ProcessEnvironment());
   if (!action.ok()) {

@@ -62,6 +62,13 @@ class RunningService {
 
 using Factory = std::function<absl::StatusOr<std::unique_ptr<RunningService>>(Context&)>;
 
+// In optimised (NDEBUG) builds, turns off Abseil's lock-order (deadlock cycle) checking, which
+// Debian's Abseil performs on every Mutex acquisition, gRPC's included: a few per cent of every
+// process's CPU under load (seen in perf as absl graphcycles). Unoptimised builds, the tests,
+// keep the check. RunMain calls it; other mains (benches) may.
+void SkipLockOrderChecksWhenOptimised();
+
+
 // Runs a binary's whole life; returns its exit code. `parser` already holds the binary's own
 // settings; RunMain adds `base`'s (with their defaults as given) before parsing. `factory` is
 // called once, after the settings were parsed and validated.

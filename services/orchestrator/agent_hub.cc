@@ -503,7 +503,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   }
   // The registration brought an inventory: judge the host (and its cluster) on it, then push
   // the instructions of its state.
-  Refresh(Target{host.infra_env_id(), host.id(), host.cluster_id()});
+  Refresh(Target{host.infra_env_id(), host.id(), host.cluster_id()}, &host);
 }
 
 void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
@@ -579,7 +579,7 @@ bool AgentHub::AlreadyJudged(const inv::WatchEvent& event) const {
   return it != judged_versions_.end() && it->second >= event.resource_version();
 }
 
-void AgentHub::Refresh(const Target& target) {
+void AgentHub::Refresh(const Target& target, const types::v1::Host* written) {
   const std::string key = target.Key();
   {
     absl::MutexLock lock(&mu_);
@@ -588,10 +588,13 @@ void AgentHub::Refresh(const Target& target) {
       return;
     }
   }
+  std::optional<types::v1::Host> known;
+  if (written != nullptr && target.cluster_id.empty()) known = *written;
   while (true) {
     absl::StatusOr<RefreshOutcome> outcome =
-        target.cluster_id.empty() ? refresher_.RefreshHost(target.infra_env_id, target.host_id)
-                                  : refresher_.RefreshCluster(target.cluster_id);
+        !target.cluster_id.empty() ? refresher_.RefreshCluster(target.cluster_id)
+        : known.has_value()        ? refresher_.RefreshHost(*std::exchange(known, std::nullopt))
+                                   : refresher_.RefreshHost(target.infra_env_id, target.host_id);
     if (outcome.ok()) {
       RememberJudged(*outcome);
       PushChanged(*outcome);
@@ -783,7 +786,7 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
       Acknowledge(session, seq);
       // What the result taught us may change this host's validations and status, and those of
       // the hosts that depend on it; changed instructions are pushed.
-      Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()});
+      Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()}, &host);
       return;
     }
     if (status.error_code() != grpc::StatusCode::ABORTED) break;

@@ -144,8 +144,9 @@ class AgentHub final : public SessionHandler {
   void Refuse(const std::shared_ptr<Session>& session, const std::string& reason,
               agent::v1::RegistrationAction action, grpc::StatusCode code);
   // Refreshes `target` (coalesced per cluster) and pushes changed instructions to the streams
-  // this replica holds in it.
-  void Refresh(const Target& target);
+  // this replica holds in it. `written`, when given, is the target host as an inventory write
+  // just returned it: an unbound host's refresh starts from it instead of reading it again.
+  void Refresh(const Target& target, const types::v1::Host* written = nullptr);
   // A copy of what the hub knows of `session`'s agent, taken under the lock.
   Agent AgentOf(const Session& session);
   // Stores a chunk of a log bundle as the cluster artifact logs/<host|controller>_<host>.tar.gz

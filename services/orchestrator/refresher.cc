@@ -167,12 +167,29 @@ absl::StatusOr<types::v1::Cluster> Refresher::LoadCluster(const std::string& clu
 
 absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(const std::string& infra_env_id,
                                                       const std::string& host_id) {
+  return RefreshHostFrom(infra_env_id, host_id, std::nullopt);
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(types::v1::Host host) {
+  const std::string infra_env_id = host.infra_env_id();
+  const std::string host_id = host.id();
+  return RefreshHostFrom(infra_env_id, host_id, std::move(host));
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& infra_env_id,
+                                                          const std::string& host_id,
+                                                          std::optional<types::v1::Host> known) {
   for (int attempt = 0;; ++attempt) {
-    inv::GetHostRequest get;
-    get.set_infra_env_id(infra_env_id);
-    get.set_id(host_id);
     types::v1::Host host;
-    RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetHost(Context().get(), get, &host)));
+    if (known.has_value()) {
+      host = *std::move(known);
+      known.reset();
+    } else {
+      inv::GetHostRequest get;
+      get.set_infra_env_id(infra_env_id);
+      get.set_id(host_id);
+      RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetHost(Context().get(), get, &host)));
+    }
     if (!host.cluster_id().empty()) return RefreshCluster(host.cluster_id());
     RefreshOutcome outcome;
     absl::Status status = RefreshOnce(std::nullopt, {host}, outcome);

@@ -69,6 +69,9 @@ class Refresher {
   // Refreshes the cluster of the host (or the host alone when it has no cluster).
   absl::StatusOr<RefreshOutcome> RefreshHost(const std::string& infra_env_id,
                                              const std::string& host_id);
+  // The same, starting from `host` as the inventory just returned it (a write's answer): one
+  // read fewer; a lost compare-and-set re-reads as usual.
+  absl::StatusOr<RefreshOutcome> RefreshHost(types::v1::Host host);
   // Refreshes `cluster_id` and all its hosts.
   absl::StatusOr<RefreshOutcome> RefreshCluster(const std::string& cluster_id);
 
@@ -76,6 +79,9 @@ class Refresher {
   types::v1::Host Observed(const types::v1::Host& stored, absl::Time now) const;
 
  private:
+  absl::StatusOr<RefreshOutcome> RefreshHostFrom(const std::string& infra_env_id,
+                                                 const std::string& host_id,
+                                                 std::optional<types::v1::Host> known);
   // One pass; ABORTED when a compare-and-set was lost (the caller re-reads and retries).
   absl::Status RefreshOnce(std::optional<types::v1::Cluster> cluster,
                            std::vector<types::v1::Host> hosts, RefreshOutcome& outcome);
