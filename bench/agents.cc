@@ -51,7 +51,7 @@ namespace inv = ::assisted::inventory::v1;
 namespace types = ::assisted::types::v1;
 using ::assisted::agent::Fleet;
 using ::assisted::agent::FleetEvent;
-using ::assisted::bench::ServiceStack;
+using ::assisted::bench::PhaseCost;
 
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
 constexpr int kClusterHosts = 5;
@@ -260,8 +260,7 @@ int main(int argc, char** argv) {
   Observations seen(options.agents);
   std::vector<std::unique_ptr<Fleet>> fleets;
   const absl::Time register_start = absl::Now();
-  const std::map<std::string, double> cpu_at_start = (*stack)->CpuSecondsByPart();
-  const std::map<std::string, double> calls_at_start = (*stack)->InventoryCallsNow();
+  const PhaseCost registration_cost(**stack);
   for (const Group& group : groups) {
     Fleet::Options fleet;
     fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
@@ -297,25 +296,17 @@ int main(int argc, char** argv) {
   }
   const double register_s = absl::ToDoubleSeconds(seen.LastRegistration() - register_start);
   std::cout << absl::StrFormat("all %d registered in %.1f s (%s)\n", options.agents, register_s,
-                               ServiceStack::DescribeCpu(cpu_at_start,
-                                                         (*stack)->CpuSecondsByPart(),
-                                                         absl::Now() - register_start))
-            << "  inventory calls per agent: "
-            << ServiceStack::DescribeCalls(calls_at_start, (*stack)->InventoryCallsNow(),
-                                           options.agents)
-            << "\n"
+                               registration_cost.Describe(options.agents, "agent"))
             << std::flush;
 
   // Settle (first inventories, checks, validations), then measure steady state.
   absl::SleepFor(options.settle);
   const double rss_mib = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
   const double cpu_before = (*stack)->ServiceCpuSeconds();
-  const std::map<std::string, double> cpu_steady = (*stack)->CpuSecondsByPart();
+  const PhaseCost steady_cost(**stack);
   const assisted::bench::DbWrites writes_before = (*stack)->DbWritesNow();
   absl::SleepFor(options.steady);
-  std::cout << "steady state: "
-            << ServiceStack::DescribeCpu(cpu_steady, (*stack)->CpuSecondsByPart(), options.steady)
-            << "\n";
+  std::cout << "steady state: " << steady_cost.Describe(options.agents, "agent") << "\n";
   const double steady_cpu =
       ((*stack)->ServiceCpuSeconds() - cpu_before) / absl::ToDoubleSeconds(options.steady);
   const assisted::bench::DbWrites writes_after = (*stack)->DbWritesNow();
@@ -376,12 +367,11 @@ int main(int argc, char** argv) {
             << std::flush;
 
   // kill -9 and restart: how long until every agent is registered again.
-  const std::map<std::string, double> calls_before_kill = (*stack)->InventoryCallsNow();
+  const PhaseCost reregistration_cost(**stack);
   const absl::Time killed = absl::Now();
   seen.CountFrom(killed);
   absl::Status restarted = (*stack)->RestartOrchestratorHard();
   if (!restarted.ok()) return Fail(std::string(restarted.message()));
-  const std::map<std::string, double> cpu_restarted = (*stack)->CpuSecondsByPart();
   const absl::Time serving = absl::Now();
   std::cout << absl::StrFormat("after kill -9: the new orchestrator serves after %.1f s\n",
                                absl::ToDoubleSeconds(serving - killed))
@@ -402,13 +392,7 @@ int main(int argc, char** argv) {
   const double reregister_s = absl::ToDoubleSeconds(seen.LastRegistration() - killed);
   std::cout << absl::StrFormat("after kill -9: %s re-registered in %.1f s (%s)\n",
                                all_back ? "all" : "NOT all", reregister_s,
-                               ServiceStack::DescribeCpu(cpu_restarted,
-                                                         (*stack)->CpuSecondsByPart(),
-                                                         absl::Now() - serving))
-            << "  inventory calls per agent: "
-            << ServiceStack::DescribeCalls(calls_before_kill, (*stack)->InventoryCallsNow(),
-                                           options.agents)
-            << "\n"
+                               reregistration_cost.Describe(options.agents, "agent"))
             << std::flush;
 
   for (auto& fleet : fleets) fleet->Stop();

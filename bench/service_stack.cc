@@ -132,32 +132,35 @@ std::map<std::string, double> ServiceStack::InventoryCallsNow() const {
   return calls;
 }
 
-std::string ServiceStack::DescribeCalls(const std::map<std::string, double>& before,
-                                        const std::map<std::string, double>& after, double per) {
+PhaseCost::PhaseCost(ServiceStack& stack)
+    : stack_(stack),
+      start_(absl::Now()),
+      orchestrator_pid_(stack.orchestrator().pid()),
+      cpu_(stack.CpuSecondsByPart()),
+      calls_(stack.InventoryCallsNow()) {}
+
+std::string PhaseCost::Describe(double count, const std::string& unit) const {
+  const absl::Duration wall = absl::Now() - start_;
+  std::map<std::string, double> cpu = stack_.CpuSecondsByPart();
+  std::map<std::string, double> cpu_before = cpu_;
+  if (stack_.orchestrator().pid() != orchestrator_pid_) cpu_before["orchestrator"] = 0;
+  std::vector<std::string> parts;
+  for (const char* name : {"orchestrator", "inventory", "postgres", "bench"}) {
+    if (cpu.count(name) == 0 || cpu_before.count(name) == 0) continue;
+    parts.push_back(absl::StrFormat("%s %.2f", name,
+                                    (cpu[name] - cpu_before[name]) / absl::ToDoubleSeconds(wall)));
+  }
   std::vector<std::pair<double, std::string>> rates;
-  for (const auto& [method, count] : after) {
-    auto b = before.find(method);
-    const double rate = (count - (b == before.end() ? 0 : b->second)) / per;
+  for (const auto& [method, total] : stack_.InventoryCallsNow()) {
+    auto before = calls_.find(method);
+    const double rate = (total - (before == calls_.end() ? 0 : before->second)) / count;
     if (rate >= 0.01) rates.emplace_back(rate, method);
   }
   std::sort(rates.rbegin(), rates.rend());
-  std::vector<std::string> parts;
-  for (const auto& [rate, method] : rates) parts.push_back(absl::StrFormat("%s %.2f", method, rate));
-  return parts.empty() ? "none" : absl::StrJoin(parts, ", ");
-}
-
-std::string ServiceStack::DescribeCpu(const std::map<std::string, double>& before,
-                                      const std::map<std::string, double>& after,
-                                      absl::Duration wall) {
-  std::vector<std::string> parts;
-  for (const char* name : {"orchestrator", "inventory", "postgres", "bench"}) {
-    auto b = before.find(name);
-    auto a = after.find(name);
-    if (a == after.end() || b == before.end()) continue;
-    parts.push_back(
-        absl::StrFormat("%s %.2f", name, (a->second - b->second) / absl::ToDoubleSeconds(wall)));
-  }
-  return absl::StrCat(absl::StrJoin(parts, ", "), " cores");
+  std::vector<std::string> calls;
+  for (const auto& [rate, method] : rates) calls.push_back(absl::StrFormat("%s %.2f", method, rate));
+  return absl::StrCat(absl::StrJoin(parts, ", "), " cores; inventory calls per ", unit, ": ",
+                      calls.empty() ? "none" : absl::StrJoin(calls, ", "));
 }
 
 }  // namespace assisted::bench

@@ -31,6 +31,26 @@ struct DbWrites {
   int64_t rows = 0;     // rows inserted, updated or deleted
 };
 
+class ServiceStack;
+
+// What one phase of a bench costs, from construction on: each part's CPU and the inventory's
+// calls. A restarted orchestrator is counted from its start.
+class PhaseCost {
+ public:
+  explicit PhaseCost(ServiceStack& stack);
+
+  // "orchestrator 0.36, inventory 0.74, postgres 0.62, bench 0.12 cores; inventory calls per
+  // agent: GetHost 1.96, UpdateHost 1.00" (calls under 0.01 per `unit` left out).
+  std::string Describe(double count, const std::string& unit) const;
+
+ private:
+  ServiceStack& stack_;
+  absl::Time start_;
+  pid_t orchestrator_pid_;
+  std::map<std::string, double> cpu_;
+  std::map<std::string, double> calls_;
+};
+
 class ServiceStack {
  public:
   struct Options {
@@ -49,22 +69,11 @@ class ServiceStack {
   DbWrites DbWritesNow();
   // utime + stime of the inventory and the orchestrator together.
   double ServiceCpuSeconds() const;
-  // CPU seconds so far of each part, to see where a phase's time goes: "orchestrator",
-  // "inventory", "postgres" (the postmaster and its live backends) and "bench" (this process,
-  // with the simulated fleets).
+  // CPU seconds so far of each part: "orchestrator", "inventory", "postgres" (the postmaster
+  // and its live backends) and "bench" (this process, with the simulated fleets).
   std::map<std::string, double> CpuSecondsByPart() const;
-
   // RPCs the inventory has completed so far, by method (its assisted_grpc_server_handled_total).
   std::map<std::string, double> InventoryCallsNow() const;
-  // "GetHost 2.00, UpdateHost 1.00 per agent": the calls between two InventoryCallsNow()
-  // readings divided by `per`, largest first, those under 0.01 left out.
-  static std::string DescribeCalls(const std::map<std::string, double>& before,
-                                   const std::map<std::string, double>& after, double per);
-
-  // "orchestrator 0.82, inventory 0.41, postgres 0.30, bench 0.25 cores": each part's share of
-  // a core between two CpuSecondsByPart() readings `wall` apart.
-  static std::string DescribeCpu(const std::map<std::string, double>& before,
-                                 const std::map<std::string, double>& after, absl::Duration wall);
 
  private:
   ServiceStack() = default;
