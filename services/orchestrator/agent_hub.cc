@@ -5,7 +5,6 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "google/protobuf/util/message_differencer.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
 #include "lib/auth/url_token.h"
@@ -355,14 +354,29 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
            grpc::StatusCode::UNAUTHENTICATED);
     return;
   }
-  // The host first: a reconnecting host (the common case, a whole fleet after a restart) proves
-  // its infra-env exists, so only a new host costs the infra-env read.
-  inv::GetHostRequest get_host;
-  get_host.set_infra_env_id(request.infra_env_id());
-  get_host.set_id(request.host_id());
-  types::v1::Host host;
-  grpc::Status status = inventory_->GetHost(Context().get(), get_host, &host);
+  // One write for a known host (the common case: a whole fleet reconnecting after a restart
+  // costs a single inventory call each): the connection facts and the inventory, whatever they
+  // were before. NOT_FOUND means a new host.
   const google::protobuf::Timestamp now = ToTimestamp(clock_.Now());
+  inv::UpdateHostRequest update;
+  types::v1::Host& changes = *update.mutable_host();
+  changes.set_id(request.host_id());
+  changes.set_infra_env_id(request.infra_env_id());
+  *changes.mutable_checked_in_at() = now;
+  changes.set_agent_stream_holder(replica_id());
+  *changes.mutable_inventory() = request.inventory();
+  changes.set_discovery_agent_version(request.agent_version());
+  for (const char* path :
+       {"checked_in_at", "agent_stream_holder", "inventory", "discovery_agent_version"}) {
+    update.mutable_update_mask()->add_paths(path);
+  }
+  if (request.has_agent_time()) {
+    // The host's clock, compared with ours by time-synced-between-host-and-service.
+    *changes.mutable_timestamp() = request.agent_time();
+    update.mutable_update_mask()->add_paths("timestamp");
+  }
+  types::v1::Host host;
+  grpc::Status status = inventory_->UpdateHost(Context().get(), update, &host);
   const bool created = status.error_code() == grpc::StatusCode::NOT_FOUND;
   bool same_agent = false;  // the same agent process as before, reconnecting
   if (created) {
@@ -394,40 +408,19 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     if (request.has_agent_time()) *fresh.mutable_timestamp() = request.agent_time();
     status = inventory_->CreateHost(Context().get(), create, &host);
   } else if (status.ok()) {
-    inv::UpdateHostRequest update;
-    types::v1::Host& changes = *update.mutable_host();
-    changes.set_id(host.id());
-    changes.set_infra_env_id(host.infra_env_id());
-    *changes.mutable_checked_in_at() = now;
-    changes.set_agent_stream_holder(replica_id());
-    for (const char* path : {"checked_in_at", "agent_stream_holder"}) {
-      update.mutable_update_mask()->add_paths(path);
-    }
-    // An unchanged inventory (a reconnect) is not written again: it is the bulk of the row.
-    if (!google::protobuf::util::MessageDifferencer::Equals(host.inventory(),
-                                                            request.inventory())) {
-      *changes.mutable_inventory() = request.inventory();
-      update.mutable_update_mask()->add_paths("inventory");
-    }
-    if (host.discovery_agent_version() != request.agent_version()) {
-      changes.set_discovery_agent_version(request.agent_version());
-      update.mutable_update_mask()->add_paths("discovery_agent_version");
-    }
-    if (request.has_agent_time()) {
-      // The host's clock, compared with ours by time-synced-between-host-and-service.
-      *changes.mutable_timestamp() = request.agent_time();
-      update.mutable_update_mask()->add_paths("timestamp");
-    }
-    const bool new_agent = host.agent_instance_id() != request.agent_instance_id();
-    same_agent = !new_agent;
+    same_agent = host.agent_instance_id() == request.agent_instance_id();
+    const bool new_agent = !same_agent;
     if (new_agent) {
       // A new agent process numbers its messages from 1 again.
-      changes.set_agent_instance_id(request.agent_instance_id());
-      changes.set_agent_applied_seq(0);
-      update.mutable_update_mask()->add_paths("agent_instance_id");
-      update.mutable_update_mask()->add_paths("agent_applied_seq");
+      inv::UpdateHostRequest renumber;
+      renumber.mutable_host()->set_id(host.id());
+      renumber.mutable_host()->set_infra_env_id(host.infra_env_id());
+      renumber.mutable_host()->set_agent_instance_id(request.agent_instance_id());
+      renumber.mutable_host()->set_agent_applied_seq(0);
+      renumber.mutable_update_mask()->add_paths("agent_instance_id");
+      renumber.mutable_update_mask()->add_paths("agent_applied_seq");
+      status = inventory_->UpdateHost(Context().get(), renumber, &host);
     }
-    status = inventory_->UpdateHost(Context().get(), update, &host);
     if (status.ok() && new_agent && registrations_ != nullptr) {
       // The machine booted the discovery image again: its state machine decides what that means.
       absl::StatusOr<types::v1::Host> registered = registrations_->OnNewAgent(host);
