@@ -41,13 +41,17 @@ int64_t Number(const json& object, const char* key) {
              : 0;
 }
 
+// With -o json, prints `value` whole and returns true; the caller prints its table otherwise.
+bool PrintedAsJson(const GlobalOptions& global, Io io, const json& value) {
+  if (global.output != "json") return false;
+  io.out << value.dump(2) << "\n";
+  return true;
+}
+
 // In table mode the new resource's id alone (ID=$(aictl clusters create ...)); in JSON mode the
 // whole resource.
 void PrintCreated(const GlobalOptions& global, Io io, absl::string_view kind, const json& created) {
-  if (global.output == "json") {
-    io.out << created.dump(2) << "\n";
-    return;
-  }
+  if (PrintedAsJson(global, io, created)) return;
   io.err << kind << " " << TextField(created, "name") << " created\n";
   io.out << TextField(created, "id") << "\n";
 }
@@ -75,10 +79,7 @@ int RunClustersList(const GlobalOptions& global, const CommandOptions&,
   RestClient client = ClientFor(global);
   absl::StatusOr<json> clusters = client.Call("GET", "/clusters");
   if (!clusters.ok()) return Fail(io, "clusters list", clusters.status());
-  if (global.output == "json") {
-    io.out << clusters->dump(2) << "\n";
-    return kExitOk;
-  }
+  if (PrintedAsJson(global, io, *clusters)) return kExitOk;
   io.out << absl::StrFormat("%-20s %-36s %-8s %-28s %s\n", "NAME", "ID", "VERSION", "STATUS",
                             "HOSTS");
   for (const json& cluster : *clusters) {
@@ -109,9 +110,7 @@ int RunClustersGet(const GlobalOptions& global, const CommandOptions&,
   RestClient client = ClientFor(global);
   absl::StatusOr<json> cluster = client.Call("GET", "/clusters/" + args[0]);
   if (!cluster.ok()) return Fail(io, "clusters get", cluster.status());
-  if (global.output == "json") {
-    io.out << cluster->dump(2) << "\n";
-  } else {
+  if (!PrintedAsJson(global, io, *cluster)) {
     PrintClusterSummary(*cluster, io.out);
   }
   return kExitOk;
@@ -128,9 +127,7 @@ ClusterAction(std::string action) {
     absl::StatusOr<json> cluster =
         client.Call("POST", absl::StrCat("/clusters/", args[0], "/actions/", action));
     if (!cluster.ok()) return Fail(io, command, cluster.status());
-    if (global.output == "json") {
-      io.out << cluster->dump(2) << "\n";
-    } else {
+    if (!PrintedAsJson(global, io, *cluster)) {
       io.out << "cluster " << TextField(*cluster, "name") << ": " << TextField(*cluster, "status")
              << "\n";
     }
@@ -200,10 +197,7 @@ int RunInfraEnvsList(const GlobalOptions& global, const CommandOptions& options,
       "GET",
       options.cluster_id.empty() ? "/infra-envs" : "/infra-envs?cluster_id=" + options.cluster_id);
   if (!list.ok()) return Fail(io, "infra-envs list", list.status());
-  if (global.output == "json") {
-    io.out << list->dump(2) << "\n";
-    return kExitOk;
-  }
+  if (PrintedAsJson(global, io, *list)) return kExitOk;
   io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", "NAME", "ID", "CLUSTER", "TYPE");
   for (const json& infra_env : *list) {
     io.out << absl::StrFormat("%-20s %-36s %-36s %s\n", TextField(infra_env, "name"),
@@ -265,9 +259,7 @@ int RunIsoDownload(const GlobalOptions& global, const CommandOptions& options,
       link, output, [&](int64_t received, int64_t total) { printer(received, total); });
   printer.Finish();
   if (!bytes.ok()) return Fail(io, "iso download", bytes.status());
-  if (global.output == "json") {
-    io.out << json{{"path", output}, {"size_bytes", *bytes}}.dump(2) << "\n";
-  } else {
+  if (!PrintedAsJson(global, io, json{{"path", output}, {"size_bytes", *bytes}})) {
     io.out << output << "\n";
   }
   return kExitOk;
@@ -293,9 +285,7 @@ int RunHostsList(const GlobalOptions& global, const CommandOptions& options,
   RestClient client = ClientFor(global);
   absl::StatusOr<json> hosts = ListHosts(client, options);
   if (!hosts.ok()) return Fail(io, "hosts list", hosts.status());
-  if (global.output == "json") {
-    io.out << hosts->dump(2) << "\n";
-  } else {
+  if (!PrintedAsJson(global, io, *hosts)) {
     io.out << HostTable(*hosts);
   }
   return kExitOk;
@@ -332,9 +322,7 @@ int RunHostsSetRole(const GlobalOptions& global, const CommandOptions& options,
                                TextField(*host, "id")),
                   json{{"host_role", args[1]}});
   if (!updated.ok()) return Fail(io, "hosts set-role", updated.status());
-  if (global.output == "json") {
-    io.out << updated->dump(2) << "\n";
-  } else {
+  if (!PrintedAsJson(global, io, *updated)) {
     io.out << HostName(*updated) << ": role " << TextField(*updated, "role") << "\n";
   }
   return kExitOk;
@@ -393,13 +381,13 @@ int RunWait(const GlobalOptions& global, const CommandOptions& options,
         reached = status == "installed";
       }
       if (reached) {
-        if (global.output == "json") io.out << cluster->dump(2) << "\n";
+        PrintedAsJson(global, io, *cluster);
         return kExitOk;
       }
       if (status == "error" || status == "cancelled") {
         io.err << "aictl wait: cluster " << TextField(*cluster, "name") << " is " << status << ": "
                << TextField(*cluster, "status_info") << "\n";
-        if (global.output == "json") io.out << cluster->dump(2) << "\n";
+        PrintedAsJson(global, io, *cluster);
         return kExitFailed;
       }
     }
@@ -441,9 +429,7 @@ int RunCredentials(const GlobalOptions& global, const CommandOptions& options,
     }
     written[file] = path;
   }
-  if (global.output == "json") {
-    io.out << written.dump(2) << "\n";
-  } else {
+  if (!PrintedAsJson(global, io, written)) {
     io.out << "kubeconfig:         " << written["kubeconfig"].get<std::string>() << "\n";
     io.out << "kubeadmin-password: " << written["kubeadmin-password"].get<std::string>() << "\n";
   }
@@ -458,10 +444,7 @@ int RunEvents(const GlobalOptions& global, const CommandOptions& options,
   RestClient client = ClientFor(global);
   absl::StatusOr<json> events = client.Call("GET", "/events?cluster_id=" + args[0]);
   if (!events.ok()) return Fail(io, "events", events.status());
-  if (global.output == "json") {
-    io.out << events->dump(2) << "\n";
-    return kExitOk;
-  }
+  if (PrintedAsJson(global, io, *events)) return kExitOk;
   const size_t first =
       events->size() > static_cast<size_t>(options.limit) ? events->size() - options.limit : 0;
   for (size_t i = first; i < events->size(); ++i) {
