@@ -187,14 +187,8 @@ int main(int argc, char** argv) {
       .Range(absl::ZeroDuration(), absl::Minutes(30));
   parser.Duration("timeout", &options.timeout, "give up on any phase after this long")
       .Range(absl::Seconds(10), absl::Hours(4));
-  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "agents: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
   if (options.clusters * kClusterHosts > options.agents) {
     return Fail("--clusters x 5 must not exceed --agents");

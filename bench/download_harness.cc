@@ -21,6 +21,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/clock.h"
 #include "curl/curl.h"
+#include "lib/service/runner.h"
 
 namespace assisted::bench {
 namespace {
@@ -239,14 +240,8 @@ CommandLine ParseCommandLine(config::Parser& parser, const std::string& name, in
   std::vector<std::string> clients = {"1", "8", "64"};
   parser.List("clients", &clients, "concurrency levels, comma-separated");
   CommandLine line;
-  absl::StatusOr<config::Action> action = parser.Parse(argc, argv, config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << name << ": " << action.status().message() << "\n";
-    line.exit_code = 2;
-    return line;
-  }
-  if (*action != config::Action::kRun) {
-    std::cout << parser.Usage();
+  if (std::optional<int> exit_code = service::ParseCommandLine(parser, argc, argv)) {
+    line.exit_code = *exit_code;
     return line;
   }
   for (const std::string& text : clients) {

@@ -32,6 +32,7 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "lib/config/config.h"
+#include "lib/service/runner.h"
 #include "lib/log/log.h"
 #include "services/agent/fleet.h"
 
@@ -214,15 +215,8 @@ int main(int argc, char** argv) {
   parser.String("profile", &profile, "simulation profile (a /16 subnet for large fleets)");
   parser.String("serve", &serve, "internal: run the fake server, write its port to this file");
   parser.Duration("timeout", &timeout, "give up waiting after this long");
-  absl::StatusOr<assisted::config::Action> action =
-      parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "fleet: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
   RaiseFileLimit();
   if (!serve.empty()) return Serve(serve);

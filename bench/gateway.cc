@@ -28,6 +28,7 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
+#include "lib/service/runner.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/identity.h"
 #include "lib/http/test_client.h"
@@ -141,14 +142,8 @@ int main(int argc, char** argv) {
   parser.Int("hosts", &options.hosts, "hosts in the listed infra-env").Range(0, 1000);
   parser.Int("handler-threads", &options.handler_threads, "the gateway's --handler-threads")
       .Range(1, 1024);
-  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "gateway: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-gateway\n" << std::flush;

@@ -15,6 +15,7 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
+#include "lib/service/runner.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/server.h"
 #include "prometheus/registry.h"
@@ -55,15 +56,8 @@ int main(int argc, char** argv) {
   parser.Int("clients", &options.clients, "concurrent clients, one connection each").Range(1, 1024);
   parser.Duration("duration", &options.duration, "how long to send")
       .Range(absl::Milliseconds(100), absl::Minutes(10));
-  absl::StatusOr<assisted::config::Action> action =
-      parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "grpc_health: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
 
   prometheus::Registry registry;

@@ -28,6 +28,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "lib/config/config.h"
+#include "lib/service/runner.h"
 #include "lib/log/log.h"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
@@ -103,14 +104,8 @@ int main(int argc, char** argv) {
       .Range(absl::ZeroDuration(), absl::Minutes(1));
   parser.Duration("timeout", &options.timeout, "give up after this long")
       .Range(absl::Seconds(10), absl::Hours(4));
-  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "install: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
   // Every simulated host holds a TCP connection (two ends in this machine's table).
   rlimit files{65536, 65536};

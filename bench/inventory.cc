@@ -19,6 +19,7 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
+#include "lib/service/runner.h"
 #include "lib/grpc/channel.h"
 #include "tests/harness/postgres_server.h"
 #include "tests/harness/service_launcher.h"
@@ -97,14 +98,8 @@ int main(int argc, char** argv) {
   parser.Int("pool", &options.pool, "the inventory's PostgreSQL connections").Range(1, 200);
   parser.Duration("duration", &options.duration, "length of each phase")
       .Range(absl::Seconds(1), absl::Minutes(10));
-  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "inventory: " << action.status().message() << "\n";
-    return 2;
-  }
-  if (*action != assisted::config::Action::kRun) {
-    std::cout << parser.Usage();
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
 
   std::cout << "starting PostgreSQL and assisted-inventory\n" << std::flush;

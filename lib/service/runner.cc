@@ -50,16 +50,7 @@ void BaseOptions::Register(config::Parser& parser) {
       .Range(absl::ZeroDuration(), absl::Minutes(10));
 }
 
-void SkipLockOrderChecksWhenOptimised() {
-#ifdef NDEBUG
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-#endif
-}
-
-int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
-            const Factory& factory) {
-  SkipLockOrderChecksWhenOptimised();
-  base.Register(parser);
+std::optional<int> ParseCommandLine(config::Parser& parser, int argc, char** argv) {
   absl::StatusOr<config::Action> action = parser.Parse(argc, argv, config::ProcessEnvironment());
   if (!action.ok()) {
     std::fprintf(stderr, "%s: %s\n", parser.program().c_str(),
@@ -74,6 +65,20 @@ int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
     std::cout << parser.program() << " " << kVersion << "\n";
     return kExitOk;
   }
+  return std::nullopt;
+}
+
+void SkipLockOrderChecksWhenOptimised() {
+#ifdef NDEBUG
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+#endif
+}
+
+int RunMain(config::Parser& parser, BaseOptions base, int argc, char** argv,
+            const Factory& factory) {
+  SkipLockOrderChecksWhenOptimised();
+  base.Register(parser);
+  if (std::optional<int> exit_code = ParseCommandLine(parser, argc, argv)) return *exit_code;
 
   const sigset_t stop_signals = BlockStopSignals();
   const std::string name = ServiceName(parser.program());

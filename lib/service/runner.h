@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -61,6 +62,11 @@ class RunningService {
 };
 
 using Factory = std::function<absl::StatusOr<std::unique_ptr<RunningService>>(Context&)>;
+
+// Parses the command line and environment of a main that is not a service (benches, tools):
+// nullopt to go on, or the exit code to return at once: kExitOk after --help (usage) or
+// --version, kExitBadConfig after "program: error" on stderr. RunMain parses the same way.
+std::optional<int> ParseCommandLine(config::Parser& parser, int argc, char** argv);
 
 // In optimised (NDEBUG) builds, turns off Abseil's lock-order (deadlock cycle) checking, which
 // Debian's Abseil performs on every Mutex acquisition, gRPC's included: a few per cent of every

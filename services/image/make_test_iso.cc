@@ -19,18 +19,8 @@ int main(int argc, char** argv) {
   parser.String("volume-id", &options.volume_id, "ISO volume id");
   parser.Int64("rootfs-mib", &rootfs_mib, "size of the placeholder rootfs in MiB (sparse)")
       .Range(0, 64 * 1024);
-  auto action = parser.Parse(argc, argv, assisted::config::ProcessEnvironment());
-  if (!action.ok()) {
-    std::cerr << "assisted-make-test-iso: " << action.status().message() << "\n";
-    return assisted::service::kExitBadConfig;
-  }
-  if (*action == assisted::config::Action::kHelp) {
-    std::cout << parser.Usage();
-    return 0;
-  }
-  if (*action == assisted::config::Action::kVersion) {
-    std::cout << "assisted-make-test-iso " << assisted::service::kVersion << "\n";
-    return 0;
+  if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
+    return *exit_code;
   }
   if (rootfs_mib > 0) options.rootfs_bytes = static_cast<uint64_t>(rootfs_mib) << 20;
   const std::string work = output + ".tree";
