@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
+#include "services/agent/steps/test_util.h"
 
 namespace assisted::agent {
 namespace {
@@ -97,31 +98,27 @@ TEST(StreamClientTest, AReplyOtherThanRegisteredFirstEndsTheStreamAndTheNextOneR
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 }
 
-types::v1::Step MakeStep(types::v1::StepType type, std::string id, std::string arg) {
-  types::v1::Step step;
-  step.set_step_type(type);
-  step.set_step_id(std::move(id));
-  step.add_args(std::move(arg));
-  return step;
-}
-
 TEST(StepsRunTest, EachIdRunsOnceAndTheLatestStepOfEachTypeIsReported) {
+  using steps::testing::MakeStep;
+  const types::v1::Step ntp = MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {"a"}, 1);
+  const types::v1::Step inventory = MakeStep(types::v1::STEP_TYPE_INVENTORY, {}, 1);
+  const types::v1::Step newer_ntp = MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {"b"}, 2);
   StepsRun run;
-  EXPECT_TRUE(run.Add(MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, "ntp-1", "a")));
-  EXPECT_TRUE(run.Add(MakeStep(types::v1::STEP_TYPE_INVENTORY, "inventory-1", "")));
-  EXPECT_FALSE(run.Add(MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, "ntp-1", "a")));
-  EXPECT_TRUE(run.Add(MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, "ntp-2", "b")));
+  EXPECT_TRUE(run.Add(ntp));
+  EXPECT_TRUE(run.Add(inventory));
+  EXPECT_FALSE(run.Add(ntp));
+  EXPECT_TRUE(run.Add(newer_ntp));
 
   const std::vector<types::v1::Step> latest = run.Latest();
   ASSERT_EQ(latest.size(), 2u);
-  EXPECT_EQ(latest[0].step_id(), "inventory-1");
-  EXPECT_EQ(latest[1].step_id(), "ntp-2");
+  EXPECT_EQ(latest[0].step_id(), inventory.step_id());
+  EXPECT_EQ(latest[1].step_id(), newer_ntp.step_id());
   const v1::AgentMessage registration = RegisterMessage({.host_id = "h"}, run);
   EXPECT_EQ(registration.register_().steps_run_size(), 2);
 
   run.Reset();  // a new boot runs everything again
   EXPECT_TRUE(run.Latest().empty());
-  EXPECT_TRUE(run.Add(MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, "ntp-1", "a")));
+  EXPECT_TRUE(run.Add(ntp));
 }
 
 }  // namespace
