@@ -409,8 +409,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     status = inventory_->CreateHost(Context().get(), create, &host);
   } else if (status.ok()) {
     same_agent = host.agent_instance_id() == request.agent_instance_id();
-    const bool new_agent = !same_agent;
-    if (new_agent) {
+    if (!same_agent) {
       // A new agent process numbers its messages from 1 again.
       inv::UpdateHostRequest renumber;
       renumber.mutable_host()->set_id(host.id());
@@ -421,7 +420,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
       renumber.mutable_update_mask()->add_paths("agent_applied_seq");
       status = inventory_->UpdateHost(Context().get(), renumber, &host);
     }
-    if (status.ok() && new_agent && registrations_ != nullptr) {
+    if (status.ok() && !same_agent && registrations_ != nullptr) {
       // The machine booted the discovery image again: its state machine decides what that means.
       absl::StatusOr<types::v1::Host> registered = registrations_->OnNewAgent(host);
       if (registered.ok()) {
