@@ -122,18 +122,22 @@ void StopServer(Child& child) {
   ::waitpid(child.pid, &status, 0);
 }
 
-double CpuSeconds(pid_t pid) {
+std::vector<std::string> StatFields(pid_t pid) {
   std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t close = text.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return 0;
-  std::istringstream fields(text.substr(close + 2));
-  std::string field;
-  double ticks = 0;
-  for (int i = 3; fields >> field; ++i) {
-    if (i == 14 || i == 15) ticks += std::stod(field);
-    if (i == 15) break;
-  }
+  if (close == std::string::npos) return {};
+  std::istringstream stream(text.substr(close + 2));
+  std::vector<std::string> fields;
+  for (std::string field; stream >> field;) fields.push_back(std::move(field));
+  return fields;
+}
+
+double CpuSeconds(pid_t pid) {
+  const std::vector<std::string> fields = StatFields(pid);
+  if (fields.size() < 13) return 0;
+  // utime and stime are fields 14 and 15, so 11 and 12 here (field 3 is at 0).
+  const double ticks = std::stod(fields[11]) + std::stod(fields[12]);
   return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 

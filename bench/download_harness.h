@@ -44,6 +44,10 @@ void WaitForStop(int control);
 // control pipes: stop them in the reverse order of spawning.
 void StopServer(Child& child);
 
+// The fields of /proc/<pid>/stat after the command name, from field 3 (state) on; empty when
+// the process is gone.
+std::vector<std::string> StatFields(pid_t pid);
+
 // utime + stime of `pid`, in seconds.
 double CpuSeconds(pid_t pid);
 

@@ -32,8 +32,8 @@
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "lib/config/config.h"
-#include "lib/service/runner.h"
 #include "lib/log/log.h"
+#include "lib/service/runner.h"
 #include "services/agent/fleet.h"
 
 namespace {

@@ -73,14 +73,9 @@ namespace {
 
 // The parent pid of `pid` (field 4 of /proc/<pid>/stat), or -1.
 pid_t ParentOf(pid_t pid) {
-  std::ifstream in(absl::StrCat("/proc/", pid, "/stat"));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return -1;
-  std::istringstream fields(text.substr(close + 2));
-  std::string state;
+  const std::vector<std::string> fields = StatFields(pid);
   pid_t parent = -1;
-  fields >> state >> parent;
+  if (fields.size() < 2 || !absl::SimpleAtoi(fields[1], &parent)) return -1;
   return parent;
 }
 

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "lib/metrics/metrics_server.h"
 
 namespace assisted::service {

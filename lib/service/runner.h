@@ -74,7 +74,6 @@ std::optional<int> ParseCommandLine(config::Parser& parser, int argc, char** arg
 // keep the check. RunMain calls it; other mains (benches) may.
 void SkipLockOrderChecksWhenOptimised();
 
-
 // Runs a binary's whole life; returns its exit code. `parser` already holds the binary's own
 // settings; RunMain adds `base`'s (with their defaults as given) before parsing. `factory` is
 // called once, after the settings were parsed and validated.
