@@ -14,7 +14,8 @@ constexpr char kMigrationUnlock[] = "SELECT pg_advisory_unlock(7301000001)";
 
 // Resources (clusters, infra_envs, hosts) share one column layout: the key and everything the
 // service filters, orders or compare-and-sets on are columns; the rest of the resource is the
-// `doc` (the proto as JSON, so psql shows it readably). Secrets live in `secret`, never in doc.
+// `doc` (the proto as JSON; since version 2 mostly the binary `pb`, see kV2Sql). Secrets live in
+// `secret`, never in doc.
 constexpr char kV1Sql[] = R"sql(
 CREATE TABLE clusters (
   id               uuid PRIMARY KEY,
@@ -137,11 +138,26 @@ CREATE TABLE leases (
 );
 )sql";
 
+// The resource beyond its columns moves from JSON to the binary proto (`pb`): parsing a host's
+// JSON document was most of the cost of every read and write. `doc` keeps only the fields SQL
+// edits or filters in place (resource_store.cc: Document). Existing rows keep their whole JSON
+// `doc` until their next write (reads merge both). EXTERNAL storage: out of line when large,
+// never compressed (a host's proto is a few KB; compressing it cost more than it saved).
+constexpr char kV2Sql[] = R"sql(
+ALTER TABLE clusters ADD COLUMN pb bytea;
+ALTER TABLE clusters ALTER COLUMN pb SET STORAGE EXTERNAL;
+ALTER TABLE infra_envs ADD COLUMN pb bytea;
+ALTER TABLE infra_envs ALTER COLUMN pb SET STORAGE EXTERNAL;
+ALTER TABLE hosts ADD COLUMN pb bytea;
+ALTER TABLE hosts ALTER COLUMN pb SET STORAGE EXTERNAL;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {
       {1, "resources, events, artifacts, change log, leases", kV1Sql},
+      {2, "resources stored as binary protos (pb) beside a small jsonb doc", kV2Sql},
   };
   return kMigrations;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -42,6 +43,17 @@ const std::vector<std::string>& ReservedPaths() {
       "id",         "owner",      "status",     "status_info",      "status_updated_at",
       "created_at", "updated_at", "deleted_at", "resource_version", "pull_secret_set"};
   return kPaths;
+}
+
+// Moves status_info and status_updated_at of a cluster or host from `from` to `to`.
+template <typename M>
+void MoveStatusFields(M& from, M& to) {
+  to.set_status_info(std::move(*from.mutable_status_info()));
+  from.clear_status_info();
+  if (from.has_status_updated_at()) {
+    to.mutable_status_updated_at()->Swap(from.mutable_status_updated_at());
+    from.clear_status_updated_at();
+  }
 }
 
 template <typename M>
@@ -86,6 +98,11 @@ struct Traits<Cluster> {
     c.clear_enabled_host_count();
     c.clear_total_host_count();
   }
+  static void MoveSqlFields(Cluster& from, Cluster& to) {
+    MoveStatusFields(from, to);
+    to.set_openshift_cluster_id(std::move(*from.mutable_openshift_cluster_id()));
+    from.clear_openshift_cluster_id();
+  }
   static void SetStatusTime(const google::protobuf::Timestamp& at, Cluster& c) {
     *c.mutable_status_updated_at() = at;
   }
@@ -128,6 +145,7 @@ struct Traits<InfraEnv> {
     e.clear_pull_secret_set();
     e.clear_cluster_id();
   }
+  static void MoveSqlFields(InfraEnv&, InfraEnv&) {}
   static void SetStatusTime(const google::protobuf::Timestamp&, InfraEnv&) {}
   static void SetDeletedAt(const google::protobuf::Timestamp&, InfraEnv&) {}
   static absl::Status Validate(const Validators& v, const InfraEnv& e) {
@@ -175,6 +193,7 @@ struct Traits<Host> {
     h.clear_infra_env_id();
     h.clear_deleted_at();
   }
+  static void MoveSqlFields(Host& from, Host& to) { MoveStatusFields(from, to); }
   static void SetStatusTime(const google::protobuf::Timestamp& at, Host& h) {
     *h.mutable_status_updated_at() = at;
   }
@@ -211,9 +230,10 @@ std::string SelectList() {
       MicrosColumn("created_at"), " AS created_us, ", MicrosColumn("updated_at"),
       " AS updated_us, ", MicrosColumn("deleted_at"), " AS deleted_us, ", T::kClusterIdExpr,
       " AS cluster_id_text, ", T::kInfraEnvIdExpr, " AS infra_env_id_text, ", MicrosColumn("now()"),
-      " AS now_us");
+      " AS now_us, encode(pb, 'hex') AS pb_hex");
 }
 constexpr int kNowColumn = 12;
+constexpr int kPbColumn = 13;
 
 // `written`, when given, is the document the row was just written with: it saves parsing the
 // JSON back (the hot path of creates).
@@ -226,6 +246,12 @@ absl::StatusOr<M> Decode(const pg::Result& rows, int row, const M* written = nul
     T::ClearKeyColumns(message);  // as Document() stored it; the columns below fill them in
   } else {
     RETURN_IF_ERROR(FromJson(rows.Get(row, 5), message));
+    if (!rows.IsNull(row, kPbColumn)) {
+      const std::string binary = absl::HexStringToBytes(rows.Get(row, kPbColumn));
+      if (!message.MergeFromString(binary)) {
+        return absl::DataLossError(absl::StrCat("stored ", T::kNoun, " is unreadable"));
+      }
+    }
   }
   message.set_id(std::string(rows.Get(row, 0)));
   message.mutable_owner()->set_user_name(std::string(rows.Get(row, 1)));
@@ -245,9 +271,19 @@ absl::StatusOr<M> Decode(const pg::Result& rows, int row, const M* written = nul
   return message;
 }
 
-// The JSON document stored for `message`: everything but what lives in columns.
+// How a resource is stored beyond its columns. `doc` (jsonb) holds the few fields that SQL edits
+// or filters in place (Traits::MoveSqlFields: the status-only compare-and-set sets status_info
+// and status_updated_at inside its statement; clusters are listed by openshift_cluster_id);
+// `pb` holds the rest as the binary proto, which costs a fraction of JSON to write and to read
+// back (a host with its inventory is several KB). Rows written before `pb` existed keep
+// everything in `doc` until their next write; Decode reads both forms.
+struct Stored {
+  std::string doc;     // JSON
+  std::string pb_hex;  // the binary proto, hex-encoded for a text parameter
+};
+
 template <typename M>
-std::string Document(M message) {
+Stored Document(M message) {
   message.clear_id();
   message.mutable_owner()->clear_user_name();
   message.mutable_owner()->clear_org_id();
@@ -255,7 +291,9 @@ std::string Document(M message) {
   message.clear_created_at();
   message.clear_updated_at();
   Traits<M>::ClearKeyColumns(message);
-  return ToJson(message);
+  M sql_fields;
+  Traits<M>::MoveSqlFields(message, sql_fields);
+  return {ToJson(sql_fields), absl::BytesToHexString(message.SerializeAsString())};
 }
 
 template <typename M>
@@ -263,16 +301,23 @@ absl::Status NotFound(const Key& key) {
   return absl::NotFoundError(absl::StrCat(Traits<M>::Describe(key), " not found"));
 }
 
-// Reads one row visible to `caller`, optionally locking it. Deleted rows only when asked.
-template <typename M, typename Db>
-absl::StatusOr<M> ReadRow(Db& tx, const Caller& caller, const Key& key, bool include_deleted,
-                          bool lock, google::protobuf::Timestamp* now) {
+// The SELECT of one row visible to `caller` (deleted rows only when asked).
+template <typename M>
+std::string SelectRow(Query& q, const Caller& caller, const Key& key, bool include_deleted) {
   using T = Traits<M>;
-  Query q;
   std::string sql = absl::StrCat("SELECT ", SelectList<M>(), " FROM ", T::kTable, " WHERE ",
                                  Bind(q, T::kKeyPredicate, T::KeyParams(key)));
   sql += TenancyPredicate(caller, {}, q.params());
   if (!include_deleted) sql += " AND deleted_at IS NULL";
+  return sql;
+}
+
+// Reads one row visible to `caller`, optionally locking it. Deleted rows only when asked.
+template <typename M, typename Db>
+absl::StatusOr<M> ReadRow(Db& tx, const Caller& caller, const Key& key, bool include_deleted,
+                          bool lock, google::protobuf::Timestamp* now) {
+  Query q;
+  std::string sql = SelectRow<M>(q, caller, key, include_deleted);
   if (lock) sql += " FOR UPDATE";
   ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
   if (rows.rows() == 0) return NotFound<M>(key);
@@ -298,9 +343,11 @@ absl::StatusOr<M> Rewrite(pg::Transaction& tx, const M& message, const pg::Param
                           v1::ChangeType change) {
   using T = Traits<M>;
   Query q;
-  std::string sets = absl::StrCat("doc = ", q.Add(Document(message)),
-                                  "::jsonb, status = ", q.Add(T::StatusName(message)),
-                                  ", resource_version = resource_version + 1, updated_at = now()");
+  const Stored stored = Document(message);
+  std::string sets =
+      absl::StrCat("doc = ", q.Add(stored.doc), "::jsonb, pb = decode(", q.Add(stored.pb_hex),
+                   ", 'hex'), status = ", q.Add(T::StatusName(message)),
+                   ", resource_version = resource_version + 1, updated_at = now()");
   for (const Column& column : T::Extra(message)) {
     absl::StrAppend(&sets, ", ", column.name, " = ", Bind(q, column.expr, {column.value}));
   }
@@ -367,15 +414,17 @@ absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Para
     owner.user = q.Add(message.owner().user_name());
     owner.org = q.Add(message.owner().org_id());
   }
-  std::vector<std::string> columns = {"id",         "owner_user",       "owner_org",
-                                      "status",     "resource_version", "doc",
-                                      "created_at", "updated_at"};
+  const Stored stored = Document(message);
+  std::vector<std::string> columns = {"id",     "owner_user",       "owner_org",
+                                      "status", "resource_version", "doc",
+                                      "pb",     "created_at",       "updated_at"};
   std::vector<std::string> values = {Bind(q, "?::uuid", {message.id()}),
                                      owner.user,
                                      owner.org,
                                      q.Add(T::StatusName(message)),
                                      "1",
-                                     q.Add(Document(message)) + "::jsonb",
+                                     q.Add(stored.doc) + "::jsonb",
+                                     absl::StrCat("decode(", q.Add(stored.pb_hex), ", 'hex')"),
                                      "now()",
                                      "now()"};
   if (T::kHasSecret) {
@@ -673,27 +722,33 @@ absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller,
 
 absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
                                                   const v1::GetClusterRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<Cluster> {
-    ASSIGN_OR_RETURN(Cluster cluster, ReadRow<Cluster>(tx, caller, {"", request.id()},
-                                                       request.include_deleted(), false, nullptr));
-    if (request.include_hosts()) {
-      v1::ListHostsRequest hosts;
-      hosts.set_cluster_id(cluster.id());
-      hosts.set_page_size(limits_.max_size);
-      Query q;
-      std::string sql = absl::StrCat("SELECT ", SelectList<Host>(),
-                                     " FROM hosts WHERE cluster_id = ", q.Add(cluster.id()),
-                                     "::uuid AND deleted_at IS NULL ORDER BY created_at, id");
-      ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-      for (int row = 0; row < rows.rows(); ++row) {
-        ASSIGN_OR_RETURN(*cluster.add_hosts(), Decode<Host>(rows, row));
-      }
-      cluster.set_total_host_count(cluster.hosts_size());
-      cluster.set_enabled_host_count(cluster.hosts_size());
-      cluster.set_ready_host_count(static_cast<int>(
-          std::count_if(cluster.hosts().begin(), cluster.hosts().end(),
-                        [](const Host& h) { return h.status() == types::v1::HOST_STATUS_KNOWN; })));
+  const Key key{"", request.id()};
+  if (!request.include_hosts()) {
+    return OnConnection(pool_, [&](pg::Connection& db) {
+      return ReadRow<Cluster>(db, caller, key, request.include_deleted(), false, nullptr);
+    });
+  }
+  // One statement, so the cluster and its hosts come from one snapshot in one round trip. Both
+  // select lists have the same column types; `part` (after them) tells the rows apart.
+  Query q;
+  const std::string sql =
+      absl::StrCat("WITH found AS (", SelectRow<Cluster>(q, caller, key, request.include_deleted()),
+                   ") SELECT *, 0 AS part FROM found UNION ALL SELECT ", SelectList<Host>(),
+                   ", 1 FROM hosts WHERE cluster_id = ", q.Add(request.id()),
+                   "::uuid AND deleted_at IS NULL AND EXISTS (SELECT 1 FROM found) "
+                   "ORDER BY part, created_us, id");
+  return OnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
+    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
+    if (rows.rows() == 0) return NotFound<Cluster>(key);
+    ASSIGN_OR_RETURN(Cluster cluster, Decode<Cluster>(rows, 0));
+    for (int row = 1; row < rows.rows(); ++row) {
+      ASSIGN_OR_RETURN(*cluster.add_hosts(), Decode<Host>(rows, row));
     }
+    cluster.set_total_host_count(cluster.hosts_size());
+    cluster.set_enabled_host_count(cluster.hosts_size());
+    cluster.set_ready_host_count(static_cast<int>(
+        std::count_if(cluster.hosts().begin(), cluster.hosts().end(),
+                      [](const Host& h) { return h.status() == types::v1::HOST_STATUS_KNOWN; })));
     return cluster;
   });
 }

@@ -15,6 +15,7 @@ using ::assisted::testing::IsOk;
 using ::assisted::testing::IsOkAndHolds;
 using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using types::v1::Cluster;
 using types::v1::Host;
 using types::v1::InfraEnv;
@@ -234,10 +235,21 @@ TEST_F(ResourceStoreTest, HostsInheritTheirInfraEnvsOwnerAndAreFiltered) {
   v1::GetClusterRequest get;
   get.set_id(cluster.id());
   get.set_include_hosts(true);
+  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(3, 3)), IsOk());
+  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(3, 0)), IsOk());
   auto with_hosts = store_->GetCluster(alice_, get);
   ASSERT_THAT(with_hosts, IsOk());
-  EXPECT_EQ(with_hosts->hosts_size(), 1);
-  EXPECT_EQ(with_hosts->total_host_count(), 1);
+  EXPECT_EQ(with_hosts->name(), "hosts");
+  ASSERT_EQ(with_hosts->hosts_size(), 3);
+  EXPECT_EQ(with_hosts->total_host_count(), 3);
+  // In the order they were created, each whole.
+  EXPECT_EQ(with_hosts->hosts(0).id(), Uuid(3, 1));
+  EXPECT_EQ(with_hosts->hosts(1).id(), Uuid(3, 3));
+  EXPECT_EQ(with_hosts->hosts(2).id(), Uuid(3, 0));
+  EXPECT_EQ(with_hosts->hosts(2).requested_hostname(), "node");
+  EXPECT_EQ(with_hosts->hosts(2).infra_env_id(), infra_env.id());
+  // Another tenant learns nothing, hosts or not.
+  EXPECT_THAT(store_->GetCluster(bob_, get), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(ResourceStoreTest, SoftDeletedClustersAndTheirHostsDisappearUnlessAskedFor) {
@@ -273,6 +285,64 @@ TEST_F(ResourceStoreTest, PullSecretIsWriteOnlyExceptThroughGetPullSecret) {
   update.set_pull_secret(R"({"auths":{}})");
   ASSERT_THAT(store_->UpdateCluster(alice_, update), IsOk());
   EXPECT_THAT(store_->GetPullSecret(Caller::System(), request), IsOkAndHolds(R"({"auths":{}})"));
+}
+
+TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewrittenWhole) {
+  // A cluster as schema version 1 stored it: everything beyond the columns in the JSON doc.
+  const Cluster created = NewCluster(alice_, "old-form");
+  {
+    auto connection = pool_->Acquire();
+    ASSERT_THAT(connection, IsOk());
+    ASSERT_THAT(
+        (*connection)
+            ->Exec("UPDATE clusters SET pb = NULL, doc = jsonb_build_object('name', 'old-form', "
+                   "'baseDnsDomain', 'example.com', 'statusInfo', 'as v1 wrote it', "
+                   "'openshiftClusterId', 'ocp-1') WHERE id = $1::uuid",
+                   {created.id()})
+            .status(),
+        IsOk());
+  }
+  auto read = Get(alice_, created.id());
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->name(), "old-form");
+  EXPECT_EQ(read->base_dns_domain(), "example.com");
+  EXPECT_EQ(read->status_info(), "as v1 wrote it");
+  EXPECT_EQ(read->openshift_cluster_id(), "ocp-1");
+
+  // The next write stores it in the new form, and nothing is lost on the way.
+  v1::UpdateClusterRequest update;
+  update.mutable_cluster()->set_id(created.id());
+  update.mutable_cluster()->set_name("new-form");
+  update.mutable_update_mask()->add_paths("name");
+  ASSERT_THAT(store_->UpdateCluster(alice_, update), IsOk());
+  auto reread = Get(alice_, created.id());
+  ASSERT_THAT(reread, IsOk());
+  EXPECT_EQ(reread->name(), "new-form");
+  EXPECT_EQ(reread->base_dns_domain(), "example.com");
+  EXPECT_EQ(reread->status_info(), "as v1 wrote it");
+  EXPECT_EQ(reread->openshift_cluster_id(), "ocp-1");
+  auto connection = pool_->Acquire();
+  ASSERT_THAT(connection, IsOk());
+  auto stored = (*connection)
+                    ->Exec("SELECT pb IS NOT NULL, doc::text FROM clusters WHERE id = $1::uuid",
+                           {created.id()});
+  ASSERT_THAT(stored, IsOk());
+  EXPECT_EQ(stored->Get(0, 0), "t");
+  EXPECT_THAT(std::string(stored->Get(0, 1)), Not(HasSubstr("new-form")));  // the name is in pb
+
+  // Listing by openshift_cluster_id and the status-only compare-and-set still see the doc.
+  v1::ListClustersRequest list;
+  list.set_openshift_cluster_id("ocp-1");
+  auto listed = store_->ListClusters(alice_, list);
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_EQ(listed->clusters_size(), 1);
+  EXPECT_EQ(listed->clusters(0).name(), "new-form");
+  auto ready = SetStatus(created.id(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT,
+                         types::v1::CLUSTER_STATUS_READY);
+  ASSERT_THAT(ready, IsOk());
+  EXPECT_EQ(ready->status_info(), "because");
+  EXPECT_EQ(ready->name(), "new-form");
+  EXPECT_EQ(ready->openshift_cluster_id(), "ocp-1");
 }
 
 TEST_F(ResourceStoreTest, ValidatorsRunBeforeAnythingIsWritten) {
