@@ -337,42 +337,6 @@ Change ChangeOf(const M& message, v1::ChangeType type) {
           T::StatusName(message)};
 }
 
-// Writes `message`'s document and columns over the existing row and bumps its version.
-template <typename M>
-absl::StatusOr<M> Rewrite(pg::Transaction& tx, const M& message, const pg::Param* secret,
-                          v1::ChangeType change) {
-  using T = Traits<M>;
-  Query q;
-  const Stored stored = Document(message);
-  std::string sets =
-      absl::StrCat("doc = ", q.Add(stored.doc), "::jsonb, pb = decode(", q.Add(stored.pb_hex),
-                   ", 'hex'), status = ", q.Add(T::StatusName(message)),
-                   ", resource_version = resource_version + 1, updated_at = now()");
-  for (const Column& column : T::Extra(message)) {
-    absl::StrAppend(&sets, ", ", column.name, " = ", Bind(q, column.expr, {column.value}));
-  }
-  if (secret != nullptr) absl::StrAppend(&sets, ", secret = ", q.Add(*secret));
-  const Key key = T::KeyOf(message);
-  const std::string sql =
-      absl::StrCat("UPDATE ", T::kTable, " SET ", sets, " WHERE ",
-                   Bind(q, T::kKeyPredicate, T::KeyParams(key)), " RETURNING ", SelectList<M>());
-  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-  if (rows.rows() == 0) return NotFound<M>(key);
-  ASSIGN_OR_RETURN(M written, Decode<M>(rows, 0));
-  RETURN_IF_ERROR(AppendChange(tx, ChangeOf(written, change)));
-  return written;
-}
-
-template <typename M>
-M WithoutColumns(M message) {
-  message.clear_id();
-  message.clear_resource_version();
-  message.clear_created_at();
-  message.clear_updated_at();
-  Traits<M>::ClearKeyColumns(message);
-  return message;
-}
-
 // The tail of a statement `WITH <cte> AS (<write> RETURNING SelectList<M>())`: appends a change
 // per written row to the log, wakes the sequencer, and selects the written rows (Decode-able).
 // Writing and logging in one statement keeps single-row writes to one round trip.
@@ -387,6 +351,54 @@ std::string LogChangesOf(Query& q, absl::string_view cte, v1::ChangeType type) {
       ".*, (SELECT count(*) FROM (SELECT pg_notify('assisted_change', '') FROM appended) AS "
       "notified) FROM ",
       cte);
+}
+
+// Writes `message`'s document and columns over the existing row, bumps its version and logs the
+// change, in one statement. With `at_version`, only if the row is still at that version (and not
+// deleted, which bumps it too): std::nullopt when it is not.
+template <typename M, typename Db>
+absl::StatusOr<std::optional<M>> RewriteIf(Db& db, const M& message, const pg::Param* secret,
+                                           v1::ChangeType change,
+                                           std::optional<int64_t> at_version) {
+  using T = Traits<M>;
+  Query q;
+  const Stored stored = Document(message);
+  std::string sets =
+      absl::StrCat("doc = ", q.Add(stored.doc), "::jsonb, pb = decode(", q.Add(stored.pb_hex),
+                   ", 'hex'), status = ", q.Add(T::StatusName(message)),
+                   ", resource_version = resource_version + 1, updated_at = now()");
+  for (const Column& column : T::Extra(message)) {
+    absl::StrAppend(&sets, ", ", column.name, " = ", Bind(q, column.expr, {column.value}));
+  }
+  if (secret != nullptr) absl::StrAppend(&sets, ", secret = ", q.Add(*secret));
+  std::string sql = absl::StrCat("WITH updated AS (UPDATE ", T::kTable, " SET ", sets, " WHERE ",
+                                 Bind(q, T::kKeyPredicate, T::KeyParams(T::KeyOf(message))));
+  if (at_version.has_value()) {
+    absl::StrAppend(&sql, " AND resource_version = ", q.Add(absl::StrCat(*at_version)), "::bigint");
+  }
+  absl::StrAppend(&sql, " RETURNING ", SelectList<M>(), ")", LogChangesOf<M>(q, "updated", change));
+  ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
+  if (rows.rows() == 0) return std::nullopt;
+  return Decode<M>(rows, 0, &message);  // the stored form is `message`'s: no need to parse it
+}
+
+// RewriteIf of a row locked in `tx` (so it is there, unless deleted meanwhile by this `tx`).
+template <typename M>
+absl::StatusOr<M> Rewrite(pg::Transaction& tx, const M& message, const pg::Param* secret,
+                          v1::ChangeType change) {
+  ASSIGN_OR_RETURN(std::optional<M> written, RewriteIf(tx, message, secret, change, std::nullopt));
+  if (!written.has_value()) return NotFound<M>(Traits<M>::KeyOf(message));
+  return *std::move(written);
+}
+
+template <typename M>
+M WithoutColumns(M message) {
+  message.clear_id();
+  message.clear_resource_version();
+  message.clear_created_at();
+  message.clear_updated_at();
+  Traits<M>::ClearKeyColumns(message);
+  return message;
 }
 
 // Where a new row's owner comes from: the caller (a constant source), or, for hosts, the
@@ -511,11 +523,16 @@ void Merge(const google::protobuf::Message& patch, const google::protobuf::Field
 }
 
 // Field-mask update with optimistic concurrency, validation and (optionally) a new secret.
+// A fenced write runs in a transaction, under the row lock, after the fence check. An unfenced
+// one (nearly all) is a read and then a write conditional on the version read, on one
+// connection and with no transaction: two round trips instead of five. A writer that got in
+// between makes the write miss, and the update re-reads and merges again; after a few misses
+// it takes the row lock like a fenced write, so a busy row still makes progress.
 template <typename M>
-absl::StatusOr<M> UpdateFields(pg::Transaction& tx, const Caller& caller,
-                               const Validators& validators, const M& patch,
-                               const google::protobuf::FieldMask& mask, int64_t expected_version,
-                               const v1::LeaseFence& fence, const std::string& secret) {
+absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Validators& validators,
+                               const M& patch, const google::protobuf::FieldMask& mask,
+                               int64_t expected_version, const v1::LeaseFence& fence,
+                               const std::string& secret) {
   using T = Traits<M>;
   const Key key = T::KeyOf(patch);
   if (key.id.empty()) {
@@ -523,16 +540,47 @@ absl::StatusOr<M> UpdateFields(pg::Transaction& tx, const Caller& caller,
   }
   ASSIGN_OR_RETURN(google::protobuf::FieldMask writable,
                    WritableMask<M>(mask, "update_mask", /*allow_empty=*/false));
-  RETURN_IF_ERROR(CheckFence(tx, fence));
-  ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, false, /*lock=*/true, nullptr));
-  RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
-  M merged = current;
-  Merge(patch, writable, merged);
-  RETURN_IF_ERROR(T::Validate(validators, merged));
   const bool writes_secret = T::kHasSecret && MaskHas(mask, "pull_secret");
-  if (writes_secret && validators.pull_secret) RETURN_IF_ERROR(validators.pull_secret(secret));
   const pg::Param new_secret = secret;
-  return Rewrite(tx, merged, writes_secret ? &new_secret : nullptr, v1::CHANGE_TYPE_UPDATED);
+  const pg::Param* secret_to_write = writes_secret ? &new_secret : nullptr;
+  auto merge = [&](const M& current) -> absl::StatusOr<M> {
+    RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
+    M merged = current;
+    Merge(patch, writable, merged);
+    RETURN_IF_ERROR(T::Validate(validators, merged));
+    if (writes_secret && validators.pull_secret) RETURN_IF_ERROR(validators.pull_secret(secret));
+    return merged;
+  };
+  auto locked = [&] {
+    return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<M> {
+      RETURN_IF_ERROR(CheckFence(tx, fence));
+      ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, false, /*lock=*/true, nullptr));
+      ASSIGN_OR_RETURN(M merged, merge(current));
+      return Rewrite(tx, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED);
+    });
+  };
+  if (!fence.name().empty()) return locked();
+  constexpr int kOptimisticAttempts = 3;
+  for (int attempt = 0; attempt < kOptimisticAttempts; ++attempt) {
+    bool writing = false;
+    absl::StatusOr<std::optional<M>> written =
+        OnConnection(pool, [&](pg::Connection& db) -> absl::StatusOr<std::optional<M>> {
+          ASSIGN_OR_RETURN(M current, ReadRow<M>(db, caller, key, false, false, nullptr));
+          ASSIGN_OR_RETURN(M merged, merge(current));
+          writing = true;
+          return RewriteIf(db, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED,
+                           current.resource_version());
+        });
+    if (!written.ok()) {
+      // A pooled connection the server dropped fails its first statement; nothing was written.
+      const bool stale_connection =
+          !writing && attempt == 0 && absl::IsUnavailable(written.status());
+      if (stale_connection) continue;
+      return written.status();
+    }
+    if (written->has_value()) return **std::move(written);
+  }
+  return locked();  // a busy row: wait for its lock instead of racing again
 }
 
 // Status compare-and-set without a patch or fence, the orchestrator's most frequent write, in
@@ -805,10 +853,8 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
 
 absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
                                                      const v1::UpdateClusterRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return UpdateFields(tx, caller, validators_, request.cluster(), request.update_mask(),
-                        request.resource_version(), request.fence(), request.pull_secret());
-  });
+  return UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
+                      request.resource_version(), request.fence(), request.pull_secret());
 }
 
 absl::Status ResourceStore::DeleteCluster(const Caller& caller,
@@ -903,10 +949,8 @@ absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
 
 absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
                                                        const v1::UpdateInfraEnvRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return UpdateFields(tx, caller, validators_, request.infra_env(), request.update_mask(),
-                        request.resource_version(), v1::LeaseFence(), request.pull_secret());
-  });
+  return UpdateFields(pool_, caller, validators_, request.infra_env(), request.update_mask(),
+                      request.resource_version(), v1::LeaseFence(), request.pull_secret());
 }
 
 absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
@@ -1033,10 +1077,8 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
 
 absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
                                                const v1::UpdateHostRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return UpdateFields(tx, caller, validators_, request.host(), request.update_mask(),
-                        request.resource_version(), request.fence(), std::string());
-  });
+  return UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
+                      request.resource_version(), request.fence(), std::string());
 }
 
 absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHostRequest& request) {
