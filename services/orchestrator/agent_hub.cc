@@ -1,7 +1,9 @@
 #include "services/orchestrator/agent_hub.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -11,6 +13,7 @@
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/next_steps.h"
 #include "services/orchestrator/step_results.h"
 
 namespace assisted::orchestrator {
@@ -637,9 +640,58 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
           agent.pushed ? NewWork(agent.last_pushed, *steps) : *steps;
       agent.last_pushed = *std::move(steps);
       agent.pushed = true;
+      ScheduleRechecks(host, agent);
       steps = std::move(fresh);
     }
     for (types::v1::Step& step : *steps) {
+      ServiceMessage message;
+      *message.mutable_instruction()->mutable_step() = std::move(step);
+      if (!session->Send(std::move(message))) break;
+    }
+  }
+}
+
+void AgentHub::ScheduleRechecks(const types::v1::Host& host, Agent& agent) {
+  agent.recheck.clear();
+  if (options_.recheck_after > absl::ZeroDuration()) {
+    for (types::v1::StepType type : core::StepsToRecheck(host.validations_info())) {
+      const bool pushed =
+          std::any_of(agent.last_pushed.begin(), agent.last_pushed.end(),
+                      [type](const types::v1::Step& step) { return step.step_type() == type; });
+      if (pushed) agent.recheck.push_back(type);
+    }
+  }
+  if (agent.recheck.empty()) {
+    agent.recheck_at = absl::InfiniteFuture();
+  } else if (agent.recheck_at == absl::InfiniteFuture()) {  // a new failure: the first wait
+    agent.recheck_backoff = options_.recheck_after;
+    agent.recheck_at = clock_.Now() + agent.recheck_backoff;
+  }
+}
+
+void AgentHub::SendDueRechecks(absl::Time now) {
+  std::vector<std::pair<std::shared_ptr<Session>, std::vector<types::v1::Step>>> due;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& [key, agent] : agents_) {
+      if (agent.recheck_at > now) continue;
+      agent.recheck_backoff = std::min(agent.recheck_backoff * 2, options_.max_recheck_after);
+      agent.recheck_at = now + agent.recheck_backoff;
+      auto it = by_host_.find(HostKey(agent.infra_env_id, agent.host_id));
+      std::shared_ptr<Session> session = it == by_host_.end() ? nullptr : it->second.lock();
+      if (session == nullptr) continue;
+      std::vector<types::v1::Step> steps;
+      for (const types::v1::Step& pushed : agent.last_pushed) {
+        if (absl::c_linear_search(agent.recheck, pushed.step_type())) {
+          types::v1::Step& again = steps.emplace_back(pushed);
+          again.set_step_id(core::NewStepId(pushed.step_type(), random_));  // a new run
+        }
+      }
+      if (!steps.empty()) due.emplace_back(std::move(session), std::move(steps));
+    }
+  }
+  for (auto& [session, steps] : due) {
+    for (types::v1::Step& step : steps) {
       ServiceMessage message;
       *message.mutable_instruction()->mutable_step() = std::move(step);
       if (!session->Send(std::move(message))) break;
@@ -703,6 +755,7 @@ void AgentHub::MonitorOnce() {
     }
   }
   for (const auto& [key, target] : due) RefreshLater(target);
+  SendDueRechecks(now);
 }
 
 void AgentHub::MonitorLoop() {

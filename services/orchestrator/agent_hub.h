@@ -26,7 +26,10 @@
 //     injected Clock so tests call it with a FakeClock) refreshes the clusters of hosts whose
 //     stream closed here once the disconnection timeout has passed since (they go
 //     `disconnected` by the core's rules; a new stream heals them), and of hosts in states with
-//     time limits (preparing, installing, ...), so status timeouts fire.
+//     time limits (preparing, installing, ...), so status timeouts fire. It also re-runs the
+//     steps behind a host's failing validations (a registry, NTP server or peer that was down
+//     for a while), after `recheck_after` and then backing off; a passing host is never asked
+//     again, so a healthy fleet costs nothing however large.
 //
 // Steady-state database writes: zero per heartbeat; per host two per connection plus one per
 // status or validation-outcome change, so a quiet fleet of any size costs nothing.
@@ -76,6 +79,11 @@ struct HubOptions {
   core::Timeouts timeouts;
   // How often the monitor runs; zero: no monitor thread (tests call MonitorOnce).
   absl::Duration monitor_interval = absl::Seconds(5);
+  // A host failing validations that a step re-run can change (core::StepsToRecheck) has those
+  // steps re-run this long after the failure was judged, then after twice as long each time it
+  // still fails, at most max_recheck_after; zero: never.
+  absl::Duration recheck_after = absl::Seconds(30);
+  absl::Duration max_recheck_after = absl::Minutes(10);
   // Follow the inventory's Watch (off in tests that drive the hub directly).
   bool follow_watch = true;
   EventRateOptions event_rate;
@@ -124,6 +132,10 @@ class AgentHub final : public SessionHandler {
     types::v1::HostStatus status = types::v1::HOST_STATUS_UNSPECIFIED;
     std::vector<types::v1::Step> last_pushed;
     bool pushed = false;
+    // Steps to re-run because of failing validations, when, and the wait after that.
+    std::vector<types::v1::StepType> recheck;
+    absl::Time recheck_at = absl::InfiniteFuture();
+    absl::Duration recheck_backoff;
   };
   // What to refresh: a cluster, or an unbound host.
   struct Target {
@@ -164,6 +176,11 @@ class AgentHub final : public SessionHandler {
   bool AlreadyJudged(const inventory::v1::WatchEvent& event) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void PushChanged(const RefreshOutcome& outcome);
+  // Schedules (or cancels) re-runs of the steps `host`'s failing validations came from.
+  void ScheduleRechecks(const types::v1::Host& host, Agent& agent)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The monitor's part: re-sends due re-checks (fresh step ids) and backs their next ones off.
+  void SendDueRechecks(absl::Time now);
   // Records that the stream for `host` closed: holder cleared, checked_in_at = last heard.
   void RecordDisconnect(const Agent& agent, absl::Time last_heard);
   void OnWatchEvent(const inventory::v1::WatchEvent& event);

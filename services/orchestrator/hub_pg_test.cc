@@ -47,8 +47,9 @@ std::string HostId(int i) { return absl::StrCat("00000000-0000-4000-8000-0000000
 // the way the agent's executors format their outputs.
 class TestAgent {
  public:
-  TestAgent(agent::v1::AgentService::Stub& stub, types::v1::Host host, std::string token)
-      : host_(std::move(host)) {
+  TestAgent(agent::v1::AgentService::Stub& stub, types::v1::Host host, std::string token,
+            bool reaches_peers = true)
+      : host_(std::move(host)), reaches_peers_(reaches_peers) {
     if (!token.empty()) context_.AddMetadata("authorization", "Bearer " + token);
     stream_ = stub.Connect(&context_);
     agent::v1::AgentMessage hello;
@@ -84,6 +85,22 @@ class TestAgent {
     return false;
   }
 
+  // Waits until `n` instructions of `type` arrived (each run of a step has its own id).
+  bool AwaitCount(types::v1::StepType type, int n, absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto enough = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return Count(type) >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&enough), timeout);
+  }
+  // Whether its connectivity checks reach the other hosts from now on.
+  void SetReachesPeers(bool reaches) {
+    absl::MutexLock lock(&mu_);
+    reaches_peers_ = reaches;
+  }
+  int CountOf(types::v1::StepType type) {
+    absl::MutexLock lock(&mu_);
+    return Count(type);
+  }
+
   grpc::Status status() {
     absl::MutexLock lock(&mu_);
     mu_.Await(absl::Condition(&finished_));
@@ -109,7 +126,14 @@ class TestAgent {
     finished_ = true;
   }
 
-  types::v1::StepResult Answer(const types::v1::Step& step) const {
+  int Count(types::v1::StepType type) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return static_cast<int>(
+        std::count_if(steps_.begin(), steps_.end(),
+                      [type](const types::v1::Step& step) { return step.step_type() == type; }));
+  }
+
+  types::v1::StepResult Answer(const types::v1::Step& step) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     types::v1::StepResult result;
     result.set_step_id(step.step_id());
     result.set_step_type(step.step_type());
@@ -131,11 +155,11 @@ class TestAgent {
                             {"outgoing_ip_address", own_ip},
                             {"remote_ip_address", remote},
                             {"remote_mac", nic["mac"]},
-                            {"successful", true}});
+                            {"successful", reaches_peers_}});
               l3.push_back({{"remote_ip_address", remote},
-                            {"successful", true},
+                            {"successful", reaches_peers_},
                             {"average_rtt_ms", 0.2},
-                            {"packet_loss_percentage", 0}});
+                            {"packet_loss_percentage", reaches_peers_ ? 0 : 100}});
             }
           }
           remote_hosts.push_back({{"host_id", other["host_id"]},
@@ -180,6 +204,7 @@ class TestAgent {
   std::unique_ptr<grpc::ClientReaderWriter<agent::v1::AgentMessage, agent::v1::ServiceMessage>>
       stream_;
   absl::Mutex mu_;
+  bool reaches_peers_ ABSL_GUARDED_BY(mu_);
   uint64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<types::v1::Step> steps_ ABSL_GUARDED_BY(mu_);
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
@@ -269,6 +294,24 @@ class HubTest : public assisted::testing::PostgresTest {
     return cluster;
   }
 
+  // Changes the cluster's NTP source and waits until `agent` got the step carrying it. The
+  // stream is ordered: whatever the hub sent that agent before has arrived too.
+  void PushThrough(TestAgent& agent, const std::string& ntp_source) {
+    inv::UpdateClusterRequest update;
+    update.mutable_cluster()->set_id(cluster_.id());
+    update.mutable_cluster()->set_additional_ntp_source(ntp_source);
+    update.mutable_update_mask()->add_paths("additional_ntp_source");
+    types::v1::Cluster written;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->UpdateCluster(&context, update, &written).ok());
+    ASSERT_TRUE(agent.AwaitInstruction(
+        types::v1::STEP_TYPE_NTP_SYNCHRONIZER,
+        [&](const types::v1::Step& step) {
+          return step.args_size() == 1 && step.args(0).find(ntp_source) != std::string::npos;
+        },
+        absl::Seconds(20)));
+  }
+
   static bool AllHosts(const types::v1::Cluster& cluster, size_t n, types::v1::HostStatus status) {
     if (static_cast<size_t>(cluster.hosts_size()) != n) return false;
     for (const types::v1::Host& host : cluster.hosts()) {
@@ -343,6 +386,63 @@ TEST_F(HubTest, AGoneAgentIsDisconnectedAfterTheTimeoutAndHealsWhenItReturns) {
   agents[0] = std::make_unique<TestAgent>(*agents_, Host(1), "");
   AwaitCluster(
       [](const types::v1::Cluster& c) { return AllHosts(c, 3, types::v1::HOST_STATUS_KNOWN); });
+}
+
+TEST_F(HubTest, AFailedCheckRunsAgainWithBackoffUntilItPasses) {
+  HubOptions options;
+  options.recheck_after = absl::Seconds(30);
+  options.max_recheck_after = absl::Minutes(2);
+  StartHub(options);
+  CreateCluster();
+  constexpr auto kCheck = types::v1::STEP_TYPE_CONNECTIVITY_CHECK;
+  // Host 1 cannot reach its peers (a switch port down for a while): not in the majority group.
+  std::vector<std::unique_ptr<TestAgent>> agents;
+  agents.push_back(std::make_unique<TestAgent>(*agents_, Host(1), "", /*reaches_peers=*/false));
+  for (int i = 2; i <= 3; ++i) agents.push_back(std::make_unique<TestAgent>(*agents_, Host(i), ""));
+  TestAgent& cut_off = *agents[0];
+  AwaitCluster([](const types::v1::Cluster& c) {
+    if (c.hosts_size() != 3) return false;
+    for (const types::v1::Host& host : c.hosts()) {
+      const auto wanted = host.id() == HostId(1) ? types::v1::HOST_STATUS_INSUFFICIENT
+                                                 : types::v1::HOST_STATUS_KNOWN;
+      if (host.status() != wanted) return false;
+    }
+    return true;
+  });
+  PushThrough(cut_off, "ntp-0.example.com");  // every check sent so far has arrived
+  const int runs = cut_off.CountOf(kCheck);
+  std::vector<int> peer_runs;
+  for (int i = 1; i < 3; ++i) peer_runs.push_back(agents[i]->CountOf(kCheck));
+
+  // Not before 30 s; then again; then not before another 60 s (backed off), then again.
+  clock_.Advance(absl::Seconds(29));
+  hub_->MonitorOnce();
+  PushThrough(cut_off, "ntp-1.example.com");
+  EXPECT_EQ(cut_off.CountOf(kCheck), runs);
+  clock_.Advance(absl::Seconds(2));
+  hub_->MonitorOnce();
+  ASSERT_TRUE(cut_off.AwaitCount(kCheck, runs + 1, absl::Seconds(20)));
+  clock_.Advance(absl::Seconds(31));
+  hub_->MonitorOnce();
+  PushThrough(cut_off, "ntp-2.example.com");
+  EXPECT_EQ(cut_off.CountOf(kCheck), runs + 1);
+  cut_off.SetReachesPeers(true);  // the port is back
+  clock_.Advance(absl::Seconds(30));
+  hub_->MonitorOnce();
+  ASSERT_TRUE(cut_off.AwaitCount(kCheck, runs + 2, absl::Seconds(20)));
+
+  // That run reaches the peers: the host heals, and a passing host is not asked again.
+  AwaitCluster(
+      [](const types::v1::Cluster& c) { return AllHosts(c, 3, types::v1::HOST_STATUS_KNOWN); });
+  PushThrough(cut_off, "ntp-3.example.com");
+  const int healed_runs = cut_off.CountOf(kCheck);  // (healing may change its arguments once)
+  clock_.Advance(absl::Minutes(10));
+  hub_->MonitorOnce();
+  PushThrough(cut_off, "ntp-4.example.com");
+  EXPECT_EQ(cut_off.CountOf(kCheck), healed_runs);
+  for (int i = 1; i < 3; ++i) {
+    EXPECT_EQ(agents[i]->CountOf(kCheck), peer_runs[i - 1]) << "host " << i + 1;
+  }
 }
 
 TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {

@@ -46,6 +46,16 @@ void Config::Register(config::Parser& parser) {
                 "how often silent agents and status time limits are checked")
       .Range(absl::Milliseconds(10), absl::Minutes(10));
   parser
+      .Duration("recheck-after", &recheck_after,
+                "a host failing a check that a re-run can change (NTP, DNS, registry, "
+                "connectivity, disk speed) re-runs it this long after, then backing off x2; 0: "
+                "never")
+      .Range(absl::ZeroDuration(), absl::Hours(24));
+  parser
+      .Duration("max-recheck-after", &max_recheck_after,
+                "the longest wait between re-runs of a still failing check")
+      .Range(absl::Seconds(1), absl::Hours(24));
+  parser
       .Duration("host-disconnection-timeout", &host_disconnection_timeout,
                 "an agent not heard for this long makes its host disconnected "
                 "(HOST_MAX_DISCONNECTION_TIME)")
@@ -110,6 +120,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                      .workers = config.workers,
                      .replica_id = config.replica_id,
                      .monitor_interval = config.monitor_interval,
+                     .recheck_after = config.recheck_after,
+                     .max_recheck_after = config.max_recheck_after,
                      .event_rate = {.per_second = 1.0 / absl::ToDoubleSeconds(config.event_refill),
                                     .burst = static_cast<double>(config.event_burst)},
                      .agent_token_key = std::move(token_key)};

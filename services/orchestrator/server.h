@@ -34,6 +34,8 @@ struct Config {
   // Liveness and the monitor (see agent_hub.h).
   std::string replica_id;
   absl::Duration monitor_interval = absl::Seconds(5);
+  absl::Duration recheck_after = absl::Seconds(30);
+  absl::Duration max_recheck_after = absl::Minutes(10);
   absl::Duration host_disconnection_timeout = absl::Minutes(3);
   // The release image catalog (release_images.h), JSON.
   std::string release_images = kDefaultReleaseImages;

@@ -2,13 +2,17 @@
 
 #include "services/orchestrator/core/next_steps.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/validation_ids.h"
 
 namespace assisted::orchestrator::core {
 
@@ -163,6 +167,42 @@ std::string NewStepId(StepType type, Random& random) {
   char hex[9];
   std::snprintf(hex, sizeof(hex), "%08x", random.Next32());
   return absl::StrCat(StepTypeName(type), "-", hex);
+}
+
+std::vector<StepType> StepsToRecheck(
+    const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& validations) {
+  // Validation -> the step its failure can come from. A table, so adding a check is one line.
+  static const auto* const kSource = new absl::flat_hash_map<absl::string_view, StepType>({
+      {host_id::kNtpSynced, types::v1::STEP_TYPE_NTP_SYNCHRONIZER},
+      {host_id::kTimeSyncedBetweenHostAndService, types::v1::STEP_TYPE_NTP_SYNCHRONIZER},
+      {host_id::kContainerImagesAvailable, types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY},
+      {host_id::kSufficientInstallationDiskSpeed,
+       types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK},
+      {host_id::kBelongsToMajorityGroup, types::v1::STEP_TYPE_CONNECTIVITY_CHECK},
+      {host_id::kSufficientNetworkLatency, types::v1::STEP_TYPE_CONNECTIVITY_CHECK},
+      {host_id::kSufficientPacketLoss, types::v1::STEP_TYPE_CONNECTIVITY_CHECK},
+      {host_id::kApiDomainNameResolved, types::v1::STEP_TYPE_DOMAIN_RESOLUTION},
+      {host_id::kApiIntDomainNameResolved, types::v1::STEP_TYPE_DOMAIN_RESOLUTION},
+      {host_id::kAppsDomainNameResolved, types::v1::STEP_TYPE_DOMAIN_RESOLUTION},
+      {host_id::kReleaseDomainNameResolved, types::v1::STEP_TYPE_DOMAIN_RESOLUTION},
+      {host_id::kDnsWildcardNotConfigured, types::v1::STEP_TYPE_DOMAIN_RESOLUTION},
+      {host_id::kIgnitionDownloadable, types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK},
+      {host_id::kHasDefaultRoute, types::v1::STEP_TYPE_INVENTORY},
+      {host_id::kBelongsToMachineCidr, types::v1::STEP_TYPE_INVENTORY},
+  });
+  const std::vector<absl::string_view>& informative = HostValidationGates().informative;
+  std::set<StepType> steps;
+  for (const types::v1::ValidationResult& validation : validations) {
+    if (validation.status() != types::v1::VALIDATION_STATUS_FAILURE &&
+        validation.status() != types::v1::VALIDATION_STATUS_ERROR) {
+      continue;
+    }
+    if (std::find(informative.begin(), informative.end(), validation.id()) != informative.end()) {
+      continue;  // blocks nothing: not worth a write per host and re-run
+    }
+    if (auto it = kSource->find(validation.id()); it != kSource->end()) steps.insert(it->second);
+  }
+  return {steps.begin(), steps.end()};
 }
 
 NextSteps SelectNextSteps(const NextStepsInput& input, Random& random,

@@ -18,6 +18,7 @@
 #include "absl/time/time.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
+#include "assisted/types/v1/validation.pb.h"
 #include "lib/random/random.h"
 
 namespace assisted::orchestrator::core {
@@ -76,6 +77,15 @@ NextSteps SelectNextSteps(const NextStepsInput& input, Random& random,
 
 // "<type>-<8 lowercase hex>", e.g. "inventory-1a2b3c4d".
 std::string NewStepId(types::v1::StepType type, Random& random);
+
+// The steps whose results the failing host validations in `validations` were judged on, in
+// step-type order, each once. Re-running them is how a transient failure heals (a registry or
+// NTP server briefly down, a peer rebooting during the connectivity check): the agent keeps the
+// result of work it did, so without a re-run the host would stay insufficient. Failures no step
+// can change (hardware sizes, user input) name no step, and neither do informative validations
+// (they block nothing, and re-running them would cost a write per host for no gain).
+std::vector<types::v1::StepType> StepsToRecheck(
+    const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& validations);
 
 }  // namespace assisted::orchestrator::core
 

@@ -133,6 +133,30 @@ TEST(NextSteps, StepIdsAreTypeDashEightHexAndComeFromTheRandomSource) {
   }
 }
 
+TEST(NextSteps, FailingValidationsNameTheStepsTheirResultsCameFrom) {
+  google::protobuf::RepeatedPtrField<ValidationResult> validations;
+  auto add = [&](const char* id, ValidationStatus status) {
+    ValidationResult& v = *validations.Add();
+    v.set_id(id);
+    v.set_status(status);
+  };
+  add("has-min-memory", VALIDATION_STATUS_FAILURE);  // hardware: no step changes it
+  add("ntp-synced", VALIDATION_STATUS_SUCCESS);      // passing: nothing to re-run
+  add("api-domain-name-resolved-correctly", VALIDATION_STATUS_FAILURE);
+  add("apps-domain-name-resolved-correctly", VALIDATION_STATUS_FAILURE);  // the same step once
+  add("belongs-to-majority-group", VALIDATION_STATUS_ERROR);
+  add("container-images-available", VALIDATION_STATUS_PENDING);  // not measured yet
+  EXPECT_THAT(StepsToRecheck(validations),
+              ElementsAre(STEP_TYPE_CONNECTIVITY_CHECK, STEP_TYPE_DOMAIN_RESOLUTION));
+  validations.Clear();
+  add("container-images-available", VALIDATION_STATUS_FAILURE);
+  add("time-synced-between-host-and-service", VALIDATION_STATUS_FAILURE);
+  add("release-domain-name-resolved-correctly", VALIDATION_STATUS_FAILURE);  // informative
+  EXPECT_THAT(StepsToRecheck(validations),
+              ElementsAre(STEP_TYPE_NTP_SYNCHRONIZER, STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY));
+  EXPECT_THAT(StepsToRecheck({}), IsEmpty());
+}
+
 TEST(NextSteps, PlannedStatesListTheStatesWithSteps) {
   std::vector<HostStatus> day1 = PlannedStates(StepsKind::kDay1);
   EXPECT_NE(std::find(day1.begin(), day1.end(), kKnown), day1.end());
