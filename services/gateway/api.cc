@@ -431,8 +431,8 @@ absl::StatusOr<http::Response> RestApi::CachedRead(
   // credentials, should a cached route ever take some).
   const std::string kind = absl::StrCat(static_cast<int>(call.principal.kind));
   std::vector<absl::string_view> parts = {kind, call.principal.identity.user,
-                                          call.principal.identity.org,
-                                          call.principal.infra_env_id, call.request.path};
+                                          call.principal.identity.org, call.principal.infra_env_id,
+                                          call.request.path};
   for (const auto& [name, value] : call.request.query) {
     if (std::find(std::begin(kAuthQuery), std::end(kAuthQuery), name) != std::end(kAuthQuery)) {
       continue;

@@ -5,8 +5,7 @@
 namespace assisted::gateway {
 namespace {
 
-prometheus::Counter& CounterOf(prometheus::Registry& registry, const char* name,
-                               const char* help) {
+prometheus::Counter& CounterOf(prometheus::Registry& registry, const char* name, const char* help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(registry).Add({});
 }
 

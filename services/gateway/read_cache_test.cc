@@ -182,15 +182,16 @@ TEST_F(ReadCacheTest, AnswersCarryTheTagsOfEverythingTheyShow) {
   host.set_id(kHost);
   host.set_infra_env_id(kInfraEnv);
   host.set_cluster_id(kClusterA);
-  EXPECT_THAT(TagsOf(cluster), UnorderedElementsAre(ClusterTag(kClusterA), HostTag(kHost),
-                                                    InfraEnvTag(kInfraEnv)));
-  EXPECT_THAT(TagsOf(host), UnorderedElementsAre(ClusterTag(kClusterA), HostTag(kHost),
-                                                 InfraEnvTag(kInfraEnv)));
+  EXPECT_THAT(TagsOf(cluster),
+              UnorderedElementsAre(ClusterTag(kClusterA), HostTag(kHost), InfraEnvTag(kInfraEnv)));
+  EXPECT_THAT(TagsOf(host),
+              UnorderedElementsAre(ClusterTag(kClusterA), HostTag(kHost), InfraEnvTag(kInfraEnv)));
   types::InfraEnv infra_env;
   infra_env.set_id(kInfraEnv);
   EXPECT_THAT(TagsOf(infra_env), ElementsAre(InfraEnvTag(kInfraEnv)));
   infra_env.set_cluster_id(kClusterB);
-  EXPECT_THAT(TagsOf(infra_env), UnorderedElementsAre(InfraEnvTag(kInfraEnv), ClusterTag(kClusterB)));
+  EXPECT_THAT(TagsOf(infra_env),
+              UnorderedElementsAre(InfraEnvTag(kInfraEnv), ClusterTag(kClusterB)));
 }
 
 TEST_F(ReadCacheTest, ChangesInvalidateTheirResourceAndWhatItBelongsTo) {

@@ -146,17 +146,22 @@ class GatewayTest : public PostgresTest {
     return Fetch(method, absl::StrCat(kPrefix, path), headers, std::move(body));
   }
 
-  // Registers a cluster and an infra-env bound to it as alice, and stores a host of that
-  // infra-env (what the orchestrator does when an agent registers).
-  void CreateFixture() {
+  // Registers a cluster called `name` as alice; returns its id.
+  void RegisterCluster(const std::string& name, std::string* id) {
     CurlResponse cluster = As(alice_, "POST", "/clusters",
-                              Json{{"name", "one"},
+                              Json{{"name", name},
                                    {"openshift_version", "4.16"},
                                    {"pull_secret", kPullSecret},
                                    {"base_dns_domain", "example.com"}}
                                   .dump());
     ASSERT_EQ(cluster.status, 201) << cluster.body;
-    cluster_id_ = Json::parse(cluster.body)["id"];
+    *id = Json::parse(cluster.body)["id"];
+  }
+
+  // Registers a cluster and an infra-env bound to it as alice, and stores a host of that
+  // infra-env (what the orchestrator does when an agent registers).
+  void CreateFixture() {
+    ASSERT_NO_FATAL_FAILURE(RegisterCluster("one", &cluster_id_));
     CurlResponse infra_env =
         As(alice_, "POST", "/infra-envs",
            Json{{"name", "discovery"}, {"pull_secret", kPullSecret}, {"cluster_id", cluster_id_}}
@@ -507,14 +512,8 @@ TEST_F(GatewayTest, ReadCacheShowsWritesThroughTheGatewayAtOnce) {
 
 TEST_F(GatewayTest, ReadCacheFollowsWritesMadeElsewhereThroughTheChangeLog) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
-  CurlResponse other = As(alice_, "POST", "/clusters",
-                          Json{{"name", "two"},
-                               {"openshift_version", "4.16"},
-                               {"pull_secret", kPullSecret},
-                               {"base_dns_domain", "example.com"}}
-                              .dump());
-  ASSERT_EQ(other.status, 201) << other.body;
-  const std::string other_id = Json::parse(other.body)["id"];
+  std::string other_id;
+  ASSERT_NO_FATAL_FAILURE(RegisterCluster("two", &other_id));
   const std::string cluster = "/clusters/" + cluster_id_;
   const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
   ASSERT_EQ(CachedGet(alice_, cluster).status, 200);
