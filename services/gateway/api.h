@@ -11,8 +11,9 @@
 // With a read cache (read_cache.h), reads of one cluster (also its hosts), infra-env or host,
 // and the host list of an infra-env, answer from it when they can: keyed by the caller's
 // identity and principal and the request path, so tenancy stays the inventory's decision. Every
-// write route invalidates the resources it names (its path ids, and a bind's target cluster)
-// when it returns, success or not, so a client sees its own writes at once.
+// write route invalidates the resources it names (its path ids, and a cluster_id in its JSON
+// body: a bind's target cluster) when it returns, success or not, so a client sees its own
+// writes at once.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_API_H_
 #define ASSISTED_SERVICES_GATEWAY_API_H_
