@@ -51,10 +51,14 @@ Response Response::Text(int status, std::string text) {
 }
 
 Response Response::Json(int status, std::string json) {
+  return Json(status, std::make_shared<const std::string>(std::move(json)));
+}
+
+Response Response::Json(int status, std::shared_ptr<const std::string> json) {
   Response response;
   response.status = status;
   response.headers.Set("Content-Type", "application/json");
-  response.body = Body(std::move(json));
+  response.body.Append(Segment::Memory(std::move(json)));
   return response;
 }
 

@@ -13,6 +13,7 @@
 #ifndef ASSISTED_LIB_HTTP_MESSAGE_H_
 #define ASSISTED_LIB_HTTP_MESSAGE_H_
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -75,6 +76,8 @@ struct Response {
   static Response Text(int status, std::string text);
   // A response whose body is the JSON document `json` with Content-Type application/json.
   static Response Json(int status, std::string json);
+  // The same, sharing `json` (not null) with whoever else holds it: no copy.
+  static Response Json(int status, std::shared_ptr<const std::string> json);
   // An error response for `status` (which must not be OK): the HTTP status for its code (see
   // HttpStatusFor) and its message as text.
   static Response FromStatus(const absl::Status& status);

@@ -3,6 +3,7 @@
 #include <exception>
 #include <utility>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -125,6 +126,13 @@ Json HostsJson(const google::protobuf::RepeatedPtrField<types::Host>& hosts) {
   return list;
 }
 
+// What the read cache keeps of a read of `resource`: its JSON by `render`, and its tags.
+template <typename Resource, typename Render>
+absl::StatusOr<ReadCache::Fetched> Rendered(absl::StatusOr<Resource> resource, Render render) {
+  if (!resource.ok()) return resource.status();
+  return ReadCache::Fetched{Dump(render(*resource)), TagsOf(*resource)};
+}
+
 // The request body as a JSON object: 415 unless it is declared JSON, 400 when it is not one.
 absl::StatusOr<Json> BodyObject(const http::Request& request) {
   if (request.body.empty()) return Invalid("body", "required (a JSON object)");
@@ -211,8 +219,9 @@ absl::StatusOr<std::string> RequiredQuery(const http::Request& request, const ch
 
 }  // namespace
 
-RestApi::RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock)
-    : backends_(backends), authenticator_(authenticator), clock_(clock) {}
+RestApi::RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock,
+                 ReadCache* read_cache)
+    : backends_(backends), authenticator_(authenticator), clock_(clock), read_cache_(read_cache) {}
 
 const std::vector<RestApi::Route>& RestApi::Table() {
   using A = Access;
@@ -334,6 +343,11 @@ http::Response RestApi::Serve(const Route& route, const http::Request& request) 
       if (absl::Status uuid = config::Uuid(value); !uuid.ok())
         return Invalid(param, uuid.message());
     }
+    // Writes invalidate what they name once they return, however they end (a failed or
+    // timed-out call may still have changed something), before the client hears back.
+    absl::Cleanup invalidate = [&] {
+      if (absl::string_view(route.method) != "GET") InvalidateWritten(request);
+    };
     return (this->*route.handler)(Call{request, principal});
   };
   absl::StatusOr<http::Response> response;
@@ -404,6 +418,48 @@ absl::StatusOr<http::Response> RestApi::HostAction(
   ASSIGN_OR_RETURN(types::Host updated, backends_.Call(kOrchestrator, backends_.orchestrator(),
                                                        method, request, call.principal.identity));
   return JsonResponse(202, HostJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::CachedRead(
+    const Call& call, absl::FunctionRef<absl::StatusOr<ReadCache::Fetched>()> fetch) const {
+  if (read_cache_ == nullptr) {
+    ASSIGN_OR_RETURN(ReadCache::Fetched fetched, fetch());
+    return http::Response::Json(200, std::move(fetched.body));
+  }
+  // Everything that shapes the answer: who asks (as the inventory sees them, and as this API
+  // treats them) and what (the path names the route and the ids; query parameters other than
+  // credentials, should a cached route ever take some).
+  const std::string kind = absl::StrCat(static_cast<int>(call.principal.kind));
+  std::vector<absl::string_view> parts = {kind, call.principal.identity.user,
+                                          call.principal.identity.org, call.principal.infra_env_id,
+                                          call.request.path};
+  for (const auto& [name, value] : call.request.query) {
+    if (std::find(std::begin(kAuthQuery), std::end(kAuthQuery), name) != std::end(kAuthQuery)) {
+      continue;
+    }
+    parts.push_back(name);
+    parts.push_back(value);
+  }
+  ASSIGN_OR_RETURN(std::shared_ptr<const std::string> body,
+                   read_cache_->GetOrFetch(ReadCacheKey(parts), fetch));
+  return http::Response::Json(200, std::move(body));
+}
+
+void RestApi::InvalidateWritten(const http::Request& request) const {
+  if (read_cache_ == nullptr) return;
+  std::vector<std::string> tags = {ClusterTag(request.Param("cluster_id")),
+                                   InfraEnvTag(request.Param("infra_env_id")),
+                                   HostTag(request.Param("host_id"))};
+  // A bind names its target cluster in the body: that cluster's host list changes too.
+  if (!request.body.empty()) {
+    if (absl::StatusOr<Json> body = ParseObject(request.body); body.ok()) {
+      auto cluster_id = body->find("cluster_id");
+      if (cluster_id != body->end() && cluster_id->is_string()) {
+        tags.push_back(ClusterTag(cluster_id->get<std::string>()));
+      }
+    }
+  }
+  read_cache_->Invalidate(tags);
 }
 
 absl::StatusOr<http::Response> RestApi::ServeArtifact(const Call& call,
@@ -497,8 +553,7 @@ absl::StatusOr<http::Response> RestApi::ClusterDefaultConfig(const Call&) const 
 }
 
 absl::StatusOr<http::Response> RestApi::GetCluster(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, true));
-  return JsonResponse(200, ClusterJson(cluster));
+  return CachedRead(call, [&] { return Rendered(ReadCluster(call, true), ClusterJson); });
 }
 
 absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
@@ -542,8 +597,10 @@ absl::StatusOr<http::Response> RestApi::ResetCluster(const Call& call) const {
 }
 
 absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, true));
-  return JsonResponse(200, HostsJson(cluster.hosts()));
+  return CachedRead(call, [&] {
+    return Rendered(ReadCluster(call, true),
+                    [](const types::Cluster& cluster) { return HostsJson(cluster.hosts()); });
+  });
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterFiles(const Call& call) const {
@@ -656,8 +713,7 @@ absl::StatusOr<http::Response> RestApi::ListInfraEnvs(const Call& call) const {
 }
 
 absl::StatusOr<http::Response> RestApi::GetInfraEnv(const Call& call) const {
-  ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));
-  return JsonResponse(200, InfraEnvJson(infra_env));
+  return CachedRead(call, [&] { return Rendered(ReadInfraEnv(call), InfraEnvJson); });
 }
 
 absl::StatusOr<http::Response> RestApi::UpdateInfraEnv(const Call& call) const {
@@ -750,29 +806,33 @@ absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) 
 // ---- Hosts ----
 
 absl::StatusOr<http::Response> RestApi::ListHosts(const Call& call) const {
-  inv::ListHostsRequest request;
-  request.set_page_size(1000);
-  request.set_infra_env_id(std::string(call.request.Param("infra_env_id")));
-  Json list = Json::array();
-  do {
-    ASSIGN_OR_RETURN(
-        inv::ListHostsResponse page,
-        backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::ListHosts,
-                       request, call.principal.identity));
-    for (const types::Host& host : page.hosts()) list.push_back(HostJson(host));
-    request.set_page_token(page.next_page_token());
-  } while (!request.page_token().empty());
-  // The inventory filters hosts by tenant, so an empty list may hide another tenant's (or a
-  // missing) infra-env: read it to answer 404 then. Agents were checked against their token.
-  if (list.empty() && call.principal.kind != Principal::Kind::kAgent) {
-    RETURN_IF_ERROR(ReadInfraEnv(call).status());
-  }
-  return JsonResponse(200, list);
+  return CachedRead(call, [&]() -> absl::StatusOr<ReadCache::Fetched> {
+    inv::ListHostsRequest request;
+    request.set_page_size(1000);
+    request.set_infra_env_id(std::string(call.request.Param("infra_env_id")));
+    google::protobuf::RepeatedPtrField<types::Host> hosts;
+    do {
+      ASSIGN_OR_RETURN(
+          inv::ListHostsResponse page,
+          backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::ListHosts,
+                         request, call.principal.identity));
+      for (types::Host& host : *page.mutable_hosts()) *hosts.Add() = std::move(host);
+      request.set_page_token(page.next_page_token());
+    } while (!request.page_token().empty());
+    // The inventory filters hosts by tenant, so an empty list may hide another tenant's (or a
+    // missing) infra-env: read it to answer 404 then. Agents were checked against their token.
+    if (hosts.empty() && call.principal.kind != Principal::Kind::kAgent) {
+      RETURN_IF_ERROR(ReadInfraEnv(call).status());
+    }
+    // Any host joining, leaving or changing is a change of the infra-env's hosts.
+    std::vector<std::string> tags = TagsOf(hosts);
+    tags.push_back(InfraEnvTag(request.infra_env_id()));
+    return ReadCache::Fetched{Dump(HostsJson(hosts)), std::move(tags)};
+  });
 }
 
 absl::StatusOr<http::Response> RestApi::GetHost(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));
-  return JsonResponse(200, HostJson(host));
+  return CachedRead(call, [&] { return Rendered(ReadHost(call), HostJson); });
 }
 
 absl::StatusOr<http::Response> RestApi::UpdateHost(const Call& call) const {

@@ -7,6 +7,13 @@
 // as the caller (so another tenant's resource is a 404 before any action is attempted); image
 // questions go to the image service. Every failure is an Error document (api_error.h); nothing
 // a client sends can make a handler throw or crash.
+//
+// With a read cache (read_cache.h), reads of one cluster (also its hosts), infra-env or host,
+// and the host list of an infra-env, answer from it when they can: keyed by the caller's
+// identity and principal and the request path, so tenancy stays the inventory's decision. Every
+// write route invalidates the resources it names (its path ids, and a cluster_id in its JSON
+// body: a bind's target cluster) when it returns, success or not, so a client sees its own
+// writes at once.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_API_H_
 #define ASSISTED_SERVICES_GATEWAY_API_H_
@@ -14,12 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "lib/http/message.h"
 #include "lib/http/router.h"
 #include "lib/time/clock.h"
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
+#include "services/gateway/read_cache.h"
 
 namespace assisted::gateway {
 
@@ -36,7 +45,9 @@ struct RouteInfo {
 class RestApi {
  public:
   // Everything given must outlive the API (and the server it is registered with).
-  RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock);
+  // `read_cache` may be null: every read goes to the inventory.
+  RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock,
+          ReadCache* read_cache = nullptr);
 
   // Every route the API serves.
   static std::vector<RouteInfo> Routes();
@@ -103,10 +114,16 @@ class RestApi {
       const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
                             grpc::ClientContext*, const Request&, types::v1::Host*)) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
+  // A 200 JSON answer from the read cache, or rendered by `fetch` (kept for the next caller).
+  absl::StatusOr<http::Response> CachedRead(
+      const Call& call, absl::FunctionRef<absl::StatusOr<ReadCache::Fetched>()> fetch) const;
+  // After a write: drops cached reads of every resource it names.
+  void InvalidateWritten(const http::Request& request) const;
 
   const Backends& backends_;
   const Authenticator& authenticator_;
   const Clock& clock_;
+  ReadCache* const read_cache_;
 };
 
 // The OpenAPI 3 document the gateway serves (openapi.yaml, compiled in).

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/file/read_file.h"
 #include "lib/http/metrics.h"
+#include "lib/inventory_client/watch_follower.h"
 #include "lib/random/random.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
@@ -12,15 +13,21 @@
 #include "services/gateway/api.h"
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
+#include "services/gateway/read_cache.h"
+#include "services/gateway/read_cache_metrics.h"
 
 namespace assisted::gateway {
 namespace {
 
-// Everything the HTTP handlers use, destroyed after the servers stopped.
+// Everything the HTTP handlers use, destroyed after the servers stopped (in reverse order: the
+// change-log follower before the cache it feeds, before the backends it reads from).
 struct Parts {
   RealClock clock;
   std::unique_ptr<Backends> backends;
   std::unique_ptr<Authenticator> authenticator;
+  std::unique_ptr<ReadCacheMetrics> read_cache_metrics;
+  std::unique_ptr<ReadCache> read_cache;
+  std::unique_ptr<inventory_client::WatchFollower> watch;
   std::unique_ptr<RestApi> api;
   std::unique_ptr<http::HttpMetrics> http_metrics;
 };
@@ -99,6 +106,12 @@ void Config::Register(config::Parser& parser) {
                 "the image service's signing key, to accept agent and image tokens");
   parser.Duration("backend-timeout", &backend_timeout, "deadline of each call to a backend")
       .Range(absl::Milliseconds(100), absl::Minutes(10));
+  parser
+      .Int("read-cache-entries", &read_cache_entries,
+           "rendered reads kept, coherent with the inventory's change log; 0 turns the cache off")
+      .Range(0, 10000000);
+  parser.Int("read-cache-mib", &read_cache_mib, "memory bound of the read cache's answers (MiB)")
+      .Range(1, 1 << 20);
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
@@ -110,7 +123,18 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                        .deadline = config.backend_timeout}));
   ASSIGN_OR_RETURN(AuthOptions auth, LoadAuth(config, context.log));
   ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
-  parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock);
+  if (config.read_cache_entries > 0) {
+    parts->read_cache_metrics = std::make_unique<ReadCacheMetrics>(*context.metrics);
+    parts->read_cache = std::make_unique<ReadCache>(
+        ReadCacheOptions{.max_entries = config.read_cache_entries,
+                         .max_bytes = int64_t{config.read_cache_mib} << 20},
+        *parts->read_cache_metrics);
+    parts->watch = std::make_unique<inventory_client::WatchFollower>(
+        parts->backends->inventory(), ReadCache::WatchedKinds(),
+        parts->read_cache->FollowerCallbacks(), context.log.Child("read-cache"));
+  }
+  parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock,
+                                         parts->read_cache.get());
 
   // HTTP first: once the gRPC health check answers SERVING, the REST port is listening too.
   http::Router router;

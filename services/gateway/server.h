@@ -2,8 +2,10 @@
 //
 // Composition root of assisted-gateway: the public REST/JSON API (/api/assisted-install/v2/…,
 // port 8080 by default, see api.h) that maps onto the other services' gRPC APIs, with user, agent
-// and image-token authentication (auth.h). It keeps no state. Its own gRPC port (9093) carries
-// only health checks and reflection, for the same probes and tools that watch the other services.
+// and image-token authentication (auth.h). Its only state is a read cache of rendered answers
+// (read_cache.h, --read-cache-entries; 0 turns it off), kept coherent by following the
+// inventory's change log. Its own gRPC port (9093) carries only health checks and reflection,
+// for the same probes and tools that watch the other services.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_SERVER_H_
 #define ASSISTED_SERVICES_GATEWAY_SERVER_H_
@@ -36,6 +38,10 @@ struct Config {
   std::string inventory_address = "localhost:9091";
   std::string orchestrator_address = "localhost:9090";
   std::string image_address = "localhost:9092";
+  // Read cache bounds; 0 entries: no cache, no change-log stream, every read goes to the
+  // inventory.
+  int read_cache_entries = 10000;
+  int read_cache_mib = 256;
 
   void Register(config::Parser& parser);
 };

@@ -100,11 +100,12 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
                  clock_, liveness_, events_, log_),
       queue_(options_.workers, options_.max_backlog) {
   if (options_.follow_watch) {
-    watch_ = std::make_unique<WatchFollower>(
+    watch_ = std::make_unique<inventory_client::WatchFollower>(
         *inventory_,
         std::vector<inv::ResourceKind>{inv::RESOURCE_KIND_HOST, inv::RESOURCE_KIND_CLUSTER},
-        WatchFollower::Callbacks{[this](const inv::WatchEvent& e) { OnWatchEvent(e); },
-                                 [this] { OnWatchResync(); }},
+        inventory_client::WatchFollower::Callbacks{
+            .on_change = [this](const inv::WatchEvent& e) { OnWatchEvent(e); },
+            .on_resync = [this] { OnWatchResync(); }},
         log_.Child("watch"));
   }
   if (options_.monitor_interval > absl::ZeroDuration()) {

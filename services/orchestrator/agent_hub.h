@@ -54,6 +54,7 @@
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/channel.h"
+#include "lib/inventory_client/watch_follower.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
@@ -63,7 +64,6 @@
 #include "services/orchestrator/instructions.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
-#include "services/orchestrator/watch_follower.h"
 #include "services/orchestrator/work_queue.h"
 
 namespace assisted::orchestrator {
@@ -224,7 +224,7 @@ class AgentHub final : public SessionHandler {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
   WorkQueue queue_;  // its threads stop before the state above goes away
-  std::unique_ptr<WatchFollower> watch_;
+  std::unique_ptr<inventory_client::WatchFollower> watch_;
   std::thread monitor_;
 };
 

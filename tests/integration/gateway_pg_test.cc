@@ -1,16 +1,20 @@
 // The REST gateway as a real process in front of the real inventory (real PostgreSQL) and the
 // real orchestrator, spoken to over loopback HTTP: CRUD flows with the reference's JSON shapes,
 // every route against every kind of credential (no unauthorized success), a corpus of malformed
-// requests (only 4xx, never a crash), backend outages (503), and the served OpenAPI document
-// against the routes actually registered.
+// requests (only 4xx, never a crash), backend outages (503), the served OpenAPI document
+// against the routes actually registered, and the read cache (writes through the gateway seen at
+// once, writes elsewhere seen through the change log, never an answer across tenants).
 #include <fstream>
+#include <functional>
 #include <set>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
@@ -142,17 +146,22 @@ class GatewayTest : public PostgresTest {
     return Fetch(method, absl::StrCat(kPrefix, path), headers, std::move(body));
   }
 
-  // Registers a cluster and an infra-env bound to it as alice, and stores a host of that
-  // infra-env (what the orchestrator does when an agent registers).
-  void CreateFixture() {
+  // Registers a cluster called `name` as alice; returns its id.
+  void RegisterCluster(const std::string& name, std::string* id) {
     CurlResponse cluster = As(alice_, "POST", "/clusters",
-                              Json{{"name", "one"},
+                              Json{{"name", name},
                                    {"openshift_version", "4.16"},
                                    {"pull_secret", kPullSecret},
                                    {"base_dns_domain", "example.com"}}
                                   .dump());
     ASSERT_EQ(cluster.status, 201) << cluster.body;
-    cluster_id_ = Json::parse(cluster.body)["id"];
+    *id = Json::parse(cluster.body)["id"];
+  }
+
+  // Registers a cluster and an infra-env bound to it as alice, and stores a host of that
+  // infra-env (what the orchestrator does when an agent registers).
+  void CreateFixture() {
+    ASSERT_NO_FATAL_FAILURE(RegisterCluster("one", &cluster_id_));
     CurlResponse infra_env =
         As(alice_, "POST", "/infra-envs",
            Json{{"name", "discovery"}, {"pull_secret", kPullSecret}, {"cluster_id", cluster_id_}}
@@ -210,6 +219,54 @@ class GatewayTest : public PostgresTest {
     if (absl::EndsWith(route.path, "/bind")) return Json{{"cluster_id", cluster_id_}}.dump();
     return absl::nullopt;
   }
+
+  // A sample without labels of the gateway's metrics; -1 when it has none of that name.
+  double GatewayMetric(const std::string& name) {
+    absl::StatusOr<CurlResponse> metrics = client_->Fetch(gateway_->metrics_url(), {});
+    if (!metrics.ok()) return -1;
+    for (absl::string_view line : absl::StrSplit(metrics->body, '\n')) {
+      double value = 0;
+      if (absl::ConsumePrefix(&line, name + " ") && absl::SimpleAtod(line, &value)) return value;
+    }
+    return -1;
+  }
+
+  // GETs `path` as `token` until the gateway answers it from its read cache (which stands down
+  // until the gateway follows the inventory's change log) and returns that answer.
+  CurlResponse CachedGet(const std::string& token, const std::string& path) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (true) {
+      const double hits = GatewayMetric(kCacheHits);
+      CurlResponse response = As(token, "GET", path);
+      if (GatewayMetric(kCacheHits) > hits) return response;
+      if (absl::Now() > deadline) {
+        ADD_FAILURE() << "GET " << path << " never came from the read cache";
+        return response;
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+  }
+
+  // GETs `path` as `token` until `done` holds for its 200 JSON answer or `timeout` passes;
+  // returns the last answer.
+  Json GetUntil(const std::string& token, const std::string& path,
+                const std::function<bool(const Json&)>& done,
+                absl::Duration timeout = absl::Seconds(5)) {
+    const absl::Time deadline = absl::Now() + timeout;
+    while (true) {
+      CurlResponse response = As(token, "GET", path);
+      Json json = response.status == 200 ? Json::parse(response.body) : Json();
+      if (response.status == 200 && done(json)) return json;
+      if (absl::Now() > deadline) {
+        ADD_FAILURE() << "GET " << path << " still answers " << response.status << " "
+                      << response.body;
+        return json;
+      }
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+  }
+
+  static constexpr char kCacheHits[] = "assisted_gateway_read_cache_hits_total";
 
   std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
   std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
@@ -419,6 +476,91 @@ TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {
   EXPECT_EQ(As(alice_, "DELETE", host_path).status, 204);
   ExpectError(As(alice_, "GET", host_path), 404, host_id_);
   EXPECT_EQ(As(alice_, "DELETE", "/infra-envs/" + infra_env_id_).status, 204);
+}
+
+TEST_F(GatewayTest, ReadCacheShowsWritesThroughTheGatewayAtOnce) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string cluster = "/clusters/" + cluster_id_;
+  const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
+  ASSERT_EQ(CachedGet(alice_, cluster).status, 200);
+  ASSERT_EQ(CachedGet(alice_, cluster + "/hosts").status, 200);
+  ASSERT_EQ(CachedGet(alice_, host).status, 200);
+  ASSERT_EQ(CachedGet(alice_, "/infra-envs/" + infra_env_id_ + "/hosts").status, 200);
+
+  ASSERT_EQ(As(alice_, "PATCH", cluster, R"({"name":"renamed"})").status, 201);
+  CurlResponse got = As(alice_, "GET", cluster);
+  ASSERT_EQ(got.status, 200) << got.body;
+  EXPECT_EQ(Json::parse(got.body)["name"], "renamed");
+
+  // A host edit goes to the orchestrator; every cached read showing the host drops.
+  ASSERT_EQ(As(alice_, "PATCH", host, R"({"host_role":"master"})").status, 201);
+  for (const std::string& path :
+       {host, cluster + "/hosts", "/infra-envs/" + infra_env_id_ + "/hosts"}) {
+    CurlResponse read = As(alice_, "GET", path);
+    ASSERT_EQ(read.status, 200) << path << " " << read.body;
+    const Json json = Json::parse(read.body);
+    EXPECT_EQ((json.is_array() ? json[0] : json)["role"], "master") << path;
+  }
+  CurlResponse with_hosts = As(alice_, "GET", cluster);
+  EXPECT_EQ(Json::parse(with_hosts.body)["hosts"][0]["role"], "master");
+
+  // Gone through the gateway: gone at once.
+  EXPECT_EQ(As(alice_, "DELETE", host).status, 204);
+  ExpectError(As(alice_, "GET", host), 404, host_id_);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", cluster + "/hosts").body).size(), 0u);
+}
+
+TEST_F(GatewayTest, ReadCacheFollowsWritesMadeElsewhereThroughTheChangeLog) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  std::string other_id;
+  ASSERT_NO_FATAL_FAILURE(RegisterCluster("two", &other_id));
+  const std::string cluster = "/clusters/" + cluster_id_;
+  const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
+  ASSERT_EQ(CachedGet(alice_, cluster).status, 200);
+  ASSERT_EQ(CachedGet(alice_, host).status, 200);
+  ASSERT_EQ(CachedGet(alice_, cluster + "/hosts").status, 200);
+  ASSERT_EQ(CachedGet(alice_, "/clusters/" + other_id + "/hosts").status, 200);
+
+  // Another writer (here: a direct inventory call, as another replica or the orchestrator).
+  inv::UpdateClusterRequest rename;
+  rename.mutable_cluster()->set_id(cluster_id_);
+  rename.mutable_cluster()->set_name("elsewhere");
+  rename.mutable_update_mask()->add_paths("name");
+  grpc::ClientContext rename_context;
+  types::Cluster renamed;
+  ASSERT_TRUE(inventory_stub_->UpdateCluster(&rename_context, rename, &renamed).ok());
+  GetUntil(alice_, cluster, [](const Json& json) { return json["name"] == "elsewhere"; });
+
+  // The host moves to the other cluster: both clusters' host lists follow.
+  inv::UpdateHostRequest move;
+  move.mutable_host()->set_id(host_id_);
+  move.mutable_host()->set_infra_env_id(infra_env_id_);
+  move.mutable_host()->set_cluster_id(other_id);
+  move.mutable_update_mask()->add_paths("cluster_id");
+  grpc::ClientContext move_context;
+  types::Host moved;
+  grpc::Status status = inventory_stub_->UpdateHost(&move_context, move, &moved);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  GetUntil(alice_, cluster + "/hosts", [](const Json& json) { return json.empty(); });
+  GetUntil(alice_, "/clusters/" + other_id + "/hosts",
+           [&](const Json& json) { return json.size() == 1 && json[0]["id"] == host_id_; });
+  GetUntil(alice_, host, [&](const Json& json) { return json["cluster_id"] == other_id; });
+}
+
+TEST_F(GatewayTest, ReadCacheNeverAnswersAnotherTenant) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::vector<std::string> reads = {
+      "/clusters/" + cluster_id_, "/clusters/" + cluster_id_ + "/hosts",
+      "/infra-envs/" + infra_env_id_, "/infra-envs/" + infra_env_id_ + "/hosts",
+      "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_};
+  for (const std::string& path : reads) {
+    ASSERT_EQ(CachedGet(alice_, path).status, 200) << path;
+    CurlResponse bob = As(bob_, "GET", path);
+    EXPECT_EQ(bob.status, 404) << path << " " << bob.body;
+    // Another org is another tenant, whatever the user name.
+    CurlResponse namesake = As(UserToken("alice", "other"), "GET", path);
+    EXPECT_EQ(namesake.status, 404) << path << " " << namesake.body;
+  }
 }
 
 TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {

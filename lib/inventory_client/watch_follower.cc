@@ -1,11 +1,11 @@
-// File: services/orchestrator/watch_follower.cc
+// File: lib/inventory_client/watch_follower.cc
 
-#include "services/orchestrator/watch_follower.h"
+#include "lib/inventory_client/watch_follower.h"
 
 #include "grpcpp/client_context.h"
 #include "lib/time/backoff.h"
 
-namespace assisted::orchestrator {
+namespace assisted::inventory_client {
 
 namespace inv = inventory::v1;
 
@@ -42,12 +42,18 @@ void WatchFollower::Run() {
     std::unique_ptr<grpc::ClientReaderInterface<inv::WatchEvent>> stream =
         inventory_.Watch(&context, request);
     inv::WatchEvent event;
+    bool established = false;
     while (stream->Read(&event)) {
-      backoff.Reset();
+      if (!established) {
+        established = true;
+        backoff.Reset();
+        if (callbacks_.on_established) callbacks_.on_established();
+      }
       seq_.store(event.seq());
       if (event.change_type() != inv::CHANGE_TYPE_BOOKMARK) callbacks_.on_change(event);
     }
     const grpc::Status status = stream->Finish();
+    if (established && callbacks_.on_broken) callbacks_.on_broken();
     absl::Duration delay = backoff.Next();
     {
       absl::MutexLock lock(&mu_);
@@ -57,7 +63,7 @@ void WatchFollower::Run() {
     if (status.error_code() == grpc::StatusCode::OUT_OF_RANGE) {
       log_.Warning("change log trimmed past our position; re-reading", {{"seq", seq_.load()}});
       seq_.store(0);
-      callbacks_.on_resync();
+      if (callbacks_.on_resync) callbacks_.on_resync();
       delay = absl::ZeroDuration();
     } else {
       log_.Warning("inventory watch ended; resuming",
@@ -70,4 +76,4 @@ void WatchFollower::Run() {
   }
 }
 
-}  // namespace assisted::orchestrator
+}  // namespace assisted::inventory_client

@@ -1,8 +1,9 @@
-// File: services/orchestrator/watch_follower.h
+// File: lib/inventory_client/watch_follower.h
 //
-// Follows the inventory's change log (InventoryService.Watch) on its own thread, so a replica
-// learns of every host and cluster change whoever made it: a user action through another
-// replica, a gateway edit, another replica's refresh. It starts from the head at start-up
+// Follows the inventory's change log (InventoryService.Watch) on its own thread, so a process
+// learns of every change whoever made it: a user action through another replica, a gateway edit,
+// another replica's refresh. The orchestrator follows it to react to host and cluster changes;
+// the gateway follows it to keep its read cache coherent. It starts from the head at start-up
 // (from_seq 0: a BOOKMARK gives the current seq), resumes after the last seq it saw when the
 // stream breaks (backoff 1 s x1.6, at most 30 s), and when the inventory no longer holds that
 // seq (OUT_OF_RANGE: the change log was trimmed) it starts from the head again and calls
@@ -11,13 +12,14 @@
 // Callbacks run on the follower's thread, one at a time; they must not block for long (hand
 // work to a queue).
 
-#ifndef ASSISTED_SERVICES_ORCHESTRATOR_WATCH_FOLLOWER_H_
-#define ASSISTED_SERVICES_ORCHESTRATOR_WATCH_FOLLOWER_H_
+#ifndef ASSISTED_LIB_INVENTORY_CLIENT_WATCH_FOLLOWER_H_
+#define ASSISTED_LIB_INVENTORY_CLIENT_WATCH_FOLLOWER_H_
 
 #include <atomic>
 #include <functional>
 #include <memory>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -25,13 +27,23 @@
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 
-namespace assisted::orchestrator {
+namespace assisted::inventory_client {
 
 class WatchFollower {
  public:
+  // Every callback but on_change may be left empty.
   struct Callbacks {
+    // A change (never a BOOKMARK).
     std::function<void(const inventory::v1::WatchEvent&)> on_change;
+    // The change log was trimmed past our position: changes may have been missed.
     std::function<void()> on_resync;
+    // A stream delivered its first message: from now until `on_broken`, every change after the
+    // position the stream resumed from is delivered. Callers that must not act on a stale view
+    // (a cache) stand down until this and after `on_broken`.
+    std::function<void()> on_established;
+    // The established stream ended (inventory down, network trouble, or the follower being
+    // destroyed); changes are not delivered until the next `on_established`.
+    std::function<void()> on_broken;
   };
 
   // Starts following changes of `kinds` at once.
@@ -61,6 +73,6 @@ class WatchFollower {
   std::thread thread_;
 };
 
-}  // namespace assisted::orchestrator
+}  // namespace assisted::inventory_client
 
-#endif  // ASSISTED_SERVICES_ORCHESTRATOR_WATCH_FOLLOWER_H_
+#endif  // ASSISTED_LIB_INVENTORY_CLIENT_WATCH_FOLLOWER_H_
