@@ -1,7 +1,9 @@
 // bench/gateway: what the REST gateway adds on top of the gRPC call it makes. Starts a throwaway
-// PostgreSQL, the real assisted-inventory and the real assisted-gateway, registers a cluster with
-// an infra-env of N hosts, then drives the same reads both ways from C concurrent keep-alive
-// connections, phase after phase in one run:
+// PostgreSQL, the real assisted-inventory and two real assisted-gateways (one with its read
+// cache, as deployed; one with --read-cache-entries=0, so every read is a gRPC call plus what
+// the gateway adds), registers a cluster with an infra-env of N hosts, then drives the same
+// reads every way from C concurrent keep-alive connections, phase after phase in one run
+// (REST through the cached gateway, then through the uncached one):
 //   1. get-cluster  : GET /api/assisted-install/v2/clusters/{id}      vs
 //   InventoryService.GetCluster
 //   2. list-hosts   : GET /api/assisted-install/v2/infra-envs/{id}/hosts vs
@@ -28,10 +30,10 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
-#include "lib/service/runner.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/identity.h"
 #include "lib/http/test_client.h"
+#include "lib/service/runner.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/jwt.h"
 #include "tests/harness/postgres_server.h"
@@ -121,7 +123,7 @@ std::function<std::string()> RestCaller(int port, const std::string& path,
 }
 
 std::string Show(const char* name, const Figures& f) {
-  std::string line = absl::StrFormat("  %-22s %7.0f /s   p50 %6.2f ms   p99 %6.2f ms   %d errors\n",
+  std::string line = absl::StrFormat("  %-40s %7.0f /s   p50 %6.2f ms   p99 %6.2f ms   %d errors\n",
                                      name, f.per_second, f.p50_ms, f.p99_ms, f.errors);
   if (!f.first_error.empty()) absl::StrAppend(&line, "    first error: ", f.first_error, "\n");
   return line;
@@ -162,15 +164,24 @@ int main(int argc, char** argv) {
   }
   const std::string secret_file = "/tmp/bench-gateway-jwt.key";
   std::ofstream(secret_file) << kSecret;
+  // Two gateways: the default one (read cache on), and one without its cache, whose every read
+  // is the gRPC call it makes plus what the gateway adds.
+  auto launch_gateway = [&](int port, const std::string& cache_entries) {
+    return assisted::testing::LaunchedService::Launch(
+        {.binary = "services/gateway/assisted-gateway",
+         .args = {absl::StrCat("--http-listen=127.0.0.1:", port),
+                  "--inventory-address=" + (*inventory)->grpc_target(),
+                  "--jwt-secret-file=" + secret_file, "--log-level=warning",
+                  absl::StrCat("--handler-threads=", options.handler_threads),
+                  "--read-cache-entries=" + cache_entries}});
+  };
   const int http_port = assisted::testing::FreePort().value_or(0);
-  auto gateway = assisted::testing::LaunchedService::Launch(
-      {.binary = "services/gateway/assisted-gateway",
-       .args = {absl::StrCat("--http-listen=127.0.0.1:", http_port),
-                "--inventory-address=" + (*inventory)->grpc_target(),
-                "--jwt-secret-file=" + secret_file, "--log-level=warning",
-                absl::StrCat("--handler-threads=", options.handler_threads)}});
-  if (!gateway.ok()) {
-    std::cerr << "gateway: " << gateway.status() << "\n";
+  auto gateway = launch_gateway(http_port, "10000");
+  const int uncached_port = assisted::testing::FreePort().value_or(0);
+  auto uncached_gateway = launch_gateway(uncached_port, "0");
+  if (!gateway.ok() || !uncached_gateway.ok()) {
+    std::cerr << "gateway: " << (gateway.ok() ? uncached_gateway.status() : gateway.status())
+              << "\n";
     return 1;
   }
 
@@ -240,18 +251,39 @@ int main(int argc, char** argv) {
                                options.connections, absl::FormatDuration(options.duration),
                                options.hosts, std::thread::hardware_concurrency());
 
-  const Figures get_grpc = Drive(options, grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
-                                   inv::GetClusterRequest request;
-                                   request.set_id(cluster.id());
-                                   request.set_include_hosts(true);
-                                   types::Cluster out;
-                                   return stub.GetCluster(ctx, request, &out);
-                                 }));
+  auto get_cluster_grpc = grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
+    inv::GetClusterRequest request;
+    request.set_id(cluster.id());
+    request.set_include_hosts(true);
+    types::Cluster out;
+    return stub.GetCluster(ctx, request, &out);
+  });
+  // Unloaded first: one connection, one call at a time, so latency is the work of the call and
+  // not queueing; the difference is what the gateway adds to the gRPC call it makes.
+  Options unloaded = options;
+  unloaded.connections = 1;
+  const Figures alone_grpc = Drive(unloaded, get_cluster_grpc);
+  std::cout << Show("get-cluster gRPC, 1 connection", alone_grpc) << std::flush;
+  const Figures alone_uncached = Drive(unloaded, [&](int) {
+    return RestCaller(uncached_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
+  });
+  std::cout << Show("get-cluster REST uncached, 1 connection", alone_uncached) << std::flush;
+  std::cout << absl::StrFormat(
+                   "  the gateway adds p50 %.2f ms, p99 %.2f ms to the gRPC call it makes\n",
+                   alone_uncached.p50_ms - alone_grpc.p50_ms,
+                   alone_uncached.p99_ms - alone_grpc.p99_ms)
+            << std::flush;
+
+  const Figures get_grpc = Drive(options, get_cluster_grpc);
   std::cout << Show("get-cluster gRPC", get_grpc) << std::flush;
   const Figures get_rest = Drive(options, [&](int) {
     return RestCaller(http_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
   });
   std::cout << Show("get-cluster REST", get_rest) << std::flush;
+  const Figures get_uncached = Drive(options, [&](int) {
+    return RestCaller(uncached_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
+  });
+  std::cout << Show("get-cluster REST uncached", get_uncached) << std::flush;
   const Figures list_grpc = Drive(options, grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
                                     inv::ListHostsRequest request;
                                     request.set_page_size(1000);
@@ -265,8 +297,14 @@ int main(int argc, char** argv) {
                       token);
   });
   std::cout << Show("list-hosts REST", list_rest) << std::flush;
+  const Figures list_uncached = Drive(options, [&](int) {
+    return RestCaller(uncached_port, absl::StrCat(prefix, "/infra-envs/", infra_env.id(), "/hosts"),
+                      token);
+  });
+  std::cout << Show("list-hosts REST uncached", list_uncached) << std::flush;
 
   (*gateway)->Stop();
+  (*uncached_gateway)->Stop();
   (*inventory)->Stop();
   std::cout << absl::StrFormat(
       "{\"bench\":\"gateway\",\"connections\":%d,\"hosts\":%d,"
@@ -277,12 +315,19 @@ int main(int argc, char** argv) {
       "\"list_hosts_grpc_per_s\":%.0f,\"list_hosts_grpc_p50_ms\":%.2f,"
       "\"list_hosts_grpc_p99_ms\":%.2f,\"list_hosts_rest_per_s\":%.0f,"
       "\"list_hosts_rest_p50_ms\":%.2f,\"list_hosts_rest_p99_ms\":%.2f,"
-      "\"list_hosts_p99_overhead_ms\":%.2f,\"errors\":%d,\"cores\":%d}\n",
+      "\"list_hosts_p99_overhead_ms\":%.2f,\"get_cluster_uncached_per_s\":%.0f,"
+      "\"get_cluster_uncached_p99_overhead_ms\":%.2f,\"list_hosts_uncached_per_s\":%.0f,"
+      "\"list_hosts_uncached_p99_overhead_ms\":%.2f,\"unloaded_overhead_p50_ms\":%.2f,"
+      "\"unloaded_overhead_p99_ms\":%.2f,\"errors\":%d,\"cores\":%d}\n",
       options.connections, options.hosts, get_grpc.per_second, get_grpc.p50_ms, get_grpc.p99_ms,
       get_rest.per_second, get_rest.p50_ms, get_rest.p99_ms, get_rest.p99_ms - get_grpc.p99_ms,
       list_grpc.per_second, list_grpc.p50_ms, list_grpc.p99_ms, list_rest.per_second,
       list_rest.p50_ms, list_rest.p99_ms, list_rest.p99_ms - list_grpc.p99_ms,
-      get_grpc.errors + get_rest.errors + list_grpc.errors + list_rest.errors,
+      get_uncached.per_second, get_uncached.p99_ms - get_grpc.p99_ms, list_uncached.per_second,
+      list_uncached.p99_ms - list_grpc.p99_ms, alone_uncached.p50_ms - alone_grpc.p50_ms,
+      alone_uncached.p99_ms - alone_grpc.p99_ms,
+      get_grpc.errors + get_rest.errors + list_grpc.errors + list_rest.errors +
+          get_uncached.errors + list_uncached.errors,
       std::thread::hardware_concurrency());
   return 0;
 }
