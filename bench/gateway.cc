@@ -144,7 +144,6 @@ int main(int argc, char** argv) {
   parser.Int("hosts", &options.hosts, "hosts in the listed infra-env").Range(0, 1000);
   parser.Int("handler-threads", &options.handler_threads, "the gateway's --handler-threads")
       .Range(1, 1024);
-
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
     return *exit_code;
   }
