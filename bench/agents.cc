@@ -148,17 +148,19 @@ class Observations {
 // and "orchestrator refresh and push".
 class ClusterChangesSeen {
  public:
-  explicit ClusterChangesSeen(inv::InventoryService::Stub& stub) : thread_([this, &stub] {
-    inv::WatchRequest request;
-    request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
-    std::unique_ptr<grpc::ClientReader<inv::WatchEvent>> reader = stub.Watch(&context_, request);
-    inv::WatchEvent event;
-    while (reader->Read(&event)) {
-      absl::MutexLock lock(&mu_);
-      if (event.change_type() == inv::CHANGE_TYPE_UPDATED) seen_[event.id()] = absl::Now();
-    }
-    reader->Finish().ok();
-  }) {}
+  explicit ClusterChangesSeen(inv::InventoryService::Stub& stub)
+      : thread_([this, &stub] {
+          inv::WatchRequest request;
+          request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
+          std::unique_ptr<grpc::ClientReader<inv::WatchEvent>> reader =
+              stub.Watch(&context_, request);
+          inv::WatchEvent event;
+          while (reader->Read(&event)) {
+            absl::MutexLock lock(&mu_);
+            if (event.change_type() == inv::CHANGE_TYPE_UPDATED) seen_[event.id()] = absl::Now();
+          }
+          reader->Finish().ok();
+        }) {}
   ~ClusterChangesSeen() {
     context_.TryCancel();
     thread_.join();
@@ -315,8 +317,8 @@ int main(int argc, char** argv) {
   std::cout << options.agents << " agents started in " << fleets.size() << " fleets\n"
             << std::flush;
   const absl::Time register_deadline = absl::Now() + options.timeout;
-  while (!seen.WaitEverRegistered(
-             options.agents, std::min(register_deadline, absl::Now() + absl::Seconds(30))) &&
+  while (!seen.WaitEverRegistered(options.agents,
+                                  std::min(register_deadline, absl::Now() + absl::Seconds(30))) &&
          absl::Now() < register_deadline) {
     std::cout << absl::StrFormat("  %.0f s: %d of %d registered\n",
                                  absl::ToDoubleSeconds(absl::Now() - register_start),
@@ -355,8 +357,8 @@ int main(int argc, char** argv) {
   // Push latency: one cluster change at a time.
   const PhaseCost push_cost(**stack);
   std::vector<double> push_ms;
-  std::vector<double> update_ms;  // of which the inventory's UpdateCluster (its commit)
-  std::vector<double> logged_ms;  // from the change to its delivery by the change log
+  std::vector<double> update_ms;     // of which the inventory's UpdateCluster (its commit)
+  std::vector<double> logged_ms;     // from the change to its delivery by the change log
   std::vector<double> after_log_ms;  // from that delivery to each agent receiving its step
   auto changes_seen = std::make_unique<ClusterChangesSeen>(*stub);
   for (int c = 0; c < options.clusters; ++c) {
@@ -459,8 +461,8 @@ int main(int argc, char** argv) {
       "\"push_after_log_p50_ms\":%.1f,\"push_after_log_p99_ms\":%.1f,\"reregister_s\":%.1f,"
       "\"all_reregistered\":%s,\"cores\":%d}\n",
       options.agents, register_s, rss_mib, (rss_mib - rss_before) * 1024 / options.agents,
-      steady_cpu, commits_per_s, push_p50, push_p99, push_ms.size(),
-      Percentile(after_log_ms, 0.5), Percentile(after_log_ms, 0.99), reregister_s,
-      all_back ? "true" : "false", std::thread::hardware_concurrency());
+      steady_cpu, commits_per_s, push_p50, push_p99, push_ms.size(), Percentile(after_log_ms, 0.5),
+      Percentile(after_log_ms, 0.99), reregister_s, all_back ? "true" : "false",
+      std::thread::hardware_concurrency());
   return all_back && !push_ms.empty() ? 0 : 1;
 }

@@ -15,9 +15,9 @@
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
-#include "lib/service/runner.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/server.h"
+#include "lib/service/runner.h"
 #include "prometheus/registry.h"
 
 namespace {

@@ -19,8 +19,8 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
-#include "lib/service/runner.h"
 #include "lib/grpc/channel.h"
+#include "lib/service/runner.h"
 #include "tests/harness/postgres_server.h"
 #include "tests/harness/service_launcher.h"
 

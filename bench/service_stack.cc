@@ -153,7 +153,8 @@ std::string PhaseCost::Describe(double count, const std::string& unit) const {
   }
   std::sort(rates.rbegin(), rates.rend());
   std::vector<std::string> calls;
-  for (const auto& [rate, method] : rates) calls.push_back(absl::StrFormat("%s %.2f", method, rate));
+  for (const auto& [rate, method] : rates)
+    calls.push_back(absl::StrFormat("%s %.2f", method, rate));
   return absl::StrCat(absl::StrJoin(parts, ", "), " cores; inventory calls per ", unit, ": ",
                       calls.empty() ? "none" : absl::StrJoin(calls, ", "));
 }

@@ -308,8 +308,8 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
     return absl::StrContains(absl::StrJoin(step.args(), " "), "marker.example.com");
   }));
   for (const agent::Instruction& instruction : again.instructions()) {
-    EXPECT_FALSE(run.contains(Work(instruction.step()))) << "pushed again: "
-                                                         << Work(instruction.step());
+    EXPECT_FALSE(run.contains(Work(instruction.step())))
+        << "pushed again: " << Work(instruction.step());
   }
   again.Finish();
 
