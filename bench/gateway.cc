@@ -251,6 +251,21 @@ int main(int argc, char** argv) {
                                options.connections, absl::FormatDuration(options.duration),
                                options.hosts, std::thread::hardware_concurrency());
 
+  // One phase: drives `make`'s callers with `with`'s connections and prints the figures.
+  auto phase = [](const char* name, const Options& with,
+                  const std::function<std::function<std::string()>(int)>& make) {
+    const Figures figures = Drive(with, make);
+    std::cout << Show(name, figures) << std::flush;
+    return figures;
+  };
+  // REST callers of `path` through the gateway listening on `port`.
+  auto rest = [&](int port, std::string path) {
+    return [&token, port, path = absl::StrCat(prefix, path)](int) {
+      return RestCaller(port, path, token);
+    };
+  };
+  const std::string cluster_path = absl::StrCat("/clusters/", cluster.id());
+  const std::string hosts_path = absl::StrCat("/infra-envs/", infra_env.id(), "/hosts");
   auto get_cluster_grpc = grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
     inv::GetClusterRequest request;
     request.set_id(cluster.id());
@@ -258,20 +273,23 @@ int main(int argc, char** argv) {
     types::Cluster out;
     return stub.GetCluster(ctx, request, &out);
   });
+  auto list_hosts_grpc = grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
+    inv::ListHostsRequest request;
+    request.set_page_size(1000);
+    request.set_infra_env_id(infra_env.id());
+    inv::ListHostsResponse out;
+    return stub.ListHosts(ctx, request, &out);
+  });
+
   // Unloaded first: one connection, one call at a time, so latency is the work of the call and
   // not queueing; the difference is what the gateway adds to the gRPC call it makes.
   Options unloaded = options;
   unloaded.connections = 1;
-  const Figures alone_grpc = Drive(unloaded, get_cluster_grpc);
-  std::cout << Show("get-cluster gRPC, 1 connection", alone_grpc) << std::flush;
-  const Figures alone_uncached = Drive(unloaded, [&](int) {
-    return RestCaller(uncached_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
-  });
-  std::cout << Show("get-cluster REST uncached, 1 connection", alone_uncached) << std::flush;
-  const Figures alone_cached = Drive(unloaded, [&](int) {
-    return RestCaller(http_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
-  });
-  std::cout << Show("get-cluster REST cached, 1 connection", alone_cached) << std::flush;
+  const Figures alone_grpc = phase("get-cluster gRPC, 1 connection", unloaded, get_cluster_grpc);
+  const Figures alone_uncached =
+      phase("get-cluster REST uncached, 1 connection", unloaded, rest(uncached_port, cluster_path));
+  const Figures alone_cached =
+      phase("get-cluster REST cached, 1 connection", unloaded, rest(http_port, cluster_path));
   std::cout << absl::StrFormat(
                    "  on a cache miss the gateway adds p50 %.2f ms, p99 %.2f ms to the gRPC call "
                    "it makes\n",
@@ -279,34 +297,14 @@ int main(int argc, char** argv) {
                    alone_uncached.p99_ms - alone_grpc.p99_ms)
             << std::flush;
 
-  const Figures get_grpc = Drive(options, get_cluster_grpc);
-  std::cout << Show("get-cluster gRPC", get_grpc) << std::flush;
-  const Figures get_rest = Drive(options, [&](int) {
-    return RestCaller(http_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
-  });
-  std::cout << Show("get-cluster REST", get_rest) << std::flush;
-  const Figures get_uncached = Drive(options, [&](int) {
-    return RestCaller(uncached_port, absl::StrCat(prefix, "/clusters/", cluster.id()), token);
-  });
-  std::cout << Show("get-cluster REST uncached", get_uncached) << std::flush;
-  const Figures list_grpc = Drive(options, grpc_caller([&](auto& stub, grpc::ClientContext* ctx) {
-                                    inv::ListHostsRequest request;
-                                    request.set_page_size(1000);
-                                    request.set_infra_env_id(infra_env.id());
-                                    inv::ListHostsResponse out;
-                                    return stub.ListHosts(ctx, request, &out);
-                                  }));
-  std::cout << Show("list-hosts gRPC", list_grpc) << std::flush;
-  const Figures list_rest = Drive(options, [&](int) {
-    return RestCaller(http_port, absl::StrCat(prefix, "/infra-envs/", infra_env.id(), "/hosts"),
-                      token);
-  });
-  std::cout << Show("list-hosts REST", list_rest) << std::flush;
-  const Figures list_uncached = Drive(options, [&](int) {
-    return RestCaller(uncached_port, absl::StrCat(prefix, "/infra-envs/", infra_env.id(), "/hosts"),
-                      token);
-  });
-  std::cout << Show("list-hosts REST uncached", list_uncached) << std::flush;
+  const Figures get_grpc = phase("get-cluster gRPC", options, get_cluster_grpc);
+  const Figures get_rest = phase("get-cluster REST", options, rest(http_port, cluster_path));
+  const Figures get_uncached =
+      phase("get-cluster REST uncached", options, rest(uncached_port, cluster_path));
+  const Figures list_grpc = phase("list-hosts gRPC", options, list_hosts_grpc);
+  const Figures list_rest = phase("list-hosts REST", options, rest(http_port, hosts_path));
+  const Figures list_uncached =
+      phase("list-hosts REST uncached", options, rest(uncached_port, hosts_path));
 
   (*gateway)->Stop();
   (*uncached_gateway)->Stop();

@@ -28,7 +28,9 @@
 //
 // Consistency model: an answer may lag a change made elsewhere (another gateway replica, the
 // orchestrator, an agent) by the change-log delay, typically tens of milliseconds; a write made
-// through this replica is visible to reads through it as soon as the write returns.
+// through this replica is visible to reads through it as soon as the write returns. A Watch
+// stream that dies silently (a network partition, no RST) is only noticed by gRPC keepalive (30 s
+// by default), and until then answers may be that old.
 //
 //   ReadCache cache({.max_entries = 10000}, metrics);
 //   WatchFollower follower(stub, ReadCache::WatchedKinds(), cache.FollowerCallbacks(), log);

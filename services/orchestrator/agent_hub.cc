@@ -655,12 +655,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
 void AgentHub::ScheduleRechecks(const types::v1::Host& host, Agent& agent) {
   agent.recheck.clear();
   if (options_.recheck_after > absl::ZeroDuration()) {
-    for (types::v1::StepType type : core::StepsToRecheck(host.validations_info())) {
-      const bool pushed =
-          std::any_of(agent.last_pushed.begin(), agent.last_pushed.end(),
-                      [type](const types::v1::Step& step) { return step.step_type() == type; });
-      if (pushed) agent.recheck.push_back(type);
-    }
+    agent.recheck = core::StepsToRecheck(host.validations_info());
   }
   if (agent.recheck.empty()) {
     agent.recheck_at = absl::InfiniteFuture();
@@ -671,33 +666,26 @@ void AgentHub::ScheduleRechecks(const types::v1::Host& host, Agent& agent) {
 }
 
 void AgentHub::SendDueRechecks(absl::Time now) {
-  std::vector<std::pair<std::shared_ptr<Session>, std::vector<types::v1::Step>>> due;
+  absl::flat_hash_map<std::string, Target> due;
   {
     absl::MutexLock lock(&mu_);
-    for (auto& [key, agent] : agents_) {
+    for (auto& [session, agent] : agents_) {
       if (agent.recheck_at > now) continue;
       agent.recheck_backoff = std::min(agent.recheck_backoff * 2, options_.max_recheck_after);
       agent.recheck_at = now + agent.recheck_backoff;
-      auto it = by_host_.find(HostKey(agent.infra_env_id, agent.host_id));
-      std::shared_ptr<Session> session = it == by_host_.end() ? nullptr : it->second.lock();
-      if (session == nullptr) continue;
-      std::vector<types::v1::Step> steps;
-      for (const types::v1::Step& pushed : agent.last_pushed) {
-        if (absl::c_linear_search(agent.recheck, pushed.step_type())) {
-          types::v1::Step& again = steps.emplace_back(pushed);
-          again.set_step_id(core::NewStepId(pushed.step_type(), random_));  // a new run
-        }
-      }
-      if (!steps.empty()) due.emplace_back(std::move(session), std::move(steps));
+      // Forget having sent those steps: the refresh sends them again as new work, with the
+      // arguments of now and new step ids.
+      std::vector<types::v1::Step>& pushed = agent.last_pushed;
+      pushed.erase(std::remove_if(pushed.begin(), pushed.end(),
+                                  [&](const types::v1::Step& step) {
+                                    return absl::c_linear_search(agent.recheck, step.step_type());
+                                  }),
+                   pushed.end());
+      Target target{agent.infra_env_id, agent.host_id, agent.cluster_id};
+      due.emplace(target.Key(), std::move(target));
     }
   }
-  for (auto& [session, steps] : due) {
-    for (types::v1::Step& step : steps) {
-      ServiceMessage message;
-      *message.mutable_instruction()->mutable_step() = std::move(step);
-      if (!session->Send(std::move(message))) break;
-    }
-  }
+  for (const auto& [key, target] : due) RefreshLater(target);
 }
 
 void AgentHub::OnWatchEvent(const inv::WatchEvent& event) {

@@ -179,7 +179,8 @@ class AgentHub final : public SessionHandler {
   // Schedules (or cancels) re-runs of the steps `host`'s failing validations came from.
   void ScheduleRechecks(const types::v1::Host& host, Agent& agent)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The monitor's part: re-sends due re-checks (fresh step ids) and backs their next ones off.
+  // The monitor's part: due re-checks are forgotten as sent and their hosts refreshed (which
+  // sends them again); the next ones back off.
   void SendDueRechecks(absl::Time now);
   // Records that the stream for `host` closed: holder cleared, checked_in_at = last heard.
   void RecordDisconnect(const Agent& agent, absl::Time last_heard);

@@ -403,9 +403,19 @@ TEST_F(HubTest, AFailedCheckRunsAgainWithBackoffUntilItPasses) {
   AwaitCluster([](const types::v1::Cluster& c) {
     if (c.hosts_size() != 3) return false;
     for (const types::v1::Host& host : c.hosts()) {
-      const auto wanted = host.id() == HostId(1) ? types::v1::HOST_STATUS_INSUFFICIENT
-                                                 : types::v1::HOST_STATUS_KNOWN;
-      if (host.status() != wanted) return false;
+      const bool cut = host.id() == HostId(1);
+      if (host.status() !=
+          (cut ? types::v1::HOST_STATUS_INSUFFICIENT : types::v1::HOST_STATUS_KNOWN)) {
+        return false;
+      }
+      if (!cut) continue;
+      const bool outside_majority =
+          std::any_of(host.validations_info().begin(), host.validations_info().end(),
+                      [](const types::v1::ValidationResult& v) {
+                        return v.id() == "belongs-to-majority-group" &&
+                               v.status() == types::v1::VALIDATION_STATUS_FAILURE;
+                      });
+      if (!outside_majority) return false;
     }
     return true;
   });
