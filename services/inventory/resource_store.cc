@@ -193,7 +193,11 @@ struct Traits<Host> {
     h.clear_infra_env_id();
     h.clear_deleted_at();
   }
-  static void MoveSqlFields(Host& from, Host& to) { MoveStatusFields(from, to); }
+  static void MoveSqlFields(Host& from, Host& to) {
+    MoveStatusFields(from, to);
+    to.set_agent_stream_holder(std::move(*from.mutable_agent_stream_holder()));
+    from.clear_agent_stream_holder();
+  }
   static void SetStatusTime(const google::protobuf::Timestamp& at, Host& h) {
     *h.mutable_status_updated_at() = at;
   }
@@ -273,7 +277,8 @@ absl::StatusOr<M> Decode(const pg::Result& rows, int row, const M* written = nul
 
 // How a resource is stored beyond its columns. `doc` (jsonb) holds the few fields that SQL edits
 // or filters in place (Traits::MoveSqlFields: the status-only compare-and-set sets status_info
-// and status_updated_at inside its statement; clusters are listed by openshift_cluster_id);
+// and status_updated_at inside its statement; clusters are listed by openshift_cluster_id,
+// hosts by agent_stream_holder);
 // `pb` holds the rest as the binary proto, which costs a fraction of JSON to write and to read
 // back (a host with its inventory is several KB). Rows written before `pb` existed keep
 // everything in `doc` until their next write; Decode reads both forms.
@@ -1050,6 +1055,10 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
     absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(request.infra_env_id()), "::uuid");
   }
   if (request.unbound_only()) sql += " AND cluster_id IS NULL";
+  if (!request.held_by_other_than().empty()) {
+    absl::StrAppend(&sql, " AND coalesce(doc->>'agent_stream_holder', '') NOT IN ('', ",
+                    q.Add(request.held_by_other_than()), ")");
+  }
   if (request.statuses_size() > 0) {
     sql += AnyOf(q, "status",
                  EnumNames<types::v1::HostStatus>(request.statuses(), types::v1::HostStatus_Name));

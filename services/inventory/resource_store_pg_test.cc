@@ -287,6 +287,34 @@ TEST_F(ResourceStoreTest, HostsInheritTheirInfraEnvsOwnerAndAreFiltered) {
   EXPECT_THAT(store_->GetCluster(bob_, get), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_F(ResourceStoreTest, HostsHeldByOtherReplicasAreListedByHolder) {
+  const InfraEnv infra_env = NewInfraEnv(alice_);
+  const std::vector<std::string> holders = {"replica-a", "replica-b", ""};
+  for (size_t i = 0; i < holders.size(); ++i) {
+    v1::CreateHostRequest create;
+    create.mutable_host()->set_id(Uuid(6, static_cast<int>(i)));
+    create.mutable_host()->set_infra_env_id(infra_env.id());
+    create.mutable_host()->set_agent_stream_holder(holders[i]);
+    ASSERT_THAT(store_->CreateHost(alice_, create), IsOk());
+  }
+  v1::ListHostsRequest list;
+  list.set_held_by_other_than("replica-a");
+  auto held = store_->ListHosts(Caller::System(), list);
+  ASSERT_THAT(held, IsOk());
+  ASSERT_EQ(held->hosts_size(), 1);
+  EXPECT_EQ(held->hosts(0).id(), Uuid(6, 1));
+  EXPECT_EQ(held->hosts(0).agent_stream_holder(), "replica-b");
+  // A holder cleared by an update leaves the listing.
+  v1::UpdateHostRequest clear;
+  clear.mutable_host()->set_id(Uuid(6, 1));
+  clear.mutable_host()->set_infra_env_id(infra_env.id());
+  clear.mutable_update_mask()->add_paths("agent_stream_holder");
+  ASSERT_THAT(store_->UpdateHost(Caller::System(), clear), IsOk());
+  held = store_->ListHosts(Caller::System(), list);
+  ASSERT_THAT(held, IsOk());
+  EXPECT_EQ(held->hosts_size(), 0);
+}
+
 TEST_F(ResourceStoreTest, SoftDeletedClustersAndTheirHostsDisappearUnlessAskedFor) {
   const Cluster cluster = NewCluster(alice_, "gone");
   const InfraEnv infra_env = NewInfraEnv(alice_, cluster.id());

@@ -98,6 +98,11 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       refresher_(*inventory_,
                  {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
                  clock_, liveness_, events_, log_),
+      presence_(
+          *inventory_, liveness_.replica_id(),
+          {.ttl = options_.replica_lease_ttl, .inventory_timeout = options_.inventory_timeout},
+          log_.Child("presence")),
+      next_orphan_sweep_(clock_.Now() + options_.orphan_sweep_interval),
       queue_(options_.workers, options_.max_backlog) {
   if (options_.follow_watch) {
     watch_ = std::make_unique<inventory_client::WatchFollower>(
@@ -187,33 +192,67 @@ void AgentHub::RecordDisconnect(const Agent& agent, absl::Time last_heard) {
     absl::MutexLock lock(&mu_);
     if (by_host_.contains(HostKey(agent.infra_env_id, agent.host_id))) return;  // back already
   }
+  ReleaseStream(agent.infra_env_id, agent.host_id, replica_id(), last_heard);
+}
+
+void AgentHub::ReleaseStream(const std::string& infra_env_id, const std::string& host_id,
+                             const std::string& holder, std::optional<absl::Time> last_heard) {
   for (int attempt = 0; attempt < 4; ++attempt) {
     inv::GetHostRequest get;
-    get.set_infra_env_id(agent.infra_env_id);
-    get.set_id(agent.host_id);
+    get.set_infra_env_id(infra_env_id);
+    get.set_id(host_id);
     types::v1::Host host;
     if (!inventory_->GetHost(Context().get(), get, &host).ok()) return;
     // Another replica holds a newer stream: it judges the host now.
-    if (host.agent_stream_holder() != replica_id()) return;
+    if (host.agent_stream_holder() != holder) return;
     inv::UpdateHostRequest update;
     update.mutable_host()->set_id(host.id());
     update.mutable_host()->set_infra_env_id(host.infra_env_id());
-    *update.mutable_host()->mutable_checked_in_at() = ToTimestamp(last_heard);
     update.mutable_update_mask()->add_paths("agent_stream_holder");
-    update.mutable_update_mask()->add_paths("checked_in_at");
+    if (last_heard.has_value()) {
+      *update.mutable_host()->mutable_checked_in_at() = ToTimestamp(*last_heard);
+      update.mutable_update_mask()->add_paths("checked_in_at");
+    }
     update.set_resource_version(host.resource_version());
     types::v1::Host written;
     const grpc::Status status = inventory_->UpdateHost(Context().get(), update, &written);
     if (status.ok()) {
+      const absl::Time heard = absl::FromUnixMicros(
+          google::protobuf::util::TimeUtil::TimestampToMicroseconds(written.checked_in_at()));
       absl::MutexLock lock(&mu_);
-      closed_[HostKey(agent.infra_env_id, agent.host_id)] = {
-          Target{agent.infra_env_id, agent.host_id, written.cluster_id()},
-          last_heard + options_.timeouts.host.disconnection};
+      closed_[HostKey(infra_env_id, host_id)] = {
+          Target{infra_env_id, host_id, written.cluster_id()},
+          heard + options_.timeouts.host.disconnection};
       return;
     }
     if (status.error_code() != grpc::StatusCode::ABORTED) break;
   }
-  log_.Warning("cannot record the end of an agent stream", {{"host_id", agent.host_id}});
+  log_.Warning("cannot record the end of an agent stream",
+               {{"host_id", host_id}, {"holder", holder}});
+}
+
+void AgentHub::AdoptOrphans(absl::Time now) {
+  if (options_.replica_lease_ttl <= absl::ZeroDuration()) return;
+  presence_.KeepAlive(now);
+  {
+    absl::MutexLock lock(&mu_);
+    if (now < next_orphan_sweep_) return;
+    next_orphan_sweep_ = now + options_.orphan_sweep_interval;
+  }
+  absl::StatusOr<std::vector<ReplicaPresence::Orphans>> orphans = presence_.FindOrphans();
+  if (!orphans.ok()) {
+    log_.Warning("cannot look for hosts of replicas that are gone",
+                 {{"error", orphans.status().message()}});
+    return;
+  }
+  for (const ReplicaPresence::Orphans& gone : *orphans) {
+    log_.Warning("a replica is gone without closing its agent streams; its hosts are judged here",
+                 {{"replica", gone.holder}, {"hosts", static_cast<int64_t>(gone.hosts.size())}});
+    for (const types::v1::Host& host : gone.hosts) {
+      ReleaseStream(host.infra_env_id(), host.id(), gone.holder, std::nullopt);
+    }
+    presence_.Done(gone.holder);
+  }
 }
 
 int AgentHub::open_sessions() const {
@@ -725,6 +764,7 @@ void AgentHub::OnWatchResync() {
 void AgentHub::MonitorOnce() {
   absl::flat_hash_map<std::string, Target> due;
   const absl::Time now = clock_.Now();
+  AdoptOrphans(now);
   {
     absl::MutexLock lock(&mu_);
     // Streams that closed here and were not replaced within the disconnection timeout.
@@ -748,6 +788,9 @@ void AgentHub::MonitorOnce() {
 }
 
 void AgentHub::MonitorLoop() {
+  // Hold the presence lease before streams come in, or another replica could take this one
+  // for gone (replica_presence.h).
+  if (options_.replica_lease_ttl > absl::ZeroDuration()) presence_.KeepAlive(clock_.Now());
   absl::MutexLock lock(&mu_);
   auto stopping = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stopping_; };
   while (!mu_.AwaitWithTimeout(absl::Condition(&stopping), options_.monitor_interval)) {

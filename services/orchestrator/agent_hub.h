@@ -29,7 +29,9 @@
 //     time limits (preparing, installing, ...), so status timeouts fire. It also re-runs the
 //     steps behind a host's failing validations (a registry, NTP server or peer that was down
 //     for a while), after `recheck_after` and then backing off; a passing host is never asked
-//     again, so a healthy fleet costs nothing however large.
+//     again, so a healthy fleet costs nothing however large. And it keeps this replica's
+//     presence lease and hands back the hosts of replicas that died holding their streams
+//     (replica_presence.h), which then go disconnected like any host whose stream closed.
 //
 // Steady-state database writes: zero per heartbeat; per host two per connection plus one per
 // status or validation-outcome change, so a quiet fleet of any size costs nothing.
@@ -64,6 +66,7 @@
 #include "services/orchestrator/instructions.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
+#include "services/orchestrator/replica_presence.h"
 #include "services/orchestrator/work_queue.h"
 
 namespace assisted::orchestrator {
@@ -84,6 +87,12 @@ struct HubOptions {
   // still fails, at most max_recheck_after; zero: never.
   absl::Duration recheck_after = absl::Seconds(30);
   absl::Duration max_recheck_after = absl::Minutes(10);
+  // This replica's presence (replica_presence.h): the ttl of its lease (zero: no lease and no
+  // sweep), and how often it looks for hosts left held by replicas that are gone (the first
+  // look comes one interval after start, when a herd of agents that lost a replica has
+  // reconnected and taken its hosts back itself).
+  absl::Duration replica_lease_ttl = absl::Seconds(30);
+  absl::Duration orphan_sweep_interval = absl::Minutes(2);
   // Follow the inventory's Watch (off in tests that drive the hub directly).
   bool follow_watch = true;
   EventRateOptions event_rate;
@@ -184,6 +193,14 @@ class AgentHub final : public SessionHandler {
   void SendDueRechecks(absl::Time now);
   // Records that the stream for `host` closed: holder cleared, checked_in_at = last heard.
   void RecordDisconnect(const Agent& agent, absl::Time last_heard);
+  // Clears the host's agent_stream_holder if it is still `holder` (and sets checked_in_at to
+  // `last_heard` when given), and has the monitor refresh the host once the disconnection
+  // timeout has passed since it was last heard: the core's rules then make it disconnected,
+  // unless a stream came back meanwhile.
+  void ReleaseStream(const std::string& infra_env_id, const std::string& host_id,
+                     const std::string& holder, std::optional<absl::Time> last_heard);
+  // The monitor's part: hands back the hosts of replicas that are gone (replica_presence.h).
+  void AdoptOrphans(absl::Time now);
   void OnWatchEvent(const inventory::v1::WatchEvent& event);
   void OnWatchResync();
   void MonitorLoop();
@@ -205,6 +222,7 @@ class AgentHub final : public SessionHandler {
   ProgressSink& progress_;
   RegistrationSink* const registrations_;
   Refresher refresher_;
+  ReplicaPresence presence_;
 
   mutable absl::Mutex mu_;
   int sessions_ ABSL_GUARDED_BY(mu_) = 0;
@@ -222,6 +240,7 @@ class AgentHub final : public SessionHandler {
   absl::flat_hash_map<std::string, int64_t> judged_versions_ ABSL_GUARDED_BY(mu_);
   // Hosts whose stream closed here: refresh them once their disconnection timeout passed.
   absl::flat_hash_map<std::string, std::pair<Target, absl::Time>> closed_ ABSL_GUARDED_BY(mu_);
+  absl::Time next_orphan_sweep_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
   WorkQueue queue_;  // its threads stop before the state above goes away

@@ -28,6 +28,7 @@
 #include "nlohmann/json.hpp"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/core/testing_fixtures.h"
+#include "services/orchestrator/replica_presence.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
 
@@ -453,6 +454,65 @@ TEST_F(HubTest, AFailedCheckRunsAgainWithBackoffUntilItPasses) {
   for (int i = 1; i < 3; ++i) {
     EXPECT_EQ(agents[i]->CountOf(kCheck), peer_runs[i - 1]) << "host " << i + 1;
   }
+}
+
+TEST_F(HubTest, HostsLeftHeldByAReplicaThatIsGoneGoDisconnected) {
+  HubOptions options;
+  options.orphan_sweep_interval = absl::Minutes(1);
+  StartHub(options);
+  CreateCluster();
+  // Another replica that is alive holds its presence lease; a killed one holds none any more.
+  inv::LeaseRequest lease;
+  lease.set_name(ReplicaPresence::LeaseName("live-replica"));
+  lease.set_holder("live-replica");
+  lease.mutable_ttl()->set_seconds(600);
+  lease.set_action(inv::LEASE_ACTION_ACQUIRE);
+  inv::LeaseResponse leased;
+  grpc::ClientContext lease_context;
+  ASSERT_TRUE(stub_->Lease(&lease_context, lease, &leased).ok());
+  ASSERT_TRUE(leased.granted());
+  // Each held one host whose agent was last heard 10 minutes ago.
+  for (auto [i, holder] : {std::pair<int, const char*>{1, "gone-replica"}, {2, "live-replica"}}) {
+    inv::CreateHostRequest create;
+    *create.mutable_host() = Host(i);
+    create.mutable_host()->set_cluster_id(cluster_.id());
+    create.mutable_host()->set_status(types::v1::HOST_STATUS_KNOWN);
+    create.mutable_host()->set_agent_stream_holder(holder);
+    *create.mutable_host()->mutable_checked_in_at() =
+        google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+            absl::ToUnixMicros(clock_.Now() - absl::Minutes(10)));
+    types::v1::Host created;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->CreateHost(&context, create, &created);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  hub_->MonitorOnce();  // before the first sweep is due: nothing happens
+  clock_.Advance(absl::Minutes(1));
+  hub_->MonitorOnce();
+  const types::v1::Cluster cluster = AwaitCluster([](const types::v1::Cluster& c) {
+    for (const types::v1::Host& host : c.hosts()) {
+      if (host.id() == HostId(1)) {
+        return host.status() == types::v1::HOST_STATUS_DISCONNECTED &&
+               host.agent_stream_holder().empty();
+      }
+    }
+    return false;
+  });
+  for (const types::v1::Host& host : cluster.hosts()) {
+    if (host.id() != HostId(2)) continue;
+    EXPECT_NE(host.status(), types::v1::HOST_STATUS_DISCONNECTED);  // its replica judges it
+    EXPECT_EQ(host.agent_stream_holder(), "live-replica");
+  }
+  // The gone replica's lease was only borrowed while its hosts were handed back.
+  inv::LeaseRequest probe;
+  probe.set_name(ReplicaPresence::LeaseName("gone-replica"));
+  probe.set_holder("probe");
+  probe.mutable_ttl()->set_seconds(1);
+  probe.set_action(inv::LEASE_ACTION_ACQUIRE);
+  inv::LeaseResponse probed;
+  grpc::ClientContext probe_context;
+  ASSERT_TRUE(stub_->Lease(&probe_context, probe, &probed).ok());
+  EXPECT_TRUE(probed.granted()) << "held by " << probed.holder();
 }
 
 TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {

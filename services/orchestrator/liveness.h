@@ -18,9 +18,10 @@
 //   * A host held by nobody is judged from its stored checked_in_at (last seen): the replica
 //     where its stream closed refreshes it once the disconnection timeout has passed, and the
 //     core's rules make it `disconnected`. A new stream heals it.
-//   Known limit: a replica killed with -9 leaves its holder set on the hosts it held; their
-//   agents reconnect (backoff) and overwrite it, but a host that never comes back keeps counting
-//   as connected until some replica holds it again.
+//   * A replica killed with -9 leaves its holder set on the hosts it held. Their agents
+//     reconnect (backoff) and overwrite it; for a host whose agent is gone too, another
+//     replica finds the dead one's presence lease gone and clears the holder
+//     (replica_presence.h), and the host goes disconnected like any other.
 //
 // Thread-safe. Time comes from the injected Clock, so tests drive it with FakeClock.
 
