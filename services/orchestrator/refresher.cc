@@ -204,9 +204,27 @@ absl::StatusOr<RefreshOutcome> Refresher::RefreshCluster(const std::string& clus
     std::vector<types::v1::Host> hosts(cluster.hosts().begin(), cluster.hosts().end());
     cluster.clear_hosts();
     RefreshOutcome outcome;
-    absl::Status status = RefreshOnce(std::move(cluster), std::move(hosts), outcome);
+    absl::Status status = RefreshUntilSettled(std::move(cluster), std::move(hosts), outcome);
     if (status.ok()) return outcome;
     if (!absl::IsAborted(status) || attempt + 1 >= options_.attempts) return status;
+  }
+}
+
+absl::Status Refresher::RefreshUntilSettled(types::v1::Cluster cluster,
+                                            std::vector<types::v1::Host> hosts,
+                                            RefreshOutcome& outcome) {
+  constexpr int kPasses = 3;
+  for (int pass = 1;; ++pass) {
+    const types::v1::ClusterStatus before = cluster.status();
+    RefreshOutcome this_pass;
+    RETURN_IF_ERROR(RefreshOnce(std::move(cluster), std::move(hosts), this_pass));
+    outcome.hosts_written += this_pass.hosts_written;
+    outcome.cluster_written = outcome.cluster_written || this_pass.cluster_written;
+    outcome.hosts = std::move(this_pass.hosts);
+    outcome.cluster = std::move(this_pass.cluster);
+    if (outcome.cluster->status() == before || pass >= kPasses) return absl::OkStatus();
+    cluster = *outcome.cluster;
+    hosts = outcome.hosts;
   }
 }
 

@@ -3,10 +3,11 @@
 // Re-judges a cluster after something about one of its hosts changed: every host's validations
 // (several depend on the other hosts: connectivity majority, hostname uniqueness, IP collisions,
 // the machine network), every host's refresh transition, then the cluster's validations and
-// refresh transition. Each changed host or cluster is written with one compare-and-set of its
-// status together with its validations; nothing is written when neither the status nor the
-// outcome of a validation moved, so a refresh that learns nothing costs reads only. A host
-// without a cluster is judged alone (the unbound machine).
+// refresh transition; when the cluster's status moved, its hosts once more against it. Each changed
+// host or cluster is written with one compare-and-set of its status together with its validations;
+// nothing is written when neither the status nor the outcome of a validation moved, so a refresh
+// that learns nothing costs reads only. A host without a cluster is judged alone (the unbound
+// machine).
 //
 // A lost compare-and-set (another writer moved the row first) re-reads and re-decides, a few
 // times; every writer converges because each decides from what is stored after its own write.
@@ -82,6 +83,12 @@ class Refresher {
   absl::StatusOr<RefreshOutcome> RefreshHostFrom(const std::string& infra_env_id,
                                                  const std::string& host_id,
                                                  std::optional<types::v1::Host> known);
+  // RefreshOnce, again while the cluster's status moves. Hosts are judged before their cluster
+  // and some of their transitions follow the cluster's (prepared hosts start installing once it
+  // is installing), so they are judged again against its new status, from what was just
+  // written; otherwise they would wait for some later event to refresh them. At most 3 passes.
+  absl::Status RefreshUntilSettled(types::v1::Cluster cluster, std::vector<types::v1::Host> hosts,
+                                   RefreshOutcome& outcome);
   // One pass; ABORTED when a compare-and-set was lost (the caller re-reads and retries).
   absl::Status RefreshOnce(std::optional<types::v1::Cluster> cluster,
                            std::vector<types::v1::Host> hosts, RefreshOutcome& outcome);
