@@ -313,6 +313,21 @@ class HubTest : public assisted::testing::PostgresTest {
         absl::Seconds(20)));
   }
 
+  // Acquires the presence lease of `replica` for `holder`, as a replica would.
+  inv::LeaseResponse AcquirePresence(const std::string& replica, const std::string& holder,
+                                     absl::Duration ttl) {
+    inv::LeaseRequest lease;
+    lease.set_name(ReplicaPresence::LeaseName(replica));
+    lease.set_holder(holder);
+    lease.mutable_ttl()->set_seconds(absl::ToInt64Seconds(ttl));
+    lease.set_action(inv::LEASE_ACTION_ACQUIRE);
+    inv::LeaseResponse response;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->Lease(&context, lease, &response);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return response;
+  }
+
   static bool AllHosts(const types::v1::Cluster& cluster, size_t n, types::v1::HostStatus status) {
     if (static_cast<size_t>(cluster.hosts_size()) != n) return false;
     for (const types::v1::Host& host : cluster.hosts()) {
@@ -462,15 +477,7 @@ TEST_F(HubTest, HostsLeftHeldByAReplicaThatIsGoneGoDisconnected) {
   StartHub(options);
   CreateCluster();
   // Another replica that is alive holds its presence lease; a killed one holds none any more.
-  inv::LeaseRequest lease;
-  lease.set_name(ReplicaPresence::LeaseName("live-replica"));
-  lease.set_holder("live-replica");
-  lease.mutable_ttl()->set_seconds(600);
-  lease.set_action(inv::LEASE_ACTION_ACQUIRE);
-  inv::LeaseResponse leased;
-  grpc::ClientContext lease_context;
-  ASSERT_TRUE(stub_->Lease(&lease_context, lease, &leased).ok());
-  ASSERT_TRUE(leased.granted());
+  ASSERT_TRUE(AcquirePresence("live-replica", "live-replica", absl::Minutes(10)).granted());
   // Each held one host whose agent was last heard 10 minutes ago.
   for (auto [i, holder] : {std::pair<int, const char*>{1, "gone-replica"}, {2, "live-replica"}}) {
     inv::CreateHostRequest create;
@@ -504,14 +511,7 @@ TEST_F(HubTest, HostsLeftHeldByAReplicaThatIsGoneGoDisconnected) {
     EXPECT_EQ(host.agent_stream_holder(), "live-replica");
   }
   // The gone replica's lease was only borrowed while its hosts were handed back.
-  inv::LeaseRequest probe;
-  probe.set_name(ReplicaPresence::LeaseName("gone-replica"));
-  probe.set_holder("probe");
-  probe.mutable_ttl()->set_seconds(1);
-  probe.set_action(inv::LEASE_ACTION_ACQUIRE);
-  inv::LeaseResponse probed;
-  grpc::ClientContext probe_context;
-  ASSERT_TRUE(stub_->Lease(&probe_context, probe, &probed).ok());
+  const inv::LeaseResponse probed = AcquirePresence("gone-replica", "probe", absl::Seconds(1));
   EXPECT_TRUE(probed.granted()) << "held by " << probed.holder();
 }
 
