@@ -529,8 +529,8 @@ void Merge(const google::protobuf::Message& patch, const google::protobuf::Field
 
 // Field-mask update with optimistic concurrency, validation and (optionally) a new secret.
 // A fenced write runs in a transaction, under the row lock, after the fence check. An unfenced
-// one (nearly all) is a read and then a write conditional on the version read, on one
-// connection and with no transaction: two round trips instead of five. A writer that got in
+// one (nearly all) is a read and then a write conditional on the version read, with no
+// transaction: two round trips instead of five. A writer that got in
 // between makes the write miss, and the update re-reads and merges again; after a few misses
 // it takes the row lock like a fenced write, so a busy row still makes progress.
 template <typename M>
@@ -567,23 +567,15 @@ absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Valid
   if (!fence.name().empty()) return locked();
   constexpr int kOptimisticAttempts = 3;
   for (int attempt = 0; attempt < kOptimisticAttempts; ++attempt) {
-    bool writing = false;
-    absl::StatusOr<std::optional<M>> written =
-        OnConnection(pool, [&](pg::Connection& db) -> absl::StatusOr<std::optional<M>> {
-          ASSIGN_OR_RETURN(M current, ReadRow<M>(db, caller, key, false, false, nullptr));
-          ASSIGN_OR_RETURN(M merged, merge(current));
-          writing = true;
-          return RewriteIf(db, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED,
-                           current.resource_version());
-        });
-    if (!written.ok()) {
-      // A pooled connection the server dropped fails its first statement; nothing was written.
-      const bool stale_connection =
-          !writing && attempt == 0 && absl::IsUnavailable(written.status());
-      if (stale_connection) continue;
-      return written.status();
-    }
-    if (written->has_value()) return **std::move(written);
+    ASSIGN_OR_RETURN(M current, ReadOnConnection(pool, [&](pg::Connection& db) {
+                       return ReadRow<M>(db, caller, key, false, false, nullptr);
+                     }));
+    ASSIGN_OR_RETURN(M merged, merge(current));
+    ASSIGN_OR_RETURN(std::optional<M> written, OnConnection(pool, [&](pg::Connection& db) {
+                       return RewriteIf(db, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED,
+                                        current.resource_version());
+                     }));
+    if (written.has_value()) return *std::move(written);
   }
   return locked();  // a busy row: wait for its lock instead of racing again
 }
@@ -777,7 +769,7 @@ absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
                                                   const v1::GetClusterRequest& request) {
   const Key key{"", request.id()};
   if (!request.include_hosts()) {
-    return OnConnection(pool_, [&](pg::Connection& db) {
+    return ReadOnConnection(pool_, [&](pg::Connection& db) {
       return ReadRow<Cluster>(db, caller, key, request.include_deleted(), false, nullptr);
     });
   }
@@ -790,7 +782,7 @@ absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
                    ", 1 FROM hosts WHERE cluster_id = ", q.Add(request.id()),
                    "::uuid AND deleted_at IS NULL AND EXISTS (SELECT 1 FROM found) "
                    "ORDER BY part, created_us, id");
-  return OnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
+  return ReadOnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
     ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
     if (rows.rows() == 0) return NotFound<Cluster>(key);
     ASSIGN_OR_RETURN(Cluster cluster, Decode<Cluster>(rows, 0));

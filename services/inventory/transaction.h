@@ -46,6 +46,21 @@ auto OnConnection(pg::Pool& pool, Fn&& fn) -> std::invoke_result_t<Fn&, pg::Conn
   return fn(**connection);
 }
 
+// ReadOnConnection runs `fn(connection)` for statements that only read, outside any explicit
+// transaction. Like InTransaction at BEGIN, a pooled connection found dead by its first
+// statement (UNAVAILABLE: the server restarted since it was pooled) is replaced once; a read is
+// safe to repeat.
+template <typename Fn>
+auto ReadOnConnection(pg::Pool& pool, Fn&& fn) -> std::invoke_result_t<Fn&, pg::Connection&> {
+  using Result = std::invoke_result_t<Fn&, pg::Connection&>;
+  for (int attempt = 0;; ++attempt) {
+    absl::StatusOr<pg::Pool::Handle> connection = pool.Acquire();
+    if (!connection.ok()) return Result(connection.status());
+    Result result = fn(**connection);
+    if (result.ok() || !absl::IsUnavailable(result.status()) || attempt > 0) return result;
+  }
+}
+
 }  // namespace assisted::inventory
 
 #endif  // ASSISTED_SERVICES_INVENTORY_TRANSACTION_H_
