@@ -1,6 +1,7 @@
 #include "lib/grpc/channel.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
@@ -41,6 +42,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
     args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   }
   return grpc::CreateCustomChannel(target, credentials, args);
+}
+
+std::unique_ptr<grpc::ClientContext> ContextWithin(absl::Duration timeout) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  return context;
 }
 
 }  // namespace assisted::grpcutil

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
 
 namespace assisted::grpcutil {
 
@@ -41,6 +42,9 @@ struct ChannelOptions {
 // or only one of the client certificate and key is given.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& target,
                                                            const ChannelOptions& options);
+
+// A client context for one call that must finish within `timeout` from now.
+std::unique_ptr<grpc::ClientContext> ContextWithin(absl::Duration timeout);
 
 }  // namespace assisted::grpcutil
 

@@ -10,6 +10,7 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
 #include "lib/auth/url_token.h"
+#include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/names.h"
@@ -128,11 +129,7 @@ AgentHub::~AgentHub() {
 }
 
 std::unique_ptr<grpc::ClientContext> AgentHub::Context() const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(
-      std::chrono::system_clock::now() +
-      std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.inventory_timeout)));
-  return context;
+  return grpcutil::ContextWithin(options_.inventory_timeout);
 }
 
 void AgentHub::OnOpen(const std::shared_ptr<Session>& session) {

@@ -2,13 +2,13 @@
 
 #include "services/orchestrator/refresher.h"
 
-#include <chrono>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
+#include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/agent_reports.h"
@@ -137,11 +137,7 @@ Refresher::Refresher(inv::InventoryService::StubInterface& inventory, RefreshOpt
       log_(std::move(log)) {}
 
 std::unique_ptr<grpc::ClientContext> Refresher::Context() const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(
-      std::chrono::system_clock::now() +
-      std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.inventory_timeout)));
-  return context;
+  return grpcutil::ContextWithin(options_.inventory_timeout);
 }
 
 types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time now) const {

@@ -1,12 +1,12 @@
 #include "services/orchestrator/replica_presence.h"
 
-#include <chrono>
 #include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
+#include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 
 namespace assisted::orchestrator {
@@ -25,11 +25,7 @@ std::string ReplicaPresence::LeaseName(const std::string& replica_id) {
 }
 
 std::unique_ptr<grpc::ClientContext> ReplicaPresence::Context() const {
-  auto context = std::make_unique<grpc::ClientContext>();
-  context->set_deadline(
-      std::chrono::system_clock::now() +
-      std::chrono::milliseconds(absl::ToInt64Milliseconds(options_.inventory_timeout)));
-  return context;
+  return grpcutil::ContextWithin(options_.inventory_timeout);
 }
 
 absl::StatusOr<bool> ReplicaPresence::Acquire(const std::string& name) {
