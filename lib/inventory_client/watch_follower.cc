@@ -9,11 +9,10 @@ namespace assisted::inventory_client {
 
 namespace inv = inventory::v1;
 
-WatchFollower::WatchFollower(inv::InventoryService::StubInterface& inventory,
-                             std::vector<inv::ResourceKind> kinds, Callbacks callbacks,
-                             log::Logger log)
+WatchFollower::WatchFollower(inv::InventoryService::StubInterface& inventory, Options options,
+                             Callbacks callbacks, log::Logger log)
     : inventory_(inventory),
-      kinds_(std::move(kinds)),
+      options_(std::move(options)),
       callbacks_(std::move(callbacks)),
       log_(std::move(log)),
       thread_([this] { Run(); }) {}
@@ -38,7 +37,8 @@ void WatchFollower::Run() {
     }
     inv::WatchRequest request;
     request.set_from_seq(seq_.load());
-    for (inv::ResourceKind kind : kinds_) request.mutable_filter()->add_kinds(kind);
+    for (inv::ResourceKind kind : options_.kinds) request.mutable_filter()->add_kinds(kind);
+    request.set_hints(options_.hints);
     std::unique_ptr<grpc::ClientReaderInterface<inv::WatchEvent>> stream =
         inventory_.Watch(&context, request);
     inv::WatchEvent event;
@@ -49,7 +49,7 @@ void WatchFollower::Run() {
         backoff.Reset();
         if (callbacks_.on_established) callbacks_.on_established();
       }
-      seq_.store(event.seq());
+      if (!event.hint()) seq_.store(event.seq());
       if (event.change_type() != inv::CHANGE_TYPE_BOOKMARK) callbacks_.on_change(event);
     }
     const grpc::Status status = stream->Finish();

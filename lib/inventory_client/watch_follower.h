@@ -7,7 +7,9 @@
 // (from_seq 0: a BOOKMARK gives the current seq), resumes after the last seq it saw when the
 // stream breaks (backoff 1 s x1.6, at most 30 s), and when the inventory no longer holds that
 // seq (OUT_OF_RANGE: the change log was trimmed) it starts from the head again and calls
-// `on_resync` so the caller re-reads what it cares about instead of trusting a gap.
+// `on_resync` so the caller re-reads what it cares about instead of trusting a gap. With
+// `hints`, changes made through the inventory replica it follows also arrive early, unnumbered
+// (WatchEvent.hint), and again numbered: callers must take a change twice in their stride.
 //
 // Callbacks run on the follower's thread, one at a time; they must not block for long (hand
 // work to a queue).
@@ -46,23 +48,29 @@ class WatchFollower {
     std::function<void()> on_broken;
   };
 
-  // Starts following changes of `kinds` at once.
-  WatchFollower(inventory::v1::InventoryService::StubInterface& inventory,
-                std::vector<inventory::v1::ResourceKind> kinds, Callbacks callbacks,
-                log::Logger log);
+  struct Options {
+    // Changes of these kinds (all when empty).
+    std::vector<inventory::v1::ResourceKind> kinds;
+    // Ask for hints too (WatchRequest.hints).
+    bool hints = false;
+  };
+
+  // Starts following at once.
+  WatchFollower(inventory::v1::InventoryService::StubInterface& inventory, Options options,
+                Callbacks callbacks, log::Logger log);
   // Cancels the stream and joins the thread.
   ~WatchFollower();
   WatchFollower(const WatchFollower&) = delete;
   WatchFollower& operator=(const WatchFollower&) = delete;
 
-  // The last seq seen (0 before the first message).
+  // The last seq seen (0 before the first message; hints have none).
   int64_t seq() const { return seq_.load(); }
 
  private:
   void Run();
 
   inventory::v1::InventoryService::StubInterface& inventory_;
-  const std::vector<inventory::v1::ResourceKind> kinds_;
+  const Options options_;
   const Callbacks callbacks_;
   log::Logger log_;
   SystemRandom random_;

@@ -23,7 +23,7 @@ using ::testing::ElementsAre;
 
 // One Watch stream the fake inventory plays: these events, then this ending.
 struct Stream {
-  std::vector<int64_t> seqs;  // 0 < seq; the first is sent as a BOOKMARK
+  std::vector<int64_t> seqs;  // the first is sent as a BOOKMARK; a 0 later is a hint
   grpc::Status ending;
 };
 
@@ -39,6 +39,7 @@ class FakeInventory final : public inv::InventoryService::Service {
     {
       absl::MutexLock lock(&mu_);
       from_seqs_.push_back(request->from_seq());
+      asked_for_hints_ = request->hints();
       if (next_ < script_.size()) stream = script_[next_++];
     }
     for (size_t i = 0; i < stream.seqs.size(); ++i) {
@@ -46,11 +47,17 @@ class FakeInventory final : public inv::InventoryService::Service {
       event.set_seq(stream.seqs[i]);
       event.set_kind(i == 0 ? inv::RESOURCE_KIND_UNSPECIFIED : inv::RESOURCE_KIND_HOST);
       event.set_change_type(i == 0 ? inv::CHANGE_TYPE_BOOKMARK : inv::CHANGE_TYPE_UPDATED);
+      event.set_hint(i > 0 && stream.seqs[i] == 0);
       writer->Write(event);
     }
     if (!stream.ending.ok()) return stream.ending;
     while (!context->IsCancelled()) absl::SleepFor(absl::Milliseconds(10));
     return grpc::Status::OK;
+  }
+
+  bool asked_for_hints() {
+    absl::MutexLock lock(&mu_);
+    return asked_for_hints_;
   }
 
   std::vector<int64_t> from_seqs() {
@@ -63,6 +70,7 @@ class FakeInventory final : public inv::InventoryService::Service {
   absl::Mutex mu_;
   size_t next_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<int64_t> from_seqs_ ABSL_GUARDED_BY(mu_);
+  bool asked_for_hints_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 class WatchFollowerTest : public ::testing::Test {
@@ -79,14 +87,16 @@ class WatchFollowerTest : public ::testing::Test {
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
   }
 
-  void Follow() {
+  void Follow(bool hints = false) {
     follower_ = std::make_unique<WatchFollower>(
-        *stub_, std::vector<inv::ResourceKind>{inv::RESOURCE_KIND_HOST},
-        WatchFollower::Callbacks{
-            .on_change = [this](const inv::WatchEvent& e) { Record(absl::StrCat(e.seq())); },
-            .on_resync = [this] { Record("resync"); },
-            .on_established = [this] { Record("established"); },
-            .on_broken = [this] { Record("broken"); }},
+        *stub_, WatchFollower::Options{.kinds = {inv::RESOURCE_KIND_HOST}, .hints = hints},
+        WatchFollower::Callbacks{.on_change =
+                                     [this](const inv::WatchEvent& e) {
+                                       Record(e.hint() ? "hint" : absl::StrCat(e.seq()));
+                                     },
+                                 .on_resync = [this] { Record("resync"); },
+                                 .on_established = [this] { Record("established"); },
+                                 .on_broken = [this] { Record("broken"); }},
         log::Logger::Discard());
   }
 
@@ -124,6 +134,17 @@ TEST_F(WatchFollowerTest, SaysWhenAStreamIsEstablishedAndBrokenAndResumesAfterTh
               ElementsAre("established", "11", "12", "broken", "established", "13"));
   EXPECT_THAT(inventory_->from_seqs(), ElementsAre(0, 12));
   EXPECT_EQ(follower_->seq(), 13);
+}
+
+TEST_F(WatchFollowerTest, HintsAreDeliveredButNeverBecomeThePositionToResumeFrom) {
+  Serve({{.seqs = {10, 11, 0, 0}, .ending = grpc::Status(grpc::StatusCode::UNAVAILABLE, "gone")},
+         {.seqs = {11, 0, 12}}});
+  Follow(/*hints=*/true);
+  EXPECT_THAT(CallsOnceThereAre(8), ElementsAre("established", "11", "hint", "hint", "broken",
+                                                "established", "hint", "12"));
+  EXPECT_TRUE(inventory_->asked_for_hints());
+  EXPECT_THAT(inventory_->from_seqs(), ElementsAre(0, 11));
+  EXPECT_EQ(follower_->seq(), 12);
 }
 
 TEST_F(WatchFollowerTest, ATrimmedLogIsAResyncFromTheHeadNeverAnEstablishedStream) {

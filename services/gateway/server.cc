@@ -130,7 +130,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                          .max_bytes = int64_t{config.read_cache_mib} << 20},
         *parts->read_cache_metrics);
     parts->watch = std::make_unique<inventory_client::WatchFollower>(
-        parts->backends->inventory(), ReadCache::WatchedKinds(),
+        parts->backends->inventory(),
+        inventory_client::WatchFollower::Options{.kinds = ReadCache::WatchedKinds(), .hints = true},
         parts->read_cache->FollowerCallbacks(), context.log.Child("read-cache"));
   }
   parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock,

@@ -139,38 +139,25 @@ absl::StatusOr<std::vector<v1::WatchEvent>> ReadChanges(pg::Pool& pool, int64_t 
     absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(filter.infra_env_id()));
   }
   absl::StrAppend(&sql, " ORDER BY seq LIMIT ", limit);
-  return InTransaction(pool,
-                       [&](pg::Transaction& tx) -> absl::StatusOr<std::vector<v1::WatchEvent>> {
-                         ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-                         std::vector<v1::WatchEvent> events;
-                         events.reserve(rows.rows());
-                         for (int row = 0; row < rows.rows(); ++row) {
-                           v1::WatchEvent& event = events.emplace_back();
-                           event.set_seq(ToInt64(rows.Get(row, 0)));
-                           v1::ResourceKind kind;
-                           if (v1::ResourceKind_Parse(std::string(rows.Get(row, 1)), &kind))
-                             event.set_kind(kind);
-                           event.set_id(std::string(rows.Get(row, 2)));
-                           event.set_infra_env_id(std::string(rows.Get(row, 3)));
-                           event.set_cluster_id(std::string(rows.Get(row, 4)));
-                           event.set_resource_version(ToInt64(rows.Get(row, 5)));
-                           v1::ChangeType type;
-                           if (v1::ChangeType_Parse(std::string(rows.Get(row, 6)), &type))
-                             event.set_change_type(type);
-                           const std::string status(rows.Get(row, 7));
-                           types::v1::ClusterStatus cluster_status;
-                           types::v1::HostStatus host_status;
-                           if (event.kind() == v1::RESOURCE_KIND_CLUSTER &&
-                               types::v1::ClusterStatus_Parse(status, &cluster_status)) {
-                             event.set_cluster_status(cluster_status);
-                           } else if (event.kind() == v1::RESOURCE_KIND_HOST &&
-                                      types::v1::HostStatus_Parse(status, &host_status)) {
-                             event.set_host_status(host_status);
-                           }
-                           SetTimestamp(rows.Get(row, 8), *event.mutable_changed_at());
-                         }
-                         return events;
-                       });
+  return InTransaction(
+      pool, [&](pg::Transaction& tx) -> absl::StatusOr<std::vector<v1::WatchEvent>> {
+        ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+        std::vector<v1::WatchEvent> events;
+        events.reserve(rows.rows());
+        for (int row = 0; row < rows.rows(); ++row) {
+          v1::ResourceKind kind = v1::RESOURCE_KIND_UNSPECIFIED;
+          (void)v1::ResourceKind_Parse(std::string(rows.Get(row, 1)), &kind);
+          v1::ChangeType type = v1::CHANGE_TYPE_UNSPECIFIED;
+          (void)v1::ChangeType_Parse(std::string(rows.Get(row, 6)), &type);
+          v1::WatchEvent& event = events.emplace_back(
+              EventOf({kind, std::string(rows.Get(row, 2)), std::string(rows.Get(row, 3)),
+                       std::string(rows.Get(row, 4)), ToInt64(rows.Get(row, 5)), type,
+                       std::string(rows.Get(row, 7))}));
+          event.set_seq(ToInt64(rows.Get(row, 0)));
+          SetTimestamp(rows.Get(row, 8), *event.mutable_changed_at());
+        }
+        return events;
+      });
 }
 
 absl::StatusOr<std::unique_ptr<ChangeFeed>> ChangeFeed::Start(ChangeFeedOptions options,
@@ -190,6 +177,7 @@ ChangeFeed::ChangeFeed(ChangeFeedOptions options, pg::Pool& pool, log::Logger lo
       log_(std::move(log)),
       wake_fd_(wake_fd),
       head_(head),
+      hints_(options_.hint_capacity),
       thread_([this] { Run(); }) {}
 
 ChangeFeed::~ChangeFeed() {
@@ -208,11 +196,31 @@ int64_t ChangeFeed::head() const {
   return head_;
 }
 
-int64_t ChangeFeed::WaitBeyond(int64_t seq, absl::Time deadline) const {
+int64_t ChangeFeed::WaitBeyond(int64_t seq, absl::Time deadline, uint64_t hint) const {
   absl::MutexLock lock(&mu_);
-  auto beyond = [this, seq]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return head_ > seq || stop_; };
+  auto beyond = [this, seq, hint]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return head_ > seq || (hint != kNoHints && hints_.last() > hint) || stop_;
+  };
   mu_.AwaitWithDeadline(absl::Condition(&beyond), deadline);
   return head_;
+}
+
+void ChangeFeed::Hint(const Change& change) {
+  absl::MutexLock lock(&mu_);
+  hints_.Add(change);
+}
+
+uint64_t ChangeFeed::last_hint() const {
+  absl::MutexLock lock(&mu_);
+  return hints_.last();
+}
+
+std::vector<v1::WatchEvent> ChangeFeed::HintsAfter(uint64_t* after,
+                                                   const v1::WatchFilter& filter) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::WatchEvent> hints = hints_.After(*after, filter);
+  *after = hints_.last();
+  return hints;
 }
 
 bool ChangeFeed::stopping() const {

@@ -7,6 +7,8 @@
 // wins a transaction-level advisory lock) numbers the committed rows in order, and everyone learns
 // the new head through NOTIFY. Because only committed rows get numbers, a watcher that has seen seq
 // N has seen every change numbered up to N, and can resume from N after any disconnect or restart.
+// The feed also passes on hints (change_hints.h): changes this replica committed, ahead of their
+// numbers, for the Watch streams served here that asked for them.
 
 #ifndef ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_
 #define ASSISTED_SERVICES_INVENTORY_CHANGE_FEED_H_
@@ -24,6 +26,7 @@
 #include "assisted/inventory/v1/inventory_service.pb.h"
 #include "lib/log/log.h"
 #include "lib/pg/pool.h"
+#include "services/inventory/change_hints.h"
 
 namespace assisted::inventory {
 
@@ -66,6 +69,8 @@ struct ChangeFeedOptions {
   // Numbering passes are at least this far apart, so a busy log is numbered in batches
   // rather than one transaction per write (watchers see changes at most this much later).
   absl::Duration batch_interval = absl::Milliseconds(5);
+  // Hints kept for streams that fall behind (see HintRing).
+  size_t hint_capacity = 4096;
 };
 
 class ChangeFeed {
@@ -78,8 +83,17 @@ class ChangeFeed {
   // The newest head this replica knows.
   int64_t head() const;
 
-  // Blocks until head() > seq or `deadline`; returns head(). Thread-safe.
-  int64_t WaitBeyond(int64_t seq, absl::Time deadline) const;
+  // Blocks until head() > seq, or a hint numbered above `hint` exists, or `deadline`; returns
+  // head(). Thread-safe.
+  static constexpr uint64_t kNoHints = UINT64_MAX;
+  int64_t WaitBeyond(int64_t seq, absl::Time deadline, uint64_t hint = kNoHints) const;
+
+  // Passes on a change this replica has just committed, to the streams waiting here.
+  void Hint(const Change& change);
+  // The newest hint's number: a stream starts reading hints after it.
+  uint64_t last_hint() const;
+  // The hints numbered above `*after` that match `filter`; moves `*after` to the newest.
+  std::vector<v1::WatchEvent> HintsAfter(uint64_t* after, const v1::WatchFilter& filter) const;
 
  private:
   ChangeFeed(ChangeFeedOptions options, pg::Pool& pool, log::Logger log, int wake_fd, int64_t head);
@@ -97,6 +111,7 @@ class ChangeFeed {
   const int wake_fd_;  // eventfd: wakes the thread's poll() on shutdown
   mutable absl::Mutex mu_;
   int64_t head_ ABSL_GUARDED_BY(mu_);
+  HintRing hints_ ABSL_GUARDED_BY(mu_);
   absl::Time last_trim_ = absl::InfinitePast();      // feed thread only
   absl::Time last_numbered_ = absl::InfinitePast();  // feed thread only
   bool stop_ ABSL_GUARDED_BY(mu_) = false;

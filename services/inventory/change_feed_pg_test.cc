@@ -142,5 +142,45 @@ TEST_F(ChangeFeedTest, TheFeedPublishesNewHeadsToWaiters) {
   EXPECT_EQ(after, before + 1);
 }
 
+TEST_F(ChangeFeedTest, AWriteIsHintedToWaitersBeforeItsNumberAndThenNumbered) {
+  auto feed = ChangeFeed::Start({.dsn = dsn(), .poll_interval = absl::Seconds(30)}, *pool_,
+                                log::Logger::Discard());
+  ASSERT_THAT(feed, IsOk());
+  resources_ = std::make_unique<ResourceStore>(
+      *pool_, Validators{}, PageLimits{},
+      [feed = feed->get()](const Change& change) { feed->Hint(change); });
+  const int64_t head = (*feed)->head();
+  uint64_t hint = (*feed)->last_hint();
+  const std::string id = NewCluster();
+
+  // The hint is there when the write returns: a waiter on it does not wait.
+  const absl::Time asked = absl::Now();
+  (*feed)->WaitBeyond((*feed)->head(), absl::Now() + absl::Seconds(10), hint);
+  EXPECT_LT(absl::Now() - asked, absl::Seconds(5));
+  v1::WatchFilter clusters;
+  clusters.add_kinds(v1::RESOURCE_KIND_CLUSTER);
+  const std::vector<v1::WatchEvent> hints = (*feed)->HintsAfter(&hint, clusters);
+  ASSERT_EQ(hints.size(), 1u);
+  EXPECT_TRUE(hints[0].hint());
+  EXPECT_EQ(hints[0].seq(), 0);
+  EXPECT_EQ(hints[0].id(), id);
+  EXPECT_EQ(hints[0].resource_version(), 1);
+  EXPECT_EQ(hints[0].change_type(), v1::CHANGE_TYPE_CREATED);
+  EXPECT_EQ(hints[0].cluster_status(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  EXPECT_EQ(hint, (*feed)->last_hint());
+  v1::WatchFilter hosts;
+  hosts.add_kinds(v1::RESOURCE_KIND_HOST);
+  uint64_t from_start = 0;
+  EXPECT_THAT((*feed)->HintsAfter(&from_start, hosts), ::testing::IsEmpty());
+
+  // The same change then gets its number.
+  EXPECT_EQ((*feed)->WaitBeyond(head, absl::Now() + absl::Seconds(10)), head + 1);
+  const std::vector<v1::WatchEvent> numbered = All(head);
+  ASSERT_EQ(numbered.size(), 1u);
+  EXPECT_FALSE(numbered[0].hint());
+  EXPECT_EQ(numbered[0].id(), id);
+  EXPECT_EQ(numbered[0].resource_version(), 1);
+}
+
 }  // namespace
 }  // namespace assisted::inventory

@@ -342,6 +342,13 @@ Change ChangeOf(const M& message, v1::ChangeType type) {
           T::StatusName(message)};
 }
 
+// Tells `hook` of a committed create or update of one resource and passes the result on.
+template <typename M>
+absl::StatusOr<M> Announce(const CommitHook& hook, v1::ChangeType type, absl::StatusOr<M> written) {
+  if (written.ok() && hook) hook(ChangeOf(*written, type));
+  return written;
+}
+
 // The tail of a statement `WITH <cte> AS (<write> RETURNING SelectList<M>())`: appends a change
 // per written row to the log, wakes the sequencer, and selects the written rows (Decode-able).
 // Writing and logging in one statement keeps single-row writes to one round trip.
@@ -761,8 +768,10 @@ absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller,
   }
   const pg::Param secret =
       request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
-  return InTransaction(pool_,
-                       [&](pg::Transaction& tx) { return Insert(tx, caller, cluster, secret); });
+  return Announce(committed_, v1::CHANGE_TYPE_CREATED,
+                  InTransaction(pool_, [&](pg::Transaction& tx) {
+                    return Insert(tx, caller, cluster, secret);
+                  }));
 }
 
 absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
@@ -850,8 +859,9 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
 
 absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
                                                      const v1::UpdateClusterRequest& request) {
-  return UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
-                      request.resource_version(), request.fence(), request.pull_secret());
+  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
+                  UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
+                               request.resource_version(), request.fence(), request.pull_secret()));
 }
 
 absl::Status ResourceStore::DeleteCluster(const Caller& caller,
@@ -881,20 +891,23 @@ absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(
     return absl::InvalidArgumentError("new_status: required");
   }
   if (request.patch_mask().paths().empty() && request.fence().name().empty()) {
-    return OnConnection(pool_, [&](pg::Connection& db) {
-      return CompareAndSetStatusOnly<Cluster>(
-          db, caller, {"", request.id()}, types::v1::ClusterStatus_Name(request.expected_status()),
-          types::v1::ClusterStatus_Name(request.new_status()), request.status_info());
-    });
+    return Announce(
+        committed_, v1::CHANGE_TYPE_UPDATED, OnConnection(pool_, [&](pg::Connection& db) {
+          return CompareAndSetStatusOnly<Cluster>(
+              db, caller, {"", request.id()},
+              types::v1::ClusterStatus_Name(request.expected_status()),
+              types::v1::ClusterStatus_Name(request.new_status()), request.status_info());
+        }));
   }
   Cluster target;
   target.set_status(request.new_status());
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return CompareAndSetStatus(tx, caller, validators_, {"", request.id()},
-                               types::v1::ClusterStatus_Name(request.expected_status()), target,
-                               request.status_info(), request.patch(), request.patch_mask(),
-                               request.fence());
-  });
+  return Announce(
+      committed_, v1::CHANGE_TYPE_UPDATED, InTransaction(pool_, [&](pg::Transaction& tx) {
+        return CompareAndSetStatus(tx, caller, validators_, {"", request.id()},
+                                   types::v1::ClusterStatus_Name(request.expected_status()), target,
+                                   request.status_info(), request.patch(), request.patch_mask(),
+                                   request.fence());
+      }));
 }
 
 // ---- Infra-envs ----
@@ -907,8 +920,10 @@ absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller,
   }
   const pg::Param secret =
       request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
-  return InTransaction(
-      pool_, [&](pg::Transaction& tx) { return Insert(tx, caller, request.infra_env(), secret); });
+  return Announce(committed_, v1::CHANGE_TYPE_CREATED,
+                  InTransaction(pool_, [&](pg::Transaction& tx) {
+                    return Insert(tx, caller, request.infra_env(), secret);
+                  }));
 }
 
 absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller,
@@ -946,8 +961,10 @@ absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
 
 absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
                                                        const v1::UpdateInfraEnvRequest& request) {
-  return UpdateFields(pool_, caller, validators_, request.infra_env(), request.update_mask(),
-                      request.resource_version(), v1::LeaseFence(), request.pull_secret());
+  return Announce(
+      committed_, v1::CHANGE_TYPE_UPDATED,
+      UpdateFields(pool_, caller, validators_, request.infra_env(), request.update_mask(),
+                   request.resource_version(), v1::LeaseFence(), request.pull_secret()));
 }
 
 absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
@@ -1009,7 +1026,7 @@ absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
                                               : types::v1::HOST_STATUS_DISCOVERING);
   }
   RETURN_IF_ERROR(Traits<Host>::Validate(validators_, host));
-  return OnConnection(pool_, [&](pg::Connection& db) {
+  absl::StatusOr<Host> created = OnConnection(pool_, [&](pg::Connection& db) {
     // A host registers into a live infra-env the caller may see and inherits its owner. The host
     // may carry an owner only when a system caller says so.
     host.clear_owner();
@@ -1021,6 +1038,7 @@ absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
                          .org = "owner_org"};
     });
   });
+  return Announce(committed_, v1::CHANGE_TYPE_CREATED, std::move(created));
 }
 
 absl::StatusOr<Host> ResourceStore::GetHost(const Caller& caller,
@@ -1078,8 +1096,9 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
 
 absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
                                                const v1::UpdateHostRequest& request) {
-  return UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
-                      request.resource_version(), request.fence(), std::string());
+  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
+                  UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
+                               request.resource_version(), request.fence(), std::string()));
 }
 
 absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHostRequest& request) {
@@ -1098,21 +1117,23 @@ absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller,
     return absl::InvalidArgumentError("new_status: required");
   }
   if (request.patch_mask().paths().empty() && request.fence().name().empty()) {
-    return OnConnection(pool_, [&](pg::Connection& db) {
-      return CompareAndSetStatusOnly<Host>(db, caller, {request.infra_env_id(), request.id()},
-                                           types::v1::HostStatus_Name(request.expected_status()),
-                                           types::v1::HostStatus_Name(request.new_status()),
-                                           request.status_info());
-    });
+    return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
+                    OnConnection(pool_, [&](pg::Connection& db) {
+                      return CompareAndSetStatusOnly<Host>(
+                          db, caller, {request.infra_env_id(), request.id()},
+                          types::v1::HostStatus_Name(request.expected_status()),
+                          types::v1::HostStatus_Name(request.new_status()), request.status_info());
+                    }));
   }
   Host target;
   target.set_status(request.new_status());
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return CompareAndSetStatus(tx, caller, validators_, {request.infra_env_id(), request.id()},
-                               types::v1::HostStatus_Name(request.expected_status()), target,
-                               request.status_info(), request.patch(), request.patch_mask(),
-                               request.fence());
-  });
+  return Announce(
+      committed_, v1::CHANGE_TYPE_UPDATED, InTransaction(pool_, [&](pg::Transaction& tx) {
+        return CompareAndSetStatus(tx, caller, validators_, {request.infra_env_id(), request.id()},
+                                   types::v1::HostStatus_Name(request.expected_status()), target,
+                                   request.status_info(), request.patch(), request.patch_mask(),
+                                   request.fence());
+      }));
 }
 
 }  // namespace assisted::inventory

@@ -42,10 +42,18 @@ struct PageLimits {
   int max_size = 1000;
 };
 
+// Told of each create or update of one resource once it has committed, on the writer's thread
+// (the inventory hands it to its ChangeFeed as a hint). It must not block.
+using CommitHook = std::function<void(const Change&)>;
+
 class ResourceStore {
  public:
-  ResourceStore(pg::Pool& pool, Validators validators, PageLimits limits = {})
-      : pool_(pool), validators_(std::move(validators)), limits_(limits) {}
+  ResourceStore(pg::Pool& pool, Validators validators, PageLimits limits = {},
+                CommitHook committed = nullptr)
+      : pool_(pool),
+        validators_(std::move(validators)),
+        limits_(limits),
+        committed_(std::move(committed)) {}
 
   absl::StatusOr<types::v1::Cluster> CreateCluster(const Caller& caller,
                                                    const v1::CreateClusterRequest& request);
@@ -87,6 +95,7 @@ class ResourceStore {
   pg::Pool& pool_;
   Validators validators_;
   PageLimits limits_;
+  CommitHook committed_;
 };
 
 }  // namespace assisted::inventory

@@ -85,17 +85,19 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     context.log.Info("connected to PostgreSQL", {{"server_version", connection->server_version()},
                                                  {"migrations_applied", applied}});
   }
-  parts->resources =
-      std::make_unique<ResourceStore>(*parts->pool, Validators{.cluster = ValidateCluster,
-                                                               .infra_env = ValidateInfraEnv,
-                                                               .host = ValidateHost,
-                                                               .pull_secret = ValidatePullSecret});
-  parts->events = std::make_unique<EventStore>(*parts->pool);
-  parts->artifacts = std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes);
-  parts->leases = std::make_unique<LeaseStore>(*parts->pool);
   ASSIGN_OR_RETURN(parts->feed, ChangeFeed::Start({.dsn = config.postgres_dsn,
                                                    .keep_changes = config.change_log_keep},
                                                   *parts->pool, context.log.Child("feed")));
+  parts->resources = std::make_unique<ResourceStore>(
+      *parts->pool,
+      Validators{.cluster = ValidateCluster,
+                 .infra_env = ValidateInfraEnv,
+                 .host = ValidateHost,
+                 .pull_secret = ValidatePullSecret},
+      PageLimits{}, [feed = parts->feed.get()](const Change& change) { feed->Hint(change); });
+  parts->events = std::make_unique<EventStore>(*parts->pool);
+  parts->artifacts = std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes);
+  parts->leases = std::make_unique<LeaseStore>(*parts->pool);
 
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);

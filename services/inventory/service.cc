@@ -319,9 +319,16 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
     event.set_change_type(v1::CHANGE_TYPE_BOOKMARK);
     return writer->Write(event);
   };
+  // Hints start from now; they are best effort, so none from before the stream is owed.
+  uint64_t hint = request->hints() ? stores_.feed.last_hint() : ChangeFeed::kNoHints;
   if (!bookmark(cursor)) return grpc::Status::OK;
   absl::Time last_sent = absl::Now();
   while (!context->IsCancelled()) {
+    if (hint != ChangeFeed::kNoHints) {
+      for (const v1::WatchEvent& event : stores_.feed.HintsAfter(&hint, request->filter())) {
+        if (!writer->Write(event)) return grpc::Status::OK;
+      }
+    }
     const int64_t upto = stores_.feed.head();
     if (upto > cursor) {
       absl::StatusOr<std::vector<v1::WatchEvent>> batch =
@@ -338,7 +345,7 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
     // Wake at least every second to notice a cancelled stream.
     const absl::Time deadline =
         std::min(last_sent + bookmark_interval_, absl::Now() + absl::Seconds(1));
-    stores_.feed.WaitBeyond(cursor, deadline);
+    stores_.feed.WaitBeyond(cursor, deadline, hint);
     if (stores_.feed.head() <= cursor && absl::Now() >= last_sent + bookmark_interval_) {
       if (!bookmark(cursor)) return grpc::Status::OK;
       last_sent = absl::Now();

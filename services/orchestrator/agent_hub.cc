@@ -108,7 +108,10 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
   if (options_.follow_watch) {
     watch_ = std::make_unique<inventory_client::WatchFollower>(
         *inventory_,
-        std::vector<inv::ResourceKind>{inv::RESOURCE_KIND_HOST, inv::RESOURCE_KIND_CLUSTER},
+        // Hints: a change through our inventory replica reaches us without waiting for the
+        // change log to number it; AlreadyJudged drops the numbered copy.
+        inventory_client::WatchFollower::Options{
+            .kinds = {inv::RESOURCE_KIND_HOST, inv::RESOURCE_KIND_CLUSTER}, .hints = true},
         inventory_client::WatchFollower::Callbacks{
             .on_change = [this](const inv::WatchEvent& e) { OnWatchEvent(e); },
             .on_resync = [this] { OnWatchResync(); }},

@@ -127,9 +127,10 @@ TEST_F(InventoryTest, BadInputIsRefusedNamingTheFieldAndNothingIsWritten) {
 // Reads a Watch stream on its own thread until stopped.
 class Watcher {
  public:
-  Watcher(inv::InventoryService::Stub& stub, int64_t from_seq) {
+  Watcher(inv::InventoryService::Stub& stub, int64_t from_seq, bool hints = false) {
     inv::WatchRequest request;
     request.set_from_seq(from_seq);
+    request.set_hints(hints);
     request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
     reader_ = stub.Watch(&context_, request);
     thread_ = std::thread([this] {
@@ -221,6 +222,41 @@ TEST_F(InventoryTest, WatchResumesAcrossAnInventoryRestartWithoutGapsOrDuplicate
     ids.push_back(seen[i].id());
   }
   EXPECT_EQ(ids, created);
+}
+
+TEST_F(InventoryTest, AWatchThatAsksForHintsHearsOfEachChangeEarlyAndThenNumbered) {
+  Watcher hinted(*stub_, 0, /*hints=*/true);
+  Watcher plain(*stub_, 0);
+  ASSERT_GE(hinted.FirstBookmark(), 0);
+  ASSERT_GE(plain.FirstBookmark(), 0);
+  std::set<std::string> created;
+  for (int i = 0; i < 5; ++i) {
+    types::v1::Cluster cluster;
+    ASSERT_TRUE(CreateCluster(absl::StrCat("h", i), &cluster).ok());
+    created.insert(cluster.id());
+  }
+  const std::vector<inv::WatchEvent> changes = hinted.Changes(10);
+  ASSERT_EQ(changes.size(), 10u);
+  std::set<std::string> hinted_ids;
+  std::vector<int64_t> seqs;
+  std::set<std::string> numbered_ids;
+  for (const inv::WatchEvent& event : changes) {
+    EXPECT_EQ(event.change_type(), inv::CHANGE_TYPE_CREATED);
+    EXPECT_EQ(event.resource_version(), 1);
+    if (event.hint()) {
+      EXPECT_EQ(event.seq(), 0);
+      hinted_ids.insert(event.id());
+    } else {
+      seqs.push_back(event.seq());
+      numbered_ids.insert(event.id());
+    }
+  }
+  EXPECT_EQ(hinted_ids, created);
+  EXPECT_EQ(numbered_ids, created);
+  for (size_t i = 1; i < seqs.size(); ++i) EXPECT_EQ(seqs[i], seqs[i - 1] + 1);
+  const std::vector<inv::WatchEvent> unhinted = plain.Changes(5);
+  ASSERT_EQ(unhinted.size(), 5u);
+  for (const inv::WatchEvent& event : unhinted) EXPECT_FALSE(event.hint());
 }
 
 TEST_F(InventoryTest, WatchFromAPurgedOrFutureSeqIsOutOfRange) {
