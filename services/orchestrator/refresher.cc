@@ -197,7 +197,10 @@ absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& inf
 absl::StatusOr<RefreshOutcome> Refresher::RefreshCluster(const std::string& cluster_id) {
   for (int attempt = 0;; ++attempt) {
     ASSIGN_OR_RETURN(types::v1::Cluster cluster, LoadCluster(cluster_id));
-    std::vector<types::v1::Host> hosts(cluster.hosts().begin(), cluster.hosts().end());
+    // Moved, not copied: a host with its inventory and reports is tens of kilobytes of strings.
+    std::vector<types::v1::Host> hosts;
+    hosts.reserve(cluster.hosts_size());
+    for (types::v1::Host& host : *cluster.mutable_hosts()) hosts.push_back(std::move(host));
     cluster.clear_hosts();
     RefreshOutcome outcome;
     absl::Status status = RefreshUntilSettled(std::move(cluster), std::move(hosts), outcome);
@@ -281,10 +284,10 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
                   results, written));
     ++outcome.hosts_written;
     EmitValidationEvents(written, hosts[i].validations_info(), results, events_);
-    hosts[i] = written;
     observed[i] = Observed(written, now);
+    hosts[i] = std::move(written);
   }
-  outcome.hosts = hosts;
+  outcome.hosts = std::move(hosts);  // what follows reads `observed` only
   if (!cluster) return absl::OkStatus();
 
   host_views = views();
