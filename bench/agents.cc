@@ -11,7 +11,10 @@
 //     clusters of 5 hosts each are among the agents; for each in turn the bench changes the
 //     cluster's additional NTP source in the inventory (as the gateway would) and times until
 //     each of its hosts' agents receives the ntp-synchronizer step carrying it (the change
-//     travels inventory Watch -> orchestrator refresh -> push);
+//     travels inventory Watch -> orchestrator refresh -> push). Twice: "quiet", each change
+//     --push-gap after the last (the steady-state fleet with one change at a time: push_p50_ms,
+//     push_p99_ms), then "back to back", each change as soon as the last one was received, so
+//     it races the last one's five step results (push_back_to_back_*);
 //   * reregister_s: kill -9 of the orchestrator, the same one started again on the same port,
 //     until every agent registered anew (they back off 1 s x1.6 with jitter, at most 120 s).
 // The remaining agents sit in unbound infra-envs of --per-infra-env hosts (late binding).
@@ -19,7 +22,8 @@
 //   ./dev bench agents [--agents=1000] [--clusters=40] [--steady=20s]
 // Last line: {"bench":"agents","agents":N,"register_s":…,"orchestrator_rss_mib":…,
 //   "rss_per_agent_kib":…,"steady_cpu_cores":…,"steady_db_commits_per_s":…,"push_p50_ms":…,
-//   "push_p99_ms":…,"push_samples":…,"reregister_s":…,"cores":…}
+//   "push_p99_ms":…,"push_samples":…,"push_after_heard_p50_ms":…,"push_after_heard_p99_ms":…,
+//   "push_back_to_back_p50_ms":…,"push_back_to_back_p99_ms":…,"reregister_s":…,"cores":…}
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -52,6 +56,7 @@ namespace types = ::assisted::types::v1;
 using ::assisted::agent::Fleet;
 using ::assisted::agent::FleetEvent;
 using ::assisted::bench::PhaseCost;
+using ::assisted::bench::ServiceStack;
 
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
 constexpr int kClusterHosts = 5;
@@ -63,6 +68,7 @@ struct Options {
   absl::Duration steady = absl::Seconds(20);
   absl::Duration settle = absl::Seconds(60);
   absl::Duration timeout = absl::Minutes(20);
+  absl::Duration push_gap = absl::Milliseconds(250);
 };
 
 // What every agent has seen, filled by the fleets' observers (gRPC threads: short and locked).
@@ -207,6 +213,103 @@ types::Cluster ClusterSpec(int index) {
   return spec;
 }
 
+struct Group {
+  std::string infra_env_id;
+  std::string cluster_id;  // empty: unbound
+  int first = 0;           // first agent (and host index) of the group
+  int count = 0;
+};
+
+struct PushFigures {
+  double p50_ms = 0;
+  double p99_ms = 0;
+  int samples = 0;
+  double after_heard_p50_ms = 0;
+  double after_heard_p99_ms = 0;
+};
+
+// Changes the additional NTP source of each of the first `clusters` groups in turn, `gap` apart,
+// and times until every agent of the cluster receives the ntp-synchronizer step carrying it.
+PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
+                          const std::vector<Group>& groups, int clusters,
+                          inv::InventoryService::Stub& stub, Observations& seen,
+                          ServiceStack& stack) {
+  const PhaseCost push_cost(stack);
+  std::vector<double> push_ms;
+  std::vector<double> update_ms;       // of which the inventory's UpdateCluster (its commit)
+  std::vector<double> heard_ms;        // from the change until a watcher hears of it
+  std::vector<double> after_heard_ms;  // from then to each agent receiving its step
+  auto changes_seen = std::make_unique<ClusterChangesSeen>(stub);
+  for (int c = 0; c < clusters; ++c) {
+    if (c > 0) absl::SleepFor(gap);
+    const Group& group = groups[c];
+    const std::string marker =
+        absl::StrCat("ntp-", c, "-", absl::ToUnixMicros(absl::Now()), ".example.com");
+    seen.Expect(marker);
+    changes_seen->Forget(group.cluster_id);
+    inv::UpdateClusterRequest update;
+    update.mutable_cluster()->set_id(group.cluster_id);
+    update.mutable_cluster()->set_additional_ntp_source(marker);
+    update.mutable_update_mask()->add_paths("additional_ntp_source");
+    types::Cluster updated;
+    grpc::ClientContext context;
+    const absl::Time changed = absl::Now();
+    const grpc::Status status = stub.UpdateCluster(&context, update, &updated);
+    if (!status.ok()) {
+      std::cerr << "agents: cannot update a cluster: " << status.error_message() << "\n";
+      return {};
+    }
+    const double commit_ms = absl::ToDoubleMilliseconds(absl::Now() - changed);
+    update_ms.push_back(commit_ms);
+    std::vector<int> agents;
+    for (int i = 0; i < group.count; ++i) agents.push_back(group.first + i);
+    const std::map<int, absl::Time> received =
+        seen.WaitReceived(agents, absl::Now() + absl::Seconds(30));
+    const absl::Time heard = changes_seen->SeenAt(group.cluster_id);
+    if (heard != absl::InfiniteFuture()) {
+      heard_ms.push_back(absl::ToDoubleMilliseconds(heard - changed));
+    }
+    for (int agent : agents) {
+      auto it = received.find(agent);
+      if (it == received.end()) continue;
+      push_ms.push_back(absl::ToDoubleMilliseconds(it->second - changed));
+      if (heard != absl::InfiniteFuture()) {
+        after_heard_ms.push_back(absl::ToDoubleMilliseconds(it->second - heard));
+      }
+      if (push_ms.back() > 500) {
+        std::cout << absl::StrFormat(
+            "slow push: cluster #%d, agent %d: %.0f ms (the update took %.0f ms)\n", c, agent,
+            push_ms.back(), commit_ms);
+      }
+    }
+  }
+  changes_seen.reset();
+  std::vector<double> slowest = push_ms;
+  std::sort(slowest.rbegin(), slowest.rend());
+  slowest.resize(std::min<size_t>(slowest.size(), 5));
+  std::cout << "pushes, " << name << ", slowest (ms):";
+  for (double ms : slowest) std::cout << absl::StrFormat(" %.0f", ms);
+  std::cout << "\n";
+  const PushFigures figures{Percentile(push_ms, 0.5), Percentile(push_ms, 0.99),
+                            static_cast<int>(push_ms.size()), Percentile(after_heard_ms, 0.5),
+                            Percentile(after_heard_ms, 0.99)};
+  std::cout << absl::StrFormat(
+                   "push latency, %s (%s apart), over %d agents: p50 %.1f ms, p99 %.1f ms (%d of "
+                   "%d received); the cluster update itself took p50 %.1f ms, p99 %.1f ms\n",
+                   name, absl::FormatDuration(gap), clusters * kClusterHosts, figures.p50_ms,
+                   figures.p99_ms, figures.samples, clusters * kClusterHosts,
+                   Percentile(update_ms, 0.5), Percentile(update_ms, 0.99))
+            << absl::StrFormat(
+                   "  of which: until a watcher hears of the change p50 %.1f ms, p99 %.1f ms; "
+                   "from there to the agent (orchestrator refresh and push) p50 %.1f ms, "
+                   "p99 %.1f ms\n",
+                   Percentile(heard_ms, 0.5), Percentile(heard_ms, 0.99),
+                   figures.after_heard_p50_ms, figures.after_heard_p99_ms)
+            << "  (" << push_cost.Describe(clusters, "cluster change") << ")\n"
+            << std::flush;
+  return figures;
+}
+
 int Fail(const std::string& what) {
   std::cerr << "agents: " << what << "\n";
   return 1;
@@ -230,6 +333,11 @@ int main(int argc, char** argv) {
       .Range(absl::Seconds(1), absl::Minutes(30));
   parser.Duration("settle", &options.settle, "pause after registration before steady state")
       .Range(absl::ZeroDuration(), absl::Minutes(30));
+  parser
+      .Duration("push-gap", &options.push_gap,
+                "pause between cluster changes in the quiet push phase (lets the previous "
+                "change's step results land)")
+      .Range(absl::ZeroDuration(), absl::Minutes(1));
   parser.Duration("timeout", &options.timeout, "give up on any phase after this long")
       .Range(absl::Seconds(10), absl::Hours(4));
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
@@ -258,12 +366,6 @@ int main(int argc, char** argv) {
   const double rss_before = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
 
   // Infra-envs: one per cluster, then unbound ones for the rest.
-  struct Group {
-    std::string infra_env_id;
-    std::string cluster_id;  // empty: unbound
-    int first = 0;           // first agent (and host index) of the group
-    int count = 0;
-  };
   std::vector<Group> groups;
   int next = 0;
   for (int c = 0; c < options.clusters; ++c) {
@@ -358,75 +460,12 @@ int main(int argc, char** argv) {
                    commits_per_s)
             << std::flush;
 
-  // Push latency: one cluster change at a time.
-  const PhaseCost push_cost(**stack);
-  std::vector<double> push_ms;
-  std::vector<double> update_ms;       // of which the inventory's UpdateCluster (its commit)
-  std::vector<double> heard_ms;        // from the change until a watcher hears of it
-  std::vector<double> after_heard_ms;  // from that delivery to each agent receiving its step
-  auto changes_seen = std::make_unique<ClusterChangesSeen>(*stub);
-  for (int c = 0; c < options.clusters; ++c) {
-    const Group& group = groups[c];
-    const std::string marker =
-        absl::StrCat("ntp-", c, "-", absl::ToUnixMicros(absl::Now()), ".example.com");
-    seen.Expect(marker);
-    changes_seen->Forget(group.cluster_id);
-    inv::UpdateClusterRequest update;
-    update.mutable_cluster()->set_id(group.cluster_id);
-    update.mutable_cluster()->set_additional_ntp_source(marker);
-    update.mutable_update_mask()->add_paths("additional_ntp_source");
-    types::Cluster updated;
-    grpc::ClientContext context;
-    const absl::Time changed = absl::Now();
-    const grpc::Status status = stub->UpdateCluster(&context, update, &updated);
-    if (!status.ok()) return Fail("cannot update a cluster: " + status.error_message());
-    const double commit_ms = absl::ToDoubleMilliseconds(absl::Now() - changed);
-    update_ms.push_back(commit_ms);
-    std::vector<int> agents;
-    for (int i = 0; i < group.count; ++i) agents.push_back(group.first + i);
-    const std::map<int, absl::Time> received =
-        seen.WaitReceived(agents, absl::Now() + absl::Seconds(30));
-    const absl::Time heard = changes_seen->SeenAt(group.cluster_id);
-    if (heard != absl::InfiniteFuture()) {
-      heard_ms.push_back(absl::ToDoubleMilliseconds(heard - changed));
-    }
-    for (int agent : agents) {
-      auto it = received.find(agent);
-      if (it == received.end()) continue;
-      push_ms.push_back(absl::ToDoubleMilliseconds(it->second - changed));
-      if (heard != absl::InfiniteFuture()) {
-        after_heard_ms.push_back(absl::ToDoubleMilliseconds(it->second - heard));
-      }
-      if (push_ms.back() > 500) {
-        std::cout << absl::StrFormat(
-            "slow push: cluster #%d, agent %d: %.0f ms (the update took %.0f ms)\n", c, agent,
-            push_ms.back(), commit_ms);
-      }
-    }
-  }
-  changes_seen.reset();
-  std::vector<double> slowest = push_ms;
-  std::sort(slowest.rbegin(), slowest.rend());
-  slowest.resize(std::min<size_t>(slowest.size(), 5));
-  std::cout << "slowest pushes (ms):";
-  for (double ms : slowest) std::cout << absl::StrFormat(" %.0f", ms);
-  std::cout << "\n";
-  const double push_p50 = Percentile(push_ms, 0.5);
-  const double push_p99 = Percentile(push_ms, 0.99);
-  std::cout << absl::StrFormat(
-                   "push latency over %d agents: p50 %.1f ms, p99 %.1f ms (%d of %d "
-                   "received); the cluster update itself took p50 %.1f ms, p99 %.1f ms\n",
-                   options.clusters * kClusterHosts, push_p50, push_p99, push_ms.size(),
-                   options.clusters * kClusterHosts, Percentile(update_ms, 0.5),
-                   Percentile(update_ms, 0.99))
-            << absl::StrFormat(
-                   "  of which: until a watcher hears of the change p50 %.1f ms, p99 %.1f ms; "
-                   "from there to the agent (orchestrator refresh and push) p50 %.1f ms, "
-                   "p99 %.1f ms\n",
-                   Percentile(heard_ms, 0.5), Percentile(heard_ms, 0.99),
-                   Percentile(after_heard_ms, 0.5), Percentile(after_heard_ms, 0.99))
-            << "  (" << push_cost.Describe(options.clusters, "cluster change") << ")\n"
-            << std::flush;
+  // Push latency, one cluster change at a time: first with each change alone on a quiet fleet,
+  // then back to back (each change lands while the last one's step results are being applied).
+  const PushFigures quiet =
+      MeasurePushes("quiet", options.push_gap, groups, options.clusters, *stub, seen, **stack);
+  const PushFigures busy = MeasurePushes("back to back", absl::ZeroDuration(), groups,
+                                         options.clusters, *stub, seen, **stack);
 
   // kill -9 and restart: how long until every agent is registered again.
   const PhaseCost reregistration_cost(**stack);
@@ -462,11 +501,12 @@ int main(int argc, char** argv) {
       "{\"bench\":\"agents\",\"agents\":%d,\"register_s\":%.1f,\"orchestrator_rss_mib\":%.1f,"
       "\"rss_per_agent_kib\":%.1f,\"steady_cpu_cores\":%.3f,\"steady_db_commits_per_s\":%.1f,"
       "\"push_p50_ms\":%.1f,\"push_p99_ms\":%.1f,\"push_samples\":%d,"
-      "\"push_after_heard_p50_ms\":%.1f,\"push_after_heard_p99_ms\":%.1f,\"reregister_s\":%.1f,"
+      "\"push_after_heard_p50_ms\":%.1f,\"push_after_heard_p99_ms\":%.1f,"
+      "\"push_back_to_back_p50_ms\":%.1f,\"push_back_to_back_p99_ms\":%.1f,\"reregister_s\":%.1f,"
       "\"all_reregistered\":%s,\"cores\":%d}\n",
       options.agents, register_s, rss_mib, (rss_mib - rss_before) * 1024 / options.agents,
-      steady_cpu, commits_per_s, push_p50, push_p99, push_ms.size(),
-      Percentile(after_heard_ms, 0.5), Percentile(after_heard_ms, 0.99), reregister_s,
+      steady_cpu, commits_per_s, quiet.p50_ms, quiet.p99_ms, quiet.samples,
+      quiet.after_heard_p50_ms, quiet.after_heard_p99_ms, busy.p50_ms, busy.p99_ms, reregister_s,
       all_back ? "true" : "false", std::thread::hardware_concurrency());
-  return all_back && !push_ms.empty() ? 0 : 1;
+  return all_back && quiet.samples > 0 && busy.samples > 0 ? 0 : 1;
 }
