@@ -3,10 +3,10 @@
 #include "services/orchestrator/events.h"
 
 #include <algorithm>
-#include <chrono>
 
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
+#include "lib/grpc/channel.h"
 
 namespace assisted::orchestrator {
 
@@ -60,11 +60,9 @@ void InventoryEvents::Emit(types::v1::Event event) {
   }
   inventory::v1::AppendEventRequest request;
   *request.mutable_event() = std::move(event);
-  grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() +
-                       std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout_)));
   types::v1::Event written;
-  const grpc::Status status = inventory_.AppendEvent(&context, request, &written);
+  const grpc::Status status =
+      inventory_.AppendEvent(grpcutil::ContextWithin(timeout_).get(), request, &written);
   if (!status.ok()) {
     log_.Warning("cannot append an event",
                  {{"name", request.event().name()}, {"error", status.error_message()}});
