@@ -928,8 +928,8 @@ absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller,
 
 absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller,
                                                     const v1::GetInfraEnvRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return ReadRow<InfraEnv>(tx, caller, {"", request.id()}, false, false, nullptr);
+  return ReadOnConnection(pool_, [&](pg::Connection& db) {
+    return ReadRow<InfraEnv>(db, caller, {"", request.id()}, false, false, nullptr);
   });
 }
 
@@ -1043,8 +1043,8 @@ absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
 
 absl::StatusOr<Host> ResourceStore::GetHost(const Caller& caller,
                                             const v1::GetHostRequest& request) {
-  return InTransaction(pool_, [&](pg::Transaction& tx) {
-    return ReadRow<Host>(tx, caller, {request.infra_env_id(), request.id()},
+  return ReadOnConnection(pool_, [&](pg::Connection& db) {
+    return ReadRow<Host>(db, caller, {request.infra_env_id(), request.id()},
                          request.include_deleted(), false, nullptr);
   });
 }
