@@ -559,11 +559,29 @@ void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t s
 }
 
 void AgentHub::RefreshLater(const Target& target, std::optional<inv::WatchEvent> cause) {
+  const std::string key = target.Key();
+  {
+    absl::MutexLock lock(&mu_);
+    auto [waiting, first] = waiting_.try_emplace(key);
+    if (cause.has_value()) {
+      waiting->second.causes.push_back(*std::move(cause));
+    } else {
+      waiting->second.unconditional = true;
+    }
+    if (!first) return;  // joined the refresh already waiting
+  }
   const absl::Time queued = absl::Now();
-  if (!queue_.Submit([this, target, cause = std::move(cause), queued] {
-        if (cause.has_value()) {
+  if (!queue_.Submit([this, target, key, queued] {
+        {
           absl::MutexLock lock(&mu_);
-          if (AlreadyJudged(*cause)) return;
+          auto waiting = waiting_.find(key);
+          if (waiting == waiting_.end()) return;
+          bool needed = waiting->second.unconditional;
+          for (const inv::WatchEvent& cause : waiting->second.causes) {
+            needed = needed || !AlreadyJudged(cause);
+          }
+          waiting_.erase(waiting);
+          if (!needed) return;
         }
         const absl::Duration waited = absl::Now() - queued;
         const absl::Time started = absl::Now();
@@ -571,13 +589,17 @@ void AgentHub::RefreshLater(const Target& target, std::optional<inv::WatchEvent>
         const absl::Duration took = absl::Now() - started;
         if (waited + took > absl::Milliseconds(500)) {
           // The work queue is saturated (queued) or the inventory is slow (took).
-          log_.Warning("slow refresh", {{"target", target.Key()},
+          log_.Warning("slow refresh", {{"target", key},
                                         {"queued", absl::FormatDuration(waited)},
                                         {"took", absl::FormatDuration(took)},
                                         {"backlog", queue_.backlog()}});
         }
       })) {
-    log_.Warning("refresh dropped: the work queue is full", {{"target", target.Key()}});
+    {
+      absl::MutexLock lock(&mu_);
+      waiting_.erase(key);
+    }
+    log_.Warning("refresh dropped: the work queue is full", {{"target", key}});
   }
 }
 

@@ -174,8 +174,10 @@ class AgentHub final : public SessionHandler {
   // (partial until the last chunk), then acknowledges it.
   void ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
                      const agent::v1::LogChunk& chunk);
-  // Queues Refresh on a worker. With `cause` (a Watch event), the refresh is skipped when, by
-  // the time a worker takes it, a refresh here has already judged that version or a later one.
+  // Queues Refresh on a worker, unless a refresh of the same target is already waiting: then
+  // this one joins it. With `cause` (a Watch event), the refresh is skipped when, by the time a
+  // worker takes it, a refresh here has already judged that version or a later one, for every
+  // cause that joined it.
   void RefreshLater(const Target& target,
                     std::optional<inventory::v1::WatchEvent> cause = std::nullopt);
   // Records the resource versions a refresh read or wrote.
@@ -234,6 +236,14 @@ class AgentHub final : public SessionHandler {
   // Refreshes running, and those asked for again while running.
   absl::flat_hash_set<std::string> refreshing_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_set<std::string> refresh_again_ ABSL_GUARDED_BY(mu_);
+  // Refreshes waiting in the work queue, by Target::Key(). Joining a waiting refresh keeps the
+  // queue to one entry per target: a fleet registering used to queue tens of thousands, most
+  // of them the Watch echoes (hint and numbered) of the hub's own writes.
+  struct WaitingRefresh {
+    bool unconditional = false;  // asked for without a change to check
+    std::vector<inventory::v1::WatchEvent> causes;
+  };
+  absl::flat_hash_map<std::string, WaitingRefresh> waiting_ ABSL_GUARDED_BY(mu_);
   // "c/<cluster id>" or "h/<host id>" -> the newest resource_version a refresh here judged. A
   // refresh writes its hosts and cluster, and the Watch brings every write back: without this,
   // each refresh caused one more per host it wrote (a storm while a fleet discovers).
