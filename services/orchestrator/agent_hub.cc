@@ -96,6 +96,8 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       progress_(*OwnedOr<ProgressSink*>(parts.progress, own_progress_,
                                         std::make_unique<LoggingProgressSink>(log_))),
       registrations_(parts.registrations),
+      metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
+                                               std::make_unique<prometheus::Registry>())),
       refresher_(*inventory_,
                  {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
                  clock_, liveness_, events_, log_),
@@ -568,7 +570,10 @@ void AgentHub::RefreshLater(const Target& target, std::optional<inv::WatchEvent>
     } else {
       waiting->second.unconditional = true;
     }
-    if (!first) return;  // joined the refresh already waiting
+    if (!first) {
+      metrics_.Joined();
+      return;
+    }
   }
   const absl::Time queued = absl::Now();
   if (!queue_.Submit([this, target, key, queued] {
@@ -581,12 +586,17 @@ void AgentHub::RefreshLater(const Target& target, std::optional<inv::WatchEvent>
             needed = needed || !AlreadyJudged(cause);
           }
           waiting_.erase(waiting);
-          if (!needed) return;
+          if (!needed) {
+            metrics_.Skipped();
+            return;
+          }
         }
         const absl::Duration waited = absl::Now() - queued;
+        metrics_.Waited(waited);
         const absl::Time started = absl::Now();
         Refresh(target);
         const absl::Duration took = absl::Now() - started;
+        metrics_.Refreshed(took);
         if (waited + took > absl::Milliseconds(500)) {
           // The work queue is saturated (queued) or the inventory is slow (took).
           log_.Warning("slow refresh", {{"target", key},

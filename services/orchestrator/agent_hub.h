@@ -60,9 +60,11 @@
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
+#include "prometheus/registry.h"
 #include "services/orchestrator/agent_session.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/events.h"
+#include "services/orchestrator/hub_metrics.h"
 #include "services/orchestrator/instructions.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
@@ -108,6 +110,7 @@ struct HubParts {
   RegistrationSink* registrations = nullptr;  // optional: none records registrations only
   EventSink* events = nullptr;
   const Clock* clock = nullptr;
+  prometheus::Registry* metrics = nullptr;  // optional: none keeps the hub's metrics private
 };
 
 class AgentHub final : public SessionHandler {
@@ -223,6 +226,8 @@ class AgentHub final : public SessionHandler {
   std::unique_ptr<ProgressSink> own_progress_;
   ProgressSink& progress_;
   RegistrationSink* const registrations_;
+  std::unique_ptr<prometheus::Registry> own_metrics_registry_;
+  HubMetrics metrics_;
   Refresher refresher_;
   ReplicaPresence presence_;
 

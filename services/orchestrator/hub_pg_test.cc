@@ -26,6 +26,7 @@
 #include "lib/testing/status_matchers.h"
 #include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
+#include "prometheus/registry.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/replica_presence.h"
@@ -230,7 +231,7 @@ class HubTest : public assisted::testing::PostgresTest {
     options.timeouts.host.disconnection = absl::Minutes(3);
     options.replica_id = "replica-under-test";
     hub_ = std::make_unique<AgentHub>(channel_, options, random_, log::Logger::Discard(),
-                                      HubParts{.clock = &clock_});
+                                      HubParts{.clock = &clock_, .metrics = &metrics_});
     service_ = std::make_unique<AgentServiceImpl>(*hub_);
     grpc::ServerBuilder builder;
     int port = 0;
@@ -338,9 +339,19 @@ class HubTest : public assisted::testing::PostgresTest {
 
   std::unique_ptr<LaunchedService> inventory_;
   std::shared_ptr<grpc::Channel> channel_;
+  // How many observations the hub's histogram `name` holds.
+  uint64_t Observations(const std::string& name) {
+    for (const prometheus::MetricFamily& family : metrics_.Collect()) {
+      if (family.name == name) return family.metric.at(0).histogram.sample_count;
+    }
+    ADD_FAILURE() << "no metric " << name;
+    return 0;
+  }
+
   std::unique_ptr<inv::InventoryService::Stub> stub_;
   SystemRandom random_;
   FakeClock clock_{absl::Now()};
+  prometheus::Registry metrics_;
   std::unique_ptr<AgentHub> hub_;
   std::unique_ptr<AgentServiceImpl> service_;
   std::unique_ptr<grpc::Server> server_;
@@ -523,6 +534,7 @@ TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
       types::v1::STEP_TYPE_NTP_SYNCHRONIZER, [](const types::v1::Step&) { return true; },
       absl::Seconds(20)));
   // Someone (the gateway, another replica) sets an NTP source on the cluster.
+  const uint64_t refreshes_before = Observations("assisted_orchestrator_refresh_seconds");
   inv::UpdateClusterRequest update;
   update.mutable_cluster()->set_id(cluster_.id());
   update.mutable_cluster()->set_additional_ntp_source("ntp.example.com");
@@ -536,6 +548,10 @@ TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
         return step.args_size() == 1 && step.args(0).find("ntp.example.com") != std::string::npos;
       },
       absl::Seconds(20)));
+  // A queued refresh carried it, and the metrics saw both its wait and its run.
+  EXPECT_GT(Observations("assisted_orchestrator_refresh_seconds"), refreshes_before);
+  EXPECT_GE(Observations("assisted_orchestrator_refresh_queue_seconds"),
+            Observations("assisted_orchestrator_refresh_seconds"));
 }
 
 TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnv) {

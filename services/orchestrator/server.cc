@@ -154,7 +154,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                           context.log.Child("agents"),
                                           HubParts{.instructions = parts->instructions.get(),
                                                    .progress = parts->progress.get(),
-                                                   .registrations = parts->registrations.get()});
+                                                   .registrations = parts->registrations.get(),
+                                                   .metrics = context.metrics.get()});
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
   host->Add(std::make_unique<AgentServiceImpl>(*parts->hub),

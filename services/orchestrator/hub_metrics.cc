@@ -1,0 +1,41 @@
+// File: services/orchestrator/hub_metrics.cc
+
+#include "services/orchestrator/hub_metrics.h"
+
+#include "prometheus/family.h"
+
+namespace assisted::orchestrator {
+namespace {
+
+// From a millisecond (a quiet refresh) to a minute (a fleet registering at once).
+const prometheus::Histogram::BucketBoundaries& Buckets() {
+  static const auto* const kBuckets = new prometheus::Histogram::BucketBoundaries{
+      0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
+  return *kBuckets;
+}
+
+prometheus::Histogram& HistogramOf(prometheus::Registry& registry, const char* name,
+                                   const char* help) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry).Add({}, Buckets());
+}
+
+prometheus::Counter& CounterOf(prometheus::Registry& registry, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(registry).Add({});
+}
+
+}  // namespace
+
+HubMetrics::HubMetrics(prometheus::Registry& registry)
+    : queue_(HistogramOf(registry, "assisted_orchestrator_refresh_queue_seconds",
+                         "How long a host or cluster refresh waited for a worker.")),
+      refresh_(HistogramOf(registry, "assisted_orchestrator_refresh_seconds",
+                           "How long a host or cluster refresh took once started: inventory "
+                           "reads, judging, writes and the push of new instructions.")),
+      joined_(CounterOf(registry, "assisted_orchestrator_refreshes_joined_total",
+                        "Refresh requests that joined a refresh of the same target already "
+                        "waiting for a worker.")),
+      skipped_(CounterOf(registry, "assisted_orchestrator_refreshes_skipped_total",
+                         "Waiting refreshes dropped when a worker took them, because every "
+                         "change that asked for them had already been judged.")) {}
+
+}  // namespace assisted::orchestrator

@@ -1,0 +1,41 @@
+// File: services/orchestrator/hub_metrics.h
+//
+// Metrics of the AgentHub's refreshes, built once over the service's prometheus::Registry; the
+// hub never touches prometheus-cpp types. They say where a slow push went: waiting for a worker
+// (a busy work queue) or in the refresh itself (inventory reads, judging, writes, the push).
+//   assisted_orchestrator_refresh_queue_seconds     how long a refresh waited for a worker
+//   assisted_orchestrator_refresh_seconds           how long a refresh took once started
+//   assisted_orchestrator_refreshes_joined_total    requests that joined a refresh already waiting
+//   assisted_orchestrator_refreshes_skipped_total   waiting refreshes dropped at start: every
+//                                                   change that asked for them had been judged
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
+
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace assisted::orchestrator {
+
+// Thread-safe.
+class HubMetrics {
+ public:
+  explicit HubMetrics(prometheus::Registry& registry);
+
+  void Waited(absl::Duration wait) { queue_.Observe(absl::ToDoubleSeconds(wait)); }
+  void Refreshed(absl::Duration took) { refresh_.Observe(absl::ToDoubleSeconds(took)); }
+  void Joined() { joined_.Increment(); }
+  void Skipped() { skipped_.Increment(); }
+
+ private:
+  prometheus::Histogram& queue_;
+  prometheus::Histogram& refresh_;
+  prometheus::Counter& joined_;
+  prometheus::Counter& skipped_;
+};
+
+}  // namespace assisted::orchestrator
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
