@@ -2,7 +2,7 @@
 
 #include "services/orchestrator/hub_metrics.h"
 
-#include "prometheus/family.h"
+#include "lib/metrics/unlabelled.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -14,28 +14,24 @@ const prometheus::Histogram::BucketBoundaries& Buckets() {
   return *kBuckets;
 }
 
-prometheus::Histogram& HistogramOf(prometheus::Registry& registry, const char* name,
-                                   const char* help) {
-  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry).Add({}, Buckets());
-}
-
-prometheus::Counter& CounterOf(prometheus::Registry& registry, const char* name, const char* help) {
-  return prometheus::BuildCounter().Name(name).Help(help).Register(registry).Add({});
-}
-
 }  // namespace
 
 HubMetrics::HubMetrics(prometheus::Registry& registry)
-    : queue_(HistogramOf(registry, "assisted_orchestrator_refresh_queue_seconds",
-                         "How long a host or cluster refresh waited for a worker.")),
-      refresh_(HistogramOf(registry, "assisted_orchestrator_refresh_seconds",
-                           "How long a host or cluster refresh took once started: inventory "
-                           "reads, judging, writes and the push of new instructions.")),
-      joined_(CounterOf(registry, "assisted_orchestrator_refreshes_joined_total",
-                        "Refresh requests that joined a refresh of the same target already "
-                        "waiting for a worker.")),
-      skipped_(CounterOf(registry, "assisted_orchestrator_refreshes_skipped_total",
-                         "Waiting refreshes dropped when a worker took them, because every "
-                         "change that asked for them had already been judged.")) {}
+    : queue_(metrics::UnlabelledHistogram(registry, "assisted_orchestrator_refresh_queue_seconds",
+                                          "How long a host or cluster refresh waited for a worker.",
+                                          Buckets())),
+      refresh_(metrics::UnlabelledHistogram(
+          registry, "assisted_orchestrator_refresh_seconds",
+          "How long a host or cluster refresh took once started: inventory "
+          "reads, judging, writes and the push of new instructions.",
+          Buckets())),
+      joined_(metrics::UnlabelledCounter(
+          registry, "assisted_orchestrator_refreshes_joined_total",
+          "Refresh requests that joined a refresh of the same target already "
+          "waiting for a worker.")),
+      skipped_(metrics::UnlabelledCounter(
+          registry, "assisted_orchestrator_refreshes_skipped_total",
+          "Waiting refreshes dropped when a worker took them, because every "
+          "change that asked for them had already been judged.")) {}
 
 }  // namespace assisted::orchestrator
