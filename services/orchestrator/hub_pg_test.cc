@@ -337,8 +337,6 @@ class HubTest : public assisted::testing::PostgresTest {
     return true;
   }
 
-  std::unique_ptr<LaunchedService> inventory_;
-  std::shared_ptr<grpc::Channel> channel_;
   // How many observations the hub's histogram `name` holds.
   uint64_t Observations(const std::string& name) {
     for (const prometheus::MetricFamily& family : metrics_.Collect()) {
@@ -348,6 +346,8 @@ class HubTest : public assisted::testing::PostgresTest {
     return 0;
   }
 
+  std::unique_ptr<LaunchedService> inventory_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<inv::InventoryService::Stub> stub_;
   SystemRandom random_;
   FakeClock clock_{absl::Now()};
@@ -534,7 +534,6 @@ TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
       types::v1::STEP_TYPE_NTP_SYNCHRONIZER, [](const types::v1::Step&) { return true; },
       absl::Seconds(20)));
   // Someone (the gateway, another replica) sets an NTP source on the cluster.
-  const uint64_t refreshes_before = Observations("assisted_orchestrator_refresh_seconds");
   inv::UpdateClusterRequest update;
   update.mutable_cluster()->set_id(cluster_.id());
   update.mutable_cluster()->set_additional_ntp_source("ntp.example.com");
@@ -548,8 +547,10 @@ TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
         return step.args_size() == 1 && step.args(0).find("ntp.example.com") != std::string::npos;
       },
       absl::Seconds(20)));
-  // A queued refresh carried it, and the metrics saw both its wait and its run.
-  EXPECT_GT(Observations("assisted_orchestrator_refresh_seconds"), refreshes_before);
+  // The hub measures its refreshes in the registry it was given. Which refresh carried the change
+  // is not fixed: the queued one the Watch asked for, or one a step result ran first (then the
+  // queued one is skipped); and a run is recorded only once it returns, maybe after the push.
+  // What always holds: no run is counted without its wait.
   EXPECT_GE(Observations("assisted_orchestrator_refresh_queue_seconds"),
             Observations("assisted_orchestrator_refresh_seconds"));
 }
