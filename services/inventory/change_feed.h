@@ -83,9 +83,11 @@ class ChangeFeed {
   // The newest head this replica knows.
   int64_t head() const;
 
+  // The `hint` position of a stream that did not ask for hints: WaitBeyond ignores hints.
+  static constexpr uint64_t kNoHints = UINT64_MAX;
+
   // Blocks until head() > seq, or a hint numbered above `hint` exists, or `deadline`; returns
   // head(). Thread-safe.
-  static constexpr uint64_t kNoHints = UINT64_MAX;
   int64_t WaitBeyond(int64_t seq, absl::Time deadline, uint64_t hint = kNoHints) const;
 
   // Passes on a change this replica has just committed, to the streams waiting here.
