@@ -1,5 +1,7 @@
 #include "lib/grpc/channel.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
@@ -38,6 +40,13 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   if (options.dedicated_connection) args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   if (!options.connection_tag.empty())
     args.SetString("assisted.connection_tag", options.connection_tag);
+  const int max_backoff_ms =
+      static_cast<int>(absl::ToInt64Milliseconds(options.max_reconnect_backoff));
+  if (max_backoff_ms > 0) {
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, max_backoff_ms);
+    // The first retry must not wait longer than the longest one.
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(max_backoff_ms, 1000));
+  }
   if (options.max_receive_message_bytes > 0) {
     args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   }
@@ -45,6 +54,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
 }
 
 std::unique_ptr<grpc::ClientContext> ContextWithin(absl::Duration timeout) {
+  std::unique_ptr<grpc::ClientContext> context = ProbeContextWithin(timeout);
+  context->set_wait_for_ready(true);
+  return context;
+}
+
+std::unique_ptr<grpc::ClientContext> ProbeContextWithin(absl::Duration timeout) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   return context;

@@ -1,7 +1,13 @@
 // File: lib/grpc/channel.h
 //
 // The one way the project opens a gRPC client channel: plaintext or TLS (system roots or a CA
-// bundle), with keepalive pings so a silently dead peer is noticed in seconds, not hours.
+// bundle), with keepalive pings so a silently dead peer is noticed in seconds, not hours, and
+// the one way it builds a call's context.
+//
+// Services start in any order and peers restart (pods in Kubernetes): a call made with
+// ContextWithin() waits for its peer to become reachable within its deadline instead of failing
+// at once because the channel's last connection attempt failed, and channels retry a refused
+// connection at least every `max_reconnect_backoff`, so a peer that comes up is found quickly.
 
 #ifndef ASSISTED_LIB_GRPC_CHANNEL_H_
 #define ASSISTED_LIB_GRPC_CHANNEL_H_
@@ -36,6 +42,10 @@ struct ChannelOptions {
   // Largest response message accepted; 0 keeps gRPC's default (4 MiB). The gateway raises it
   // to read stored artifacts (up to 64 MiB).
   int max_receive_message_bytes = 0;
+  // Longest wait between two attempts to connect to a peer that refuses connections. gRPC's
+  // own default grows to 120 s, far past any call's deadline, so a call waiting for a peer that
+  // was down for a minute would time out although the peer is back.
+  absl::Duration max_reconnect_backoff = absl::Seconds(2);
 };
 
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read
@@ -43,8 +53,14 @@ struct ChannelOptions {
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& target,
                                                            const ChannelOptions& options);
 
-// A client context for one call that must finish within `timeout` from now.
+// A client context for one call that must finish within `timeout` from now. The call waits
+// (within that time) for the channel to connect rather than failing while the peer is starting
+// or restarting: use it for every call that does work.
 std::unique_ptr<grpc::ClientContext> ContextWithin(absl::Duration timeout);
+
+// A context for a probe that must tell the truth about now: it fails at once with UNAVAILABLE
+// when the peer cannot be reached (health and readiness checks).
+std::unique_ptr<grpc::ClientContext> ProbeContextWithin(absl::Duration timeout);
 
 }  // namespace assisted::grpcutil
 

@@ -13,7 +13,7 @@ absl::StatusOr<std::string> CheckHealth(const std::shared_ptr<grpc::Channel>& ch
   grpc::health::v1::HealthCheckRequest request;
   request.set_service(service);
   grpc::health::v1::HealthCheckResponse response;
-  const grpc::Status status = stub->Check(ContextWithin(timeout).get(), request, &response);
+  const grpc::Status status = stub->Check(ProbeContextWithin(timeout).get(), request, &response);
   if (!status.ok()) return FromGrpcStatus(status);
   return grpc::health::v1::HealthCheckResponse::ServingStatus_Name(response.status());
 }

@@ -534,10 +534,9 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       absl::MutexLock lock(&mu_);
       if (stopped_ || index >= calls_.size()) return;
     }
-    grpc::ClientContext context;
-    AddAgentToken(context, identity_.token);
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    const grpc::Status status = calls_[index].second(*controller_, context);
+    std::unique_ptr<grpc::ClientContext> context = grpcutil::ContextWithin(absl::Seconds(10));
+    AddAgentToken(*context, identity_.token);
+    const grpc::Status status = calls_[index].second(*controller_, *context);
     if (status.ok()) {
       {
         absl::MutexLock lock(&mu_);

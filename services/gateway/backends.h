@@ -13,13 +13,13 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "assisted/image/v1/image_service.grpc.pb.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "lib/grpc/channel.h"
 #include "lib/grpc/identity.h"
 #include "lib/status/grpc_status.h"
 
@@ -45,11 +45,10 @@ class Backends {
                                 grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
                                 const Request& request, const grpcutil::Identity& identity) const {
-    grpc::ClientContext context;
-    context.set_deadline(absl::ToChronoTime(absl::Now() + deadline_));
-    grpcutil::SetIdentity(context, identity);
+    std::unique_ptr<grpc::ClientContext> context = grpcutil::ContextWithin(deadline_);
+    grpcutil::SetIdentity(*context, identity);
     Response response;
-    grpc::Status status = (stub.*method)(&context, request, &response);
+    grpc::Status status = (stub.*method)(context.get(), request, &response);
     if (status.ok()) return response;
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {

@@ -4,8 +4,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "grpcpp/client_context.h"
 #include "lib/auth/url_token.h"
+#include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 
@@ -17,9 +17,7 @@ namespace inv = inventory::v1;
 // Agent tokens outlive any image download: they last as long as the hosts run discovery.
 constexpr absl::Duration kAgentTokenLife = absl::Hours(24 * 3650);
 
-void SetDeadline(grpc::ClientContext& context) {
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
-}
+constexpr absl::Duration kInventoryTimeout = absl::Seconds(10);
 
 std::string ArchitectureName(types::v1::CpuArchitecture arch) {
   if (arch == types::v1::CPU_ARCHITECTURE_UNSPECIFIED) return "x86_64";
@@ -35,19 +33,15 @@ InventoryInfraEnvSource::InventoryInfraEnvSource(std::shared_ptr<grpc::Channel> 
 
 absl::StatusOr<InfraEnvRecord> InventoryInfraEnvSource::Get(const std::string& infra_env_id) {
   InfraEnvRecord record;
-  {
-    grpc::ClientContext context;
-    SetDeadline(context);
-    inv::GetInfraEnvRequest request;
-    request.set_id(infra_env_id);
-    RETURN_IF_ERROR(FromGrpcStatus(stub_->GetInfraEnv(&context, request, &record.infra_env)));
-  }
-  grpc::ClientContext context;
-  SetDeadline(context);
+  inv::GetInfraEnvRequest infra_env_request;
+  infra_env_request.set_id(infra_env_id);
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->GetInfraEnv(
+      grpcutil::ContextWithin(kInventoryTimeout).get(), infra_env_request, &record.infra_env)));
   inv::GetPullSecretRequest request;
   request.set_infra_env_id(infra_env_id);
   inv::GetPullSecretResponse response;
-  RETURN_IF_ERROR(FromGrpcStatus(stub_->GetPullSecret(&context, request, &response)));
+  RETURN_IF_ERROR(FromGrpcStatus(
+      stub_->GetPullSecret(grpcutil::ContextWithin(kInventoryTimeout).get(), request, &response)));
   record.pull_secret = response.pull_secret();
   return record;
 }

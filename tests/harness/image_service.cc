@@ -28,8 +28,10 @@ absl::StatusOr<RunningImageService> LaunchImageService(const ImageServiceOptions
     args.push_back("--orchestrator-address=" + options.orchestrator_address);
   }
   args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
-  ASSIGN_OR_RETURN(running.service, LaunchedService::Launch(
-                                        {.binary = "services/image/assisted-image", .args = args}));
+  ASSIGN_OR_RETURN(running.service,
+                   LaunchedService::Launch({.binary = "services/image/assisted-image",
+                                            .args = args,
+                                            .grpc_port = options.grpc_port}));
   if (!WaitServing(running.service->grpc_target(), "assisted.image.v1.ImageService",
                    absl::Seconds(30))) {
     return absl::DeadlineExceededError(

@@ -22,6 +22,7 @@ struct ImageServiceOptions {
   std::string url_signing_key_file;
   std::string orchestrator_address;  // written into discovery images; empty: the default
   std::vector<std::string> extra_args;
+  int grpc_port = 0;  // 0 picks a free one
 };
 
 // The running service; its HTTP base URL is in `http_base` ("http://127.0.0.1:PORT").

@@ -11,7 +11,6 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_INVENTORY_CLIENT_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_INVENTORY_CLIENT_H_
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +20,7 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 
 namespace assisted::orchestrator::install {
@@ -37,11 +37,9 @@ class InventoryClient {
   absl::StatusOr<Response> Call(grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
                                 const Request& request) const {
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() +
-                         std::chrono::milliseconds(absl::ToInt64Milliseconds(timeout_)));
     Response response;
-    const grpc::Status status = ((*stub_).*method)(&context, request, &response);
+    const grpc::Status status =
+        ((*stub_).*method)(grpcutil::ContextWithin(timeout_).get(), request, &response);
     if (!status.ok()) return FromGrpcStatus(status);
     return response;
   }
