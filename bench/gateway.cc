@@ -329,7 +329,7 @@ int main(int argc, char** argv) {
       list_rest.p50_ms, list_rest.p99_ms, list_rest.p99_ms - list_grpc.p99_ms,
       get_uncached.per_second, get_uncached.p99_ms - get_grpc.p99_ms, list_uncached.per_second,
       list_uncached.p99_ms - list_grpc.p99_ms, alone_uncached.p50_ms - alone_grpc.p50_ms,
-      alone_uncached.p99_ms - alone_grpc.p99_ms,
+      alone_uncached.p99_ms - alone_grpc.p99_ms, alone_cached.p50_ms, alone_cached.p99_ms,
       get_grpc.errors + get_rest.errors + list_grpc.errors + list_rest.errors +
           get_uncached.errors + list_uncached.errors,
       std::thread::hardware_concurrency());
