@@ -152,5 +152,25 @@ TEST_F(RestApiTest, UserClaimsWithControlCharactersAreRefusedWith401) {
   EXPECT_TRUE(inventory_.callers().empty());
 }
 
+TEST_F(RestApiTest, InvalidUtf8InAQueryValueIs400) {
+  ExpectError(Send("GET", "/api/assisted-install/v2/events?message=%FF%FE"), 400, "message");
+  ExpectError(Send("GET", "/api/assisted-install/v2/clusters?with_hosts=tr%C3"), 400, "with_hosts");
+}
+
+TEST_F(RestApiTest, InvalidUtf8InAQueryNameIs400) {
+  const Answer answer = Send("GET", "/api/assisted-install/v2/events?mess%E9ge=x");
+  EXPECT_EQ(answer.status, 400) << answer.body.dump();
+  EXPECT_EQ(answer.body.value("code", ""), "400");
+}
+
+TEST_F(RestApiTest, InvalidUtf8InABodyStringIs400) {
+  ExpectError(Send("POST", "/api/assisted-install/v2/clusters",
+                   "{\"name\": \"bad\xff\xfe\", \"openshift_version\": \"4.14\"}"),
+              400, "UTF-8");
+  ExpectError(Send("POST", "/api/assisted-install/v2/clusters",
+                   "{\"na\xc3me\": \"x\", \"openshift_version\": \"4.14\"}"),
+              400, "UTF-8");
+}
+
 }  // namespace
 }  // namespace assisted::gateway
