@@ -45,7 +45,8 @@ absl::StatusOr<Principal> ScopedToken(absl::string_view key, absl::string_view t
 absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options) {
   std::unique_ptr<Authenticator> authenticator(new Authenticator());
   if (options.enabled) {
-    ASSIGN_OR_RETURN(authenticator->jwt_, JwtVerifier::Create(options.hs256_secret, options.jwks));
+    ASSIGN_OR_RETURN(authenticator->jwt_,
+                     JwtVerifier::Create(options.hs256_secret, options.jwks, options.expected));
   }
   authenticator->options_ = std::move(options);
   return authenticator;

@@ -48,6 +48,7 @@ struct AuthOptions {
   bool enabled = true;          // false: --auth=none
   std::string hs256_secret;     // local issuer's key; empty: none
   std::string jwks;             // JWKS document of an external issuer; empty: none
+  JwtExpectations expected;     // iss and aud user tokens must carry (--jwt-issuer/-audience)
   std::string url_signing_key;  // verifies agent and image tokens; empty: refused
 };
 

@@ -102,6 +102,80 @@ TEST(Jwt, Rs256WithJwks) {
               StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("algorithm not accepted")));
 }
 
+// A token for `claims` signed with kSecret, which every verifier below accepts.
+std::string Signed(const Json& claims) { return *SignHs256(kSecret, claims); }
+
+Json ClaimsWith(const char* name, Json value) {
+  Json claims = Claims(absl::Hours(1));
+  claims[name] = std::move(value);
+  return claims;
+}
+
+TEST(Jwt, TimeClaimsMustBeNumbersInASaneRange) {
+  auto verifier = *JwtVerifier::Create(kSecret, "");
+  const Json not_numbers[] = {"soon", true, Json::array({1}), Json::object(), nullptr};
+  const Json out_of_range[] = {-1, -1e300, 1e300, 9.3e18, 18446744073709551615u, 1e19};
+  for (const char* name : {"exp", "nbf", "iat"}) {
+    for (const Json& value : not_numbers) {
+      EXPECT_THAT(verifier->Verify(Signed(ClaimsWith(name, value)), kNow),
+                  StatusIs(absl::StatusCode::kUnauthenticated,
+                           HasSubstr(std::string(name) + " is not a number")))
+          << name << "=" << value.dump();
+    }
+    for (const Json& value : out_of_range) {
+      EXPECT_THAT(verifier->Verify(Signed(ClaimsWith(name, value)), kNow),
+                  StatusIs(absl::StatusCode::kUnauthenticated,
+                           HasSubstr(std::string(name) + " is out of range")))
+          << name << "=" << value.dump();
+    }
+  }
+  // Fractional NumericDates are legal (RFC 7519 section 2).
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("exp", absl::ToUnixSeconds(kNow) + 60.5)), kNow),
+              IsOk());
+}
+
+TEST(Jwt, IssuedAtInTheFutureIsRefusedBeyondTheLeeway) {
+  auto verifier = *JwtVerifier::Create(kSecret, "");
+  const int64_t now = absl::ToUnixSeconds(kNow);
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iat", now + 3600)), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("iat is in the future")));
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iat", now + 10)), kNow), IsOk());
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iat", now - 3600)), kNow), IsOk());
+}
+
+TEST(Jwt, IssuerMustMatchWhenOneIsExpected) {
+  auto verifier = *JwtVerifier::Create(kSecret, "", {.issuer = "https://sso.example.com"});
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iss", "https://sso.example.com")), kNow), IsOk());
+  for (const Json& iss : {Json("https://evil.example.com"), Json("https://sso.example.com/"),
+                          Json(42), Json::array({"https://sso.example.com"})}) {
+    EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iss", iss)), kNow),
+                StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("iss")))
+        << iss.dump();
+  }
+  EXPECT_THAT(verifier->Verify(Signed(Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("no iss claim")));
+  // Without an expected issuer, any is accepted (the local issuer sets none).
+  auto any = *JwtVerifier::Create(kSecret, "");
+  EXPECT_THAT(any->Verify(Signed(ClaimsWith("iss", "https://anyone.example.com")), kNow), IsOk());
+}
+
+TEST(Jwt, AudienceMustBeNamedWhenOneIsExpected) {
+  auto verifier = *JwtVerifier::Create(kSecret, "", {.audience = "assisted"});
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("aud", "assisted")), kNow), IsOk());
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("aud", Json::array({"other", "assisted"}))), kNow),
+              IsOk());
+  for (const Json& aud : {Json("other"), Json(Json::array({"other", "assisted-x"})),
+                          Json(Json::array()), Json(7), Json(Json::array({7}))}) {
+    EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("aud", aud)), kNow),
+                StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("aud")))
+        << aud.dump();
+  }
+  EXPECT_THAT(verifier->Verify(Signed(Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("no aud claim")));
+  auto any = *JwtVerifier::Create(kSecret, "");
+  EXPECT_THAT(any->Verify(Signed(ClaimsWith("aud", "whatever")), kNow), IsOk());
+}
+
 TEST(Jwt, RefusesBadKeys) {
   EXPECT_THAT(JwtVerifier::Create("short", ""), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(JwtVerifier::Create("", "not json"), StatusIs(absl::StatusCode::kInvalidArgument));

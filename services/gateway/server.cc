@@ -62,6 +62,7 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
   if (!config.jwks_file.empty()) {
     ASSIGN_OR_RETURN(options.jwks, ReadFile(config.jwks_file, "--jwks-file"));
   }
+  options.expected = {.issuer = config.jwt_issuer, .audience = config.jwt_audience};
   if (options.hs256_secret.empty() && options.jwks.empty()) {
     // Refuse every user rather than accept anyone: a random key nobody holds.
     log.Warning("no --jwt-secret-file or --jwks-file: no user token can be valid");
@@ -102,6 +103,10 @@ void Config::Register(config::Parser& parser) {
   parser.String("jwt-secret-file", &jwt_secret_file,
                 "HS256 key (>= 32 bytes) of the local token issuer (aictl token issue)");
   parser.String("jwks-file", &jwks_file, "JWKS document with an identity provider's RS256 keys");
+  parser.String("jwt-issuer", &jwt_issuer,
+                "when set, user tokens must carry this iss claim (the identity provider's URL)");
+  parser.String("jwt-audience", &jwt_audience,
+                "when set, user tokens' aud claim (a string or a list) must name this audience");
   parser.String("url-signing-key-file", &url_signing_key_file,
                 "the image service's signing key, to accept agent and image tokens");
   parser.Duration("backend-timeout", &backend_timeout, "deadline of each call to a backend")
