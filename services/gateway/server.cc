@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "lib/file/read_file.h"
 #include "lib/http/metrics.h"
 #include "lib/inventory_client/watch_follower.h"
@@ -49,6 +48,9 @@ class GatewayRunning final : public service::RunningService {
   std::unique_ptr<http::HttpServer> http_;
 };
 
+// A 256-bit HS256 key nobody holds.
+constexpr size_t kThrowawayKeyBytes = 32;
+
 absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& log) {
   AuthOptions options;
   options.enabled = config.auth == "jwt";
@@ -66,8 +68,7 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
   if (options.hs256_secret.empty() && options.jwks.empty()) {
     // Refuse every user rather than accept anyone: a random key nobody holds.
     log.Warning("no --jwt-secret-file or --jwks-file: no user token can be valid");
-    SystemRandom random;
-    options.hs256_secret = absl::StrCat(RandomUuid(random), RandomUuid(random));
+    ASSIGN_OR_RETURN(options.hs256_secret, SecureRandomBytes(kThrowawayKeyBytes));
   }
   if (!config.url_signing_key_file.empty()) {
     ASSIGN_OR_RETURN(options.url_signing_key,
