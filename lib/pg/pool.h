@@ -54,7 +54,6 @@ struct PoolOptions {
 
 class Pool {
  public:
-  // A connection on loan; returns itself to the pool when destroyed.
   // A connection on loan; returns itself to the pool when destroyed. It counts as held by the
   // thread that acquired it until then, wherever it is destroyed.
   class Handle {
