@@ -23,9 +23,12 @@ std::string Metadata(const grpc::ServerContextBase& context, const char* key) {
 }  // namespace
 
 void SetIdentity(grpc::ClientContext& context, const Identity& identity) {
-  if (!identity.user.empty())
+  if (!identity.user.empty()) {
     context.AddMetadata(kUserMetadata, EncodeIdentityValue(identity.user));
-  if (!identity.org.empty()) context.AddMetadata(kOrgMetadata, EncodeIdentityValue(identity.org));
+  }
+  if (!identity.org.empty()) {
+    context.AddMetadata(kOrgMetadata, EncodeIdentityValue(identity.org));
+  }
 }
 
 Identity GetIdentity(const grpc::ServerContextBase& context) {
