@@ -4,12 +4,18 @@
 // metadata with the authenticated user and organisation. A call without them comes from another
 // service and is not tenant-scoped. Backends must therefore only be reachable by the project's
 // own services (mutual TLS, see --tls-client-ca), never directly by users.
+//
+// Names come from user tokens and may hold any characters ("José"), but gRPC metadata values
+// must be printable ASCII (the C++ API aborts the process on anything else). So values travel
+// percent-encoded: every byte outside 0x20-0x7e, and '%' itself, as %XX (upper-case hex). Plain
+// ASCII names without '%' look on the wire exactly as they are.
 
 #ifndef ASSISTED_LIB_GRPC_IDENTITY_H_
 #define ASSISTED_LIB_GRPC_IDENTITY_H_
 
 #include <string>
 
+#include "absl/strings/string_view.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/server_context.h"
 
@@ -25,24 +31,19 @@ struct Identity {
   bool system() const { return user.empty() && org.empty(); }
 };
 
-// Adds `identity` to an outgoing call.
-inline void SetIdentity(grpc::ClientContext& context, const Identity& identity) {
-  if (!identity.user.empty()) context.AddMetadata(kUserMetadata, identity.user);
-  if (!identity.org.empty()) context.AddMetadata(kOrgMetadata, identity.org);
-}
+// Adds `identity` to an outgoing call, encoded (any bytes are safe).
+void SetIdentity(grpc::ClientContext& context, const Identity& identity);
 
-// Reads the identity of an incoming call.
-inline Identity GetIdentity(const grpc::ServerContextBase& context) {
-  Identity identity;
-  const auto& metadata = context.client_metadata();
-  if (auto it = metadata.find(kUserMetadata); it != metadata.end()) {
-    identity.user.assign(it->second.data(), it->second.size());
-  }
-  if (auto it = metadata.find(kOrgMetadata); it != metadata.end()) {
-    identity.org.assign(it->second.data(), it->second.size());
-  }
-  return identity;
-}
+// Reads the identity of an incoming call, decoded.
+Identity GetIdentity(const grpc::ServerContextBase& context);
+
+// `value` as a legal metadata value: printable ASCII, '%' and every other byte as %XX.
+std::string EncodeIdentityValue(absl::string_view value);
+
+// The inverse of EncodeIdentityValue. A '%' not followed by two hex digits is kept as it is:
+// only the project's own services send identities, and guessing at a malformed one could
+// only turn it into a different name.
+std::string DecodeIdentityValue(absl::string_view value);
 
 }  // namespace assisted::grpcutil
 

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/civil_time.h"
+#include "lib/text/utf8.h"
 
 namespace assisted::http {
 namespace {
@@ -145,42 +146,6 @@ void AppendPercent(unsigned char c, std::string* out) {
   out->push_back('%');
   out->push_back(kHex[c >> 4]);
   out->push_back(kHex[c & 0xf]);
-}
-
-bool IsValidUtf8(absl::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    int extra;
-    uint32_t code;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      extra = 1;
-      code = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      extra = 2;
-      code = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      extra = 3;
-      code = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) return false;
-    for (int k = 1; k <= extra; ++k) {
-      const unsigned char next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xc0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3f);
-    }
-    static constexpr uint32_t kMinimum[] = {0, 0x80, 0x800, 0x10000};
-    if (code < kMinimum[extra] || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
 }
 
 // Scans an If-None-Match list; calls `visit` with each entity tag (W/ prefix kept) until it
@@ -335,7 +300,7 @@ std::string ContentDisposition(absl::string_view filename) {
     ascii.push_back(c == '"' || c == '\\' ? '_' : c);
   }
   std::string value = absl::StrCat("attachment; filename=\"", ascii, "\"");
-  if (non_ascii && IsValidUtf8(name)) {
+  if (non_ascii && text::IsValidUtf8(name)) {
     value += "; filename*=UTF-8''";
     for (char c : name) {
       const unsigned char byte = static_cast<unsigned char>(c);

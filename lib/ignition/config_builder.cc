@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "lib/status/status_macros.h"
+#include "lib/text/utf8.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::ignition {
@@ -23,45 +24,9 @@ absl::Status Invalid(absl::string_view what, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat("ignition: ", what, ": ", problem));
 }
 
-// nlohmann::json throws on invalid UTF-8 when dumping, so every string is checked first.
-bool IsValidUtf8(absl::string_view text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    int extra = 0;
-    uint32_t code = 0;
-    if (lead < 0x80) {
-      ++i;
-      continue;
-    } else if ((lead & 0xE0) == 0xC0) {
-      extra = 1;
-      code = lead & 0x1F;
-    } else if ((lead & 0xF0) == 0xE0) {
-      extra = 2;
-      code = lead & 0x0F;
-    } else if ((lead & 0xF8) == 0xF0) {
-      extra = 3;
-      code = lead & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) return false;
-    for (int k = 1; k <= extra; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xC0) != 0x80) return false;
-      code = (code << 6) | (next & 0x3F);
-    }
-    static constexpr uint32_t kMinimum[] = {0, 0x80, 0x800, 0x10000};
-    if (code < kMinimum[extra] || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 absl::Status CheckText(absl::string_view what, absl::string_view text) {
-  if (!IsValidUtf8(text)) return Invalid(what, "is not valid UTF-8");
+  // nlohmann::json throws on invalid UTF-8 when dumping, so every string is checked first.
+  if (!text::IsValidUtf8(text)) return Invalid(what, "is not valid UTF-8");
   return absl::OkStatus();
 }
 

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
@@ -12,6 +13,7 @@ namespace {
 
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
+using ::testing::HasSubstr;
 
 class PoolTest : public assisted::testing::PostgresTest {
  protected:
@@ -32,7 +34,9 @@ class PoolTest : public assisted::testing::PostgresTest {
 };
 
 TEST_F(PoolTest, ReusesConnectionsAndCapsTheirNumber) {
-  Pool pool(Options(2));
+  PoolOptions options = Options(2);
+  options.refuse_nested_acquire = false;  // this thread holds both connections on purpose
+  Pool pool(options);
   {
     auto a = pool.Acquire();
     auto b = pool.Acquire();
@@ -48,13 +52,41 @@ TEST_F(PoolTest, ReusesConnectionsAndCapsTheirNumber) {
 
 TEST_F(PoolTest, AWaitingCallerGetsTheNextReturnedConnection) {
   Pool pool(Options(1));
-  auto held = std::make_unique<Pool::Handle>(*pool.Acquire());
-  std::thread releaser([&held] {
-    absl::SleepFor(absl::Milliseconds(50));
-    held.reset();
+  absl::Notification acquired;
+  std::thread holder([&] {
+    auto held = pool.Acquire();
+    EXPECT_THAT(held, IsOk());
+    acquired.Notify();
+    absl::SleepFor(absl::Milliseconds(50));  // likely (not necessarily) after the wait began
   });
+  acquired.WaitForNotification();
   EXPECT_THAT(pool.Acquire(), IsOk());
-  releaser.join();
+  holder.join();
+}
+
+TEST_F(PoolTest, ASecondAcquireOnOneThreadIsRefusedRatherThanRiskingADeadlock) {
+  Pool pool(Options(2));
+  auto first = pool.Acquire();
+  ASSERT_THAT(first, IsOk());
+  // There is room for a second connection, but taking one while holding another is what
+  // deadlocks a pool once every connection is held by a caller waiting for a second.
+  EXPECT_THAT(pool.Acquire(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                       HasSubstr("already holds a connection")));
+  // Other threads are not concerned, nor is another pool.
+  std::thread other([&pool] { EXPECT_THAT(pool.Acquire(), IsOk()); });
+  other.join();
+  Pool another(Options(1));
+  EXPECT_THAT(another.Acquire(), IsOk());
+}
+
+TEST_F(PoolTest, AThreadMayAcquireAgainOnceItsConnectionIsBackWhoeverReturnedIt) {
+  Pool pool(Options(2));
+  { ASSERT_THAT(pool.Acquire(), IsOk()); }
+  EXPECT_THAT(pool.Acquire(), IsOk());
+  // A handle given to another thread and released there still frees the thread that took it.
+  auto held = std::make_unique<Pool::Handle>(*pool.Acquire());
+  std::thread([&held] { held.reset(); }).join();
+  EXPECT_THAT(pool.Acquire(), IsOk());
 }
 
 TEST_F(PoolTest, TransactionsRollBackUnlessCommitted) {

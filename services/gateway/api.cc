@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/config/config.h"
 #include "lib/status/status_macros.h"
+#include "lib/text/utf8.h"
 #include "services/gateway/api_error.h"
 #include "services/gateway/json_model.h"
 #include "services/gateway/tar.h"
@@ -332,10 +333,18 @@ http::Response RestApi::Serve(const Route& route, const http::Request& request) 
       ASSIGN_OR_RETURN(principal, authenticator_.Authenticate(request, clock_.Now()));
       RETURN_IF_ERROR(Authenticator::Authorize(principal, route.access, request));
     }
+    // Query and path values end up in protobuf string fields, which must hold UTF-8 (a call
+    // carrying anything else fails to serialize): refuse them here as the client's mistake.
     for (const auto& [name, value] : request.query) {
+      if (!text::IsValidUtf8(name)) return Invalid("query parameter name", "not valid UTF-8");
+      const std::string parameter = absl::StrCat("query parameter \"", name, "\"");
       bool known = std::find(route.query.begin(), route.query.end(), name) != route.query.end();
       for (const char* auth : kAuthQuery) known = known || name == auth;
-      if (!known) return Invalid(absl::StrCat("query parameter \"", name, "\""), "unknown");
+      if (!known) return Invalid(parameter, "unknown");
+      if (!text::IsValidUtf8(value)) return Invalid(parameter, "not valid UTF-8");
+    }
+    for (const auto& [name, value] : request.path_params) {
+      if (!text::IsValidUtf8(value)) return Invalid(name, "not valid UTF-8");
     }
     for (const char* param : kIdParams) {
       const std::string value(request.Param(param));

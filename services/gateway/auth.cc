@@ -5,6 +5,7 @@
 #include "absl/strings/strip.h"
 #include "lib/auth/url_token.h"
 #include "lib/status/status_macros.h"
+#include "lib/text/utf8.h"
 
 namespace assisted::gateway {
 namespace {
@@ -13,6 +14,15 @@ namespace {
 std::string StringClaim(const nlohmann::json& claims, const char* name) {
   if (!claims.contains(name) || !claims[name].is_string()) return "";
   return claims[name].get<std::string>();
+}
+
+// A name claim travels on as call metadata and into logs and events. Any letters are fine
+// (metadata carries them encoded), but a control character ("\r\n" included) has no place in a
+// name and only serves to forge log lines or headers: such a token is refused.
+absl::Status CheckNameClaim(absl::string_view value, absl::string_view claim) {
+  if (text::IsPrintableUtf8(value)) return absl::OkStatus();
+  return absl::UnauthenticatedError(absl::StrCat(
+      "invalid bearer token: the ", claim, " claim contains a control character or is not UTF-8"));
 }
 
 absl::StatusOr<Principal> ScopedToken(absl::string_view key, absl::string_view token,
@@ -35,7 +45,8 @@ absl::StatusOr<Principal> ScopedToken(absl::string_view key, absl::string_view t
 absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options) {
   std::unique_ptr<Authenticator> authenticator(new Authenticator());
   if (options.enabled) {
-    ASSIGN_OR_RETURN(authenticator->jwt_, JwtVerifier::Create(options.hs256_secret, options.jwks));
+    ASSIGN_OR_RETURN(authenticator->jwt_,
+                     JwtVerifier::Create(options.hs256_secret, options.jwks, options.expected));
   }
   authenticator->options_ = std::move(options);
   return authenticator;
@@ -52,12 +63,18 @@ absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& reque
     ASSIGN_OR_RETURN(nlohmann::json claims, jwt_->Verify(absl::StripAsciiWhitespace(value), now));
     Principal principal;
     principal.kind = Principal::Kind::kUser;
-    principal.identity.user = StringClaim(claims, "username");
-    if (principal.identity.user.empty()) principal.identity.user = StringClaim(claims, "sub");
+    const char* user_claim = "username";
+    principal.identity.user = StringClaim(claims, user_claim);
+    if (principal.identity.user.empty()) {
+      user_claim = "sub";
+      principal.identity.user = StringClaim(claims, user_claim);
+    }
     principal.identity.org = StringClaim(claims, "org_id");
     if (principal.identity.user.empty()) {
       return absl::UnauthenticatedError("invalid bearer token: no username or sub claim");
     }
+    RETURN_IF_ERROR(CheckNameClaim(principal.identity.user, user_claim));
+    RETURN_IF_ERROR(CheckNameClaim(principal.identity.org, "org_id"));
     return principal;
   }
   if (absl::optional<absl::string_view> agent = request.headers.Get("X-Secret-Key")) {

@@ -2,9 +2,10 @@
 //
 // Who is calling the REST API and what they may touch. Three kinds of credentials:
 //   - users: "Authorization: Bearer <JWT>" (HS256 local issuer or RS256 from a JWKS file); the
-//     claims name the user ("username", else "sub") and the organisation ("org_id"). Their
-//     identity is forwarded to the inventory as metadata, which enforces tenancy (another
-//     tenant's resource is NOT_FOUND, like a missing one);
+//     claims name the user ("username", else "sub") and the organisation ("org_id"), in any
+//     script but without control characters. Their identity is forwarded to the inventory as
+//     metadata (lib/grpc/identity.h), which enforces tenancy (another tenant's resource is
+//     NOT_FOUND, like a missing one);
 //   - agents: "X-Secret-Key: <agent token>", the infra-env scoped token baked into the discovery
 //     image (lib/auth url_token, signed with the image service's --url-signing-key-file);
 //   - image downloads: "Image-Token: <token>" or ?image_token= / ?api_key=, the same kind of
@@ -47,6 +48,7 @@ struct AuthOptions {
   bool enabled = true;          // false: --auth=none
   std::string hs256_secret;     // local issuer's key; empty: none
   std::string jwks;             // JWKS document of an external issuer; empty: none
+  JwtExpectations expected;     // iss and aud user tokens must carry (--jwt-issuer/-audience)
   std::string url_signing_key;  // verifies agent and image tokens; empty: refused
 };
 
@@ -56,7 +58,7 @@ class Authenticator {
   static absl::StatusOr<std::unique_ptr<Authenticator>> Create(AuthOptions options);
 
   // The caller of `request`: UNAUTHENTICATED when credentials are missing or invalid (expired,
-  // forged, unknown key). Never echoes a token.
+  // forged, unknown key, a user or org name with a control character). Never echoes a token.
   absl::StatusOr<Principal> Authenticate(const http::Request& request, absl::Time now) const;
 
   // Whether `principal` may use a route with `access` for `request`: PERMISSION_DENIED for an

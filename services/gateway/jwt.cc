@@ -9,6 +9,7 @@
 #include <openssl/param_build.h>
 #include <openssl/pem.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "absl/strings/escaping.h"
@@ -101,13 +102,30 @@ absl::StatusOr<Json> DecodeSegment(absl::string_view segment, absl::string_view 
   return json;
 }
 
-// A NumericDate claim, when present; error when present but not a number.
+// The last second of 9999 (UTC). Real tokens carry times of this century; values beyond (or
+// before 1970) only probe for overflows in the conversion, which is undefined behaviour.
+constexpr double kLatestNumericDate = 253402300799;
+
+// A NumericDate claim (seconds since 1970, fractions allowed), when present; error when present
+// but not a number, or out of range.
 absl::StatusOr<absl::optional<absl::Time>> TimeClaim(const Json& claims, const char* name) {
-  if (!claims.contains(name)) return absl::optional<absl::Time>();
-  const Json& value = claims[name];
-  if (!value.is_number()) return Unauthenticated(absl::StrCat(name, " is not a number"));
-  return absl::optional<absl::Time>(
-      absl::FromUnixSeconds(static_cast<int64_t>(value.get<double>())));
+  auto claim = claims.find(name);
+  if (claim == claims.end()) return absl::optional<absl::Time>();
+  if (!claim->is_number()) return Unauthenticated(absl::StrCat(name, " is not a number"));
+  const double seconds = claim->get<double>();
+  if (!(seconds >= 0 && seconds <= kLatestNumericDate)) {
+    return Unauthenticated(absl::StrCat(name, " is out of range"));
+  }
+  return absl::optional<absl::Time>(absl::UnixEpoch() + absl::Seconds(seconds));
+}
+
+// Whether `audience` is the aud claim or one of its strings.
+bool NamesAudience(const Json& aud, const std::string& audience) {
+  if (aud.is_string()) return aud.get_ref<const std::string&>() == audience;
+  if (!aud.is_array()) return false;
+  return std::any_of(aud.begin(), aud.end(), [&](const Json& one) {
+    return one.is_string() && one.get_ref<const std::string&>() == audience;
+  });
 }
 
 }  // namespace
@@ -167,8 +185,10 @@ absl::StatusOr<std::string> PublicJwks(absl::string_view private_key_pem, absl::
 }
 
 absl::StatusOr<std::unique_ptr<JwtVerifier>> JwtVerifier::Create(std::string hs256_secret,
-                                                                 absl::string_view jwks) {
+                                                                 absl::string_view jwks,
+                                                                 JwtExpectations expected) {
   std::unique_ptr<JwtVerifier> verifier(new JwtVerifier());
+  verifier->expected_ = std::move(expected);
   if (!hs256_secret.empty() && hs256_secret.size() < kMinSecretBytes) {
     return absl::InvalidArgumentError(
         absl::StrCat("HS256 secret: needs at least ", kMinSecretBytes, " bytes"));
@@ -238,10 +258,32 @@ absl::StatusOr<Json> JwtVerifier::Verify(absl::string_view token, absl::Time now
   ASSIGN_OR_RETURN(Json claims, DecodeSegment(parts[1], "payload"));
   ASSIGN_OR_RETURN(absl::optional<absl::Time> exp, TimeClaim(claims, "exp"));
   ASSIGN_OR_RETURN(absl::optional<absl::Time> nbf, TimeClaim(claims, "nbf"));
+  ASSIGN_OR_RETURN(absl::optional<absl::Time> iat, TimeClaim(claims, "iat"));
   if (!exp.has_value()) return Unauthenticated("no exp claim");
   if (now > *exp + leeway) return Unauthenticated("expired");
   if (nbf.has_value() && now + leeway < *nbf) return Unauthenticated("not valid yet (nbf)");
+  // A token issued in the future comes from a skewed or forged issuer.
+  if (iat.has_value() && now + leeway < *iat) return Unauthenticated("iat is in the future");
+  RETURN_IF_ERROR(CheckExpectedClaims(claims));
   return claims;
+}
+
+absl::Status JwtVerifier::CheckExpectedClaims(const Json& claims) const {
+  if (!expected_.issuer.empty()) {
+    auto iss = claims.find("iss");
+    if (iss == claims.end()) return Unauthenticated("no iss claim");
+    if (!iss->is_string() || iss->get_ref<const std::string&>() != expected_.issuer) {
+      return Unauthenticated("iss is not the expected issuer");
+    }
+  }
+  if (!expected_.audience.empty()) {
+    auto aud = claims.find("aud");
+    if (aud == claims.end()) return Unauthenticated("no aud claim");
+    if (!NamesAudience(*aud, expected_.audience)) {
+      return Unauthenticated("aud does not name the expected audience");
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace assisted::gateway

@@ -4,7 +4,9 @@
 // (the local issuer used by tests, the demo and `aictl token issue`) and RS256 with the public
 // keys of an external identity provider, read from a JWKS document (RFC 7517). Verification
 // checks the signature with the key the header names, rejects every other algorithm ("none"
-// included), and enforces exp (required) and nbf with a small clock leeway.
+// included), and enforces exp (required), nbf and iat with a small clock leeway; each must be a
+// number of seconds from 1970 to 9999 (anything else only probes for overflows). When the
+// gateway is told which issuer and audience to expect, iss and aud must say so too.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_JWT_H_
 #define ASSISTED_SERVICES_GATEWAY_JWT_H_
@@ -31,26 +33,36 @@ absl::StatusOr<std::string> SignRs256(absl::string_view private_key_pem, absl::s
 // PEM private key, for tests and for publishing a local RS256 issuer's keys.
 absl::StatusOr<std::string> PublicJwks(absl::string_view private_key_pem, absl::string_view kid);
 
+// Claims a token must carry besides a valid signature and times; empty: not checked.
+struct JwtExpectations {
+  std::string issuer;    // "iss" must equal it
+  std::string audience;  // "aud", a string or an array of strings, must name it
+};
+
 class JwtVerifier {
  public:
   // `hs256_secret` (empty: HS256 refused) and `jwks` (empty: RS256 refused). INVALID_ARGUMENT
   // for a secret shorter than 32 bytes or a JWKS document that does not parse; RSA keys in it
   // that are unusable are skipped, other key types ignored.
   static absl::StatusOr<std::unique_ptr<JwtVerifier>> Create(std::string hs256_secret,
-                                                             absl::string_view jwks);
+                                                             absl::string_view jwks,
+                                                             JwtExpectations expected = {});
   ~JwtVerifier();
 
   // The claims of a valid token. UNAUTHENTICATED (with a reason that never echoes the token)
   // for a malformed token, an unknown algorithm or key, a bad signature, a missing or past exp,
-  // or an nbf in the future (both with `leeway`).
+  // an nbf or iat in the future (all with `leeway`), a time claim that is not a number from
+  // 1970 to 9999, or an iss or aud other than expected.
   absl::StatusOr<nlohmann::json> Verify(absl::string_view token, absl::Time now,
                                         absl::Duration leeway = absl::Seconds(30)) const;
 
  private:
   struct RsaKey;
   JwtVerifier() = default;
+  absl::Status CheckExpectedClaims(const nlohmann::json& claims) const;
 
   std::string hs256_secret_;
+  JwtExpectations expected_;
   absl::flat_hash_map<std::string, std::unique_ptr<RsaKey>> rsa_keys_;  // by kid
 };
 

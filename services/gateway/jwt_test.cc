@@ -102,6 +102,74 @@ TEST(Jwt, Rs256WithJwks) {
               StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("algorithm not accepted")));
 }
 
+// A token for `claims` signed with kSecret, which every verifier below accepts.
+std::string Signed(const Json& claims) { return *SignHs256(kSecret, claims); }
+
+Json ClaimsWith(const char* name, Json value) {
+  Json claims = Claims(absl::Hours(1));
+  claims[name] = std::move(value);
+  return claims;
+}
+
+// Expects `verifier` to refuse a token whose claim `name` is each of `values`, saying `why`.
+void ExpectRefused(const JwtVerifier& verifier, const char* name, const std::vector<Json>& values,
+                   const std::string& why) {
+  for (const Json& value : values) {
+    EXPECT_THAT(verifier.Verify(Signed(ClaimsWith(name, value)), kNow),
+                StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr(why)))
+        << name << "=" << value.dump();
+  }
+}
+
+TEST(Jwt, TimeClaimsMustBeNumbersInASaneRange) {
+  auto verifier = *JwtVerifier::Create(kSecret, "");
+  for (const char* name : {"exp", "nbf", "iat"}) {
+    ExpectRefused(*verifier, name, {"soon", true, Json::array({1}), Json::object(), nullptr},
+                  std::string(name) + " is not a number");
+    ExpectRefused(*verifier, name, {-1, -1e300, 1e300, 9.3e18, 18446744073709551615u, 1e19},
+                  std::string(name) + " is out of range");
+  }
+  // Fractional NumericDates are legal (RFC 7519 section 2).
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("exp", absl::ToUnixSeconds(kNow) + 60.5)), kNow),
+              IsOk());
+}
+
+TEST(Jwt, IssuedAtInTheFutureIsRefusedBeyondTheLeeway) {
+  auto verifier = *JwtVerifier::Create(kSecret, "");
+  const int64_t now = absl::ToUnixSeconds(kNow);
+  ExpectRefused(*verifier, "iat", {now + 3600}, "iat is in the future");
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iat", now + 10)), kNow), IsOk());
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iat", now - 3600)), kNow), IsOk());
+}
+
+TEST(Jwt, IssuerMustMatchWhenOneIsExpected) {
+  auto verifier = *JwtVerifier::Create(kSecret, "", {.issuer = "https://sso.example.com"});
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("iss", "https://sso.example.com")), kNow), IsOk());
+  ExpectRefused(*verifier, "iss",
+                {"https://evil.example.com", "https://sso.example.com/", 42,
+                 Json::array({"https://sso.example.com"})},
+                "iss is not the expected issuer");
+  EXPECT_THAT(verifier->Verify(Signed(Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("no iss claim")));
+  // Without an expected issuer, any is accepted (the local issuer sets none).
+  auto any = *JwtVerifier::Create(kSecret, "");
+  EXPECT_THAT(any->Verify(Signed(ClaimsWith("iss", "https://anyone.example.com")), kNow), IsOk());
+}
+
+TEST(Jwt, AudienceMustBeNamedWhenOneIsExpected) {
+  auto verifier = *JwtVerifier::Create(kSecret, "", {.audience = "assisted"});
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("aud", "assisted")), kNow), IsOk());
+  EXPECT_THAT(verifier->Verify(Signed(ClaimsWith("aud", Json::array({"other", "assisted"}))), kNow),
+              IsOk());
+  ExpectRefused(*verifier, "aud",
+                {"other", Json::array({"other", "assisted-x"}), Json::array(), 7, Json::array({7})},
+                "aud does not name the expected audience");
+  EXPECT_THAT(verifier->Verify(Signed(Claims(absl::Hours(1))), kNow),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("no aud claim")));
+  auto any = *JwtVerifier::Create(kSecret, "");
+  EXPECT_THAT(any->Verify(Signed(ClaimsWith("aud", "whatever")), kNow), IsOk());
+}
+
 TEST(Jwt, RefusesBadKeys) {
   EXPECT_THAT(JwtVerifier::Create("short", ""), StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(JwtVerifier::Create("", "not json"), StatusIs(absl::StatusCode::kInvalidArgument));

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "absl/strings/str_cat.h"
 #include "lib/file/read_file.h"
 #include "lib/http/metrics.h"
 #include "lib/inventory_client/watch_follower.h"
@@ -49,6 +48,9 @@ class GatewayRunning final : public service::RunningService {
   std::unique_ptr<http::HttpServer> http_;
 };
 
+// A 256-bit HS256 key nobody holds.
+constexpr size_t kThrowawayKeyBytes = 32;
+
 absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& log) {
   AuthOptions options;
   options.enabled = config.auth == "jwt";
@@ -62,11 +64,11 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
   if (!config.jwks_file.empty()) {
     ASSIGN_OR_RETURN(options.jwks, ReadFile(config.jwks_file, "--jwks-file"));
   }
+  options.expected = {.issuer = config.jwt_issuer, .audience = config.jwt_audience};
   if (options.hs256_secret.empty() && options.jwks.empty()) {
     // Refuse every user rather than accept anyone: a random key nobody holds.
     log.Warning("no --jwt-secret-file or --jwks-file: no user token can be valid");
-    SystemRandom random;
-    options.hs256_secret = absl::StrCat(RandomUuid(random), RandomUuid(random));
+    ASSIGN_OR_RETURN(options.hs256_secret, SecureRandomBytes(kThrowawayKeyBytes));
   }
   if (!config.url_signing_key_file.empty()) {
     ASSIGN_OR_RETURN(options.url_signing_key,
@@ -102,6 +104,10 @@ void Config::Register(config::Parser& parser) {
   parser.String("jwt-secret-file", &jwt_secret_file,
                 "HS256 key (>= 32 bytes) of the local token issuer (aictl token issue)");
   parser.String("jwks-file", &jwks_file, "JWKS document with an identity provider's RS256 keys");
+  parser.String("jwt-issuer", &jwt_issuer,
+                "when set, user tokens must carry this iss claim (the identity provider's URL)");
+  parser.String("jwt-audience", &jwt_audience,
+                "when set, user tokens' aud claim (a string or a list) must name this audience");
   parser.String("url-signing-key-file", &url_signing_key_file,
                 "the image service's signing key, to accept agent and image tokens");
   parser.Duration("backend-timeout", &backend_timeout, "deadline of each call to a backend")

@@ -33,6 +33,8 @@ struct Config {
   std::string auth = "jwt";
   std::string jwt_secret_file;       // HS256 key of the local issuer
   std::string jwks_file;             // RS256 keys of an external identity provider
+  std::string jwt_issuer;            // when set, user tokens' iss must equal it
+  std::string jwt_audience;          // when set, user tokens' aud must name it
   std::string url_signing_key_file;  // the image service's key: agent and image tokens
   absl::Duration backend_timeout = absl::Seconds(10);
   std::string inventory_address = "localhost:9091";

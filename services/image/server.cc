@@ -68,8 +68,7 @@ class ImageRunning final : public service::RunningService {
 absl::StatusOr<std::string> SigningKey(const Config& config, const log::Logger& log) {
   if (config.url_signing_key_file.empty()) {
     log.Warning("no --url-signing-key-file: download links die with this process");
-    SystemRandom random;
-    return absl::StrCat(RandomUuid(random), RandomUuid(random));
+    return SecureRandomBytes(kMinKeyBytes);
   }
   ASSIGN_OR_RETURN(std::string key,
                    ReadFile(config.url_signing_key_file, "--url-signing-key-file"));

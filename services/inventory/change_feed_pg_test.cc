@@ -63,8 +63,9 @@ TEST_F(ChangeFeedTest, CommittedChangesGetConsecutiveNumbersInCommitOrder) {
 
 TEST_F(ChangeFeedTest, AnUncommittedChangeHoldsBackNothingAndIsNumberedAfterItCommits) {
   NewCluster();
-  // A transaction that appended a change but has not committed yet.
-  auto slow = pool_->Acquire();
+  // Another client's transaction that appended a change but has not committed yet.
+  pg::Pool other_client({.dsn = dsn(), .max_connections = 1});
+  auto slow = other_client.Acquire();
   ASSERT_THAT(slow, IsOk());
   auto tx = pg::Transaction::Begin(**slow);
   ASSERT_THAT(tx, IsOk());

@@ -727,9 +727,12 @@ absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& sq
   return EncodePageToken(keys(out[count - 1]));
 }
 
-std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values) {
+// " AND `column` = ANY(<values as a `type`[] parameter>)". The values must need no quoting in
+// an array literal (enum names, UUIDs).
+std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values,
+                  absl::string_view type = "text") {
   return absl::StrCat(" AND ", column, " = ANY(",
-                      q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")), "::text[])");
+                      q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")), "::", type, "[])");
 }
 
 template <typename Enum, typename Repeated>
@@ -737,6 +740,41 @@ std::vector<std::string> EnumNames(const Repeated& values, const std::string& (*
   std::vector<std::string> names;
   for (int value : values) names.push_back(name(static_cast<Enum>(value)));
   return names;
+}
+
+// The host counts of a cluster whose hosts are all in `cluster.hosts()`.
+void CountHosts(Cluster& cluster) {
+  cluster.set_total_host_count(cluster.hosts_size());
+  cluster.set_enabled_host_count(cluster.hosts_size());
+  cluster.set_ready_host_count(static_cast<int>(
+      std::count_if(cluster.hosts().begin(), cluster.hosts().end(),
+                    [](const Host& h) { return h.status() == types::v1::HOST_STATUS_KNOWN; })));
+}
+
+// Gives each of `clusters` its live hosts (in creation order, as GetCluster shows them) and
+// their counts, read in one statement through `tx`: the caller's own connection, because
+// taking a second one while holding it is how a busy pool deadlocks (lib/pg/pool.h).
+absl::Status AttachHosts(pg::Transaction& tx,
+                         google::protobuf::RepeatedPtrField<Cluster>& clusters) {
+  if (clusters.empty()) return absl::OkStatus();
+  absl::flat_hash_map<std::string, Cluster*> by_id;
+  std::vector<std::string> ids;
+  for (Cluster& cluster : clusters) {
+    by_id[cluster.id()] = &cluster;
+    ids.push_back(cluster.id());
+  }
+  Query q;
+  const std::string sql =
+      absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE deleted_at IS NULL",
+                   AnyOf(q, "cluster_id", ids, "uuid"), " ORDER BY created_at, id");
+  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+  for (int row = 0; row < rows.rows(); ++row) {
+    ASSIGN_OR_RETURN(Host host, Decode<Host>(rows, row));
+    auto owner = by_id.find(host.cluster_id());
+    if (owner != by_id.end()) *owner->second->add_hosts() = std::move(host);
+  }
+  for (Cluster& cluster : clusters) CountHosts(cluster);
+  return absl::OkStatus();
 }
 
 // Host fields filled from agent reports: large, and not needed by list views.
@@ -798,11 +836,7 @@ absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
     for (int row = 1; row < rows.rows(); ++row) {
       ASSIGN_OR_RETURN(*cluster.add_hosts(), Decode<Host>(rows, row));
     }
-    cluster.set_total_host_count(cluster.hosts_size());
-    cluster.set_enabled_host_count(cluster.hosts_size());
-    cluster.set_ready_host_count(static_cast<int>(
-        std::count_if(cluster.hosts().begin(), cluster.hosts().end(),
-                      [](const Host& h) { return h.status() == types::v1::HOST_STATUS_KNOWN; })));
+    CountHosts(cluster);
     return cluster;
   });
 }
@@ -844,15 +878,7 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
                            return {MicrosText(c.created_at()), c.id()};
                          },
                          *response.mutable_clusters()));
-    if (request.include_hosts()) {
-      for (Cluster& cluster : *response.mutable_clusters()) {
-        v1::GetClusterRequest get;
-        get.set_id(cluster.id());
-        get.set_include_hosts(true);
-        get.set_include_deleted(true);
-        ASSIGN_OR_RETURN(cluster, GetCluster(Caller::System(), get));
-      }
-    }
+    if (request.include_hosts()) RETURN_IF_ERROR(AttachHosts(tx, *response.mutable_clusters()));
     return response;
   });
 }

@@ -287,6 +287,100 @@ TEST_F(ResourceStoreTest, HostsInheritTheirInfraEnvsOwnerAndAreFiltered) {
   EXPECT_THAT(store_->GetCluster(bob_, get), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_F(ResourceStoreTest, ListingClustersWithHostsCarriesEachClustersLiveHostsAndCounts) {
+  const Cluster empty = NewCluster(alice_, "empty");
+  const Cluster full = NewCluster(alice_, "full");
+  const InfraEnv infra_env = NewInfraEnv(alice_, full.id());
+  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(7, 2)), IsOk());
+  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(7, 1)), IsOk());
+  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(7, 3)), IsOk());
+  v1::UpdateHostStatusRequest known;
+  known.set_infra_env_id(infra_env.id());
+  known.set_id(Uuid(7, 1));
+  known.set_expected_status(types::v1::HOST_STATUS_DISCOVERING);
+  known.set_new_status(types::v1::HOST_STATUS_KNOWN);
+  ASSERT_THAT(store_->UpdateHostStatus(Caller::System(), known), IsOk());
+  v1::DeleteHostRequest remove;
+  remove.set_infra_env_id(infra_env.id());
+  remove.set_id(Uuid(7, 3));
+  ASSERT_THAT(store_->DeleteHost(alice_, remove), IsOk());
+
+  v1::ListClustersRequest list;
+  list.set_include_hosts(true);
+  auto listed = store_->ListClusters(alice_, list);
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_EQ(listed->clusters_size(), 2);
+  EXPECT_EQ(listed->clusters(0).id(), empty.id());
+  EXPECT_EQ(listed->clusters(0).hosts_size(), 0);
+  EXPECT_EQ(listed->clusters(0).total_host_count(), 0);
+  const Cluster& with_hosts = listed->clusters(1);
+  EXPECT_EQ(with_hosts.id(), full.id());
+  // Live hosts only, in the order they were created, each whole; the same as GetCluster shows.
+  ASSERT_EQ(with_hosts.hosts_size(), 2);
+  EXPECT_EQ(with_hosts.hosts(0).id(), Uuid(7, 2));
+  EXPECT_EQ(with_hosts.hosts(1).id(), Uuid(7, 1));
+  EXPECT_EQ(with_hosts.hosts(0).requested_hostname(), "node");
+  EXPECT_EQ(with_hosts.total_host_count(), 2);
+  EXPECT_EQ(with_hosts.enabled_host_count(), 2);
+  EXPECT_EQ(with_hosts.ready_host_count(), 1);
+  v1::GetClusterRequest get;
+  get.set_id(full.id());
+  get.set_include_hosts(true);
+  auto got = store_->GetCluster(alice_, get);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->hosts_size(), with_hosts.hosts_size());
+  EXPECT_EQ(got->ready_host_count(), with_hosts.ready_host_count());
+  // Without include_hosts, none.
+  list.set_include_hosts(false);
+  listed = store_->ListClusters(alice_, list);
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_EQ(listed->clusters(1).hosts_size(), 0);
+}
+
+TEST_F(ResourceStoreTest, MoreConcurrentListsWithHostsThanConnectionsAllFinish) {
+  // Fewer connections than callers: a list that takes a second connection while holding its
+  // first leaves callers each holding one and waiting for another, until their acquire times out.
+  pg::Pool small({.dsn = dsn(), .max_connections = 2, .acquire_timeout = absl::Seconds(2)});
+  ResourceStore store(small, Validators{});
+  constexpr int kClusters = 3;
+  for (int c = 0; c < kClusters; ++c) {
+    const InfraEnv infra_env = NewInfraEnv(alice_, NewCluster(alice_, "busy").id());
+    ASSERT_THAT(NewHost(alice_, infra_env, Uuid(8, 2 * c)), IsOk());
+    ASSERT_THAT(NewHost(alice_, infra_env, Uuid(8, 2 * c + 1)), IsOk());
+  }
+  constexpr int kCallers = 8;
+  constexpr int kCallsEach = 10;
+  // Every caller stops at the first failure or at the deadline, so a deadlock fails the test.
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  std::atomic<bool> failed{false};
+  absl::Mutex mu;
+  std::vector<std::string> errors;
+  std::vector<std::thread> callers;
+  for (int i = 0; i < kCallers; ++i) {
+    callers.emplace_back([&] {
+      v1::ListClustersRequest list;
+      list.set_include_hosts(true);
+      for (int call = 0; call < kCallsEach && !failed; ++call) {
+        std::string error;
+        if (absl::Now() > deadline) {
+          error = "deadline passed before all lists finished";
+        } else if (auto listed = store.ListClusters(alice_, list); !listed.ok()) {
+          error = listed.status().ToString();
+        } else if (listed->clusters_size() != kClusters ||
+                   listed->clusters(kClusters - 1).hosts_size() != 2) {
+          error = "incomplete answer: " + listed->ShortDebugString();
+        }
+        if (error.empty()) continue;
+        failed = true;
+        absl::MutexLock lock(&mu);
+        errors.push_back(std::move(error));
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  EXPECT_THAT(errors, ::testing::IsEmpty());
+}
+
 TEST_F(ResourceStoreTest, HostsHeldByOtherReplicasAreListedByHolder) {
   const InfraEnv infra_env = NewInfraEnv(alice_);
   const std::vector<std::string> holders = {"replica-a", "replica-b", ""};
@@ -384,14 +478,16 @@ TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewritten
   EXPECT_EQ(reread->base_dns_domain(), "example.com");
   EXPECT_EQ(reread->status_info(), "as v1 wrote it");
   EXPECT_EQ(reread->openshift_cluster_id(), "ocp-1");
-  auto connection = pool_->Acquire();
-  ASSERT_THAT(connection, IsOk());
-  auto stored = (*connection)
-                    ->Exec("SELECT pb IS NOT NULL, doc::text FROM clusters WHERE id = $1::uuid",
-                           {created.id()});
-  ASSERT_THAT(stored, IsOk());
-  EXPECT_EQ(stored->Get(0, 0), "t");
-  EXPECT_THAT(std::string(stored->Get(0, 1)), Not(HasSubstr("new-form")));  // the name is in pb
+  {
+    auto connection = pool_->Acquire();
+    ASSERT_THAT(connection, IsOk());
+    auto stored = (*connection)
+                      ->Exec("SELECT pb IS NOT NULL, doc::text FROM clusters WHERE id = $1::uuid",
+                             {created.id()});
+    ASSERT_THAT(stored, IsOk());
+    EXPECT_EQ(stored->Get(0, 0), "t");
+    EXPECT_THAT(std::string(stored->Get(0, 1)), Not(HasSubstr("new-form")));  // the name is in pb
+  }
 
   // Listing by openshift_cluster_id and the status-only compare-and-set still see the doc.
   v1::ListClustersRequest list;

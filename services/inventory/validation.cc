@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "lib/net/ip.h"
 #include "lib/status/status_macros.h"
+#include "lib/text/utf8.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::inventory {
@@ -137,39 +138,6 @@ absl::Status CheckName(absl::string_view name, absl::string_view field,
                    Quote(fixed), "?)");
   }
   return Invalid(field, Quote(name), " ", found);
-}
-
-// Decodes the UTF-8 sequence at text[*pos] and moves past it; false on anything RFC 3629
-// forbids (stray or missing continuation bytes, overlong forms, surrogates, > U+10FFFF).
-bool NextCodePoint(absl::string_view text, size_t* pos, uint32_t* code_point) {
-  const uint8_t lead = static_cast<uint8_t>(text[*pos]);
-  size_t extra = 0;
-  uint32_t min = 0;
-  if (lead < 0x80) {
-    *code_point = lead;
-  } else if ((lead & 0xe0) == 0xc0) {
-    extra = 1, min = 0x80, *code_point = lead & 0x1f;
-  } else if ((lead & 0xf0) == 0xe0) {
-    extra = 2, min = 0x800, *code_point = lead & 0x0f;
-  } else if ((lead & 0xf8) == 0xf0) {
-    extra = 3, min = 0x10000, *code_point = lead & 0x07;
-  } else {
-    return false;
-  }
-  if (*pos + extra >= text.size() && extra > 0) return false;
-  for (size_t i = 1; i <= extra; ++i) {
-    const uint8_t next = static_cast<uint8_t>(text[*pos + i]);
-    if ((next & 0xc0) != 0x80) return false;
-    *code_point = (*code_point << 6) | (next & 0x3f);
-  }
-  *pos += 1 + extra;
-  return *code_point >= min && *code_point <= 0x10ffff &&
-         !(*code_point >= 0xd800 && *code_point <= 0xdfff);
-}
-
-// C0, DEL and C1 control characters.
-bool IsControl(uint32_t code_point) {
-  return code_point < 0x20 || (code_point >= 0x7f && code_point <= 0x9f);
 }
 
 // Strict padded standard base64 (RFC 4648 section 4). absl::Base64Unescape alone also takes
@@ -595,10 +563,11 @@ absl::Status ValidateInfraEnvName(absl::string_view name, absl::string_view fiel
   size_t characters = 0;
   for (size_t pos = 0; pos < name.size(); ++characters) {
     uint32_t code_point = 0;
-    if (!NextCodePoint(name, &pos, &code_point)) {
+    if (!text::NextCodePoint(name, &pos, &code_point)) {
       return Invalid(field, Quote(name), " is not valid UTF-8");
     }
-    if (IsControl(code_point)) return Invalid(field, Quote(name), " contains a control character");
+    if (text::IsControlCharacter(code_point))
+      return Invalid(field, Quote(name), " contains a control character");
   }
   if (characters > kMaxInfraEnvNameLength) {
     return Invalid(field, Quote(name), " is ", characters, " characters long (at most ",

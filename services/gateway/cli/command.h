@@ -36,6 +36,8 @@ struct CommandOptions {
   std::string secret_file;       // HS256 key shared with the gateway's --jwt-secret-file
   std::string private_key_file;  // or an RSA key whose JWKS the gateway reads (--jwks-file)
   std::string kid;
+  std::string issuer;    // iss, for a gateway started with --jwt-issuer
+  std::string audience;  // aud, for a gateway started with --jwt-audience
   std::string user;
   std::string org;
   absl::Duration ttl = absl::Hours(12);

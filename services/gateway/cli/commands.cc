@@ -76,6 +76,8 @@ int RunToken(const GlobalOptions&, const CommandOptions& options,
                            {"iat", absl::ToUnixSeconds(now)},
                            {"exp", absl::ToUnixSeconds(now + options.ttl)}};
   if (!options.org.empty()) claims["org_id"] = options.org;
+  if (!options.issuer.empty()) claims["iss"] = options.issuer;
+  if (!options.audience.empty()) claims["aud"] = options.audience;
   absl::StatusOr<std::string> token;
   if (!options.secret_file.empty()) {
     absl::StatusOr<std::string> secret = ReadFile(options.secret_file, "--secret-file");
@@ -114,6 +116,8 @@ const std::vector<Command>& Commands() {
            parser.String("kid", &options.kid, "key id written into RS256 tokens");
            parser.String("user", &options.user, "user name (claims sub and username)");
            parser.String("org", &options.org, "organisation id (claim org_id)");
+           parser.String("issuer", &options.issuer, "claim iss (the gateway's --jwt-issuer)");
+           parser.String("audience", &options.audience, "claim aud (the gateway's --jwt-audience)");
            parser.Duration("ttl", &options.ttl, "how long the token is valid")
                .Range(absl::Seconds(1), absl::Hours(24 * 365));
          },

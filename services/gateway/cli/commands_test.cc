@@ -1,9 +1,13 @@
 #include "services/gateway/cli/commands.h"
 
+#include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/gateway/jwt.h"
 
 namespace assisted::cli {
 namespace {
@@ -51,6 +55,23 @@ TEST(Aictl, UsageErrorsExitTwoWithOneLine) {
     EXPECT_THAT(outcome.err, StartsWith("aictl"));
     EXPECT_EQ(std::count(outcome.err.begin(), outcome.err.end(), '\n'), 1) << outcome.err;
   }
+}
+
+TEST(Aictl, IssuedTokensCarryTheIssuerAndAudienceAGatewayMayExpect) {
+  constexpr char kSecret[] = "0123456789abcdef0123456789abcdef";
+  const std::string secret_file = absl::StrCat(::testing::TempDir(), "/jwt.key");
+  std::ofstream(secret_file) << kSecret;
+  const Outcome outcome =
+      RunAictl({"token", "issue", "--secret-file=" + secret_file, "--user=José", "--org=acme",
+                "--issuer=https://sso.example.com", "--audience=assisted"});
+  ASSERT_EQ(outcome.code, 0) << outcome.err;
+  auto verifier = gateway::JwtVerifier::Create(
+      kSecret, "", {.issuer = "https://sso.example.com", .audience = "assisted"});
+  ASSERT_TRUE(verifier.ok()) << verifier.status();
+  absl::StatusOr<nlohmann::json> claims =
+      (*verifier)->Verify(absl::StripAsciiWhitespace(outcome.out), absl::Now());
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_EQ((*claims)["username"], "José");
 }
 
 TEST(Aictl, HealthReportsUnreachableServicesAndFails) {
