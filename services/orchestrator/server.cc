@@ -22,12 +22,23 @@ void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
-  parser.Int("max-agent-streams", &max_agent_streams, "agent streams this server holds")
+  parser
+      .Int("max-agent-streams", &max_agent_streams,
+           "registered agent streams this server holds (and, apart, streams waiting to register)")
       .Range(1, 1'000'000);
   parser
       .Int("max-agent-streams-per-peer", &max_agent_streams_per_peer,
            "agent streams from one address, 0 = no cap (NAT gateways front many hosts)")
       .Range(0, 1'000'000);
+  parser
+      .Int("max-unregistered-agent-streams-per-peer", &max_unregistered_agent_streams_per_peer,
+           "agent streams from one address that have not registered yet (a host opens one)")
+      .Range(1, 1'000'000);
+  parser
+      .Duration("agent-registration-deadline", &agent_registration_deadline,
+                "an agent stream that has not registered this long after opening is closed "
+                "(checked every --monitor-interval)")
+      .Range(absl::Seconds(1), absl::Hours(1));
   parser.Int("workers", &workers, "threads doing inventory work for agent streams").Range(1, 256);
   parser
       .String("os-image-url", &os_image_url,
@@ -117,6 +128,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   auto parts = std::make_shared<Parts>();
   HubOptions options{.max_sessions = config.max_agent_streams,
                      .max_sessions_per_peer = config.max_agent_streams_per_peer,
+                     .max_unregistered_per_peer = config.max_unregistered_agent_streams_per_peer,
+                     .registration_deadline = config.agent_registration_deadline,
                      .workers = config.workers,
                      .replica_id = config.replica_id,
                      .monitor_interval = config.monitor_interval,

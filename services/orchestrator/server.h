@@ -25,8 +25,12 @@ struct Config {
   grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090", .max_threads = 64};
   // Where assisted-inventory listens.
   std::string inventory_address = "localhost:9091";
+  // Agent streams (stream_admission.h): registered ones in all, any from one address, and
+  // those still waiting to register from one address and for how long.
   int max_agent_streams = 20000;
   int max_agent_streams_per_peer = 0;
+  int max_unregistered_agent_streams_per_peer = 16;
+  absl::Duration agent_registration_deadline = absl::Seconds(30);
   int workers = 8;
   // The OS image hosts write to disk (the install step's os_image).
   std::string os_image_url = "file:///var/lib/assisted/images/os-image.raw";
