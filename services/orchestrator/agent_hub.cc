@@ -92,11 +92,7 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       registrations_(parts.registrations),
       metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
                                                std::make_unique<prometheus::Registry>())),
-      admission_({.max_registered = options_.max_sessions,
-                  .max_unregistered = options_.max_sessions,
-                  .max_unregistered_per_peer = options_.max_unregistered_per_peer,
-                  .max_per_peer = options_.max_sessions_per_peer,
-                  .registration_deadline = options_.registration_deadline}),
+      admission_(options_.streams),
       refresher_(*inventory_,
                  {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
                  clock_, liveness_, events_, log_),
@@ -796,9 +792,10 @@ void AgentHub::MonitorOnce() {
   absl::flat_hash_map<std::string, Target> due;
   const absl::Time now = clock_.Now();
   for (const std::shared_ptr<Session>& late : admission_.Overdue(now)) {
-    late->Close(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                             absl::StrCat("the agent did not register within ",
-                                          absl::FormatDuration(options_.registration_deadline))));
+    late->Close(
+        grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                     absl::StrCat("the agent did not register within ",
+                                  absl::FormatDuration(options_.streams.registration_deadline))));
   }
   AdoptOrphans(now);
   {

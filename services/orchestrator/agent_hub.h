@@ -20,11 +20,11 @@
 //     Refreshes of one cluster never run twice at once on a replica: a request that arrives
 //     while one runs makes it run once more afterwards (bursts coalesce).
 //   * Streams are admitted by StreamAdmission (stream_admission.h): only registered ones count
-//     toward max_sessions; the monitor closes those that do not register in time. A result is
-//     applied only for a step pushed to that stream (or reported run by the same agent process
-//     when it registered), a log chunk only for a logs-gather step that asked for it: anything
-//     else gets Reject (and its Ack, so it is not sent again), as does a result whose output is
-//     over the size or depth limits (step_results.h).
+//     toward streams.max_registered; the monitor closes those that do not register in time. A
+//     result is applied only for a step pushed to that stream (or reported run by the same agent
+//     process when it registered), a log chunk only for a logs-gather step that asked for it:
+//     anything else gets Reject (and its Ack, so it is not sent again), as does a result whose
+//     output is over the size or depth limits (step_results.h).
 //   * Liveness lives in memory (liveness.h): an open stream is a live agent (keepalive breaks
 //     the stream of a peer that stops answering); only registration and stream close write to
 //     the database (holder + checked_in_at).
@@ -81,13 +81,8 @@
 namespace assisted::orchestrator {
 
 struct HubOptions {
-  // Agent streams (stream_admission.h): registered ones on this server (and, apart, as many
-  // waiting to register), streams from one peer address (0: no cap), streams from one peer
-  // address waiting to register, and how long they may wait.
-  int max_sessions = 20000;
-  int max_sessions_per_peer = 0;
-  int max_unregistered_per_peer = 16;
-  absl::Duration registration_deadline = absl::Seconds(30);
+  // Which agent streams are held, and how long one may wait to register (stream_admission.h).
+  AdmissionLimits streams;
   int workers = 8;              // threads doing inventory work
   size_t max_backlog = 100000;  // queued session work before shedding load
   absl::Duration inventory_timeout = absl::Seconds(10);

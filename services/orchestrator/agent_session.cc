@@ -237,6 +237,11 @@ void Session::StepDone(absl::string_view step_id) {
   pushed_.Done(step_id);
 }
 
+size_t Session::queued_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return incoming_.bytes();
+}
+
 bool Session::closed() const {
   absl::MutexLock lock(&mu_);
   return closing_ || finished_;

@@ -149,6 +149,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string host_id() const;
   void set_host_id(std::string host_id);
   bool closed() const;
+  // What the messages waiting for the handler cost now (InboundQueue).
+  size_t queued_bytes() const;
 
  private:
   friend class AgentReactor;

@@ -23,19 +23,19 @@ void Config::Register(config::Parser& parser) {
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
   parser
-      .Int("max-agent-streams", &max_agent_streams,
+      .Int("max-agent-streams", &agent_streams.max_registered,
            "registered agent streams this server holds (and, apart, streams waiting to register)")
       .Range(1, 1'000'000);
   parser
-      .Int("max-agent-streams-per-peer", &max_agent_streams_per_peer,
+      .Int("max-agent-streams-per-peer", &agent_streams.max_per_peer,
            "agent streams from one address, 0 = no cap (NAT gateways front many hosts)")
       .Range(0, 1'000'000);
   parser
-      .Int("max-unregistered-agent-streams-per-peer", &max_unregistered_agent_streams_per_peer,
+      .Int("max-unregistered-agent-streams-per-peer", &agent_streams.max_unregistered_per_peer,
            "agent streams from one address that have not registered yet (a host opens one)")
       .Range(1, 1'000'000);
   parser
-      .Duration("agent-registration-deadline", &agent_registration_deadline,
+      .Duration("agent-registration-deadline", &agent_streams.registration_deadline,
                 "an agent stream that has not registered this long after opening is closed "
                 "(checked every --monitor-interval)")
       .Range(absl::Seconds(1), absl::Hours(1));
@@ -126,10 +126,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                    grpcutil::MakeChannel(config.inventory_address, {}));
   ASSIGN_OR_RETURN(std::string token_key, AgentTokenKey(config, context.log));
   auto parts = std::make_shared<Parts>();
-  HubOptions options{.max_sessions = config.max_agent_streams,
-                     .max_sessions_per_peer = config.max_agent_streams_per_peer,
-                     .max_unregistered_per_peer = config.max_unregistered_agent_streams_per_peer,
-                     .registration_deadline = config.agent_registration_deadline,
+  HubOptions options{.streams = config.agent_streams,
                      .workers = config.workers,
                      .replica_id = config.replica_id,
                      .monitor_interval = config.monitor_interval,
@@ -138,6 +135,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                      .event_rate = {.per_second = 1.0 / absl::ToDoubleSeconds(config.event_refill),
                                     .burst = static_cast<double>(config.event_burst)},
                      .agent_token_key = std::move(token_key)};
+  options.streams.max_unregistered = options.streams.max_registered;
   options.timeouts.host.disconnection = config.host_disconnection_timeout;
   if (!config.timeouts_file.empty()) {
     ASSIGN_OR_RETURN(std::string yaml, ReadFile(config.timeouts_file, "--timeouts-file"));
