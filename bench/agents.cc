@@ -358,8 +358,11 @@ int main(int argc, char** argv) {
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
   auto stack = assisted::bench::ServiceStack::Start(
-      {.orchestrator_args = {absl::StrCat("--max-agent-streams=", options.agents + 1000),
-                             "--max-agent-streams-per-peer=0"}});
+      {.orchestrator_args = {
+           absl::StrCat("--max-agent-streams=", options.agents + 1000),
+           "--max-agent-streams-per-peer=0",
+           // Every simulated agent connects from this one address.
+           absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000)}});
   if (!stack.ok()) return Fail(std::string(stack.status().message()));
   auto stub = inv::InventoryService::NewStub(
       grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));

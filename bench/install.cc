@@ -123,7 +123,9 @@ int main(int argc, char** argv) {
   auto stack = assisted::bench::ServiceStack::Start(
       {.orchestrator_args = {"--os-image-url=file://" + dir + "/os-image.raw",
                              "--os-image-sha256=" + assisted::agent::steps::Sha256Hex(os_image),
-                             "--monitor-interval=1s"}});
+                             "--monitor-interval=1s",
+                             // Every simulated host connects from this one address.
+                             "--max-unregistered-agent-streams-per-peer=100000"}});
   if (!stack.ok()) {
     std::cerr << "install: " << stack.status() << "\n";
     return 1;

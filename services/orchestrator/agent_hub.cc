@@ -23,12 +23,6 @@ namespace {
 namespace inv = inventory::v1;
 using agent::v1::ServiceMessage;
 
-// The peer's address without its port ("ipv4:10.0.0.5:41234" -> "ipv4:10.0.0.5").
-std::string PeerAddress(const std::string& peer) {
-  const size_t colon = peer.rfind(':');
-  return colon == std::string::npos ? peer : peer.substr(0, colon);
-}
-
 bool IsLowerUuid(const std::string& id) {
   if (id.size() != 36) return false;
   for (size_t i = 0; i < id.size(); ++i) {
@@ -98,6 +92,7 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       registrations_(parts.registrations),
       metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
                                                std::make_unique<prometheus::Registry>())),
+      admission_(options_.streams),
       refresher_(*inventory_,
                  {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
                  clock_, liveness_, events_, log_),
@@ -138,20 +133,9 @@ std::unique_ptr<grpc::ClientContext> AgentHub::Context() const {
 }
 
 void AgentHub::OnOpen(const std::shared_ptr<Session>& session) {
-  std::string refusal;
-  {
-    absl::MutexLock lock(&mu_);
-    int& from_peer = per_peer_[PeerAddress(session->peer())];
-    if (sessions_ >= options_.max_sessions) {
-      refusal = "this orchestrator holds its maximum of agent streams";
-    } else if (options_.max_sessions_per_peer > 0 && from_peer >= options_.max_sessions_per_peer) {
-      refusal = "too many agent streams from " + PeerAddress(session->peer());
-    }
-    ++sessions_;
-    ++from_peer;
-  }
-  if (!refusal.empty()) {
-    session->Close(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, refusal));
+  if (absl::Status admitted = admission_.Open(session, clock_.Now()); !admitted.ok()) {
+    session->Close(
+        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, std::string(admitted.message())));
   }
 }
 
@@ -160,15 +144,11 @@ bool AgentHub::Schedule(const std::shared_ptr<Session>& session) {
 }
 
 void AgentHub::OnClosed(const std::shared_ptr<Session>& session) {
+  admission_.Close(*session);
   Agent closed;
   bool held = false;
   {
     absl::MutexLock lock(&mu_);
-    --sessions_;
-    const std::string peer = PeerAddress(session->peer());
-    if (auto it = per_peer_.find(peer); it != per_peer_.end() && --it->second == 0) {
-      per_peer_.erase(it);
-    }
     auto agent = agents_.find(session.get());
     if (agent == agents_.end()) return;
     closed = std::move(agent->second);
@@ -257,10 +237,7 @@ void AgentHub::AdoptOrphans(absl::Time now) {
   }
 }
 
-int AgentHub::open_sessions() const {
-  absl::MutexLock lock(&mu_);
-  return sessions_;
-}
+int AgentHub::open_sessions() const { return admission_.open(); }
 
 int AgentHub::registered_hosts() const {
   absl::MutexLock lock(&mu_);
@@ -313,6 +290,10 @@ AgentHub::Agent AgentHub::AgentOf(const Session& session) {
 
 void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
                              const agent::v1::LogChunk& chunk) {
+  if (absl::Status asked = session->CheckLogChunk(chunk); !asked.ok()) {
+    RejectMessage(session, seq, asked.message());
+    return;
+  }
   const Agent agent = AgentOf(*session);
   // Bundles are cluster artifacts (logs/<type>_<host id>.tar.gz), downloaded through the
   // gateway's cluster logs. A host outside any cluster has nowhere to keep them.
@@ -344,6 +325,7 @@ void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t s
                                           {"offset", chunk.offset()},
                                           {"error", status.error_message()}});
   } else if (chunk.last()) {
+    session->StepDone(chunk.step_id());
     log_.Info("log bundle stored",
               {{"host_id", agent.host_id},
                {"artifact", put.name()},
@@ -397,6 +379,18 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
                                    {"error", token.message()}});
     Refuse(session, std::string(token.message()), agent::v1::REGISTRATION_ACTION_GIVE_UP,
            grpc::StatusCode::UNAUTHENTICATED);
+    return;
+  }
+  if (absl::Status sized = CheckInventorySize(request.inventory(), "register.inventory");
+      !sized.ok()) {
+    Refuse(session, std::string(sized.message()), agent::v1::REGISTRATION_ACTION_GIVE_UP,
+           grpc::StatusCode::INVALID_ARGUMENT);
+    return;
+  }
+  // From here the stream counts toward the cap of registered streams.
+  if (absl::Status admitted = admission_.Register(*session); !admitted.ok()) {
+    Refuse(session, std::string(admitted.message()), agent::v1::REGISTRATION_ACTION_RETRY,
+           grpc::StatusCode::RESOURCE_EXHAUSTED);
     return;
   }
   // One write for a known host (the common case: a whole fleet reconnecting after a restart
@@ -526,6 +520,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   }
   liveness_.Opened(key);
   session->set_host_id(host.id());
+  if (same_agent) session->AdoptPushed(request.steps_run());
   if (replaced != nullptr && replaced != session) {
     replaced->Close(grpc::Status(grpc::StatusCode::ABORTED,
                                  "replaced by a newer connection from " + session->peer()));
@@ -796,6 +791,12 @@ void AgentHub::OnWatchResync() {
 void AgentHub::MonitorOnce() {
   absl::flat_hash_map<std::string, Target> due;
   const absl::Time now = clock_.Now();
+  for (const std::shared_ptr<Session>& late : admission_.Overdue(now)) {
+    late->Close(
+        grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                     absl::StrCat("the agent did not register within ",
+                                  absl::FormatDuration(options_.streams.registration_deadline))));
+  }
   AdoptOrphans(now);
   {
     absl::MutexLock lock(&mu_);
@@ -838,6 +839,18 @@ void AgentHub::Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq
   session->Send(std::move(ack));
 }
 
+void AgentHub::RejectMessage(const std::shared_ptr<Session>& session, uint64_t seq,
+                             absl::string_view reason) {
+  log_.Warning("agent message rejected",
+               {{"host_id", session->host_id()}, {"seq", seq}, {"reason", reason}});
+  metrics_.Rejected();
+  ServiceMessage reject;
+  reject.mutable_reject()->set_seq(seq);
+  reject.mutable_reject()->set_reason(std::string(reason));
+  session->Send(std::move(reject));
+  Acknowledge(session, seq);
+}
+
 void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                            const types::v1::StepResult& result) {
   const Agent agent = AgentOf(*session);
@@ -848,6 +861,10 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
   }
   if (seq <= agent.applied_seq) {
     Acknowledge(session, seq);  // a re-send after a reconnect: applied before
+    return;
+  }
+  if (absl::Status pushed = session->CheckResult(result); !pushed.ok()) {
+    RejectMessage(session, seq, pushed.message());
     return;
   }
   // Optimistic concurrency: the result and the applied seq are written together, on the
@@ -874,15 +891,14 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
       update.mutable_update_mask()->add_paths(path);
     }
     absl::StatusOr<HostFieldsUpdate> fields = NormalizeStepResult(result, host);
-    if (fields.ok()) {
-      changes.MergeFrom(fields->fields);
-      for (const std::string& path : fields->paths) update.mutable_update_mask()->add_paths(path);
-    } else {
-      // The agent and the orchestrator disagree on a format: sending it again will not help, so
-      // the result is acknowledged (seq recorded) without its content.
-      log_.Warning("step result not stored",
-                   {{"host_id", agent.host_id}, {"error", fields.status().message()}});
+    if (!fields.ok()) {
+      // Over a limit, or the agent and the orchestrator disagree on a format: sending it again
+      // will not help.
+      RejectMessage(session, seq, fields.status().message());
+      return;
     }
+    changes.MergeFrom(fields->fields);
+    for (const std::string& path : fields->paths) update.mutable_update_mask()->add_paths(path);
     update.set_resource_version(host.resource_version());
     status = inventory_->UpdateHost(Context().get(), update, &host);
     if (status.ok()) {
@@ -892,6 +908,7 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
           it->second.applied_seq = seq;
         }
       }
+      session->StepDone(result.step_id());
       Acknowledge(session, seq);
       // What the result taught us may change this host's validations and status, and those of
       // the hosts that depend on it; changed instructions are pushed.

@@ -19,6 +19,12 @@
 //     of this service the fleet re-registers without running its discovery again.
 //     Refreshes of one cluster never run twice at once on a replica: a request that arrives
 //     while one runs makes it run once more afterwards (bursts coalesce).
+//   * Streams are admitted by StreamAdmission (stream_admission.h): only registered ones count
+//     toward streams.max_registered; the monitor closes those that do not register in time. A
+//     result is applied only for a step pushed to that stream (or reported run by the same agent
+//     process when it registered), a log chunk only for a logs-gather step that asked for it:
+//     anything else gets Reject (and its Ack, so it is not sent again), as does a result whose
+//     output is over the size or depth limits (step_results.h).
 //   * Liveness lives in memory (liveness.h): an open stream is a live agent (keepalive breaks
 //     the stream of a peer that stops answering); only registration and stream close write to
 //     the database (holder + checked_in_at).
@@ -69,15 +75,16 @@
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
 #include "services/orchestrator/replica_presence.h"
+#include "services/orchestrator/stream_admission.h"
 #include "services/orchestrator/work_queue.h"
 
 namespace assisted::orchestrator {
 
 struct HubOptions {
-  int max_sessions = 20000;       // streams on this server
-  int max_sessions_per_peer = 0;  // streams from one peer address (0: no cap)
-  int workers = 8;                // threads doing inventory work
-  size_t max_backlog = 100000;    // queued session work before shedding load
+  // Which agent streams are held, and how long one may wait to register (stream_admission.h).
+  AdmissionLimits streams;
+  int workers = 8;              // threads doing inventory work
+  size_t max_backlog = 100000;  // queued session work before shedding load
   absl::Duration inventory_timeout = absl::Seconds(10);
   // This replica's id in Host.agent_stream_holder; empty: a random one.
   std::string replica_id;
@@ -125,7 +132,8 @@ class AgentHub final : public SessionHandler {
   bool Schedule(const std::shared_ptr<Session>& session) override;
   void OnClosed(const std::shared_ptr<Session>& session) override;
 
-  // One monitor pass (see the file comment). Runs on the caller's thread.
+  // One monitor pass (see the file comment), closing streams that did not register in time.
+  // Runs on the caller's thread.
   void MonitorOnce();
 
   // Sessions open now, and hosts with a registered session.
@@ -210,6 +218,10 @@ class AgentHub final : public SessionHandler {
   void OnWatchResync();
   void MonitorLoop();
   void Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq);
+  // Refuses the agent message `seq` for good: Reject with `reason`, then its Ack (the agent does
+  // not send it again), logged and counted. Nothing of it is stored.
+  void RejectMessage(const std::shared_ptr<Session>& session, uint64_t seq,
+                     absl::string_view reason);
   std::unique_ptr<grpc::ClientContext> Context() const;
 
   std::unique_ptr<inventory::v1::InventoryService::Stub> inventory_;
@@ -228,12 +240,11 @@ class AgentHub final : public SessionHandler {
   RegistrationSink* const registrations_;
   std::unique_ptr<prometheus::Registry> own_metrics_registry_;
   HubMetrics metrics_;
+  StreamAdmission admission_;
   Refresher refresher_;
   ReplicaPresence presence_;
 
   mutable absl::Mutex mu_;
-  int sessions_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::flat_hash_map<std::string, int> per_peer_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const Session*, Agent> agents_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::weak_ptr<Session>> by_host_ ABSL_GUARDED_BY(mu_);
   // Streams held per cluster, to tell which Watch events concern this replica.

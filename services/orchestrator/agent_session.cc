@@ -1,6 +1,76 @@
 #include "services/orchestrator/agent_session.h"
 
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
 namespace assisted::orchestrator {
+
+size_t InboundQueue::Cost(const agent::v1::AgentMessage& message) {
+  return message.ByteSizeLong() + kOverhead;
+}
+
+bool InboundQueue::Push(agent::v1::AgentMessage message) {
+  const size_t cost = Cost(message);
+  bytes_ += cost;
+  messages_.emplace_back(std::move(message), cost);
+  return bytes_ < max_bytes_;
+}
+
+std::optional<agent::v1::AgentMessage> InboundQueue::Pop() {
+  if (messages_.empty()) return std::nullopt;
+  auto [message, cost] = std::move(messages_.front());
+  messages_.pop_front();
+  bytes_ -= cost;
+  return std::move(message);
+}
+
+void InboundQueue::Clear() {
+  messages_.clear();
+  bytes_ = 0;
+}
+
+void PushedSteps::Add(const types::v1::Step& step) {
+  const bool added = steps_.insert_or_assign(step.step_id(), Pushed{step.step_type()}).second;
+  if (!added) return;
+  order_.push_back(step.step_id());
+  if (order_.size() > capacity_) {
+    steps_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+absl::Status PushedSteps::CheckResult(const types::v1::StepResult& result) const {
+  auto it = steps_.find(result.step_id());
+  if (it == steps_.end()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "step result for \"", result.step_id(), "\": no such step was pushed on this stream"));
+  }
+  if (it->second.type != result.step_type()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("step result for \"", result.step_id(), "\": pushed as ",
+                     types::v1::StepType_Name(it->second.type), ", answered as ",
+                     types::v1::StepType_Name(result.step_type())));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PushedSteps::CheckLogChunk(const agent::v1::LogChunk& chunk) const {
+  auto it = steps_.find(chunk.step_id());
+  if (it == steps_.end() || it->second.type != types::v1::STEP_TYPE_LOGS_GATHER) {
+    return absl::FailedPreconditionError(absl::StrCat("log chunk for \"", chunk.step_id(),
+                                                      "\": no logs were asked for with that step"));
+  }
+  if (it->second.done) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("log chunk for \"", chunk.step_id(), "\": that log bundle is finished"));
+  }
+  return absl::OkStatus();
+}
+
+void PushedSteps::Done(absl::string_view step_id) {
+  if (auto it = steps_.find(step_id); it != steps_.end()) it->second.done = true;
+}
 
 bool Session::Send(agent::v1::ServiceMessage message) {
   absl::MutexLock lock(&mu_);
@@ -13,6 +83,7 @@ bool Session::Send(agent::v1::ServiceMessage message) {
     if (!writing_ && reactor_ != nullptr) FinishLocked(close_status_);
     return false;
   }
+  if (message.has_instruction()) pushed_.Add(message.instruction().step());
   message.set_seq(next_seq_++);
   outgoing_.push_back(std::move(message));
   if (!writing_) StartNextWriteLocked();
@@ -81,23 +152,27 @@ void Session::Detach() {
   reactor_ = nullptr;
   finished_ = true;
   outgoing_.clear();
-  incoming_.clear();
+  incoming_.Clear();
 }
 
 Session::Intake Session::Received(agent::v1::AgentMessage message) {
   absl::MutexLock lock(&mu_);
-  if (closing_ || finished_) return Intake::kRejected;
-  if (incoming_.size() >= kMaxIncoming) {
-    closing_ = true;
-    close_status_ = grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                                 "too many unprocessed messages from this agent");
-    if (!writing_ && reactor_ != nullptr) FinishLocked(close_status_);
-    return Intake::kRejected;
-  }
-  incoming_.push_back(std::move(message));
-  if (processing_) return Intake::kQueued;
+  if (closing_ || finished_) return Intake{};  // read no more
+  Intake intake;
+  intake.read_on = incoming_.Push(std::move(message));
+  read_paused_ = !intake.read_on;
+  intake.schedule = !processing_;
   processing_ = true;
-  return Intake::kSchedule;
+  return intake;
+}
+
+void Session::ResumeReadingLocked() {
+  if (!read_paused_ || !incoming_.Resumable() || reactor_ == nullptr || closing_ ||
+      finish_called_) {
+    return;
+  }
+  read_paused_ = false;
+  reactor_->ReadMore();
 }
 
 void Session::ProcessNext(SessionHandler& handler) {
@@ -106,13 +181,14 @@ void Session::ProcessNext(SessionHandler& handler) {
   bool drained_after_close = false;
   {
     absl::MutexLock lock(&mu_);
-    if (incoming_.empty() || finished_) {
+    std::optional<agent::v1::AgentMessage> next = finished_ ? std::nullopt : incoming_.Pop();
+    if (!next.has_value()) {
       processing_ = false;
       drained_after_close = reads_done_;
     } else {
-      message = std::move(incoming_.front());
-      incoming_.pop_front();
+      message = *std::move(next);
       have_message = true;
+      ResumeReadingLocked();
     }
   }
   if (have_message) {
@@ -141,6 +217,31 @@ void Session::set_host_id(std::string host_id) {
   host_id_ = std::move(host_id);
 }
 
+void Session::AdoptPushed(const google::protobuf::RepeatedPtrField<types::v1::Step>& steps) {
+  absl::MutexLock lock(&mu_);
+  for (const types::v1::Step& step : steps) pushed_.Add(step);
+}
+
+absl::Status Session::CheckResult(const types::v1::StepResult& result) const {
+  absl::MutexLock lock(&mu_);
+  return pushed_.CheckResult(result);
+}
+
+absl::Status Session::CheckLogChunk(const agent::v1::LogChunk& chunk) const {
+  absl::MutexLock lock(&mu_);
+  return pushed_.CheckLogChunk(chunk);
+}
+
+void Session::StepDone(absl::string_view step_id) {
+  absl::MutexLock lock(&mu_);
+  pushed_.Done(step_id);
+}
+
+size_t Session::queued_bytes() const {
+  absl::MutexLock lock(&mu_);
+  return incoming_.bytes();
+}
+
 bool Session::closed() const {
   absl::MutexLock lock(&mu_);
   return closing_ || finished_;
@@ -159,21 +260,17 @@ void AgentReactor::OnReadDone(bool ok) {
     session_->ReadsDone();
     return;
   }
-  switch (session_->Received(std::move(incoming_))) {
-    case Session::Intake::kRejected:
-      return;  // closing: read no more
-    case Session::Intake::kSchedule:
-      if (!handler_.Schedule(session_)) {
-        session_->Close(
-            grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "the orchestrator is overloaded"));
-        return;
-      }
-      break;
-    case Session::Intake::kQueued:
-      break;
-  }
+  // The buffer is emptied before the session sees the message: once the session holds it,
+  // a worker draining the queue may start the next read into this buffer.
+  agent::v1::AgentMessage message = std::move(incoming_);
   incoming_.Clear();
-  StartRead(&incoming_);
+  const Session::Intake intake = session_->Received(std::move(message));
+  if (intake.schedule && !handler_.Schedule(session_)) {
+    session_->Close(
+        grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "the orchestrator is overloaded"));
+    return;
+  }
+  if (intake.read_on) StartRead(&incoming_);
 }
 
 void AgentReactor::OnWriteDone(bool ok) { session_->WriteDone(ok); }

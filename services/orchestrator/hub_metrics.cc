@@ -32,6 +32,11 @@ HubMetrics::HubMetrics(prometheus::Registry& registry)
       skipped_(metrics::UnlabelledCounter(
           registry, "assisted_orchestrator_refreshes_skipped_total",
           "Waiting refreshes dropped when a worker took them, because every "
-          "change that asked for them had already been judged.")) {}
+          "change that asked for them had already been judged.")),
+      rejected_(metrics::UnlabelledCounter(
+          registry, "assisted_orchestrator_agent_messages_rejected_total",
+          "Agent messages refused for good: results of steps never pushed to the stream, log "
+          "chunks nobody asked for, outputs over the size or depth limits or of the wrong "
+          "shape.")) {}
 
 }  // namespace assisted::orchestrator

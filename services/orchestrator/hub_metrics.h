@@ -8,6 +8,9 @@
 //   assisted_orchestrator_refreshes_joined_total    requests that joined a refresh already waiting
 //   assisted_orchestrator_refreshes_skipped_total   waiting refreshes dropped at start: every
 //                                                   change that asked for them had been judged
+//   assisted_orchestrator_agent_messages_rejected_total  agent messages refused for good (a step
+//                                                   never pushed, logs not asked for, an output
+//                                                   over the limits or of the wrong shape)
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
@@ -28,12 +31,14 @@ class HubMetrics {
   void Refreshed(absl::Duration took) { refresh_.Observe(absl::ToDoubleSeconds(took)); }
   void Joined() { joined_.Increment(); }
   void Skipped() { skipped_.Increment(); }
+  void Rejected() { rejected_.Increment(); }
 
  private:
   prometheus::Histogram& queue_;
   prometheus::Histogram& refresh_;
   prometheus::Counter& joined_;
   prometheus::Counter& skipped_;
+  prometheus::Counter& rejected_;
 };
 
 }  // namespace assisted::orchestrator

@@ -22,12 +22,23 @@ void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
-  parser.Int("max-agent-streams", &max_agent_streams, "agent streams this server holds")
+  parser
+      .Int("max-agent-streams", &agent_streams.max_registered,
+           "registered agent streams this server holds (and, apart, streams waiting to register)")
       .Range(1, 1'000'000);
   parser
-      .Int("max-agent-streams-per-peer", &max_agent_streams_per_peer,
+      .Int("max-agent-streams-per-peer", &agent_streams.max_per_peer,
            "agent streams from one address, 0 = no cap (NAT gateways front many hosts)")
       .Range(0, 1'000'000);
+  parser
+      .Int("max-unregistered-agent-streams-per-peer", &agent_streams.max_unregistered_per_peer,
+           "agent streams from one address that have not registered yet (a host opens one)")
+      .Range(1, 1'000'000);
+  parser
+      .Duration("agent-registration-deadline", &agent_streams.registration_deadline,
+                "an agent stream that has not registered this long after opening is closed "
+                "(checked every --monitor-interval)")
+      .Range(absl::Seconds(1), absl::Hours(1));
   parser.Int("workers", &workers, "threads doing inventory work for agent streams").Range(1, 256);
   parser
       .String("os-image-url", &os_image_url,
@@ -115,8 +126,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                    grpcutil::MakeChannel(config.inventory_address, {}));
   ASSIGN_OR_RETURN(std::string token_key, AgentTokenKey(config, context.log));
   auto parts = std::make_shared<Parts>();
-  HubOptions options{.max_sessions = config.max_agent_streams,
-                     .max_sessions_per_peer = config.max_agent_streams_per_peer,
+  HubOptions options{.streams = config.agent_streams,
                      .workers = config.workers,
                      .replica_id = config.replica_id,
                      .monitor_interval = config.monitor_interval,
@@ -125,6 +135,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                      .event_rate = {.per_second = 1.0 / absl::ToDoubleSeconds(config.event_refill),
                                     .burst = static_cast<double>(config.event_burst)},
                      .agent_token_key = std::move(token_key)};
+  options.streams.max_unregistered = options.streams.max_registered;
   options.timeouts.host.disconnection = config.host_disconnection_timeout;
   if (!config.timeouts_file.empty()) {
     ASSIGN_OR_RETURN(std::string yaml, ReadFile(config.timeouts_file, "--timeouts-file"));

@@ -17,6 +17,7 @@
 #include "lib/grpc/server.h"
 #include "lib/service/runner.h"
 #include "services/orchestrator/release_images.h"
+#include "services/orchestrator/stream_admission.h"
 
 namespace assisted::orchestrator {
 
@@ -25,8 +26,8 @@ struct Config {
   grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090", .max_threads = 64};
   // Where assisted-inventory listens.
   std::string inventory_address = "localhost:9091";
-  int max_agent_streams = 20000;
-  int max_agent_streams_per_peer = 0;
+  // Which agent streams are held (stream_admission.h); max_unregistered follows max_registered.
+  AdmissionLimits agent_streams;
   int workers = 8;
   // The OS image hosts write to disk (the install step's os_image).
   std::string os_image_url = "file:///var/lib/assisted/images/os-image.raw";

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "lib/json/bounded.h"
 #include "nlohmann/json.hpp"
 #include "services/orchestrator/core/agent_reports.h"
 
@@ -105,8 +106,26 @@ absl::StatusOr<std::string> DiskSpeed(const types::v1::StepResult& result,
 
 }  // namespace
 
+absl::Status CheckInventorySize(const types::v1::Inventory& inventory, absl::string_view field) {
+  const size_t size = inventory.ByteSizeLong();
+  if (size <= kMaxInventoryBytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat(field, ": ", size, " bytes, more than the limit of ", kMaxInventoryBytes));
+}
+
 absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const types::v1::StepResult& result,
                                                      const types::v1::Host& current) {
+  // Before any parse: everything below walks the output recursively.
+  if (absl::Status bounded = untrusted::CheckJsonBounds(
+          result.output(), "step_result.output",
+          {.max_bytes = kMaxStepOutputBytes, .max_depth = kMaxStepOutputDepth});
+      !bounded.ok()) {
+    return ShapeError(result, bounded.message());
+  }
+  if (absl::Status sized = CheckInventorySize(result.inventory(), "step_result.inventory");
+      !sized.ok()) {
+    return ShapeError(result, sized.message());
+  }
   HostFieldsUpdate update;
   if (result.exit_code() == kMediaDisconnected) {
     update.fields.set_media_status(types::v1::MEDIA_STATUS_DISCONNECTED);

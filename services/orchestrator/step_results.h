@@ -29,10 +29,19 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
 
 namespace assisted::orchestrator {
+
+// What one result may carry. The agent's largest real outputs are a few tens of kilobytes (a
+// host with hundreds of disks or interfaces), so 1 MiB is generous and still keeps a hostile
+// agent from making the orchestrator parse and store megabytes per message. No agent output
+// nests more than about eight levels; 64 leaves room and is far from what overflows a stack.
+inline constexpr size_t kMaxStepOutputBytes = 1 << 20;
+inline constexpr size_t kMaxInventoryBytes = 1 << 20;
+inline constexpr int kMaxStepOutputDepth = 64;
 
 // Host fields to write: `fields` carries the values, `paths` names them (an update mask).
 // Empty `paths`: the result changes nothing on the host (logs-gather, stop, a failed check).
@@ -41,9 +50,16 @@ struct HostFieldsUpdate {
   std::vector<std::string> paths;
 };
 
+// OK when `inventory` serialises to at most kMaxInventoryBytes; INVALID_ARGUMENT naming `field`
+// (e.g. "register.inventory") otherwise. Inventories arrive as protos, parsed by gRPC already;
+// this keeps an oversized one from being stored and re-read with every refresh of its cluster.
+absl::Status CheckInventorySize(const types::v1::Inventory& inventory, absl::string_view field);
+
 // The host fields `result` sets, given the host as stored (`current`: disk speeds merge into
 // its disks_info). INVALID_ARGUMENT naming the step type when a successful result's output does
-// not have the documented shape (the agent and the orchestrator disagree: nothing is stored).
+// not have the documented shape (the agent and the orchestrator disagree: nothing is stored),
+// and naming the field when the output or inventory is larger or nests deeper than the limits
+// above (checked before anything parses it).
 absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const types::v1::StepResult& result,
                                                      const types::v1::Host& current);
 

@@ -242,5 +242,48 @@ TEST_F(StepResultsTest, OutputsOfTheWrongShapeAreRefusedNamingTheStep) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("io_sync_duration")));
 }
 
+// An output nested deeper than any agent writes, but small enough to pass the size limit: a
+// recursive walk of it (nlohmann's dump(), the core parsers) overflows the stack.
+StepResult DeeplyNested(types::v1::StepType type, const std::string& prefix,
+                        const std::string& suffix) {
+  constexpr int kDepth = 400'000;
+  StepResult result;
+  result.set_step_id("deep-00000001");
+  result.set_step_type(type);
+  result.set_output(prefix + std::string(kDepth, '[') + std::string(kDepth, ']') + suffix);
+  return result;
+}
+
+TEST(StepResultBounds, ADeeplyNestedStepOutputIsRefusedBeforeItIsParsed) {
+  for (const StepResult& result :
+       {DeeplyNested(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, R"({"ntp_sources":)", "}"),
+        DeeplyNested(types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY, R"({"images":)", "}"),
+        DeeplyNested(types::v1::STEP_TYPE_CONNECTIVITY_CHECK, "", ""),
+        DeeplyNested(types::v1::STEP_TYPE_INVENTORY, R"({"disks":)", "}")}) {
+    EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("step_result.output")))
+        << types::v1::StepType_Name(result.step_type());
+  }
+}
+
+TEST(StepResultBounds, AStepOutputOverTheSizeLimitIsRefusedNamingTheField) {
+  StepResult result;
+  result.set_step_id("domain-resolution-00000001");
+  result.set_step_type(types::v1::STEP_TYPE_DOMAIN_RESOLUTION);
+  result.set_output(R"({"resolutions":[{"domain_name":")" + std::string(kMaxStepOutputBytes, 'a') +
+                    R"("}]})");
+  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("step_result.output")));
+}
+
+TEST(StepResultBounds, AnInventoryOverTheSizeLimitIsRefusedNamingTheField) {
+  StepResult result;
+  result.set_step_id("inventory-00000001");
+  result.set_step_type(types::v1::STEP_TYPE_INVENTORY);
+  result.mutable_inventory()->set_hostname(std::string(kMaxInventoryBytes, 'h'));
+  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("step_result.inventory")));
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator

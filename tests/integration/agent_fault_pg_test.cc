@@ -67,7 +67,9 @@ class AgentFaultTest : public PostgresTest {
         {.binary = "services/orchestrator/assisted-orchestrator",
          .args = {"--inventory-address=" + inventory_->grpc_target(),
                   "--host-disconnection-timeout=2s", "--monitor-interval=200ms",
-                  "--grpc-keepalive-time=1s", "--grpc-keepalive-timeout=1s"},
+                  "--grpc-keepalive-time=1s", "--grpc-keepalive-timeout=1s",
+                  // The whole fleet reconnects at once from this one address.
+                  "--max-unregistered-agent-streams-per-peer=1000"},
          .grpc_port = port});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);

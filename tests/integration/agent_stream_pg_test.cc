@@ -1,5 +1,7 @@
 // The orchestrator's agent streams against the real inventory and PostgreSQL: registration,
-// instructions, results applied exactly once across reconnects, one live stream per host.
+// instructions, results applied exactly once across reconnects, one live stream per host, and
+// what an agent, or anyone reaching the agent port, cannot do: hold streams without registering,
+// report on steps it was never given, or crash the orchestrator with a hostile step output.
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -27,8 +29,8 @@ constexpr char kHost[] = "0a1b2c3d-4e5f-4789-8bcd-ef0123456789";
 // One agent stream driven by the test.
 class Stream {
  public:
-  explicit Stream(agent::AgentService::Stub& stub) {
-    context_.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  explicit Stream(agent::AgentService::Stub& stub, absl::Duration deadline = absl::Seconds(20)) {
+    context_.set_deadline(absl::ToChronoTime(absl::Now() + deadline));
     stream_ = stub.Connect(&context_);
   }
 
@@ -49,6 +51,11 @@ class Stream {
 
   grpc::Status Finish() {
     stream_->WritesDone();
+    return AwaitEnd();
+  }
+
+  // Reads until the service ends the stream (without closing this side first), and returns how.
+  grpc::Status AwaitEnd() {
     agent::ServiceMessage message;
     while (stream_->Read(&message)) {
       if (message.has_instruction()) instructions_.push_back(message.instruction());
@@ -75,6 +82,16 @@ class Stream {
     return seen();
   }
 
+  // The id of the first step of `type` pushed on this stream, read until it arrives ("" if the
+  // stream ends first).
+  std::string PushedStepId(types::v1::StepType type) {
+    AwaitInstruction([type](const types::v1::Step& step) { return step.step_type() == type; });
+    for (const agent::Instruction& instruction : instructions_) {
+      if (instruction.step().step_type() == type) return instruction.step().step_id();
+    }
+    return "";
+  }
+
   const std::vector<agent::Instruction>& instructions() const { return instructions_; }
 
  private:
@@ -91,9 +108,12 @@ class AgentStreamTest : public PostgresTest {
         {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
     ASSERT_THAT(inventory, IsOk());
     inventory_ = *std::move(inventory);
-    auto orchestrator =
-        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+    // Streams must register within 2 s (checked every 200 ms), four at a time from one address.
+    auto orchestrator = LaunchedService::Launch(
+        {.binary = "services/orchestrator/assisted-orchestrator",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  "--agent-registration-deadline=2s", "--monitor-interval=200ms",
+                  "--max-unregistered-agent-streams-per-peer=4"}});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     inventory_stub_ = inv::InventoryService::NewStub(
@@ -121,11 +141,12 @@ class AgentStreamTest : public PostgresTest {
     return message;
   }
 
-  agent::AgentMessage Result(uint64_t seq, const std::string& output) {
+  // An ntp-synchronizer result for the step `step_id`.
+  agent::AgentMessage Result(uint64_t seq, const std::string& output, const std::string& step_id) {
     agent::AgentMessage message;
     message.set_seq(seq);
     types::v1::StepResult& result = *message.mutable_step_result();
-    result.set_step_id("ntp-synchronizer-0000abcd");
+    result.set_step_id(step_id);
     result.set_step_type(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
     result.set_exit_code(0);
     result.set_output(output);
@@ -195,11 +216,13 @@ TEST_F(AgentStreamTest, TheHostIsJudgedOnItsInventoryAndLeavesDiscovering) {
 }
 
 TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
+  std::string ntp_step;
   {
     Stream stream(*agent_stub_);
     ASSERT_TRUE(stream.Send(Registration("instance-1")));
     ASSERT_TRUE(stream.Next().has_value());
-    ASSERT_TRUE(stream.Send(Result(1, R"({"ntp_sources":[]})")));
+    ntp_step = stream.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
+    ASSERT_TRUE(stream.Send(Result(1, R"({"ntp_sources":[]})", ntp_step)));
     auto ack = stream.Next();
     ASSERT_TRUE(ack.has_value() && ack->has_ack()) << (ack ? ack->DebugString() : "none");
     EXPECT_EQ(ack->ack().up_to_seq(), 1u);
@@ -214,8 +237,9 @@ TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
   auto registered = again.Next();
   ASSERT_TRUE(registered.has_value());
   EXPECT_EQ(registered->registered().last_applied_seq(), 1u);
-  ASSERT_TRUE(again.Send(Result(
-      1, R"({"ntp_sources":[{"source_name":"changed","source_state":"synced"}]})")));  // re-send
+  ASSERT_TRUE(
+      again.Send(Result(1, R"({"ntp_sources":[{"source_name":"changed","source_state":"synced"}]})",
+                        ntp_step)));  // re-send
   auto ack = again.Next();
   ASSERT_TRUE(ack.has_value() && ack->has_ack());
   EXPECT_EQ(ack->ack().up_to_seq(), 1u);
@@ -229,7 +253,8 @@ TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
     Stream stream(*agent_stub_);
     ASSERT_TRUE(stream.Send(Registration("instance-1")));
     ASSERT_TRUE(stream.Next().has_value());
-    ASSERT_TRUE(stream.Send(Result(1, "{}")));
+    ASSERT_TRUE(
+        stream.Send(Result(1, "{}", stream.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER))));
     ASSERT_TRUE(stream.Next().has_value());
     stream.Finish();
   }
@@ -239,7 +264,8 @@ TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
   ASSERT_TRUE(registered.has_value());
   EXPECT_EQ(registered->registered().last_applied_seq(), 0u);
   ASSERT_TRUE(restarted.Send(
-      Result(1, R"({"ntp_sources":[{"source_name":"second","source_state":"synced"}]})")));
+      Result(1, R"({"ntp_sources":[{"source_name":"second","source_state":"synced"}]})",
+             restarted.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER))));
   ASSERT_TRUE(restarted.Next().has_value());
   EXPECT_EQ(StoredHost().ntp_sources(), R"([{"source_name":"second","source_state":"synced"}])");
 }
@@ -340,7 +366,7 @@ TEST_F(AgentStreamTest, ANewerConnectionFromTheSameHostReplacesTheOlderOne) {
 
 TEST_F(AgentStreamTest, RefusesStreamsThatDoNotStartWithAValidRegistration) {
   Stream unregistered(*agent_stub_);
-  ASSERT_TRUE(unregistered.Send(Result(1, "{}")));
+  ASSERT_TRUE(unregistered.Send(Result(1, "{}", "ntp-synchronizer-0000abcd")));
   EXPECT_EQ(unregistered.Finish().error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 
   Stream unknown(*agent_stub_);
@@ -357,6 +383,86 @@ TEST_F(AgentStreamTest, RefusesStreamsThatDoNotStartWithAValidRegistration) {
   registration.mutable_register_()->set_host_id("NOT-A-UUID");
   ASSERT_TRUE(bad.Send(registration));
   EXPECT_EQ(bad.Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+// Expects the next messages to be a Reject of `seq` whose reason contains `reason`, then its Ack
+// (a refused message counts as consumed: the agent does not send it again).
+void ExpectRejected(Stream& stream, uint64_t seq, const std::string& reason) {
+  auto rejected = stream.Next();
+  ASSERT_TRUE(rejected.has_value() && rejected->has_reject())
+      << (rejected ? rejected->DebugString() : "the stream ended");
+  EXPECT_EQ(rejected->reject().seq(), seq);
+  EXPECT_THAT(rejected->reject().reason(), HasSubstr(reason));
+  auto ack = stream.Next();
+  ASSERT_TRUE(ack.has_value() && ack->has_ack()) << (ack ? ack->DebugString() : "none");
+  EXPECT_EQ(ack->ack().up_to_seq(), seq);
+}
+
+TEST_F(AgentStreamTest, AResultForAStepNeverPushedIsNotApplied) {
+  Stream stream(*agent_stub_);
+  ASSERT_TRUE(stream.Send(Registration("instance-1")));
+  ASSERT_TRUE(stream.Next().has_value());
+  ASSERT_TRUE(
+      stream.Send(Result(1, R"({"ntp_sources":[{"source_name":"forged","source_state":"synced"}]})",
+                         "ntp-synchronizer-0000abcd")));
+  ExpectRejected(stream, 1, "no such step was pushed");
+  // Nor is a log bundle nobody asked for.
+  agent::AgentMessage chunk;
+  chunk.set_seq(2);
+  chunk.mutable_log_chunk()->set_step_id("logs-gather-0000abcd");
+  chunk.mutable_log_chunk()->set_data("unasked");
+  chunk.mutable_log_chunk()->set_last(true);
+  ASSERT_TRUE(stream.Send(chunk));
+  ExpectRejected(stream, 2, "no logs were asked for");
+  EXPECT_EQ(StoredHost().ntp_sources(), "");
+}
+
+TEST_F(AgentStreamTest, ADeeplyNestedStepOutputIsRefusedAndTheOrchestratorLives) {
+  Stream stream(*agent_stub_);
+  ASSERT_TRUE(stream.Send(Registration("instance-1")));
+  ASSERT_TRUE(stream.Next().has_value());
+  const std::string ntp = stream.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
+  constexpr int kDepth = 400'000;  // under 1 MiB, enough to overflow a recursive walk
+  ASSERT_TRUE(stream.Send(Result(
+      1, R"({"ntp_sources":)" + std::string(kDepth, '[') + std::string(kDepth, ']') + "}", ntp)));
+  ExpectRejected(stream, 1, "step_result.output");
+  // The same stream goes on working.
+  ASSERT_TRUE(stream.Send(
+      Result(2, R"({"ntp_sources":[{"source_name":"after","source_state":"synced"}]})", ntp)));
+  auto ack = stream.Next();
+  ASSERT_TRUE(ack.has_value() && ack->has_ack()) << (ack ? ack->DebugString() : "none");
+  EXPECT_EQ(ack->ack().up_to_seq(), 2u);
+  EXPECT_EQ(StoredHost().ntp_sources(), R"([{"source_name":"after","source_state":"synced"}])");
+}
+
+TEST_F(AgentStreamTest, AStreamThatNeverRegistersIsClosedAfterTheDeadline) {
+  // The client gives up after 10 s: without the service's deadline this fails, never hangs.
+  Stream idle(*agent_stub_, absl::Seconds(10));
+  const grpc::Status ended = idle.AwaitEnd();
+  EXPECT_EQ(ended.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  EXPECT_THAT(ended.error_message(), HasSubstr("did not register within 2s"));
+}
+
+TEST_F(AgentStreamTest, UnregisteredStreamsFromOnePeerAreCapped) {
+  std::vector<std::unique_ptr<Stream>> idle;
+  for (int i = 0; i < 5; ++i) {
+    idle.push_back(std::make_unique<Stream>(*agent_stub_, absl::Seconds(10)));
+  }
+  int refused = 0, overdue = 0;
+  for (const std::unique_ptr<Stream>& stream : idle) {
+    const grpc::Status ended = stream->AwaitEnd();
+    if (ended.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+        absl::StrContains(ended.error_message(), "too many unregistered agent streams")) {
+      ++refused;
+    } else if (ended.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
+               absl::StrContains(ended.error_message(), "did not register")) {
+      ++overdue;
+    } else {
+      ADD_FAILURE() << ended.error_code() << ": " << ended.error_message();
+    }
+  }
+  EXPECT_EQ(refused, 1);
+  EXPECT_EQ(overdue, 4);
 }
 
 }  // namespace
