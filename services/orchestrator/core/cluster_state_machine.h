@@ -19,6 +19,7 @@
 #include "assisted/types/v1/common.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "services/orchestrator/core/engine.h"
+#include "services/orchestrator/core/fields_update.h"
 #include "services/orchestrator/core/success.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/core/validation_results.h"
@@ -100,6 +101,13 @@ using ClusterDecision = ClusterMachine::DecisionType;
 using ClusterRow = ClusterMachine::RowType;
 
 const ClusterMachine& ClusterStateMachine();
+
+// The stored fields `decision`'s effects change on `cluster` (as stored) at `now`, written with
+// the decision's own compare-and-set. kCancelHosts and kResetHosts also act on the hosts and
+// the stored files: the caller carries that out after the write (the fields here are only the
+// cluster's part of a reset).
+ClusterFieldsUpdate ClusterEffectFields(const types::v1::Cluster& cluster,
+                                        const ClusterDecision& decision, absl::Time now);
 
 absl::string_view ClusterEventName(ClusterEvent event);
 absl::string_view ClusterEffectName(ClusterEffect effect);

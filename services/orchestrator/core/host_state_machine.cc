@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/stages.h"
 #include "services/orchestrator/core/validation_ids.h"
@@ -752,6 +753,70 @@ bool HostConnected(const HostContext& ctx) {
   absl::Duration limit = ctx.timeouts->disconnection;
   if (ctx.bootstrap) limit += ctx.timeouts->bootstrap_extra_disconnection;
   return ctx.now - ctx.checked_in_at <= limit;
+}
+
+HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecision& decision,
+                                  absl::Time now) {
+  HostFieldsUpdate update;
+  types::v1::Host& fields = update.fields;
+  // The checks of an earlier preparation (or discovery) must not pass this one.
+  auto forget_checks = [&] {
+    fields.clear_images_status();
+    fields.clear_disks_info();
+    update.Mark("images_status");
+    update.Mark("disks_info");
+  };
+  auto forget_installation = [&] {
+    fields.clear_progress();
+    fields.clear_progress_stages();
+    fields.set_bootstrap(false);
+    update.Mark("progress");
+    update.Mark("progress_stages");
+    update.Mark("bootstrap");
+  };
+  // Both stage effects edit the stored progress; the second one sees the first one's edit.
+  auto progress = [&]() -> types::v1::HostProgress& {
+    if (!update.Has("progress")) *fields.mutable_progress() = host.progress();
+    update.Mark("progress");
+    return *fields.mutable_progress();
+  };
+  for (HostEffect effect : decision.effects) {
+    switch (effect) {
+      case HostEffect::kResetForRediscovery:
+        forget_installation();
+        forget_checks();
+        break;
+      case HostEffect::kResetInstallationPreparation:
+        forget_checks();
+        break;
+      case HostEffect::kClearInstallation:
+        forget_installation();
+        break;
+      case HostEffect::kSetConnectionTimedOut:
+      case HostEffect::kClearConnectionTimedOut:
+        fields.set_connection_timed_out(effect == HostEffect::kSetConnectionTimedOut);
+        update.Mark("connection_timed_out");
+        break;
+      case HostEffect::kSetStageTimedOut:
+        progress().set_stage_timed_out(true);
+        break;
+      case HostEffect::kRefreshStageUpdatedAt:
+        *progress().mutable_stage_updated_at() =
+            google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(now));
+        break;
+      case HostEffect::kSetLogsTimedOut:
+        fields.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
+        update.Mark("logs_info");
+        break;
+      case HostEffect::kRecordProgress:
+      case HostEffect::kAskAgentToLeave:
+      case HostEffect::kStopInstallation:
+      case HostEffect::kUnbindFromCluster:
+      case HostEffect::kBindToCluster:
+        break;
+    }
+  }
+  return update;
 }
 
 absl::string_view HostEventName(HostEvent event) {

@@ -22,6 +22,7 @@
 #include "assisted/types/v1/common.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "services/orchestrator/core/engine.h"
+#include "services/orchestrator/core/fields_update.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/core/validation_results.h"
 
@@ -149,6 +150,13 @@ using HostRow = HostMachine::RowType;
 
 // The machine (built once, immutable, safe to share across threads).
 const HostMachine& HostStateMachine();
+
+// The stored fields `decision`'s effects change on `host` (as stored) at `now`: the part of a
+// row's action written with the decision's own compare-and-set, whatever fired it. Effects
+// carried out apart from the host's record add nothing: kRecordProgress (the progress function
+// writes the reported stage), kAskAgentToLeave and kStopInstallation (steps for the agent).
+HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecision& decision,
+                                  absl::Time now);
 
 absl::string_view HostEventName(HostEvent event);
 absl::string_view HostEffectName(HostEffect effect);

@@ -469,5 +469,50 @@ TEST(HostStateMachine, HasTwentyEightStatesAndThirteenEvents) {
   EXPECT_EQ(HostStateMachine().events().size(), 13u);
 }
 
+// ---- effects as fields -------------------------------------------------------------------
+
+HostDecision DecisionWith(std::vector<HostEffect> effects) {
+  HostDecision d{kKnown, kPreparing};
+  d.effects = std::move(effects);
+  return d;
+}
+
+TEST(HostEffectFields, PreparingAgainForgetsTheLastPreparationsChecks) {
+  types::v1::Host host = testing::HealthyHost(1);
+  host.set_images_status(testing::kPulledImagesStatus);
+  host.set_disks_info(testing::kFastDisksInfo);
+  const HostFieldsUpdate update =
+      HostEffectFields(host, DecisionWith({HostEffect::kResetInstallationPreparation}), kNow);
+  EXPECT_THAT(update.paths, ::testing::UnorderedElementsAre("images_status", "disks_info"));
+  types::v1::Host written = host;
+  update.ApplyTo(written);
+  EXPECT_EQ(written.images_status(), "");
+  EXPECT_EQ(written.disks_info(), "");
+  EXPECT_EQ(written.inventory().hostname(), host.inventory().hostname());
+}
+
+TEST(HostEffectFields, StageEffectsEditTheStoredProgressTogether) {
+  types::v1::Host host = testing::HealthyHost(1);
+  host.mutable_progress()->set_current_stage(types::v1::HOST_STAGE_WAITING_FOR_CONTROL_PLANE);
+  host.mutable_progress()->set_installation_percentage(40);
+  const HostFieldsUpdate update = HostEffectFields(
+      host, DecisionWith({HostEffect::kSetStageTimedOut, HostEffect::kRefreshStageUpdatedAt}),
+      kNow);
+  EXPECT_THAT(update.paths, ::testing::ElementsAre("progress"));
+  EXPECT_EQ(update.fields.progress().current_stage(),
+            types::v1::HOST_STAGE_WAITING_FOR_CONTROL_PLANE);
+  EXPECT_EQ(update.fields.progress().installation_percentage(), 40);
+  EXPECT_TRUE(update.fields.progress().stage_timed_out());
+  EXPECT_EQ(update.fields.progress().stage_updated_at().seconds(), absl::ToUnixSeconds(kNow));
+}
+
+TEST(HostEffectFields, EffectsCarriedOutOffTheRecordWriteNothing) {
+  for (HostEffect effect :
+       {HostEffect::kRecordProgress, HostEffect::kAskAgentToLeave, HostEffect::kStopInstallation}) {
+    EXPECT_TRUE(HostEffectFields(testing::HealthyHost(1), DecisionWith({effect}), kNow).empty())
+        << HostEffectName(effect);
+  }
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator::core
