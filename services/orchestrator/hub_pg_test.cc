@@ -5,6 +5,7 @@
 // it returns;
 // a cluster change made by someone else is pushed at once; tokens are checked.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -329,6 +330,52 @@ class HubTest : public assisted::testing::PostgresTest {
     return response;
   }
 
+  // Hosts 1..n as the user left them before installing (role master, the healthy fixture's
+  // reports, among them the disk-speed and image-pull results of an earlier preparation), each
+  // with a connected agent; returns once every host is known and the cluster ready.
+  std::vector<std::unique_ptr<TestAgent>> ConnectKnownMasters(int n) {
+    std::vector<std::unique_ptr<TestAgent>> agents;
+    for (int i = 1; i <= n; ++i) {
+      inv::CreateHostRequest create;
+      *create.mutable_host() = Host(i);
+      create.mutable_host()->set_cluster_id(cluster_.id());
+      create.mutable_host()->set_status(types::v1::HOST_STATUS_DISCOVERING);
+      create.mutable_host()->set_images_status(core::testing::kPulledImagesStatus);
+      create.mutable_host()->set_disks_info(core::testing::kFastDisksInfo);
+      types::v1::Host created;
+      grpc::ClientContext context;
+      const grpc::Status status = stub_->CreateHost(&context, create, &created);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+      agents.push_back(std::make_unique<TestAgent>(*agents_, Host(i), ""));
+    }
+    AwaitCluster([n](const types::v1::Cluster& c) {
+      return AllHosts(c, n, types::v1::HOST_STATUS_KNOWN) &&
+             c.status() == types::v1::CLUSTER_STATUS_READY;
+    });
+    return agents;
+  }
+
+  // Moves the ready cluster to preparing-for-installation as InstallCluster does through
+  // another replica, with the installation files' generation at `preparation`.
+  void StartPreparing(types::v1::InstallationPreparationStatus preparation) {
+    inv::UpdateClusterStatusRequest update;
+    update.set_id(cluster_.id());
+    update.set_expected_status(types::v1::CLUSTER_STATUS_READY);
+    update.set_new_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+    update.mutable_patch()->mutable_last_installation_preparation()->set_status(preparation);
+    update.mutable_patch_mask()->add_paths("last_installation_preparation");
+    types::v1::Cluster written;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->UpdateClusterStatus(&context, update, &written);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  // Every host of the cluster has left `status`.
+  static bool NoHostIn(const types::v1::Cluster& cluster, types::v1::HostStatus status) {
+    return std::none_of(cluster.hosts().begin(), cluster.hosts().end(),
+                        [status](const types::v1::Host& h) { return h.status() == status; });
+  }
+
   static bool AllHosts(const types::v1::Cluster& cluster, size_t n, types::v1::HostStatus status) {
     if (static_cast<size_t>(cluster.hosts_size()) != n) return false;
     for (const types::v1::Host& host : cluster.hosts()) {
@@ -577,6 +624,50 @@ TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnv) {
   EXPECT_TRUE(accepted.AwaitInstruction(
       types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
       absl::Seconds(20)));
+}
+
+TEST_F(HubTest, AHostTheHubMovesToPreparingRunsItsPreparationChecksAfresh) {
+  StartHub();
+  CreateCluster();
+  const std::vector<std::unique_ptr<TestAgent>> agents = ConnectKnownMasters(3);
+  ASSERT_NO_FATAL_FAILURE(StartPreparing(types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED));
+  const types::v1::Cluster cluster = AwaitCluster(
+      [](const types::v1::Cluster& c) { return NoHostIn(c, types::v1::HOST_STATUS_KNOWN); });
+  // The row known -> preparing forgets the checks of an earlier preparation: the agent measures
+  // the disk and pulls the images again, and until it has the host is not prepared.
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION)
+        << host.id() << ": " << host.status_info();
+    EXPECT_EQ(host.images_status(), "") << host.id();
+    EXPECT_EQ(host.disks_info(), "") << host.id();
+  }
+}
+
+TEST_F(HubTest, AClusterTheHubMovesToInstallingRecordsWhenItsInstallationStarted) {
+  StartHub();
+  CreateCluster();
+  const std::vector<std::unique_ptr<TestAgent>> agents = ConnectKnownMasters(3);
+  ASSERT_NO_FATAL_FAILURE(StartPreparing(types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS));
+  AwaitCluster(
+      [](const types::v1::Cluster& c) { return NoHostIn(c, types::v1::HOST_STATUS_KNOWN); });
+  // The agents report their preparation checks passing.
+  for (int i = 1; i <= 3; ++i) {
+    inv::UpdateHostRequest update;
+    update.mutable_host()->set_id(HostId(i));
+    update.mutable_host()->set_infra_env_id(infra_env_.id());
+    update.mutable_host()->set_images_status(core::testing::kPulledImagesStatus);
+    update.mutable_host()->set_disks_info(core::testing::kFastDisksInfo);
+    update.mutable_update_mask()->add_paths("images_status");
+    update.mutable_update_mask()->add_paths("disks_info");
+    types::v1::Host written;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->UpdateHost(&context, update, &written);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  const types::v1::Cluster cluster = AwaitCluster([](const types::v1::Cluster& c) {
+    return c.status() == types::v1::CLUSTER_STATUS_INSTALLING;
+  });
+  EXPECT_TRUE(cluster.has_install_started_at()) << cluster.DebugString();
 }
 
 }  // namespace

@@ -31,15 +31,13 @@
 #include "absl/status/statusor.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
+#include "services/orchestrator/core/fields_update.h"
 
 namespace assisted::orchestrator {
 
-// Host fields to write: `fields` carries the values, `paths` names them (an update mask).
-// Empty `paths`: the result changes nothing on the host (logs-gather, stop, a failed check).
-struct HostFieldsUpdate {
-  types::v1::Host fields;
-  std::vector<std::string> paths;
-};
+// Host fields to write (core/fields_update.h). Empty `paths`: the result changes nothing on the
+// host (logs-gather, stop, a failed check).
+using core::HostFieldsUpdate;
 
 // The host fields `result` sets, given the host as stored (`current`: disk speeds merge into
 // its disks_info). INVALID_ARGUMENT naming the step type when a successful result's output does
