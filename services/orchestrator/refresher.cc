@@ -143,8 +143,17 @@ core::FieldsUpdate<Record> WithEffects(const Record& stored, const Decision& dec
   return fields;
 }
 
-void SetMask(const std::vector<std::string>& paths, google::protobuf::FieldMask& mask) {
-  for (const std::string& path : paths) mask.add_paths(path);
+// `request` as the compare-and-set of `stored`'s status to `decision.to` with status_info
+// `info` and `update`'s fields (UpdateHostStatusRequest or UpdateClusterStatusRequest).
+template <typename Request, typename Record, typename Decision>
+void CompareAndSet(const Record& stored, const Decision& decision, const std::string& info,
+                   const core::FieldsUpdate<Record>& update, Request& request) {
+  request.set_id(stored.id());
+  request.set_expected_status(stored.status());
+  request.set_new_status(decision.to);
+  request.set_status_info(info);
+  *request.mutable_patch() = update.fields;
+  for (const std::string& path : update.paths) request.mutable_patch_mask()->add_paths(path);
 }
 
 }  // namespace
@@ -417,12 +426,7 @@ absl::StatusOr<types::v1::Host> Refresher::Apply(const types::v1::Host& stored,
       decision.status_info.empty() ? stored.status_info() : decision.status_info;
   inv::UpdateHostStatusRequest request;
   request.set_infra_env_id(stored.infra_env_id());
-  request.set_id(stored.id());
-  request.set_expected_status(stored.status());
-  request.set_new_status(decision.to);
-  request.set_status_info(info);
-  *request.mutable_patch() = update.fields;
-  SetMask(update.paths, *request.mutable_patch_mask());
+  CompareAndSet(stored, decision, info, update, request);
   types::v1::Host written;
   RETURN_IF_ERROR(FromGrpcStatus(inventory_.UpdateHostStatus(Context().get(), request, &written)));
   if (decision.to != stored.status()) {
@@ -450,12 +454,7 @@ absl::StatusOr<types::v1::Cluster> Refresher::Apply(const types::v1::Cluster& st
   const std::string info =
       decision.status_info.empty() ? stored.status_info() : decision.status_info;
   inv::UpdateClusterStatusRequest request;
-  request.set_id(stored.id());
-  request.set_expected_status(stored.status());
-  request.set_new_status(decision.to);
-  request.set_status_info(info);
-  *request.mutable_patch() = update.fields;
-  SetMask(update.paths, *request.mutable_patch_mask());
+  CompareAndSet(stored, decision, info, update, request);
   types::v1::Cluster written;
   RETURN_IF_ERROR(
       FromGrpcStatus(inventory_.UpdateClusterStatus(Context().get(), request, &written)));
