@@ -180,12 +180,6 @@ std::vector<ClusterRow> BuildRows() {
        kPreparing,
        Act::Say("Preparing cluster for installation", {E::kStartPreparation}),
        "The user starts the installation."},
-      {Ev::kMarkUnmonitored,
-       {kInsufficient, kPendingForInput},
-       Always<ClusterContext>(),
-       kUnmonitored,
-       Act::Say("Cluster holds the configuration of a disconnected image"),
-       "A configuration holder for a disconnected image; never monitored again."},
       {Ev::kAllowAddHosts,
        {kInstalled},
        Always<ClusterContext>(),
@@ -402,7 +396,8 @@ std::vector<ClusterRow> BuildRows() {
        Always<ClusterContext>(),
        std::nullopt,
        A{},
-       "Nothing changed."},
+       "Nothing changed (unmonitored is never entered: listed so that refresh decides for every "
+       "state)."},
   };
 }
 
@@ -462,8 +457,6 @@ absl::string_view ClusterEventName(ClusterEvent event) {
       return "ResetCluster";
     case ClusterEvent::kRefresh:
       return "RefreshStatus";
-    case ClusterEvent::kMarkUnmonitored:
-      return "MarkUnmonitored";
     case ClusterEvent::kAllowAddHosts:
       return "AllowAddHosts";
   }

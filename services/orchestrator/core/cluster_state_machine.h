@@ -1,8 +1,10 @@
 // File: services/orchestrator/core/cluster_state_machine.h
 //
 // The cluster state machine: all 12 cluster states, the user actions (prepare/install, cancel,
-// reset), the monitor's refresh with the success criteria, finalizing and its timeouts, as one
-// table read top to bottom (see engine.h).
+// reset, open to day-2 hosts), the monitor's refresh with the success criteria, finalizing and
+// its timeouts, as one table read top to bottom (see engine.h). The reference's "mark
+// unmonitored" (a configuration holder for a disconnected image) is not supported: no row, and
+// `unmonitored` is never entered.
 //
 //   ClusterContext ctx = ...;
 //   absl::StatusOr<ClusterDecision> d =
@@ -50,7 +52,6 @@ enum class ClusterEvent {
   kCancel,                  // the user cancelled
   kReset,                   // the user reset the installation
   kRefresh,                 // the monitor re-evaluates validations, hosts and timeouts
-  kMarkUnmonitored,         // the cluster only holds configuration for a disconnected image
   kAllowAddHosts,           // the user opened an installed cluster to day-2 hosts
 };
 

@@ -87,7 +87,6 @@ std::vector<Case> Cases() {
       {"install", Ev::kPrepareForInstallation, kReady, Nothing, kPreparing},
       {"install an insufficient cluster is refused", Ev::kPrepareForInstallation, kInsufficient,
        Nothing, kInsufficient, "", true},
-      {"disconnected-image holder", Ev::kMarkUnmonitored, kPendingForInput, Nothing, kUnmonitored},
       {"open to day-2 hosts", Ev::kAllowAddHosts, kInstalled, Nothing, kAddingHosts},
 
       // ---- before installation ----
