@@ -670,5 +670,31 @@ TEST_F(HubTest, AClusterTheHubMovesToInstallingRecordsWhenItsInstallationStarted
   EXPECT_TRUE(cluster.has_install_started_at()) << cluster.DebugString();
 }
 
+TEST_F(HubTest, AQuietConnectedHostsClockStaysInSyncHoweverLongItIsQuiet) {
+  StartHub();
+  CreateCluster();
+  const std::vector<std::unique_ptr<TestAgent>> agents = ConnectKnownMasters(3);
+  // Half an hour of silence on open streams (more than the 20 minutes the service's clock may
+  // be ahead of a host's), then a change elsewhere has the hub judge the cluster again.
+  clock_.Advance(absl::Minutes(30));
+  hub_->MonitorOnce();
+  ASSERT_NO_FATAL_FAILURE(PushThrough(*agents[0], "ntp-quiet.example.com"));
+  inv::GetClusterRequest get;
+  get.set_id(cluster_.id());
+  get.set_include_hosts(true);
+  types::v1::Cluster cluster;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetCluster(&context, get, &cluster).ok());
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN)
+        << host.id() << ": " << host.status_info();
+    for (const types::v1::ValidationResult& v : host.validations_info()) {
+      if (v.id() != "time-synced-between-host-and-service") continue;
+      EXPECT_EQ(v.status(), types::v1::VALIDATION_STATUS_SUCCESS)
+          << host.id() << ": " << v.message();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator

@@ -38,6 +38,10 @@ google::protobuf::Timestamp ToTimestamp(absl::Time time) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
 }
 
+absl::Time FromTimestamp(const google::protobuf::Timestamp& timestamp) {
+  return absl::FromUnixMicros(google::protobuf::util::TimeUtil::TimestampToMicroseconds(timestamp));
+}
+
 std::string DisplayName(const types::v1::Host& host) {
   if (!host.requested_hostname().empty()) return host.requested_hostname();
   if (!host.inventory().hostname().empty()) return host.inventory().hostname();
@@ -182,13 +186,20 @@ std::unique_ptr<grpc::ClientContext> Refresher::Context() const {
 }
 
 types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time now) const {
+  std::optional<absl::Time> heard =
+      liveness_.LastHeard(HostKey(stored.infra_env_id(), stored.id()));
+  if (!heard && !stored.agent_stream_holder().empty() &&
+      stored.agent_stream_holder() != liveness_.replica_id()) {
+    heard = now;  // its holder judges it
+  }
   types::v1::Host observed = stored;
-  if (std::optional<absl::Time> heard =
-          liveness_.LastHeard(HostKey(stored.infra_env_id(), stored.id()))) {
-    *observed.mutable_checked_in_at() = ToTimestamp(*heard);
-  } else if (!stored.agent_stream_holder().empty() &&
-             stored.agent_stream_holder() != liveness_.replica_id()) {
-    *observed.mutable_checked_in_at() = ToTimestamp(now);  // its holder judges it
+  if (!heard) return observed;
+  *observed.mutable_checked_in_at() = ToTimestamp(*heard);
+  if (stored.has_timestamp() && stored.has_checked_in_at()) {
+    // The host's clock was read when the service's read checked_in_at: both move on together,
+    // or the clock-sync validation would take a quiet stream's silence for clock skew.
+    const absl::Duration since = *heard - FromTimestamp(stored.checked_in_at());
+    *observed.mutable_timestamp() = ToTimestamp(FromTimestamp(stored.timestamp()) + since);
   }
   return observed;
 }

@@ -25,7 +25,7 @@
 //
 // Liveness: the stored checked_in_at is replaced in memory by what `liveness` says (see
 // liveness.h), so hosts held here are judged on their last-heard time and hosts held by
-// another replica count as connected.
+// another replica count as connected; the host's clock reading (timestamp) moves on with it.
 //
 //   Refresher refresher(stub, {.timeouts = timeouts}, clock, liveness, events, log, &files);
 //   ASSIGN_OR_RETURN(RefreshOutcome outcome, refresher.RefreshHost(infra_env_id, host_id));
@@ -106,7 +106,8 @@ class Refresher {
                                            const core::ClusterDecision& decision,
                                            core::ClusterFieldsUpdate fields = {});
 
-  // The host as the state machine and validations must see it: checked_in_at from liveness.
+  // The host as the state machine and validations must see it: checked_in_at from liveness,
+  // timestamp moved on by as much (the skew between the clocks stays as measured).
   types::v1::Host Observed(const types::v1::Host& stored, absl::Time now) const;
 
  private:
