@@ -1,7 +1,6 @@
 #include "services/orchestrator/install/actions.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <utility>
 
@@ -11,9 +10,7 @@
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
-#include "services/orchestrator/core/cluster_validations.h"
 #include "services/orchestrator/core/host_state_machine.h"
-#include "services/orchestrator/core/host_validations.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/names.h"
