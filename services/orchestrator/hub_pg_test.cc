@@ -271,6 +271,15 @@ class HubTest : public assisted::testing::PostgresTest {
     return host;
   }
 
+  // Reads the cluster with its hosts into `cluster`; false when the inventory refused.
+  bool ReadCluster(types::v1::Cluster& cluster) {
+    inv::GetClusterRequest get;
+    get.set_id(cluster_.id());
+    get.set_include_hosts(true);
+    grpc::ClientContext context;
+    return stub_->GetCluster(&context, get, &cluster).ok();
+  }
+
   // Waits, on the inventory's Watch (no polling), until `done` holds for the cluster with its
   // hosts; returns it as last read.
   types::v1::Cluster AwaitCluster(std::function<bool(const types::v1::Cluster&)> done,
@@ -284,11 +293,7 @@ class HubTest : public assisted::testing::PostgresTest {
     inv::WatchEvent event;
     types::v1::Cluster cluster;
     while (stream->Read(&event)) {  // the first event is a bookmark: check the state as it is
-      inv::GetClusterRequest get;
-      get.set_id(cluster_.id());
-      get.set_include_hosts(true);
-      grpc::ClientContext context;
-      if (stub_->GetCluster(&context, get, &cluster).ok() && done(cluster)) {
+      if (ReadCluster(cluster) && done(cluster)) {
         watch_context.TryCancel();
         return cluster;
       }
@@ -679,12 +684,8 @@ TEST_F(HubTest, AQuietConnectedHostsClockStaysInSyncHoweverLongItIsQuiet) {
   clock_.Advance(absl::Minutes(30));
   hub_->MonitorOnce();
   ASSERT_NO_FATAL_FAILURE(PushThrough(*agents[0], "ntp-quiet.example.com"));
-  inv::GetClusterRequest get;
-  get.set_id(cluster_.id());
-  get.set_include_hosts(true);
   types::v1::Cluster cluster;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_->GetCluster(&context, get, &cluster).ok());
+  ASSERT_TRUE(ReadCluster(cluster));
   for (const types::v1::Host& host : cluster.hosts()) {
     EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN)
         << host.id() << ": " << host.status_info();
