@@ -80,7 +80,10 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       random_(random),
       log_(std::move(log)),
       clock_(parts.clock != nullptr ? *parts.clock : real_clock_),
-      liveness_(options_.replica_id.empty() ? NewReplicaId(random) : options_.replica_id, clock_),
+      liveness_(*OwnedOr<LivenessTracker*>(
+          parts.liveness, own_liveness_,
+          std::make_unique<LivenessTracker>(
+              options_.replica_id.empty() ? NewReplicaId(random) : options_.replica_id, clock_))),
       events_(
           *OwnedOr<EventSink*>(parts.events, own_events_,
                                std::make_unique<InventoryEvents>(*inventory_, options_.event_rate,
@@ -93,9 +96,13 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
                                                std::make_unique<prometheus::Registry>())),
       admission_(options_.streams),
-      refresher_(*inventory_,
-                 {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
-                 clock_, liveness_, events_, log_),
+      refresher_(
+          *OwnedOr<Refresher*>(parts.refresher, own_refresher_,
+                               std::make_unique<Refresher>(
+                                   *inventory_,
+                                   RefreshOptions{.timeouts = options_.timeouts,
+                                                  .inventory_timeout = options_.inventory_timeout},
+                                   clock_, liveness_, events_, log_))),
       presence_(
           *inventory_, liveness_.replica_id(),
           {.ttl = options_.replica_lease_ttl, .inventory_timeout = options_.inventory_timeout},

@@ -110,13 +110,18 @@ struct HubOptions {
 };
 
 // What the hub uses besides the inventory; null members get the defaults (core next steps,
-// logging progress sink, events appended to the inventory, the real clock).
+// logging progress sink, events appended to the inventory, the real clock, liveness of the
+// replica `replica_id` names, a refresher of its own).
 struct HubParts {
   InstructionSource* instructions = nullptr;
   ProgressSink* progress = nullptr;
   RegistrationSink* registrations = nullptr;  // optional: none records registrations only
   EventSink* events = nullptr;
   const Clock* clock = nullptr;
+  // Shared with the user actions (InstallActions), so that one refresher judges for every
+  // trigger: `refresher` must read `liveness` and emit to `events`; both or neither.
+  LivenessTracker* liveness = nullptr;
+  Refresher* refresher = nullptr;
   prometheus::Registry* metrics = nullptr;  // optional: none keeps the hub's metrics private
 };
 
@@ -230,7 +235,8 @@ class AgentHub final : public SessionHandler {
   log::Logger log_;
   RealClock real_clock_;
   const Clock& clock_;
-  LivenessTracker liveness_;
+  std::unique_ptr<LivenessTracker> own_liveness_;
+  LivenessTracker& liveness_;
   std::unique_ptr<EventSink> own_events_;
   EventSink& events_;
   std::unique_ptr<InstructionSource> own_instructions_;
@@ -241,7 +247,8 @@ class AgentHub final : public SessionHandler {
   std::unique_ptr<prometheus::Registry> own_metrics_registry_;
   HubMetrics metrics_;
   StreamAdmission admission_;
-  Refresher refresher_;
+  std::unique_ptr<Refresher> own_refresher_;
+  Refresher& refresher_;
   ReplicaPresence presence_;
 
   mutable absl::Mutex mu_;

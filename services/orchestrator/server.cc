@@ -1,5 +1,6 @@
 #include "services/orchestrator/server.h"
 
+#include "absl/strings/str_cat.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "lib/auth/url_token.h"
@@ -10,10 +11,15 @@
 #include "lib/status/status_macros.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/agent_hub.h"
+#include "services/orchestrator/events.h"
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
+#include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
+#include "services/orchestrator/install/inventory_client.h"
 #include "services/orchestrator/install/orchestrator_service.h"
+#include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresher.h"
 #include "services/orchestrator/timeouts_file.h"
 
 namespace assisted::orchestrator {
@@ -91,9 +97,16 @@ namespace {
 
 // What the services use, destroyed after them (see GrpcServiceHost::Keep).
 // The hub is declared last: its threads stop before the install work they call goes away.
+// The hub and the user actions share one refresher (so one liveness view and one event sink).
 struct Parts {
   SystemRandom random;
   RealClock clock;
+  std::unique_ptr<inventory::v1::InventoryService::Stub> inventory;
+  std::unique_ptr<install::InventoryClient> install_inventory;
+  std::unique_ptr<install::ArtifactGenerator> files;
+  std::unique_ptr<LivenessTracker> liveness;
+  std::unique_ptr<InventoryEvents> events;
+  std::unique_ptr<Refresher> refresher;
   std::unique_ptr<install::InstallActions> actions;
   std::unique_ptr<DefaultInstructions> next_steps;
   std::unique_ptr<install::InstallStepSource> instructions;
@@ -146,13 +159,29 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     }
     options.timeouts = *std::move(timeouts);
   }
-  // The install actions and the hub decide with the same time limits.
+  // The install actions, the hub and their one refresher decide with the same time limits.
+  parts->inventory = inventory::v1::InventoryService::NewStub(inventory);
+  parts->install_inventory =
+      std::make_unique<install::InventoryClient>(inventory, options.inventory_timeout);
+  parts->files = std::make_unique<install::ArtifactGenerator>(
+      *parts->install_inventory, parts->clock, parts->random, RandomUuid(parts->random));
+  parts->liveness = std::make_unique<LivenessTracker>(
+      config.replica_id.empty() ? absl::StrCat("orchestrator-", RandomUuid(parts->random))
+                                : config.replica_id,
+      parts->clock);
+  parts->events = std::make_unique<InventoryEvents>(*parts->inventory, options.event_rate,
+                                                    parts->clock, context.log.Child("events"));
+  parts->refresher = std::make_unique<Refresher>(
+      *parts->inventory,
+      RefreshOptions{.timeouts = options.timeouts, .inventory_timeout = options.inventory_timeout},
+      parts->clock, *parts->liveness, *parts->events, context.log.Child("agents"),
+      parts->files.get());
   parts->actions = std::make_unique<install::InstallActions>(
       inventory,
       install::ActionsOptions{.timeouts = options.timeouts,
-                              .os_image = {config.os_image_url, config.os_image_sha256},
-                              .holder = RandomUuid(parts->random)},
-      parts->clock, parts->random, context.log.Child("install"));
+                              .os_image = {config.os_image_url, config.os_image_sha256}},
+      parts->clock, parts->random, context.log.Child("install"),
+      install::ActionsParts{*parts->refresher, *parts->events, *parts->files});
   ASSIGN_OR_RETURN(std::vector<ReleaseImage> release_images,
                    ParseReleaseImages(config.release_images));
   parts->next_steps =
@@ -166,6 +195,10 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                           HubParts{.instructions = parts->instructions.get(),
                                                    .progress = parts->progress.get(),
                                                    .registrations = parts->registrations.get(),
+                                                   .events = parts->events.get(),
+                                                   .clock = &parts->clock,
+                                                   .liveness = parts->liveness.get(),
+                                                   .refresher = parts->refresher.get(),
                                                    .metrics = context.metrics.get()});
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
