@@ -574,6 +574,12 @@ TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnvAndItsCurrentSigningKey) 
     EXPECT_EQ(agent.status().error_code(), grpc::StatusCode::UNAUTHENTICATED) << reason;
     EXPECT_THAT(agent.status().error_message(), ::testing::HasSubstr(reason));
   };
+  auto accepted = [&](const std::string& token) {
+    TestAgent agent(*agents_, Host(1), token);
+    EXPECT_TRUE(agent.AwaitInstruction(
+        types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
+        absl::Seconds(20)));
+  };
   refused("", "missing agent token");
   {
     inv::CreateInfraEnvRequest create;
@@ -592,12 +598,7 @@ TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnvAndItsCurrentSigningKey) 
 
   auto good = agent_token(infra_env_.id());
   ASSERT_THAT(good, IsOk());
-  {
-    TestAgent accepted(*agents_, Host(1), *good);
-    EXPECT_TRUE(accepted.AwaitInstruction(
-        types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
-        absl::Seconds(20)));
-  }
+  accepted(*good);
 
   // Regenerating the key revokes the token for new streams once the key read has aged out.
   inv::RegenerateInfraEnvSigningKeyRequest regenerate;
@@ -609,10 +610,7 @@ TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnvAndItsCurrentSigningKey) 
   refused(*good, "signature does not match");
   auto renewed = agent_token(infra_env_.id());
   ASSERT_THAT(renewed, IsOk());
-  TestAgent accepted(*agents_, Host(1), *renewed);
-  EXPECT_TRUE(accepted.AwaitInstruction(
-      types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
-      absl::Seconds(20)));
+  accepted(*renewed);
 }
 
 }  // namespace

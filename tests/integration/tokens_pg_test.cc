@@ -7,7 +7,6 @@
 // infra-env's signing key must revoke the agent tokens of the images made before.
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -22,8 +21,8 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/boot/discovery_media.h"
-#include "services/gateway/cli/commands.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/image_service.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
@@ -88,19 +87,14 @@ class TokensTest : public PostgresTest {
     ASSERT_THAT(image, IsOk());
     image_ = std::move(image->service);
     image_http_ = image->http_base;
-    auto http_port = FreePort();
-    ASSERT_THAT(http_port, IsOk());
-    auto gateway =
-        LaunchedService::Launch({.binary = "services/gateway/assisted-gateway",
-                                 .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                                          "--inventory-address=" + inventory_->grpc_target(),
-                                          "--orchestrator-address=" + orchestrator_->grpc_target(),
-                                          "--image-address=" + image_->grpc_target(),
-                                          "--jwt-secret-file=" + WriteFile("jwt.key", kJwtSecret),
-                                          "--url-signing-key-file=" + url_key}});
+    auto gateway = LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
+                                         .orchestrator_address = orchestrator_->grpc_target(),
+                                         .image_address = image_->grpc_target(),
+                                         .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
+                                         .url_signing_key_file = url_key});
     ASSERT_THAT(gateway, IsOk());
-    gateway_ = *std::move(gateway);
-    gateway_http_ = absl::StrCat("http://127.0.0.1:", *http_port);
+    gateway_ = std::move(gateway->service);
+    gateway_http_ = gateway->http_base;
     alice_ = UserToken("alice", "acme");
 
     image_stub_ = img::ImageService::NewStub(
@@ -116,7 +110,7 @@ class TokensTest : public PostgresTest {
         "--pull-secret-file=" + WriteFile("pull-secret.json", kPullSecret),
         "-o",
         "json"};
-    Outcome created = Aictl(args);
+    AictlOutcome created = Aictl(args);
     ASSERT_EQ(created.code, 0) << created.err;
     infra_env_id_ = Json::parse(created.out)["id"];
   }
@@ -129,21 +123,9 @@ class TokensTest : public PostgresTest {
     }
   }
 
-  struct Outcome {
-    int code = -1;
-    std::string out;
-    std::string err;
-  };
   // aictl with `args` against this test's gateway, as alice unless `token` says otherwise.
-  Outcome Aictl(const std::vector<std::string>& args, const std::string& token = "") {
-    config::Environment env = {{"AICTL_SERVER", gateway_http_},
-                               {"AICTL_TOKEN", token.empty() ? alice_ : token}};
-    std::ostringstream out, err;
-    Outcome outcome;
-    outcome.code = cli::Run(args, env, {out, err});
-    outcome.out = out.str();
-    outcome.err = err.str();
-    return outcome;
+  AictlOutcome Aictl(const std::vector<std::string>& args, const std::string& token = "") {
+    return RunAictl(gateway_http_, token.empty() ? alice_ : token, args);
   }
 
   img::GetImageUrlResponse Urls() {
@@ -322,14 +304,14 @@ TEST_F(TokensTest, RegeneratingTheSigningKeyRevokesOldAgentTokens) {
   ASSERT_EQ(AgentRouteStatus(old_token), 200);
 
   // Another tenant cannot rotate alice's key (nor learn that the infra-env exists).
-  Outcome foreign =
+  AictlOutcome foreign =
       Aictl({"infra-envs", "regenerate-signing-key", infra_env_id_}, UserToken("bob", "other"));
   EXPECT_EQ(foreign.code, 1) << foreign.err;
   EXPECT_THAT(foreign.err, HasSubstr("404"));
   ASSERT_TRUE(RegisterWith(old_token).accepted);
 
   const absl::Time rotated = absl::Now();
-  Outcome regenerated = Aictl({"infra-envs", "regenerate-signing-key", infra_env_id_});
+  AictlOutcome regenerated = Aictl({"infra-envs", "regenerate-signing-key", infra_env_id_});
   ASSERT_EQ(regenerated.code, 0) << regenerated.err;
 
   // The services cache keys briefly (lib/inventory_client/signing_keys.h): the old token is
