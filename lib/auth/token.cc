@@ -70,8 +70,7 @@ absl::StatusOr<std::string> TagKey(const TokenKey& key, TokenPurpose purpose) {
   }
   if (purpose != TokenPurpose::kAgent && !key.infra_env.empty()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("an infra-env's signing key signs agent tokens "
-                     "only, not ",
+        absl::StrCat("an infra-env's signing key signs agent tokens only, not ",
                      TokenPurposeName(purpose), " tokens"));
   }
   // NUL separators: purpose names hold none, so no two inputs derive from the same bytes.

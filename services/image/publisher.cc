@@ -14,7 +14,8 @@ namespace {
 
 namespace inv = inventory::v1;
 
-// Agent tokens outlive any image download: they last as long as the hosts run discovery.
+// Agent and rootfs tokens outlive any image download: they last as long as the hosts run
+// discovery (an agent token until its infra-env's signing key is regenerated).
 constexpr absl::Duration kAgentTokenLife = absl::Hours(24 * 3650);
 
 constexpr absl::Duration kInventoryTimeout = absl::Seconds(10);
