@@ -22,7 +22,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/random/random.h"
 #include "lib/testing/status_matchers.h"
 #include "lib/time/clock.h"
@@ -607,28 +607,62 @@ TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
             Observations("assisted_orchestrator_refresh_seconds"));
 }
 
-TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnv) {
+TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnvAndItsCurrentSigningKey) {
   StartHub({.agent_token_key = kKey});
   CreateCluster();
+  // What the image service bakes into the infra-env's images.
+  auto agent_token = [&](const std::string& infra_env_id) -> absl::StatusOr<std::string> {
+    inv::GetInfraEnvSigningKeyRequest request;
+    request.set_infra_env_id(infra_env_id);
+    inv::GetInfraEnvSigningKeyResponse key;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->GetInfraEnvSigningKey(&context, request, &key);
+    if (!status.ok()) return absl::InternalError(status.error_message());
+    return auth::SignToken({.service = kKey, .infra_env = key.signing_key()},
+                           auth::TokenPurpose::kAgent, infra_env_id, absl::Now() + absl::Hours(1));
+  };
+  auto refused = [&](const std::string& token, const std::string& reason) {
+    TestAgent agent(*agents_, Host(1), token);
+    EXPECT_EQ(agent.status().error_code(), grpc::StatusCode::UNAUTHENTICATED) << reason;
+    EXPECT_THAT(agent.status().error_message(), ::testing::HasSubstr(reason));
+  };
+  auto accepted = [&](const std::string& token) {
+    TestAgent agent(*agents_, Host(1), token);
+    EXPECT_TRUE(agent.AwaitInstruction(
+        types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
+        absl::Seconds(20)));
+  };
+  refused("", "missing agent token");
   {
-    TestAgent missing(*agents_, Host(1), "");
-    EXPECT_EQ(missing.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
-    EXPECT_THAT(missing.status().error_message(), ::testing::HasSubstr("missing agent token"));
+    inv::CreateInfraEnvRequest create;
+    create.mutable_infra_env()->set_name("other");
+    types::v1::InfraEnv other;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->CreateInfraEnv(&context, create, &other).ok());
+    auto foreign = agent_token(other.id());
+    ASSERT_THAT(foreign, IsOk());
+    refused(*foreign, "not " + infra_env_.id());
   }
-  {
-    auto other = auth::SignUrlToken(kKey, "11111111-2222-4333-8444-555555555555",
-                                    absl::Now() + absl::Hours(1));
-    ASSERT_THAT(other, IsOk());
-    TestAgent wrong(*agents_, Host(1), *other);
-    EXPECT_EQ(wrong.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
-    EXPECT_THAT(wrong.status().error_message(), ::testing::HasSubstr("not " + infra_env_.id()));
-  }
-  auto good = auth::SignUrlToken(kKey, infra_env_.id(), absl::Now() + absl::Hours(1));
+  auto download = auth::SignToken({.service = kKey}, auth::TokenPurpose::kDownload, infra_env_.id(),
+                                  absl::Now() + absl::Hours(1));
+  ASSERT_THAT(download, IsOk());
+  refused(*download, "wrong kind of token");
+
+  auto good = agent_token(infra_env_.id());
   ASSERT_THAT(good, IsOk());
-  TestAgent accepted(*agents_, Host(1), *good);
-  EXPECT_TRUE(accepted.AwaitInstruction(
-      types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
-      absl::Seconds(20)));
+  accepted(*good);
+
+  // Regenerating the key revokes the token for new streams once the key read has aged out.
+  inv::RegenerateInfraEnvSigningKeyRequest regenerate;
+  regenerate.set_infra_env_id(infra_env_.id());
+  google::protobuf::Empty empty;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->RegenerateInfraEnvSigningKey(&context, regenerate, &empty).ok());
+  clock_.Advance(HubOptions().signing_key_ttl);
+  refused(*good, "signature does not match");
+  auto renewed = agent_token(infra_env_.id());
+  ASSERT_THAT(renewed, IsOk());
+  accepted(*renewed);
 }
 
 TEST_F(HubTest, AHostTheHubMovesToPreparingRunsItsPreparationChecksAfresh) {

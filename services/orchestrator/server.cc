@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/random/random.h"
@@ -123,8 +123,9 @@ absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logge
   ASSIGN_OR_RETURN(std::string key,
                    ReadFile(config.url_signing_key_file, "--url-signing-key-file"));
   // The signer's own checks (key length) reject a key that could never verify a token.
-  if (absl::Status usable =
-          auth::SignUrlToken(key, "00000000-0000-0000-0000-000000000000", absl::Now()).status();
+  if (absl::Status usable = auth::SignToken({.service = key}, auth::TokenPurpose::kDownload,
+                                            "00000000-0000-0000-0000-000000000000", absl::Now())
+                                .status();
       !usable.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--url-signing-key-file: ", usable.message()));
   }
