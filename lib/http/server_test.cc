@@ -362,6 +362,68 @@ TEST(HttpServer, RequestsBeyondTheInFlightCapGet503WithRetryAfter) {
   EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);  // the slot came back
 }
 
+// A slowloris that sends its body a byte at a time must not occupy handler capacity: a request
+// takes its in-flight slot only once its body is in.
+TEST(HttpServer, SlowBodiesDoNotOccupyHandlerSlots) {
+  HttpServerOptions options = TestOptions();
+  options.max_in_flight = 2;
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  std::vector<RawConnection> slow;
+  for (int i = 0; i < options.max_in_flight; ++i) {
+    slow.push_back(Connect(*server));
+    ASSERT_THAT(slow.back().Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+                                 "Expect: 100-continue\r\n\r\n"),
+                IsOk());
+    // The interim answer shows the server has read the head and now waits for the body.
+    absl::StatusOr<std::string> interim = slow.back().ReadResponse(absl::Seconds(5));
+    ASSERT_THAT(interim, IsOk());
+    ASSERT_EQ(*interim, "HTTP/1.1 100 Continue\r\n\r\n");
+    ASSERT_THAT(slow.back().Send("a"), IsOk());
+  }
+  CurlRequest prompt;
+  prompt.timeout = absl::Seconds(10);
+  CurlResponse hello = Fetch(Url(*server, "/hello"), prompt);
+  EXPECT_EQ(hello.status, 200) << hello.body;
+  // A slow body that does complete is served like any other.
+  ASSERT_THAT(slow.front().Send(std::string(99, 'b')), IsOk());
+  absl::StatusOr<std::string> echoed = slow.front().ReadResponse(absl::Seconds(5));
+  ASSERT_THAT(echoed, IsOk());
+  EXPECT_THAT(*echoed, StartsWith("HTTP/1.1 201 "));
+}
+
+TEST(HttpServer, APeerPastItsConnectionCapIsRefused) {
+  HttpServerOptions options = TestOptions();
+  options.max_connections_per_peer = 2;
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  const auto served = [](RawConnection& connection) {
+    if (!connection.Send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").ok()) return false;
+    absl::StatusOr<std::string> response = connection.ReadResponse(absl::Seconds(5));
+    return response.ok() && absl::StartsWith(*response, "HTTP/1.1 200 ");
+  };
+  std::vector<RawConnection> held;
+  for (int i = 0; i < options.max_connections_per_peer; ++i) {
+    held.push_back(Connect(*server));
+    ASSERT_TRUE(served(held.back()));
+  }
+  // One more from the same address is closed at once, without a word (the header deadline,
+  // 10 s by default, is far beyond the read's 5 s).
+  RawConnection extra = Connect(*server);
+  absl::StatusOr<std::string> refused = extra.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(refused, IsOk());
+  EXPECT_EQ(*refused, "");
+  // The connections within the cap are untouched.
+  EXPECT_TRUE(served(held.front()));
+  // Closing one frees its place for a newcomer (the server notices the close asynchronously).
+  held.pop_back();
+  bool admitted = false;
+  for (int attempt = 0; attempt < 100 && !admitted; ++attempt) {
+    RawConnection next = Connect(*server);
+    admitted = served(next);
+    if (!admitted) absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_TRUE(admitted);
+}
+
 TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
   std::unique_ptr<HttpServer> server = Serve(TestRouter());
   static constexpr char kNulInHeader[] = "GET /hello HTTP/1.1\r\nHost: x\0y\r\n\r\n";
