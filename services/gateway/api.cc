@@ -1,6 +1,7 @@
 #include "services/gateway/api.h"
 
 #include <exception>
+#include <limits>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -925,7 +926,8 @@ absl::StatusOr<http::Response> RestApi::ListEvents(const Call& call) const {
       return Invalid("host_ids", uuid.message());
     request.add_host_ids(id);
   }
-  ASSIGN_OR_RETURN(int limit, QueryInt(q, "limit", 5000, -1, 100000));
+  // Any limit is accepted, as upstream does; the inventory returns at most one page (5000).
+  ASSIGN_OR_RETURN(int limit, QueryInt(q, "limit", 5000, -1, std::numeric_limits<int>::max()));
   request.set_limit(limit);
   ASSIGN_OR_RETURN(int offset, QueryInt(q, "offset", 0, 0, 1 << 30));
   request.set_offset(offset);

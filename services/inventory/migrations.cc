@@ -152,12 +152,19 @@ ALTER TABLE hosts ADD COLUMN pb bytea;
 ALTER TABLE hosts ALTER COLUMN pb SET STORAGE EXTERNAL;
 )sql";
 
+// Event retention (side_stores.h: PruneEvents) deletes the oldest events in small batches; without
+// an index on event_time alone each batch would scan the whole table.
+constexpr char kV3Sql[] = R"sql(
+CREATE INDEX events_time ON events (event_time);
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {
       {1, "resources, events, artifacts, change log, leases", kV1Sql},
       {2, "resources stored as binary protos (pb) beside a small jsonb doc", kV2Sql},
+      {3, "events indexed by time, for retention", kV3Sql},
   };
   return kMigrations;
 }

@@ -13,8 +13,6 @@
 namespace assisted::inventory {
 namespace {
 
-constexpr int kDefaultEventLimit = 5000;
-
 int64_t ToInt64(absl::string_view text) {
   int64_t value = 0;
   (void)absl::SimpleAtoi(text, &value);
@@ -90,6 +88,60 @@ absl::Status ValidateArtifactName(const std::string& name) {
 }  // namespace
 
 // ---- Events ----
+
+absl::StatusOr<int64_t> PruneEvents(pg::Pool& pool, const EventPruning& pruning) {
+  if (pruning.older_than <= absl::ZeroDuration() || pruning.batch < 1 || pruning.max_batches < 1) {
+    return absl::InvalidArgumentError("event pruning: age, batch and batches must be positive");
+  }
+  const std::vector<pg::Param> params = {absl::StrCat(absl::ToInt64Seconds(pruning.older_than)),
+                                         absl::StrCat(pruning.batch)};
+  int64_t deleted = 0;
+  for (int pass = 0; pass < pruning.max_batches; ++pass) {
+    ASSIGN_OR_RETURN(
+        const int64_t gone,
+        InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+          ASSIGN_OR_RETURN(
+              pg::Result rows,
+              tx.Exec("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE event_time < "
+                      "now() - $1::bigint * interval '1 second' ORDER BY event_time "
+                      "LIMIT $2::int FOR UPDATE SKIP LOCKED)",
+                      params));
+          return rows.affected_rows();
+        }));
+    deleted += gone;
+    if (gone < pruning.batch) break;
+  }
+  return deleted;
+}
+
+EventRetention::EventRetention(pg::Pool& pool, EventPruning pruning, absl::Duration interval,
+                               log::Logger log)
+    : pool_(pool), pruning_(pruning), interval_(interval), log_(std::move(log)), thread_([this] {
+        Run();
+      }) {}
+
+EventRetention::~EventRetention() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  thread_.join();
+}
+
+void EventRetention::Run() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stop_), interval_)) return;
+    }
+    absl::StatusOr<int64_t> pruned = PruneEvents(pool_, pruning_);
+    if (!pruned.ok()) {
+      log_.Warning("cannot prune old events", {{"error", pruned.status().message()}});
+    } else if (*pruned > 0) {
+      log_.Info("pruned old events", {{"rows", *pruned}});
+    }
+  }
+}
 
 absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller,
                                                     const v1::AppendEventRequest& request) {
@@ -174,13 +226,15 @@ absl::StatusOr<v1::ListEventsResponse> EventStore::List(const Caller& caller,
     absl::StrAppend(&where, " AND strpos(lower(message), lower(", q.Add(request.message()),
                     ")) > 0");
   }
-  const int limit = request.limit() == 0 ? kDefaultEventLimit : request.limit();
+  // No caller gets more than a page, whatever it asks: the rest is reached with offset.
+  const int limit = request.limit() <= 0 || request.limit() > kMaxEventsPerPage ? kMaxEventsPerPage
+                                                                                : request.limit();
   const std::string order = request.order() == v1::SORT_ORDER_DESC ? "DESC" : "ASC";
   const std::string select = absl::StrCat(
       "SELECT id, doc::text, (extract(epoch from event_time) * 1000000)::bigint, owner_user, "
       "owner_org FROM events",
-      where, " ORDER BY event_time ", order, ", id ", order,
-      limit >= 0 ? absl::StrCat(" LIMIT ", limit) : "", " OFFSET ", request.offset());
+      where, " ORDER BY event_time ", order, ", id ", order, " LIMIT ", limit, " OFFSET ",
+      request.offset());
   const std::string counts =
       absl::StrCat("SELECT severity, count(*) FROM events", where, " GROUP BY severity");
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListEventsResponse> {

@@ -51,6 +51,32 @@ class SideStoresTest : public InventoryDbTest {
     return artifact->content();
   }
 
+  // Inserts `count` events of the test cluster, owned by alice, that happened `age` ago; straight
+  // in SQL, so that thousands take no time.
+  void InsertEvents(int count, absl::Duration age) {
+    absl::StatusOr<pg::Pool::Handle> connection = pool_->Acquire();
+    ASSERT_THAT(connection, IsOk());
+    ASSERT_THAT(
+        (*connection)
+            ->Exec("INSERT INTO events (cluster_id, owner_user, owner_org, severity, "
+                   "category, message, event_time, doc) SELECT $1::uuid, 'alice', "
+                   "'org-a', 'EVENT_SEVERITY_INFO', 'EVENT_CATEGORY_USER', 'bulk ' || n, "
+                   "now() - $2::bigint * interval '1 second', "
+                   "jsonb_build_object('message', 'bulk ' || n) "
+                   "FROM generate_series(1, $3::int) n",
+                   {cluster_id_, absl::StrCat(absl::ToInt64Seconds(age)), absl::StrCat(count)}),
+        IsOk());
+  }
+
+  int64_t CountEvents() {
+    v1::ListEventsRequest list;
+    list.set_cluster_id(cluster_id_);
+    list.set_limit(1);
+    absl::StatusOr<v1::ListEventsResponse> listed = events_->List(alice_, list);
+    EXPECT_THAT(listed, IsOk());
+    return listed.ok() ? listed->total_count() : -1;
+  }
+
   absl::StatusOr<v1::LeaseResponse> Lease(const std::string& holder, v1::LeaseAction action,
                                           absl::Duration ttl = absl::Seconds(30)) {
     v1::LeaseRequest request;
@@ -137,6 +163,42 @@ TEST_F(SideStoresTest, EventsAreFilteredOrderedAndCounted) {
   filtered.set_message("NUMBER 4");
   EXPECT_EQ(events_->List(alice_, filtered)->events_size(), 1);
   EXPECT_EQ(events_->List(bob_, list)->events_size(), 0);
+}
+
+// A page of events is bounded whatever the caller asks: "all" (-1) and limits beyond the maximum
+// get the maximum, and total_count tells how many there are to page through with offset.
+TEST_F(SideStoresTest, AnEventsPageIsClampedToTheMaximum) {
+  InsertEvents(kMaxEventsPerPage + 7, absl::ZeroDuration());
+  v1::ListEventsRequest list;
+  list.set_cluster_id(cluster_id_);
+  for (int limit : {-1, 0, kMaxEventsPerPage + 1, 1 << 30}) {
+    list.set_limit(limit);
+    absl::StatusOr<v1::ListEventsResponse> page = events_->List(alice_, list);
+    ASSERT_THAT(page, IsOk());
+    EXPECT_EQ(page->events_size(), kMaxEventsPerPage) << "limit " << limit;
+    EXPECT_EQ(page->total_count(), kMaxEventsPerPage + 7) << "limit " << limit;
+  }
+  list.set_limit(-1);
+  list.set_offset(kMaxEventsPerPage);
+  absl::StatusOr<v1::ListEventsResponse> rest = events_->List(alice_, list);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_EQ(rest->events_size(), 7);
+  list.set_limit(-2);
+  EXPECT_THAT(events_->List(alice_, list), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// Retention deletes events older than the cut, oldest first, in batches of bounded size: one pass
+// removes at most batch * max_batches events and the next pass carries on.
+TEST_F(SideStoresTest, EventsPastTheRetentionArePrunedInBoundedBatches) {
+  InsertEvents(5, absl::Hours(24 * 40));
+  InsertEvents(3, absl::Hours(1));
+  ASSERT_EQ(CountEvents(), 8);
+  const EventPruning pruning{.older_than = absl::Hours(24 * 30), .batch = 2, .max_batches = 2};
+  EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(4));
+  EXPECT_EQ(CountEvents(), 4);
+  EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(1));
+  EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(0));
+  EXPECT_EQ(CountEvents(), 3);  // the recent ones stay
 }
 
 TEST_F(SideStoresTest, EventsNeedAMessageAndSeverity) {
