@@ -153,9 +153,13 @@ ALTER TABLE hosts ALTER COLUMN pb SET STORAGE EXTERNAL;
 )sql";
 
 // Event retention (side_stores.h: PruneEvents) deletes the oldest events in small batches; without
-// an index on event_time alone each batch would scan the whole table.
+// an index on event_time alone each batch would scan the whole table. Artifacts are read in
+// chunks (GetArtifactRequest.offset): stored out of line and uncompressed, a chunk is read by
+// fetching only its slice, where a compressed value must be decompressed whole for every chunk.
+// (Rows written before keep their storage until rewritten.)
 constexpr char kV3Sql[] = R"sql(
 CREATE INDEX events_time ON events (event_time);
+ALTER TABLE artifacts ALTER COLUMN content SET STORAGE EXTERNAL;
 )sql";
 
 }  // namespace
@@ -164,7 +168,7 @@ const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {
       {1, "resources, events, artifacts, change log, leases", kV1Sql},
       {2, "resources stored as binary protos (pb) beside a small jsonb doc", kV2Sql},
-      {3, "events indexed by time, for retention", kV3Sql},
+      {3, "events indexed by time for retention; artifacts stored for chunked reads", kV3Sql},
   };
   return kMigrations;
 }
