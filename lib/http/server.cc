@@ -116,7 +116,14 @@ bool SplitHostPort(absl::string_view listen, std::string* host, uint16_t* port) 
   return true;
 }
 
-Response CallHandler(const Handler& handler, const Request& request, const log::Logger& log) {
+// An answer the server gives by itself: the options' error_response, else `reason` as text.
+Response ServerAnswer(const HttpServerOptions& options, int status, absl::string_view reason) {
+  if (options.error_response) return options.error_response(status, reason);
+  return Response::Text(status, absl::StrCat(reason, "\n"));
+}
+
+Response CallHandler(const Handler& handler, const Request& request,
+                     const HttpServerOptions& options, const log::Logger& log) {
   // Handlers must not throw; one that does costs its request a 500, not the process.
   try {
     return handler(request);
@@ -125,7 +132,7 @@ Response CallHandler(const Handler& handler, const Request& request, const log::
   } catch (...) {
     log.Error("handler threw", {{"route", request.route}});
   }
-  return Response::Text(500, "internal error\n");
+  return ServerAnswer(options, 500, "internal error");
 }
 
 }  // namespace
@@ -249,7 +256,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Reports a read that failed; answers with `status` when the client can still be told.
   void OnReadError(error_code ec, Deadline phase);
   void Dispatch();
-  void RespondEarly(int status, std::string text, bool close);
+  void RespondEarly(int status, absl::string_view reason, bool close);
   void StartResponse(Response response);
   void WriteNext();
   void SendFile();
@@ -430,7 +437,7 @@ void Connection::OnReadError(error_code ec, Deadline phase) {
     if (phase == Deadline::kHead && buffer_.size() == 0 && !parser_->got_some()) {
       Close();
     } else {
-      RespondEarly(408, "request not received in time\n", true);
+      RespondEarly(408, "request not received in time", true);
     }
     return;
   }
@@ -439,18 +446,18 @@ void Connection::OnReadError(error_code ec, Deadline phase) {
     return;
   }
   if (ec == bhttp::error::header_limit) {
-    RespondEarly(431, "request header too large\n", true);
+    RespondEarly(431, "request header too large", true);
     return;
   }
   if (ec == bhttp::error::body_limit) {
-    RespondEarly(
-        413, absl::StrCat("request body larger than ", options_.max_body_bytes, " bytes\n"), true);
+    RespondEarly(413, absl::StrCat("request body larger than ", options_.max_body_bytes, " bytes"),
+                 true);
     return;
   }
   if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
       ec != bhttp::error::partial_message) {
     server_.log().Debug("malformed request", {{"peer", peer_}, {"error", ec.message()}});
-    RespondEarly(400, "malformed request\n", true);
+    RespondEarly(400, "malformed request", true);
     return;
   }
   Close();  // reset, aborted by shutdown, or the client hung up mid-request
@@ -471,7 +478,7 @@ void Connection::OnHead(error_code ec) {
   head_only_ = method_ == "HEAD";
   keep_alive_ = message.keep_alive();
   if (version_ >= 11 && message.find(bhttp::field::host) == message.end()) {
-    RespondEarly(400, "missing Host header\n", true);
+    RespondEarly(400, "missing Host header", true);
     return;
   }
   // Framing: exactly one of Content-Length and Transfer-Encoding: chunked. Both at once is the
@@ -480,12 +487,12 @@ void Connection::OnHead(error_code ec) {
   const auto transfer_encoding = message.find(bhttp::field::transfer_encoding);
   if (transfer_encoding != message.end()) {
     if (message.find(bhttp::field::content_length) != message.end()) {
-      RespondEarly(400, "both Content-Length and Transfer-Encoding\n", true);
+      RespondEarly(400, "both Content-Length and Transfer-Encoding", true);
       return;
     }
     if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(ToStd(transfer_encoding->value())),
                                 "chunked")) {
-      RespondEarly(501, "only the chunked transfer coding is supported\n", true);
+      RespondEarly(501, "only the chunked transfer coding is supported", true);
       return;
     }
   }
@@ -546,7 +553,7 @@ void Connection::AcquireSlotAndDispatch() {
 }
 
 void Connection::RespondBusy() {
-  Response busy = Response::Text(503, "server busy, retry later\n");
+  Response busy = ServerAnswer(options_, 503, "server busy, retry later");
   const int64_t seconds = std::max<int64_t>(
       1, absl::ToInt64Seconds(absl::Ceil(options_.retry_after, absl::Seconds(1))));
   busy.headers.Set("Retry-After", absl::StrCat(seconds));
@@ -565,7 +572,7 @@ void Connection::Dispatch() {
   request.peer = peer_;
   absl::StatusOr<Target> target = ParseTarget(request.target);
   if (!target.ok()) {
-    RespondEarly(400, absl::StrCat(target.status().message(), "\n"), true);
+    RespondEarly(400, target.status().message(), true);
     return;
   }
   request.path = std::move(target->path);
@@ -579,11 +586,11 @@ void Connection::Dispatch() {
   Router::Match match = server_.router().Find(request.method, target->segments);
   route_.clear();
   if (match.kind == Router::Match::Kind::kNotFound) {
-    StartResponse(Response::Text(404, "not found\n"));
+    StartResponse(ServerAnswer(options_, 404, "not found"));
     return;
   }
   if (match.kind == Router::Match::Kind::kMethodNotAllowed) {
-    Response response = Response::Text(405, "method not allowed\n");
+    Response response = ServerAnswer(options_, 405, "method not allowed");
     response.headers.Set("Allow", match.allow);
     StartResponse(std::move(response));
     return;
@@ -594,23 +601,23 @@ void Connection::Dispatch() {
   const Handler* handler = match.handler;
   if (asio::thread_pool* pool = server_.handler_pool()) {
     asio::post(*pool, [self = shared_from_this(), handler, request = std::move(request)]() {
-      Response response = CallHandler(*handler, request, self->server_.log());
+      Response response = CallHandler(*handler, request, self->options_, self->server_.log());
       self->Post([self, response = std::move(response)]() mutable {
         self->StartResponse(std::move(response));
       });
     });
     return;
   }
-  StartResponse(CallHandler(*handler, request, server_.log()));
+  StartResponse(CallHandler(*handler, request, options_, server_.log()));
 }
 
-void Connection::RespondEarly(int status, std::string text, bool close) {
+void Connection::RespondEarly(int status, absl::string_view reason, bool close) {
   if (close) keep_alive_ = false;
   route_.clear();
   if (method_.empty() && parser_.has_value() && parser_->got_some()) {
     method_ = ToStd(parser_->get().method_string());
   }
-  StartResponse(Response::Text(status, std::move(text)));
+  StartResponse(ServerAnswer(options_, status, reason));
 }
 
 void Connection::StartResponse(Response response) {
@@ -618,7 +625,7 @@ void Connection::StartResponse(Response response) {
   if (response.status < 200 || response.status > 599) {
     server_.log().Error("handler returned an invalid status",
                         {{"route", route_}, {"status", response.status}});
-    response = Response::Text(500, "internal error\n");
+    response = ServerAnswer(options_, 500, "internal error");
   }
   status_ = response.status;
   if (server_.draining()) keep_alive_ = false;

@@ -26,6 +26,7 @@
 #define ASSISTED_LIB_HTTP_SERVER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -79,6 +80,11 @@ struct HttpServerOptions {
   // connection is dropped. Slow readers are fine (a BMC at 1 Mbit/s takes hours for an ISO);
   // only a stalled one is cut.
   absl::Duration send_stall_timeout = absl::Seconds(60);
+
+  // Builds the answers the server gives by itself (400 malformed, 404 and 405 without a route,
+  // 408, 413, 431, 501, 503 busy, 500 for a handler that threw) from their status and a one-line
+  // reason. Unset: the reason as plain text. The gateway answers its API's Error document.
+  std::function<Response(int status, absl::string_view reason)> error_response;
 
   // Send file segments with sendfile(2). Off: read them into a buffer and write it (what TLS
   // will need); also the fallback when a file system refuses sendfile.

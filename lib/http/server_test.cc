@@ -475,6 +475,40 @@ TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
   EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);
 }
 
+// What the server answers by itself takes the configured shape (the gateway's Error JSON), and
+// absurd sizes, announced or sent, are 413 or 400: never a 500, a crash or a hang.
+TEST(HttpServer, TheServersOwnAnswersTakeTheConfiguredShape) {
+  HttpServerOptions options = TestOptions();
+  options.max_body_bytes = 1000;
+  options.error_response = [](int status, absl::string_view reason) {
+    return Response::Json(status,
+                          absl::StrCat("{\"code\":\"", status, "\",\"reason\":\"", reason, "\"}"));
+  };
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  const std::string post = "POST /echo HTTP/1.1\r\nHost: x\r\n";
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404},
+      {"DELETE /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405},
+      {"GARBAGE\r\n\r\n", 400},
+      {post + "Content-Length: 18446744073709551615\r\n\r\n", 413},
+      {post + "Content-Length: 99999999999999999999999999\r\n\r\n", 400},
+      {post + "Content-Length: -1\r\n\r\n", 400},
+      {post + "Transfer-Encoding: chunked\r\n\r\nfffffffffffffffffffffff\r\n", 400},
+      {post + "Transfer-Encoding: chunked\r\n\r\n40000000\r\n", 413},
+  };
+  for (const auto& [request, status] : cases) {
+    RawConnection connection = Connect(*server);
+    ASSERT_THAT(connection.Send(request), IsOk());
+    absl::StatusOr<std::string> answer = connection.ReadUntilClosed(absl::Seconds(5));
+    ASSERT_THAT(answer, IsOk()) << request;
+    EXPECT_THAT(*answer, StartsWith(absl::StrCat("HTTP/1.1 ", status, " "))) << request;
+    EXPECT_THAT(*answer, HasSubstr("Content-Type: application/json\r\n")) << request;
+    EXPECT_THAT(*answer, HasSubstr(absl::StrCat("{\"code\":\"", status, "\",\"reason\":\"")))
+        << request;
+  }
+  EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);
+}
+
 TEST(HttpServer, HandlerMistakesBecome500AndUnsafeHeadersAreDropped) {
   Router router;
   ASSERT_THAT(router.Handle("GET", "/throws",
