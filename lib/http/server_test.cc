@@ -106,11 +106,13 @@ TEST(HttpServerOptions, RegistersPrefixedFlagsAndEnvironment) {
   config::Parser parser("test", "test");
   options.Register(parser);
   ASSERT_THAT(parser.Parse({"--http-listen=127.0.0.1:8888", "--http-threads=3"},
-                           {{"ASSISTED_HTTP_MAX_IN_FLIGHT", "400"}}),
+                           {{"ASSISTED_HTTP_MAX_IN_FLIGHT", "400"},
+                            {"ASSISTED_HTTP_MAX_CONNECTIONS_PER_PEER", "8"}}),
               IsOk());
   EXPECT_EQ(options.listen, "127.0.0.1:8888");
   EXPECT_EQ(options.io_threads, 3);
   EXPECT_EQ(options.max_in_flight, 400);
+  EXPECT_EQ(options.max_connections_per_peer, 8);
   HttpServerOptions bad;
   config::Parser strict("test", "test");
   bad.Register(strict);
