@@ -68,6 +68,7 @@
 #include "lib/time/clock.h"
 #include "prometheus/registry.h"
 #include "services/orchestrator/agent_session.h"
+#include "services/orchestrator/controller_token.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/hub_metrics.h"
@@ -107,6 +108,9 @@ struct HubOptions {
   EventRateOptions event_rate;
   // Key checking the agents' infra-env tokens ("authorization: Bearer" metadata); empty: no check.
   std::string agent_token_key;
+  // Issues the controller tokens install steps carry (Instruction.controller_token); null: none
+  // (the controller's calls are not authenticated either).
+  std::shared_ptr<const ControllerTokens> controller_tokens;
 };
 
 // What the hub uses besides the inventory; null members get the defaults (core next steps,

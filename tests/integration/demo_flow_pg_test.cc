@@ -71,7 +71,8 @@ class DemoFlowTest : public PostgresTest {
          .args = {"--inventory-address=" + inventory_->grpc_target(),
                   "--url-signing-key-file=" + url_key, "--monitor-interval=200ms",
                   "--os-image-url=file://" + os_image_path,
-                  "--os-image-sha256=" + agent::steps::Sha256Hex(os_image)}});
+                  "--os-image-sha256=" + agent::steps::Sha256Hex(os_image)},
+         .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
 
@@ -85,14 +86,14 @@ class DemoFlowTest : public PostgresTest {
 
     auto http_port = FreePort();
     ASSERT_THAT(http_port, IsOk());
-    auto gateway =
-        LaunchedService::Launch({.binary = "services/gateway/assisted-gateway",
-                                 .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                                          "--inventory-address=" + inventory_->grpc_target(),
-                                          "--orchestrator-address=" + orchestrator_->grpc_target(),
-                                          "--image-address=" + image_->grpc_target(),
-                                          "--jwt-secret-file=" + WriteFile("jwt.key", kJwtSecret),
-                                          "--url-signing-key-file=" + url_key}});
+    auto gateway = LaunchedService::Launch(
+        {.binary = "services/gateway/assisted-gateway",
+         .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
+                  "--inventory-address=" + inventory_->grpc_target(),
+                  "--orchestrator-address=" + orchestrator_->internal_grpc_target(),
+                  "--image-address=" + image_->grpc_target(),
+                  "--jwt-secret-file=" + WriteFile("jwt.key", kJwtSecret),
+                  "--url-signing-key-file=" + url_key}});
     ASSERT_THAT(gateway, IsOk());
     gateway_ = *std::move(gateway);
     server_ = absl::StrCat("http://127.0.0.1:", *http_port);
