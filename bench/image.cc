@@ -30,7 +30,7 @@
 #include "bench/download_harness.h"
 #include "curl/curl.h"
 #include "google/protobuf/util/time_util.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/config/config.h"
 #include "lib/http/server.h"
 #include "lib/iso/test_image.h"
@@ -69,6 +69,7 @@ class BenchInfraEnvs final : public image::InfraEnvSource {
     image::InfraEnvRecord record;
     record.infra_env.set_id(kInfraEnvId);
     record.infra_env.set_name("bench");
+    record.signing_key = std::string(32, 'b');  // the infra-env's own, for its agent token
     record.infra_env.set_openshift_version("4.16");
     record.infra_env.set_ssh_authorized_key(
         "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl bench");
@@ -164,7 +165,8 @@ int main(int argc, char** argv) {
   }
   const uint64_t size = std::filesystem::file_size(*cached);
   absl::StatusOr<std::string> token =
-      assisted::auth::SignUrlToken(kSigningKey, kInfraEnvId, absl::Now() + absl::Hours(4));
+      assisted::auth::SignToken({.service = kSigningKey}, assisted::auth::TokenPurpose::kDownload,
+                                kInfraEnvId, absl::Now() + absl::Hours(4));
   if (!token.ok()) return 1;
   std::cout << "serving " << *cached << " (" << size << " bytes) over loopback\n";
 

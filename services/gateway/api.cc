@@ -262,6 +262,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {},
        &RestApi::GetInfraEnvImageUrl},
+      {"POST",
+       "/infra-envs/{infra_env_id}/regenerate-signing-key",
+       A::kUser,
+       {},
+       &RestApi::RegenerateInfraEnvSigningKey},
       {"GET",
        "/infra-envs/{infra_env_id}/downloads/files",
        A::kAgentOrImage,
@@ -747,6 +752,19 @@ absl::StatusOr<http::Response> RestApi::DeregisterInfraEnv(const Call& call) con
   RETURN_IF_ERROR(backends_
                       .Call(kInventory, backends_.inventory(),
                             &inv::InventoryService::Stub::DeleteInfraEnv, request,
+                            call.principal.identity)
+                      .status());
+  return http::Response{.status = 204};
+}
+
+absl::StatusOr<http::Response> RestApi::RegenerateInfraEnvSigningKey(const Call& call) const {
+  RETURN_IF_ERROR(NoBody(call.request));
+  // The inventory decides tenancy (another tenant's infra-env is NOT_FOUND) and keeps the key.
+  inv::RegenerateInfraEnvSigningKeyRequest request;
+  request.set_infra_env_id(std::string(call.request.Param("infra_env_id")));
+  RETURN_IF_ERROR(backends_
+                      .Call(kInventory, backends_.inventory(),
+                            &inv::InventoryService::Stub::RegenerateInfraEnvSigningKey, request,
                             call.principal.identity)
                       .status());
   return http::Response{.status = 204};

@@ -86,6 +86,8 @@ class RestApi {
   absl::StatusOr<http::Response> UpdateInfraEnv(const Call& call) const;
   absl::StatusOr<http::Response> DeregisterInfraEnv(const Call& call) const;
   absl::StatusOr<http::Response> GetInfraEnvImageUrl(const Call& call) const;
+  // Revokes the infra-env's agent tokens: images downloaded afterwards carry new ones.
+  absl::StatusOr<http::Response> RegenerateInfraEnvSigningKey(const Call& call) const;
   absl::StatusOr<http::Response> DownloadInfraEnvFiles(const Call& call) const;
   absl::StatusOr<http::Response> ListHosts(const Call& call) const;
   absl::StatusOr<http::Response> GetHost(const Call& call) const;

@@ -3,7 +3,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
 
@@ -25,15 +25,27 @@ absl::Status CheckNameClaim(absl::string_view value, absl::string_view claim) {
       "invalid bearer token: the ", claim, " claim contains a control character or is not UTF-8"));
 }
 
-absl::StatusOr<Principal> ScopedToken(absl::string_view key, absl::string_view token,
+// The principal of an agent or image token: agent tokens are checked against their infra-env's
+// current signing key, image tokens are download tokens. A bad token is UNAUTHENTICATED; a key
+// that could not be read (inventory down) keeps its own code, since it says nothing of the
+// token.
+absl::StatusOr<Principal> ScopedToken(const AuthOptions& options, absl::string_view token,
                                       Principal::Kind kind, absl::Time now) {
-  const char* what = kind == Principal::Kind::kAgent ? "agent token" : "image token";
-  if (key.empty()) return absl::UnauthenticatedError(absl::StrCat(what, "s are not accepted"));
-  absl::StatusOr<auth::UrlTokenClaims> claims = auth::VerifyUrlToken(key, token, now);
-  if (!claims.ok()) {
+  const bool agent = kind == Principal::Kind::kAgent;
+  const char* what = agent ? "agent token" : "image token";
+  if (options.url_signing_key.empty() || (agent && !options.infra_env_signing_key)) {
+    return absl::UnauthenticatedError(absl::StrCat(what, "s are not accepted"));
+  }
+  absl::StatusOr<auth::TokenClaims> claims =
+      agent ? auth::VerifyAgentToken(options.url_signing_key, options.infra_env_signing_key, token,
+                                     now)
+            : auth::VerifyToken({.service = options.url_signing_key}, auth::TokenPurpose::kDownload,
+                                token, now);
+  if (absl::IsPermissionDenied(claims.status())) {
     return absl::UnauthenticatedError(
         absl::StrCat("invalid ", what, ": ", claims.status().message()));
   }
+  if (!claims.ok()) return claims.status();
   Principal principal;
   principal.kind = kind;
   principal.infra_env_id = claims->resource_id;
@@ -78,12 +90,12 @@ absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& reque
     return principal;
   }
   if (absl::optional<absl::string_view> agent = request.headers.Get("X-Secret-Key")) {
-    return ScopedToken(options_.url_signing_key, *agent, Principal::Kind::kAgent, now);
+    return ScopedToken(options_, *agent, Principal::Kind::kAgent, now);
   }
   absl::optional<absl::string_view> image = request.headers.Get("Image-Token");
   if (!image) image = request.Query("image_token");
   if (!image) image = request.Query("api_key");
-  if (image) return ScopedToken(options_.url_signing_key, *image, Principal::Kind::kImage, now);
+  if (image) return ScopedToken(options_, *image, Principal::Kind::kImage, now);
   return absl::UnauthenticatedError(
       "authentication required: Authorization: Bearer <token>, X-Secret-Key or Image-Token");
 }

@@ -7,9 +7,10 @@
 //     metadata (lib/grpc/identity.h), which enforces tenancy (another tenant's resource is
 //     NOT_FOUND, like a missing one);
 //   - agents: "X-Secret-Key: <agent token>", the infra-env scoped token baked into the discovery
-//     image (lib/auth url_token, signed with the image service's --url-signing-key-file);
-//   - image downloads: "Image-Token: <token>" or ?image_token= / ?api_key=, the same kind of
-//     token taken from a signed download URL.
+//     image (lib/auth/token.h: signed with the image service's --url-signing-key-file and the
+//     infra-env's current signing key, so regenerating that key revokes it);
+//   - image downloads: "Image-Token: <token>" or ?image_token= / ?api_key=, the download token
+//     of a signed download URL. Neither kind passes for the other (nor does a rootfs token).
 // Agent and image tokens only ever reach routes of their own infra-env (anything else is
 // NOT_FOUND) and never a cluster's files or credentials. With --auth=none (development only)
 // every caller is an anonymous system caller.
@@ -22,6 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/auth/token.h"
 #include "lib/grpc/identity.h"
 #include "lib/http/message.h"
 #include "services/gateway/jwt.h"
@@ -50,6 +52,8 @@ struct AuthOptions {
   std::string jwks;             // JWKS document of an external issuer; empty: none
   JwtExpectations expected;     // iss and aud user tokens must carry (--jwt-issuer/-audience)
   std::string url_signing_key;  // verifies agent and image tokens; empty: refused
+  // The current signing key of an infra-env, for agent tokens; empty: agent tokens refused.
+  auth::InfraEnvKeyLookup infra_env_signing_key;
 };
 
 class Authenticator {
@@ -58,7 +62,9 @@ class Authenticator {
   static absl::StatusOr<std::unique_ptr<Authenticator>> Create(AuthOptions options);
 
   // The caller of `request`: UNAUTHENTICATED when credentials are missing or invalid (expired,
-  // forged, unknown key, a user or org name with a control character). Never echoes a token.
+  // forged, unknown key, a token of another kind, a user or org name with a control character);
+  // the look-up's own error when an agent token's infra-env key could not be read. Never echoes
+  // a token.
   absl::StatusOr<Principal> Authenticate(const http::Request& request, absl::Time now) const;
 
   // Whether `principal` may use a route with `access` for `request`: PERMISSION_DENIED for an

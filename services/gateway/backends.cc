@@ -1,5 +1,6 @@
 #include "services/gateway/backends.h"
 
+#include <algorithm>
 #include <future>
 
 #include "lib/grpc/channel.h"
@@ -30,6 +31,18 @@ absl::StatusOr<std::unique_ptr<Backends>> Backends::Connect(const BackendAddress
       orchestrator::v1::OrchestratorService::NewStub(backends->orchestrator_channel_);
   backends->image_ = image::v1::ImageService::NewStub(backends->image_channel_);
   return backends;
+}
+
+absl::Status Backends::AwaitReachable(absl::string_view backend) const {
+  const std::shared_ptr<grpc::Channel>& channel = backend == "inventory" ? inventory_channel_
+                                                  : backend == "orchestrator"
+                                                      ? orchestrator_channel_
+                                                      : image_channel_;
+  if (channel->GetState(/*try_to_connect=*/true) == GRPC_CHANNEL_READY) return absl::OkStatus();
+  const absl::Duration wait = std::min(deadline_, kConnectWait);
+  if (channel->WaitForConnected(absl::ToChronoTime(absl::Now() + wait))) return absl::OkStatus();
+  return absl::UnavailableError(
+      absl::StrCat(backend, " unavailable: not reachable within ", absl::FormatDuration(wait)));
 }
 
 Backends::Readiness Backends::CheckReady(absl::Duration timeout) const {

@@ -40,13 +40,17 @@ class Backends {
   // stop the gateway from starting; /ready reports it).
   static absl::StatusOr<std::unique_ptr<Backends>> Connect(const BackendAddresses& addresses);
 
-  // Calls `method` of `stub` ("inventory", "orchestrator" or "image" in `backend` for messages)
-  // with `identity` forwarded. UNAVAILABLE/DEADLINE_EXCEEDED messages name the backend.
+  // Calls `method` of `stub` ("inventory", "orchestrator" or "image" in `backend`) with
+  // `identity` forwarded. A backend that cannot be reached within kConnectWait (or the deadline,
+  // if shorter) is UNAVAILABLE at once, so a user learns of an outage in seconds while a
+  // restarting backend is still waited for. UNAVAILABLE/DEADLINE_EXCEEDED messages name the
+  // backend.
   template <typename Stub, typename Request, typename Response>
   absl::StatusOr<Response> Call(const char* backend, Stub& stub,
                                 grpc::Status (Stub::*method)(grpc::ClientContext*, const Request&,
                                                              Response*),
                                 const Request& request, const grpcutil::Identity& identity) const {
+    if (absl::Status reachable = AwaitReachable(backend); !reachable.ok()) return reachable;
     std::unique_ptr<grpc::ClientContext> context = grpcutil::ContextWithin(deadline_);
     grpcutil::SetIdentity(*context, identity);
     Response response;
@@ -75,7 +79,15 @@ class Backends {
   };
   Readiness CheckReady(absl::Duration timeout) const;
 
+  // How long a call waits for a backend it is not connected to. Longer than the channels'
+  // longest reconnect backoff (grpcutil::ChannelOptions), so a backend that is up is found.
+  static constexpr absl::Duration kConnectWait = absl::Seconds(3);
+
  private:
+  // OK once the channel of `backend` is connected; UNAVAILABLE naming the backend when it is
+  // not within kConnectWait (or the call deadline, if shorter).
+  absl::Status AwaitReachable(absl::string_view backend) const;
+
   Backends() = default;
   absl::Duration deadline_;
   std::shared_ptr<grpc::Channel> inventory_channel_, orchestrator_channel_, image_channel_;

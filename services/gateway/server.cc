@@ -4,6 +4,7 @@
 
 #include "lib/file/read_file.h"
 #include "lib/http/metrics.h"
+#include "lib/inventory_client/signing_keys.h"
 #include "lib/inventory_client/watch_follower.h"
 #include "lib/random/random.h"
 #include "lib/service/grpc_host.h"
@@ -23,6 +24,7 @@ namespace {
 struct Parts {
   RealClock clock;
   std::unique_ptr<Backends> backends;
+  std::unique_ptr<InfraEnvSigningKeys> signing_keys;
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<ReadCacheMetrics> read_cache_metrics;
   std::unique_ptr<ReadCache> read_cache;
@@ -131,6 +133,9 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                        .deadline = config.backend_timeout,
                                                        .channel = config.internal_tls.Channel()}));
   ASSIGN_OR_RETURN(AuthOptions auth, LoadAuth(config, context.log));
+  parts->signing_keys = InfraEnvSigningKeys::FromInventory(
+      parts->backends->inventory(), parts->clock, {}, config.backend_timeout);
+  auth.infra_env_signing_key = parts->signing_keys->Lookup();
   ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
   if (config.read_cache_entries > 0) {
     parts->read_cache_metrics = std::make_unique<ReadCacheMetrics>(*context.metrics);

@@ -56,9 +56,11 @@ absl::StatusOr<std::unique_ptr<Download>> PxeInitrd(const CachedImage& base,
 absl::StatusOr<std::unique_ptr<Download>> PxeKernel(const CachedImage& base);
 absl::StatusOr<std::unique_ptr<Download>> PxeRootfs(const CachedImage& base);
 
-// An iPXE script booting the PXE artifacts under `artifacts_url` (ending in '/', where
-// "initrd", "vmlinuz" and "rootfs.img" are served), with `extra_kargs`.
-std::string IpxeScript(absl::string_view artifacts_url, absl::string_view extra_kargs);
+// An iPXE script booting the PXE artifacts under `artifacts_url` (ending in '/', where "initrd"
+// and "vmlinuz" are served) with the rootfs at `rootfs_url` and `extra_kargs`. The kernel line
+// names `rootfs_url` and nothing else of the artifacts: it ends up in the host's /proc/cmdline.
+std::string IpxeScript(absl::string_view artifacts_url, absl::string_view rootfs_url,
+                       absl::string_view extra_kargs);
 
 // [offset, offset + length) of `download`, materialised (tests and small reads only).
 absl::StatusOr<std::string> ReadDownload(const Download& download, uint64_t offset,

@@ -101,12 +101,15 @@ TEST_F(ArtifactsTest, KernelAndRootfsComeStraightFromTheImage) {
   EXPECT_EQ((*rootfs)->size, iso::TestImageOptions().rootfs_bytes);
 }
 
-TEST_F(ArtifactsTest, IpxeScriptBootsTheArtifacts) {
-  const std::string script = IpxeScript("http://images.example/pxe/abc/", "ip=dhcp");
+TEST_F(ArtifactsTest, IpxeScriptBootsTheArtifactsAndNamesOnlyTheRootfsOnTheKernelLine) {
+  const std::string script = IpxeScript("http://images.example/pxe/abc/",
+                                        "http://images.example/rootfs/xyz/rootfs.img", "ip=dhcp");
   EXPECT_THAT(script, HasSubstr("#!ipxe\n"));
   EXPECT_THAT(script, HasSubstr("initrd --name initrd http://images.example/pxe/abc/initrd\n"));
-  EXPECT_THAT(script, HasSubstr("coreos.live.rootfs_url=http://images.example/pxe/abc/rootfs.img"));
-  EXPECT_THAT(script, HasSubstr("ignition.platform.id=metal ip=dhcp\nboot\n"));
+  EXPECT_THAT(script,
+              HasSubstr("\nkernel http://images.example/pxe/abc/vmlinuz initrd=initrd "
+                        "coreos.live.rootfs_url=http://images.example/rootfs/xyz/rootfs.img "
+                        "ignition.firstboot ignition.platform.id=metal ip=dhcp\nboot\n"));
 }
 
 }  // namespace

@@ -60,17 +60,12 @@ absl::StatusOr<http::Router> DownloadRoutes(const Publisher& publisher, const Ca
       router.Handle("GET", "/images/{token}/discovery.iso", artifact(Publisher::Artifact::kIso)));
   RETURN_IF_ERROR(router.Handle("GET", "/images/{token}/minimal.iso",
                                 artifact(Publisher::Artifact::kMinimalIso)));
-  RETURN_IF_ERROR(router.Handle(
-      "GET", "/rootfs/{token}/rootfs.img", [&publisher, &clock](const http::Request& request) {
-        return Serve(request, publisher.GetRootfs(request.Param("token"), clock.Now()),
-                     absl::FromUnixSeconds(0));
-      }));
+  RETURN_IF_ERROR(
+      router.Handle("GET", "/rootfs/{token}/rootfs.img", artifact(Publisher::Artifact::kRootfs)));
   RETURN_IF_ERROR(
       router.Handle("GET", "/pxe/{token}/initrd", artifact(Publisher::Artifact::kInitrd)));
   RETURN_IF_ERROR(
       router.Handle("GET", "/pxe/{token}/vmlinuz", artifact(Publisher::Artifact::kKernel)));
-  RETURN_IF_ERROR(
-      router.Handle("GET", "/pxe/{token}/rootfs.img", artifact(Publisher::Artifact::kRootfs)));
   RETURN_IF_ERROR(
       router.Handle("GET", "/pxe/{token}/ipxe", [&publisher, &clock](const http::Request& request) {
         absl::StatusOr<std::string> script = publisher.Ipxe(request.Param("token"), clock.Now());

@@ -6,8 +6,10 @@
 //
 //   GET /images/{token}/discovery.iso      the full discovery ISO
 //   GET /images/{token}/minimal.iso        the minimal discovery ISO (rootfs fetched at boot)
-//   GET /rootfs/{token}/rootfs.img         the live rootfs a minimal ISO names (own tokens)
-//   GET /pxe/{token}/initrd | vmlinuz | rootfs.img | ipxe
+//   GET /rootfs/{token}/rootfs.img         the live rootfs that minimal ISOs and PXE kernel
+//                                          lines name (rootfs tokens: it opens nothing else)
+//   GET /pxe/{token}/initrd | vmlinuz | ipxe
+// {token} is a download token everywhere but under /rootfs/ (lib/auth/token.h).
 //   GET /health                           200 while the process runs
 //   GET /ready                            200 once every base image is usable, else 503
 

@@ -4,7 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
@@ -14,7 +14,8 @@ namespace {
 
 namespace inv = inventory::v1;
 
-// Agent tokens outlive any image download: they last as long as the hosts run discovery.
+// Agent and rootfs tokens outlive any image download: they last as long as the hosts run
+// discovery (an agent token until its infra-env's signing key is regenerated).
 constexpr absl::Duration kAgentTokenLife = absl::Hours(24 * 3650);
 
 constexpr absl::Duration kInventoryTimeout = absl::Seconds(10);
@@ -43,14 +44,25 @@ absl::StatusOr<InfraEnvRecord> InventoryInfraEnvSource::Get(const std::string& i
   RETURN_IF_ERROR(FromGrpcStatus(
       stub_->GetPullSecret(grpcutil::ContextWithin(kInventoryTimeout).get(), request, &response)));
   record.pull_secret = response.pull_secret();
+  inv::GetInfraEnvSigningKeyRequest key_request;
+  key_request.set_infra_env_id(infra_env_id);
+  inv::GetInfraEnvSigningKeyResponse key;
+  RETURN_IF_ERROR(FromGrpcStatus(stub_->GetInfraEnvSigningKey(
+      grpcutil::ContextWithin(kInventoryTimeout).get(), key_request, &key)));
+  record.signing_key = key.signing_key();
   return record;
+}
+
+absl::StatusOr<std::string> Publisher::DownloadToken(const std::string& infra_env_id,
+                                                     absl::Time now) const {
+  return auth::SignToken({.service = options_.signing_key}, auth::TokenPurpose::kDownload,
+                         infra_env_id, now + options_.url_ttl);
 }
 
 absl::StatusOr<std::string> Publisher::Url(const std::string& infra_env_id, absl::Time now,
                                            absl::string_view prefix,
                                            absl::string_view suffix) const {
-  ASSIGN_OR_RETURN(std::string token,
-                   auth::SignUrlToken(options_.signing_key, infra_env_id, now + options_.url_ttl));
+  ASSIGN_OR_RETURN(std::string token, DownloadToken(infra_env_id, now));
   return absl::StrCat(absl::StripSuffix(options_.public_url, "/"), prefix, token, suffix);
 }
 
@@ -62,22 +74,18 @@ absl::StatusOr<std::string> Publisher::ImageUrl(const std::string& infra_env_id,
              type == types::v1::IMAGE_TYPE_MINIMAL_ISO ? "/minimal.iso" : "/discovery.iso");
 }
 
-std::string Publisher::RootfsKey() const {
-  return absl::StrCat(options_.signing_key, "\n/rootfs/ tokens");
+absl::StatusOr<std::string> Publisher::RootfsUrl(const std::string& infra_env_id) const {
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
+  return RootfsUrlOf(record.infra_env);
 }
 
-absl::StatusOr<std::string> Publisher::RootfsUrl(const types::v1::InfraEnv& infra_env) const {
+absl::StatusOr<std::string> Publisher::RootfsUrlOf(const types::v1::InfraEnv& infra_env) const {
   const absl::Time created = absl::FromUnixSeconds(infra_env.created_at().seconds());
   ASSIGN_OR_RETURN(std::string token,
-                   auth::SignUrlToken(RootfsKey(), infra_env.id(), created + kAgentTokenLife));
+                   auth::SignToken({.service = options_.signing_key}, auth::TokenPurpose::kRootfs,
+                                   infra_env.id(), created + kAgentTokenLife));
   return absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/rootfs/", token,
                       "/rootfs.img");
-}
-
-absl::StatusOr<std::shared_ptr<const Download>> Publisher::GetRootfs(absl::string_view token,
-                                                                     absl::Time now) const {
-  ASSIGN_OR_RETURN(auth::UrlTokenClaims claims, auth::VerifyUrlToken(RootfsKey(), token, now));
-  return Cached(Artifact::kRootfs, claims.resource_id);
 }
 
 absl::StatusOr<std::string> Publisher::PxeUrl(const std::string& infra_env_id,
@@ -86,16 +94,22 @@ absl::StatusOr<std::string> Publisher::PxeUrl(const std::string& infra_env_id,
   return Url(infra_env_id, now, "/pxe/", "/");
 }
 
-absl::StatusOr<std::string> Publisher::AgentToken(const types::v1::InfraEnv& infra_env) const {
-  const absl::Time created = absl::FromUnixSeconds(infra_env.created_at().seconds());
-  return auth::SignUrlToken(options_.signing_key, infra_env.id(), created + kAgentTokenLife);
+absl::StatusOr<std::string> Publisher::AgentToken(const InfraEnvRecord& record) const {
+  const absl::Time created = absl::FromUnixSeconds(record.infra_env.created_at().seconds());
+  return auth::SignToken({.service = options_.signing_key, .infra_env = record.signing_key},
+                         auth::TokenPurpose::kAgent, record.infra_env.id(),
+                         created + kAgentTokenLife);
+}
+
+absl::StatusOr<DiscoveryIgnition> Publisher::IgnitionOf(const InfraEnvRecord& record) const {
+  DiscoveryIgnitionSettings settings = options_.ignition;
+  ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record));
+  return BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings);
 }
 
 absl::StatusOr<DiscoveryIgnition> Publisher::Ignition(const std::string& infra_env_id) const {
   ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
-  DiscoveryIgnitionSettings settings = options_.ignition;
-  ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record.infra_env));
-  return BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings);
+  return IgnitionOf(record);
 }
 
 absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv& infra_env) const {
@@ -108,8 +122,12 @@ absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv&
 absl::StatusOr<std::shared_ptr<const Download>> Publisher::Get(Artifact artifact,
                                                                absl::string_view token,
                                                                absl::Time now) const {
-  ASSIGN_OR_RETURN(auth::UrlTokenClaims claims,
-                   auth::VerifyUrlToken(options_.signing_key, token, now));
+  // The rootfs URL sits on kernel command lines, so the rootfs has tokens of its own; every
+  // other artifact holds the Ignition (and its agent token) or boots it, behind download tokens.
+  const auth::TokenPurpose purpose =
+      artifact == Artifact::kRootfs ? auth::TokenPurpose::kRootfs : auth::TokenPurpose::kDownload;
+  ASSIGN_OR_RETURN(auth::TokenClaims claims,
+                   auth::VerifyToken({.service = options_.signing_key}, purpose, token, now));
   return Cached(artifact, claims.resource_id);
 }
 
@@ -118,10 +136,13 @@ absl::StatusOr<std::shared_ptr<const Download>> Publisher::Cached(
   ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
   ASSIGN_OR_RETURN(const CachedImage* base, BaseFor(record.infra_env));
   const types::v1::InfraEnv& infra_env = record.infra_env;
+  // The signing key is in the key (besides the version its regeneration bumps): a download
+  // built before a regeneration carries an agent token that no longer works.
   const std::string key = absl::StrCat(
       static_cast<int>(artifact), "/", infra_env.id(), "/", infra_env.resource_version(), "/",
       infra_env.updated_at().seconds(), ".", infra_env.updated_at().nanos(), "/",
-      std::hash<std::string>()(record.pull_secret), "/", base->path);
+      std::hash<std::string>()(record.pull_secret), "/",
+      std::hash<std::string>()(record.signing_key), "/", base->path);
   if (std::shared_ptr<const Download> hit = downloads_.Find(key)) return hit;
   ASSIGN_OR_RETURN(std::shared_ptr<const Download> built, Build(artifact, record, *base));
   downloads_.Insert(key, built);
@@ -133,16 +154,13 @@ absl::StatusOr<std::unique_ptr<Download>> Publisher::Build(Artifact artifact,
                                                            const CachedImage& base) const {
   if (artifact == Artifact::kKernel) return PxeKernel(base);
   if (artifact == Artifact::kRootfs) return PxeRootfs(base);
-  DiscoveryIgnitionSettings settings = options_.ignition;
-  ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record.infra_env));
-  ASSIGN_OR_RETURN(DiscoveryIgnition ignition,
-                   BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings));
+  ASSIGN_OR_RETURN(DiscoveryIgnition ignition, IgnitionOf(record));
   const std::string kargs = absl::StrJoin(ignition.kernel_arguments, " ");
   if (artifact == Artifact::kInitrd) {
     return PxeInitrd(base, ignition.config, ignition.initrd_archive);
   }
   if (artifact == Artifact::kMinimalIso) {
-    ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrl(record.infra_env));
+    ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrlOf(record.infra_env));
     return MinimalIso(base, ignition.config, rootfs_url, kargs, ignition.initrd_archive);
   }
   return FullIso(base, ignition.config, kargs);
@@ -150,8 +168,7 @@ absl::StatusOr<std::unique_ptr<Download>> Publisher::Build(Artifact artifact,
 
 absl::StatusOr<Publisher::IpxeLink> Publisher::IpxeFor(const std::string& infra_env_id,
                                                        absl::Time now) const {
-  ASSIGN_OR_RETURN(std::string token,
-                   auth::SignUrlToken(options_.signing_key, infra_env_id, now + options_.url_ttl));
+  ASSIGN_OR_RETURN(std::string token, DownloadToken(infra_env_id, now));
   IpxeLink link;
   ASSIGN_OR_RETURN(link.script, Ipxe(token, now));
   link.url = absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/pxe/", token, "/ipxe");
@@ -159,11 +176,16 @@ absl::StatusOr<Publisher::IpxeLink> Publisher::IpxeFor(const std::string& infra_
 }
 
 absl::StatusOr<std::string> Publisher::Ipxe(absl::string_view token, absl::Time now) const {
-  ASSIGN_OR_RETURN(auth::UrlTokenClaims claims,
-                   auth::VerifyUrlToken(options_.signing_key, token, now));
-  ASSIGN_OR_RETURN(DiscoveryIgnition ignition, Ignition(claims.resource_id));
+  ASSIGN_OR_RETURN(auth::TokenClaims claims,
+                   auth::VerifyToken({.service = options_.signing_key},
+                                     auth::TokenPurpose::kDownload, token, now));
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(claims.resource_id));
+  ASSIGN_OR_RETURN(DiscoveryIgnition ignition, IgnitionOf(record));
+  // The kernel line (the host's /proc/cmdline) names the rootfs with a rootfs token: the
+  // download token of the script's own URL would open the initrd and its agent token.
+  ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrlOf(record.infra_env));
   return IpxeScript(absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/pxe/", token, "/"),
-                    absl::StrJoin(ignition.kernel_arguments, " "));
+                    rootfs_url, absl::StrJoin(ignition.kernel_arguments, " "));
 }
 
 }  // namespace assisted::image

@@ -2,15 +2,19 @@
 //
 // What the image service publishes for an infra-env, independent of transport: signed short
 // download URLs, and, behind a valid token, the discovery Ignition and the Downloads built from
-// it (full and minimal ISO, PXE initrd/kernel/rootfs, iPXE script). A minimal ISO's kernel
-// arguments name a rootfs URL of its own ("<public_url>/rootfs/<token>/rootfs.img"): its token
-// is signed with a key derived for that purpose alone (it opens the rootfs and nothing else, so
-// a host's /proc/cmdline gives away nothing secret) and lasts as long as the agent token, so the
-// ISO is the same bytes on every request and hosts can boot from it long after the download. Tokens
-// scope a URL to one infra-env until it expires; the agent token baked into the image is derived
-// from the infra-env alone, so a discovery ISO is the same bytes on every request (strong ETag,
-// resumable downloads).
-
+// it (full and minimal ISO, PXE initrd/kernel/rootfs, iPXE script). Three kinds of token
+// (lib/auth/token.h), none of which passes for another:
+//   - download tokens (ImageUrl, PxeUrl, IpxeFor) open the ISOs, the PXE initrd and kernel and
+//     the iPXE script for url_ttl (4 h): they hold or boot the Ignition, and so the agent token;
+//   - rootfs tokens ("<public_url>/rootfs/<token>/rootfs.img") open the rootfs alone: it is all a
+//     kernel command line names (the minimal ISO's kargs, the iPXE kernel line), and a host's
+//     /proc/cmdline then gives away nothing secret. They last as long as agent tokens, so a
+//     minimal ISO is the same bytes on every request and hosts boot from it long after the
+//     download;
+//   - the agent token baked into the Ignition is signed with the infra-env's own signing key
+//     too (kept by the inventory): regenerating that key revokes it, and the next download
+//     carries a new one. It is otherwise derived from the infra-env alone, so a discovery ISO is
+//     the same bytes on every request (strong ETag, resumable downloads).
 #ifndef ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
 #define ASSISTED_SERVICES_IMAGE_PUBLISHER_H_
 
@@ -35,6 +39,7 @@ namespace assisted::image {
 struct InfraEnvRecord {
   types::v1::InfraEnv infra_env;
   std::string pull_secret;
+  std::string signing_key;  // the infra-env's own, mixed into its agent tokens
 };
 
 class InfraEnvSource {
@@ -71,24 +76,23 @@ class Publisher {
   // now + url_ttl. `type` UNSPECIFIED: the infra-env's own type.
   absl::StatusOr<std::string> ImageUrl(const std::string& infra_env_id, absl::Time now,
                                        types::v1::ImageType type) const;
-  // "<public_url>/pxe/<token>/": initrd, vmlinuz, rootfs.img and ipxe live under it.
+  // "<public_url>/pxe/<token>/": initrd, vmlinuz and ipxe live under it (the rootfs under
+  // RootfsUrl).
   absl::StatusOr<std::string> PxeUrl(const std::string& infra_env_id, absl::Time now) const;
 
   // The discovery Ignition JSON of an infra-env.
   absl::StatusOr<DiscoveryIgnition> Ignition(const std::string& infra_env_id) const;
 
   enum class Artifact { kIso, kMinimalIso, kInitrd, kKernel, kRootfs };
-  // The artifact behind `token` (PERMISSION_DENIED when the token is bad or expired).
-  // Downloads are kept in a small cache (download_cache.h) between requests.
+  // The artifact behind `token`: a rootfs token for kRootfs, a download token for the others
+  // (PERMISSION_DENIED when the token is bad, expired or of the other kind). Downloads are kept
+  // in a small cache (download_cache.h) between requests.
   absl::StatusOr<std::shared_ptr<const Download>> Get(Artifact artifact, absl::string_view token,
                                                       absl::Time now) const;
 
-  // The rootfs URL baked into an infra-env's minimal ISO.
-  absl::StatusOr<std::string> RootfsUrl(const types::v1::InfraEnv& infra_env) const;
-  // The rootfs behind a token of RootfsUrl (PERMISSION_DENIED for any other token).
-  absl::StatusOr<std::shared_ptr<const Download>> GetRootfs(absl::string_view token,
-                                                            absl::Time now) const;
-  // The iPXE script behind `token`.
+  // The rootfs URL of an infra-env: what minimal ISOs and PXE boots put on the kernel line.
+  absl::StatusOr<std::string> RootfsUrl(const std::string& infra_env_id) const;
+  // The iPXE script behind a download `token`.
   absl::StatusOr<std::string> Ipxe(absl::string_view token, absl::Time now) const;
 
   struct IpxeLink {
@@ -100,15 +104,16 @@ class Publisher {
 
   absl::Duration url_ttl() const { return options_.url_ttl; }
 
-  // The token an infra-env's agents present (stable for the infra-env's life).
-  absl::StatusOr<std::string> AgentToken(const types::v1::InfraEnv& infra_env) const;
-
  private:
+  // The token an infra-env's agents present (stable until its signing key is regenerated).
+  absl::StatusOr<std::string> AgentToken(const InfraEnvRecord& record) const;
+  // A download token for the infra-env, valid until now + url_ttl.
+  absl::StatusOr<std::string> DownloadToken(const std::string& infra_env_id, absl::Time now) const;
   absl::StatusOr<std::string> Url(const std::string& infra_env_id, absl::Time now,
                                   absl::string_view prefix, absl::string_view suffix) const;
+  absl::StatusOr<std::string> RootfsUrlOf(const types::v1::InfraEnv& infra_env) const;
+  absl::StatusOr<DiscoveryIgnition> IgnitionOf(const InfraEnvRecord& record) const;
   absl::StatusOr<const CachedImage*> BaseFor(const types::v1::InfraEnv& infra_env) const;
-  // The key signing rootfs tokens: derived from the signing key, useless for anything else.
-  std::string RootfsKey() const;
   // `artifact` of the infra-env, from the cache or built (and cached).
   absl::StatusOr<std::shared_ptr<const Download>> Cached(Artifact artifact,
                                                          const std::string& infra_env_id) const;

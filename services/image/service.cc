@@ -43,10 +43,12 @@ grpc::Status ImageServiceImpl::GetImageUrl(grpc::ServerContext*,
   if (!iso.ok()) return ToGrpcStatus(iso.status());
   absl::StatusOr<std::string> pxe = publisher_.PxeUrl(request->infra_env_id(), now);
   if (!pxe.ok()) return ToGrpcStatus(pxe.status());
+  absl::StatusOr<std::string> rootfs = publisher_.RootfsUrl(request->infra_env_id());
+  if (!rootfs.ok()) return ToGrpcStatus(rootfs.status());
   response->set_url(*iso);
   response->set_pxe_initrd_url(*pxe + "initrd");
   response->set_kernel_url(*pxe + "vmlinuz");
-  response->set_rootfs_url(*pxe + "rootfs.img");
+  response->set_rootfs_url(*std::move(rootfs));
   *response->mutable_expires_at() = ToProto(now + publisher_.url_ttl());
   return grpc::Status::OK;
 }

@@ -152,12 +152,20 @@ ALTER TABLE hosts ADD COLUMN pb bytea;
 ALTER TABLE hosts ALTER COLUMN pb SET STORAGE EXTERNAL;
 )sql";
 
+// Each infra-env's signing key, mixed into its agent tokens' signatures (lib/auth/token.h) so
+// that replacing it revokes them. NULL until first used (resource_store.cc makes it then, from
+// the service's CSPRNG); never part of the resource as read.
+constexpr char kV3Sql[] = R"sql(
+ALTER TABLE infra_envs ADD COLUMN signing_key bytea;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
   static const std::vector<Migration> kMigrations = {
       {1, "resources, events, artifacts, change log, leases", kV1Sql},
       {2, "resources stored as binary protos (pb) beside a small jsonb doc", kV2Sql},
+      {3, "infra-env signing keys for agent tokens", kV3Sql},
   };
   return kMigrations;
 }

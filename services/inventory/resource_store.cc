@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/field_mask_util.h"
 #include "google/protobuf/util/message_differencer.h"
+#include "lib/random/random.h"
 #include "lib/status/status_macros.h"
 #include "services/inventory/transaction.h"
 
@@ -36,6 +37,9 @@ struct Column {
   pg::Param value;
   const char* expr = "?";
 };
+
+// Infra-env signing keys: 256 random bits.
+constexpr size_t kSigningKeySize = 32;
 
 // Output-only paths no Update may name: they are set by the store or by UpdateXStatus.
 const std::vector<std::string>& ReservedPaths() {
@@ -1038,6 +1042,57 @@ absl::StatusOr<std::string> ResourceStore::GetPullSecret(const Caller& caller,
     }
     return std::string(rows.Get(0, 0));
   });
+}
+
+absl::StatusOr<std::string> ResourceStore::GetInfraEnvSigningKey(const Caller& caller,
+                                                                 const std::string& infra_env_id) {
+  // Agent tokens are signed with it: a tenant holding it (and, elsewhere, the service key) could
+  // mint them. Only the services ever need it.
+  if (!caller.system) {
+    return absl::PermissionDeniedError("infra-env signing keys are for the services only");
+  }
+  const Key key{"", infra_env_id};
+  ASSIGN_OR_RETURN(pg::Result stored, ReadOnConnection(pool_, [&](pg::Connection& db) {
+                     return db.Exec(
+                         "SELECT encode(signing_key, 'hex') FROM infra_envs WHERE id = $1::uuid "
+                         "AND deleted_at IS NULL",
+                         {infra_env_id});
+                   }));
+  if (stored.rows() == 0) return NotFound<InfraEnv>(key);
+  if (!stored.IsNull(0, 0)) return absl::HexStringToBytes(stored.Get(0, 0));
+  // First use (infra-envs are created without one, and those of before migration 3 have none).
+  // Concurrent first uses agree: the first write wins and every caller reads it back.
+  ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
+  ASSIGN_OR_RETURN(pg::Result made, OnConnection(pool_, [&](pg::Connection& db) {
+                     return db.Exec(
+                         "UPDATE infra_envs SET signing_key = coalesce(signing_key, "
+                         "decode($2, 'hex')) WHERE id = $1::uuid AND deleted_at IS NULL "
+                         "RETURNING encode(signing_key, 'hex')",
+                         {infra_env_id, absl::BytesToHexString(fresh)});
+                   }));
+  if (made.rows() == 0) return NotFound<InfraEnv>(key);
+  return absl::HexStringToBytes(made.Get(0, 0));
+}
+
+absl::StatusOr<InfraEnv> ResourceStore::RegenerateInfraEnvSigningKey(
+    const Caller& caller, const std::string& infra_env_id) {
+  ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
+  const Key key{"", infra_env_id};
+  Query q;
+  std::string sql = absl::StrCat(
+      "WITH updated AS (UPDATE infra_envs SET signing_key = decode(",
+      q.Add(absl::BytesToHexString(fresh)),
+      ", 'hex'), resource_version = resource_version + 1, updated_at = now() WHERE id = ",
+      q.Add(infra_env_id), "::uuid AND deleted_at IS NULL");
+  sql += TenancyPredicate(caller, {}, q.params());
+  absl::StrAppend(&sql, " RETURNING ", SelectList<InfraEnv>(), ")",
+                  LogChangesOf<InfraEnv>(q, "updated", v1::CHANGE_TYPE_UPDATED));
+  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
+                  OnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<InfraEnv> {
+                    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
+                    if (rows.rows() == 0) return NotFound<InfraEnv>(key);
+                    return Decode<InfraEnv>(rows, 0);
+                  }));
 }
 
 // ---- Hosts ----

@@ -80,6 +80,15 @@ class ResourceStore {
   absl::StatusOr<std::string> GetPullSecret(const Caller& caller,
                                             const v1::GetPullSecretRequest& request);
 
+  // An infra-env's signing key (mixed into its agent tokens' signatures), made from
+  // SecureRandomBytes on first use. System callers only: PERMISSION_DENIED for tenants.
+  absl::StatusOr<std::string> GetInfraEnvSigningKey(const Caller& caller,
+                                                    const std::string& infra_env_id);
+  // Replaces the key with a new random one, bumping the infra-env's resource_version and
+  // logging the change (so caches keyed by the version, like the image service's, let go).
+  absl::StatusOr<types::v1::InfraEnv> RegenerateInfraEnvSigningKey(const Caller& caller,
+                                                                   const std::string& infra_env_id);
+
   absl::StatusOr<types::v1::Host> CreateHost(const Caller& caller,
                                              const v1::CreateHostRequest& request);
   absl::StatusOr<types::v1::Host> GetHost(const Caller& caller, const v1::GetHostRequest& request);

@@ -444,6 +444,42 @@ TEST_F(ResourceStoreTest, PullSecretIsWriteOnlyExceptThroughGetPullSecret) {
   EXPECT_THAT(store_->GetPullSecret(Caller::System(), request), IsOkAndHolds(R"({"auths":{}})"));
 }
 
+TEST_F(ResourceStoreTest, InfraEnvSigningKeysAreForServicesAndRegeneratedByTheirTenantOnly) {
+  const InfraEnv infra_env = NewInfraEnv(alice_);
+  // Made on first use, the same on every later read, never shown to a tenant.
+  auto key = store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
+  ASSERT_THAT(key, IsOk());
+  EXPECT_EQ(key->size(), 32u);
+  EXPECT_THAT(store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()), IsOkAndHolds(*key));
+  EXPECT_THAT(store_->GetInfraEnvSigningKey(alice_, infra_env.id()),
+              StatusIs(absl::StatusCode::kPermissionDenied));
+  EXPECT_THAT(store_->GetInfraEnvSigningKey(Caller::System(), Uuid(9, 9)),
+              StatusIs(absl::StatusCode::kNotFound));
+  v1::GetInfraEnvRequest get;
+  get.set_id(infra_env.id());
+  auto before = store_->GetInfraEnv(alice_, get);
+  ASSERT_THAT(before, IsOk());
+
+  // Another tenant cannot rotate it, nor tell the infra-env exists.
+  EXPECT_THAT(store_->RegenerateInfraEnvSigningKey(bob_, infra_env.id()),
+              StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()), IsOkAndHolds(*key));
+
+  // Its owner can: a new key, a new version (caches keyed by it let go), a logged change.
+  auto regenerated = store_->RegenerateInfraEnvSigningKey(alice_, infra_env.id());
+  ASSERT_THAT(regenerated, IsOk());
+  EXPECT_EQ(regenerated->resource_version(), before->resource_version() + 1);
+  EXPECT_EQ(regenerated->name(), "discovery");
+  auto rotated = store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
+  ASSERT_THAT(rotated, IsOk());
+  EXPECT_EQ(rotated->size(), 32u);
+  EXPECT_NE(*rotated, *key);
+  auto after = store_->GetInfraEnv(alice_, get);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->resource_version(), regenerated->resource_version());
+  EXPECT_EQ(after->name(), "discovery");
+}
+
 TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewrittenWhole) {
   // A cluster as schema version 1 stored it: everything beyond the columns in the JSON doc.
   const Cluster created = NewCluster(alice_, "old-form");

@@ -176,6 +176,32 @@ grpc::Status InventoryServiceImpl::GetPullSecret(grpc::ServerContext* context,
       response);
 }
 
+grpc::Status InventoryServiceImpl::GetInfraEnvSigningKey(
+    grpc::ServerContext* context, const v1::GetInfraEnvSigningKeyRequest* request,
+    v1::GetInfraEnvSigningKeyResponse* response) {
+  return Checked(
+      {CheckId("infra_env_id", request->infra_env_id())},
+      [&]() -> absl::StatusOr<v1::GetInfraEnvSigningKeyResponse> {
+        absl::StatusOr<std::string> key =
+            stores_.resources.GetInfraEnvSigningKey(CallerOf(*context), request->infra_env_id());
+        if (!key.ok()) return key.status();
+        v1::GetInfraEnvSigningKeyResponse out;
+        out.set_signing_key(*std::move(key));
+        return out;
+      },
+      response);
+}
+
+grpc::Status InventoryServiceImpl::RegenerateInfraEnvSigningKey(
+    grpc::ServerContext* context, const v1::RegenerateInfraEnvSigningKeyRequest* request,
+    google::protobuf::Empty*) {
+  return CheckedEmpty({CheckId("infra_env_id", request->infra_env_id())}, [&] {
+    return stores_.resources
+        .RegenerateInfraEnvSigningKey(CallerOf(*context), request->infra_env_id())
+        .status();
+  });
+}
+
 grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
                                               const v1::CreateHostRequest* request,
                                               types::v1::Host* response) {

@@ -60,6 +60,12 @@ class InventoryServiceImpl final : public v1::InventoryService::Service {
                               google::protobuf::Empty* response) override;
   grpc::Status GetPullSecret(grpc::ServerContext* context, const v1::GetPullSecretRequest* request,
                              v1::GetPullSecretResponse* response) override;
+  grpc::Status GetInfraEnvSigningKey(grpc::ServerContext* context,
+                                     const v1::GetInfraEnvSigningKeyRequest* request,
+                                     v1::GetInfraEnvSigningKeyResponse* response) override;
+  grpc::Status RegenerateInfraEnvSigningKey(grpc::ServerContext* context,
+                                            const v1::RegenerateInfraEnvSigningKeyRequest* request,
+                                            google::protobuf::Empty* response) override;
 
   grpc::Status CreateHost(grpc::ServerContext* context, const v1::CreateHostRequest* request,
                           types::v1::Host* response) override;

@@ -9,7 +9,7 @@
 #include "absl/strings/strip.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/client_context.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
@@ -80,7 +80,10 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       random_(random),
       log_(std::move(log)),
       clock_(parts.clock != nullptr ? *parts.clock : real_clock_),
-      liveness_(options_.replica_id.empty() ? NewReplicaId(random) : options_.replica_id, clock_),
+      liveness_(*OwnedOr<LivenessTracker*>(
+          parts.liveness, own_liveness_,
+          std::make_unique<LivenessTracker>(
+              options_.replica_id.empty() ? NewReplicaId(random) : options_.replica_id, clock_))),
       events_(
           *OwnedOr<EventSink*>(parts.events, own_events_,
                                std::make_unique<InventoryEvents>(*inventory_, options_.event_rate,
@@ -90,12 +93,18 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
       progress_(*OwnedOr<ProgressSink*>(parts.progress, own_progress_,
                                         std::make_unique<LoggingProgressSink>(log_))),
       registrations_(parts.registrations),
+      signing_keys_(InfraEnvSigningKeys::FromInventory(
+          *inventory_, clock_, {.ttl = options_.signing_key_ttl}, options_.inventory_timeout)),
       metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
                                                std::make_unique<prometheus::Registry>())),
       admission_(options_.streams),
-      refresher_(*inventory_,
-                 {.timeouts = options_.timeouts, .inventory_timeout = options_.inventory_timeout},
-                 clock_, liveness_, events_, log_),
+      refresher_(
+          *OwnedOr<Refresher*>(parts.refresher, own_refresher_,
+                               std::make_unique<Refresher>(
+                                   *inventory_,
+                                   RefreshOptions{.timeouts = options_.timeouts,
+                                                  .inventory_timeout = options_.inventory_timeout},
+                                   clock_, liveness_, events_, log_))),
       presence_(
           *inventory_, liveness_.replica_id(),
           {.ttl = options_.replica_lease_ttl, .inventory_timeout = options_.inventory_timeout},
@@ -347,17 +356,18 @@ void AgentHub::Refuse(const std::shared_ptr<Session>& session, const std::string
   session->Close(grpc::Status(code, reason));
 }
 
-absl::Status AgentHub::CheckToken(const Session& session, const std::string& infra_env_id) const {
+absl::Status AgentHub::CheckToken(const Session& session, const std::string& infra_env_id) {
   if (options_.agent_token_key.empty()) return absl::OkStatus();
   if (session.token().empty()) {
     return absl::UnauthenticatedError("missing agent token (authorization: Bearer metadata)");
   }
-  absl::StatusOr<auth::UrlTokenClaims> claims =
-      auth::VerifyUrlToken(options_.agent_token_key, session.token(), clock_.Now());
-  if (!claims.ok()) {
+  absl::StatusOr<auth::TokenClaims> claims = auth::VerifyAgentToken(
+      options_.agent_token_key, signing_keys_->Lookup(), session.token(), clock_.Now());
+  if (absl::IsPermissionDenied(claims.status())) {
     return absl::UnauthenticatedError(
         absl::StrCat("invalid agent token: ", claims.status().message()));
   }
+  if (!claims.ok()) return claims.status();
   if (claims->resource_id != infra_env_id) {
     return absl::UnauthenticatedError(absl::StrCat("the agent token is for infra-env ",
                                                    claims->resource_id, ", not ", infra_env_id));
@@ -377,8 +387,14 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
                                    {"infra_env_id", request.infra_env_id()},
                                    {"peer", session->peer()},
                                    {"error", token.message()}});
-    Refuse(session, std::string(token.message()), agent::v1::REGISTRATION_ACTION_GIVE_UP,
-           grpc::StatusCode::UNAUTHENTICATED);
+    // A bad token stays bad; a key that could not be read (inventory down) may be read later.
+    if (absl::IsUnauthenticated(token)) {
+      Refuse(session, std::string(token.message()), agent::v1::REGISTRATION_ACTION_GIVE_UP,
+             grpc::StatusCode::UNAUTHENTICATED);
+    } else {
+      Refuse(session, absl::StrCat("cannot check the agent token now: ", token.message()),
+             agent::v1::REGISTRATION_ACTION_RETRY, grpc::StatusCode::UNAVAILABLE);
+    }
     return;
   }
   if (absl::Status sized = CheckInventorySize(request.inventory(), "register.inventory");

@@ -62,6 +62,7 @@
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "grpcpp/channel.h"
+#include "lib/inventory_client/signing_keys.h"
 #include "lib/inventory_client/watch_follower.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
@@ -106,21 +107,30 @@ struct HubOptions {
   // Follow the inventory's Watch (off in tests that drive the hub directly).
   bool follow_watch = true;
   EventRateOptions event_rate;
-  // Key checking the agents' infra-env tokens ("authorization: Bearer" metadata); empty: no check.
+  // The service key checking the agents' tokens ("authorization: Bearer" metadata), with each
+  // infra-env's own signing key (lib/auth/token.h); empty: no check.
   std::string agent_token_key;
   // Issues the controller tokens install steps carry (Instruction.controller_token); null: none
   // (the controller's calls are not authenticated either).
   std::shared_ptr<const ControllerTokens> controller_tokens;
+  // How long an infra-env's signing key read from the inventory is used: a regenerated key is
+  // in force for new streams this long after the regeneration at the latest.
+  absl::Duration signing_key_ttl = absl::Seconds(5);
 };
 
 // What the hub uses besides the inventory; null members get the defaults (core next steps,
-// logging progress sink, events appended to the inventory, the real clock).
+// logging progress sink, events appended to the inventory, the real clock, liveness of the
+// replica `replica_id` names, a refresher of its own).
 struct HubParts {
   InstructionSource* instructions = nullptr;
   ProgressSink* progress = nullptr;
   RegistrationSink* registrations = nullptr;  // optional: none records registrations only
   EventSink* events = nullptr;
   const Clock* clock = nullptr;
+  // Shared with the user actions (InstallActions), so that one refresher judges for every
+  // trigger: `refresher` must read `liveness` and emit to `events`; both or neither.
+  LivenessTracker* liveness = nullptr;
+  Refresher* refresher = nullptr;
   prometheus::Registry* metrics = nullptr;  // optional: none keeps the hub's metrics private
 };
 
@@ -170,9 +180,10 @@ class AgentHub final : public SessionHandler {
   };
 
   void Register(const std::shared_ptr<Session>& session, const agent::v1::Register& request);
-  // OK when the stream's token (authorization: Bearer) is valid and scoped to `infra_env_id`, or
-  // when no key is configured; UNAUTHENTICATED naming the problem otherwise.
-  absl::Status CheckToken(const Session& session, const std::string& infra_env_id) const;
+  // OK when the stream's token (authorization: Bearer) is an agent token of `infra_env_id`
+  // signed with its current signing key, or when no key is configured; UNAUTHENTICATED naming
+  // the problem otherwise, or the inventory's error when the key could not be read.
+  absl::Status CheckToken(const Session& session, const std::string& infra_env_id);
   void ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                    const types::v1::StepResult& result);
   void ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
@@ -234,7 +245,8 @@ class AgentHub final : public SessionHandler {
   log::Logger log_;
   RealClock real_clock_;
   const Clock& clock_;
-  LivenessTracker liveness_;
+  std::unique_ptr<LivenessTracker> own_liveness_;
+  LivenessTracker& liveness_;
   std::unique_ptr<EventSink> own_events_;
   EventSink& events_;
   std::unique_ptr<InstructionSource> own_instructions_;
@@ -242,10 +254,12 @@ class AgentHub final : public SessionHandler {
   std::unique_ptr<ProgressSink> own_progress_;
   ProgressSink& progress_;
   RegistrationSink* const registrations_;
+  const std::unique_ptr<InfraEnvSigningKeys> signing_keys_;
   std::unique_ptr<prometheus::Registry> own_metrics_registry_;
   HubMetrics metrics_;
   StreamAdmission admission_;
-  Refresher refresher_;
+  std::unique_ptr<Refresher> own_refresher_;
+  Refresher& refresher_;
   ReplicaPresence presence_;
 
   mutable absl::Mutex mu_;

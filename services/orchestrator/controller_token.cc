@@ -6,10 +6,13 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 
 namespace assisted::orchestrator {
 namespace {
+
+// The purpose byte controller tokens carry (see the header: the derived key sets them apart).
+constexpr auth::TokenPurpose kStoredPurpose = auth::TokenPurpose::kDownload;
 
 std::string DeriveKey(absl::string_view signing_key) {
   unsigned char digest[EVP_MAX_MD_SIZE];
@@ -26,7 +29,8 @@ ControllerTokens::ControllerTokens(absl::string_view signing_key) : key_(DeriveK
 
 absl::StatusOr<std::string> ControllerTokens::Issue(absl::string_view cluster_id,
                                                     absl::Time now) const {
-  return auth::SignUrlToken(key_, cluster_id, now + kControllerTokenLifetime);
+  return auth::SignToken({.service = key_}, kStoredPurpose, cluster_id,
+                         now + kControllerTokenLifetime);
 }
 
 absl::StatusOr<std::string> ControllerTokens::Verify(absl::string_view token,
@@ -34,7 +38,8 @@ absl::StatusOr<std::string> ControllerTokens::Verify(absl::string_view token,
   if (token.empty()) {
     return absl::UnauthenticatedError("missing controller token (authorization: Bearer metadata)");
   }
-  absl::StatusOr<auth::UrlTokenClaims> claims = auth::VerifyUrlToken(key_, token, now);
+  absl::StatusOr<auth::TokenClaims> claims =
+      auth::VerifyToken({.service = key_}, kStoredPurpose, token, now);
   if (!claims.ok()) {
     return absl::UnauthenticatedError(
         absl::StrCat("invalid controller token: ", claims.status().message()));

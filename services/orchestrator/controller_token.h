@@ -6,11 +6,13 @@
 // it; the orchestrator hands it only to that cluster's hosts, over their authenticated agent
 // streams (Instruction.controller_token).
 //
-// A token has the short signed form of lib/auth/url_token.h (the cluster's UUID, an expiry and
-// an HMAC tag), signed with a key derived for this purpose alone from the URL-signing key
-// (HMAC-SHA256(key, kControllerTokenPurpose)): an agent or download token signed with the same
-// file never verifies as a controller token, nor the other way round. Rotating the URL-signing
-// key revokes every controller token with it.
+// A token has the short signed form of lib/auth/token.h (the cluster's UUID, an expiry and an
+// HMAC tag), signed with a key derived for this purpose alone from the URL-signing key
+// (HMAC-SHA256(key, kControllerTokenPurpose)), which lib/auth then derives again for the
+// purpose byte it stores (kDownload: lib/auth has no controller purpose yet; the key, not the
+// byte, keeps the kinds apart). So an agent, download or rootfs token signed with the same file
+// never verifies as a controller token, nor the other way round. Rotating the URL-signing key
+// revokes every controller token with it.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CONTROLLER_TOKEN_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CONTROLLER_TOKEN_H_

@@ -3,7 +3,7 @@
 #include "services/orchestrator/controller_token.h"
 
 #include "gtest/gtest.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/testing/status_matchers.h"
 
 namespace assisted::orchestrator {
@@ -14,6 +14,7 @@ using ::assisted::testing::StatusIs;
 
 constexpr char kKey[] = "0123456789abcdef0123456789abcdef-test-key";
 constexpr char kCluster[] = "6a0c6f52-3d1e-4b8e-9f64-0d5a3c2b1a90";
+constexpr char kInfraEnvKey[] = "an infra-env's own signing key";
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 TEST(ControllerTokensTest, AnIssuedTokenNamesItsCluster) {
@@ -30,15 +31,26 @@ TEST(ControllerTokensTest, ExpiresAfterItsLifetime) {
               StatusIs(absl::StatusCode::kUnauthenticated));
 }
 
-TEST(ControllerTokensTest, AnAgentTokenSignedWithTheSameKeyIsNotAControllerToken) {
-  const std::string agent_token = *auth::SignUrlToken(kKey, kCluster, kNow + absl::Hours(1));
-  EXPECT_THAT(ControllerTokens(kKey).Verify(agent_token, kNow),
-              StatusIs(absl::StatusCode::kUnauthenticated));
+TEST(ControllerTokensTest, OtherTokensSignedWithTheSameKeyAreNotControllerTokens) {
+  const absl::Time later = kNow + absl::Hours(1);
+  for (const std::string& token :
+       {*auth::SignToken({.service = kKey, .infra_env = kInfraEnvKey}, auth::TokenPurpose::kAgent,
+                         kCluster, later),
+        *auth::SignToken({.service = kKey}, auth::TokenPurpose::kDownload, kCluster, later),
+        *auth::SignToken({.service = kKey}, auth::TokenPurpose::kRootfs, kCluster, later)}) {
+    EXPECT_THAT(ControllerTokens(kKey).Verify(token, kNow),
+                StatusIs(absl::StatusCode::kUnauthenticated));
+  }
 }
 
-TEST(ControllerTokensTest, AControllerTokenIsNotAnAgentToken) {
+TEST(ControllerTokensTest, AControllerTokenIsNoOtherToken) {
   const std::string token = *ControllerTokens(kKey).Issue(kCluster, kNow);
-  EXPECT_FALSE(auth::VerifyUrlToken(kKey, token, kNow).ok());
+  for (auth::TokenPurpose purpose : {auth::TokenPurpose::kDownload, auth::TokenPurpose::kRootfs}) {
+    EXPECT_FALSE(auth::VerifyToken({.service = kKey}, purpose, token, kNow).ok());
+  }
+  EXPECT_FALSE(auth::VerifyToken({.service = kKey, .infra_env = kInfraEnvKey},
+                                 auth::TokenPurpose::kAgent, token, kNow)
+                   .ok());
 }
 
 TEST(ControllerTokensTest, ATokenOfAnotherKeyIsRefused) {

@@ -84,9 +84,14 @@ types::v1::Event HostEvent(const types::v1::Host& host, std::string name, std::s
 
 types::v1::Event ClusterEvent(const types::v1::Cluster& cluster, std::string name,
                               std::string message, types::v1::EventSeverity severity) {
+  return ClusterEvent(cluster.id(), std::move(name), std::move(message), severity);
+}
+
+types::v1::Event ClusterEvent(const std::string& cluster_id, std::string name, std::string message,
+                              types::v1::EventSeverity severity) {
   types::v1::Event event;
   event.set_name(std::move(name));
-  event.set_cluster_id(cluster.id());
+  event.set_cluster_id(cluster_id);
   event.set_severity(severity);
   event.set_category(types::v1::EVENT_CATEGORY_USER);
   event.set_message(std::move(message));

@@ -1,11 +1,13 @@
 // File: services/orchestrator/events.h
 //
 // The orchestrator's user-visible events (inventory AppendEvent): host registration, host and
-// cluster status changes, validations that start failing or pass again. Each host (or cluster,
-// for cluster events) has a token bucket, so a flapping host cannot flood the events table:
-// beyond its burst it gets `rate` events per second, the rest are dropped and counted. Appends
-// go out on the caller's thread (the hub's workers) and a failed append is logged, never
-// retried: events are a record for people, not the system of record.
+// cluster status changes, validations that start failing or pass again, and the milestones of
+// user actions (install/actions.h). One sink serves them all, so every event counts against the
+// same rate limit. Each host (or cluster, for cluster events) has a token bucket, so a flapping
+// host cannot flood the events table: beyond its burst it gets `rate` events per second, the
+// rest are dropped and counted. Appends go out on the caller's thread (the hub's workers, the
+// user action's) and a failed append is logged, never retried: events are a record for people,
+// not the system of record.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_EVENTS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_EVENTS_H_
@@ -87,6 +89,8 @@ class InventoryEvents final : public EventSink {
 // Event builders (names as in the reference's events catalogue).
 types::v1::Event HostEvent(const types::v1::Host& host, std::string name, std::string message,
                            types::v1::EventSeverity severity = types::v1::EVENT_SEVERITY_INFO);
+types::v1::Event ClusterEvent(const std::string& cluster_id, std::string name, std::string message,
+                              types::v1::EventSeverity severity = types::v1::EVENT_SEVERITY_INFO);
 types::v1::Event ClusterEvent(const types::v1::Cluster& cluster, std::string name,
                               std::string message,
                               types::v1::EventSeverity severity = types::v1::EVENT_SEVERITY_INFO);

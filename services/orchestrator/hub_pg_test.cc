@@ -5,6 +5,7 @@
 // it returns;
 // a cluster change made by someone else is pushed at once; tokens are checked.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>
@@ -21,7 +22,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/random/random.h"
 #include "lib/testing/status_matchers.h"
 #include "lib/time/clock.h"
@@ -270,6 +271,15 @@ class HubTest : public assisted::testing::PostgresTest {
     return host;
   }
 
+  // Reads the cluster with its hosts into `cluster`; false when the inventory refused.
+  bool ReadCluster(types::v1::Cluster& cluster) {
+    inv::GetClusterRequest get;
+    get.set_id(cluster_.id());
+    get.set_include_hosts(true);
+    grpc::ClientContext context;
+    return stub_->GetCluster(&context, get, &cluster).ok();
+  }
+
   // Waits, on the inventory's Watch (no polling), until `done` holds for the cluster with its
   // hosts; returns it as last read.
   types::v1::Cluster AwaitCluster(std::function<bool(const types::v1::Cluster&)> done,
@@ -283,11 +293,7 @@ class HubTest : public assisted::testing::PostgresTest {
     inv::WatchEvent event;
     types::v1::Cluster cluster;
     while (stream->Read(&event)) {  // the first event is a bookmark: check the state as it is
-      inv::GetClusterRequest get;
-      get.set_id(cluster_.id());
-      get.set_include_hosts(true);
-      grpc::ClientContext context;
-      if (stub_->GetCluster(&context, get, &cluster).ok() && done(cluster)) {
+      if (ReadCluster(cluster) && done(cluster)) {
         watch_context.TryCancel();
         return cluster;
       }
@@ -327,6 +333,52 @@ class HubTest : public assisted::testing::PostgresTest {
     const grpc::Status status = stub_->Lease(&context, lease, &response);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return response;
+  }
+
+  // Hosts 1..n as the user left them before installing (role master, the healthy fixture's
+  // reports, among them the disk-speed and image-pull results of an earlier preparation), each
+  // with a connected agent; returns once every host is known and the cluster ready.
+  std::vector<std::unique_ptr<TestAgent>> ConnectKnownMasters(int n) {
+    std::vector<std::unique_ptr<TestAgent>> agents;
+    for (int i = 1; i <= n; ++i) {
+      inv::CreateHostRequest create;
+      *create.mutable_host() = Host(i);
+      create.mutable_host()->set_cluster_id(cluster_.id());
+      create.mutable_host()->set_status(types::v1::HOST_STATUS_DISCOVERING);
+      create.mutable_host()->set_images_status(core::testing::kPulledImagesStatus);
+      create.mutable_host()->set_disks_info(core::testing::kFastDisksInfo);
+      types::v1::Host created;
+      grpc::ClientContext context;
+      const grpc::Status status = stub_->CreateHost(&context, create, &created);
+      EXPECT_TRUE(status.ok()) << status.error_message();
+      agents.push_back(std::make_unique<TestAgent>(*agents_, Host(i), ""));
+    }
+    AwaitCluster([n](const types::v1::Cluster& c) {
+      return AllHosts(c, n, types::v1::HOST_STATUS_KNOWN) &&
+             c.status() == types::v1::CLUSTER_STATUS_READY;
+    });
+    return agents;
+  }
+
+  // Moves the ready cluster to preparing-for-installation as InstallCluster does through
+  // another replica, with the installation files' generation at `preparation`.
+  void StartPreparing(types::v1::InstallationPreparationStatus preparation) {
+    inv::UpdateClusterStatusRequest update;
+    update.set_id(cluster_.id());
+    update.set_expected_status(types::v1::CLUSTER_STATUS_READY);
+    update.set_new_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+    update.mutable_patch()->mutable_last_installation_preparation()->set_status(preparation);
+    update.mutable_patch_mask()->add_paths("last_installation_preparation");
+    types::v1::Cluster written;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->UpdateClusterStatus(&context, update, &written);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+
+  // Every host of the cluster has left `status`.
+  static bool NoHostIn(const types::v1::Cluster& cluster, types::v1::HostStatus status) {
+    return std::none_of(cluster.hosts().begin(), cluster.hosts().end(),
+                        [status](const types::v1::Host& h) { return h.status() == status; });
   }
 
   static bool AllHosts(const types::v1::Cluster& cluster, size_t n, types::v1::HostStatus status) {
@@ -555,28 +607,128 @@ TEST_F(HubTest, AClusterChangeMadeElsewhereIsPushedAtOnce) {
             Observations("assisted_orchestrator_refresh_seconds"));
 }
 
-TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnv) {
+TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnvAndItsCurrentSigningKey) {
   StartHub({.agent_token_key = kKey});
   CreateCluster();
+  // What the image service bakes into the infra-env's images.
+  auto agent_token = [&](const std::string& infra_env_id) -> absl::StatusOr<std::string> {
+    inv::GetInfraEnvSigningKeyRequest request;
+    request.set_infra_env_id(infra_env_id);
+    inv::GetInfraEnvSigningKeyResponse key;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->GetInfraEnvSigningKey(&context, request, &key);
+    if (!status.ok()) return absl::InternalError(status.error_message());
+    return auth::SignToken({.service = kKey, .infra_env = key.signing_key()},
+                           auth::TokenPurpose::kAgent, infra_env_id, absl::Now() + absl::Hours(1));
+  };
+  auto refused = [&](const std::string& token, const std::string& reason) {
+    TestAgent agent(*agents_, Host(1), token);
+    EXPECT_EQ(agent.status().error_code(), grpc::StatusCode::UNAUTHENTICATED) << reason;
+    EXPECT_THAT(agent.status().error_message(), ::testing::HasSubstr(reason));
+  };
+  auto accepted = [&](const std::string& token) {
+    TestAgent agent(*agents_, Host(1), token);
+    EXPECT_TRUE(agent.AwaitInstruction(
+        types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
+        absl::Seconds(20)));
+  };
+  refused("", "missing agent token");
   {
-    TestAgent missing(*agents_, Host(1), "");
-    EXPECT_EQ(missing.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
-    EXPECT_THAT(missing.status().error_message(), ::testing::HasSubstr("missing agent token"));
+    inv::CreateInfraEnvRequest create;
+    create.mutable_infra_env()->set_name("other");
+    types::v1::InfraEnv other;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->CreateInfraEnv(&context, create, &other).ok());
+    auto foreign = agent_token(other.id());
+    ASSERT_THAT(foreign, IsOk());
+    refused(*foreign, "not " + infra_env_.id());
   }
-  {
-    auto other = auth::SignUrlToken(kKey, "11111111-2222-4333-8444-555555555555",
-                                    absl::Now() + absl::Hours(1));
-    ASSERT_THAT(other, IsOk());
-    TestAgent wrong(*agents_, Host(1), *other);
-    EXPECT_EQ(wrong.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
-    EXPECT_THAT(wrong.status().error_message(), ::testing::HasSubstr("not " + infra_env_.id()));
-  }
-  auto good = auth::SignUrlToken(kKey, infra_env_.id(), absl::Now() + absl::Hours(1));
+  auto download = auth::SignToken({.service = kKey}, auth::TokenPurpose::kDownload, infra_env_.id(),
+                                  absl::Now() + absl::Hours(1));
+  ASSERT_THAT(download, IsOk());
+  refused(*download, "wrong kind of token");
+
+  auto good = agent_token(infra_env_.id());
   ASSERT_THAT(good, IsOk());
-  TestAgent accepted(*agents_, Host(1), *good);
-  EXPECT_TRUE(accepted.AwaitInstruction(
-      types::v1::STEP_TYPE_INVENTORY, [](const types::v1::Step&) { return true; },
-      absl::Seconds(20)));
+  accepted(*good);
+
+  // Regenerating the key revokes the token for new streams once the key read has aged out.
+  inv::RegenerateInfraEnvSigningKeyRequest regenerate;
+  regenerate.set_infra_env_id(infra_env_.id());
+  google::protobuf::Empty empty;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->RegenerateInfraEnvSigningKey(&context, regenerate, &empty).ok());
+  clock_.Advance(HubOptions().signing_key_ttl);
+  refused(*good, "signature does not match");
+  auto renewed = agent_token(infra_env_.id());
+  ASSERT_THAT(renewed, IsOk());
+  accepted(*renewed);
+}
+
+TEST_F(HubTest, AHostTheHubMovesToPreparingRunsItsPreparationChecksAfresh) {
+  StartHub();
+  CreateCluster();
+  const std::vector<std::unique_ptr<TestAgent>> agents = ConnectKnownMasters(3);
+  ASSERT_NO_FATAL_FAILURE(StartPreparing(types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED));
+  const types::v1::Cluster cluster = AwaitCluster(
+      [](const types::v1::Cluster& c) { return NoHostIn(c, types::v1::HOST_STATUS_KNOWN); });
+  // The row known -> preparing forgets the checks of an earlier preparation: the agent measures
+  // the disk and pulls the images again, and until it has the host is not prepared.
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION)
+        << host.id() << ": " << host.status_info();
+    EXPECT_EQ(host.images_status(), "") << host.id();
+    EXPECT_EQ(host.disks_info(), "") << host.id();
+  }
+}
+
+TEST_F(HubTest, AClusterTheHubMovesToInstallingRecordsWhenItsInstallationStarted) {
+  StartHub();
+  CreateCluster();
+  const std::vector<std::unique_ptr<TestAgent>> agents = ConnectKnownMasters(3);
+  ASSERT_NO_FATAL_FAILURE(StartPreparing(types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS));
+  AwaitCluster(
+      [](const types::v1::Cluster& c) { return NoHostIn(c, types::v1::HOST_STATUS_KNOWN); });
+  // The agents report their preparation checks passing.
+  for (int i = 1; i <= 3; ++i) {
+    inv::UpdateHostRequest update;
+    update.mutable_host()->set_id(HostId(i));
+    update.mutable_host()->set_infra_env_id(infra_env_.id());
+    update.mutable_host()->set_images_status(core::testing::kPulledImagesStatus);
+    update.mutable_host()->set_disks_info(core::testing::kFastDisksInfo);
+    update.mutable_update_mask()->add_paths("images_status");
+    update.mutable_update_mask()->add_paths("disks_info");
+    types::v1::Host written;
+    grpc::ClientContext context;
+    const grpc::Status status = stub_->UpdateHost(&context, update, &written);
+    ASSERT_TRUE(status.ok()) << status.error_message();
+  }
+  const types::v1::Cluster cluster = AwaitCluster([](const types::v1::Cluster& c) {
+    return c.status() == types::v1::CLUSTER_STATUS_INSTALLING;
+  });
+  EXPECT_TRUE(cluster.has_install_started_at()) << cluster.DebugString();
+}
+
+TEST_F(HubTest, AQuietConnectedHostsClockStaysInSyncHoweverLongItIsQuiet) {
+  StartHub();
+  CreateCluster();
+  const std::vector<std::unique_ptr<TestAgent>> agents = ConnectKnownMasters(3);
+  // Half an hour of silence on open streams (more than the 20 minutes the service's clock may
+  // be ahead of a host's), then a change elsewhere has the hub judge the cluster again.
+  clock_.Advance(absl::Minutes(30));
+  hub_->MonitorOnce();
+  ASSERT_NO_FATAL_FAILURE(PushThrough(*agents[0], "ntp-quiet.example.com"));
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(ReadCluster(cluster));
+  for (const types::v1::Host& host : cluster.hosts()) {
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN)
+        << host.id() << ": " << host.status_info();
+    for (const types::v1::ValidationResult& v : host.validations_info()) {
+      if (v.id() != "time-synced-between-host-and-service") continue;
+      EXPECT_EQ(v.status(), types::v1::VALIDATION_STATUS_SUCCESS)
+          << host.id() << ": " << v.message();
+    }
+  }
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ google::protobuf::Timestamp ToTimestamp(absl::Time time) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
 }
 
+absl::Time FromTimestamp(const google::protobuf::Timestamp& timestamp) {
+  return absl::FromUnixMicros(google::protobuf::util::TimeUtil::TimestampToMicroseconds(timestamp));
+}
+
 std::string DisplayName(const types::v1::Host& host) {
   if (!host.requested_hostname().empty()) return host.requested_hostname();
   if (!host.inventory().hostname().empty()) return host.inventory().hostname();
@@ -75,12 +79,20 @@ void EmitValidationEvents(const types::v1::Host& host, const Validations& before
   }
 }
 
+// Whether the cluster still takes choices about its hosts: before installing, and while adding
+// day-2 hosts (the role-dependent validations read suggested_role).
+bool ChoosingHosts(types::v1::ClusterStatus status) {
+  using namespace core::cluster_status;  // NOLINT
+  return status == kPendingForInput || status == kInsufficient || status == kReady ||
+         status == kAddingHosts;
+}
+
 // Host fields the service chooses while the user has not: the installation disk (the first disk
 // eligible for every role the host could take) and, for auto-assign hosts of a cluster, the
 // suggested role. Applied to `observed` (so the validations judge them) and recorded in
-// `patches` (written with the host's next compare-and-set).
+// `updates` (written with the host's next compare-and-set).
 void ChooseForUser(const ClusterChoices& choices, std::vector<types::v1::Host>& observed,
-                   std::vector<HostFieldsPatch>& patches) {
+                   std::vector<core::HostFieldsUpdate>& updates) {
   for (size_t i = 0; i < observed.size(); ++i) {
     types::v1::Host& host = observed[i];
     if (!host.has_inventory() || !host.installation_disk_id().empty() ||
@@ -94,12 +106,10 @@ void ChooseForUser(const ClusterChoices& choices, std::vector<types::v1::Host>& 
       }
       host.set_installation_disk_id(disk.id().empty() ? disk.path() : disk.id());
       host.set_installation_disk_path(disk.path());
-      patches[i].Set("installation_disk_id", [&](types::v1::Host& h) {
-        h.set_installation_disk_id(host.installation_disk_id());
-      });
-      patches[i].Set("installation_disk_path", [&](types::v1::Host& h) {
-        h.set_installation_disk_path(host.installation_disk_path());
-      });
+      updates[i].fields.set_installation_disk_id(host.installation_disk_id());
+      updates[i].fields.set_installation_disk_path(host.installation_disk_path());
+      updates[i].Mark("installation_disk_id");
+      updates[i].Mark("installation_disk_path");
       break;
     }
   }
@@ -110,10 +120,44 @@ void ChooseForUser(const ClusterChoices& choices, std::vector<types::v1::Host>& 
         continue;
       }
       observed[i].set_suggested_role(assignment.role);
-      patches[i].Set("suggested_role",
-                     [&](types::v1::Host& h) { h.set_suggested_role(assignment.role); });
+      updates[i].fields.set_suggested_role(assignment.role);
+      updates[i].Mark("suggested_role");
     }
   }
+}
+
+// The preparation's outcome has been recorded (or another replica records it meanwhile).
+bool FilesDecided(const types::v1::Cluster& cluster) {
+  const types::v1::InstallationPreparationStatus status =
+      cluster.last_installation_preparation().status();
+  return cluster.status() != core::cluster_status::kPreparing ||
+         status == types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS ||
+         status == types::v1::INSTALLATION_PREPARATION_STATUS_FAILED;
+}
+
+// `fields` with `effects` (computed on the record as `fields` leave it) on top.
+template <typename Record, typename Decision, typename Effects>
+core::FieldsUpdate<Record> WithEffects(const Record& stored, const Decision& decision,
+                                       core::FieldsUpdate<Record> fields, absl::Time now,
+                                       Effects effects) {
+  if (decision.effects.empty()) return fields;
+  Record base = stored;
+  fields.ApplyTo(base);
+  fields.Merge(effects(base, decision, now));
+  return fields;
+}
+
+// `request` as the compare-and-set of `stored`'s status to `decision.to` with status_info
+// `info` and `update`'s fields (UpdateHostStatusRequest or UpdateClusterStatusRequest).
+template <typename Request, typename Record, typename Decision>
+void CompareAndSet(const Record& stored, const Decision& decision, const std::string& info,
+                   const core::FieldsUpdate<Record>& update, Request& request) {
+  request.set_id(stored.id());
+  request.set_expected_status(stored.status());
+  request.set_new_status(decision.to);
+  request.set_status_info(info);
+  *request.mutable_patch() = update.fields;
+  for (const std::string& path : update.paths) request.mutable_patch_mask()->add_paths(path);
 }
 
 }  // namespace
@@ -128,26 +172,34 @@ bool ValidationOutcomesDiffer(const Validations& a, const Validations& b) {
 
 Refresher::Refresher(inv::InventoryService::StubInterface& inventory, RefreshOptions options,
                      const Clock& clock, const LivenessView& liveness, EventSink& events,
-                     log::Logger log)
+                     log::Logger log, InstallationFiles* files)
     : inventory_(inventory),
       options_(std::move(options)),
       clock_(clock),
       liveness_(liveness),
       events_(events),
-      log_(std::move(log)) {}
+      log_(std::move(log)),
+      files_(files) {}
 
 std::unique_ptr<grpc::ClientContext> Refresher::Context() const {
   return grpcutil::ContextWithin(options_.inventory_timeout);
 }
 
 types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time now) const {
+  std::optional<absl::Time> heard =
+      liveness_.LastHeard(HostKey(stored.infra_env_id(), stored.id()));
+  if (!heard && !stored.agent_stream_holder().empty() &&
+      stored.agent_stream_holder() != liveness_.replica_id()) {
+    heard = now;  // its holder judges it
+  }
   types::v1::Host observed = stored;
-  if (std::optional<absl::Time> heard =
-          liveness_.LastHeard(HostKey(stored.infra_env_id(), stored.id()))) {
-    *observed.mutable_checked_in_at() = ToTimestamp(*heard);
-  } else if (!stored.agent_stream_holder().empty() &&
-             stored.agent_stream_holder() != liveness_.replica_id()) {
-    *observed.mutable_checked_in_at() = ToTimestamp(now);  // its holder judges it
+  if (!heard) return observed;
+  *observed.mutable_checked_in_at() = ToTimestamp(*heard);
+  if (stored.has_timestamp() && stored.has_checked_in_at()) {
+    // The host's clock was read when the service's read checked_in_at: both move on together,
+    // or the clock-sync validation would take a quiet stream's silence for clock skew.
+    const absl::Duration since = *heard - FromTimestamp(stored.checked_in_at());
+    *observed.mutable_timestamp() = ToTimestamp(FromTimestamp(stored.timestamp()) + since);
   }
   return observed;
 }
@@ -197,6 +249,14 @@ absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& inf
 absl::StatusOr<RefreshOutcome> Refresher::RefreshCluster(const std::string& cluster_id) {
   for (int attempt = 0;; ++attempt) {
     ASSIGN_OR_RETURN(types::v1::Cluster cluster, LoadCluster(cluster_id));
+    if (!FilesDecided(cluster)) {
+      const absl::Status prepared = Prepare(cluster);
+      // ABORTED: another replica generates; judge what can be judged meanwhile.
+      if (!prepared.ok() && !absl::IsAborted(prepared)) return prepared;
+      if (prepared.ok() && files_ != nullptr) {
+        ASSIGN_OR_RETURN(cluster, LoadCluster(cluster_id));
+      }
+    }
     // Moved, not copied: a host with its inventory and reports is tens of kilobytes of strings.
     std::vector<types::v1::Host> hosts;
     hosts.reserve(cluster.hosts_size());
@@ -249,12 +309,12 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   ASSIGN_OR_RETURN(
       core::ClusterFacts facts,
       core::BuildClusterFacts(cluster_ptr, host_views, core::DefaultHwRequirements(), {}));
-  std::vector<HostFieldsPatch> patches(observed.size());
-  ChooseForUser(
-      {{core::MinimalRequirements(facts).disk_size_gb, &facts.requirements, facts.version,
-        facts.architecture},
-       cluster ? core::AssignRoles(pointers, facts) : std::vector<core::RoleAssignment>{}},
-      observed, patches);
+  std::vector<core::HostFieldsUpdate> updates(observed.size());
+  ChooseForUser({{core::MinimalRequirements(facts).disk_size_gb, &facts.requirements, facts.version,
+                  facts.architecture},
+                 cluster && ChoosingHosts(cluster->status()) ? core::AssignRoles(pointers, facts)
+                                                             : std::vector<core::RoleAssignment>{}},
+                observed, updates);
   for (size_t i = 0; i < observed.size(); ++i) {
     core::ValidationResults validations =
         core::ValidateHost({observed[i], reports[i], facts, now, options_.timeouts.host});
@@ -262,8 +322,9 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
       validations.Ignore(std::vector<std::string>(cluster->ignored_host_validations().begin(),
                                                   cluster->ignored_host_validations().end()));
     }
-    const core::HostContext context = core::MakeHostContext(
-        observed[i], cluster_ptr, pointers, &validations, now, options_.timeouts, {});
+    const core::HostContext context =
+        core::MakeHostContext(observed[i], cluster_ptr, pointers, &validations, now,
+                              options_.timeouts, options_.decisions);
     absl::StatusOr<core::HostDecision> decision =
         core::HostStateMachine().Fire(core::HostEvent::kRefresh, observed[i].status(), context);
     if (!decision.ok()) {
@@ -273,15 +334,13 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
     }
     Validations results;
     validations.ToProto(&results);
-    if (!decision->changed() && patches[i].paths.empty() &&
+    if (!decision->changed() && decision->effects.empty() && updates[i].empty() &&
         !ValidationOutcomesDiffer(results, hosts[i].validations_info())) {
       continue;
     }
-    types::v1::Host written;
-    RETURN_IF_ERROR(
-        WriteHost(hosts[i], observed[i], patches[i], decision->to,
-                  decision->status_info.empty() ? hosts[i].status_info() : decision->status_info,
-                  results, written));
+    *updates[i].fields.mutable_validations_info() = results;
+    updates[i].Mark("validations_info");
+    ASSIGN_OR_RETURN(types::v1::Host written, Apply(hosts[i], *decision, std::move(updates[i])));
     ++outcome.hosts_written;
     EmitValidationEvents(written, hosts[i].validations_info(), results, events_);
     observed[i] = Observed(written, now);
@@ -298,7 +357,7 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   validations.Ignore(std::vector<std::string>(cluster->ignored_cluster_validations().begin(),
                                               cluster->ignored_cluster_validations().end()));
   bool kubeconfig_exists = false;
-  if (cluster->status() == types::v1::CLUSTER_STATUS_FINALIZING) {
+  if (cluster->status() == core::cluster_status::kFinalizing) {
     inv::GetArtifactRequest get;
     get.set_cluster_id(cluster->id());
     get.set_name("kubeconfig");
@@ -306,77 +365,122 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
     inv::Artifact artifact;
     kubeconfig_exists = inventory_.GetArtifact(Context().get(), get, &artifact).ok();
   }
-  const core::ClusterContext context = core::MakeClusterContext(
-      *cluster, pointers, &validations, now, options_.timeouts, {}, kubeconfig_exists);
+  const core::ClusterContext context =
+      core::MakeClusterContext(*cluster, pointers, &validations, now, options_.timeouts,
+                               options_.decisions, kubeconfig_exists);
   ASSIGN_OR_RETURN(
       core::ClusterDecision decision,
       core::ClusterStateMachine().Fire(core::ClusterEvent::kRefresh, cluster->status(), context));
+  core::ClusterFieldsUpdate update;
+  const types::v1::ClusterProgress progress =
+      core::ClusterProgressIn(*cluster, pointers, decision.to);
+  if (progress.SerializeAsString() != cluster->progress().SerializeAsString()) {
+    *update.fields.mutable_progress() = progress;
+    update.Mark("progress");
+  }
   Validations results;
   validations.ToProto(&results);
-  if (decision.changed() || ValidationOutcomesDiffer(results, cluster->validations_info())) {
-    types::v1::Cluster written;
-    RETURN_IF_ERROR(
-        WriteCluster(*cluster, decision.to,
-                     decision.status_info.empty() ? cluster->status_info() : decision.status_info,
-                     results, written));
+  if (decision.changed() || !decision.effects.empty() || !update.empty() ||
+      ValidationOutcomesDiffer(results, cluster->validations_info())) {
+    *update.fields.mutable_validations_info() = results;
+    update.Mark("validations_info");
+    ASSIGN_OR_RETURN(*cluster, Apply(*cluster, decision, std::move(update)));
     outcome.cluster_written = true;
-    *cluster = std::move(written);
   }
   outcome.cluster = std::move(cluster);
   return absl::OkStatus();
 }
 
-absl::Status Refresher::WriteHost(const types::v1::Host& stored, const types::v1::Host& observed,
-                                  const HostFieldsPatch& patch, types::v1::HostStatus to,
-                                  const std::string& info, const Validations& validations,
-                                  types::v1::Host& written) {
-  inv::UpdateHostStatusRequest update;
-  update.set_infra_env_id(stored.infra_env_id());
-  update.set_id(stored.id());
-  update.set_expected_status(stored.status());
-  update.set_new_status(to);
-  update.set_status_info(info);
-  *update.mutable_patch() = patch.fields;
-  *update.mutable_patch()->mutable_validations_info() = validations;
-  update.mutable_patch_mask()->add_paths("validations_info");
-  for (const std::string& path : patch.paths) update.mutable_patch_mask()->add_paths(path);
-  RETURN_IF_ERROR(FromGrpcStatus(inventory_.UpdateHostStatus(Context().get(), update, &written)));
-  if (to != stored.status()) {
-    log_.Info("host status changed", {{"host_id", stored.id()},
-                                      {"from", core::HostStatusName(stored.status())},
-                                      {"to", core::HostStatusName(to)},
-                                      {"info", info}});
-    events_.Emit(HostEvent(
-        written, "host_status_updated",
-        absl::StrCat("Host ", DisplayName(observed), ": updated status from ",
-                     core::HostStatusName(stored.status()), " to ", core::HostStatusName(to),
-                     info.empty() ? "" : absl::StrCat(" (", info, ")"))));
+absl::Status Refresher::Prepare(const types::v1::Cluster& cluster) {
+  if (files_ == nullptr || FilesDecided(cluster)) return absl::OkStatus();
+  const absl::Status generated = files_->Generate(cluster);
+  if (absl::IsAborted(generated) || absl::IsUnavailable(generated) ||
+      absl::IsDeadlineExceeded(generated)) {
+    return generated;  // transient: the next refresh resumes
+  }
+  // Another refresh of this replica may have generated them first and recorded it.
+  inv::GetClusterRequest get;
+  get.set_id(cluster.id());
+  types::v1::Cluster stored;
+  RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetCluster(Context().get(), get, &stored)));
+  if (FilesDecided(stored)) return absl::OkStatus();
+  core::ClusterFieldsUpdate outcome;
+  types::v1::LastInstallationPreparation& preparation =
+      *outcome.fields.mutable_last_installation_preparation();
+  preparation.set_status(generated.ok() ? types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS
+                                        : types::v1::INSTALLATION_PREPARATION_STATUS_FAILED);
+  preparation.set_reason(std::string(generated.message()));
+  outcome.Mark("last_installation_preparation");
+  // The cluster stays preparing: the refresh that follows decides on the recorded outcome.
+  const core::ClusterDecision stay{stored.status(), stored.status()};
+  ASSIGN_OR_RETURN(types::v1::Cluster written, Apply(stored, stay, std::move(outcome)));
+  if (generated.ok()) {
+    events_.Emit(ClusterEvent(written, "cluster_installation_files_generated",
+                              "Generated install-config, credentials and Ignition configs"));
+  } else {
+    log_.Warning("cannot generate the installation files",
+                 {{"cluster_id", cluster.id()}, {"error", generated.message()}});
+    events_.Emit(ClusterEvent(
+        written, "cluster_installation_files_failed",
+        absl::StrCat("Failed to generate the installation files: ", generated.message()),
+        types::v1::EVENT_SEVERITY_ERROR));
   }
   return absl::OkStatus();
 }
 
-absl::Status Refresher::WriteCluster(const types::v1::Cluster& stored, types::v1::ClusterStatus to,
-                                     const std::string& info, const Validations& validations,
-                                     types::v1::Cluster& written) {
-  inv::UpdateClusterStatusRequest update;
-  update.set_id(stored.id());
-  update.set_expected_status(stored.status());
-  update.set_new_status(to);
-  update.set_status_info(info);
-  *update.mutable_patch()->mutable_validations_info() = validations;
-  update.mutable_patch_mask()->add_paths("validations_info");
+absl::StatusOr<types::v1::Host> Refresher::Apply(const types::v1::Host& stored,
+                                                 const core::HostDecision& decision,
+                                                 core::HostFieldsUpdate fields) {
+  const core::HostFieldsUpdate update =
+      WithEffects(stored, decision, std::move(fields), clock_.Now(), core::HostEffectFields);
+  const std::string info =
+      decision.status_info.empty() ? stored.status_info() : decision.status_info;
+  inv::UpdateHostStatusRequest request;
+  request.set_infra_env_id(stored.infra_env_id());
+  CompareAndSet(stored, decision, info, update, request);
+  types::v1::Host written;
+  RETURN_IF_ERROR(FromGrpcStatus(inventory_.UpdateHostStatus(Context().get(), request, &written)));
+  if (decision.to != stored.status()) {
+    log_.Info("host status changed", {{"host_id", stored.id()},
+                                      {"from", core::HostStatusName(stored.status())},
+                                      {"to", core::HostStatusName(decision.to)},
+                                      {"info", info}});
+    events_.Emit(HostEvent(written, "host_status_updated",
+                           absl::StrCat("Host ", DisplayName(written), ": updated status from ",
+                                        core::HostStatusName(stored.status()), " to ",
+                                        core::HostStatusName(decision.to),
+                                        info.empty() ? "" : absl::StrCat(" (", info, ")")),
+                           decision.to == core::host_status::kError
+                               ? types::v1::EVENT_SEVERITY_ERROR
+                               : types::v1::EVENT_SEVERITY_INFO));
+  }
+  return written;
+}
+
+absl::StatusOr<types::v1::Cluster> Refresher::Apply(const types::v1::Cluster& stored,
+                                                    const core::ClusterDecision& decision,
+                                                    core::ClusterFieldsUpdate fields) {
+  const core::ClusterFieldsUpdate update =
+      WithEffects(stored, decision, std::move(fields), clock_.Now(), core::ClusterEffectFields);
+  const std::string info =
+      decision.status_info.empty() ? stored.status_info() : decision.status_info;
+  inv::UpdateClusterStatusRequest request;
+  CompareAndSet(stored, decision, info, update, request);
+  types::v1::Cluster written;
   RETURN_IF_ERROR(
-      FromGrpcStatus(inventory_.UpdateClusterStatus(Context().get(), update, &written)));
-  if (to != stored.status()) {
+      FromGrpcStatus(inventory_.UpdateClusterStatus(Context().get(), request, &written)));
+  if (decision.to != stored.status()) {
     log_.Info("cluster status changed", {{"cluster_id", stored.id()},
                                          {"from", core::ClusterStatusName(stored.status())},
-                                         {"to", core::ClusterStatusName(to)}});
-    events_.Emit(
-        ClusterEvent(written, "cluster_status_updated",
-                     absl::StrCat("Updated status of the cluster to ", core::ClusterStatusName(to),
-                                  info.empty() ? "" : absl::StrCat(" (", info, ")"))));
+                                         {"to", core::ClusterStatusName(decision.to)}});
+    events_.Emit(ClusterEvent(
+        written, "cluster_status_updated",
+        absl::StrCat("Updated status of the cluster to ", core::ClusterStatusName(decision.to),
+                     info.empty() ? "" : absl::StrCat(" (", info, ")")),
+        decision.to == core::cluster_status::kError ? types::v1::EVENT_SEVERITY_ERROR
+                                                    : types::v1::EVENT_SEVERITY_INFO));
   }
-  return absl::OkStatus();
+  return written;
 }
 
 }  // namespace assisted::orchestrator

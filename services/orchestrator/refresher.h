@@ -1,22 +1,33 @@
 // File: services/orchestrator/refresher.h
 //
-// Re-judges a cluster after something about one of its hosts changed: every host's validations
-// (several depend on the other hosts: connectivity majority, hostname uniqueness, IP collisions,
-// the machine network), every host's refresh transition, then the cluster's validations and
-// refresh transition; when the cluster's status moved, its hosts once more against it. Each changed
-// host or cluster is written with one compare-and-set of its status together with its validations;
-// nothing is written when neither the status nor the outcome of a validation moved, so a refresh
-// that learns nothing costs reads only. A host without a cluster is judged alone (the unbound
-// machine).
+// THE refresh engine: every trigger (an agent's registration, result or progress, a Watch
+// event, the monitor's deadlines, a user action through InstallActions) re-judges a cluster
+// here and nowhere else. A refresh judges every host's validations (several depend on the other
+// hosts: connectivity majority, hostname uniqueness, IP collisions, the machine network), every
+// host's refresh transition, then the cluster's validations, refresh transition and progress;
+// when the cluster's status moved, its hosts once more against it.
+//
+// Every decision, a refresh's or a user action's, is written by Apply: one compare-and-set of
+// the status together with the row's effects (core::HostEffectFields, core::ClusterEffectFields)
+// and the caller's fields, then one event through the rate-limited EventSink when the status
+// moved. A refresh writes a record only when its status, a row effect, a choice made for the
+// user (installation disk, suggested role), the cluster's progress or the outcome of a
+// validation (id or status; messages carry durations that change on every evaluation) moved;
+// the stored validations are then rewritten with the write. A refresh that learns nothing costs
+// reads only. A host without a cluster is judged alone (the unbound machine).
+//
+// A preparing cluster whose installation files are not generated yet (the PrepareForInstallation
+// row's effect, or a restart midway) has them generated through InstallationFiles first, and the
+// outcome recorded.
 //
 // A lost compare-and-set (another writer moved the row first) re-reads and re-decides, a few
 // times; every writer converges because each decides from what is stored after its own write.
 //
 // Liveness: the stored checked_in_at is replaced in memory by what `liveness` says (see
 // liveness.h), so hosts held here are judged on their last-heard time and hosts held by
-// another replica count as connected. Events (events.h) report status and validation changes.
+// another replica count as connected; the host's clock reading (timestamp) moves on with it.
 //
-//   Refresher refresher(stub, {.timeouts = timeouts}, clock, liveness, events, log);
+//   Refresher refresher(stub, {.timeouts = timeouts}, clock, liveness, events, log, &files);
 //   ASSIGN_OR_RETURN(RefreshOutcome outcome, refresher.RefreshHost(infra_env_id, host_id));
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_REFRESHER_H_
@@ -31,6 +42,10 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "lib/log/log.h"
 #include "lib/time/clock.h"
+#include "services/orchestrator/core/cluster_state_machine.h"
+#include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/fields_update.h"
+#include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/liveness.h"
@@ -39,19 +54,9 @@ namespace assisted::orchestrator {
 
 struct RefreshOptions {
   core::Timeouts timeouts;
+  core::DecisionSettings decisions;
   absl::Duration inventory_timeout = absl::Seconds(10);
   int attempts = 4;  // decisions re-made after lost compare-and-sets
-};
-
-// Host fields to write along with a host's next compare-and-set.
-struct HostFieldsPatch {
-  types::v1::Host fields;
-  std::vector<std::string> paths;
-  template <typename Setter>
-  void Set(const std::string& path, Setter set) {
-    set(fields);
-    paths.push_back(path);
-  }
 };
 
 // What one refresh found. `hosts` and `cluster` are as stored after the refresh.
@@ -62,10 +67,24 @@ struct RefreshOutcome {
   bool cluster_written = false;
 };
 
+// Generates a preparing cluster's installation files (install/artifacts.h): the part of the
+// PrepareForInstallation row's effect that is not a field of the cluster.
+class InstallationFiles {
+ public:
+  virtual ~InstallationFiles() = default;
+  // Generates what is missing for `cluster` (read with its hosts). ABORTED while another
+  // replica generates, UNAVAILABLE or DEADLINE_EXCEEDED while the inventory is unreachable (the
+  // next refresh resumes); any other error means the files cannot be made (the reason is
+  // recorded as the preparation's failure).
+  virtual absl::Status Generate(const types::v1::Cluster& cluster) = 0;
+};
+
 class Refresher {
  public:
+  // `files` may be null: preparing clusters then wait for a refresher that has it.
   Refresher(inventory::v1::InventoryService::StubInterface& inventory, RefreshOptions options,
-            const Clock& clock, const LivenessView& liveness, EventSink& events, log::Logger log);
+            const Clock& clock, const LivenessView& liveness, EventSink& events, log::Logger log,
+            InstallationFiles* files = nullptr);
 
   // Refreshes the cluster of the host (or the host alone when it has no cluster).
   absl::StatusOr<RefreshOutcome> RefreshHost(const std::string& infra_env_id,
@@ -76,7 +95,19 @@ class Refresher {
   // Refreshes `cluster_id` and all its hosts.
   absl::StatusOr<RefreshOutcome> RefreshCluster(const std::string& cluster_id);
 
-  // The host as the state machine and validations must see it: checked_in_at from liveness.
+  // Writes `decision` about `stored` (the record it was decided from) with one compare-and-set
+  // of the status: status_info (kept when the decision has none), `fields`, then the row's
+  // effects on top (core::HostEffectFields of the record as `fields` leave it). Logs and emits
+  // an event when the status moved. ABORTED when another writer moved the record first.
+  absl::StatusOr<types::v1::Host> Apply(const types::v1::Host& stored,
+                                        const core::HostDecision& decision,
+                                        core::HostFieldsUpdate fields = {});
+  absl::StatusOr<types::v1::Cluster> Apply(const types::v1::Cluster& stored,
+                                           const core::ClusterDecision& decision,
+                                           core::ClusterFieldsUpdate fields = {});
+
+  // The host as the state machine and validations must see it: checked_in_at from liveness,
+  // timestamp moved on by as much (the skew between the clocks stays as measured).
   types::v1::Host Observed(const types::v1::Host& stored, absl::Time now) const;
 
  private:
@@ -92,15 +123,10 @@ class Refresher {
   // One pass; ABORTED when a compare-and-set was lost (the caller re-reads and retries).
   absl::Status RefreshOnce(std::optional<types::v1::Cluster> cluster,
                            std::vector<types::v1::Host> hosts, RefreshOutcome& outcome);
-  absl::Status WriteHost(
-      const types::v1::Host& stored, const types::v1::Host& observed, const HostFieldsPatch& patch,
-      types::v1::HostStatus to, const std::string& info,
-      const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& validations,
-      types::v1::Host& written);
-  absl::Status WriteCluster(
-      const types::v1::Cluster& stored, types::v1::ClusterStatus to, const std::string& info,
-      const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& validations,
-      types::v1::Cluster& written);
+  // Generates the files of a preparing `cluster` (with its hosts) that has none recorded yet,
+  // and records the outcome. OK when nothing was to be done; the generation's transient errors
+  // as they come.
+  absl::Status Prepare(const types::v1::Cluster& cluster);
   absl::StatusOr<types::v1::Cluster> LoadCluster(const std::string& cluster_id);
   std::unique_ptr<grpc::ClientContext> Context() const;
 
@@ -110,6 +136,7 @@ class Refresher {
   const LivenessView& liveness_;
   EventSink& events_;
   log::Logger log_;
+  InstallationFiles* const files_;
 };
 
 // Whether two validation lists differ in outcome (id or status; messages are ignored, since

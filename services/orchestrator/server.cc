@@ -1,9 +1,10 @@
 #include "services/orchestrator/server.h"
 
+#include "absl/strings/str_cat.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/random/random.h"
@@ -12,10 +13,15 @@
 #include "lib/time/clock.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/controller_service.h"
+#include "services/orchestrator/events.h"
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
+#include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
+#include "services/orchestrator/install/inventory_client.h"
 #include "services/orchestrator/install/orchestrator_service.h"
+#include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresher.h"
 #include "services/orchestrator/timeouts_file.h"
 
 namespace assisted::orchestrator {
@@ -95,10 +101,17 @@ namespace {
 
 // What the services use, destroyed after them (see GrpcServiceHost::Keep).
 // The hub is declared last: its threads stop before the install work they call goes away.
+// The hub and the user actions share one refresher (so one liveness view and one event sink).
 struct Parts {
   SystemRandom random;
   RealClock clock;
   std::shared_ptr<const ControllerTokens> controller_tokens;  // null without a signing key
+  std::unique_ptr<inventory::v1::InventoryService::Stub> inventory;
+  std::unique_ptr<install::InventoryClient> install_inventory;
+  std::unique_ptr<install::ArtifactGenerator> files;
+  std::unique_ptr<LivenessTracker> liveness;
+  std::unique_ptr<InventoryEvents> events;
+  std::unique_ptr<Refresher> refresher;
   std::unique_ptr<install::InstallActions> actions;
   std::unique_ptr<DefaultInstructions> next_steps;
   std::unique_ptr<install::InstallStepSource> instructions;
@@ -115,8 +128,9 @@ absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logge
   ASSIGN_OR_RETURN(std::string key,
                    ReadFile(config.url_signing_key_file, "--url-signing-key-file"));
   // The signer's own checks (key length) reject a key that could never verify a token.
-  if (absl::Status usable =
-          auth::SignUrlToken(key, "00000000-0000-0000-0000-000000000000", absl::Now()).status();
+  if (absl::Status usable = auth::SignToken({.service = key}, auth::TokenPurpose::kDownload,
+                                            "00000000-0000-0000-0000-000000000000", absl::Now())
+                                .status();
       !usable.ok()) {
     return absl::InvalidArgumentError(absl::StrCat("--url-signing-key-file: ", usable.message()));
   }
@@ -153,13 +167,29 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     }
     options.timeouts = *std::move(timeouts);
   }
-  // The install actions and the hub decide with the same time limits.
+  // The install actions, the hub and their one refresher decide with the same time limits.
+  parts->inventory = inventory::v1::InventoryService::NewStub(inventory);
+  parts->install_inventory =
+      std::make_unique<install::InventoryClient>(inventory, options.inventory_timeout);
+  parts->files = std::make_unique<install::ArtifactGenerator>(
+      *parts->install_inventory, parts->clock, parts->random, RandomUuid(parts->random));
+  parts->liveness = std::make_unique<LivenessTracker>(
+      config.replica_id.empty() ? absl::StrCat("orchestrator-", RandomUuid(parts->random))
+                                : config.replica_id,
+      parts->clock);
+  parts->events = std::make_unique<InventoryEvents>(*parts->inventory, options.event_rate,
+                                                    parts->clock, context.log.Child("events"));
+  parts->refresher = std::make_unique<Refresher>(
+      *parts->inventory,
+      RefreshOptions{.timeouts = options.timeouts, .inventory_timeout = options.inventory_timeout},
+      parts->clock, *parts->liveness, *parts->events, context.log.Child("agents"),
+      parts->files.get());
   parts->actions = std::make_unique<install::InstallActions>(
       inventory,
       install::ActionsOptions{.timeouts = options.timeouts,
-                              .os_image = {config.os_image_url, config.os_image_sha256},
-                              .holder = RandomUuid(parts->random)},
-      parts->clock, parts->random, context.log.Child("install"));
+                              .os_image = {config.os_image_url, config.os_image_sha256}},
+      parts->clock, parts->random, context.log.Child("install"),
+      install::ActionsParts{*parts->refresher, *parts->events, *parts->files});
   ASSIGN_OR_RETURN(std::vector<ReleaseImage> release_images,
                    ParseReleaseImages(config.release_images));
   parts->next_steps =
@@ -173,6 +203,10 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                           HubParts{.instructions = parts->instructions.get(),
                                                    .progress = parts->progress.get(),
                                                    .registrations = parts->registrations.get(),
+                                                   .events = parts->events.get(),
+                                                   .clock = &parts->clock,
+                                                   .liveness = parts->liveness.get(),
+                                                   .refresher = parts->refresher.get(),
                                                    .metrics = context.metrics.get()});
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);

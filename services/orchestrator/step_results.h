@@ -32,6 +32,7 @@
 #include "absl/strings/string_view.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
+#include "services/orchestrator/core/fields_update.h"
 
 namespace assisted::orchestrator {
 
@@ -43,12 +44,9 @@ inline constexpr size_t kMaxStepOutputBytes = 1 << 20;
 inline constexpr size_t kMaxInventoryBytes = 1 << 20;
 inline constexpr int kMaxStepOutputDepth = 64;
 
-// Host fields to write: `fields` carries the values, `paths` names them (an update mask).
-// Empty `paths`: the result changes nothing on the host (logs-gather, stop, a failed check).
-struct HostFieldsUpdate {
-  types::v1::Host fields;
-  std::vector<std::string> paths;
-};
+// Host fields to write (core/fields_update.h). Empty `paths`: the result changes nothing on the
+// host (logs-gather, stop, a failed check).
+using core::HostFieldsUpdate;
 
 // OK when `inventory` serialises to at most kMaxInventoryBytes; INVALID_ARGUMENT naming `field`
 // (e.g. "register.inventory") otherwise. Inventories arrive as protos, parsed by gRPC already;

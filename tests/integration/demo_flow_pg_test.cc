@@ -18,8 +18,8 @@
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
 #include "services/agent/steps/install.h"
-#include "services/gateway/cli/commands.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/image_service.h"
 #include "tests/harness/install_checks.h"
 #include "tests/harness/postgres_test.h"
@@ -44,13 +44,7 @@ std::string WriteFile(const std::string& name, const std::string& content) {
   return path;
 }
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-  // stdout without surrounding white space (an id printed by a create command).
-  std::string Trimmed() const { return std::string(absl::StripAsciiWhitespace(out)); }
-};
+using Outcome = AictlOutcome;
 
 class DemoFlowTest : public PostgresTest {
  protected:
@@ -84,19 +78,15 @@ class DemoFlowTest : public PostgresTest {
     image_ = std::move(image->service);
     base_iso_size_ = std::filesystem::file_size(image->base_iso);
 
-    auto http_port = FreePort();
-    ASSERT_THAT(http_port, IsOk());
-    auto gateway = LaunchedService::Launch(
-        {.binary = "services/gateway/assisted-gateway",
-         .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                  "--inventory-address=" + inventory_->grpc_target(),
-                  "--orchestrator-address=" + orchestrator_->internal_grpc_target(),
-                  "--image-address=" + image_->grpc_target(),
-                  "--jwt-secret-file=" + WriteFile("jwt.key", kJwtSecret),
-                  "--url-signing-key-file=" + url_key}});
+    auto gateway =
+        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
+                              .orchestrator_address = orchestrator_->internal_grpc_target(),
+                              .image_address = image_->grpc_target(),
+                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
+                              .url_signing_key_file = url_key});
     ASSERT_THAT(gateway, IsOk());
-    gateway_ = *std::move(gateway);
-    server_ = absl::StrCat("http://127.0.0.1:", *http_port);
+    gateway_ = std::move(gateway->service);
+    server_ = gateway->http_base;
 
     Outcome token = Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key",
                            "--user=demo", "--org=demo"},
@@ -114,15 +104,8 @@ class DemoFlowTest : public PostgresTest {
   }
 
   // aictl with `args`, against this test's gateway, as the demo user unless told otherwise.
-  Outcome Aictl(std::vector<std::string> args, bool with_token = true) {
-    config::Environment env = {{"AICTL_SERVER", server_}};
-    if (with_token) env["AICTL_TOKEN"] = token_;
-    std::ostringstream out, err;
-    Outcome outcome;
-    outcome.code = cli::Run(args, env, {out, err});
-    outcome.out = out.str();
-    outcome.err = err.str();
-    return outcome;
+  Outcome Aictl(const std::vector<std::string>& args, bool with_token = true) {
+    return RunAictl(server_, with_token ? token_ : "", args);
   }
 
   std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;

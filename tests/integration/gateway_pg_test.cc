@@ -21,7 +21,7 @@
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/http/test_client.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
@@ -70,8 +70,11 @@ std::string UserToken(const std::string& user, const std::string& org,
   return gateway::SignHs256(secret, claims).value();
 }
 
-std::string ScopedToken(const std::string& infra_env_id) {
-  return auth::SignUrlToken(kUrlKey, infra_env_id, absl::Now() + absl::Hours(1)).value();
+// A download link's token, as the image service signs it.
+std::string DownloadToken(const std::string& infra_env_id) {
+  return auth::SignToken({.service = kUrlKey}, auth::TokenPurpose::kDownload, infra_env_id,
+                         absl::Now() + absl::Hours(1))
+      .value();
 }
 
 class GatewayTest : public PostgresTest {
@@ -271,6 +274,20 @@ class GatewayTest : public PostgresTest {
 
   std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
   std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
+
+  // The agent token of an infra-env, as the image service bakes it into the discovery image:
+  // signed with the infra-env's signing key too.
+  std::string AgentToken(const std::string& infra_env_id) {
+    inv::GetInfraEnvSigningKeyRequest request;
+    request.set_infra_env_id(infra_env_id);
+    inv::GetInfraEnvSigningKeyResponse key;
+    grpc::ClientContext context;
+    const grpc::Status status = inventory_stub_->GetInfraEnvSigningKey(&context, request, &key);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return auth::SignToken({.service = kUrlKey, .infra_env = key.signing_key()},
+                           auth::TokenPurpose::kAgent, infra_env_id, absl::Now() + absl::Hours(1))
+        .value_or("");
+  }
   std::unique_ptr<CurlClient> client_ = std::make_unique<CurlClient>();
   std::string base_, alice_, bob_;
   std::string cluster_id_, infra_env_id_, host_id_;
@@ -381,7 +398,7 @@ TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {
   EXPECT_EQ(host_list[0]["role"], "auto-assign");
   CurlResponse by_agent =
       Fetch("GET", absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/hosts"),
-            {"X-Secret-Key: " + ScopedToken(infra_env_id_)});
+            {"X-Secret-Key: " + AgentToken(infra_env_id_)});
   EXPECT_EQ(by_agent.status, 200) << by_agent.body;
   CurlResponse cluster_hosts = As(alice_, "GET", "/clusters/" + cluster_id_ + "/hosts");
   ASSERT_EQ(cluster_hosts.status, 200);
@@ -566,7 +583,16 @@ TEST_F(GatewayTest, ReadCacheNeverAnswersAnotherTenant) {
 
 TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
-  const std::string other_infra_env = "11111111-2222-4333-8444-555555555555";
+  // Another infra-env: its agent and download tokens are genuine, just not for alice's routes.
+  std::string other_infra_env;
+  {
+    inv::CreateInfraEnvRequest create;
+    create.mutable_infra_env()->set_name("elsewhere");
+    types::InfraEnv created;
+    grpc::ClientContext context;
+    ASSERT_TRUE(inventory_stub_->CreateInfraEnv(&context, create, &created).ok());
+    other_infra_env = created.id();
+  }
   struct Credential {
     std::string name;
     std::vector<std::string> headers;
@@ -614,13 +640,16 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
     // Agent and image tokens: only their own infra-env's routes of their kind.
     for (const bool agent : {true, false}) {
       const std::string header = agent ? "X-Secret-Key: " : "Image-Token: ";
-      CurlResponse own = fetch({header + ScopedToken(infra_env_id_)});
+      auto token = [agent, this](const std::string& id) {
+        return agent ? AgentToken(id) : DownloadToken(id);
+      };
+      CurlResponse own = fetch({header + token(infra_env_id_)});
       const bool allowed =
           route.access == Access::kAgentOrImage || (agent && route.access == Access::kAgent);
       if (allowed) {
         EXPECT_NE(own.status, 401) << header << own.body;
         EXPECT_NE(own.status, 403) << header << own.body;
-        CurlResponse foreign = fetch({header + ScopedToken(other_infra_env)});
+        CurlResponse foreign = fetch({header + token(other_infra_env)});
         EXPECT_EQ(foreign.status, 404) << header << "foreign infra-env: " << foreign.body;
       } else {
         EXPECT_EQ(own.status, 403) << header << own.body;
@@ -628,8 +657,9 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
     }
     // The image token in the URL, as download links carry it.
     if (route.access == Access::kAgentOrImage) {
-      CurlResponse in_url = Fetch(route.method, path + (absl::StrContains(path, "?") ? "&" : "?") +
-                                                    "image_token=" + ScopedToken(other_infra_env));
+      CurlResponse in_url =
+          Fetch(route.method, path + (absl::StrContains(path, "?") ? "&" : "?") +
+                                  "image_token=" + DownloadToken(other_infra_env));
       EXPECT_EQ(in_url.status, 404) << in_url.body;
     }
   }
@@ -837,11 +867,11 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
 
   const std::string files =
       absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/downloads/files");
-  const std::string token = ScopedToken(infra_env_id_);
+  const std::string token = DownloadToken(infra_env_id_);
   for (const std::vector<std::string>& headers :
        std::vector<std::vector<std::string>>{{"Authorization: Bearer " + alice_},
                                              {"Image-Token: " + token},
-                                             {"X-Secret-Key: " + token}}) {
+                                             {"X-Secret-Key: " + AgentToken(infra_env_id_)}}) {
     CurlResponse ignition = Fetch("GET", files + "?file_name=discovery.ign", headers);
     ASSERT_EQ(ignition.status, 200) << headers[0] << ignition.body;
     EXPECT_TRUE(Json::parse(ignition.body)["ignition"].is_object()) << ignition.body;
@@ -869,8 +899,12 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
               403, "image tokens may not use this endpoint");
   ExpectError(
       Fetch("GET", absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/downloads/image-url"),
-            {"X-Secret-Key: " + token}),
+            {"X-Secret-Key: " + AgentToken(infra_env_id_)}),
       403, "agent tokens may not use this endpoint");
+  // A download token is no agent credential, even on its own infra-env's agent routes.
+  ExpectError(Fetch("GET", absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/hosts"),
+                    {"X-Secret-Key: " + token}),
+              401, "wrong kind of token");
 
   CurlResponse versions = As(alice_, "GET", "/openshift-versions");
   ASSERT_EQ(versions.status, 200) << versions.body;

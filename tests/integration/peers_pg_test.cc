@@ -14,7 +14,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
-#include "lib/auth/url_token.h"
+#include "lib/auth/token.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/identity.h"
 #include "lib/testing/status_matchers.h"
@@ -138,8 +138,11 @@ TEST_F(AgentPortTest, ControllerCallsNeedAControllerTokenOfTheirOwnCluster) {
   const orchestrator::ControllerTokens tokens(kUrlKey);
   const std::string my_token = *tokens.Issue(mine.cluster_id, absl::Now());
   const std::string other_token = *tokens.Issue(other.cluster_id, absl::Now());
+  // An agent token of the cluster's infra-env (its infra-env key does not matter: no agent
+  // token is a controller token).
   const std::string agent_token =
-      *auth::SignUrlToken(kUrlKey, mine.infra_env_id, absl::Now() + absl::Hours(1));
+      *auth::SignToken({.service = kUrlKey, .infra_env = "some infra-env signing key"},
+                       auth::TokenPurpose::kAgent, mine.infra_env_id, absl::Now() + absl::Hours(1));
 
   auto controller = orch::ControllerService::NewStub(Plaintext(orchestrator_->grpc_target()));
   auto finalize = [&](const std::string& bearer) {

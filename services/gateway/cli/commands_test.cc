@@ -48,8 +48,14 @@ TEST(Aictl, VersionPrintsTheRelease) {
 }
 
 TEST(Aictl, UsageErrorsExitTwoWithOneLine) {
-  for (const auto& args : std::vector<std::vector<std::string>>{
-           {}, {"frobnicate"}, {"--bogus"}, {"--output=xml", "version"}, {"version", "--x"}}) {
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{},
+                                             {"frobnicate"},
+                                             {"--bogus"},
+                                             {"--output=xml", "version"},
+                                             {"version", "--x"},
+                                             {"infra-envs", "regenerate-signing-key"},
+                                             {"infra-envs", "regenerate-signing-key", "a", "b"}}) {
     const Outcome outcome = RunAictl(args);
     EXPECT_EQ(outcome.code, 2) << args.size();
     EXPECT_THAT(outcome.err, StartsWith("aictl"));

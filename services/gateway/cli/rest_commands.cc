@@ -207,6 +207,20 @@ int RunInfraEnvsList(const GlobalOptions& global, const CommandOptions& options,
   return kExitOk;
 }
 
+int RunInfraEnvsRegenerateSigningKey(const GlobalOptions& global, const CommandOptions&,
+                                     const std::vector<std::string>& args, Io io) {
+  const char* command = "infra-envs regenerate-signing-key";
+  if (args.size() != 1) return Usage(io, command, "expected one INFRA_ENV_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> done =
+      client.Call("POST", "/infra-envs/" + args[0] + "/regenerate-signing-key");
+  if (!done.ok()) return Fail(io, command, done.status());
+  io.err << "infra-env " << args[0]
+         << ": signing key regenerated; agent tokens of images downloaded before are revoked "
+            "(download the image again for hosts still to boot)\n";
+  return kExitOk;
+}
+
 // ---- iso download ----
 
 // Draws the bar on a terminal (one line, redrawn); elsewhere prints every 10 %.
@@ -507,6 +521,9 @@ std::vector<Command> RestCommands() {
        RunInfraEnvsCreate},
       {"infra-envs list", "list infra-envs (--cluster narrows)", nullptr, BindClusterSelector,
        RunInfraEnvsList},
+      {"infra-envs regenerate-signing-key",
+       "revoke the agent tokens of every image of an infra-env downloaded so far", "INFRA_ENV_ID",
+       no_flags, RunInfraEnvsRegenerateSigningKey},
       {"iso download", "download an infra-env's discovery ISO, with progress", "INFRA_ENV_ID",
        [](config::Parser& parser, CommandOptions& options) {
          parser.String("output-file", &options.output_file,

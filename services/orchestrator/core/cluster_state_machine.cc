@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/validation_ids.h"
 
@@ -179,12 +180,6 @@ std::vector<ClusterRow> BuildRows() {
        kPreparing,
        Act::Say("Preparing cluster for installation", {E::kStartPreparation}),
        "The user starts the installation."},
-      {Ev::kMarkUnmonitored,
-       {kInsufficient, kPendingForInput},
-       Always<ClusterContext>(),
-       kUnmonitored,
-       Act::Say("Cluster holds the configuration of a disconnected image"),
-       "A configuration holder for a disconnected image; never monitored again."},
       {Ev::kAllowAddHosts,
        {kInstalled},
        Always<ClusterContext>(),
@@ -401,11 +396,56 @@ std::vector<ClusterRow> BuildRows() {
        Always<ClusterContext>(),
        std::nullopt,
        A{},
-       "Nothing changed."},
+       "Nothing changed (unmonitored is never entered: listed so that refresh decides for every "
+       "state)."},
   };
 }
 
 }  // namespace
+
+ClusterFieldsUpdate ClusterEffectFields(const types::v1::Cluster& cluster,
+                                        const ClusterDecision& decision, absl::Time now) {
+  ClusterFieldsUpdate update;
+  types::v1::Cluster& fields = update.fields;
+  const google::protobuf::Timestamp stamp =
+      google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(now));
+  for (ClusterEffect effect : decision.effects) {
+    switch (effect) {
+      case ClusterEffect::kStartPreparation:
+        fields.mutable_last_installation_preparation()->set_status(
+            types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED);
+        update.Mark("last_installation_preparation");
+        break;
+      case ClusterEffect::kStartInstallation:
+        *fields.mutable_install_started_at() = stamp;
+        update.Mark("install_started_at");
+        break;
+      case ClusterEffect::kCompleteInstallation:
+      case ClusterEffect::kFailInstallation:
+        *fields.mutable_install_completed_at() = stamp;
+        update.Mark("install_completed_at");
+        break;
+      case ClusterEffect::kResetHosts:
+        fields.clear_last_installation_preparation();
+        fields.clear_progress();
+        update.Mark("last_installation_preparation");
+        update.Mark("progress");
+        break;
+      case ClusterEffect::kSetFinalizingStageTimedOut:
+        *fields.mutable_progress() = cluster.progress();
+        fields.mutable_progress()->set_finalizing_stage_timed_out(true);
+        update.Mark("progress");
+        break;
+      case ClusterEffect::kSetLogsTimedOut:
+        fields.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
+        update.Mark("logs_info");
+        break;
+      case ClusterEffect::kCancelHosts:
+        break;
+    }
+  }
+  return update;
+}
 
 absl::string_view ClusterEventName(ClusterEvent event) {
   switch (event) {
@@ -417,8 +457,6 @@ absl::string_view ClusterEventName(ClusterEvent event) {
       return "ResetCluster";
     case ClusterEvent::kRefresh:
       return "RefreshStatus";
-    case ClusterEvent::kMarkUnmonitored:
-      return "MarkUnmonitored";
     case ClusterEvent::kAllowAddHosts:
       return "AllowAddHosts";
   }

@@ -1,8 +1,10 @@
 // File: services/orchestrator/core/cluster_state_machine.h
 //
 // The cluster state machine: all 12 cluster states, the user actions (prepare/install, cancel,
-// reset), the monitor's refresh with the success criteria, finalizing and its timeouts, as one
-// table read top to bottom (see engine.h).
+// reset, open to day-2 hosts), the monitor's refresh with the success criteria, finalizing and
+// its timeouts, as one table read top to bottom (see engine.h). The reference's "mark
+// unmonitored" (a configuration holder for a disconnected image) is not supported: no row, and
+// `unmonitored` is never entered.
 //
 //   ClusterContext ctx = ...;
 //   absl::StatusOr<ClusterDecision> d =
@@ -19,6 +21,7 @@
 #include "assisted/types/v1/common.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "services/orchestrator/core/engine.h"
+#include "services/orchestrator/core/fields_update.h"
 #include "services/orchestrator/core/success.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/core/validation_results.h"
@@ -49,7 +52,6 @@ enum class ClusterEvent {
   kCancel,                  // the user cancelled
   kReset,                   // the user reset the installation
   kRefresh,                 // the monitor re-evaluates validations, hosts and timeouts
-  kMarkUnmonitored,         // the cluster only holds configuration for a disconnected image
   kAllowAddHosts,           // the user opened an installed cluster to day-2 hosts
 };
 
@@ -100,6 +102,13 @@ using ClusterDecision = ClusterMachine::DecisionType;
 using ClusterRow = ClusterMachine::RowType;
 
 const ClusterMachine& ClusterStateMachine();
+
+// The stored fields `decision`'s effects change on `cluster` (as stored) at `now`, written with
+// the decision's own compare-and-set. kCancelHosts and kResetHosts also act on the hosts and
+// the stored files: the caller carries that out after the write (the fields here are only the
+// cluster's part of a reset).
+ClusterFieldsUpdate ClusterEffectFields(const types::v1::Cluster& cluster,
+                                        const ClusterDecision& decision, absl::Time now);
 
 absl::string_view ClusterEventName(ClusterEvent event);
 absl::string_view ClusterEffectName(ClusterEffect effect);

@@ -87,7 +87,6 @@ std::vector<Case> Cases() {
       {"install", Ev::kPrepareForInstallation, kReady, Nothing, kPreparing},
       {"install an insufficient cluster is refused", Ev::kPrepareForInstallation, kInsufficient,
        Nothing, kInsufficient, "", true},
-      {"disconnected-image holder", Ev::kMarkUnmonitored, kPendingForInput, Nothing, kUnmonitored},
       {"open to day-2 hosts", Ev::kAllowAddHosts, kInstalled, Nothing, kAddingHosts},
 
       // ---- before installation ----
@@ -314,6 +313,39 @@ TEST(ClusterStateMachine, RefreshDecidesForEveryState) {
 
 TEST(ClusterStateMachine, HasTwelveStates) {
   EXPECT_EQ(ClusterStateMachine().states().size(), 12u);
+}
+
+// ---- effects as fields -------------------------------------------------------------------
+
+ClusterDecision DecisionWith(std::vector<ClusterEffect> effects) {
+  ClusterDecision d{kPreparing, kInstalling};
+  d.effects = std::move(effects);
+  return d;
+}
+
+TEST(ClusterEffectFields, StartingTheInstallationRecordsWhen) {
+  const ClusterFieldsUpdate update = ClusterEffectFields(
+      testing::HealthyCluster(), DecisionWith({ClusterEffect::kStartInstallation}), kNow);
+  EXPECT_THAT(update.paths, ::testing::ElementsAre("install_started_at"));
+  EXPECT_EQ(update.fields.install_started_at().seconds(), absl::ToUnixSeconds(kNow));
+}
+
+TEST(ClusterEffectFields, ResetForgetsThePreparationAndTheProgress) {
+  types::v1::Cluster cluster = testing::HealthyCluster();
+  cluster.mutable_last_installation_preparation()->set_status(
+      types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS);
+  cluster.mutable_progress()->set_total_percentage(55);
+  const ClusterFieldsUpdate update =
+      ClusterEffectFields(cluster, DecisionWith({ClusterEffect::kResetHosts}), kNow);
+  update.ApplyTo(cluster);
+  EXPECT_FALSE(cluster.has_last_installation_preparation());
+  EXPECT_EQ(cluster.progress().total_percentage(), 0);
+}
+
+TEST(ClusterEffectFields, CancellingTheHostsIsNotAFieldOfTheCluster) {
+  EXPECT_TRUE(ClusterEffectFields(testing::HealthyCluster(),
+                                  DecisionWith({ClusterEffect::kCancelHosts}), kNow)
+                  .empty());
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "services/orchestrator/core/inventory_util.h"
+#include "services/orchestrator/core/progress.h"
 
 namespace assisted::orchestrator::core {
 
@@ -107,6 +108,28 @@ ClusterContext MakeClusterContext(const types::v1::Cluster& cluster,
   c.logs_info = cluster.logs_info();
   c.logs_started_at = TimeOf(cluster.controller_logs_started_at());
   return c;
+}
+
+types::v1::ClusterProgress ClusterProgressIn(const types::v1::Cluster& cluster,
+                                             const std::vector<const types::v1::Host*>& hosts,
+                                             types::v1::ClusterStatus to) {
+  ClusterProgressInput input;
+  input.status = to;
+  input.sno = SingleNode(cluster);
+  input.finalizing_stage = cluster.progress().finalizing_stage();
+  for (const types::v1::Host* host : hosts) {
+    input.hosts.push_back(
+        {host->role(), host->bootstrap(), host->status(), host->progress().current_stage()});
+  }
+  for (const types::v1::MonitoredOperator& op : cluster.monitored_operators()) {
+    ++input.operators;
+    input.operators_available += op.status() == types::v1::OPERATOR_STATUS_AVAILABLE;
+  }
+  types::v1::ClusterProgress progress = ComputeClusterProgress(input, cluster.progress());
+  *progress.mutable_finalizing_stage_started_at() =
+      cluster.progress().finalizing_stage_started_at();
+  progress.set_finalizing_stage_timed_out(cluster.progress().finalizing_stage_timed_out());
+  return progress;
 }
 
 }  // namespace assisted::orchestrator::core

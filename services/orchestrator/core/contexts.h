@@ -49,6 +49,13 @@ ClusterContext MakeClusterContext(const types::v1::Cluster& cluster,
                                   const Timeouts& timeouts, const DecisionSettings& settings,
                                   bool kubeconfig_exists);
 
+// The cluster's installation progress (progress.h) once it is in `to`, from its hosts as judged
+// and its monitored operators. The finalizing stage, its start and its timed-out flag are kept
+// as stored: UpdateFinalizingProgress and the row effects write those.
+types::v1::ClusterProgress ClusterProgressIn(const types::v1::Cluster& cluster,
+                                             const std::vector<const types::v1::Host*>& hosts,
+                                             types::v1::ClusterStatus to);
+
 }  // namespace assisted::orchestrator::core
 
 #endif  // ASSISTED_SERVICES_ORCHESTRATOR_CORE_CONTEXTS_H_

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/stages.h"
 #include "services/orchestrator/core/validation_ids.h"
@@ -144,8 +145,6 @@ std::vector<HostRow> BuildRows() {
                       [](const HostTimeouts& t) { return t.installing_without_progress; });
   const G pua_timed_out = StatusOlderThan(
       "pending_user_action timed out", [](const HostTimeouts& t) { return t.pending_user_action; });
-  const G reclaim_timed_out =
-      StatusOlderThan("reclaim timed out", [](const HostTimeouts& t) { return t.reclaim; });
   const G stage_timed_out = When<HostContext>("stage timed out", StageTimedOut);
   const G stage_flagged = When<HostContext>("stage_timed_out flagged",
                                             [](const HostContext& c) { return c.stage_timed_out; });
@@ -210,9 +209,6 @@ std::vector<HostRow> BuildRows() {
             Minutes(c.timeouts->Stage(c.stage, c.sno)), "; the installation continues");
       },
       {E::kSetStageTimedOut});
-  const A failed_with_reason = Act::Explain(
-      "Installation failed: <reason>",
-      [](const HostContext& c) { return absl::StrCat("Installation failed: ", c.reason); });
   const A prepare_timeout = Act::Explain(
       "Host failed to prepare for installation: the disk speed and container image checks did not "
       "finish within <limit>",
@@ -239,22 +235,10 @@ std::vector<HostRow> BuildRows() {
                             Minutes(c.timeouts->pending_user_action),
                             "; the cluster installation continues without it");
       });
-  const A reclaim_timeout = Act::Explain(
-      "Host timed out while reclaiming (<limit>); reboot it into the discovery image",
-      [](const HostContext& c) {
-        return absl::StrCat("Host timed out while reclaiming (", Minutes(c.timeouts->reclaim),
-                            "); reboot it into the discovery image");
-      },
-      {E::kUnbindFromCluster});
   const std::string kKnownInfo = "Host is ready to be installed";
   const std::string kDisconnectedInfo =
       "Host has stopped communicating with the installation service (agent silent or discovery "
       "media disconnected)";
-  const std::string kMediaInfo =
-      "Unable to read the discovery image: the virtual media or USB stick was disconnected. "
-      "Reconnect it and reboot the host";
-  const std::string kUnbindPuaInfo =
-      "Host is unbound from its cluster; reboot it into the discovery image to use it again";
 
   return {
       // ---- registration ----------------------------------------------------------------------
@@ -271,8 +255,7 @@ std::vector<HostRow> BuildRows() {
        Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "A new host registers to its infra-env only (unbound)."},
       {Ev::kRegister,
-       {kDiscovering, kKnown, kDisconnected, kInsufficient, kResettingPua, kBinding,
-        kPendingForInput},
+       {kDiscovering, kKnown, kDisconnected, kInsufficient, kResettingPua, kPendingForInput},
        Always<HostContext>(),
        kDiscovering,
        Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
@@ -284,19 +267,6 @@ std::vector<HostRow> BuildRows() {
        Act::Say(kKnownInfo, {E::kResetInstallationPreparation}),
        "The agent restarted while preparing: keep the inventory and bootstrap flag, redo the "
        "preparation checks."},
-      {Ev::kRegister,
-       {kResetting},
-       rebooting,
-       std::nullopt,
-       A{},
-       "Ignore a registration racing a reset while the host reboots; the monitor moves it to "
-       "resetting-pending-user-action."},
-      {Ev::kRegister,
-       {kResetting},
-       Always<HostContext>(),
-       kDiscovering,
-       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
-       "A resetting host that is not rebooting registers as new."},
       {Ev::kRegister,
        {kInProgress, kInstallingPua, kAdded},
        Any<HostContext>({rebooting, All<HostContext>({day2, done})}),
@@ -324,12 +294,11 @@ std::vector<HostRow> BuildRows() {
        Act::Do({E::kAskAgentToLeave}),
        "A host that booted the discovery image after installation is told to go away."},
       {Ev::kRegister,
-       {kDiscoveringUnbound, kDisconnectedUnbound, kInsufficientUnbound, kKnownUnbound,
-        kDisabledUnbound, kUnbinding, kUnbindingPua, kReclaimingRebooting},
+       {kDiscoveringUnbound, kDisconnectedUnbound, kInsufficientUnbound, kKnownUnbound},
        Always<HostContext>(),
        kDiscoveringUnbound,
        Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
-       "An unbound, unbinding or reclaimed host re-registers into its infra-env pool."},
+       "An unbound host re-registers into its infra-env pool."},
 
       // ---- installer progress ----------------------------------------------------------------
       {Ev::kProgress,
@@ -368,12 +337,6 @@ std::vector<HostRow> BuildRows() {
        "Late progress reports after the fact are ignored."},
 
       // ---- user and cluster actions ----------------------------------------------------------
-      {Ev::kInstallationFailed,
-       {kInstalling, kInProgress},
-       Always<HostContext>(),
-       kError,
-       failed_with_reason,
-       "The install step failed on the host."},
       {Ev::kCancel,
        {kInstallingPua, kInstalling, kInProgress, kInstalled, kError},
        Always<HostContext>(),
@@ -399,92 +362,15 @@ std::vector<HostRow> BuildRows() {
        Act::Say("Installation is in progress"),
        "A known day-2 host is installed on its own."},
       {Ev::kReset,
-       {kResetting, kDiscovering, kKnown, kInstallingPua, kInstalling, kPreparing,
-        kPreparingSuccessful, kPreparingFailed, kPendingForInput, kResettingPua, kInProgress,
-        kInstalled, kError, kCancelled, kAdded},
+       {kDiscovering, kKnown, kInstallingPua, kInstalling, kPreparing, kPreparingSuccessful,
+        kPreparingFailed, kPendingForInput, kResettingPua, kInProgress, kInstalled, kError,
+        kCancelled, kAdded},
        Always<HostContext>(),
        kResettingPua,
        Act::Say("Host requires booting into the discovery image to complete resetting the "
                 "installation",
                 {E::kClearInstallation}),
        "Reset: the user must reboot the host into the discovery image; it then re-registers."},
-      {Ev::kBind,
-       {kKnownUnbound},
-       Always<HostContext>(),
-       kBinding,
-       Act::Say("Host is being bound to a cluster", {E::kBindToCluster}),
-       "A ready pool host is bound; the agent restarts and registers to the cluster."},
-      {Ev::kUnbind,
-       {kKnown, kDiscovering, kDisconnected, kInsufficient, kPendingForInput},
-       Always<HostContext>(),
-       kUnbinding,
-       Act::Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
-       "Unbinding before installation."},
-      {Ev::kUnbind,
-       {kPreparing, kPreparingFailed, kPreparingSuccessful, kInstalling, kInProgress,
-        kInstallingPua, kInstalled, kAdded, kError, kCancelled},
-       Always<HostContext>(),
-       kUnbindingPua,
-       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
-       "Unbinding once installation started: the disk was touched, the user must reboot."},
-      {Ev::kReclaim,
-       {kInstalled, kAdded},
-       Always<HostContext>(),
-       kReclaiming,
-       Act::Say("Host is being reclaimed", {E::kUnbindFromCluster}),
-       "An installed host is turned back into a discovery host."},
-      {Ev::kReclaim,
-       {kKnown, kDiscovering, kDisconnected, kInsufficient, kPendingForInput},
-       Always<HostContext>(),
-       kUnbinding,
-       Act::Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
-       "Reclaiming a host that never installed is an unbind."},
-      {Ev::kReclaim,
-       {kError, kCancelled},
-       Always<HostContext>(),
-       kUnbindingPua,
-       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
-       "Reclaiming a failed host: the user must reboot it."},
-      {Ev::kRebootingForReclaim,
-       {kReclaiming},
-       Always<HostContext>(),
-       kReclaimingRebooting,
-       Act::Say("Host is rebooting into the discovery image"),
-       "The discovery artifacts are staged; the host reboots into them."},
-      {Ev::kReclaimFailed,
-       {kReclaiming, kReclaimingRebooting},
-       Always<HostContext>(),
-       kUnbindingPua,
-       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
-       "Reclaim steps failed: the user must reboot the host."},
-
-      // ---- discovery media -------------------------------------------------------------------
-      {Ev::kMediaDisconnect,
-       {kDiscovering, kInsufficient, kKnown, kPendingForInput, kDisconnected, kBinding},
-       Always<HostContext>(),
-       kDisconnected,
-       Act::Say(kMediaInfo),
-       "Media gone before installation: the host cannot run steps."},
-      {Ev::kMediaDisconnect,
-       {kPreparing, kPreparingFailed, kPreparingSuccessful, kInstalling, kInProgress, kError},
-       Always<HostContext>(),
-       kError,
-       Act::Say(kMediaInfo),
-       "Media gone during preparation or installation: the installation cannot finish."},
-      {Ev::kMediaDisconnect,
-       {kKnownUnbound, kInsufficientUnbound, kDiscoveringUnbound, kDisconnectedUnbound},
-       Always<HostContext>(),
-       kDisconnectedUnbound,
-       Act::Say(kMediaInfo),
-       "Media gone on a pool host."},
-
-      // ---- refresh: reclaim ------------------------------------------------------------------
-      {Ev::kRefresh,
-       {kReclaiming, kReclaimingRebooting},
-       reclaim_timed_out,
-       kUnbindingPua,
-       reclaim_timeout,
-       "Reclaim did not finish in time."},
 
       // ---- refresh: preparation --------------------------------------------------------------
       {Ev::kRefresh,
@@ -740,8 +626,9 @@ std::vector<HostRow> BuildRows() {
        Always<HostContext>(),
        std::nullopt,
        A{},
-       "States only an event leaves (disabled and disabled-unbound are legacy and never "
-       "entered)."},
+       "States only an event leaves. Resetting, binding, unbinding, reclaiming and disabled are "
+       "never entered here (the reference's legacy reset and its bind/unbind/reclaim flows): "
+       "listed so that refresh decides for every state."},
   };
 }
 
@@ -754,12 +641,72 @@ bool HostConnected(const HostContext& ctx) {
   return ctx.now - ctx.checked_in_at <= limit;
 }
 
+HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecision& decision,
+                                  absl::Time now) {
+  HostFieldsUpdate update;
+  types::v1::Host& fields = update.fields;
+  // The checks of an earlier preparation (or discovery) must not pass this one.
+  auto forget_checks = [&] {
+    fields.clear_images_status();
+    fields.clear_disks_info();
+    update.Mark("images_status");
+    update.Mark("disks_info");
+  };
+  auto forget_installation = [&] {
+    fields.clear_progress();
+    fields.clear_progress_stages();
+    fields.set_bootstrap(false);
+    update.Mark("progress");
+    update.Mark("progress_stages");
+    update.Mark("bootstrap");
+  };
+  // Both stage effects edit the stored progress; the second one sees the first one's edit.
+  auto progress = [&]() -> types::v1::HostProgress& {
+    if (!update.Has("progress")) *fields.mutable_progress() = host.progress();
+    update.Mark("progress");
+    return *fields.mutable_progress();
+  };
+  for (HostEffect effect : decision.effects) {
+    switch (effect) {
+      case HostEffect::kResetForRediscovery:
+        forget_installation();
+        forget_checks();
+        break;
+      case HostEffect::kResetInstallationPreparation:
+        forget_checks();
+        break;
+      case HostEffect::kClearInstallation:
+        forget_installation();
+        break;
+      case HostEffect::kSetConnectionTimedOut:
+      case HostEffect::kClearConnectionTimedOut:
+        fields.set_connection_timed_out(effect == HostEffect::kSetConnectionTimedOut);
+        update.Mark("connection_timed_out");
+        break;
+      case HostEffect::kSetStageTimedOut:
+        progress().set_stage_timed_out(true);
+        break;
+      case HostEffect::kRefreshStageUpdatedAt:
+        *progress().mutable_stage_updated_at() =
+            google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(now));
+        break;
+      case HostEffect::kSetLogsTimedOut:
+        fields.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
+        update.Mark("logs_info");
+        break;
+      case HostEffect::kRecordProgress:
+      case HostEffect::kAskAgentToLeave:
+      case HostEffect::kStopInstallation:
+        break;
+    }
+  }
+  return update;
+}
+
 absl::string_view HostEventName(HostEvent event) {
   switch (event) {
     case HostEvent::kRegister:
       return "RegisterHost";
-    case HostEvent::kInstallationFailed:
-      return "HostInstallationFailed";
     case HostEvent::kCancel:
       return "CancelInstallation";
     case HostEvent::kInstall:
@@ -770,18 +717,6 @@ absl::string_view HostEventName(HostEvent event) {
       return "RefreshHost";
     case HostEvent::kProgress:
       return "HostProgressChanged";
-    case HostEvent::kMediaDisconnect:
-      return "MediaDisconnect";
-    case HostEvent::kBind:
-      return "BindHost";
-    case HostEvent::kUnbind:
-      return "UnbindHost";
-    case HostEvent::kReclaim:
-      return "ReclaimHost";
-    case HostEvent::kRebootingForReclaim:
-      return "RebootingForReclaim";
-    case HostEvent::kReclaimFailed:
-      return "ReclaimHostFailed";
   }
   return "unknown";
 }
@@ -808,10 +743,6 @@ absl::string_view HostEffectName(HostEffect effect) {
       return "set-logs-timed-out";
     case HostEffect::kClearInstallation:
       return "clear-installation";
-    case HostEffect::kUnbindFromCluster:
-      return "unbind-from-cluster";
-    case HostEffect::kBindToCluster:
-      return "bind-to-cluster";
     case HostEffect::kStopInstallation:
       return "stop-installation";
   }
@@ -825,7 +756,7 @@ const HostMachine& HostStateMachine() {
       if (types::v1::HostStatus_IsValid(s)) states.push_back(static_cast<HostStatus>(s));
     }
     std::vector<HostEvent> events;
-    for (int e = 0; e <= static_cast<int>(HostEvent::kReclaimFailed); ++e) {
+    for (int e = 0; e <= static_cast<int>(HostEvent::kProgress); ++e) {
       events.push_back(static_cast<HostEvent>(e));
     }
     return new HostMachine("host", std::move(states), std::move(events), BuildRows(),

@@ -1,10 +1,13 @@
 // File: services/orchestrator/core/host_state_machine.h
 //
-// The host state machine: all 28 host states and every transition of the reference (register,
-// progress, installation failed, cancel, day-2 install, reset, refresh by the monitor, media
-// disconnect, bind, unbind, reclaim, rebooting for reclaim, reclaim failed) as one table read top
-// to bottom (see engine.h). Bound and unbound ("-unbound", the infra-env pool) hosts share the
-// table.
+// The host state machine: all 28 host states and the transitions this product carries out
+// (register, installer progress, cancel, day-2 install, reset, refresh by the monitor) as one
+// table read top to bottom (see engine.h). Bound and unbound ("-unbound", the infra-env pool)
+// hosts share the table. The reference's bind, unbind, reclaim and media-disconnect events and
+// its install-step failure event are not supported: no row stands for them (a lost discovery
+// medium is judged by refresh through media_status; an install failure arrives as the Failed
+// stage), and the states only they enter (binding, unbinding, reclaiming, ...) are never
+// entered; nor are the legacy `resetting` and `disabled`. Refresh still decides for them.
 //
 //   HostContext ctx = ...;                       // facts about the host, its cluster, the time
 //   absl::StatusOr<HostDecision> d = HostStateMachine().Fire(HostEvent::kRefresh, status, ctx);
@@ -22,6 +25,7 @@
 #include "assisted/types/v1/common.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "services/orchestrator/core/engine.h"
+#include "services/orchestrator/core/fields_update.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/core/validation_results.h"
 
@@ -70,19 +74,12 @@ inline constexpr types::v1::HostStatus kReclaimingRebooting =
 }  // namespace host_status
 
 enum class HostEvent {
-  kRegister,             // the agent registered (first time or again)
-  kInstallationFailed,   // the install step failed (exit code other than 0 and 125)
-  kCancel,               // the user cancelled the cluster installation
-  kInstall,              // the user installs a day-2 host
-  kReset,                // the cluster installation was reset
-  kRefresh,              // the monitor re-evaluates validations and timeouts
-  kProgress,             // the installer reported a stage
-  kMediaDisconnect,      // a step result said the discovery media is gone (exit code 256)
-  kBind,                 // an unbound host is bound to a cluster
-  kUnbind,               // a host is released from its cluster
-  kReclaim,              // a host leaves its cluster to become a discovery host again
-  kRebootingForReclaim,  // the reclaim artifacts are staged; the host reboots
-  kReclaimFailed,        // the reclaim steps failed
+  kRegister,  // the agent registered (first time or again)
+  kCancel,    // the user cancelled the cluster installation
+  kInstall,   // the user installs a day-2 host
+  kReset,     // the cluster installation was reset
+  kRefresh,   // the monitor re-evaluates validations and timeouts
+  kProgress,  // the installer reported a stage
 };
 
 // What the caller must do besides storing the new status and status_info.
@@ -97,8 +94,6 @@ enum class HostEffect {
   kRefreshStageUpdatedAt,         // restart the stage clock (cluster waits for the user)
   kSetLogsTimedOut,               // logs_info = timeout
   kClearInstallation,             // reset: clear progress, bootstrap flag and install results
-  kUnbindFromCluster,             // clear cluster_id
-  kBindToCluster,                 // set cluster_id to the requested cluster
   kStopInstallation,              // send stop-installation and gather logs
 };
 
@@ -134,7 +129,7 @@ struct HostContext {
   // Would the cluster still succeed if this host failed (enough other masters and workers)?
   bool cluster_succeeds_without_host = false;
 
-  // Event payload: kProgress stage and text, kInstallationFailed reason.
+  // Event payload: kProgress stage and text.
   types::v1::HostStage reported_stage = types::v1::HOST_STAGE_UNSPECIFIED;
   std::string reason;
 };
@@ -149,6 +144,13 @@ using HostRow = HostMachine::RowType;
 
 // The machine (built once, immutable, safe to share across threads).
 const HostMachine& HostStateMachine();
+
+// The stored fields `decision`'s effects change on `host` (as stored) at `now`: the part of a
+// row's action written with the decision's own compare-and-set, whatever fired it. Effects
+// carried out apart from the host's record add nothing: kRecordProgress (the progress function
+// writes the reported stage), kAskAgentToLeave and kStopInstallation (steps for the agent).
+HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecision& decision,
+                                  absl::Time now);
 
 absl::string_view HostEventName(HostEvent event);
 absl::string_view HostEffectName(HostEffect effect);

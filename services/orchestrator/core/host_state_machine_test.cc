@@ -86,11 +86,7 @@ std::vector<Case> Cases() {
       {"new host with a cluster", Ev::kRegister, kNew, Nothing, kDiscovering},
       {"new host without cluster", Ev::kRegister, kNew, Unbound, kDiscoveringUnbound},
       {"known host registers again", Ev::kRegister, kKnown, Nothing, kDiscovering},
-      {"binding host registers to its cluster", Ev::kRegister, kBinding, Nothing, kDiscovering},
       {"agent restarted while preparing", Ev::kRegister, kPreparingSuccessful, Nothing, kKnown},
-      {"registration racing a reset reboot", Ev::kRegister, kResetting,
-       [](HostContext& c, V&) { AtStage(c, HOST_STAGE_REBOOTING); }, kResetting},
-      {"resetting host registers", Ev::kRegister, kResetting, Nothing, kDiscovering},
       {"day-1 host booted the ISO after Rebooting", Ev::kRegister, kInProgress,
        [](HostContext& c, V&) { AtStage(c, HOST_STAGE_REBOOTING); }, kInstallingPua,
        "fix boot order to boot from disk /dev/sda"},
@@ -105,8 +101,6 @@ std::vector<Case> Cases() {
       {"failed host registers", Ev::kRegister, kError, Nothing, kError},
       {"installed host registers", Ev::kRegister, kInstalled, Nothing, kInstalled},
       {"pool host registers", Ev::kRegister, kKnownUnbound, Unbound, kDiscoveringUnbound},
-      {"reclaimed host registers", Ev::kRegister, kReclaimingRebooting, Unbound,
-       kDiscoveringUnbound},
       {"cancelled host may not register", Ev::kRegister, kCancelled, Nothing, kCancelled, "", true},
       {"pending-user-action host at another stage may not register", Ev::kRegister, kInstallingPua,
        [](HostContext& c, V&) { AtStage(c, HOST_STAGE_CONFIGURING); }, kInstallingPua, "", true},
@@ -136,8 +130,6 @@ std::vector<Case> Cases() {
       {"progress on known host is refused", Ev::kProgress, kKnown, Nothing, kKnown, "", true},
 
       // ---- user and cluster actions ----
-      {"install step failed", Ev::kInstallationFailed, kInstalling,
-       [](HostContext& c, V&) { c.reason = "exit code 1"; }, kError, "exit code 1"},
       {"cancel while installing", Ev::kCancel, kInProgress, Nothing, kCancelled},
       {"cancel while preparing", Ev::kCancel, kPreparing, Nothing, kKnown},
       {"cancel a known host", Ev::kCancel, kKnown, Nothing, kKnown},
@@ -145,30 +137,6 @@ std::vector<Case> Cases() {
       {"install a day-1 host directly is refused", Ev::kInstall, kKnown, Nothing, kKnown, "", true},
       {"reset an installed host", Ev::kReset, kInstalled, Nothing, kResettingPua,
        "booting into the discovery image"},
-      {"bind a ready pool host", Ev::kBind, kKnownUnbound, Unbound, kBinding},
-      {"bind an insufficient pool host is refused", Ev::kBind, kInsufficientUnbound, Unbound,
-       kInsufficientUnbound, "", true},
-      {"unbind before installation", Ev::kUnbind, kInsufficient, Nothing, kUnbinding},
-      {"unbind after installation started", Ev::kUnbind, kInProgress, Nothing, kUnbindingPua},
-      {"reclaim an installed host", Ev::kReclaim, kInstalled, Nothing, kReclaiming},
-      {"reclaim a known host", Ev::kReclaim, kKnown, Nothing, kUnbinding},
-      {"reclaim a failed host", Ev::kReclaim, kError, Nothing, kUnbindingPua},
-      {"reclaim artifacts staged", Ev::kRebootingForReclaim, kReclaiming, Nothing,
-       kReclaimingRebooting},
-      {"reclaim steps failed", Ev::kReclaimFailed, kReclaimingRebooting, Nothing, kUnbindingPua},
-
-      // ---- media ----
-      {"media gone before install", Ev::kMediaDisconnect, kKnown, Nothing, kDisconnected,
-       "virtual media"},
-      {"media gone while installing", Ev::kMediaDisconnect, kInstalling, Nothing, kError},
-      {"media gone on a pool host", Ev::kMediaDisconnect, kKnownUnbound, Unbound,
-       kDisconnectedUnbound},
-
-      // ---- refresh: reclaim ----
-      {"reclaim timed out", Ev::kRefresh, kReclaiming,
-       [](HostContext& c, V&) { StatusAge(c, absl::Minutes(61)); }, kUnbindingPua, "60 minutes"},
-      {"reclaim still running", Ev::kRefresh, kReclaiming,
-       [](HostContext& c, V&) { StatusAge(c, absl::Minutes(59)); }, kReclaiming},
 
       // ---- refresh: preparation ----
       {"cluster starts preparing", Ev::kRefresh, kKnown,
@@ -463,10 +431,55 @@ TEST(HostStateMachine, RefreshDecidesForEveryExistingState) {
   }
 }
 
-TEST(HostStateMachine, HasTwentyEightStatesAndThirteenEvents) {
-  // 28 states plus the pseudo-state "no host yet".
+TEST(HostStateMachine, HasTwentyEightStatesAndSixEvents) {
+  // 28 states plus the pseudo-state "no host yet"; only the events the product fires.
   EXPECT_EQ(HostStateMachine().states().size(), 29u);
-  EXPECT_EQ(HostStateMachine().events().size(), 13u);
+  EXPECT_EQ(HostStateMachine().events().size(), 6u);
+}
+
+// ---- effects as fields -------------------------------------------------------------------
+
+HostDecision DecisionWith(std::vector<HostEffect> effects) {
+  HostDecision d{kKnown, kPreparing};
+  d.effects = std::move(effects);
+  return d;
+}
+
+TEST(HostEffectFields, PreparingAgainForgetsTheLastPreparationsChecks) {
+  types::v1::Host host = testing::HealthyHost(1);
+  host.set_images_status(testing::kPulledImagesStatus);
+  host.set_disks_info(testing::kFastDisksInfo);
+  const HostFieldsUpdate update =
+      HostEffectFields(host, DecisionWith({HostEffect::kResetInstallationPreparation}), kNow);
+  EXPECT_THAT(update.paths, ::testing::UnorderedElementsAre("images_status", "disks_info"));
+  types::v1::Host written = host;
+  update.ApplyTo(written);
+  EXPECT_EQ(written.images_status(), "");
+  EXPECT_EQ(written.disks_info(), "");
+  EXPECT_EQ(written.inventory().hostname(), host.inventory().hostname());
+}
+
+TEST(HostEffectFields, StageEffectsEditTheStoredProgressTogether) {
+  types::v1::Host host = testing::HealthyHost(1);
+  host.mutable_progress()->set_current_stage(types::v1::HOST_STAGE_WAITING_FOR_CONTROL_PLANE);
+  host.mutable_progress()->set_installation_percentage(40);
+  const HostFieldsUpdate update = HostEffectFields(
+      host, DecisionWith({HostEffect::kSetStageTimedOut, HostEffect::kRefreshStageUpdatedAt}),
+      kNow);
+  EXPECT_THAT(update.paths, ::testing::ElementsAre("progress"));
+  EXPECT_EQ(update.fields.progress().current_stage(),
+            types::v1::HOST_STAGE_WAITING_FOR_CONTROL_PLANE);
+  EXPECT_EQ(update.fields.progress().installation_percentage(), 40);
+  EXPECT_TRUE(update.fields.progress().stage_timed_out());
+  EXPECT_EQ(update.fields.progress().stage_updated_at().seconds(), absl::ToUnixSeconds(kNow));
+}
+
+TEST(HostEffectFields, EffectsCarriedOutOffTheRecordWriteNothing) {
+  for (HostEffect effect :
+       {HostEffect::kRecordProgress, HostEffect::kAskAgentToLeave, HostEffect::kStopInstallation}) {
+    EXPECT_TRUE(HostEffectFields(testing::HealthyHost(1), DecisionWith({effect}), kNow).empty())
+        << HostEffectName(effect);
+  }
 }
 
 }  // namespace

@@ -44,6 +44,13 @@ types::v1::Host HealthyHost(int i);
 // reachable API VIP and Tang server.
 HostReports HealthyReports(int i, int n);
 
+// The preparation checks' results as the orchestrator stores them from a healthy agent
+// (Host.images_status, Host.disks_info): the release image pulled, /dev/sda measured at 3 ms.
+inline constexpr char kPulledImagesStatus[] =
+    R"([{"name":"quay.io/release","result":"success","download_rate":50}])";
+inline constexpr char kFastDisksInfo[] =
+    R"([{"path":"/dev/sda","disk_speed":{"tested":true,"speed_ms":3,"exit_code":0}}])";
+
 // Cluster "c1" ("c.example.com", 4.16.3, three masters, baremetal) with machine network
 // 10.0.0.0/24, cluster network 10.128.0.0/14 (/23), service network 172.30.0.0/16, API VIP
 // 10.0.0.5, Ingress VIP 10.0.0.6, pull secret set.

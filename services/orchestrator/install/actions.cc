@@ -1,7 +1,6 @@
 #include "services/orchestrator/install/actions.h"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <utility>
 
@@ -11,9 +10,7 @@
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
-#include "services/orchestrator/core/cluster_validations.h"
 #include "services/orchestrator/core/host_state_machine.h"
-#include "services/orchestrator/core/host_validations.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/names.h"
@@ -51,25 +48,9 @@ auto RetryWhileAborted(const Attempt& attempt) {
   }
   return outcome;
 }
-// Refresh passes: each moves hosts or the cluster one step (known -> preparing -> ...).
-constexpr int kRefreshPasses = 8;
 
 google::protobuf::Timestamp Ts(absl::Time t) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(t));
-}
-
-std::vector<std::string> Ids(const google::protobuf::RepeatedPtrField<std::string>& ids) {
-  return {ids.begin(), ids.end()};
-}
-
-// Whether `results` differ from what is stored.
-bool ValidationsChanged(
-    const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& stored,
-    const core::ValidationResults& results) {
-  Host fresh, current;
-  results.ToProto(fresh.mutable_validations_info());
-  *current.mutable_validations_info() = stored;
-  return fresh.SerializeAsString() != current.SerializeAsString();
 }
 
 bool InstallationBegan(types::v1::HostStatus status) {
@@ -82,101 +63,6 @@ bool InstallationBegan(types::v1::HostStatus status) {
   return false;
 }
 
-// The fields a host decision's effects change, added to `request`'s patch.
-void PatchHostEffects(const Host& host, const core::HostDecision& decision, absl::Time now,
-                      inv::UpdateHostStatusRequest& request) {
-  Host& patch = *request.mutable_patch();
-  auto mask = [&request](const char* path) { request.mutable_patch_mask()->add_paths(path); };
-  for (core::HostEffect effect : decision.effects) {
-    switch (effect) {
-      case core::HostEffect::kResetInstallationPreparation:
-        // The agent runs the disk-speed and image checks again for this preparation.
-        patch.clear_images_status();
-        patch.clear_disks_info();
-        mask("images_status");
-        mask("disks_info");
-        break;
-      case core::HostEffect::kClearInstallation:
-        patch.clear_progress();
-        patch.clear_progress_stages();
-        patch.set_bootstrap(false);
-        mask("progress");
-        mask("progress_stages");
-        mask("bootstrap");
-        break;
-      case core::HostEffect::kSetConnectionTimedOut:
-      case core::HostEffect::kClearConnectionTimedOut:
-        patch.set_connection_timed_out(effect == core::HostEffect::kSetConnectionTimedOut);
-        mask("connection_timed_out");
-        break;
-      case core::HostEffect::kSetStageTimedOut:
-      case core::HostEffect::kRefreshStageUpdatedAt:
-        if (!request.patch_mask().paths().empty() &&
-            std::count(request.patch_mask().paths().begin(), request.patch_mask().paths().end(),
-                       "progress") > 0) {
-          break;  // the caller writes the progress itself
-        }
-        *patch.mutable_progress() = host.progress();
-        if (effect == core::HostEffect::kSetStageTimedOut) {
-          patch.mutable_progress()->set_stage_timed_out(true);
-        } else {
-          *patch.mutable_progress()->mutable_stage_updated_at() = Ts(now);
-        }
-        mask("progress");
-        break;
-      case core::HostEffect::kSetLogsTimedOut:
-        patch.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
-        mask("logs_info");
-        break;
-      default:
-        // Registration, agent and binding effects belong to the agent stream and bind actions.
-        break;
-    }
-  }
-}
-
-// The fields a cluster decision's effects change, added to `request`'s patch.
-void PatchClusterEffects(const Cluster& cluster, const core::ClusterDecision& decision,
-                         absl::Time now, inv::UpdateClusterStatusRequest& request) {
-  Cluster& patch = *request.mutable_patch();
-  auto mask = [&request](const char* path) { request.mutable_patch_mask()->add_paths(path); };
-  for (core::ClusterEffect effect : decision.effects) {
-    switch (effect) {
-      case core::ClusterEffect::kStartPreparation:
-        patch.mutable_last_installation_preparation()->set_status(
-            types::v1::INSTALLATION_PREPARATION_STATUS_NOT_STARTED);
-        mask("last_installation_preparation");
-        break;
-      case core::ClusterEffect::kStartInstallation:
-        *patch.mutable_install_started_at() = Ts(now);
-        mask("install_started_at");
-        break;
-      case core::ClusterEffect::kCompleteInstallation:
-      case core::ClusterEffect::kFailInstallation:
-        *patch.mutable_install_completed_at() = Ts(now);
-        mask("install_completed_at");
-        break;
-      case core::ClusterEffect::kResetHosts:
-        patch.clear_last_installation_preparation();
-        patch.clear_progress();
-        mask("last_installation_preparation");
-        mask("progress");
-        break;
-      case core::ClusterEffect::kSetFinalizingStageTimedOut:
-        if (!patch.has_progress()) *patch.mutable_progress() = cluster.progress();
-        patch.mutable_progress()->set_finalizing_stage_timed_out(true);
-        mask("progress");
-        break;
-      case core::ClusterEffect::kSetLogsTimedOut:
-        patch.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
-        mask("logs_info");
-        break;
-      case core::ClusterEffect::kCancelHosts:
-        break;  // carried out on the hosts after the write
-    }
-  }
-}
-
 }  // namespace
 
 struct InstallActions::Loaded {
@@ -186,43 +72,27 @@ struct InstallActions::Loaded {
   std::vector<const Host*> pointers;
   std::vector<core::HostView> views;
   bool kubeconfig_exists = false;
-
-  // The cluster with its hosts again (for generation).
-  Cluster WithHosts() const {
-    Cluster copy = cluster;
-    for (const Host& host : hosts) *copy.add_hosts() = host;
-    return copy;
-  }
 };
 
 InstallActions::InstallActions(std::shared_ptr<grpc::Channel> inventory, ActionsOptions options,
-                               const Clock& clock, Random& random, log::Logger log)
+                               const Clock& clock, Random& random, log::Logger log,
+                               ActionsParts parts)
     : inventory_(std::move(inventory), options.inventory_timeout),
       options_(std::move(options)),
       clock_(clock),
       random_(random),
       log_(std::move(log)),
-      generator_(inventory_, clock, random, options_.holder),
+      refresher_(parts.refresher),
+      events_(parts.events),
+      generator_(parts.files),
       steps_(options_.os_image) {}
 
 void InstallActions::Event(const std::string& name, const std::string& cluster_id, const Host* host,
                            const std::string& message, types::v1::EventSeverity severity) const {
-  inv::AppendEventRequest request;
-  types::v1::Event& event = *request.mutable_event();
-  event.set_name(name);
+  types::v1::Event event = host != nullptr ? HostEvent(*host, name, message, severity)
+                                           : ClusterEvent(cluster_id, name, message, severity);
   event.set_cluster_id(cluster_id);
-  if (host != nullptr) {
-    event.set_host_id(host->id());
-    event.set_infra_env_id(host->infra_env_id());
-  }
-  event.set_severity(severity);
-  event.set_category(types::v1::EVENT_CATEGORY_USER);
-  event.set_message(message);
-  *event.mutable_event_time() = Ts(clock_.Now());
-  absl::Status status = inventory_.Call(&Stub::AppendEvent, request).status();
-  if (!status.ok()) {
-    log_.Warning("cannot record an event", {{"event", name}, {"error", status.message()}});
-  }
+  events_.Emit(std::move(event));
 }
 
 absl::StatusOr<std::unique_ptr<InstallActions::Loaded>> InstallActions::Load(
@@ -247,201 +117,15 @@ absl::StatusOr<std::unique_ptr<InstallActions::Loaded>> InstallActions::Load(
   return loaded;
 }
 
-absl::StatusOr<Host> InstallActions::WriteHost(const Host& host, const core::HostDecision& decision,
-                                               inv::UpdateHostStatusRequest request) {
-  PatchHostEffects(host, decision, clock_.Now(), request);
-  request.set_infra_env_id(host.infra_env_id());
-  request.set_id(host.id());
-  request.set_expected_status(host.status());
-  request.set_new_status(decision.to);
-  request.set_status_info(decision.status_info.empty() ? host.status_info() : decision.status_info);
-  ASSIGN_OR_RETURN(Host written, inventory_.Call(&Stub::UpdateHostStatus, request));
-  if (decision.changed()) {
-    log_.Info("host status changed", {{"host_id", host.id()},
-                                      {"from", core::HostStatusName(decision.from)},
-                                      {"to", core::HostStatusName(decision.to)}});
-    Event("host_status_updated", host.cluster_id(), &written,
-          absl::StrCat("Host ", core::EffectiveHostname(written), ": updated status from ",
-                       core::HostStatusName(decision.from), " to ",
-                       core::HostStatusName(decision.to), " (", written.status_info(), ")"),
-          decision.to == types::v1::HOST_STATUS_ERROR ? types::v1::EVENT_SEVERITY_ERROR
-                                                      : types::v1::EVENT_SEVERITY_INFO);
-  }
-  return written;
-}
-
-absl::StatusOr<bool> InstallActions::RefreshOnce(const std::string& cluster_id) {
-  ASSIGN_OR_RETURN(std::unique_ptr<Loaded> loaded, Load(cluster_id));
-  const Cluster& cluster = loaded->cluster;
-  const types::v1::InstallationPreparationStatus preparation =
-      cluster.last_installation_preparation().status();
-  if (cluster.status() == core::cluster_status::kPreparing &&
-      preparation != types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS &&
-      preparation != types::v1::INSTALLATION_PREPARATION_STATUS_FAILED) {
-    const absl::Status prepared = Prepare(loaded->WithHosts());
-    if (prepared.ok()) return true;
-    if (!absl::IsAborted(prepared)) return prepared;
-    // Another replica is generating: evaluate what we can meanwhile.
-  }
-  const absl::Time now = clock_.Now();
-  ASSIGN_OR_RETURN(
-      core::ClusterFacts facts,
-      core::BuildClusterFacts(&cluster, loaded->views, core::DefaultHwRequirements(), {}));
-  // Before installing (and while adding day-2 hosts), auto-assign hosts are judged on the role
-  // they would get now (the role-dependent validations read suggested_role).
-  std::map<std::string, types::v1::HostRole> suggested;
-  const types::v1::ClusterStatus status = cluster.status();
-  if (status == core::cluster_status::kPendingForInput ||
-      status == core::cluster_status::kInsufficient || status == core::cluster_status::kReady ||
-      status == core::cluster_status::kAddingHosts) {
-    for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
-      suggested[assignment.host_id] = assignment.role;
-    }
-  }
-  bool changed = false;
-  for (size_t i = 0; i < loaded->hosts.size(); ++i) {
-    Host& host = loaded->hosts[i];
-    bool suggestion_changed = false;
-    if (auto it = suggested.find(host.id());
-        it != suggested.end() && it->second != host.suggested_role()) {
-      host.set_suggested_role(it->second);
-      suggestion_changed = true;
-    }
-    core::ValidationResults validations =
-        core::ValidateHost({host, loaded->reports[i], facts, now, options_.timeouts.host});
-    validations.Ignore(Ids(cluster.ignored_host_validations()));
-    const core::HostContext context = core::MakeHostContext(
-        host, &cluster, loaded->pointers, &validations, now, options_.timeouts, options_.decisions);
-    absl::StatusOr<core::HostDecision> decision =
-        core::HostStateMachine().Fire(core::HostEvent::kRefresh, host.status(), context);
-    if (!decision.ok()) continue;  // no refresh row for this state (e.g. binding)
-    const bool validations_changed = ValidationsChanged(host.validations_info(), validations);
-    inv::UpdateHostStatusRequest probe;
-    PatchHostEffects(host, *decision, now, probe);
-    if (!decision->changed() && !validations_changed && !suggestion_changed &&
-        probe.patch_mask().paths().empty()) {
-      continue;
-    }
-    inv::UpdateHostStatusRequest request;
-    if (suggestion_changed) {
-      request.mutable_patch()->set_suggested_role(host.suggested_role());
-      request.mutable_patch_mask()->add_paths("suggested_role");
-    }
-    if (validations_changed) {
-      validations.ToProto(request.mutable_patch()->mutable_validations_info());
-      request.mutable_patch_mask()->add_paths("validations_info");
-    }
-    absl::StatusOr<Host> written = WriteHost(host, *decision, std::move(request));
-    if (absl::IsAborted(written.status())) return true;  // someone moved it: re-read
-    RETURN_IF_ERROR(written.status());
-    changed = changed || decision->changed();
-  }
-  if (changed) return true;  // the cluster decides on the hosts' new states
-
-  core::ValidationResults validations =
-      core::ValidateCluster({cluster, loaded->views, facts, now, false});
-  validations.Ignore(Ids(cluster.ignored_cluster_validations()));
-  const core::ClusterContext context =
-      core::MakeClusterContext(cluster, loaded->pointers, &validations, now, options_.timeouts,
-                               options_.decisions, loaded->kubeconfig_exists);
-  ASSIGN_OR_RETURN(
-      core::ClusterDecision decision,
-      core::ClusterStateMachine().Fire(core::ClusterEvent::kRefresh, cluster.status(), context));
-  core::ClusterProgressInput progress_input;
-  progress_input.status = decision.to;
-  progress_input.sno = IsSingleNode(cluster);
-  progress_input.finalizing_stage = cluster.progress().finalizing_stage();
-  for (const Host& host : loaded->hosts) {
-    progress_input.hosts.push_back(
-        {host.role(), host.bootstrap(), host.status(), host.progress().current_stage()});
-  }
-  for (const types::v1::MonitoredOperator& op : cluster.monitored_operators()) {
-    ++progress_input.operators;
-    progress_input.operators_available += op.status() == types::v1::OPERATOR_STATUS_AVAILABLE;
-  }
-  types::v1::ClusterProgress progress =
-      core::ComputeClusterProgress(progress_input, cluster.progress());
-  *progress.mutable_finalizing_stage_started_at() =
-      cluster.progress().finalizing_stage_started_at();
-  progress.set_finalizing_stage_timed_out(cluster.progress().finalizing_stage_timed_out());
-  const bool progress_changed =
-      progress.SerializeAsString() != cluster.progress().SerializeAsString();
-  const bool validations_changed = ValidationsChanged(cluster.validations_info(), validations);
-  inv::UpdateClusterStatusRequest probe;
-  PatchClusterEffects(cluster, decision, now, probe);
-  if (!decision.changed() && !validations_changed && !progress_changed &&
-      probe.patch_mask().paths().empty()) {
-    return false;
-  }
-  inv::UpdateClusterStatusRequest request;
-  request.set_id(cluster_id);
-  request.set_expected_status(cluster.status());
-  request.set_new_status(decision.to);
-  request.set_status_info(decision.status_info.empty() ? cluster.status_info()
-                                                       : decision.status_info);
-  validations.ToProto(request.mutable_patch()->mutable_validations_info());
-  request.mutable_patch_mask()->add_paths("validations_info");
-  *request.mutable_patch()->mutable_progress() = progress;
-  request.mutable_patch_mask()->add_paths("progress");
-  PatchClusterEffects(cluster, decision, now, request);
-  absl::StatusOr<Cluster> written = inventory_.Call(&Stub::UpdateClusterStatus, request);
-  if (absl::IsAborted(written.status())) return true;
-  RETURN_IF_ERROR(written.status());
-  ApplyClusterEffects(*loaded, decision);
-  if (decision.changed()) {
-    log_.Info("cluster status changed", {{"cluster_id", cluster_id},
-                                         {"from", core::ClusterStatusName(decision.from)},
-                                         {"to", core::ClusterStatusName(decision.to)}});
-    Event("cluster_status_updated", cluster_id, nullptr,
-          absl::StrCat("Updated status of the cluster to ", core::ClusterStatusName(decision.to),
-                       ": ", written->status_info()),
-          decision.to == core::cluster_status::kError ? types::v1::EVENT_SEVERITY_ERROR
-                                                      : types::v1::EVENT_SEVERITY_INFO);
-  }
-  return decision.changed();
-}
-
 absl::StatusOr<Cluster> InstallActions::Refresh(const std::string& cluster_id) {
-  for (int pass = 0; pass < kRefreshPasses; ++pass) {
-    ASSIGN_OR_RETURN(bool changed, RefreshOnce(cluster_id));
-    if (!changed) break;
-  }
-  return inventory_.Cluster(cluster_id);
+  ASSIGN_OR_RETURN(RefreshOutcome outcome, refresher_.RefreshCluster(cluster_id));
+  Cluster cluster = *std::move(outcome.cluster);
+  for (Host& host : outcome.hosts) *cluster.add_hosts() = std::move(host);
+  return cluster;
 }
 
 absl::StatusOr<Cluster> InstallActions::RefreshCluster(const std::string& cluster_id) {
   return Refresh(cluster_id);
-}
-
-absl::Status InstallActions::Prepare(const Cluster& cluster) {
-  const absl::Status generated = generator_.Generate(cluster);
-  if (absl::IsAborted(generated) || absl::IsUnavailable(generated) ||
-      absl::IsDeadlineExceeded(generated)) {
-    return generated;  // transient: the next refresh resumes
-  }
-  inv::UpdateClusterStatusRequest request;
-  request.set_id(cluster.id());
-  request.set_expected_status(core::cluster_status::kPreparing);
-  request.set_new_status(core::cluster_status::kPreparing);
-  request.set_status_info(cluster.status_info());
-  types::v1::LastInstallationPreparation& outcome =
-      *request.mutable_patch()->mutable_last_installation_preparation();
-  outcome.set_status(generated.ok() ? types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS
-                                    : types::v1::INSTALLATION_PREPARATION_STATUS_FAILED);
-  outcome.set_reason(std::string(generated.message()));
-  request.mutable_patch_mask()->add_paths("last_installation_preparation");
-  RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateClusterStatus, request).status());
-  if (generated.ok()) {
-    Event("cluster_installation_files_generated", cluster.id(), nullptr,
-          "Generated install-config, credentials and Ignition configs");
-  } else {
-    log_.Warning("cannot generate the installation files",
-                 {{"cluster_id", cluster.id()}, {"error", generated.message()}});
-    Event("cluster_installation_files_failed", cluster.id(), nullptr,
-          absl::StrCat("Failed to generate the installation files: ", generated.message()),
-          types::v1::EVENT_SEVERITY_ERROR);
-  }
-  return absl::OkStatus();
 }
 
 absl::Status InstallActions::AssignRolesAndBootstrap(const std::string& cluster_id) {
@@ -493,36 +177,24 @@ absl::StatusOr<Cluster> InstallActions::InstallCluster(const std::string& cluste
   return Refresh(cluster_id);
 }
 
-absl::StatusOr<Cluster> InstallActions::FireCluster(
-    const std::string& cluster_id, core::ClusterEvent event,
-    const std::function<void(inv::UpdateClusterStatusRequest&)>& extra) {
+absl::StatusOr<Cluster> InstallActions::FireCluster(const std::string& cluster_id,
+                                                    core::ClusterEvent event,
+                                                    core::ClusterFieldsUpdate fields) {
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
     ASSIGN_OR_RETURN(std::unique_ptr<Loaded> loaded, Load(cluster_id));
-    const absl::Time now = clock_.Now();
     const core::ClusterContext context =
-        core::MakeClusterContext(loaded->cluster, loaded->pointers, nullptr, now, options_.timeouts,
-                                 options_.decisions, loaded->kubeconfig_exists);
+        core::MakeClusterContext(loaded->cluster, loaded->pointers, nullptr, clock_.Now(),
+                                 options_.timeouts, options_.decisions, loaded->kubeconfig_exists);
     ASSIGN_OR_RETURN(core::ClusterDecision decision,
                      core::ClusterStateMachine().Fire(event, loaded->cluster.status(), context));
-    inv::UpdateClusterStatusRequest request;
-    request.set_id(cluster_id);
-    request.set_expected_status(decision.from);
-    request.set_new_status(decision.to);
-    request.set_status_info(decision.status_info.empty() ? loaded->cluster.status_info()
-                                                         : decision.status_info);
-    PatchClusterEffects(loaded->cluster, decision, now, request);
-    if (extra) extra(request);
-    absl::StatusOr<Cluster> written = inventory_.Call(&Stub::UpdateClusterStatus, request);
+    absl::StatusOr<Cluster> written = refresher_.Apply(loaded->cluster, decision, fields);
     if (absl::IsAborted(written.status())) {
       last = written.status();
       continue;
     }
     RETURN_IF_ERROR(written.status());
     ApplyClusterEffects(*loaded, decision);
-    Event("cluster_status_updated", cluster_id, nullptr,
-          absl::StrCat(core::ClusterEventName(event), ": updated status of the cluster to ",
-                       core::ClusterStatusName(decision.to)));
     return inventory_.Cluster(cluster_id);
   }
   return last;
@@ -577,12 +249,11 @@ absl::StatusOr<Host> InstallActions::FireHost(const Host& stored, const Cluster*
   Host host = stored;
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    const absl::Time now = clock_.Now();
-    const core::HostContext context = core::MakeHostContext(host, cluster, {&host}, nullptr, now,
-                                                            options_.timeouts, options_.decisions);
+    const core::HostContext context = core::MakeHostContext(
+        host, cluster, {&host}, nullptr, clock_.Now(), options_.timeouts, options_.decisions);
     ASSIGN_OR_RETURN(core::HostDecision decision,
                      core::HostStateMachine().Fire(event, host.status(), context));
-    absl::StatusOr<Host> written = WriteHost(host, decision, {});
+    absl::StatusOr<Host> written = refresher_.Apply(host, decision);
     if (!absl::IsAborted(written.status())) return written;
     last = written.status();
     ASSIGN_OR_RETURN(host, inventory_.Host(stored.infra_env_id(), stored.id()));
@@ -601,11 +272,10 @@ absl::StatusOr<Cluster> InstallActions::ResetCluster(const std::string& cluster_
 }
 
 absl::StatusOr<Cluster> InstallActions::AllowAddWorkers(const std::string& cluster_id) {
-  return FireCluster(cluster_id, core::ClusterEvent::kAllowAddHosts,
-                     [](inv::UpdateClusterStatusRequest& request) {
-                       request.mutable_patch()->set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
-                       request.mutable_patch_mask()->add_paths("kind");
-                     });
+  core::ClusterFieldsUpdate day2;
+  day2.fields.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+  day2.Mark("kind");
+  return FireCluster(cluster_id, core::ClusterEvent::kAllowAddHosts, std::move(day2));
 }
 
 absl::StatusOr<v1::GetClusterValidationsResponse> InstallActions::GetClusterValidations(
@@ -775,10 +445,10 @@ absl::StatusOr<Host> InstallActions::ApplyHostProgress(const std::string& infra_
     ASSIGN_OR_RETURN(
         core::HostDecision decision,
         core::HostStateMachine().Fire(core::HostEvent::kProgress, host.status(), context));
-    inv::UpdateHostStatusRequest request;
+    core::HostFieldsUpdate recorded;
     const bool new_stage = host.progress().current_stage() != stage;
     if (decision.Has(core::HostEffect::kRecordProgress) || stage == types::v1::HOST_STAGE_FAILED) {
-      types::v1::HostProgress& progress = *request.mutable_patch()->mutable_progress();
+      types::v1::HostProgress& progress = *recorded.fields.mutable_progress();
       progress = host.progress();
       if (new_stage) *progress.mutable_stage_started_at() = Ts(now);
       *progress.mutable_stage_updated_at() = Ts(now);
@@ -788,15 +458,15 @@ absl::StatusOr<Host> InstallActions::ApplyHostProgress(const std::string& infra_
       if (stage != types::v1::HOST_STAGE_FAILED) {
         progress.set_installation_percentage(core::InstallationPercentage(profile, stage));
       }
-      request.mutable_patch_mask()->add_paths("progress");
+      recorded.Mark("progress");
       if (host.progress_stages().empty()) {
         for (types::v1::HostStage s : core::StagesFor(profile)) {
-          request.mutable_patch()->add_progress_stages(s);
+          recorded.fields.add_progress_stages(s);
         }
-        request.mutable_patch_mask()->add_paths("progress_stages");
+        recorded.Mark("progress_stages");
       }
     }
-    absl::StatusOr<Host> written = WriteHost(host, decision, std::move(request));
+    absl::StatusOr<Host> written = refresher_.Apply(host, decision, std::move(recorded));
     if (absl::IsAborted(written.status())) {
       last = written.status();
       continue;
@@ -832,20 +502,20 @@ absl::StatusOr<Cluster> InstallActions::UpdateFinalizingProgress(const std::stri
         absl::StrCat("cluster ", cluster_id, " is ", core::ClusterStatusName(cluster.status()),
                      ": finalizing stages are reported while finalizing"));
   }
-  inv::UpdateClusterStatusRequest request;
-  request.set_id(cluster_id);
-  request.set_expected_status(cluster.status());
-  request.set_new_status(cluster.status());
-  request.set_status_info(cluster.status_info());
-  types::v1::ClusterProgress& progress = *request.mutable_patch()->mutable_progress();
+  core::ClusterFieldsUpdate reported;
+  types::v1::ClusterProgress& progress = *reported.fields.mutable_progress();
   progress = cluster.progress();
   if (progress.finalizing_stage() != stage) {
     *progress.mutable_finalizing_stage_started_at() = Ts(clock_.Now());
     progress.set_finalizing_stage_timed_out(false);
   }
   progress.set_finalizing_stage(stage);
-  request.mutable_patch_mask()->add_paths("progress");
-  RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateClusterStatus, request).status());
+  reported.Mark("progress");
+  cluster.clear_hosts();
+  // Not a transition: the cluster stays finalizing with its new stage.
+  RETURN_IF_ERROR(
+      refresher_.Apply(cluster, {cluster.status(), cluster.status()}, std::move(reported))
+          .status());
   Event("cluster_finalizing_stage_updated", cluster_id, nullptr,
         absl::StrCat("Finalizing stage: ", core::FinalizingStageName(stage)));
   return Refresh(cluster_id);
@@ -927,16 +597,13 @@ absl::StatusOr<Cluster> InstallActions::CompleteInstallation(const std::string& 
     return Refresh(cluster_id);
   }
   // The controller's failure report: not a table event in the reference either (it writes the
-  // status directly), but still a compare-and-set from finalizing.
-  inv::UpdateClusterStatusRequest request;
-  request.set_id(cluster_id);
-  request.set_expected_status(status);
-  request.set_new_status(core::cluster_status::kError);
-  request.set_status_info(absl::StrCat(
-      "Installation failed: ", error_info.empty() ? "reported by the controller" : error_info));
-  *request.mutable_patch()->mutable_install_completed_at() = Ts(clock_.Now());
-  request.mutable_patch_mask()->add_paths("install_completed_at");
-  ASSIGN_OR_RETURN(Cluster written, inventory_.Call(&Stub::UpdateClusterStatus, request));
+  // status directly), but still a compare-and-set from finalizing with the failure's effect.
+  core::ClusterDecision failed{status, core::cluster_status::kError};
+  failed.status_info = absl::StrCat("Installation failed: ",
+                                    error_info.empty() ? "reported by the controller" : error_info);
+  failed.effects = {core::ClusterEffect::kFailInstallation};
+  cluster.clear_hosts();
+  ASSIGN_OR_RETURN(Cluster written, refresher_.Apply(cluster, failed));
   Event("cluster_installation_failed", cluster_id, nullptr, written.status_info(),
         types::v1::EVENT_SEVERITY_ERROR);
   return Refresh(cluster_id);

@@ -1,27 +1,27 @@
 // File: services/orchestrator/install/actions.h
 //
 // The OrchestratorService's logic, over the inventory: every user action and installer report
-// is decided by the core state-machine tables (services/orchestrator/core) and written with a
-// status compare-and-set; a lost race (ABORTED) is re-read and re-decided a few times before it
-// is returned to the caller.
+// is decided by the core state-machine tables (services/orchestrator/core) and written by the
+// one refresher (refresher.h: Apply, one status compare-and-set with the row's effects, events
+// through the shared rate-limited sink); every re-judgement is that refresher's RefreshCluster,
+// the same one agents, Watch events and the monitor trigger. A lost race (ABORTED) is re-read
+// and re-decided a few times before it is returned to the caller.
 //
 // - InstallCluster: refresh, require `ready` (FAILED_PRECONDITION naming the current status),
 //   auto-assign roles (core/roles.h), choose the bootstrap host, move the cluster to
-//   preparing-for-installation (PrepareForInstallation row) and generate the installation files
-//   once (artifacts.h). Refresh then walks hosts through preparing to installing as the tables
-//   say; a preparing cluster whose files are not all stored yet (a restart midway) generates
-//   them again on its next refresh.
+//   preparing-for-installation (PrepareForInstallation row). The refresh that follows generates
+//   the installation files once (artifacts.h, through the refresher) and walks hosts through
+//   preparing to installing as the tables say; a preparing cluster whose files are not all
+//   stored yet (a restart midway) generates them again on its next refresh.
 // - Host progress, from UpdateHostProgress and from agents' streams, goes through
 //   ApplyHostProgress only: stage order (core/stages.h), the Progress rows, the percentage.
 // - Cancel, reset, day-2 install, host reset and edits, finalizing progress, completion.
 //
-// Milestones are recorded as inventory events (best effort: a failed event is logged, the action
-// stands).
+// Milestones are recorded as events (best effort: a failed event is logged, the action stands).
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ACTIONS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ACTIONS_H_
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,10 +37,13 @@
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/fields_update.h"
 #include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/events.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
 #include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/refresher.h"
 
 namespace assisted::orchestrator::install {
 
@@ -49,14 +52,19 @@ struct ActionsOptions {
   core::DecisionSettings decisions;
   OsImage os_image;
   absl::Duration inventory_timeout = absl::Seconds(10);
-  // Names this replica in leases; unique per process.
-  std::string holder;
+};
+
+// What the actions share with the agent hub; each must outlive the actions.
+struct ActionsParts {
+  Refresher& refresher;  // the one refresher (its liveness, its event sink)
+  EventSink& events;     // the refresher's sink: milestones share its rate limit
+  ArtifactGenerator& files;
 };
 
 class InstallActions {
  public:
   InstallActions(std::shared_ptr<grpc::Channel> inventory, ActionsOptions options,
-                 const Clock& clock, Random& random, log::Logger log);
+                 const Clock& clock, Random& random, log::Logger log, ActionsParts parts);
 
   absl::StatusOr<types::v1::Cluster> InstallCluster(const std::string& cluster_id);
   absl::StatusOr<types::v1::Cluster> CancelInstallation(const std::string& cluster_id);
@@ -116,27 +124,19 @@ class InstallActions {
   struct Loaded;
 
   absl::StatusOr<std::unique_ptr<Loaded>> Load(const std::string& cluster_id) const;
-  // One evaluation pass; true when some status changed.
-  absl::StatusOr<bool> RefreshOnce(const std::string& cluster_id);
+  // The refresher's RefreshCluster; returns the cluster with its hosts as stored after it.
   absl::StatusOr<types::v1::Cluster> Refresh(const std::string& cluster_id);
-  // Generates the files of a preparing cluster and records the preparation's outcome.
-  absl::Status Prepare(const types::v1::Cluster& cluster);
-  // Fires a user action on the cluster and writes the decision (with `extra` patch fields),
-  // then carries out its effects on the hosts and artifacts.
   // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the
   // bootstrap host. ABORTED when a host changed meanwhile (the caller retries).
   absl::Status AssignRolesAndBootstrap(const std::string& cluster_id);
-  absl::StatusOr<types::v1::Cluster> FireCluster(
-      const std::string& cluster_id, core::ClusterEvent event,
-      const std::function<void(inventory::v1::UpdateClusterStatusRequest&)>& extra = nullptr);
+  // Fires a user action on the cluster and writes the decision (with `fields`), then carries
+  // out its effects on the hosts and artifacts.
+  absl::StatusOr<types::v1::Cluster> FireCluster(const std::string& cluster_id,
+                                                 core::ClusterEvent event,
+                                                 core::ClusterFieldsUpdate fields = {});
   absl::StatusOr<types::v1::Host> FireHost(const types::v1::Host& host,
                                            const types::v1::Cluster* cluster,
                                            core::HostEvent event);
-  // Writes a host decision: status, status_info, the effects' fields, `patch` fields already in
-  // `request`.
-  absl::StatusOr<types::v1::Host> WriteHost(const types::v1::Host& host,
-                                            const core::HostDecision& decision,
-                                            inventory::v1::UpdateHostStatusRequest request);
   void ApplyClusterEffects(const Loaded& loaded, const core::ClusterDecision& decision);
   void Event(const std::string& name, const std::string& cluster_id, const types::v1::Host* host,
              const std::string& message,
@@ -147,7 +147,9 @@ class InstallActions {
   const Clock& clock_;
   Random& random_;
   log::Logger log_;
-  ArtifactGenerator generator_;
+  Refresher& refresher_;
+  EventSink& events_;
+  ArtifactGenerator& generator_;
   InstallStepBuilder steps_;
 };
 

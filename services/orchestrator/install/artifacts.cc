@@ -98,6 +98,24 @@ absl::StatusOr<KeyPair> RootCa(OnceWriter& writer, const types::v1::Cluster& clu
 }  // namespace
 
 absl::Status ArtifactGenerator::Generate(const types::v1::Cluster& cluster) {
+  {
+    // The lease's holder is this replica's, so it would be granted again: two writers under one
+    // fence, and the first to finish would release it under the other. The second waits, then
+    // finds the files written (a user action then returns with them, as the caller expects).
+    absl::MutexLock lock(&mu_);
+    const std::string& id = cluster.id();
+    auto idle = [this, &id]()
+                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !generating_.contains(id); };
+    mu_.Await(absl::Condition(&idle));
+    generating_.insert(id);
+  }
+  const absl::Status generated = GenerateUnderLease(cluster);
+  absl::MutexLock lock(&mu_);
+  generating_.erase(cluster.id());
+  return generated;
+}
+
+absl::Status ArtifactGenerator::GenerateUnderLease(const types::v1::Cluster& cluster) {
   inv::LeaseRequest lease;
   lease.set_name(absl::StrCat("install-artifacts-", cluster.id()));
   lease.set_holder(holder_);

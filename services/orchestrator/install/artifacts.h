@@ -18,11 +18,15 @@
 
 #include <string>
 
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "assisted/types/v1/cluster.pb.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/refresher.h"
 
 namespace assisted::orchestrator::install {
 
@@ -36,27 +40,34 @@ inline constexpr char kWorkerIgnitionName[] = "worker.ign";
 inline constexpr char kRootCaCertName[] = "tls/root-ca.crt";
 inline constexpr char kRootCaKeyName[] = "tls/root-ca.key";
 
-class ArtifactGenerator {
+// The refresher's InstallationFiles (refresher.h): a preparing cluster's files are generated
+// by whichever refresh first sees the cluster preparing without them.
+class ArtifactGenerator final : public InstallationFiles {
  public:
   // `holder` names this replica in leases (unique per process).
   ArtifactGenerator(const InventoryClient& inventory, const Clock& clock, Random& random,
                     std::string holder)
       : inventory_(inventory), clock_(clock), random_(random), holder_(std::move(holder)) {}
 
-  // Generates what is missing for `cluster` (read with its hosts). ABORTED while another
-  // replica holds the generation lease; INVALID_ARGUMENT naming the field for input the files
-  // cannot be made from (e.g. a forbidden install-config override); other inventory errors as
-  // they come.
-  absl::Status Generate(const types::v1::Cluster& cluster);
+  // Generates what is missing for `cluster` (read with its hosts); waits while another thread
+  // of this replica generates them. ABORTED while another replica holds the generation lease; INVALID_ARGUMENT
+  // naming the field for input the files cannot be made from (e.g. a forbidden install-config
+  // override); other inventory errors as they come.
+  absl::Status Generate(const types::v1::Cluster& cluster) override;
 
   // (Re)writes host-<id>.ign for one host of an installed cluster (day-2), from the stored CA.
   absl::Status GenerateHostIgnition(const types::v1::Cluster& cluster, const types::v1::Host& host);
 
  private:
+  absl::Status GenerateUnderLease(const types::v1::Cluster& cluster);
+
   const InventoryClient& inventory_;
   const Clock& clock_;
   Random& random_;
   const std::string holder_;
+  absl::Mutex mu_;
+  // Clusters whose files a thread of this replica is generating (refreshes run on many).
+  absl::flat_hash_set<std::string> generating_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace assisted::orchestrator::install

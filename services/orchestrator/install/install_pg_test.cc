@@ -24,8 +24,13 @@
 #include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "services/orchestrator/core/testing_fixtures.h"
+#include "services/orchestrator/events.h"
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
+#include "services/orchestrator/install/artifacts.h"
+#include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresher.h"
 #include "tests/harness/install_checks.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
@@ -81,10 +86,8 @@ void AddReports(int i, int n, types::v1::Host& host) {
 }
 
 // The preparation checks' results (disk speed, image pulls) the agent sends while preparing.
-constexpr char kImagesStatus[] =
-    R"([{"name":"quay.io/release","result":"success","download_rate":50}])";
-constexpr char kDisksInfo[] =
-    R"([{"path":"/dev/sda","disk_speed":{"tested":true,"speed_ms":3,"exit_code":0}}])";
+using ::assisted::orchestrator::core::testing::kFastDisksInfo;
+using ::assisted::orchestrator::core::testing::kPulledImagesStatus;
 
 class InstallTest : public PostgresTest {
  protected:
@@ -112,6 +115,17 @@ class InstallTest : public PostgresTest {
   // A cluster with three discovered hosts whose agents reported a healthy world; refreshed
   // until it is ready.
   void CreateReadyCluster() {
+    ASSERT_NO_FATAL_FAILURE(CreateClusterWithHosts());
+    const types::v1::Cluster refreshed = Refresh();
+    ASSERT_EQ(refreshed.status(), types::v1::CLUSTER_STATUS_READY)
+        << refreshed.status_info() << "\n"
+        << refreshed.DebugString();
+  }
+
+  // The cluster, its infra-env and three hosts whose agents reported a healthy world; their
+  // streams are held by `holder` (none: closed) and were last heard `quiet_for` ago.
+  void CreateClusterWithHosts(absl::Duration quiet_for = absl::ZeroDuration(),
+                              const std::string& holder = "") {
     inv::CreateClusterRequest create;
     *create.mutable_cluster() = HealthyCluster();
     create.mutable_cluster()->clear_id();
@@ -127,16 +141,18 @@ class InstallTest : public PostgresTest {
     mirror->add_mirrors("mirror.lab:5000/ocp/release");
     ASSERT_TRUE(
         inventory_stub_->CreateInfraEnv(Context().get(), create_infra_env, &infra_env_).ok());
-    for (int i = 1; i <= kHosts; ++i) ASSERT_NO_FATAL_FAILURE(CreateHost(i, kHosts));
-    const types::v1::Cluster refreshed = Refresh();
-    ASSERT_EQ(refreshed.status(), types::v1::CLUSTER_STATUS_READY)
-        << refreshed.status_info() << "\n"
-        << refreshed.DebugString();
+    for (int i = 1; i <= kHosts; ++i) {
+      ASSERT_NO_FATAL_FAILURE(CreateHost(i, kHosts, quiet_for, holder));
+    }
   }
 
-  // Host i of n, discovered with a healthy agent's reports.
-  void CreateHost(int i, int n) {
-    const google::protobuf::Timestamp now = google::protobuf::util::TimeUtil::GetCurrentTime();
+  // Host i of n, discovered with a healthy agent's reports; last heard `quiet_for` ago on a
+  // stream `holder` holds.
+  void CreateHost(int i, int n, absl::Duration quiet_for = absl::ZeroDuration(),
+                  const std::string& holder = "") {
+    const google::protobuf::Timestamp now =
+        google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+            absl::ToUnixMicros(absl::Now() - quiet_for));
     inv::CreateHostRequest create_host;
     types::v1::Host& host = *create_host.mutable_host();
     host = HealthyHost(i);
@@ -147,6 +163,7 @@ class InstallTest : public PostgresTest {
     host.set_status(types::v1::HOST_STATUS_DISCOVERING);
     *host.mutable_checked_in_at() = now;
     *host.mutable_timestamp() = now;
+    host.set_agent_stream_holder(holder);
     AddReports(i, n, host);
     types::v1::Host created;
     const grpc::Status status = inventory_stub_->CreateHost(Context().get(), create_host, &created);
@@ -175,8 +192,8 @@ class InstallTest : public PostgresTest {
       inv::UpdateHostRequest update;
       update.mutable_host()->set_id(HostId(i));
       update.mutable_host()->set_infra_env_id(infra_env_.id());
-      update.mutable_host()->set_images_status(kImagesStatus);
-      update.mutable_host()->set_disks_info(kDisksInfo);
+      update.mutable_host()->set_images_status(kPulledImagesStatus);
+      update.mutable_host()->set_disks_info(kFastDisksInfo);
       *update.mutable_host()->mutable_checked_in_at() = now;
       for (const char* path : {"images_status", "disks_info", "checked_in_at"}) {
         update.mutable_update_mask()->add_paths(path);
@@ -293,13 +310,29 @@ class InstallTest : public PostgresTest {
     ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_INSTALLED);
   }
 
-  // InstallActions in this process, on the same inventory (what the agent hub's seams call).
-  std::unique_ptr<orchestrator::install::InstallActions> InProcessActions() {
-    return std::make_unique<orchestrator::install::InstallActions>(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()),
-        orchestrator::install::ActionsOptions{
-            .os_image = {"file:///images/os.raw", std::string(64, 'a')}, .holder = "in-process"},
-        clock_, random_, log::Logger::Discard());
+  // InstallActions in this process, on the same inventory (what the agent hub's seams call),
+  // with a refresher of its own that holds no agent streams.
+  struct InProcess {
+    InProcess(std::shared_ptr<grpc::Channel> channel, const Clock& clock, Random& random)
+        : stub(inv::InventoryService::NewStub(channel)),
+          client(channel, absl::Seconds(10)),
+          files(client, clock, random, "in-process"),
+          liveness("in-process", clock),
+          refresher(*stub, {}, clock, liveness, events, log::Logger::Discard(), &files),
+          actions(channel, {.os_image = {"file:///images/os.raw", std::string(64, 'a')}}, clock,
+                  random, log::Logger::Discard(), {refresher, events, files}) {}
+    std::unique_ptr<inv::InventoryService::Stub> stub;
+    orchestrator::install::InventoryClient client;
+    orchestrator::install::ArtifactGenerator files;
+    orchestrator::LivenessTracker liveness;
+    orchestrator::NoEvents events;
+    orchestrator::Refresher refresher;
+    orchestrator::install::InstallActions actions;
+  };
+  std::unique_ptr<InProcess> InProcessActions() {
+    return std::make_unique<InProcess>(
+        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()), clock_,
+        random_);
   }
 
   // Holds or releases the generation lease of the cluster as another replica would.
@@ -617,9 +650,10 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
   ASSERT_TRUE(Install(&cluster).ok());
   cluster = FinishPreparation();
   ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
-  std::unique_ptr<orchestrator::install::InstallActions> actions = InProcessActions();
+  const std::unique_ptr<InProcess> in_process = InProcessActions();
+  orchestrator::install::InstallActions& actions = in_process->actions;
   const types::v1::Host host = cluster.hosts(0);
-  absl::StatusOr<std::vector<types::v1::Step>> steps = actions->InstallInstructions(host, cluster);
+  absl::StatusOr<std::vector<types::v1::Step>> steps = actions.InstallInstructions(host, cluster);
   ASSERT_THAT(steps, IsOk());
   ASSERT_EQ(steps->size(), 1u);
   EXPECT_EQ((*steps)[0].step_type(), types::v1::STEP_TYPE_INSTALL);
@@ -643,7 +677,7 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
       return std::vector<types::v1::Step>{step};
     }
   } planned;
-  orchestrator::install::InstallStepSource source(*actions, planned);
+  orchestrator::install::InstallStepSource source(actions, planned);
   const std::vector<types::v1::Host> members(cluster.hosts().begin(), cluster.hosts().end());
   absl::StatusOr<std::vector<types::v1::Step>> pushed = source.StepsFor({host, &cluster, members});
   ASSERT_THAT(pushed, IsOk());
@@ -652,7 +686,7 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
 
   agent::v1::Progress progress;
   progress.set_current_stage(types::v1::HOST_STAGE_INSTALLING);
-  orchestrator::install::InstallProgressSink sink(*actions);
+  orchestrator::install::InstallProgressSink sink(actions);
   EXPECT_THAT(sink.OnProgress(host, progress), IsOk());
   types::v1::Host stored;
   ASSERT_TRUE(Progress(std::stoi(host.id().substr(35)), types::v1::HOST_STAGE_INSTALLING, &stored)
@@ -661,12 +695,12 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
   EXPECT_EQ(stored.progress().current_stage(), types::v1::HOST_STAGE_INSTALLING);
   // A report that can never apply is acknowledged (logged), not retried forever.
   progress.set_current_stage(types::v1::HOST_STAGE_STARTING_INSTALLATION);
-  EXPECT_THAT(actions->ApplyAgentProgress(host, progress), IsOk());
+  EXPECT_THAT(actions.ApplyAgentProgress(host, progress), IsOk());
   for (const types::v1::Host& h : Hosts()) {
     if (h.id() == host.id()) {
       EXPECT_EQ(h.progress().current_stage(), types::v1::HOST_STAGE_INSTALLING);
       // No longer in `installing`: no install step.
-      absl::StatusOr<std::vector<types::v1::Step>> none = actions->InstallInstructions(h, cluster);
+      absl::StatusOr<std::vector<types::v1::Step>> none = actions.InstallInstructions(h, cluster);
       ASSERT_THAT(none, IsOk());
       EXPECT_TRUE(none->empty());
       pushed = source.StepsFor({h, &cluster, members});
@@ -783,6 +817,26 @@ TEST_F(InstallTest, Day2WorkersJoinAnInstalledClusterOneByOne) {
   install.set_host_id(HostId(5));
   status = stub_->InstallHost(Context().get(), install, &host);
   EXPECT_TRUE(status.ok()) << status.error_message();
+}
+
+TEST_F(InstallTest, AConnectedFleetQuietForLongerThanTheDisconnectionTimeoutInstalls) {
+  // Another replica, alive (it holds its presence lease), holds the hosts' agent streams; the
+  // agents have had nothing to say for 4 minutes, more than the 3-minute disconnection timeout.
+  // An open stream is a live agent whatever its silence, so the cluster is ready to install.
+  inv::LeaseRequest lease;
+  lease.set_name("agent-streams/streams-replica");
+  lease.set_holder("streams-replica");
+  lease.mutable_ttl()->set_seconds(600);
+  lease.set_action(inv::LEASE_ACTION_ACQUIRE);
+  inv::LeaseResponse leased;
+  ASSERT_TRUE(inventory_stub_->Lease(Context().get(), lease, &leased).ok());
+  ASSERT_TRUE(leased.granted());
+  ASSERT_NO_FATAL_FAILURE(CreateClusterWithHosts(absl::Minutes(4), "streams-replica"));
+  types::v1::Cluster cluster;
+  const grpc::Status status = Install(&cluster);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION)
+      << cluster.status_info();
 }
 
 }  // namespace
