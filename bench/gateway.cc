@@ -173,6 +173,8 @@ int main(int argc, char** argv) {
                   "--inventory-address=" + (*inventory)->grpc_target(),
                   "--jwt-secret-file=" + secret_file, "--log-level=warning",
                   absl::StrCat("--handler-threads=", options.handler_threads),
+                  // Every bench connection comes from 127.0.0.1.
+                  absl::StrCat("--http-max-connections-per-peer=", options.connections),
                   "--read-cache-entries=" + cache_entries}});
   };
   const int http_port = assisted::testing::FreePort().value_or(0);

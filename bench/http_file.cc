@@ -100,6 +100,7 @@ void RunLibHttp(const std::string& path, int control, int report) {
   http::HttpServerOptions options;
   options.listen = "127.0.0.1:0";
   options.max_in_flight = 4096;
+  options.max_connections_per_peer = 4096;  // every bench client comes from 127.0.0.1
   auto sink = std::make_shared<assisted::log::StreamSink>(stderr, assisted::log::Level::kWarning,
                                                           assisted::log::Format::kText);
   auto server = http::HttpServer::Start(options, std::move(router), nullptr,

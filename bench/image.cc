@@ -137,6 +137,7 @@ void ServeImages(const Options& options, int control, int report) {
   if (!router.ok()) _exit(1);
   assisted::http::HttpServerOptions http;
   http.listen = "127.0.0.1:0";
+  http.max_connections_per_peer = 4096;  // every bench client comes from 127.0.0.1
   auto server = assisted::http::HttpServer::Start(http, *std::move(router), nullptr, QuietLog());
   if (!server.ok()) _exit(1);
   bench::ReportPort(report, (*server)->port());

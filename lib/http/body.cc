@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -48,6 +49,57 @@ absl::StatusOr<std::shared_ptr<const SharedFile>> SharedFile::Open(const std::st
 }
 
 SharedFile::~SharedFile() { ::close(fd_); }
+
+absl::StatusOr<SpoolFile> SpoolFile::Create(std::string dir) {
+  if (dir.empty()) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    dir = tmpdir != nullptr && tmpdir[0] != '\0' ? tmpdir : "/tmp";
+  }
+  int fd = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    // A file system without O_TMPFILE: a named file, unlinked before anyone can use the name.
+    std::string path = dir + "/spool-XXXXXX";
+    fd = ::mkostemp(path.data(), O_CLOEXEC);
+    if (fd >= 0) ::unlink(path.c_str());
+  }
+  if (fd < 0) {
+    return absl::InternalError(
+        absl::StrCat("cannot create a spool file in ", dir, ": ", std::strerror(errno)));
+  }
+  return SpoolFile(fd, std::move(dir));
+}
+
+SpoolFile::SpoolFile(SpoolFile&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), dir_(std::move(other.dir_)), size_(other.size_) {}
+
+SpoolFile::~SpoolFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+absl::Status SpoolFile::Append(absl::string_view bytes) {
+  if (fd_ < 0) return absl::FailedPreconditionError("spool file already finished or failed");
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd_, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(std::exchange(fd_, -1));
+      return absl::InternalError(
+          absl::StrCat("cannot write a spool file in ", dir_, ": ", std::strerror(error)));
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+    size_ += static_cast<uint64_t>(n);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const SharedFile>> SpoolFile::Finish() && {
+  if (fd_ < 0) return absl::FailedPreconditionError("spool file already finished or failed");
+  const int fd = std::exchange(fd_, -1);
+  // Served with pread/sendfile at explicit offsets: the write position does not matter.
+  return std::shared_ptr<const SharedFile>(
+      new SharedFile(fd, absl::StrCat(dir_, "/(spool)"), size_, absl::Now()));
+}
 
 Segment Segment::Memory(std::string bytes) {
   return Memory(std::make_shared<const std::string>(std::move(bytes)));

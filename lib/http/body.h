@@ -54,6 +54,7 @@ class SharedFile {
   absl::Time modified() const { return modified_; }
 
  private:
+  friend class SpoolFile;
   SharedFile(int fd, std::string path, uint64_t size, absl::Time modified)
       : fd_(fd), path_(std::move(path)), size_(size), modified_(modified) {}
 
@@ -61,6 +62,42 @@ class SharedFile {
   const std::string path_;
   const uint64_t size_;
   const absl::Time modified_;
+};
+
+// A file written piece by piece (chunks read from a backend) and then served from disk, so that
+// a large response built from many small reads never sits in memory whole. The file has no name
+// (O_TMPFILE, else unlinked at once): it goes away with its last holder, even if the process dies.
+// Not thread-safe while written; the SharedFile it becomes is.
+//
+//   ASSIGN_OR_RETURN(SpoolFile spool, SpoolFile::Create());
+//   RETURN_IF_ERROR(spool.Append(chunk));  // as many times as there are chunks
+//   ASSIGN_OR_RETURN(std::shared_ptr<const SharedFile> file, std::move(spool).Finish());
+//   response.body.Append(Segment::WholeFile(std::move(file)));
+class SpoolFile {
+ public:
+  // A new empty spool in `dir` (empty: $TMPDIR, else /tmp). INTERNAL naming the directory when
+  // no file can be created there.
+  static absl::StatusOr<SpoolFile> Create(std::string dir = "");
+
+  SpoolFile(SpoolFile&& other) noexcept;
+  SpoolFile& operator=(SpoolFile&&) = delete;
+  ~SpoolFile();
+
+  // Adds `bytes` at the end. INTERNAL (disk full, I/O error) naming the directory; the spool is
+  // unusable afterwards.
+  absl::Status Append(absl::string_view bytes);
+  uint64_t size() const { return size_; }
+
+  // Done writing: the content as a read-only SharedFile. FAILED_PRECONDITION after a failed
+  // Append or a second Finish.
+  absl::StatusOr<std::shared_ptr<const SharedFile>> Finish() &&;
+
+ private:
+  SpoolFile(int fd, std::string dir) : fd_(fd), dir_(std::move(dir)) {}
+
+  int fd_;  // -1 once finished or failed
+  std::string dir_;
+  uint64_t size_ = 0;
 };
 
 // A run of body bytes: either memory or a range of a SharedFile. Cheap to copy.

@@ -27,6 +27,27 @@ std::string WriteFile(const std::string& name, const std::string& contents) {
   return path;
 }
 
+TEST(SpoolFile, WhatIsAppendedIsServedFromANamelessFile) {
+  absl::StatusOr<SpoolFile> spool = SpoolFile::Create(TempPath(""));
+  ASSERT_THAT(spool, IsOk());
+  std::string expected;
+  for (int i = 0; i < 100; ++i) {
+    const std::string chunk(1000 + i, static_cast<char>('a' + i % 26));
+    ASSERT_THAT(spool->Append(chunk), IsOk());
+    expected += chunk;
+  }
+  EXPECT_EQ(spool->size(), expected.size());
+  absl::StatusOr<std::shared_ptr<const SharedFile>> file = std::move(*spool).Finish();
+  ASSERT_THAT(file, IsOk());
+  EXPECT_EQ((*file)->size(), expected.size());
+  Body body;
+  body.Append(Segment::WholeFile(*file));
+  EXPECT_THAT(body.ReadAll(), IsOkAndHolds(expected));
+  EXPECT_THAT(std::move(*spool).Finish(), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(SpoolFile::Create(TempPath("missing-dir")),
+              StatusIs(absl::StatusCode::kInternal, HasSubstr("missing-dir")));
+}
+
 TEST(SharedFile, OpensRegularFilesOnly) {
   const std::string path = WriteFile("shared.bin", "0123456789");
   absl::StatusOr<std::shared_ptr<const SharedFile>> file = SharedFile::Open(path);

@@ -116,7 +116,14 @@ bool SplitHostPort(absl::string_view listen, std::string* host, uint16_t* port) 
   return true;
 }
 
-Response CallHandler(const Handler& handler, const Request& request, const log::Logger& log) {
+// An answer the server gives by itself: the options' error_response, else `reason` as text.
+Response ServerAnswer(const HttpServerOptions& options, int status, absl::string_view reason) {
+  if (options.error_response) return options.error_response(status, reason);
+  return Response::Text(status, absl::StrCat(reason, "\n"));
+}
+
+Response CallHandler(const Handler& handler, const Request& request,
+                     const HttpServerOptions& options, const log::Logger& log) {
   // Handlers must not throw; one that does costs its request a 500, not the process.
   try {
     return handler(request);
@@ -125,7 +132,7 @@ Response CallHandler(const Handler& handler, const Request& request, const log::
   } catch (...) {
     log.Error("handler threw", {{"route", request.route}});
   }
-  return Response::Text(500, "internal error\n");
+  return ServerAnswer(options, 500, "internal error");
 }
 
 }  // namespace
@@ -159,9 +166,15 @@ class HttpServer::Impl {
   const log::Logger& log() const { return log_; }
   asio::thread_pool* handler_pool() const { return handler_pool_.get(); }
   bool draining() const { return draining_.load(std::memory_order_acquire); }
+  // Whether a request could take an in-flight slot now (a cheap early check; the slot itself is
+  // taken with TryAcquireSlot once the body is in).
+  bool HasFreeSlot() const {
+    return in_flight_.load(std::memory_order_relaxed) < options_.max_in_flight;
+  }
   bool TryAcquireSlot();
   void ReleaseSlot();
-  void Unregister(Connection* connection);
+  // Forgets a connection and gives its place back to its client address `address`.
+  void Unregister(Connection* connection, const std::string& address);
 
  private:
   void Accept();
@@ -182,6 +195,8 @@ class HttpServer::Impl {
   // reference to a connection, whose destructor unregisters it here.
   absl::Mutex mu_;
   absl::flat_hash_map<Connection*, std::weak_ptr<Connection>> connections_ ABSL_GUARDED_BY(mu_);
+  // Open connections per client address, for max_connections_per_peer; no entry at zero.
+  absl::flat_hash_map<std::string, int> per_peer_ ABSL_GUARDED_BY(mu_);
   absl::Mutex shutdown_mu_;
   bool shut_down_ ABSL_GUARDED_BY(shutdown_mu_) = false;
 
@@ -198,9 +213,11 @@ class HttpServer::Impl {
 // handlers of its asynchronous operations hold a shared_ptr to it, and it dies with the last.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(HttpServer::Impl& server, tcp::socket socket)
+  // `address` is the client's IP address, as counted against max_connections_per_peer.
+  Connection(HttpServer::Impl& server, tcp::socket socket, std::string address)
       : server_(server),
         options_(server.options()),
+        address_(std::move(address)),
         socket_(std::move(socket)),
         timer_(socket_.get_executor()) {
     if (server_.metrics() != nullptr) server_.metrics()->ConnectionOpened();
@@ -209,7 +226,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ~Connection() {
     ReleaseSlot();
     if (server_.metrics() != nullptr) server_.metrics()->ConnectionClosed();
-    server_.Unregister(this);
+    server_.Unregister(this, address_);
   }
 
   template <typename Fn>
@@ -232,10 +249,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnHead(error_code ec);
   void ReadBody();
   void OnBody(error_code ec);
+  // The whole request is in: takes an in-flight slot and dispatches, or answers 503.
+  void AcquireSlotAndDispatch();
+  // 503 with Retry-After: every in-flight slot is taken.
+  void RespondBusy();
   // Reports a read that failed; answers with `status` when the client can still be told.
   void OnReadError(error_code ec, Deadline phase);
   void Dispatch();
-  void RespondEarly(int status, std::string text, bool close);
+  void RespondEarly(int status, absl::string_view reason, bool close);
   void StartResponse(Response response);
   void WriteNext();
   void SendFile();
@@ -252,6 +273,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   HttpServer::Impl& server_;
   const HttpServerOptions& options_;
+  const std::string address_;
   tcp::socket socket_;
   asio::steady_timer timer_;
   std::string peer_;
@@ -415,7 +437,7 @@ void Connection::OnReadError(error_code ec, Deadline phase) {
     if (phase == Deadline::kHead && buffer_.size() == 0 && !parser_->got_some()) {
       Close();
     } else {
-      RespondEarly(408, "request not received in time\n", true);
+      RespondEarly(408, "request not received in time", true);
     }
     return;
   }
@@ -424,18 +446,18 @@ void Connection::OnReadError(error_code ec, Deadline phase) {
     return;
   }
   if (ec == bhttp::error::header_limit) {
-    RespondEarly(431, "request header too large\n", true);
+    RespondEarly(431, "request header too large", true);
     return;
   }
   if (ec == bhttp::error::body_limit) {
-    RespondEarly(
-        413, absl::StrCat("request body larger than ", options_.max_body_bytes, " bytes\n"), true);
+    RespondEarly(413, absl::StrCat("request body larger than ", options_.max_body_bytes, " bytes"),
+                 true);
     return;
   }
   if (ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
       ec != bhttp::error::partial_message) {
     server_.log().Debug("malformed request", {{"peer", peer_}, {"error", ec.message()}});
-    RespondEarly(400, "malformed request\n", true);
+    RespondEarly(400, "malformed request", true);
     return;
   }
   Close();  // reset, aborted by shutdown, or the client hung up mid-request
@@ -456,7 +478,7 @@ void Connection::OnHead(error_code ec) {
   head_only_ = method_ == "HEAD";
   keep_alive_ = message.keep_alive();
   if (version_ >= 11 && message.find(bhttp::field::host) == message.end()) {
-    RespondEarly(400, "missing Host header\n", true);
+    RespondEarly(400, "missing Host header", true);
     return;
   }
   // Framing: exactly one of Content-Length and Transfer-Encoding: chunked. Both at once is the
@@ -465,32 +487,27 @@ void Connection::OnHead(error_code ec) {
   const auto transfer_encoding = message.find(bhttp::field::transfer_encoding);
   if (transfer_encoding != message.end()) {
     if (message.find(bhttp::field::content_length) != message.end()) {
-      RespondEarly(400, "both Content-Length and Transfer-Encoding\n", true);
+      RespondEarly(400, "both Content-Length and Transfer-Encoding", true);
       return;
     }
     if (!absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(ToStd(transfer_encoding->value())),
                                 "chunked")) {
-      RespondEarly(501, "only the chunked transfer coding is supported\n", true);
+      RespondEarly(501, "only the chunked transfer coding is supported", true);
       return;
     }
   }
-  if (!server_.TryAcquireSlot()) {
-    // Shed before reading a body we would not use; a bodiless request keeps its connection.
-    Response busy = Response::Text(503, "server busy, retry later\n");
-    const int64_t seconds = std::max<int64_t>(
-        1, absl::ToInt64Seconds(absl::Ceil(options_.retry_after, absl::Seconds(1))));
-    busy.headers.Set("Retry-After", absl::StrCat(seconds));
-    if (!parser_->is_done()) keep_alive_ = false;
-    route_.clear();
-    StartResponse(std::move(busy));
+  if (!server_.HasFreeSlot()) {
+    // Shed before reading a body we would not use.
+    RespondBusy();
     return;
   }
-  holds_slot_ = true;
-  if (server_.metrics() != nullptr) server_.metrics()->RequestStarted();
   if (parser_->is_done()) {
-    Dispatch();
+    AcquireSlotAndDispatch();
     return;
   }
+  // The slot is taken only once the body is in (AcquireSlotAndDispatch): a client trickling its
+  // body costs its connection and at most max_body_bytes of buffer until body_timeout, never
+  // handler capacity.
   state_ = State::kReadingBody;
   Arm(Deadline::kBody, options_.body_timeout);
   const auto expect = message.find(bhttp::field::expect);
@@ -522,7 +539,28 @@ void Connection::OnBody(error_code ec) {
     OnReadError(ec, Deadline::kBody);
     return;
   }
+  AcquireSlotAndDispatch();
+}
+
+void Connection::AcquireSlotAndDispatch() {
+  if (!server_.TryAcquireSlot()) {
+    RespondBusy();
+    return;
+  }
+  holds_slot_ = true;
+  if (server_.metrics() != nullptr) server_.metrics()->RequestStarted();
   Dispatch();
+}
+
+void Connection::RespondBusy() {
+  Response busy = ServerAnswer(options_, 503, "server busy, retry later");
+  const int64_t seconds = std::max<int64_t>(
+      1, absl::ToInt64Seconds(absl::Ceil(options_.retry_after, absl::Seconds(1))));
+  busy.headers.Set("Retry-After", absl::StrCat(seconds));
+  // A body left unread would be taken for the next request: close instead.
+  if (!parser_->is_done()) keep_alive_ = false;
+  route_.clear();
+  StartResponse(std::move(busy));
 }
 
 void Connection::Dispatch() {
@@ -534,7 +572,7 @@ void Connection::Dispatch() {
   request.peer = peer_;
   absl::StatusOr<Target> target = ParseTarget(request.target);
   if (!target.ok()) {
-    RespondEarly(400, absl::StrCat(target.status().message(), "\n"), true);
+    RespondEarly(400, target.status().message(), true);
     return;
   }
   request.path = std::move(target->path);
@@ -548,11 +586,11 @@ void Connection::Dispatch() {
   Router::Match match = server_.router().Find(request.method, target->segments);
   route_.clear();
   if (match.kind == Router::Match::Kind::kNotFound) {
-    StartResponse(Response::Text(404, "not found\n"));
+    StartResponse(ServerAnswer(options_, 404, "not found"));
     return;
   }
   if (match.kind == Router::Match::Kind::kMethodNotAllowed) {
-    Response response = Response::Text(405, "method not allowed\n");
+    Response response = ServerAnswer(options_, 405, "method not allowed");
     response.headers.Set("Allow", match.allow);
     StartResponse(std::move(response));
     return;
@@ -563,23 +601,23 @@ void Connection::Dispatch() {
   const Handler* handler = match.handler;
   if (asio::thread_pool* pool = server_.handler_pool()) {
     asio::post(*pool, [self = shared_from_this(), handler, request = std::move(request)]() {
-      Response response = CallHandler(*handler, request, self->server_.log());
+      Response response = CallHandler(*handler, request, self->options_, self->server_.log());
       self->Post([self, response = std::move(response)]() mutable {
         self->StartResponse(std::move(response));
       });
     });
     return;
   }
-  StartResponse(CallHandler(*handler, request, server_.log()));
+  StartResponse(CallHandler(*handler, request, options_, server_.log()));
 }
 
-void Connection::RespondEarly(int status, std::string text, bool close) {
+void Connection::RespondEarly(int status, absl::string_view reason, bool close) {
   if (close) keep_alive_ = false;
   route_.clear();
   if (method_.empty() && parser_.has_value() && parser_->got_some()) {
     method_ = ToStd(parser_->get().method_string());
   }
-  StartResponse(Response::Text(status, std::move(text)));
+  StartResponse(ServerAnswer(options_, status, reason));
 }
 
 void Connection::StartResponse(Response response) {
@@ -587,7 +625,7 @@ void Connection::StartResponse(Response response) {
   if (response.status < 200 || response.status > 599) {
     server_.log().Error("handler returned an invalid status",
                         {{"route", route_}, {"status", response.status}});
-    response = Response::Text(500, "internal error\n");
+    response = ServerAnswer(options_, 500, "internal error");
   }
   status_ = response.status;
   if (server_.draining()) keep_alive_ = false;
@@ -901,12 +939,21 @@ void HttpServer::Impl::Accept() {
 }
 
 void HttpServer::Impl::Adopt(tcp::socket socket) {
+  error_code ec;
+  const tcp::endpoint remote = socket.remote_endpoint(ec);
+  // A socket whose peer is already gone has no address; it is closed below or at its first read.
+  std::string address = ec ? std::string() : remote.address().to_string(ec);
   std::shared_ptr<Connection> connection;
   {
     absl::MutexLock lock(&mu_);
-    if (connections_.size() < static_cast<size_t>(options_.max_connections)) {
-      connection = std::make_shared<Connection>(*this, std::move(socket));
+    int& from_peer = per_peer_[address];
+    if (connections_.size() < static_cast<size_t>(options_.max_connections) &&
+        from_peer < options_.max_connections_per_peer) {
+      ++from_peer;
+      connection = std::make_shared<Connection>(*this, std::move(socket), std::move(address));
       connections_.emplace(connection.get(), connection);
+    } else if (from_peer == 0) {
+      per_peer_.erase(address);
     }
   }
   if (connection == nullptr) {
@@ -930,9 +977,11 @@ bool HttpServer::Impl::TryAcquireSlot() {
 
 void HttpServer::Impl::ReleaseSlot() { in_flight_.fetch_sub(1, std::memory_order_acq_rel); }
 
-void HttpServer::Impl::Unregister(Connection* connection) {
+void HttpServer::Impl::Unregister(Connection* connection, const std::string& address) {
   absl::MutexLock lock(&mu_);
   connections_.erase(connection);
+  auto from_peer = per_peer_.find(address);
+  if (from_peer != per_peer_.end() && --from_peer->second <= 0) per_peer_.erase(from_peer);
 }
 
 std::vector<std::shared_ptr<Connection>> HttpServer::Impl::Snapshot() {
@@ -993,12 +1042,17 @@ void HttpServerOptions::Register(config::Parser& parser, absl::string_view prefi
       .Int(absl::StrCat(prefix, "-max-in-flight"), &max_in_flight,
            "HTTP requests served at once; more get 503 with Retry-After")
       .Range(1, 1 << 20);
+  parser
+      .Int(absl::StrCat(prefix, "-max-connections-per-peer"), &max_connections_per_peer,
+           "open HTTP connections one client address may hold; more are closed at once")
+      .Range(1, 1 << 20);
 }
 
 absl::StatusOr<std::unique_ptr<HttpServer>> HttpServer::Start(const HttpServerOptions& options,
                                                               Router router, HttpMetrics* metrics,
                                                               const log::Logger& log) {
-  if (options.max_in_flight < 1 || options.max_connections < 1 || options.max_header_bytes < 1 ||
+  if (options.max_in_flight < 1 || options.max_connections < 1 ||
+      options.max_connections_per_peer < 1 || options.max_header_bytes < 1 ||
       options.handler_threads < 0 || options.header_timeout <= absl::ZeroDuration() ||
       options.body_timeout <= absl::ZeroDuration() ||
       options.idle_timeout <= absl::ZeroDuration() ||

@@ -8,7 +8,8 @@
 //   - keep-alive and pipelining; HEAD on every GET route (same headers, no body);
 //   - hostile or broken clients cost bounded resources: header and body size limits (431, 413),
 //     a header deadline and a body deadline (408), an idle keep-alive timeout, a send-stall
-//     timeout, a cap on requests in flight (503 + Retry-After) and on open connections; a
+//     timeout, a cap on requests in flight (503 + Retry-After; a request takes its slot only once
+//     its body is in) and on open connections, in total and per client address; a
 //     malformed request gets 400 and the connection is closed; nothing a client sends can stop
 //     the server or pin a thread;
 //   - Shutdown(grace) stops accepting, closes idle connections and lets responses in flight
@@ -25,6 +26,7 @@
 #define ASSISTED_LIB_HTTP_SERVER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -55,11 +57,15 @@ struct HttpServerOptions {
   // Largest request body; beyond it, 413 and close (before reading the body when the client
   // announces its length).
   uint64_t max_body_bytes = 1 << 20;
-  // Requests between their header and the end of their response; beyond it, 503 with
-  // Retry-After. A download counts until its last byte is sent.
+  // Requests between the end of their body (a slow upload holds none) and the end of their
+  // response; beyond it, 503 with Retry-After. A download counts until its last byte is sent.
   int max_in_flight = 1024;
   // Open connections; beyond it, new ones are closed at once.
   int max_connections = 10000;
+  // Open connections from one client address; beyond it, that address's new connections are
+  // closed at once, so one host cannot take every connection (or, with slow bodies, every
+  // buffer) for itself. Clients behind one NAT or proxy share the budget.
+  int max_connections_per_peer = 64;
   // What a 503 tells the client to wait (rounded up to whole seconds, at least 1).
   absl::Duration retry_after = absl::Seconds(1);
 
@@ -75,11 +81,17 @@ struct HttpServerOptions {
   // only a stalled one is cut.
   absl::Duration send_stall_timeout = absl::Seconds(60);
 
+  // Builds the answers the server gives by itself (400 malformed, 404 and 405 without a route,
+  // 408, 413, 431, 501, 503 busy, 500 for a handler that threw) from their status and a one-line
+  // reason. Unset: the reason as plain text. The gateway answers its API's Error document.
+  std::function<Response(int status, absl::string_view reason)> error_response;
+
   // Send file segments with sendfile(2). Off: read them into a buffer and write it (what TLS
   // will need); also the fallback when a file system refuses sendfile.
   bool use_sendfile = true;
 
-  // Adds --<prefix>-listen, --<prefix>-threads, --<prefix>-max-in-flight, bound to these fields.
+  // Adds --<prefix>-listen, --<prefix>-threads, --<prefix>-max-in-flight and
+  // --<prefix>-max-connections-per-peer, bound to these fields.
   void Register(config::Parser& parser, absl::string_view prefix = "http");
 };
 

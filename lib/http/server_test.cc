@@ -106,11 +106,13 @@ TEST(HttpServerOptions, RegistersPrefixedFlagsAndEnvironment) {
   config::Parser parser("test", "test");
   options.Register(parser);
   ASSERT_THAT(parser.Parse({"--http-listen=127.0.0.1:8888", "--http-threads=3"},
-                           {{"ASSISTED_HTTP_MAX_IN_FLIGHT", "400"}}),
+                           {{"ASSISTED_HTTP_MAX_IN_FLIGHT", "400"},
+                            {"ASSISTED_HTTP_MAX_CONNECTIONS_PER_PEER", "8"}}),
               IsOk());
   EXPECT_EQ(options.listen, "127.0.0.1:8888");
   EXPECT_EQ(options.io_threads, 3);
   EXPECT_EQ(options.max_in_flight, 400);
+  EXPECT_EQ(options.max_connections_per_peer, 8);
   HttpServerOptions bad;
   config::Parser strict("test", "test");
   bad.Register(strict);
@@ -362,6 +364,68 @@ TEST(HttpServer, RequestsBeyondTheInFlightCapGet503WithRetryAfter) {
   EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);  // the slot came back
 }
 
+// A slowloris that sends its body a byte at a time must not occupy handler capacity: a request
+// takes its in-flight slot only once its body is in.
+TEST(HttpServer, SlowBodiesDoNotOccupyHandlerSlots) {
+  HttpServerOptions options = TestOptions();
+  options.max_in_flight = 2;
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  std::vector<RawConnection> slow;
+  for (int i = 0; i < options.max_in_flight; ++i) {
+    slow.push_back(Connect(*server));
+    ASSERT_THAT(slow.back().Send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n"
+                                 "Expect: 100-continue\r\n\r\n"),
+                IsOk());
+    // The interim answer shows the server has read the head and now waits for the body.
+    absl::StatusOr<std::string> interim = slow.back().ReadResponse(absl::Seconds(5));
+    ASSERT_THAT(interim, IsOk());
+    ASSERT_EQ(*interim, "HTTP/1.1 100 Continue\r\n\r\n");
+    ASSERT_THAT(slow.back().Send("a"), IsOk());
+  }
+  CurlRequest prompt;
+  prompt.timeout = absl::Seconds(10);
+  CurlResponse hello = Fetch(Url(*server, "/hello"), prompt);
+  EXPECT_EQ(hello.status, 200) << hello.body;
+  // A slow body that does complete is served like any other.
+  ASSERT_THAT(slow.front().Send(std::string(99, 'b')), IsOk());
+  absl::StatusOr<std::string> echoed = slow.front().ReadResponse(absl::Seconds(5));
+  ASSERT_THAT(echoed, IsOk());
+  EXPECT_THAT(*echoed, StartsWith("HTTP/1.1 201 "));
+}
+
+TEST(HttpServer, APeerPastItsConnectionCapIsRefused) {
+  HttpServerOptions options = TestOptions();
+  options.max_connections_per_peer = 2;
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  const auto served = [](RawConnection& connection) {
+    if (!connection.Send("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n").ok()) return false;
+    absl::StatusOr<std::string> response = connection.ReadResponse(absl::Seconds(5));
+    return response.ok() && absl::StartsWith(*response, "HTTP/1.1 200 ");
+  };
+  std::vector<RawConnection> held;
+  for (int i = 0; i < options.max_connections_per_peer; ++i) {
+    held.push_back(Connect(*server));
+    ASSERT_TRUE(served(held.back()));
+  }
+  // One more from the same address is closed at once, without a word (the header deadline,
+  // 10 s by default, is far beyond the read's 5 s).
+  RawConnection extra = Connect(*server);
+  absl::StatusOr<std::string> refused = extra.ReadUntilClosed(absl::Seconds(5));
+  ASSERT_THAT(refused, IsOk());
+  EXPECT_EQ(*refused, "");
+  // The connections within the cap are untouched.
+  EXPECT_TRUE(served(held.front()));
+  // Closing one frees its place for a newcomer (the server notices the close asynchronously).
+  held.pop_back();
+  bool admitted = false;
+  for (int attempt = 0; attempt < 100 && !admitted; ++attempt) {
+    RawConnection next = Connect(*server);
+    admitted = served(next);
+    if (!admitted) absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_TRUE(admitted);
+}
+
 TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
   std::unique_ptr<HttpServer> server = Serve(TestRouter());
   static constexpr char kNulInHeader[] = "GET /hello HTTP/1.1\r\nHost: x\0y\r\n\r\n";
@@ -410,6 +474,40 @@ TEST(HttpServer, MalformedRequestsGet400AndTheServerCarriesOn) {
   absl::StatusOr<std::string> response = big_head.ReadUntilClosed(absl::Seconds(5));
   ASSERT_THAT(response, IsOk());
   EXPECT_THAT(*response, StartsWith("HTTP/1.1 431 "));
+  EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);
+}
+
+// What the server answers by itself takes the configured shape (the gateway's Error JSON), and
+// absurd sizes, announced or sent, are 413 or 400: never a 500, a crash or a hang.
+TEST(HttpServer, TheServersOwnAnswersTakeTheConfiguredShape) {
+  HttpServerOptions options = TestOptions();
+  options.max_body_bytes = 1000;
+  options.error_response = [](int status, absl::string_view reason) {
+    return Response::Json(status,
+                          absl::StrCat("{\"code\":\"", status, "\",\"reason\":\"", reason, "\"}"));
+  };
+  std::unique_ptr<HttpServer> server = Serve(TestRouter(), options);
+  const std::string post = "POST /echo HTTP/1.1\r\nHost: x\r\n";
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 404},
+      {"DELETE /hello HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", 405},
+      {"GARBAGE\r\n\r\n", 400},
+      {post + "Content-Length: 18446744073709551615\r\n\r\n", 413},
+      {post + "Content-Length: 99999999999999999999999999\r\n\r\n", 400},
+      {post + "Content-Length: -1\r\n\r\n", 400},
+      {post + "Transfer-Encoding: chunked\r\n\r\nfffffffffffffffffffffff\r\n", 400},
+      {post + "Transfer-Encoding: chunked\r\n\r\n40000000\r\n", 413},
+  };
+  for (const auto& [request, status] : cases) {
+    RawConnection connection = Connect(*server);
+    ASSERT_THAT(connection.Send(request), IsOk());
+    absl::StatusOr<std::string> answer = connection.ReadUntilClosed(absl::Seconds(5));
+    ASSERT_THAT(answer, IsOk()) << request;
+    EXPECT_THAT(*answer, StartsWith(absl::StrCat("HTTP/1.1 ", status, " "))) << request;
+    EXPECT_THAT(*answer, HasSubstr("Content-Type: application/json\r\n")) << request;
+    EXPECT_THAT(*answer, HasSubstr(absl::StrCat("{\"code\":\"", status, "\",\"reason\":\"")))
+        << request;
+  }
   EXPECT_EQ(Fetch(Url(*server, "/hello")).status, 200);
 }
 

@@ -1,6 +1,7 @@
 #include "services/gateway/api.h"
 
 #include <exception>
+#include <limits>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "lib/config/config.h"
+#include "lib/http/body.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
 #include "services/gateway/api_error.h"
@@ -82,15 +84,31 @@ http::Response JsonResponse(int status, const Json& json) {
   return http::Response::Json(status, Dump(json));
 }
 
-http::Response Attachment(std::string content, std::string content_type,
-                          absl::string_view filename) {
+http::Response Attachment(http::Body body, std::string content_type, absl::string_view filename) {
   http::Response response;
   response.status = 200;
   response.headers.Set("Content-Type", std::move(content_type));
   response.headers.Set("Content-Disposition",
                        absl::StrCat("attachment; filename=\"", filename, "\""));
-  response.body = http::Body(std::move(content));
+  response.body = std::move(body);
   return response;
+}
+http::Response Attachment(std::string content, std::string content_type,
+                          absl::string_view filename) {
+  return Attachment(http::Body(std::move(content)), std::move(content_type), filename);
+}
+
+// The body of a response served from what was spooled (an unlinked temporary file).
+absl::StatusOr<http::Body> SpooledBody(http::SpoolFile spool) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const http::SharedFile> file, std::move(spool).Finish());
+  http::Body body;
+  body.Append(http::Segment::WholeFile(std::move(file)));
+  return body;
+}
+
+bool SameVersion(const inv::ArtifactInfo& a, const inv::ArtifactInfo& b) {
+  return a.size_bytes() == b.size_bytes() && a.updated_at().seconds() == b.updated_at().seconds() &&
+         a.updated_at().nanos() == b.updated_at().nanos();
 }
 
 std::string ClusterHref(absl::string_view id) { return absl::StrCat(kApiPrefix, "/clusters/", id); }
@@ -476,27 +494,62 @@ void RestApi::InvalidateWritten(const http::Request& request) const {
   read_cache_->Invalidate(tags);
 }
 
+absl::Status RestApi::ReadArtifactChunks(
+    const Call& call, const std::string& cluster_id, const std::string& name,
+    absl::FunctionRef<absl::Status(const inv::ArtifactInfo&)> on_info,
+    absl::FunctionRef<absl::Status(absl::string_view)> on_bytes) const {
+  inv::GetArtifactRequest request;
+  request.set_cluster_id(cluster_id);
+  request.set_name(name);
+  request.set_length(kArtifactChunkBytes);
+  inv::ArtifactInfo first;
+  int64_t offset = 0;
+  do {
+    request.set_offset(offset);
+    ASSIGN_OR_RETURN(inv::Artifact chunk, backends_.Call(kInventory, backends_.inventory(),
+                                                         &inv::InventoryService::Stub::GetArtifact,
+                                                         request, call.principal.identity));
+    if (offset == 0) {
+      first = chunk.info();
+      if (first.partial()) {
+        return absl::FailedPreconditionError(absl::StrCat(name, " is still being written"));
+      }
+      RETURN_IF_ERROR(on_info(first));
+    } else if (!SameVersion(first, chunk.info())) {
+      return absl::AbortedError(absl::StrCat(name, " was replaced while being read; try again"));
+    }
+    // An inventory that predates chunked reads answers the whole artifact at once, which ends
+    // the loop just as well; one that answers nothing before the end must not make it spin.
+    if (chunk.content().empty() && offset < first.size_bytes()) {
+      return absl::InternalError(absl::StrCat("reading ", name, " stopped short at ", offset,
+                                              " of ", first.size_bytes(), " bytes"));
+    }
+    RETURN_IF_ERROR(on_bytes(chunk.content()));
+    offset += static_cast<int64_t>(chunk.content().size());
+  } while (offset < first.size_bytes());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<http::Response> RestApi::ServeArtifact(const Call& call,
                                                       const std::string& name) const {
   ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
-  inv::GetArtifactRequest request;
-  request.set_cluster_id(cluster.id());
-  request.set_name(name);
-  absl::StatusOr<inv::Artifact> artifact =
-      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::GetArtifact,
-                     request, call.principal.identity);
-  if (absl::IsNotFound(artifact.status())) {
+  ASSIGN_OR_RETURN(http::SpoolFile spool, http::SpoolFile::Create());
+  std::string type;
+  const absl::Status read = ReadArtifactChunks(
+      call, cluster.id(), name,
+      [&](const inv::ArtifactInfo& info) {
+        type = info.content_type().empty() ? "application/octet-stream" : info.content_type();
+        return absl::OkStatus();
+      },
+      [&](absl::string_view bytes) { return spool.Append(bytes); });
+  if (absl::IsNotFound(read)) {
     return absl::NotFoundError(absl::StrCat(name, " of cluster ", cluster.id(),
                                             " is not available (cluster is ",
                                             EnumText(cluster.status()), ")"));
   }
-  if (!artifact.ok()) return artifact.status();
-  if (artifact->info().partial()) {
-    return absl::FailedPreconditionError(absl::StrCat(name, " is still being written"));
-  }
-  std::string type = artifact->info().content_type();
-  if (type.empty()) type = "application/octet-stream";
-  return Attachment(std::move(*artifact->mutable_content()), std::move(type), name);
+  RETURN_IF_ERROR(read);
+  ASSIGN_OR_RETURN(http::Body body, SpooledBody(std::move(spool)));
+  return Attachment(std::move(body), std::move(type), name);
 }
 
 // ---- Clusters ----
@@ -650,27 +703,35 @@ absl::StatusOr<http::Response> RestApi::DownloadClusterLogs(const Call& call) co
       inv::ListArtifactsResponse logs,
       backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::ListArtifacts,
                      list, call.principal.identity));
-  std::vector<TarEntry> entries;
+  // Each bundle goes into the archive chunk by chunk: the archive is spooled to disk, never
+  // held in memory (a cluster's bundles reach 64 MiB per host).
+  ASSIGN_OR_RETURN(http::SpoolFile spool, http::SpoolFile::Create());
+  const int64_t mtime = absl::ToUnixSeconds(clock_.Now());
+  int files = 0;
   for (const inv::ArtifactInfo& info : logs.artifacts()) {
     const bool wanted = type == "all" ||
                         (type == "host" && absl::StrContains(info.name(), host_id)) ||
                         (type == "controller" && absl::StrContains(info.name(), "controller"));
     if (!wanted || info.partial()) continue;
-    inv::GetArtifactRequest get;
-    get.set_cluster_id(cluster.id());
-    get.set_name(info.name());
-    ASSIGN_OR_RETURN(
-        inv::Artifact artifact,
-        backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::GetArtifact,
-                       get, call.principal.identity));
-    std::string path(absl::StripPrefix(info.name(), "logs/"));
-    entries.push_back({std::move(path), 0644, std::move(*artifact.mutable_content())});
+    const std::string path(absl::StripPrefix(info.name(), "logs/"));
+    uint64_t size = 0;
+    RETURN_IF_ERROR(ReadArtifactChunks(
+        call, cluster.id(), info.name(),
+        [&](const inv::ArtifactInfo& current) -> absl::Status {
+          size = static_cast<uint64_t>(current.size_bytes());
+          ASSIGN_OR_RETURN(std::string header, TarHeader(path, 0644, size, mtime));
+          return spool.Append(header);
+        },
+        [&](absl::string_view bytes) { return spool.Append(bytes); }));
+    RETURN_IF_ERROR(spool.Append(TarPadding(size)));
+    ++files;
   }
-  if (entries.empty()) {
+  if (files == 0) {
     return absl::NotFoundError(absl::StrCat("no ", type == "all" ? "" : type + " ",
                                             "logs collected for cluster ", cluster.id()));
   }
-  ASSIGN_OR_RETURN(std::string archive, Tar(entries, absl::ToUnixSeconds(clock_.Now())));
+  RETURN_IF_ERROR(spool.Append(TarEnd()));
+  ASSIGN_OR_RETURN(http::Body archive, SpooledBody(std::move(spool)));
   return Attachment(
       std::move(archive), "application/x-tar",
       absl::StrCat(cluster.name().empty() ? cluster.id() : cluster.name(), "_logs.tar"));
@@ -943,7 +1004,8 @@ absl::StatusOr<http::Response> RestApi::ListEvents(const Call& call) const {
       return Invalid("host_ids", uuid.message());
     request.add_host_ids(id);
   }
-  ASSIGN_OR_RETURN(int limit, QueryInt(q, "limit", 5000, -1, 100000));
+  // Any limit is accepted, as upstream does; the inventory returns at most one page (5000).
+  ASSIGN_OR_RETURN(int limit, QueryInt(q, "limit", 5000, -1, std::numeric_limits<int>::max()));
   request.set_limit(limit);
   ASSIGN_OR_RETURN(int offset, QueryInt(q, "offset", 0, 0, 1 << 30));
   request.set_offset(offset);

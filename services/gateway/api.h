@@ -18,6 +18,7 @@
 #ifndef ASSISTED_SERVICES_GATEWAY_API_H_
 #define ASSISTED_SERVICES_GATEWAY_API_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@
 namespace assisted::gateway {
 
 inline constexpr char kApiPrefix[] = "/api/assisted-install/v2";
+
+// Artifacts (up to 64 MiB) and log bundles are read from the inventory this many bytes per call
+// and spooled to an unlinked temporary file that the response is sent from, so no request holds
+// more than one chunk in memory or in one gRPC message.
+inline constexpr int64_t kArtifactChunkBytes = 1 << 20;
 
 // One route as documented: the OpenAPI test compares these with the served document.
 struct RouteInfo {
@@ -116,6 +122,14 @@ class RestApi {
       const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
                             grpc::ClientContext*, const Request&, types::v1::Host*)) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
+  // Reads artifact `name` of cluster `cluster_id` as the caller, kArtifactChunkBytes per call:
+  // hands its metadata (from the first chunk) to `on_info` before any content, then each chunk
+  // to `on_bytes`. FAILED_PRECONDITION while it is still being uploaded; ABORTED when it is
+  // replaced between two chunks (the reader may retry); the backend's error otherwise.
+  absl::Status ReadArtifactChunks(
+      const Call& call, const std::string& cluster_id, const std::string& name,
+      absl::FunctionRef<absl::Status(const inventory::v1::ArtifactInfo&)> on_info,
+      absl::FunctionRef<absl::Status(absl::string_view)> on_bytes) const;
   // A 200 JSON answer from the read cache, or rendered by `fetch` (kept for the next caller).
   absl::StatusOr<http::Response> CachedRead(
       const Call& call, absl::FunctionRef<absl::StatusOr<ReadCache::Fetched>()> fetch) const;

@@ -11,6 +11,7 @@
 #include "lib/status/status_macros.h"
 #include "lib/time/clock.h"
 #include "services/gateway/api.h"
+#include "services/gateway/api_error.h"
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
 #include "services/gateway/read_cache.h"
@@ -155,8 +156,13 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   http::Router router;
   RETURN_IF_ERROR(parts->api->Register(router));
   parts->http_metrics = std::make_unique<http::HttpMetrics>(*context.metrics);
+  http::HttpServerOptions http_options = config.http;
+  // What the HTTP server refuses by itself (413, 400, 503, 404...) is an Error document too.
+  http_options.error_response = [](int status, absl::string_view reason) {
+    return http::Response::Json(status, ErrorJson(status, std::string(reason)));
+  };
   ASSIGN_OR_RETURN(std::unique_ptr<http::HttpServer> http,
-                   http::HttpServer::Start(config.http, std::move(router),
+                   http::HttpServer::Start(http_options, std::move(router),
                                            parts->http_metrics.get(), context.log.Child("http")));
   auto grpc = std::make_unique<service::GrpcServiceHost>();
   RETURN_IF_ERROR(grpc->Start(config.grpc, context));

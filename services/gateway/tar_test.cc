@@ -29,6 +29,18 @@ TEST(Tar, WritesUstarHeadersAndPaddedContent) {
   EXPECT_EQ(archive->substr(1024, 5), "empty");
 }
 
+TEST(Tar, PiecesWrittenOneByOneMakeTheSameArchive) {
+  const std::string content(1000, 'x');
+  absl::StatusOr<std::string> whole = Tar({{"a.log", 0644, content}}, 1700000000);
+  absl::StatusOr<std::string> header = TarHeader("a.log", 0644, content.size(), 1700000000);
+  ASSERT_THAT(whole, IsOk());
+  ASSERT_THAT(header, IsOk());
+  EXPECT_EQ(*whole, *header + content + TarPadding(content.size()) + TarEnd());
+  EXPECT_EQ(TarPadding(1024), "");
+  EXPECT_THAT(TarHeader("big", 0644, uint64_t{1} << 33, 0),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 TEST(Tar, RefusesUnsafePaths) {
   for (const std::string& path :
        std::vector<std::string>{"", "/etc/passwd", "../x", std::string(120, 'a')}) {

@@ -159,6 +159,16 @@ constexpr char kV3Sql[] = R"sql(
 ALTER TABLE infra_envs ADD COLUMN signing_key bytea;
 )sql";
 
+// Event retention (side_stores.h: PruneEvents) deletes the oldest events in small batches; without
+// an index on event_time alone each batch would scan the whole table. Artifacts are read in
+// chunks (GetArtifactRequest.offset): stored out of line and uncompressed, a chunk is read by
+// fetching only its slice, where a compressed value must be decompressed whole for every chunk.
+// (Rows written before keep their storage until rewritten.)
+constexpr char kV4Sql[] = R"sql(
+CREATE INDEX events_time ON events (event_time);
+ALTER TABLE artifacts ALTER COLUMN content SET STORAGE EXTERNAL;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
@@ -166,6 +176,7 @@ const std::vector<Migration>& Migrations() {
       {1, "resources, events, artifacts, change log, leases", kV1Sql},
       {2, "resources stored as binary protos (pb) beside a small jsonb doc", kV2Sql},
       {3, "infra-env signing keys for agent tokens", kV3Sql},
+      {4, "events indexed by time for retention; artifacts stored for chunked reads", kV4Sql},
   };
   return kMigrations;
 }

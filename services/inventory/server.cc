@@ -48,6 +48,14 @@ void Config::Register(config::Parser& parser) {
       .Duration("watch-bookmark-interval", &watch_bookmark_interval,
                 "a quiet Watch stream gets a BOOKMARK this often")
       .Range(absl::Milliseconds(100), absl::Hours(1));
+  parser
+      .Duration("event-retention", &event_retention,
+                "events older than this are deleted; 0 keeps them until their cluster is purged")
+      .Range(absl::ZeroDuration(), absl::Hours(24 * 365 * 100));
+  parser
+      .Duration("event-prune-interval", &event_prune_interval,
+                "how often old events are pruned (a bounded batch each time)")
+      .Range(absl::Seconds(1), absl::Hours(24));
   parser.Int("grpc-max-threads", &grpc.max_threads, "threads serving requests").Range(2, 10000);
 }
 
@@ -62,6 +70,7 @@ struct Parts {
   std::unique_ptr<ArtifactStore> artifacts;
   std::unique_ptr<LeaseStore> leases;
   std::unique_ptr<ChangeFeed> feed;
+  std::unique_ptr<EventRetention> event_retention;  // null when events are kept forever
 };
 
 }  // namespace
@@ -98,6 +107,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   parts->events = std::make_unique<EventStore>(*parts->pool);
   parts->artifacts = std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes);
   parts->leases = std::make_unique<LeaseStore>(*parts->pool);
+  if (config.event_retention > absl::ZeroDuration()) {
+    parts->event_retention = std::make_unique<EventRetention>(
+        *parts->pool, EventPruning{.older_than = config.event_retention},
+        config.event_prune_interval, context.log.Child("events"));
+  }
 
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);

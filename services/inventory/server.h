@@ -32,6 +32,10 @@ struct Config {
   int64_t max_artifact_bytes = grpcutil::kMaxArtifactBytes;
   int64_t change_log_keep = 1'000'000;
   absl::Duration watch_bookmark_interval = absl::Seconds(10);
+  // Events older than this are deleted (in small batches, every event_prune_interval); zero keeps
+  // them until their cluster is purged.
+  absl::Duration event_retention = absl::Hours(24 * 30);
+  absl::Duration event_prune_interval = absl::Minutes(1);
 
   void Register(config::Parser& parser);
 };

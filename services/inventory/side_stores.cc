@@ -13,8 +13,6 @@
 namespace assisted::inventory {
 namespace {
 
-constexpr int kDefaultEventLimit = 5000;
-
 int64_t ToInt64(absl::string_view text) {
   int64_t value = 0;
   (void)absl::SimpleAtoi(text, &value);
@@ -49,6 +47,12 @@ std::string AnyEnum(Query& q, absl::string_view column, const Repeated& values,
 constexpr char kArtifactInfoColumns[] =
     "cluster_id::text, name, kind, content_type, octet_length(content), "
     "encode(sha256(content), 'hex'), (extract(epoch from updated_at) * 1000000)::bigint, partial";
+// The same without hashing the content: for reads of a later chunk, where hashing the whole
+// artifact each time would cost more than the read.
+constexpr char kArtifactInfoColumnsUnhashed[] =
+    "cluster_id::text, name, kind, content_type, octet_length(content), "
+    "'', (extract(epoch from updated_at) * 1000000)::bigint, partial";
+constexpr int64_t kMaxInt32 = 0x7fffffff;
 
 v1::ArtifactInfo DecodeInfo(const pg::Result& rows, int row) {
   v1::ArtifactInfo info;
@@ -90,6 +94,60 @@ absl::Status ValidateArtifactName(const std::string& name) {
 }  // namespace
 
 // ---- Events ----
+
+absl::StatusOr<int64_t> PruneEvents(pg::Pool& pool, const EventPruning& pruning) {
+  if (pruning.older_than <= absl::ZeroDuration() || pruning.batch < 1 || pruning.max_batches < 1) {
+    return absl::InvalidArgumentError("event pruning: age, batch and batches must be positive");
+  }
+  const std::vector<pg::Param> params = {absl::StrCat(absl::ToInt64Seconds(pruning.older_than)),
+                                         absl::StrCat(pruning.batch)};
+  int64_t deleted = 0;
+  for (int pass = 0; pass < pruning.max_batches; ++pass) {
+    ASSIGN_OR_RETURN(
+        const int64_t gone,
+        InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+          ASSIGN_OR_RETURN(
+              pg::Result rows,
+              tx.Exec("DELETE FROM events WHERE id IN (SELECT id FROM events WHERE event_time < "
+                      "now() - $1::bigint * interval '1 second' ORDER BY event_time "
+                      "LIMIT $2::int FOR UPDATE SKIP LOCKED)",
+                      params));
+          return rows.affected_rows();
+        }));
+    deleted += gone;
+    if (gone < pruning.batch) break;
+  }
+  return deleted;
+}
+
+EventRetention::EventRetention(pg::Pool& pool, EventPruning pruning, absl::Duration interval,
+                               log::Logger log)
+    : pool_(pool), pruning_(pruning), interval_(interval), log_(std::move(log)), thread_([this] {
+        Run();
+      }) {}
+
+EventRetention::~EventRetention() {
+  {
+    absl::MutexLock lock(&mu_);
+    stop_ = true;
+  }
+  thread_.join();
+}
+
+void EventRetention::Run() {
+  while (true) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (mu_.AwaitWithTimeout(absl::Condition(&stop_), interval_)) return;
+    }
+    absl::StatusOr<int64_t> pruned = PruneEvents(pool_, pruning_);
+    if (!pruned.ok()) {
+      log_.Warning("cannot prune old events", {{"error", pruned.status().message()}});
+    } else if (*pruned > 0) {
+      log_.Info("pruned old events", {{"rows", *pruned}});
+    }
+  }
+}
 
 absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller,
                                                     const v1::AppendEventRequest& request) {
@@ -174,13 +232,15 @@ absl::StatusOr<v1::ListEventsResponse> EventStore::List(const Caller& caller,
     absl::StrAppend(&where, " AND strpos(lower(message), lower(", q.Add(request.message()),
                     ")) > 0");
   }
-  const int limit = request.limit() == 0 ? kDefaultEventLimit : request.limit();
+  // No caller gets more than a page, whatever it asks: the rest is reached with offset.
+  const int limit = request.limit() <= 0 || request.limit() > kMaxEventsPerPage ? kMaxEventsPerPage
+                                                                                : request.limit();
   const std::string order = request.order() == v1::SORT_ORDER_DESC ? "DESC" : "ASC";
   const std::string select = absl::StrCat(
       "SELECT id, doc::text, (extract(epoch from event_time) * 1000000)::bigint, owner_user, "
       "owner_org FROM events",
-      where, " ORDER BY event_time ", order, ", id ", order,
-      limit >= 0 ? absl::StrCat(" LIMIT ", limit) : "", " OFFSET ", request.offset());
+      where, " ORDER BY event_time ", order, ", id ", order, " LIMIT ", limit, " OFFSET ",
+      request.offset());
   const std::string counts =
       absl::StrCat("SELECT severity, count(*) FROM events", where, " GROUP BY severity");
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListEventsResponse> {
@@ -275,20 +335,41 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
 
 absl::StatusOr<v1::Artifact> ArtifactStore::Get(const Caller& caller,
                                                 const v1::GetArtifactRequest& request) {
+  if (request.offset() < 0) return absl::InvalidArgumentError("offset: must not be negative");
+  if (request.length() < 0) return absl::InvalidArgumentError("length: must not be negative");
+  std::vector<pg::Param> params = {request.cluster_id(), request.name()};
+  std::string content = "''";
+  if (!request.metadata_only() && request.offset() == 0 && request.length() == 0) {
+    content = "encode(content, 'base64')";
+  } else if (!request.metadata_only()) {
+    // SQL's substring counts in int4 from 1; artifacts are far smaller, and an offset beyond the
+    // content is refused below with the real size.
+    const int64_t from = std::min(request.offset(), kMaxInt32 - 1);
+    const int64_t count =
+        std::min(request.length() > 0 ? request.length() : kMaxInt32, kMaxInt32 - from);
+    content = "encode(substring(content from $3::int + 1 for $4::int), 'base64')";
+    params.push_back(absl::StrCat(from));
+    params.push_back(absl::StrCat(count));
+  }
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::Artifact> {
     RETURN_IF_ERROR(RequireCluster(tx, caller, request.cluster_id()));
     ASSIGN_OR_RETURN(
         pg::Result rows,
-        tx.Exec(absl::StrCat("SELECT ", kArtifactInfoColumns, ", ",
-                             request.metadata_only() ? "''" : "encode(content, 'base64')",
-                             " FROM artifacts WHERE cluster_id = $1::uuid AND name = $2"),
-                {request.cluster_id(), request.name()}));
+        tx.Exec(absl::StrCat(
+                    "SELECT ",
+                    request.offset() == 0 ? kArtifactInfoColumns : kArtifactInfoColumnsUnhashed,
+                    ", ", content, " FROM artifacts WHERE cluster_id = $1::uuid AND name = $2"),
+                params));
     if (rows.rows() == 0) {
       return absl::NotFoundError(absl::StrCat("artifact ", request.name(), " of cluster ",
                                               request.cluster_id(), " not found"));
     }
     v1::Artifact artifact;
     *artifact.mutable_info() = DecodeInfo(rows, 0);
+    if (request.offset() > artifact.info().size_bytes()) {
+      return absl::OutOfRangeError(absl::StrCat("offset: ", request.name(), " holds ",
+                                                artifact.info().size_bytes(), " bytes"));
+    }
     if (!request.metadata_only()) {
       std::string content;
       std::string encoded(rows.Get(0, 8));

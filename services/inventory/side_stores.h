@@ -8,14 +8,60 @@
 #define ASSISTED_SERVICES_INVENTORY_SIDE_STORES_H_
 
 #include <cstdint>
+#include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "assisted/inventory/v1/inventory_service.pb.h"
 #include "assisted/types/v1/event.pb.h"
+#include "lib/log/log.h"
 #include "lib/pg/pool.h"
 #include "services/inventory/store_common.h"
 
 namespace assisted::inventory {
+
+// The most events one ListEvents call returns (also the default): "all" (-1) and larger limits
+// get this many, and the caller pages on with offset (total_count tells how many match). Bounds
+// the memory and the message size of a reply whatever the history holds.
+inline constexpr int kMaxEventsPerPage = 5000;
+
+// One pass of event retention (PruneEvents).
+struct EventPruning {
+  // Events whose event_time is older than this are deleted.
+  absl::Duration older_than = absl::Hours(24 * 30);
+  // Rows per DELETE, each in its own short transaction, so that pruning a long backlog never
+  // holds locks, a pool connection or the WAL for long.
+  int batch = 1000;
+  // DELETEs per pass; whatever is left waits for the next pass.
+  int max_batches = 20;
+};
+
+// Deletes the events older than pruning.older_than, oldest first, in at most max_batches
+// transactions of at most `batch` rows each. Returns how many it deleted. Replicas may run it at
+// once: rows another replica is deleting are skipped, not waited for.
+absl::StatusOr<int64_t> PruneEvents(pg::Pool& pool, const EventPruning& pruning);
+
+// Runs PruneEvents every `interval` on a thread of its own (not the change feed's: a long backlog
+// must not delay numbering), until destroyed.
+class EventRetention {
+ public:
+  EventRetention(pg::Pool& pool, EventPruning pruning, absl::Duration interval, log::Logger log);
+  // Stops the thread, waiting for a pass under way.
+  ~EventRetention();
+
+ private:
+  void Run();
+
+  pg::Pool& pool_;
+  const EventPruning pruning_;
+  const absl::Duration interval_;
+  const log::Logger log_;
+  absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;  // last: starts once everything it uses is set
+};
 
 class EventStore {
  public:
@@ -26,8 +72,8 @@ class EventStore {
   absl::StatusOr<types::v1::Event> Append(const Caller& caller,
                                           const v1::AppendEventRequest& request);
 
-  // Events matching the reference's filters; limit 0 = 5000, -1 = all; newest last unless
-  // order is DESC. Counts ignore limit/offset.
+  // Events matching the reference's filters; limit 0 or -1 or above kMaxEventsPerPage means
+  // kMaxEventsPerPage; newest last unless order is DESC. Counts ignore limit/offset.
   absl::StatusOr<v1::ListEventsResponse> List(const Caller& caller,
                                               const v1::ListEventsRequest& request);
 

@@ -51,6 +51,32 @@ class SideStoresTest : public InventoryDbTest {
     return artifact->content();
   }
 
+  // Inserts `count` events of the test cluster, owned by alice, that happened `age` ago; straight
+  // in SQL, so that thousands take no time.
+  void InsertEvents(int count, absl::Duration age) {
+    absl::StatusOr<pg::Pool::Handle> connection = pool_->Acquire();
+    ASSERT_THAT(connection, IsOk());
+    ASSERT_THAT(
+        (*connection)
+            ->Exec("INSERT INTO events (cluster_id, owner_user, owner_org, severity, "
+                   "category, message, event_time, doc) SELECT $1::uuid, 'alice', "
+                   "'org-a', 'EVENT_SEVERITY_INFO', 'EVENT_CATEGORY_USER', 'bulk ' || n, "
+                   "now() - $2::bigint * interval '1 second', "
+                   "jsonb_build_object('message', 'bulk ' || n) "
+                   "FROM generate_series(1, $3::int) n",
+                   {cluster_id_, absl::StrCat(absl::ToInt64Seconds(age)), absl::StrCat(count)}),
+        IsOk());
+  }
+
+  int64_t CountEvents() {
+    v1::ListEventsRequest list;
+    list.set_cluster_id(cluster_id_);
+    list.set_limit(1);
+    absl::StatusOr<v1::ListEventsResponse> listed = events_->List(alice_, list);
+    EXPECT_THAT(listed, IsOk());
+    return listed.ok() ? listed->total_count() : -1;
+  }
+
   absl::StatusOr<v1::LeaseResponse> Lease(const std::string& holder, v1::LeaseAction action,
                                           absl::Duration ttl = absl::Seconds(30)) {
     v1::LeaseRequest request;
@@ -139,6 +165,42 @@ TEST_F(SideStoresTest, EventsAreFilteredOrderedAndCounted) {
   EXPECT_EQ(events_->List(bob_, list)->events_size(), 0);
 }
 
+// A page of events is bounded whatever the caller asks: "all" (-1) and limits beyond the maximum
+// get the maximum, and total_count tells how many there are to page through with offset.
+TEST_F(SideStoresTest, AnEventsPageIsClampedToTheMaximum) {
+  InsertEvents(kMaxEventsPerPage + 7, absl::ZeroDuration());
+  v1::ListEventsRequest list;
+  list.set_cluster_id(cluster_id_);
+  for (int limit : {-1, 0, kMaxEventsPerPage + 1, 1 << 30}) {
+    list.set_limit(limit);
+    absl::StatusOr<v1::ListEventsResponse> page = events_->List(alice_, list);
+    ASSERT_THAT(page, IsOk());
+    EXPECT_EQ(page->events_size(), kMaxEventsPerPage) << "limit " << limit;
+    EXPECT_EQ(page->total_count(), kMaxEventsPerPage + 7) << "limit " << limit;
+  }
+  list.set_limit(-1);
+  list.set_offset(kMaxEventsPerPage);
+  absl::StatusOr<v1::ListEventsResponse> rest = events_->List(alice_, list);
+  ASSERT_THAT(rest, IsOk());
+  EXPECT_EQ(rest->events_size(), 7);
+  list.set_limit(-2);
+  EXPECT_THAT(events_->List(alice_, list), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// Retention deletes events older than the cut, oldest first, in batches of bounded size: one pass
+// removes at most batch * max_batches events and the next pass carries on.
+TEST_F(SideStoresTest, EventsPastTheRetentionArePrunedInBoundedBatches) {
+  InsertEvents(5, absl::Hours(24 * 40));
+  InsertEvents(3, absl::Hours(1));
+  ASSERT_EQ(CountEvents(), 8);
+  const EventPruning pruning{.older_than = absl::Hours(24 * 30), .batch = 2, .max_batches = 2};
+  EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(4));
+  EXPECT_EQ(CountEvents(), 4);
+  EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(1));
+  EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(0));
+  EXPECT_EQ(CountEvents(), 3);  // the recent ones stay
+}
+
 TEST_F(SideStoresTest, EventsNeedAMessageAndSeverity) {
   v1::AppendEventRequest request;
   EXPECT_THAT(events_->Append(alice_, request),
@@ -161,6 +223,43 @@ TEST_F(SideStoresTest, ArtifactsHoldBinaryContentAndGrowByChunks) {
   EXPECT_EQ(second->sha256().size(), 64u);
   EXPECT_THAT(Put("x", 100), StatusIs(absl::StatusCode::kFailedPrecondition,
                                       HasSubstr("holds 11 bytes, cannot write at 100")));
+}
+
+// Large artifacts are read in ranges, so that no message or buffer holds one whole; reading
+// without a range still returns everything, as callers that predate ranges expect.
+TEST_F(SideStoresTest, ArtifactsAreReadInRanges) {
+  std::string content;
+  for (int i = 0; i < 1000; ++i) content += static_cast<char>(i * 7);
+  ASSERT_THAT(Put(content), IsOk());
+  v1::GetArtifactRequest request;
+  request.set_cluster_id(cluster_id_);
+  request.set_name("logs/host.tar.gz");
+  std::string reassembled;
+  for (int64_t offset = 0; offset < 1000; offset += 300) {
+    request.set_offset(offset);
+    request.set_length(300);
+    absl::StatusOr<v1::Artifact> chunk = artifacts_->Get(alice_, request);
+    ASSERT_THAT(chunk, IsOk());
+    EXPECT_EQ(chunk->content().size(), offset + 300 <= 1000 ? 300u : 1000u - offset);
+    EXPECT_EQ(chunk->info().size_bytes(), 1000);  // the whole artifact's size, for the reader
+    EXPECT_EQ(chunk->info().sha256().empty(), offset > 0);  // hashed on the first chunk only
+    reassembled += chunk->content();
+  }
+  EXPECT_TRUE(reassembled == content);
+  request.set_offset(900);
+  request.set_length(0);  // to the end
+  EXPECT_THAT(artifacts_->Get(alice_, request)->content(), content.substr(900));
+  request.set_offset(1000);  // at the end: nothing more
+  EXPECT_THAT(artifacts_->Get(alice_, request)->content(), "");
+  request.set_offset(1001);
+  EXPECT_THAT(artifacts_->Get(alice_, request),
+              StatusIs(absl::StatusCode::kOutOfRange, HasSubstr("1000 bytes")));
+  request.set_offset(-1);
+  EXPECT_THAT(artifacts_->Get(alice_, request), StatusIs(absl::StatusCode::kInvalidArgument));
+  request.set_offset(0);
+  request.set_length(-5);
+  EXPECT_THAT(artifacts_->Get(alice_, request), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(Read(), IsOkAndHolds(content));
 }
 
 TEST_F(SideStoresTest, ArtifactsAreBoundedScopedAndDeletable) {

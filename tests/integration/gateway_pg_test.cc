@@ -98,6 +98,7 @@ class GatewayTest : public PostgresTest {
     auto no_image = FreePort();  // nothing listens there unless the image service runs
     ASSERT_THAT(http_port, IsOk());
     ASSERT_THAT(no_image, IsOk());
+    http_port_ = *http_port;
     base_ = absl::StrCat("http://127.0.0.1:", *http_port);
     std::string image_address = absl::StrCat("127.0.0.1:", *no_image);
     const std::string url_key_file = WriteFile("url.key", kUrlKey);
@@ -129,6 +130,19 @@ class GatewayTest : public PostgresTest {
     if (HasFailure()) {
       if (gateway_ != nullptr) std::cerr << "--- gateway log\n" << gateway_->Log();
     }
+  }
+
+  // Sends `request` on a connection of its own and returns everything the gateway answers
+  // before closing it.
+  std::string SendRaw(const std::string& request) {
+    absl::StatusOr<assisted::http::test::RawConnection> connection =
+        assisted::http::test::RawConnection::Connect(http_port_);
+    EXPECT_THAT(connection, IsOk());
+    if (!connection.ok()) return "";
+    EXPECT_THAT(connection->Send(request), IsOk());
+    absl::StatusOr<std::string> answer = connection->ReadUntilClosed(absl::Seconds(10));
+    EXPECT_THAT(answer, IsOk());
+    return answer.value_or("");
   }
 
   CurlResponse Fetch(const std::string& method, const std::string& path,
@@ -289,6 +303,7 @@ class GatewayTest : public PostgresTest {
         .value_or("");
   }
   std::unique_ptr<CurlClient> client_ = std::make_unique<CurlClient>();
+  int http_port_ = 0;
   std::string base_, alice_, bob_;
   std::string cluster_id_, infra_env_id_, host_id_;
 };
@@ -678,6 +693,47 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
     ++checked;
   }
   EXPECT_GT(checked, 300);
+}
+
+// Sizes no server should honour, announced or sent, get 413 or 400 with the API's Error
+// document: never a 500, a crash or a hang, and the gateway carries on.
+TEST_F(GatewayTest, AbsurdSizesGet413Or400WithAnErrorDocument) {
+  const std::string post =
+      absl::StrCat("POST ", kPrefix, "/clusters HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ",
+                   alice_, "\r\nContent-Type: application/json\r\n");
+  const std::string over_a_mib(1100 * 1024, 'x');
+  const std::vector<std::pair<std::string, int>> cases = {
+      {post + "Content-Length: 1073741824\r\n\r\n", 413},
+      {post + "Content-Length: 18446744073709551615\r\n\r\n", 413},
+      {post + "Content-Length: 99999999999999999999999999\r\n\r\n", 400},
+      {post + "Content-Length: -1\r\n\r\n", 400},
+      {post + "Content-Length: 12, 13\r\n\r\n", 400},
+      {post + "Transfer-Encoding: chunked\r\n\r\nfffffffffffffffffffffff\r\n", 400},
+      {post + "Transfer-Encoding: chunked\r\n\r\n40000000\r\n", 413},
+      {absl::StrCat(post, "Transfer-Encoding: chunked\r\n\r\n", absl::Hex(over_a_mib.size()),
+                    "\r\n", over_a_mib, "\r\n0\r\n\r\n"),
+       413},
+  };
+  for (const auto& [request, status] : cases) {
+    const std::string shown = request.substr(request.find("Content-Type"), 120);
+    const std::string answer = SendRaw(request);
+    EXPECT_TRUE(absl::StartsWith(answer, absl::StrCat("HTTP/1.1 ", status, " ")))
+        << shown << " -> " << answer.substr(0, 200);
+    const size_t body_at = answer.find("\r\n\r\n");
+    if (body_at == std::string::npos) {
+      ADD_FAILURE() << "no answer: " << shown;
+      continue;
+    }
+    EXPECT_THAT(answer.substr(0, body_at), HasSubstr("Content-Type: application/json"));
+    const Json error = Json::parse(answer.substr(body_at + 4), nullptr, false);
+    if (!error.is_object()) {
+      ADD_FAILURE() << "not an Error document: " << shown << " -> " << answer;
+      continue;
+    }
+    EXPECT_EQ(error.value("code", ""), absl::StrCat(status)) << shown;
+    EXPECT_FALSE(error.value("reason", "").empty()) << shown;
+  }
+  EXPECT_EQ(Fetch("GET", "/health").status, 200);
 }
 
 TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
