@@ -37,7 +37,8 @@ class FleetTest : public PostgresTest {
     inventory_ = *std::move(inventory);
     auto orchestrator =
         LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
+                                 .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     stub_ = inv::InventoryService::NewStub(
