@@ -99,13 +99,14 @@ class InstallTest : public PostgresTest {
     inventory_ = *std::move(inventory);
     auto orchestrator =
         LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
+                                 .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     inventory_stub_ = inv::InventoryService::NewStub(
         grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    stub_ = orch::OrchestratorService::NewStub(
-        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+    stub_ = orch::OrchestratorService::NewStub(grpc::CreateChannel(
+        orchestrator_->internal_grpc_target(), grpc::InsecureChannelCredentials()));
   }
 
   void TearDown() override {
