@@ -28,7 +28,7 @@
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/artifacts.h"
-#include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
 #include "tests/harness/install_checks.h"
@@ -314,15 +314,13 @@ class InstallTest : public PostgresTest {
   // with a refresher of its own that holds no agent streams.
   struct InProcess {
     InProcess(std::shared_ptr<grpc::Channel> channel, const Clock& clock, Random& random)
-        : stub(inv::InventoryService::NewStub(channel)),
-          client(channel, absl::Seconds(10)),
-          files(client, clock, random, "in-process"),
+        : inventory(std::move(channel), absl::Seconds(10), log::Logger::Discard()),
+          files(inventory, clock, random, "in-process"),
           liveness("in-process", clock),
-          refresher(*stub, {}, clock, liveness, events, log::Logger::Discard(), &files),
-          actions(channel, {.os_image = {"file:///images/os.raw", std::string(64, 'a')}}, clock,
+          refresher(inventory, {}, clock, liveness, events, log::Logger::Discard(), &files),
+          actions(inventory, {.os_image = {"file:///images/os.raw", std::string(64, 'a')}}, clock,
                   random, log::Logger::Discard(), {refresher, events, files}) {}
-    std::unique_ptr<inv::InventoryService::Stub> stub;
-    orchestrator::install::InventoryClient client;
+    orchestrator::GrpcInventory inventory;
     orchestrator::install::ArtifactGenerator files;
     orchestrator::LivenessTracker liveness;
     orchestrator::NoEvents events;
