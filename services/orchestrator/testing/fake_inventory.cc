@@ -14,8 +14,8 @@ namespace inv = inventory::v1;
 
 absl::Status CheckVersion(const std::string& what, int64_t expected, int64_t actual) {
   if (expected <= 0 || expected == actual) return absl::OkStatus();
-  return absl::AbortedError(absl::StrCat(what, " was modified: resource_version is ", actual,
-                                         ", expected ", expected));
+  return absl::AbortedError(
+      absl::StrCat(what, " was modified: resource_version is ", actual, ", expected ", expected));
 }
 
 }  // namespace
@@ -71,7 +71,7 @@ types::v1::Host FakeInventory::Host(const std::string& infra_env_id, const std::
 
 bool FakeInventory::HasHost(const std::string& infra_env_id, const std::string& id) const {
   absl::MutexLock lock(&mu_);
-  return hosts_.contains({infra_env_id, id});
+  return hosts_.count({infra_env_id, id});
 }
 
 std::vector<types::v1::Event> FakeInventory::Events() const {
@@ -131,9 +131,9 @@ void FakeInventory::Deliver() {
     if (events.empty()) return;
     for (const inv::WatchEvent& event : events) {
       for (const Subscriber& subscriber : subscribers) {
-        const bool wanted = subscriber.kinds.empty() ||
-                            std::find(subscriber.kinds.begin(), subscriber.kinds.end(),
-                                      event.kind()) != subscriber.kinds.end();
+        const bool wanted =
+            subscriber.kinds.empty() || std::find(subscriber.kinds.begin(), subscriber.kinds.end(),
+                                                  event.kind()) != subscriber.kinds.end();
         if (wanted && subscriber.callbacks.on_change) subscriber.callbacks.on_change(event);
       }
     }
@@ -220,10 +220,10 @@ absl::StatusOr<types::v1::Host> FakeInventory::CreateHost(const types::v1::Host&
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(Injected("CreateHost"));
     if (host.id().empty()) return absl::InvalidArgumentError("host.id: required");
-    if (!infra_envs_.contains(host.infra_env_id())) {
+    if (!infra_envs_.count(host.infra_env_id())) {
       return absl::FailedPreconditionError(absl::StrCat("infra-env ", host.infra_env_id()));
     }
-    if (hosts_.contains({host.infra_env_id(), host.id()})) {
+    if (hosts_.count({host.infra_env_id(), host.id()})) {
       return absl::AlreadyExistsError(absl::StrCat("host ", host.id()));
     }
     if (created.status() == types::v1::HOST_STATUS_UNSPECIFIED) {
@@ -280,8 +280,8 @@ absl::StatusOr<types::v1::Host> FakeInventory::UpdateHost(const std::string& inf
     RETURN_IF_ERROR(Injected("UpdateHost"));
     auto it = hosts_.find({infra_env_id, id});
     if (it == hosts_.end()) return absl::NotFoundError(absl::StrCat("host ", id));
-    RETURN_IF_ERROR(CheckVersion(absl::StrCat("host ", id), expected_version,
-                                 it->second.resource_version()));
+    RETURN_IF_ERROR(
+        CheckVersion(absl::StrCat("host ", id), expected_version, it->second.resource_version()));
     written = WriteHost(it->second, update, std::nullopt, nullptr);
   }
   Deliver();
@@ -371,9 +371,8 @@ absl::Status FakeInventory::PutArtifact(const ArtifactWrite& write) {
     auto lease = leases_.find(write.fence->name());
     if (lease == leases_.end() || lease->second.epoch != write.fence->epoch() ||
         lease->second.expires <= clock_.Now()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("lease ", write.fence->name(), " is no longer held at epoch ",
-                       write.fence->epoch()));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "lease ", write.fence->name(), " is no longer held at epoch ", write.fence->epoch()));
     }
   }
   const std::pair<std::string, std::string> key{write.cluster_id, write.name};

@@ -66,8 +66,7 @@ class FakeInventory final : public InventoryPort {
   absl::StatusOr<std::string> GetPullSecret(const std::string& cluster_id) override;
   absl::StatusOr<std::string> GetInfraEnvSigningKey(const std::string& infra_env_id) override;
   absl::StatusOr<types::v1::Host> CreateHost(const types::v1::Host& host) override;
-  absl::StatusOr<types::v1::Host> UpdateHost(const std::string& infra_env_id,
-                                             const std::string& id,
+  absl::StatusOr<types::v1::Host> UpdateHost(const std::string& infra_env_id, const std::string& id,
                                              const core::HostFieldsUpdate& update,
                                              int64_t expected_version) override;
   absl::StatusOr<types::v1::Cluster> UpdateCluster(const std::string& id,
@@ -78,8 +77,8 @@ class FakeInventory final : public InventoryPort {
                                                    const std::string& status_info,
                                                    const core::HostFieldsUpdate& patch) override;
   absl::StatusOr<types::v1::Cluster> UpdateClusterStatus(
-      const types::v1::Cluster& stored, types::v1::ClusterStatus to,
-      const std::string& status_info, const core::ClusterFieldsUpdate& patch) override;
+      const types::v1::Cluster& stored, types::v1::ClusterStatus to, const std::string& status_info,
+      const core::ClusterFieldsUpdate& patch) override;
   absl::Status AppendEvent(const types::v1::Event& event) override;
   absl::StatusOr<inventory::v1::Artifact> GetArtifact(const std::string& cluster_id,
                                                       const std::string& name,
