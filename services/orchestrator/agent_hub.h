@@ -144,6 +144,9 @@ class AgentHub final : public SessionHandler {
   // Runs on the caller's thread.
   void MonitorOnce();
 
+  // Returns once the hub's queued work (stream ends, refreshes) is done; for tests.
+  void WaitIdle() const { queue_.WaitIdle(); }
+
   // Sessions open now, and hosts with a registered session.
   int open_sessions() const;
   int registered_hosts() const;
