@@ -5,12 +5,27 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::orchestrator::testing {
 namespace {
 
 namespace inv = inventory::v1;
+
+google::protobuf::Timestamp Ts(absl::Time time) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
+}
+
+// The inventory's own timestamps of a write at `now`: updated_at always, status_updated_at when
+// the status moved (or was never set), created_at once.
+template <typename Record>
+void Stamp(Record& record, bool status_moved, absl::Time now) {
+  const google::protobuf::Timestamp at = Ts(now);
+  *record.mutable_updated_at() = at;
+  if (status_moved || !record.has_status_updated_at()) *record.mutable_status_updated_at() = at;
+  if (!record.has_created_at()) *record.mutable_created_at() = at;
+}
 
 absl::Status CheckVersion(const std::string& what, int64_t expected, int64_t actual) {
   if (expected <= 0 || expected == actual) return absl::OkStatus();
@@ -38,6 +53,7 @@ class FakeInventory::Subscription final : public WatchSubscription {
 types::v1::Cluster FakeInventory::AddCluster(types::v1::Cluster cluster, std::string pull_secret) {
   cluster.clear_hosts();
   if (cluster.resource_version() == 0) cluster.set_resource_version(1);
+  Stamp(cluster, false, clock_.Now());
   absl::MutexLock lock(&mu_);
   pull_secrets_[cluster.id()] = std::move(pull_secret);
   return clusters_[cluster.id()] = std::move(cluster);
@@ -53,6 +69,7 @@ types::v1::InfraEnv FakeInventory::AddInfraEnv(types::v1::InfraEnv infra_env,
 
 types::v1::Host FakeInventory::AddHost(types::v1::Host host) {
   if (host.resource_version() == 0) host.set_resource_version(1);
+  Stamp(host, false, clock_.Now());
   absl::MutexLock lock(&mu_);
   return hosts_[{host.infra_env_id(), host.id()}] = std::move(host);
 }
@@ -231,6 +248,7 @@ absl::StatusOr<types::v1::Host> FakeInventory::CreateHost(const types::v1::Host&
                                                       : types::v1::HOST_STATUS_DISCOVERING);
     }
     created.set_resource_version(1);
+    Stamp(created, true, clock_.Now());
     hosts_[{host.infra_env_id(), host.id()}] = created;
     Announce(inv::RESOURCE_KIND_HOST, &created, nullptr, inv::CHANGE_TYPE_CREATED);
   }
@@ -249,6 +267,7 @@ absl::StatusOr<types::v1::Host> FakeInventory::WriteHost(
   written.set_status(status.value_or(stored.status()));
   if (status_info != nullptr) written.set_status_info(*status_info);
   written.set_resource_version(stored.resource_version() + 1);
+  Stamp(written, written.status() != stored.status(), clock_.Now());
   ++host_writes_;
   hosts_[{stored.infra_env_id(), stored.id()}] = written;
   Announce(inv::RESOURCE_KIND_HOST, &written, nullptr, inv::CHANGE_TYPE_UPDATED);
@@ -265,6 +284,7 @@ absl::StatusOr<types::v1::Cluster> FakeInventory::WriteCluster(
   written.set_status(status.value_or(stored.status()));
   if (status_info != nullptr) written.set_status_info(*status_info);
   written.set_resource_version(stored.resource_version() + 1);
+  Stamp(written, written.status() != stored.status(), clock_.Now());
   clusters_[stored.id()] = written;
   Announce(inv::RESOURCE_KIND_CLUSTER, nullptr, &written, inv::CHANGE_TYPE_UPDATED);
   return written;

@@ -6,6 +6,8 @@
 //     is not the stored one fails ABORTED, as does a status compare-and-set whose expected
 //     status is not the stored one;
 //   * a new host without a status gets discovering (discovering-unbound outside a cluster);
+//   * created_at, updated_at and status_updated_at (when the status moves) are the fake
+//     clock's now, as the inventory stamps them with its own;
 //   * leases are held until their ttl passes on the injected clock, re-acquired by their
 //     holder without a new epoch, taken by another holder with epoch + 1; a fenced artifact
 //     write fails FAILED_PRECONDITION once its lease changed hands; if_absent: ALREADY_EXISTS;
