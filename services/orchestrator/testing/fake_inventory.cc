@@ -3,6 +3,7 @@
 #include "services/orchestrator/testing/fake_inventory.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
@@ -256,37 +257,33 @@ absl::StatusOr<types::v1::Host> FakeInventory::CreateHost(const types::v1::Host&
   return created;
 }
 
-absl::StatusOr<types::v1::Host> FakeInventory::WriteHost(
-    const types::v1::Host& stored, const core::HostFieldsUpdate& update,
-    std::optional<types::v1::HostStatus> status, const std::string* status_info) {
-  types::v1::Host written = stored;
+template <typename Record, typename Key, typename Status>
+absl::StatusOr<Record> FakeInventory::Write(std::map<Key, Record>& records, const Key& key,
+                                            const std::string& what,
+                                            const WriteCheck<Status>& check,
+                                            const core::FieldsUpdate<Record>& update) {
+  auto it = records.find(key);
+  if (it == records.end()) return absl::NotFoundError(absl::StrCat(what, " not found"));
+  const Record& stored = it->second;
+  RETURN_IF_ERROR(CheckVersion(what, check.expected_version, stored.resource_version()));
+  if (check.expected_status.has_value() && stored.status() != *check.expected_status) {
+    return absl::AbortedError(absl::StrCat(what, " is no longer in the status expected"));
+  }
+  Record written = stored;
   update.ApplyTo(written);
-  // The key and the bookkeeping are the inventory's, whatever the patch says.
-  written.set_id(stored.id());
-  written.set_infra_env_id(stored.infra_env_id());
-  written.set_status(status.value_or(stored.status()));
-  if (status_info != nullptr) written.set_status_info(*status_info);
+  if (check.to.has_value()) {
+    written.set_status(*check.to);
+    written.set_status_info(check.status_info);
+  }
   written.set_resource_version(stored.resource_version() + 1);
   Stamp(written, written.status() != stored.status(), clock_.Now());
-  ++host_writes_;
-  hosts_[{stored.infra_env_id(), stored.id()}] = written;
-  Announce(inv::RESOURCE_KIND_HOST, &written, nullptr, inv::CHANGE_TYPE_UPDATED);
-  return written;
-}
-
-absl::StatusOr<types::v1::Cluster> FakeInventory::WriteCluster(
-    const types::v1::Cluster& stored, const core::ClusterFieldsUpdate& update,
-    std::optional<types::v1::ClusterStatus> status, const std::string* status_info) {
-  types::v1::Cluster written = stored;
-  update.ApplyTo(written);
-  written.set_id(stored.id());
-  written.clear_hosts();
-  written.set_status(status.value_or(stored.status()));
-  if (status_info != nullptr) written.set_status_info(*status_info);
-  written.set_resource_version(stored.resource_version() + 1);
-  Stamp(written, written.status() != stored.status(), clock_.Now());
-  clusters_[stored.id()] = written;
-  Announce(inv::RESOURCE_KIND_CLUSTER, nullptr, &written, inv::CHANGE_TYPE_UPDATED);
+  it->second = written;
+  if constexpr (std::is_same_v<Record, types::v1::Host>) {
+    ++host_writes_;
+    Announce(inv::RESOURCE_KIND_HOST, &written, nullptr, inv::CHANGE_TYPE_UPDATED);
+  } else {
+    Announce(inv::RESOURCE_KIND_CLUSTER, nullptr, &written, inv::CHANGE_TYPE_UPDATED);
+  }
   return written;
 }
 
@@ -298,11 +295,9 @@ absl::StatusOr<types::v1::Host> FakeInventory::UpdateHost(const std::string& inf
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(Injected("UpdateHost"));
-    auto it = hosts_.find({infra_env_id, id});
-    if (it == hosts_.end()) return absl::NotFoundError(absl::StrCat("host ", id));
-    RETURN_IF_ERROR(
-        CheckVersion(absl::StrCat("host ", id), expected_version, it->second.resource_version()));
-    written = WriteHost(it->second, update, std::nullopt, nullptr);
+    written =
+        Write(hosts_, HostKey{infra_env_id, id}, absl::StrCat("host ", id),
+              WriteCheck<types::v1::HostStatus>{.expected_version = expected_version}, update);
   }
   Deliver();
   return written;
@@ -314,11 +309,9 @@ absl::StatusOr<types::v1::Cluster> FakeInventory::UpdateCluster(
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(Injected("UpdateCluster"));
-    auto it = clusters_.find(id);
-    if (it == clusters_.end()) return absl::NotFoundError(absl::StrCat("cluster ", id));
-    RETURN_IF_ERROR(CheckVersion(absl::StrCat("cluster ", id), expected_version,
-                                 it->second.resource_version()));
-    written = WriteCluster(it->second, update, std::nullopt, nullptr);
+    written =
+        Write(clusters_, id, absl::StrCat("cluster ", id),
+              WriteCheck<types::v1::ClusterStatus>{.expected_version = expected_version}, update);
   }
   Deliver();
   return written;
@@ -331,16 +324,11 @@ absl::StatusOr<types::v1::Host> FakeInventory::UpdateHostStatus(
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(Injected("UpdateHostStatus"));
-    if (to == types::v1::HOST_STATUS_UNSPECIFIED) {
-      return absl::InvalidArgumentError("new_status: required");
-    }
-    auto it = hosts_.find({stored.infra_env_id(), stored.id()});
-    if (it == hosts_.end()) return absl::NotFoundError(absl::StrCat("host ", stored.id()));
-    if (it->second.status() != stored.status()) {
-      return absl::AbortedError(absl::StrCat("host ", stored.id(), " is no longer ",
-                                             types::v1::HostStatus_Name(stored.status())));
-    }
-    written = WriteHost(it->second, patch, to, &status_info);
+    written = Write(hosts_, HostKey{stored.infra_env_id(), stored.id()},
+                    absl::StrCat("host ", stored.id()),
+                    WriteCheck<types::v1::HostStatus>{
+                        .expected_status = stored.status(), .to = to, .status_info = status_info},
+                    patch);
   }
   Deliver();
   return written;
@@ -353,13 +341,10 @@ absl::StatusOr<types::v1::Cluster> FakeInventory::UpdateClusterStatus(
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(Injected("UpdateClusterStatus"));
-    auto it = clusters_.find(stored.id());
-    if (it == clusters_.end()) return absl::NotFoundError(absl::StrCat("cluster ", stored.id()));
-    if (it->second.status() != stored.status()) {
-      return absl::AbortedError(absl::StrCat("cluster ", stored.id(), " is no longer ",
-                                             types::v1::ClusterStatus_Name(stored.status())));
-    }
-    written = WriteCluster(it->second, patch, to, &status_info);
+    written = Write(clusters_, stored.id(), absl::StrCat("cluster ", stored.id()),
+                    WriteCheck<types::v1::ClusterStatus>{
+                        .expected_status = stored.status(), .to = to, .status_info = status_info},
+                    patch);
   }
   Deliver();
   return written;

@@ -26,6 +26,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,15 +115,21 @@ class FakeInventory final : public InventoryPort {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Hands queued changes to the subscribers, in order; call without mu_.
   void Deliver() ABSL_LOCKS_EXCLUDED(mu_);
-  absl::StatusOr<types::v1::Host> WriteHost(const types::v1::Host& stored,
-                                            const core::HostFieldsUpdate& update,
-                                            std::optional<types::v1::HostStatus> status,
-                                            const std::string* status_info)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  absl::StatusOr<types::v1::Cluster> WriteCluster(const types::v1::Cluster& stored,
-                                                  const core::ClusterFieldsUpdate& update,
-                                                  std::optional<types::v1::ClusterStatus> status,
-                                                  const std::string* status_info)
+  // What a write requires of the stored record, and the status it sets.
+  template <typename Status>
+  struct WriteCheck {
+    int64_t expected_version = 0;           // 0: any
+    std::optional<Status> expected_status;  // a status compare-and-set
+    std::optional<Status> to;
+    std::string status_info;
+  };
+  // The one write of a stored host or cluster: NOT_FOUND, ABORTED on a version or status that
+  // is not the expected one; otherwise `update` (and the status) written, the version bumped,
+  // the timestamps stamped and the change announced.
+  template <typename Record, typename Key, typename Status>
+  absl::StatusOr<Record> Write(std::map<Key, Record>& records, const Key& key,
+                               const std::string& what, const WriteCheck<Status>& check,
+                               const core::FieldsUpdate<Record>& update)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const Clock& clock_;
