@@ -20,6 +20,19 @@ void SetMask(const std::vector<std::string>& paths, google::protobuf::FieldMask&
   for (const std::string& path : paths) mask.add_paths(path);
 }
 
+// `request` as the compare-and-set of `stored`'s status to `to` with `status_info` and
+// `patch` (UpdateHostStatusRequest or UpdateClusterStatusRequest).
+template <typename Request, typename Record, typename Status>
+void CompareAndSet(const Record& stored, Status to, const std::string& status_info,
+                   const core::FieldsUpdate<Record>& patch, Request& request) {
+  request.set_id(stored.id());
+  request.set_expected_status(stored.status());
+  request.set_new_status(to);
+  request.set_status_info(status_info);
+  *request.mutable_patch() = patch.fields;
+  SetMask(patch.paths, *request.mutable_patch_mask());
+}
+
 class FollowerSubscription final : public WatchSubscription {
  public:
   explicit FollowerSubscription(std::unique_ptr<inventory_client::WatchFollower> follower)
@@ -159,12 +172,7 @@ absl::StatusOr<types::v1::Host> GrpcInventory::UpdateHostStatus(
     const core::HostFieldsUpdate& patch) {
   inv::UpdateHostStatusRequest request;
   request.set_infra_env_id(stored.infra_env_id());
-  request.set_id(stored.id());
-  request.set_expected_status(stored.status());
-  request.set_new_status(to);
-  request.set_status_info(status_info);
-  *request.mutable_patch() = patch.fields;
-  SetMask(patch.paths, *request.mutable_patch_mask());
+  CompareAndSet(stored, to, status_info, patch, request);
   return Call(&Stub::UpdateHostStatus, request);
 }
 
@@ -172,12 +180,7 @@ absl::StatusOr<types::v1::Cluster> GrpcInventory::UpdateClusterStatus(
     const types::v1::Cluster& stored, types::v1::ClusterStatus to, const std::string& status_info,
     const core::ClusterFieldsUpdate& patch) {
   inv::UpdateClusterStatusRequest request;
-  request.set_id(stored.id());
-  request.set_expected_status(stored.status());
-  request.set_new_status(to);
-  request.set_status_info(status_info);
-  *request.mutable_patch() = patch.fields;
-  SetMask(patch.paths, *request.mutable_patch_mask());
+  CompareAndSet(stored, to, status_info, patch, request);
   return Call(&Stub::UpdateClusterStatus, request);
 }
 
