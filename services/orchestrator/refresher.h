@@ -27,7 +27,7 @@
 // liveness.h), so hosts held here are judged on their last-heard time and hosts held by
 // another replica count as connected; the host's clock reading (timestamp) moves on with it.
 //
-//   Refresher refresher(stub, {.timeouts = timeouts}, clock, liveness, events, log, &files);
+//   Refresher refresher(inventory, {.timeouts = timeouts}, clock, liveness, events, log, &files);
 //   ASSIGN_OR_RETURN(RefreshOutcome outcome, refresher.RefreshHost(infra_env_id, host_id));
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_REFRESHER_H_
