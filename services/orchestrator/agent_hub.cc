@@ -8,10 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "google/protobuf/util/time_util.h"
-#include "grpcpp/client_context.h"
 #include "lib/auth/token.h"
-#include "lib/grpc/channel.h"
-#include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/next_steps.h"
@@ -36,6 +33,14 @@ bool IsLowerUuid(const std::string& id) {
 
 google::protobuf::Timestamp ToTimestamp(absl::Time time) {
   return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
+}
+
+// `result`'s value into `out` when it has one; its status either way.
+template <typename T>
+absl::Status StatusInto(absl::StatusOr<T> result, T& out) {
+  if (!result.ok()) return result.status();
+  out = *std::move(result);
+  return absl::OkStatus();
 }
 
 std::string NewReplicaId(Random& random) {
@@ -73,9 +78,9 @@ std::string AgentHub::Target::Key() const {
   return cluster_id.empty() ? HostKey(infra_env_id, host_id) : cluster_id;
 }
 
-AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options, Random& random,
-                   log::Logger log, HubParts parts)
-    : inventory_(inv::InventoryService::NewStub(std::move(inventory))),
+AgentHub::AgentHub(InventoryPort& inventory, HubOptions options, Random& random, log::Logger log,
+                   HubParts parts)
+    : inventory_(inventory),
       options_(std::move(options)),
       random_(random),
       log_(std::move(log)),
@@ -86,42 +91,36 @@ AgentHub::AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options,
               options_.replica_id.empty() ? NewReplicaId(random) : options_.replica_id, clock_))),
       events_(
           *OwnedOr<EventSink*>(parts.events, own_events_,
-                               std::make_unique<InventoryEvents>(*inventory_, options_.event_rate,
+                               std::make_unique<InventoryEvents>(inventory_, options_.event_rate,
                                                                  clock_, log_.Child("events")))),
       instructions_(*OwnedOr<InstructionSource*>(parts.instructions, own_instructions_,
                                                  std::make_unique<DefaultInstructions>(random))),
       progress_(*OwnedOr<ProgressSink*>(parts.progress, own_progress_,
                                         std::make_unique<LoggingProgressSink>(log_))),
       registrations_(parts.registrations),
-      signing_keys_(InfraEnvSigningKeys::FromInventory(
-          *inventory_, clock_, {.ttl = options_.signing_key_ttl}, options_.inventory_timeout)),
+      signing_keys_(std::make_unique<InfraEnvSigningKeys>(
+          [this](const std::string& infra_env_id) {
+            return inventory_.GetInfraEnvSigningKey(infra_env_id);
+          },
+          clock_, InfraEnvSigningKeys::Options{.ttl = options_.signing_key_ttl})),
       metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
                                                std::make_unique<prometheus::Registry>())),
       admission_(options_.streams),
-      refresher_(
-          *OwnedOr<Refresher*>(parts.refresher, own_refresher_,
-                               std::make_unique<Refresher>(
-                                   *inventory_,
-                                   RefreshOptions{.timeouts = options_.timeouts,
-                                                  .inventory_timeout = options_.inventory_timeout},
-                                   clock_, liveness_, events_, log_))),
-      presence_(
-          *inventory_, liveness_.replica_id(),
-          {.ttl = options_.replica_lease_ttl, .inventory_timeout = options_.inventory_timeout},
-          log_.Child("presence")),
+      refresher_(*OwnedOr<Refresher*>(
+          parts.refresher, own_refresher_,
+          std::make_unique<Refresher>(inventory_, RefreshOptions{.timeouts = options_.timeouts},
+                                      clock_, liveness_, events_, log_))),
+      presence_(inventory_, liveness_.replica_id(), {.ttl = options_.replica_lease_ttl},
+                log_.Child("presence")),
       next_orphan_sweep_(clock_.Now() + options_.orphan_sweep_interval),
       queue_(options_.workers, options_.max_backlog) {
   if (options_.follow_watch) {
-    watch_ = std::make_unique<inventory_client::WatchFollower>(
-        *inventory_,
-        // Hints: a change through our inventory replica reaches us without waiting for the
-        // change log to number it; AlreadyJudged drops the numbered copy.
-        inventory_client::WatchFollower::Options{
-            .kinds = {inv::RESOURCE_KIND_HOST, inv::RESOURCE_KIND_CLUSTER}, .hints = true},
-        inventory_client::WatchFollower::Callbacks{
-            .on_change = [this](const inv::WatchEvent& e) { OnWatchEvent(e); },
-            .on_resync = [this] { OnWatchResync(); }},
-        log_.Child("watch"));
+    // Hints: a change through our inventory replica reaches us without waiting for the
+    // change log to number it; AlreadyJudged drops the numbered copy.
+    watch_ = inventory_.Watch({inv::RESOURCE_KIND_HOST, inv::RESOURCE_KIND_CLUSTER},
+                              /*hints=*/true,
+                              {.on_change = [this](const inv::WatchEvent& e) { OnWatchEvent(e); },
+                               .on_resync = [this] { OnWatchResync(); }});
   }
   if (options_.monitor_interval > absl::ZeroDuration()) {
     monitor_ = std::thread([this] { MonitorLoop(); });
@@ -135,10 +134,6 @@ AgentHub::~AgentHub() {
   }
   if (monitor_.joinable()) monitor_.join();
   watch_.reset();
-}
-
-std::unique_ptr<grpc::ClientContext> AgentHub::Context() const {
-  return grpcutil::ContextWithin(options_.inventory_timeout);
 }
 
 void AgentHub::OnOpen(const std::shared_ptr<Session>& session) {
@@ -189,34 +184,28 @@ void AgentHub::RecordDisconnect(const Agent& agent, absl::Time last_heard) {
 void AgentHub::ReleaseStream(const std::string& infra_env_id, const std::string& host_id,
                              const std::string& holder, std::optional<absl::Time> last_heard) {
   for (int attempt = 0; attempt < 4; ++attempt) {
-    inv::GetHostRequest get;
-    get.set_infra_env_id(infra_env_id);
-    get.set_id(host_id);
-    types::v1::Host host;
-    if (!inventory_->GetHost(Context().get(), get, &host).ok()) return;
+    absl::StatusOr<types::v1::Host> host = inventory_.GetHost(infra_env_id, host_id);
+    if (!host.ok()) return;
     // Another replica holds a newer stream: it judges the host now.
-    if (host.agent_stream_holder() != holder) return;
-    inv::UpdateHostRequest update;
-    update.mutable_host()->set_id(host.id());
-    update.mutable_host()->set_infra_env_id(host.infra_env_id());
-    update.mutable_update_mask()->add_paths("agent_stream_holder");
+    if (host->agent_stream_holder() != holder) return;
+    HostFieldsUpdate update;
+    update.Mark("agent_stream_holder");
     if (last_heard.has_value()) {
-      *update.mutable_host()->mutable_checked_in_at() = ToTimestamp(*last_heard);
-      update.mutable_update_mask()->add_paths("checked_in_at");
+      *update.fields.mutable_checked_in_at() = ToTimestamp(*last_heard);
+      update.Mark("checked_in_at");
     }
-    update.set_resource_version(host.resource_version());
-    types::v1::Host written;
-    const grpc::Status status = inventory_->UpdateHost(Context().get(), update, &written);
-    if (status.ok()) {
+    absl::StatusOr<types::v1::Host> written =
+        inventory_.UpdateHost(infra_env_id, host_id, update, host->resource_version());
+    if (written.ok()) {
       const absl::Time heard = absl::FromUnixMicros(
-          google::protobuf::util::TimeUtil::TimestampToMicroseconds(written.checked_in_at()));
+          google::protobuf::util::TimeUtil::TimestampToMicroseconds(written->checked_in_at()));
       absl::MutexLock lock(&mu_);
       closed_[HostKey(infra_env_id, host_id)] = {
-          Target{infra_env_id, host_id, written.cluster_id()},
+          Target{infra_env_id, host_id, written->cluster_id()},
           heard + options_.timeouts.host.disconnection};
       return;
     }
-    if (status.error_code() != grpc::StatusCode::ABORTED) break;
+    if (!absl::IsAborted(written.status())) break;
   }
   log_.Warning("cannot record the end of an agent stream",
                {{"host_id", host_id}, {"holder", holder}});
@@ -312,32 +301,29 @@ void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t s
     return;
   }
   const bool controller = chunk.logs_type() == agent::v1::LOGS_TYPE_CONTROLLER;
-  inv::PutArtifactRequest put;
-  put.set_cluster_id(agent.cluster_id);
-  put.set_name(
-      absl::StrCat("logs/", controller ? "controller_" : "host_", agent.host_id, ".tar.gz"));
-  put.set_kind(inv::ARTIFACT_KIND_LOGS);
-  put.set_content_type("application/gzip");
-  put.set_content(chunk.data());
-  put.set_offset(chunk.offset());
-  put.set_partial(!chunk.last());
-  inv::ArtifactInfo stored;
-  const grpc::Status status = inventory_->PutArtifact(Context().get(), put, &stored);
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+  const ArtifactWrite put{
+      .cluster_id = agent.cluster_id,
+      .name = absl::StrCat("logs/", controller ? "controller_" : "host_", agent.host_id, ".tar.gz"),
+      .kind = inv::ARTIFACT_KIND_LOGS,
+      .content_type = "application/gzip",
+      .content = chunk.data(),
+      .offset = chunk.offset(),
+      .partial = !chunk.last()};
+  const absl::Status status = inventory_.PutArtifact(put);
+  if (absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) {
     return;  // not acknowledged: the agent sends it again after reconnecting
   }
   if (!status.ok()) {
     // A chunk that cannot land (e.g. its offset is past what is stored) never will: the
     // bundle stays partial and the next logs-gather starts over at offset 0.
-    log_.Warning("log chunk not stored", {{"host_id", agent.host_id},
-                                          {"offset", chunk.offset()},
-                                          {"error", status.error_message()}});
+    log_.Warning(
+        "log chunk not stored",
+        {{"host_id", agent.host_id}, {"offset", chunk.offset()}, {"error", status.message()}});
   } else if (chunk.last()) {
     session->StepDone(chunk.step_id());
     log_.Info("log bundle stored",
               {{"host_id", agent.host_id},
-               {"artifact", put.name()},
+               {"artifact", put.name},
                {"bytes", chunk.offset() + static_cast<int64_t>(chunk.data().size())}});
   }
   Acknowledge(session, seq);
@@ -413,47 +399,41 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
   // costs a single inventory call each): the connection facts and the inventory, whatever they
   // were before. NOT_FOUND means a new host.
   const google::protobuf::Timestamp now = ToTimestamp(clock_.Now());
-  inv::UpdateHostRequest update;
-  types::v1::Host& changes = *update.mutable_host();
-  changes.set_id(request.host_id());
-  changes.set_infra_env_id(request.infra_env_id());
-  *changes.mutable_checked_in_at() = now;
-  changes.set_agent_stream_holder(replica_id());
-  *changes.mutable_inventory() = request.inventory();
-  changes.set_discovery_agent_version(request.agent_version());
+  HostFieldsUpdate update;
+  *update.fields.mutable_checked_in_at() = now;
+  update.fields.set_agent_stream_holder(replica_id());
+  *update.fields.mutable_inventory() = request.inventory();
+  update.fields.set_discovery_agent_version(request.agent_version());
   for (const char* path :
        {"checked_in_at", "agent_stream_holder", "inventory", "discovery_agent_version"}) {
-    update.mutable_update_mask()->add_paths(path);
+    update.Mark(path);
   }
   if (request.has_agent_time()) {
     // The host's clock, compared with ours by time-synced-between-host-and-service.
-    *changes.mutable_timestamp() = request.agent_time();
-    update.mutable_update_mask()->add_paths("timestamp");
+    *update.fields.mutable_timestamp() = request.agent_time();
+    update.Mark("timestamp");
   }
   types::v1::Host host;
-  grpc::Status status = inventory_->UpdateHost(Context().get(), update, &host);
-  const bool created = status.error_code() == grpc::StatusCode::NOT_FOUND;
+  absl::Status status =
+      StatusInto(inventory_.UpdateHost(request.infra_env_id(), request.host_id(), update, 0), host);
+  const bool created = absl::IsNotFound(status);
   bool same_agent = false;  // the same agent process as before, reconnecting
   if (created) {
-    inv::GetInfraEnvRequest get_infra_env;
-    get_infra_env.set_id(request.infra_env_id());
-    types::v1::InfraEnv infra_env;
-    status = inventory_->GetInfraEnv(Context().get(), get_infra_env, &infra_env);
-    if (status.error_code() == grpc::StatusCode::NOT_FOUND) {
+    absl::StatusOr<types::v1::InfraEnv> infra_env = inventory_.GetInfraEnv(request.infra_env_id());
+    if (absl::IsNotFound(infra_env.status())) {
       Refuse(session, "infra-env " + request.infra_env_id() + " not found",
              agent::v1::REGISTRATION_ACTION_GIVE_UP, grpc::StatusCode::NOT_FOUND);
       return;
     }
-    if (!status.ok()) {
-      Refuse(session, "inventory unavailable: " + status.error_message(),
+    if (!infra_env.ok()) {
+      Refuse(session, absl::StrCat("inventory unavailable: ", infra_env.status().message()),
              agent::v1::REGISTRATION_ACTION_RETRY, grpc::StatusCode::UNAVAILABLE);
       return;
     }
-    inv::CreateHostRequest create;
-    types::v1::Host& fresh = *create.mutable_host();
+    types::v1::Host fresh;
     fresh.set_id(request.host_id());
     fresh.set_infra_env_id(request.infra_env_id());
-    fresh.set_cluster_id(infra_env.cluster_id());
+    fresh.set_cluster_id(infra_env->cluster_id());
     *fresh.mutable_inventory() = request.inventory();
     fresh.set_discovery_agent_version(request.agent_version());
     fresh.set_agent_instance_id(request.agent_instance_id());
@@ -461,19 +441,17 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     *fresh.mutable_checked_in_at() = now;
     fresh.set_agent_stream_holder(replica_id());
     if (request.has_agent_time()) *fresh.mutable_timestamp() = request.agent_time();
-    status = inventory_->CreateHost(Context().get(), create, &host);
+    status = StatusInto(inventory_.CreateHost(fresh), host);
   } else if (status.ok()) {
     same_agent = host.agent_instance_id() == request.agent_instance_id();
     if (!same_agent) {
       // A new agent process numbers its messages from 1 again.
-      inv::UpdateHostRequest renumber;
-      renumber.mutable_host()->set_id(host.id());
-      renumber.mutable_host()->set_infra_env_id(host.infra_env_id());
-      renumber.mutable_host()->set_agent_instance_id(request.agent_instance_id());
-      renumber.mutable_host()->set_agent_applied_seq(0);
-      renumber.mutable_update_mask()->add_paths("agent_instance_id");
-      renumber.mutable_update_mask()->add_paths("agent_applied_seq");
-      status = inventory_->UpdateHost(Context().get(), renumber, &host);
+      HostFieldsUpdate renumber;
+      renumber.fields.set_agent_instance_id(request.agent_instance_id());
+      renumber.fields.set_agent_applied_seq(0);
+      renumber.Mark("agent_instance_id");
+      renumber.Mark("agent_applied_seq");
+      status = StatusInto(inventory_.UpdateHost(host.infra_env_id(), host.id(), renumber, 0), host);
     }
     if (status.ok() && !same_agent && registrations_ != nullptr) {
       // The machine booted the discovery image again: its state machine decides what that means.
@@ -487,11 +465,10 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     }
   }
   if (!status.ok()) {
-    Refuse(session, "cannot record the host: " + status.error_message(),
-           status.error_code() == grpc::StatusCode::INVALID_ARGUMENT
-               ? agent::v1::REGISTRATION_ACTION_GIVE_UP
-               : agent::v1::REGISTRATION_ACTION_RETRY,
-           status.error_code());
+    Refuse(session, absl::StrCat("cannot record the host: ", status.message()),
+           absl::IsInvalidArgument(status) ? agent::v1::REGISTRATION_ACTION_GIVE_UP
+                                           : agent::v1::REGISTRATION_ACTION_RETRY,
+           static_cast<grpc::StatusCode>(status.code()));
     return;
   }
 
@@ -557,18 +534,15 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
 void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
                              const agent::v1::Progress& progress) {
   const Agent agent = AgentOf(*session);
-  inv::GetHostRequest get;
-  get.set_infra_env_id(agent.infra_env_id);
-  get.set_id(agent.host_id);
-  types::v1::Host host;
-  if (!inventory_->GetHost(Context().get(), get, &host).ok()) return;  // re-sent after reconnect
-  if (absl::Status handled = progress_.OnProgress(host, progress); !handled.ok()) {
+  absl::StatusOr<types::v1::Host> host = inventory_.GetHost(agent.infra_env_id, agent.host_id);
+  if (!host.ok()) return;  // re-sent after reconnect
+  if (absl::Status handled = progress_.OnProgress(*host, progress); !handled.ok()) {
     log_.Warning("install progress not recorded yet",
                  {{"host_id", agent.host_id}, {"seq", seq}, {"error", handled.message()}});
     return;
   }
   Acknowledge(session, seq);
-  Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()});
+  Refresh(Target{agent.infra_env_id, agent.host_id, host->cluster_id()});
 }
 
 void AgentHub::RefreshLater(const Target& target, std::optional<inv::WatchEvent> cause) {
@@ -897,38 +871,30 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
   // Optimistic concurrency: the result and the applied seq are written together, on the
   // version read, so a concurrent writer makes us re-read rather than apply twice.
   for (int attempt = 0; attempt < 5; ++attempt) {
-    inv::GetHostRequest get;
-    get.set_infra_env_id(agent.infra_env_id);
-    get.set_id(agent.host_id);
-    types::v1::Host host;
-    grpc::Status status = inventory_->GetHost(Context().get(), get, &host);
-    if (!status.ok()) break;
-    if (host.agent_instance_id() == agent.instance_id && seq <= host.agent_applied_seq()) {
+    absl::StatusOr<types::v1::Host> host = inventory_.GetHost(agent.infra_env_id, agent.host_id);
+    if (!host.ok()) break;
+    if (host->agent_instance_id() == agent.instance_id && seq <= host->agent_applied_seq()) {
       Acknowledge(session, seq);
       return;
     }
-    inv::UpdateHostRequest update;
-    types::v1::Host& changes = *update.mutable_host();
-    changes.set_id(host.id());
-    changes.set_infra_env_id(host.infra_env_id());
-    changes.set_agent_instance_id(agent.instance_id);
-    changes.set_agent_applied_seq(seq);
-    *changes.mutable_checked_in_at() = ToTimestamp(clock_.Now());
+    HostFieldsUpdate update;
+    update.fields.set_agent_instance_id(agent.instance_id);
+    update.fields.set_agent_applied_seq(seq);
+    *update.fields.mutable_checked_in_at() = ToTimestamp(clock_.Now());
     for (const char* path : {"agent_instance_id", "agent_applied_seq", "checked_in_at"}) {
-      update.mutable_update_mask()->add_paths(path);
+      update.Mark(path);
     }
-    absl::StatusOr<HostFieldsUpdate> fields = NormalizeStepResult(result, host);
+    absl::StatusOr<HostFieldsUpdate> fields = NormalizeStepResult(result, *host);
     if (!fields.ok()) {
       // Over a limit, or the agent and the orchestrator disagree on a format: sending it again
       // will not help.
       RejectMessage(session, seq, fields.status().message());
       return;
     }
-    changes.MergeFrom(fields->fields);
-    for (const std::string& path : fields->paths) update.mutable_update_mask()->add_paths(path);
-    update.set_resource_version(host.resource_version());
-    status = inventory_->UpdateHost(Context().get(), update, &host);
-    if (status.ok()) {
+    update.Merge(*fields);
+    absl::StatusOr<types::v1::Host> written =
+        inventory_.UpdateHost(host->infra_env_id(), host->id(), update, host->resource_version());
+    if (written.ok()) {
       {
         absl::MutexLock lock(&mu_);
         if (auto it = agents_.find(session.get()); it != agents_.end()) {
@@ -939,10 +905,10 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
       Acknowledge(session, seq);
       // What the result taught us may change this host's validations and status, and those of
       // the hosts that depend on it; changed instructions are pushed.
-      Refresh(Target{agent.infra_env_id, agent.host_id, host.cluster_id()}, &host);
+      Refresh(Target{agent.infra_env_id, agent.host_id, written->cluster_id()}, &*written);
       return;
     }
-    if (status.error_code() != grpc::StatusCode::ABORTED) break;
+    if (!absl::IsAborted(written.status())) break;
   }
   // Not acknowledged: the agent keeps the result and sends it again after a reconnect.
   log_.Warning("cannot apply a step result yet",

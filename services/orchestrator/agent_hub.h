@@ -60,10 +60,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
-#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
-#include "grpcpp/channel.h"
 #include "lib/inventory_client/signing_keys.h"
-#include "lib/inventory_client/watch_follower.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
@@ -74,6 +71,7 @@
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/hub_metrics.h"
 #include "services/orchestrator/instructions.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
 #include "services/orchestrator/replica_presence.h"
@@ -87,7 +85,6 @@ struct HubOptions {
   AdmissionLimits streams;
   int workers = 8;              // threads doing inventory work
   size_t max_backlog = 100000;  // queued session work before shedding load
-  absl::Duration inventory_timeout = absl::Seconds(10);
   // This replica's id in Host.agent_stream_holder; empty: a random one.
   std::string replica_id;
   core::Timeouts timeouts;
@@ -136,8 +133,9 @@ struct HubParts {
 
 class AgentHub final : public SessionHandler {
  public:
-  AgentHub(std::shared_ptr<grpc::Channel> inventory, HubOptions options, Random& random,
-           log::Logger log, HubParts parts = {});
+  // `inventory` must outlive the hub.
+  AgentHub(InventoryPort& inventory, HubOptions options, Random& random, log::Logger log,
+           HubParts parts = {});
   ~AgentHub() override;
 
   void OnOpen(const std::shared_ptr<Session>& session) override;
@@ -149,6 +147,9 @@ class AgentHub final : public SessionHandler {
   // One monitor pass (see the file comment), closing streams that did not register in time.
   // Runs on the caller's thread.
   void MonitorOnce();
+
+  // Returns once the hub's queued work (stream ends, refreshes) is done; for tests.
+  void WaitIdle() const { queue_.WaitIdle(); }
 
   // Sessions open now, and hosts with a registered session.
   int open_sessions() const;
@@ -237,9 +238,7 @@ class AgentHub final : public SessionHandler {
   // not send it again), logged and counted. Nothing of it is stored.
   void RejectMessage(const std::shared_ptr<Session>& session, uint64_t seq,
                      absl::string_view reason);
-  std::unique_ptr<grpc::ClientContext> Context() const;
-
-  std::unique_ptr<inventory::v1::InventoryService::Stub> inventory_;
+  InventoryPort& inventory_;
   const HubOptions options_;
   Random& random_;
   log::Logger log_;
@@ -288,7 +287,7 @@ class AgentHub final : public SessionHandler {
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
   WorkQueue queue_;  // its threads stop before the state above goes away
-  std::unique_ptr<inventory_client::WatchFollower> watch_;
+  std::unique_ptr<WatchSubscription> watch_;
   std::thread monitor_;
 };
 

@@ -1,12 +1,10 @@
 #include "services/orchestrator/controller_service.h"
 
 #include "absl/strings/str_cat.h"
-#include "lib/grpc/channel.h"
+#include "lib/status/grpc_status.h"
 
 namespace assisted::orchestrator {
 namespace {
-
-constexpr absl::Duration kInventoryTimeout = absl::Seconds(10);
 
 grpc::Status NotYourCluster() {
   return grpc::Status(grpc::StatusCode::PERMISSION_DENIED,
@@ -17,12 +15,8 @@ grpc::Status NotYourCluster() {
 
 ControllerServiceImpl::ControllerServiceImpl(v1::OrchestratorService::Service& actions,
                                              const ControllerTokens* tokens,
-                                             std::shared_ptr<grpc::Channel> inventory,
-                                             const Clock& clock)
-    : actions_(actions),
-      tokens_(tokens),
-      inventory_(inventory::v1::InventoryService::NewStub(std::move(inventory))),
-      clock_(clock) {}
+                                             InventoryPort& inventory, const Clock& clock)
+    : actions_(actions), tokens_(tokens), inventory_(inventory), clock_(clock) {}
 
 grpc::Status ControllerServiceImpl::TokenCluster(const grpc::ServerContext& context,
                                                  std::string* cluster_id) const {
@@ -50,18 +44,13 @@ grpc::Status ControllerServiceImpl::UpdateHostProgress(grpc::ServerContext* cont
     // nothing about which hosts exist.
     std::string scope;
     if (grpc::Status valid = TokenCluster(*context, &scope); !valid.ok()) return valid;
-    inventory::v1::GetHostRequest get;
-    get.set_infra_env_id(request->infra_env_id());
-    get.set_id(request->host_id());
-    types::v1::Host host;
-    const grpc::Status read =
-        inventory_->GetHost(grpcutil::ContextWithin(kInventoryTimeout).get(), get, &host);
-    if (read.error_code() == grpc::StatusCode::NOT_FOUND ||
-        read.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+    absl::StatusOr<types::v1::Host> host =
+        inventory_.GetHost(request->infra_env_id(), request->host_id());
+    if (absl::IsNotFound(host.status()) || absl::IsInvalidArgument(host.status())) {
       return NotYourCluster();
     }
-    if (!read.ok()) return read;
-    if (host.cluster_id() != scope) return NotYourCluster();
+    if (!host.ok()) return ToGrpcStatus(host.status());
+    if (host->cluster_id() != scope) return NotYourCluster();
   }
   return actions_.UpdateHostProgress(context, request, response);
 }

@@ -16,12 +16,11 @@
 #include <memory>
 #include <string>
 
-#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
-#include "grpcpp/channel.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/controller_token.h"
+#include "services/orchestrator/inventory_port.h"
 
 namespace assisted::orchestrator {
 
@@ -30,7 +29,7 @@ class ControllerServiceImpl final : public v1::ControllerService::Service {
   // `actions` does the work; `tokens` null means no caller is authenticated (development
   // set-ups without --url-signing-key-file, like agents then). All borrowed.
   ControllerServiceImpl(v1::OrchestratorService::Service& actions, const ControllerTokens* tokens,
-                        std::shared_ptr<grpc::Channel> inventory, const Clock& clock);
+                        InventoryPort& inventory, const Clock& clock);
 
   grpc::Status UpdateHostProgress(grpc::ServerContext* context,
                                   const v1::UpdateHostProgressRequest* request,
@@ -68,7 +67,7 @@ class ControllerServiceImpl final : public v1::ControllerService::Service {
 
   v1::OrchestratorService::Service& actions_;
   const ControllerTokens* tokens_;
-  std::unique_ptr<inventory::v1::InventoryService::Stub> inventory_;
+  InventoryPort& inventory_;
   const Clock& clock_;
 };
 

@@ -5,8 +5,6 @@
 #include <algorithm>
 
 #include "google/protobuf/util/time_util.h"
-#include "grpcpp/client_context.h"
-#include "lib/grpc/channel.h"
 
 namespace assisted::orchestrator {
 
@@ -42,14 +40,9 @@ uint64_t EventRateLimiter::dropped() const {
   return dropped_;
 }
 
-InventoryEvents::InventoryEvents(inventory::v1::InventoryService::StubInterface& inventory,
-                                 EventRateOptions options, const Clock& clock, log::Logger log,
-                                 absl::Duration timeout)
-    : inventory_(inventory),
-      limiter_(options, clock),
-      clock_(clock),
-      log_(std::move(log)),
-      timeout_(timeout) {}
+InventoryEvents::InventoryEvents(InventoryPort& inventory, EventRateOptions options,
+                                 const Clock& clock, log::Logger log)
+    : inventory_(inventory), limiter_(options, clock), clock_(clock), log_(std::move(log)) {}
 
 void InventoryEvents::Emit(types::v1::Event event) {
   const std::string& subject = !event.host_id().empty() ? event.host_id() : event.cluster_id();
@@ -58,14 +51,8 @@ void InventoryEvents::Emit(types::v1::Event event) {
     *event.mutable_event_time() =
         google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(clock_.Now()));
   }
-  inventory::v1::AppendEventRequest request;
-  *request.mutable_event() = std::move(event);
-  types::v1::Event written;
-  const grpc::Status status =
-      inventory_.AppendEvent(grpcutil::ContextWithin(timeout_).get(), request, &written);
-  if (!status.ok()) {
-    log_.Warning("cannot append an event",
-                 {{"name", request.event().name()}, {"error", status.error_message()}});
+  if (absl::Status appended = inventory_.AppendEvent(event); !appended.ok()) {
+    log_.Warning("cannot append an event", {{"name", event.name()}, {"error", appended.message()}});
   }
 }
 

@@ -19,11 +19,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "lib/log/log.h"
 #include "lib/time/clock.h"
+#include "services/orchestrator/inventory_port.h"
 
 namespace assisted::orchestrator {
 
@@ -72,18 +72,16 @@ class EventRateLimiter {
 // Appends rate-limited events to the inventory.
 class InventoryEvents final : public EventSink {
  public:
-  InventoryEvents(inventory::v1::InventoryService::StubInterface& inventory,
-                  EventRateOptions options, const Clock& clock, log::Logger log,
-                  absl::Duration timeout = absl::Seconds(5));
+  InventoryEvents(InventoryPort& inventory, EventRateOptions options, const Clock& clock,
+                  log::Logger log);
   void Emit(types::v1::Event event) override;
   uint64_t dropped() const { return limiter_.dropped(); }
 
  private:
-  inventory::v1::InventoryService::StubInterface& inventory_;
+  InventoryPort& inventory_;
   EventRateLimiter limiter_;
   const Clock& clock_;
   log::Logger log_;
-  const absl::Duration timeout_;
 };
 
 // Event builders (names as in the reference's events catalogue).

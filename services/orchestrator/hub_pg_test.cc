@@ -225,13 +225,14 @@ class HubTest : public assisted::testing::PostgresTest {
     inventory_ = *std::move(inventory);
     channel_ = grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials());
     stub_ = inv::InventoryService::NewStub(channel_);
+    port_ = std::make_unique<GrpcInventory>(channel_, absl::Seconds(10), log::Logger::Discard());
   }
 
   void StartHub(HubOptions options = {}) {
     options.monitor_interval = absl::ZeroDuration();  // the test calls MonitorOnce
     options.timeouts.host.disconnection = absl::Minutes(3);
     options.replica_id = "replica-under-test";
-    hub_ = std::make_unique<AgentHub>(channel_, options, random_, log::Logger::Discard(),
+    hub_ = std::make_unique<AgentHub>(*port_, options, random_, log::Logger::Discard(),
                                       HubParts{.clock = &clock_, .metrics = &metrics_});
     service_ = std::make_unique<AgentServiceImpl>(*hub_);
     grpc::ServerBuilder builder;
@@ -401,6 +402,7 @@ class HubTest : public assisted::testing::PostgresTest {
   std::unique_ptr<LaunchedService> inventory_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<inv::InventoryService::Stub> stub_;
+  std::unique_ptr<GrpcInventory> port_;  // the hub's door to the inventory
   SystemRandom random_;
   FakeClock clock_{absl::Now()};
   prometheus::Registry metrics_;

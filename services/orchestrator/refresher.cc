@@ -7,9 +7,6 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
-#include "grpcpp/client_context.h"
-#include "lib/grpc/channel.h"
-#include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/cluster_facts.h"
@@ -26,7 +23,6 @@
 namespace assisted::orchestrator {
 namespace {
 
-namespace inv = inventory::v1;
 using Validations = google::protobuf::RepeatedPtrField<types::v1::ValidationResult>;
 
 struct ClusterChoices {
@@ -147,19 +143,6 @@ core::FieldsUpdate<Record> WithEffects(const Record& stored, const Decision& dec
   return fields;
 }
 
-// `request` as the compare-and-set of `stored`'s status to `decision.to` with status_info
-// `info` and `update`'s fields (UpdateHostStatusRequest or UpdateClusterStatusRequest).
-template <typename Request, typename Record, typename Decision>
-void CompareAndSet(const Record& stored, const Decision& decision, const std::string& info,
-                   const core::FieldsUpdate<Record>& update, Request& request) {
-  request.set_id(stored.id());
-  request.set_expected_status(stored.status());
-  request.set_new_status(decision.to);
-  request.set_status_info(info);
-  *request.mutable_patch() = update.fields;
-  for (const std::string& path : update.paths) request.mutable_patch_mask()->add_paths(path);
-}
-
 }  // namespace
 
 bool ValidationOutcomesDiffer(const Validations& a, const Validations& b) {
@@ -170,9 +153,9 @@ bool ValidationOutcomesDiffer(const Validations& a, const Validations& b) {
   return false;
 }
 
-Refresher::Refresher(inv::InventoryService::StubInterface& inventory, RefreshOptions options,
-                     const Clock& clock, const LivenessView& liveness, EventSink& events,
-                     log::Logger log, InstallationFiles* files)
+Refresher::Refresher(InventoryPort& inventory, RefreshOptions options, const Clock& clock,
+                     const LivenessView& liveness, EventSink& events, log::Logger log,
+                     InstallationFiles* files)
     : inventory_(inventory),
       options_(std::move(options)),
       clock_(clock),
@@ -180,10 +163,6 @@ Refresher::Refresher(inv::InventoryService::StubInterface& inventory, RefreshOpt
       events_(events),
       log_(std::move(log)),
       files_(files) {}
-
-std::unique_ptr<grpc::ClientContext> Refresher::Context() const {
-  return grpcutil::ContextWithin(options_.inventory_timeout);
-}
 
 types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time now) const {
   std::optional<absl::Time> heard =
@@ -205,12 +184,7 @@ types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time no
 }
 
 absl::StatusOr<types::v1::Cluster> Refresher::LoadCluster(const std::string& cluster_id) {
-  inv::GetClusterRequest get;
-  get.set_id(cluster_id);
-  get.set_include_hosts(true);
-  types::v1::Cluster cluster;
-  RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetCluster(Context().get(), get, &cluster)));
-  return cluster;
+  return inventory_.GetCluster(cluster_id, /*with_hosts=*/true);
 }
 
 absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(const std::string& infra_env_id,
@@ -233,10 +207,7 @@ absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& inf
       host = *std::move(known);
       known.reset();
     } else {
-      inv::GetHostRequest get;
-      get.set_infra_env_id(infra_env_id);
-      get.set_id(host_id);
-      RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetHost(Context().get(), get, &host)));
+      ASSIGN_OR_RETURN(host, inventory_.GetHost(infra_env_id, host_id));
     }
     if (!host.cluster_id().empty()) return RefreshCluster(host.cluster_id());
     RefreshOutcome outcome;
@@ -358,12 +329,8 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
                                               cluster->ignored_cluster_validations().end()));
   bool kubeconfig_exists = false;
   if (cluster->status() == core::cluster_status::kFinalizing) {
-    inv::GetArtifactRequest get;
-    get.set_cluster_id(cluster->id());
-    get.set_name("kubeconfig");
-    get.set_metadata_only(true);
-    inv::Artifact artifact;
-    kubeconfig_exists = inventory_.GetArtifact(Context().get(), get, &artifact).ok();
+    kubeconfig_exists =
+        inventory_.GetArtifact(cluster->id(), "kubeconfig", /*metadata_only=*/true).ok();
   }
   const core::ClusterContext context =
       core::MakeClusterContext(*cluster, pointers, &validations, now, options_.timeouts,
@@ -399,10 +366,8 @@ absl::Status Refresher::Prepare(const types::v1::Cluster& cluster) {
     return generated;  // transient: the next refresh resumes
   }
   // Another refresh of this replica may have generated them first and recorded it.
-  inv::GetClusterRequest get;
-  get.set_id(cluster.id());
-  types::v1::Cluster stored;
-  RETURN_IF_ERROR(FromGrpcStatus(inventory_.GetCluster(Context().get(), get, &stored)));
+  ASSIGN_OR_RETURN(types::v1::Cluster stored,
+                   inventory_.GetCluster(cluster.id(), /*with_hosts=*/false));
   if (FilesDecided(stored)) return absl::OkStatus();
   core::ClusterFieldsUpdate outcome;
   types::v1::LastInstallationPreparation& preparation =
@@ -435,11 +400,8 @@ absl::StatusOr<types::v1::Host> Refresher::Apply(const types::v1::Host& stored,
       WithEffects(stored, decision, std::move(fields), clock_.Now(), core::HostEffectFields);
   const std::string info =
       decision.status_info.empty() ? stored.status_info() : decision.status_info;
-  inv::UpdateHostStatusRequest request;
-  request.set_infra_env_id(stored.infra_env_id());
-  CompareAndSet(stored, decision, info, update, request);
-  types::v1::Host written;
-  RETURN_IF_ERROR(FromGrpcStatus(inventory_.UpdateHostStatus(Context().get(), request, &written)));
+  ASSIGN_OR_RETURN(types::v1::Host written,
+                   inventory_.UpdateHostStatus(stored, decision.to, info, update));
   if (decision.to != stored.status()) {
     log_.Info("host status changed", {{"host_id", stored.id()},
                                       {"from", core::HostStatusName(stored.status())},
@@ -464,11 +426,8 @@ absl::StatusOr<types::v1::Cluster> Refresher::Apply(const types::v1::Cluster& st
       WithEffects(stored, decision, std::move(fields), clock_.Now(), core::ClusterEffectFields);
   const std::string info =
       decision.status_info.empty() ? stored.status_info() : decision.status_info;
-  inv::UpdateClusterStatusRequest request;
-  CompareAndSet(stored, decision, info, update, request);
-  types::v1::Cluster written;
-  RETURN_IF_ERROR(
-      FromGrpcStatus(inventory_.UpdateClusterStatus(Context().get(), request, &written)));
+  ASSIGN_OR_RETURN(types::v1::Cluster written,
+                   inventory_.UpdateClusterStatus(stored, decision.to, info, update));
   if (decision.to != stored.status()) {
     log_.Info("cluster status changed", {{"cluster_id", stored.id()},
                                          {"from", core::ClusterStatusName(stored.status())},

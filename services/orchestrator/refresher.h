@@ -27,7 +27,7 @@
 // liveness.h), so hosts held here are judged on their last-heard time and hosts held by
 // another replica count as connected; the host's clock reading (timestamp) moves on with it.
 //
-//   Refresher refresher(stub, {.timeouts = timeouts}, clock, liveness, events, log, &files);
+//   Refresher refresher(inventory, {.timeouts = timeouts}, clock, liveness, events, log, &files);
 //   ASSIGN_OR_RETURN(RefreshOutcome outcome, refresher.RefreshHost(infra_env_id, host_id));
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_REFRESHER_H_
@@ -39,7 +39,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "lib/log/log.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
@@ -48,6 +47,7 @@
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/events.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 
 namespace assisted::orchestrator {
@@ -55,7 +55,6 @@ namespace assisted::orchestrator {
 struct RefreshOptions {
   core::Timeouts timeouts;
   core::DecisionSettings decisions;
-  absl::Duration inventory_timeout = absl::Seconds(10);
   int attempts = 4;  // decisions re-made after lost compare-and-sets
 };
 
@@ -82,8 +81,8 @@ class InstallationFiles {
 class Refresher {
  public:
   // `files` may be null: preparing clusters then wait for a refresher that has it.
-  Refresher(inventory::v1::InventoryService::StubInterface& inventory, RefreshOptions options,
-            const Clock& clock, const LivenessView& liveness, EventSink& events, log::Logger log,
+  Refresher(InventoryPort& inventory, RefreshOptions options, const Clock& clock,
+            const LivenessView& liveness, EventSink& events, log::Logger log,
             InstallationFiles* files = nullptr);
 
   // Refreshes the cluster of the host (or the host alone when it has no cluster).
@@ -128,9 +127,8 @@ class Refresher {
   // as they come.
   absl::Status Prepare(const types::v1::Cluster& cluster);
   absl::StatusOr<types::v1::Cluster> LoadCluster(const std::string& cluster_id);
-  std::unique_ptr<grpc::ClientContext> Context() const;
 
-  inventory::v1::InventoryService::StubInterface& inventory_;
+  InventoryPort& inventory_;
   const RefreshOptions options_;
   const Clock& clock_;
   const LivenessView& liveness_;

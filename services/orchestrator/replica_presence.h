@@ -12,7 +12,7 @@
 // alone), and releases it after (Done). A lease that was never taken counts as gone: a replica
 // takes its own before it serves any stream.
 //
-//   ReplicaPresence presence(stub, "orchestrator-1a2b", {.ttl = absl::Seconds(30)}, log);
+//   ReplicaPresence presence(inventory, "orchestrator-1a2b", {.ttl = absl::Seconds(30)}, log);
 //   presence.KeepAlive(clock.Now());  // from the monitor, every few seconds
 //   for (const Orphans& dead : *presence.FindOrphans()) { ...; presence.Done(dead.holder); }
 
@@ -26,8 +26,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/types/v1/host.pb.h"
 #include "lib/log/log.h"
+#include "services/orchestrator/inventory_port.h"
 
 namespace assisted::orchestrator {
 
@@ -35,7 +36,6 @@ struct PresenceOptions {
   // How long a replica's lease outlives its last renewal: a killed replica's hosts are handed
   // back at most this long (plus one sweep) after it died.
   absl::Duration ttl = absl::Seconds(30);
-  absl::Duration inventory_timeout = absl::Seconds(10);
 };
 
 class ReplicaPresence {
@@ -46,8 +46,8 @@ class ReplicaPresence {
     std::vector<types::v1::Host> hosts;  // as listed (reports omitted)
   };
 
-  ReplicaPresence(inventory::v1::InventoryService::StubInterface& inventory, std::string replica_id,
-                  PresenceOptions options, log::Logger log);
+  ReplicaPresence(InventoryPort& inventory, std::string replica_id, PresenceOptions options,
+                  log::Logger log);
 
   // Takes or renews this replica's lease if a third of its ttl has passed (by `now`) since it
   // last did. Failures are logged and retried on the next call.
@@ -66,9 +66,8 @@ class ReplicaPresence {
  private:
   // Acquires lease `name` for this replica; whether it was granted.
   absl::StatusOr<bool> Acquire(const std::string& name);
-  std::unique_ptr<grpc::ClientContext> Context() const;
 
-  inventory::v1::InventoryService::StubInterface& inventory_;
+  InventoryPort& inventory_;
   const std::string replica_id_;
   const PresenceOptions options_;
   log::Logger log_;

@@ -18,8 +18,8 @@
 #include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
-#include "services/orchestrator/install/inventory_client.h"
 #include "services/orchestrator/install/orchestrator_service.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
 #include "services/orchestrator/timeouts_file.h"
@@ -106,8 +106,7 @@ struct Parts {
   SystemRandom random;
   RealClock clock;
   std::shared_ptr<const ControllerTokens> controller_tokens;  // null without a signing key
-  std::unique_ptr<inventory::v1::InventoryService::Stub> inventory;
-  std::unique_ptr<install::InventoryClient> install_inventory;
+  std::unique_ptr<GrpcInventory> inventory;
   std::unique_ptr<install::ArtifactGenerator> files;
   std::unique_ptr<LivenessTracker> liveness;
   std::unique_ptr<InventoryEvents> events;
@@ -168,11 +167,10 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     options.timeouts = *std::move(timeouts);
   }
   // The install actions, the hub and their one refresher decide with the same time limits.
-  parts->inventory = inventory::v1::InventoryService::NewStub(inventory);
-  parts->install_inventory =
-      std::make_unique<install::InventoryClient>(inventory, options.inventory_timeout);
+  parts->inventory = std::make_unique<GrpcInventory>(std::move(inventory), absl::Seconds(10),
+                                                     context.log.Child("inventory"));
   parts->files = std::make_unique<install::ArtifactGenerator>(
-      *parts->install_inventory, parts->clock, parts->random, RandomUuid(parts->random));
+      *parts->inventory, parts->clock, parts->random, RandomUuid(parts->random));
   parts->liveness = std::make_unique<LivenessTracker>(
       config.replica_id.empty() ? absl::StrCat("orchestrator-", RandomUuid(parts->random))
                                 : config.replica_id,
@@ -180,12 +178,10 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   parts->events = std::make_unique<InventoryEvents>(*parts->inventory, options.event_rate,
                                                     parts->clock, context.log.Child("events"));
   parts->refresher = std::make_unique<Refresher>(
-      *parts->inventory,
-      RefreshOptions{.timeouts = options.timeouts, .inventory_timeout = options.inventory_timeout},
-      parts->clock, *parts->liveness, *parts->events, context.log.Child("agents"),
-      parts->files.get());
+      *parts->inventory, RefreshOptions{.timeouts = options.timeouts}, parts->clock,
+      *parts->liveness, *parts->events, context.log.Child("agents"), parts->files.get());
   parts->actions = std::make_unique<install::InstallActions>(
-      inventory,
+      *parts->inventory,
       install::ActionsOptions{.timeouts = options.timeouts,
                               .os_image = {config.os_image_url, config.os_image_sha256}},
       parts->clock, parts->random, context.log.Child("install"),
@@ -198,7 +194,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
       std::make_unique<install::InstallStepSource>(*parts->actions, *parts->next_steps);
   parts->progress = std::make_unique<install::InstallProgressSink>(*parts->actions);
   parts->registrations = std::make_unique<install::InstallRegistrationSink>(*parts->actions);
-  parts->hub = std::make_unique<AgentHub>(inventory, std::move(options), parts->random,
+  parts->hub = std::make_unique<AgentHub>(*parts->inventory, std::move(options), parts->random,
                                           context.log.Child("agents"),
                                           HubParts{.instructions = parts->instructions.get(),
                                                    .progress = parts->progress.get(),
@@ -214,7 +210,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
             agent::v1::AgentService::service_full_name());
   auto management = std::make_unique<install::OrchestratorServiceImpl>(*parts->actions);
   host->Add(std::make_unique<ControllerServiceImpl>(*management, parts->controller_tokens.get(),
-                                                    std::move(inventory), parts->clock),
+                                                    *parts->inventory, parts->clock),
             v1::ControllerService::service_full_name());
   host->Add(std::move(management), v1::OrchestratorService::service_full_name(),
             service::GrpcServiceHost::Listener::kInternal);

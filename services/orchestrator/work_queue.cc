@@ -26,6 +26,15 @@ size_t WorkQueue::backlog() const {
   return queue_.size();
 }
 
+void WorkQueue::WaitIdle() const {
+  absl::MutexLock lock(&mu_);
+  mu_.Await(absl::Condition(
+      +[](const WorkQueue* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
+        return self->queue_.empty() && self->running_ == 0;
+      },
+      this));
+}
+
 void WorkQueue::Run() {
   while (true) {
     std::function<void()> work;
@@ -39,8 +48,11 @@ void WorkQueue::Run() {
       if (queue_.empty()) return;  // stopping, and everything submitted is done
       work = std::move(queue_.front());
       queue_.pop_front();
+      ++running_;
     }
     work();
+    absl::MutexLock lock(&mu_);
+    --running_;
   }
 }
 

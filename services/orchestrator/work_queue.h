@@ -31,6 +31,10 @@ class WorkQueue {
 
   size_t backlog() const;
 
+  // Returns once nothing is queued or running (work submitted meanwhile included): tests wait
+  // for the consequences of what they did without sleeping.
+  void WaitIdle() const;
+
  private:
   void Run();
 
@@ -38,6 +42,7 @@ class WorkQueue {
   mutable absl::Mutex mu_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  int running_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<std::thread> threads_;
 };
 

@@ -25,7 +25,6 @@ namespace assisted::orchestrator::install {
 namespace {
 
 namespace inv = inventory::v1;
-using Stub = InventoryClient::Stub;
 using types::v1::Cluster;
 using types::v1::Host;
 
@@ -74,10 +73,9 @@ struct InstallActions::Loaded {
   bool kubeconfig_exists = false;
 };
 
-InstallActions::InstallActions(std::shared_ptr<grpc::Channel> inventory, ActionsOptions options,
-                               const Clock& clock, Random& random, log::Logger log,
-                               ActionsParts parts)
-    : inventory_(std::move(inventory), options.inventory_timeout),
+InstallActions::InstallActions(InventoryPort& inventory, ActionsOptions options, const Clock& clock,
+                               Random& random, log::Logger log, ActionsParts parts)
+    : inventory_(inventory),
       options_(std::move(options)),
       clock_(clock),
       random_(random),
@@ -98,7 +96,7 @@ void InstallActions::Event(const std::string& name, const std::string& cluster_i
 absl::StatusOr<std::unique_ptr<InstallActions::Loaded>> InstallActions::Load(
     const std::string& cluster_id) const {
   auto loaded = std::make_unique<Loaded>();
-  ASSIGN_OR_RETURN(loaded->cluster, inventory_.Cluster(cluster_id));
+  ASSIGN_OR_RETURN(loaded->cluster, inventory_.GetCluster(cluster_id, /*with_hosts=*/true));
   loaded->hosts.assign(loaded->cluster.hosts().begin(), loaded->cluster.hosts().end());
   loaded->cluster.clear_hosts();
   loaded->reports.reserve(loaded->hosts.size());
@@ -107,11 +105,8 @@ absl::StatusOr<std::unique_ptr<InstallActions::Loaded>> InstallActions::Load(
     loaded->pointers.push_back(&loaded->hosts[i]);
     loaded->views.push_back({&loaded->hosts[i], &loaded->reports[i]});
   }
-  inv::GetArtifactRequest kubeconfig;
-  kubeconfig.set_cluster_id(cluster_id);
-  kubeconfig.set_name(kKubeconfigName);
-  kubeconfig.set_metadata_only(true);
-  absl::StatusOr<inv::Artifact> artifact = inventory_.Call(&Stub::GetArtifact, kubeconfig);
+  absl::StatusOr<inv::Artifact> artifact =
+      inventory_.GetArtifact(cluster_id, kKubeconfigName, /*metadata_only=*/true);
   if (!artifact.ok() && !absl::IsNotFound(artifact.status())) return artifact.status();
   loaded->kubeconfig_exists = artifact.ok();
   return loaded;
@@ -142,13 +137,11 @@ absl::Status InstallActions::AssignRolesAndBootstrap(const std::string& cluster_
     auto host = std::find_if(loaded->hosts.begin(), loaded->hosts.end(),
                              [&](const Host& h) { return h.id() == assignment.host_id; });
     if (host == loaded->hosts.end() || host->role() == assignment.role) continue;
-    inv::UpdateHostRequest update;
-    update.mutable_host()->set_id(host->id());
-    update.mutable_host()->set_infra_env_id(host->infra_env_id());
-    update.mutable_host()->set_role(assignment.role);
-    update.mutable_update_mask()->add_paths("role");
-    update.set_resource_version(host->resource_version());
-    ASSIGN_OR_RETURN(*host, inventory_.Call(&Stub::UpdateHost, update));
+    core::HostFieldsUpdate update;
+    update.fields.set_role(assignment.role);
+    update.Mark("role");
+    ASSIGN_OR_RETURN(*host, inventory_.UpdateHost(host->infra_env_id(), host->id(), update,
+                                                  host->resource_version()));
   }
   const bool has_bootstrap = std::any_of(loaded->hosts.begin(), loaded->hosts.end(),
                                          [](const Host& h) { return h.bootstrap(); });
@@ -156,13 +149,12 @@ absl::Status InstallActions::AssignRolesAndBootstrap(const std::string& cluster_
   ASSIGN_OR_RETURN(std::string bootstrap_id, core::ChooseBootstrap(loaded->pointers, facts));
   for (const Host& host : loaded->hosts) {
     if (host.id() != bootstrap_id) continue;
-    inv::UpdateHostRequest update;
-    update.mutable_host()->set_id(host.id());
-    update.mutable_host()->set_infra_env_id(host.infra_env_id());
-    update.mutable_host()->set_bootstrap(true);
-    update.mutable_update_mask()->add_paths("bootstrap");
-    update.set_resource_version(host.resource_version());
-    RETURN_IF_ERROR(inventory_.Call(&Stub::UpdateHost, update).status());
+    core::HostFieldsUpdate update;
+    update.fields.set_bootstrap(true);
+    update.Mark("bootstrap");
+    RETURN_IF_ERROR(
+        inventory_.UpdateHost(host.infra_env_id(), host.id(), update, host.resource_version())
+            .status());
     Event("host_bootstrap_set", cluster_id, &host,
           absl::StrCat("Host ", core::EffectiveHostname(host), ": set as bootstrap"));
   }
@@ -195,7 +187,7 @@ absl::StatusOr<Cluster> InstallActions::FireCluster(const std::string& cluster_i
     }
     RETURN_IF_ERROR(written.status());
     ApplyClusterEffects(*loaded, decision);
-    return inventory_.Cluster(cluster_id);
+    return inventory_.GetCluster(cluster_id, /*with_hosts=*/true);
   }
   return last;
 }
@@ -216,13 +208,9 @@ void InstallActions::ApplyClusterEffects(const Loaded& loaded,
     }
   }
   if (reset) {
-    inv::DeleteArtifactsRequest request;
-    request.set_cluster_id(cluster.id());
-    request.add_kinds(inv::ARTIFACT_KIND_INSTALL_CONFIG);
-    request.add_kinds(inv::ARTIFACT_KIND_IGNITION);
-    request.add_kinds(inv::ARTIFACT_KIND_CREDENTIALS);
-    request.add_kinds(inv::ARTIFACT_KIND_METADATA);
-    absl::Status deleted = inventory_.Call(&Stub::DeleteArtifacts, request).status();
+    absl::Status deleted = inventory_.DeleteArtifacts(
+        cluster.id(), {inv::ARTIFACT_KIND_INSTALL_CONFIG, inv::ARTIFACT_KIND_IGNITION,
+                       inv::ARTIFACT_KIND_CREDENTIALS, inv::ARTIFACT_KIND_METADATA});
     if (!deleted.ok()) {
       log_.Warning("cannot delete the installation files",
                    {{"cluster_id", cluster.id()}, {"error", deleted.message()}});
@@ -233,7 +221,7 @@ void InstallActions::ApplyClusterEffects(const Loaded& loaded,
 absl::StatusOr<Host> InstallActions::RegisterAgain(const Host& host) {
   std::optional<Cluster> cluster;
   if (!host.cluster_id().empty()) {
-    ASSIGN_OR_RETURN(cluster, inventory_.Cluster(host.cluster_id()));
+    ASSIGN_OR_RETURN(cluster, inventory_.GetCluster(host.cluster_id(), /*with_hosts=*/true));
   }
   const core::HostContext context =
       core::MakeHostContext(host, cluster ? &*cluster : nullptr, {&host}, nullptr, clock_.Now(),
@@ -256,7 +244,7 @@ absl::StatusOr<Host> InstallActions::FireHost(const Host& stored, const Cluster*
     absl::StatusOr<Host> written = refresher_.Apply(host, decision);
     if (!absl::IsAborted(written.status())) return written;
     last = written.status();
-    ASSIGN_OR_RETURN(host, inventory_.Host(stored.infra_env_id(), stored.id()));
+    ASSIGN_OR_RETURN(host, inventory_.GetHost(stored.infra_env_id(), stored.id()));
   }
   return last;
 }
@@ -280,7 +268,7 @@ absl::StatusOr<Cluster> InstallActions::AllowAddWorkers(const std::string& clust
 
 absl::StatusOr<v1::GetClusterValidationsResponse> InstallActions::GetClusterValidations(
     const std::string& cluster_id) {
-  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(cluster_id));
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.GetCluster(cluster_id, /*with_hosts=*/true));
   v1::GetClusterValidationsResponse response;
   *response.mutable_cluster_validations() = cluster.validations_info();
   *response.mutable_ignored_cluster_validations() = cluster.ignored_cluster_validations();
@@ -302,11 +290,11 @@ absl::StatusOr<Host> InstallActions::InstallHost(const std::string& infra_env_id
 
 absl::StatusOr<Host> InstallActions::InstallHostOnce(const std::string& infra_env_id,
                                                      const std::string& host_id) {
-  ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
+  ASSIGN_OR_RETURN(Host host, inventory_.GetHost(infra_env_id, host_id));
   if (host.cluster_id().empty()) {
     return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is not in a cluster"));
   }
-  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(host.cluster_id()));
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.GetCluster(host.cluster_id(), /*with_hosts=*/true));
   if (cluster.status() != core::cluster_status::kAddingHosts) {
     return absl::FailedPreconditionError(
         absl::StrCat("cluster ", cluster.id(), " is ", core::ClusterStatusName(cluster.status()),
@@ -321,13 +309,11 @@ absl::StatusOr<Host> InstallActions::InstallHostOnce(const std::string& infra_en
   }
   if (host.role() == types::v1::HOST_ROLE_AUTO_ASSIGN ||
       host.role() == types::v1::HOST_ROLE_UNSPECIFIED) {
-    inv::UpdateHostRequest update;
-    update.mutable_host()->set_id(host.id());
-    update.mutable_host()->set_infra_env_id(host.infra_env_id());
-    update.mutable_host()->set_role(types::v1::HOST_ROLE_WORKER);
-    update.mutable_update_mask()->add_paths("role");
-    update.set_resource_version(host.resource_version());
-    ASSIGN_OR_RETURN(host, inventory_.Call(&Stub::UpdateHost, update));
+    core::HostFieldsUpdate update;
+    update.fields.set_role(types::v1::HOST_ROLE_WORKER);
+    update.Mark("role");
+    ASSIGN_OR_RETURN(host, inventory_.UpdateHost(host.infra_env_id(), host.id(), update,
+                                                 host.resource_version()));
   } else if (host.role() != types::v1::HOST_ROLE_WORKER) {
     return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is a ",
                                                       core::HostRoleName(host.role()),
@@ -345,10 +331,10 @@ absl::StatusOr<Host> InstallActions::InstallHostOnce(const std::string& infra_en
 
 absl::StatusOr<Host> InstallActions::ResetHost(const std::string& infra_env_id,
                                                const std::string& host_id) {
-  ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
+  ASSIGN_OR_RETURN(Host host, inventory_.GetHost(infra_env_id, host_id));
   std::optional<Cluster> cluster;
   if (!host.cluster_id().empty()) {
-    ASSIGN_OR_RETURN(cluster, inventory_.Cluster(host.cluster_id()));
+    ASSIGN_OR_RETURN(cluster, inventory_.GetCluster(host.cluster_id(), /*with_hosts=*/true));
     cluster->clear_hosts();
   }
   return FireHost(host, cluster ? &*cluster : nullptr, core::HostEvent::kReset);
@@ -367,23 +353,21 @@ absl::StatusOr<Host> InstallActions::UpdateHost(const v1::UpdateHostRequest& req
   if (request.update_mask().paths().empty()) {
     return absl::InvalidArgumentError("update_mask: name the fields to change");
   }
-  ASSIGN_OR_RETURN(Host host, inventory_.Host(request.infra_env_id(), request.host_id()));
+  ASSIGN_OR_RETURN(Host host, inventory_.GetHost(request.infra_env_id(), request.host_id()));
   if (InstallationBegan(host.status())) {
     return absl::FailedPreconditionError(
         absl::StrCat("host ", host.id(), " is ", core::HostStatusName(host.status()),
                      ": it cannot be changed once its installation began"));
   }
-  inv::UpdateHostRequest update;
-  Host& changes = *update.mutable_host();
+  core::HostFieldsUpdate update;
+  Host& changes = update.fields;
   changes = request.host();
-  changes.set_id(host.id());
-  changes.set_infra_env_id(host.infra_env_id());
   for (const std::string& path : request.update_mask().paths()) {
     if (std::find(kAllowed.begin(), kAllowed.end(), path) == kAllowed.end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("update_mask: \"", path, "\" cannot be changed here"));
     }
-    update.mutable_update_mask()->add_paths(path);
+    update.Mark(path);
   }
   const auto& paths = request.update_mask().paths();
   if (std::find(paths.begin(), paths.end(), "role") != paths.end()) {
@@ -405,13 +389,13 @@ absl::StatusOr<Host> InstallActions::UpdateHost(const v1::UpdateHostRequest& req
                                                      "\" is not an eligible disk of the host"));
     }
     changes.set_installation_disk_path(disk->path());
-    update.mutable_update_mask()->add_paths("installation_disk_path");
+    update.Mark("installation_disk_path");
   }
-  update.set_resource_version(request.resource_version());
-  ASSIGN_OR_RETURN(Host written, inventory_.Call(&Stub::UpdateHost, update));
+  ASSIGN_OR_RETURN(Host written, inventory_.UpdateHost(host.infra_env_id(), host.id(), update,
+                                                       request.resource_version()));
   if (written.cluster_id().empty()) return written;
   RETURN_IF_ERROR(Refresh(written.cluster_id()).status());
-  return inventory_.Host(written.infra_env_id(), written.id());
+  return inventory_.GetHost(written.infra_env_id(), written.id());
 }
 
 absl::StatusOr<Host> InstallActions::ApplyHostProgress(const std::string& infra_env_id,
@@ -423,11 +407,12 @@ absl::StatusOr<Host> InstallActions::ApplyHostProgress(const std::string& infra_
   }
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    ASSIGN_OR_RETURN(Host host, inventory_.Host(infra_env_id, host_id));
+    ASSIGN_OR_RETURN(Host host, inventory_.GetHost(infra_env_id, host_id));
     if (host.cluster_id().empty()) {
       return absl::FailedPreconditionError(absl::StrCat("host ", host_id, " is not in a cluster"));
     }
-    ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(host.cluster_id()));
+    ASSIGN_OR_RETURN(Cluster cluster,
+                     inventory_.GetCluster(host.cluster_id(), /*with_hosts=*/true));
     std::vector<Host> members(cluster.hosts().begin(), cluster.hosts().end());
     cluster.clear_hosts();
     std::vector<const Host*> pointers;
@@ -486,7 +471,7 @@ absl::StatusOr<Host> InstallActions::ApplyHostProgress(const std::string& infra_
       log_.Warning("cannot refresh the cluster after progress",
                    {{"cluster_id", cluster.id()}, {"error", refreshed.message()}});
     }
-    return inventory_.Host(infra_env_id, host_id);
+    return inventory_.GetHost(infra_env_id, host_id);
   }
   return last;
 }
@@ -496,7 +481,7 @@ absl::StatusOr<Cluster> InstallActions::UpdateFinalizingProgress(const std::stri
   if (stage == types::v1::FINALIZING_STAGE_UNSPECIFIED) {
     return absl::InvalidArgumentError("finalizing_stage: required");
   }
-  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(cluster_id));
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.GetCluster(cluster_id, /*with_hosts=*/true));
   if (cluster.status() != core::cluster_status::kFinalizing) {
     return absl::FailedPreconditionError(
         absl::StrCat("cluster ", cluster_id, " is ", core::ClusterStatusName(cluster.status()),
@@ -525,12 +510,10 @@ absl::StatusOr<Cluster> InstallActions::ReportOperatorStatus(
     const v1::ReportOperatorStatusRequest& report) {
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    inv::GetClusterRequest get;
-    get.set_id(report.cluster_id());
-    ASSIGN_OR_RETURN(Cluster cluster, inventory_.Call(&Stub::GetCluster, get));
-    inv::UpdateClusterRequest update;
-    Cluster& changes = *update.mutable_cluster();
-    changes.set_id(cluster.id());
+    ASSIGN_OR_RETURN(Cluster cluster,
+                     inventory_.GetCluster(report.cluster_id(), /*with_hosts=*/false));
+    core::ClusterFieldsUpdate update;
+    Cluster& changes = update.fields;
     *changes.mutable_monitored_operators() = cluster.monitored_operators();
     auto op = std::find_if(
         changes.mutable_monitored_operators()->begin(),
@@ -544,9 +527,9 @@ absl::StatusOr<Cluster> InstallActions::ReportOperatorStatus(
     op->set_status_info(report.status_info());
     if (!report.version().empty()) op->set_version(report.version());
     *op->mutable_status_updated_at() = Ts(clock_.Now());
-    update.mutable_update_mask()->add_paths("monitored_operators");
-    update.set_resource_version(cluster.resource_version());
-    absl::StatusOr<Cluster> written = inventory_.Call(&Stub::UpdateCluster, update);
+    update.Mark("monitored_operators");
+    absl::StatusOr<Cluster> written =
+        inventory_.UpdateCluster(cluster.id(), update, cluster.resource_version());
     if (absl::IsAborted(written.status())) {
       last = written.status();
       continue;
@@ -560,7 +543,7 @@ absl::StatusOr<Cluster> InstallActions::ReportOperatorStatus(
 absl::StatusOr<Cluster> InstallActions::UploadIngressCert(const std::string& cluster_id,
                                                           const std::string& ca_certificate) {
   ASSIGN_OR_RETURN(std::optional<std::string> noingress,
-                   inventory_.Artifact(cluster_id, kKubeconfigNoIngressName));
+                   inventory_.ArtifactContent(cluster_id, kKubeconfigNoIngressName));
   if (!noingress) {
     return absl::FailedPreconditionError(
         absl::StrCat("cluster ", cluster_id, " has no kubeconfig-noingress: not installing"));
@@ -569,13 +552,11 @@ absl::StatusOr<Cluster> InstallActions::UploadIngressCert(const std::string& clu
   for (const auto& [name, content] :
        {std::pair<const char*, const std::string*>{"ingress-ca.crt", &ca_certificate},
         {kKubeconfigName, &kubeconfig}}) {
-    inv::PutArtifactRequest put;
-    put.set_cluster_id(cluster_id);
-    put.set_name(name);
-    put.set_kind(inv::ARTIFACT_KIND_CREDENTIALS);
-    put.set_content_type("text/plain");
-    put.set_content(*content);
-    RETURN_IF_ERROR(inventory_.Call(&Stub::PutArtifact, put).status());
+    RETURN_IF_ERROR(inventory_.PutArtifact({.cluster_id = cluster_id,
+                                            .name = name,
+                                            .kind = inv::ARTIFACT_KIND_CREDENTIALS,
+                                            .content_type = "text/plain",
+                                            .content = *content}));
   }
   Event("cluster_ingress_ca_uploaded", cluster_id, nullptr,
         "The ingress CA joined the admin kubeconfig");
@@ -585,7 +566,7 @@ absl::StatusOr<Cluster> InstallActions::UploadIngressCert(const std::string& clu
 absl::StatusOr<Cluster> InstallActions::CompleteInstallation(const std::string& cluster_id,
                                                              bool success,
                                                              const std::string& error_info) {
-  ASSIGN_OR_RETURN(Cluster cluster, inventory_.Cluster(cluster_id));
+  ASSIGN_OR_RETURN(Cluster cluster, inventory_.GetCluster(cluster_id, /*with_hosts=*/true));
   const types::v1::ClusterStatus status = cluster.status();
   if (status != core::cluster_status::kFinalizing && status != core::cluster_status::kInstalled) {
     return absl::FailedPreconditionError(absl::StrCat("cluster ", cluster_id, " is ",
@@ -631,7 +612,7 @@ absl::StatusOr<std::vector<types::v1::Step>> InstallActions::InstallInstructions
     return std::vector<types::v1::Step>();
   }
   ASSIGN_OR_RETURN(std::optional<std::string> ignition,
-                   inventory_.Artifact(cluster.id(), HostIgnitionName(host.id())));
+                   inventory_.ArtifactContent(cluster.id(), HostIgnitionName(host.id())));
   if (!ignition) {
     return absl::FailedPreconditionError(
         absl::StrCat("host ", host.id(), " has no Ignition config yet"));

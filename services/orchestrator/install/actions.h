@@ -32,7 +32,6 @@
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
-#include "grpcpp/channel.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
@@ -42,7 +41,7 @@
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
-#include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/refresher.h"
 
 namespace assisted::orchestrator::install {
@@ -51,7 +50,6 @@ struct ActionsOptions {
   core::Timeouts timeouts;
   core::DecisionSettings decisions;
   OsImage os_image;
-  absl::Duration inventory_timeout = absl::Seconds(10);
 };
 
 // What the actions share with the agent hub; each must outlive the actions.
@@ -63,8 +61,9 @@ struct ActionsParts {
 
 class InstallActions {
  public:
-  InstallActions(std::shared_ptr<grpc::Channel> inventory, ActionsOptions options,
-                 const Clock& clock, Random& random, log::Logger log, ActionsParts parts);
+  // `inventory` must outlive the actions.
+  InstallActions(InventoryPort& inventory, ActionsOptions options, const Clock& clock,
+                 Random& random, log::Logger log, ActionsParts parts);
 
   absl::StatusOr<types::v1::Cluster> InstallCluster(const std::string& cluster_id);
   absl::StatusOr<types::v1::Cluster> CancelInstallation(const std::string& cluster_id);
@@ -142,7 +141,7 @@ class InstallActions {
              const std::string& message,
              types::v1::EventSeverity severity = types::v1::EVENT_SEVERITY_INFO) const;
 
-  InventoryClient inventory_;
+  InventoryPort& inventory_;
   const ActionsOptions options_;
   const Clock& clock_;
   Random& random_;

@@ -25,7 +25,7 @@
 #include "assisted/types/v1/cluster.pb.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
-#include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/refresher.h"
 
 namespace assisted::orchestrator::install {
@@ -45,14 +45,14 @@ inline constexpr char kRootCaKeyName[] = "tls/root-ca.key";
 class ArtifactGenerator final : public InstallationFiles {
  public:
   // `holder` names this replica in leases (unique per process).
-  ArtifactGenerator(const InventoryClient& inventory, const Clock& clock, Random& random,
+  ArtifactGenerator(InventoryPort& inventory, const Clock& clock, Random& random,
                     std::string holder)
       : inventory_(inventory), clock_(clock), random_(random), holder_(std::move(holder)) {}
 
   // Generates what is missing for `cluster` (read with its hosts); waits while another thread
-  // of this replica generates them. ABORTED while another replica holds the generation lease; INVALID_ARGUMENT
-  // naming the field for input the files cannot be made from (e.g. a forbidden install-config
-  // override); other inventory errors as they come.
+  // of this replica generates them. ABORTED while another replica holds the generation lease;
+  // INVALID_ARGUMENT naming the field for input the files cannot be made from (e.g. a forbidden
+  // install-config override); other inventory errors as they come.
   absl::Status Generate(const types::v1::Cluster& cluster) override;
 
   // (Re)writes host-<id>.ign for one host of an installed cluster (day-2), from the stored CA.
@@ -61,7 +61,7 @@ class ArtifactGenerator final : public InstallationFiles {
  private:
   absl::Status GenerateUnderLease(const types::v1::Cluster& cluster);
 
-  const InventoryClient& inventory_;
+  InventoryPort& inventory_;
   const Clock& clock_;
   Random& random_;
   const std::string holder_;

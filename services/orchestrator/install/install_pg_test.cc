@@ -28,9 +28,10 @@
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/artifacts.h"
-#include "services/orchestrator/install/inventory_client.h"
+#include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
+#include "services/orchestrator/testing/healthy_world.h"
 #include "tests/harness/install_checks.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
@@ -43,46 +44,18 @@ namespace inv = ::assisted::inventory::v1;
 namespace orch = ::assisted::orchestrator::v1;
 using ::assisted::orchestrator::core::testing::HealthyCluster;
 using ::assisted::orchestrator::core::testing::HealthyHost;
-using ::assisted::orchestrator::core::testing::Ip;
+using ::assisted::orchestrator::testing::AddHealthyReports;
+using ::assisted::orchestrator::testing::HostId;
 using ::testing::HasSubstr;
 using types::v1::HostStage;
 
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})";
 constexpr int kHosts = 3;
 
-std::string HostId(int i) { return absl::StrCat("00000000-0000-4000-8000-00000000000", i); }
-
 std::unique_ptr<grpc::ClientContext> Context() {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
   return context;
-}
-
-// What a healthy agent of host i (of kHosts) reports, as the JSON the hub stores.
-void AddReports(int i, int n, types::v1::Host& host) {
-  nlohmann::json remotes = nlohmann::json::array();
-  for (int j = 1; j <= n; ++j) {
-    if (j == i) continue;
-    remotes.push_back(
-        {{"host_id", HostId(j)},
-         {"l2_connectivity",
-          {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"successful", true}}}},
-         {"l3_connectivity",
-          {{{"remote_ip_address", Ip(j)},
-            {"successful", true},
-            {"average_rtt_ms", 1.5},
-            {"packet_loss_percentage", 0}}}},
-         {"mtu_report",
-          {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"mtu_successful", true}}}}});
-  }
-  host.set_connectivity(nlohmann::json({{"remote_hosts", remotes}}).dump());
-  host.set_api_vip_connectivity(R"({"is_success":true})");  // day-2 hosts check it
-  host.set_ntp_sources(R"([{"source_name":"pool.ntp.org","source_state":"synced"}])");
-  host.set_domain_name_resolutions(
-      R"({"resolutions":[{"domain_name":"api.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
-      R"({"domain_name":"api-int.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
-      R"({"domain_name":"*.apps.c.example.com","ipv4_addresses":["10.0.0.6"]},)"
-      R"({"domain_name":"quay.io","ipv4_addresses":["3.3.3.3"]}]})");
 }
 
 // The preparation checks' results (disk speed, image pulls) the agent sends while preparing.
@@ -165,7 +138,7 @@ class InstallTest : public PostgresTest {
     *host.mutable_checked_in_at() = now;
     *host.mutable_timestamp() = now;
     host.set_agent_stream_holder(holder);
-    AddReports(i, n, host);
+    AddHealthyReports(i, n, host);
     types::v1::Host created;
     const grpc::Status status = inventory_stub_->CreateHost(Context().get(), create_host, &created);
     ASSERT_TRUE(status.ok()) << status.error_message();
@@ -315,15 +288,13 @@ class InstallTest : public PostgresTest {
   // with a refresher of its own that holds no agent streams.
   struct InProcess {
     InProcess(std::shared_ptr<grpc::Channel> channel, const Clock& clock, Random& random)
-        : stub(inv::InventoryService::NewStub(channel)),
-          client(channel, absl::Seconds(10)),
-          files(client, clock, random, "in-process"),
+        : inventory(std::move(channel), absl::Seconds(10), log::Logger::Discard()),
+          files(inventory, clock, random, "in-process"),
           liveness("in-process", clock),
-          refresher(*stub, {}, clock, liveness, events, log::Logger::Discard(), &files),
-          actions(channel, {.os_image = {"file:///images/os.raw", std::string(64, 'a')}}, clock,
+          refresher(inventory, {}, clock, liveness, events, log::Logger::Discard(), &files),
+          actions(inventory, {.os_image = {"file:///images/os.raw", std::string(64, 'a')}}, clock,
                   random, log::Logger::Discard(), {refresher, events, files}) {}
-    std::unique_ptr<inv::InventoryService::Stub> stub;
-    orchestrator::install::InventoryClient client;
+    orchestrator::GrpcInventory inventory;
     orchestrator::install::ArtifactGenerator files;
     orchestrator::LivenessTracker liveness;
     orchestrator::NoEvents events;

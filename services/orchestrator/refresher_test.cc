@@ -1,0 +1,90 @@
+// File: services/orchestrator/refresher_test.cc
+//
+// The one refresher on an in-memory inventory and a fake clock: hosts move by the host table,
+// the cluster follows by the cluster table, and a lost compare-and-set is re-read.
+
+#include "services/orchestrator/refresher.h"
+
+#include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+#include "lib/time/clock.h"
+#include "services/orchestrator/testing/fake_inventory.h"
+#include "services/orchestrator/testing/healthy_world.h"
+
+namespace assisted::orchestrator {
+namespace {
+
+using ::assisted::testing::IsOk;
+using testing::AddHealthyCluster;
+using testing::HostId;
+using testing::kInfraEnvId;
+
+class RefresherTest : public ::testing::Test {
+ protected:
+  RefresherTest() { AddHealthyCluster(inventory_, clock_.Now()); }
+
+  FakeClock clock_;
+  testing::FakeInventory inventory_{clock_};
+  LivenessTracker liveness_{"replica-under-test", clock_};
+  InventoryEvents events_{inventory_, {}, clock_, log::Logger::Discard()};
+  Refresher refresher_{inventory_, {}, clock_, liveness_, events_, log::Logger::Discard()};
+};
+
+TEST_F(RefresherTest, DiscoveredHostsWithHealthyReportsBecomeKnownAndTheClusterReady) {
+  absl::StatusOr<RefreshOutcome> outcome = refresher_.RefreshCluster("c1");
+  ASSERT_THAT(outcome, IsOk());
+  for (int i = 1; i <= 3; ++i) {
+    const types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(i));
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN) << host.status_info();
+  }
+  const types::v1::Cluster cluster = inventory_.Cluster("c1");
+  EXPECT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_READY) << cluster.status_info();
+  EXPECT_TRUE(outcome->cluster_written);
+  bool status_event = false;
+  for (const types::v1::Event& event : inventory_.Events()) {
+    status_event = status_event || event.name() == "host_status_updated";
+  }
+  EXPECT_TRUE(status_event);
+}
+
+TEST_F(RefresherTest, ASecondRefreshOfAnUnchangedClusterWritesNothing) {
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  const int writes = inventory_.host_writes();
+  const int64_t version = inventory_.Cluster("c1").resource_version();
+  absl::StatusOr<RefreshOutcome> again = refresher_.RefreshCluster("c1");
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->hosts_written, 0);
+  EXPECT_FALSE(again->cluster_written);
+  EXPECT_EQ(inventory_.host_writes(), writes);
+  EXPECT_EQ(inventory_.Cluster("c1").resource_version(), version);
+}
+
+TEST_F(RefresherTest, AHostThatLosesItsDisksGoesInsufficientAndTheClusterFollows) {
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  ASSERT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
+  core::HostFieldsUpdate no_disks;
+  *no_disks.fields.mutable_inventory() = inventory_.Host(kInfraEnvId, HostId(2)).inventory();
+  no_disks.fields.mutable_inventory()->clear_disks();
+  no_disks.Mark("inventory");
+  ASSERT_THAT(inventory_.UpdateHost(kInfraEnvId, HostId(2), no_disks, 0), IsOk());
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(2)).status(), types::v1::HOST_STATUS_INSUFFICIENT);
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+}
+
+TEST_F(RefresherTest, ALostCompareAndSetIsReadAgainAndDecidedAgain) {
+  inventory_.FailNext("UpdateHostStatus", absl::AbortedError("moved by another replica"));
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
+}
+
+TEST_F(RefresherTest, AHostSilentPastTheDisconnectionTimeoutGoesDisconnected) {
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  clock_.Advance(absl::Minutes(3) + absl::Seconds(1));
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(1)).status(), types::v1::HOST_STATUS_DISCONNECTED);
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator
