@@ -134,34 +134,62 @@ class SecretsAtRestTest : public InventoryDbTest {
     EXPECT_THAT(dump, Not(HasSubstr(absl::BytesToHexString(secret)))) << "in hex";
   }
 
+  // A cluster with a pull secret, its infra-env (with one too) and that infra-env's signing key,
+  // and the cluster's secret artifacts, all written through the stores.
+  struct Written {
+    types::v1::Cluster cluster;
+    types::v1::InfraEnv infra_env;
+    std::string signing_key;
+  };
+  Written WriteSecrets() {
+    Written written{.cluster = NewCluster()};
+    written.infra_env = NewInfraEnv(written.cluster.id());
+    absl::StatusOr<std::string> signing_key =
+        resources_->GetInfraEnvSigningKey(Caller::System(), written.infra_env.id());
+    EXPECT_THAT(signing_key.status(), IsOk());
+    written.signing_key = signing_key.value_or("");
+    PutArtifact(written.cluster.id(), "tls/root-ca.key", kRootCaKey);
+    PutArtifact(written.cluster.id(), "kubeadmin-password", kKubeadminPassword);
+    PutArtifact(written.cluster.id(), "kubeconfig", kKubeconfig);
+    return written;
+  }
+
+  void ExpectNoneInTheDump(const Written& written) {
+    const std::string dump = Dump();
+    ExpectAbsent(dump, kPullSecretAuth);
+    ExpectAbsent(dump, "PRIVATE KEY");
+    ExpectAbsent(dump, kKubeadminPassword);
+    ExpectAbsent(dump, "client-key-data");
+    ExpectAbsent(dump, written.signing_key);
+  }
+
+  // The stores read every secret back as it was written.
+  void ExpectReadable(const Written& written) {
+    EXPECT_THAT(PullSecretOf(written.cluster), IsOkAndHolds(PullSecret()));
+    EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), written.infra_env.id()),
+                IsOkAndHolds(written.signing_key));
+    EXPECT_THAT(ReadArtifact(written.cluster.id(), "tls/root-ca.key"), IsOkAndHolds(kRootCaKey));
+    EXPECT_THAT(ReadArtifact(written.cluster.id(), "kubeadmin-password"),
+                IsOkAndHolds(kKubeadminPassword));
+    EXPECT_THAT(ReadArtifact(written.cluster.id(), "kubeconfig"), IsOkAndHolds(kKubeconfig));
+  }
+
+  void ExpectResealed(const absl::StatusOr<ResealCounts>& counts) {
+    ASSERT_THAT(counts.status(), IsOk());
+    EXPECT_EQ(counts->pull_secrets, 2);
+    EXPECT_EQ(counts->signing_keys, 1);
+    EXPECT_EQ(counts->artifacts, 3);
+  }
+
   const crypto::Sealer sealer_ = MakeSealer('k');
   std::unique_ptr<ResourceStore> resources_;
   std::unique_ptr<ArtifactStore> artifacts_;
 };
 
 TEST_F(SecretsAtRestTest, ADatabaseDumpRevealsNoSecret) {
-  const types::v1::Cluster cluster = NewCluster();
-  const types::v1::InfraEnv infra_env = NewInfraEnv(cluster.id());
-  absl::StatusOr<std::string> signing_key =
-      resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
-  ASSERT_THAT(signing_key.status(), IsOk());
-  PutArtifact(cluster.id(), "tls/root-ca.key", kRootCaKey);
-  PutArtifact(cluster.id(), "kubeadmin-password", kKubeadminPassword);
-  PutArtifact(cluster.id(), "kubeconfig", kKubeconfig);
-
-  const std::string dump = Dump();
-  ExpectAbsent(dump, kPullSecretAuth);
-  ExpectAbsent(dump, "PRIVATE KEY");
-  ExpectAbsent(dump, kKubeadminPassword);
-  ExpectAbsent(dump, "client-key-data");
-  ExpectAbsent(dump, *signing_key);
-
-  // ...while the store reads them back as they were written.
-  EXPECT_THAT(PullSecretOf(cluster), IsOkAndHolds(PullSecret()));
-  EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()),
-              IsOkAndHolds(*signing_key));
-  EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key"), IsOkAndHolds(kRootCaKey));
-  EXPECT_THAT(ReadArtifact(cluster.id(), "kubeadmin-password"), IsOkAndHolds(kKubeadminPassword));
+  const Written written = WriteSecrets();
+  ExpectNoneInTheDump(written);
+  ExpectReadable(written);
 }
 
 TEST_F(SecretsAtRestTest, ListingReadsNoSecretAndReportsThePlaintextsSizeAndHash) {
@@ -216,61 +244,29 @@ TEST_F(SecretsAtRestTest, ASecretMovedToAnotherRowDoesNotOpen) {
 
 TEST_F(SecretsAtRestTest, SecretsWrittenInPlainStillReadAndAreSealedByTheResealPass) {
   UseSealer(nullptr);  // an inventory of before sealing
-  const types::v1::Cluster cluster = NewCluster();
-  const types::v1::InfraEnv infra_env = NewInfraEnv(cluster.id());
-  absl::StatusOr<std::string> signing_key =
-      resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
-  ASSERT_THAT(signing_key.status(), IsOk());
-  PutArtifact(cluster.id(), "tls/root-ca.key", kRootCaKey);
+  const Written written = WriteSecrets();
   EXPECT_THAT(Dump(), HasSubstr(kPullSecretAuth));
 
   UseSealer(&sealer_);
-  EXPECT_THAT(PullSecretOf(cluster), IsOkAndHolds(PullSecret()));
-  EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()),
-              IsOkAndHolds(*signing_key));
-  EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key"), IsOkAndHolds(kRootCaKey));
-
-  absl::StatusOr<ResealCounts> counts = ResealSecrets(*pool_, sealer_);
-  ASSERT_THAT(counts.status(), IsOk());
-  EXPECT_EQ(counts->pull_secrets, 2);
-  EXPECT_EQ(counts->signing_keys, 1);
-  EXPECT_EQ(counts->artifacts, 1);
-  const std::string dump = Dump();
-  ExpectAbsent(dump, kPullSecretAuth);
-  ExpectAbsent(dump, "PRIVATE KEY");
-  ExpectAbsent(dump, *signing_key);
-  EXPECT_THAT(PullSecretOf(cluster), IsOkAndHolds(PullSecret()));
-  EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()),
-              IsOkAndHolds(*signing_key));
-  EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key"), IsOkAndHolds(kRootCaKey));
+  ExpectReadable(written);
+  ExpectResealed(ResealSecrets(*pool_, sealer_));
+  ExpectNoneInTheDump(written);
+  ExpectReadable(written);
 
   // A second pass finds nothing left to do.
-  counts = ResealSecrets(*pool_, sealer_);
-  ASSERT_THAT(counts.status(), IsOk());
-  EXPECT_EQ(counts->pull_secrets + counts->signing_keys + counts->artifacts, 0);
+  absl::StatusOr<ResealCounts> again = ResealSecrets(*pool_, sealer_);
+  ASSERT_THAT(again.status(), IsOk());
+  EXPECT_EQ(again->pull_secrets + again->signing_keys + again->artifacts, 0);
 }
 
 TEST_F(SecretsAtRestTest, RotationResealsUnderTheNewKeySoTheOldOneCanGo) {
-  const types::v1::Cluster cluster = NewCluster();
-  const types::v1::InfraEnv infra_env = NewInfraEnv(cluster.id());
-  absl::StatusOr<std::string> signing_key =
-      resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
-  ASSERT_THAT(signing_key.status(), IsOk());
-  PutArtifact(cluster.id(), "kubeadmin-password", kKubeadminPassword);
-
+  const Written written = WriteSecrets();
   const crypto::Sealer rotated = MakeSealer('n', {std::string(crypto::kSealKeySize, 'k')});
-  absl::StatusOr<ResealCounts> counts = ResealSecrets(*pool_, rotated);
-  ASSERT_THAT(counts.status(), IsOk());
-  EXPECT_EQ(counts->pull_secrets, 2);
-  EXPECT_EQ(counts->signing_keys, 1);
-  EXPECT_EQ(counts->artifacts, 1);
+  ExpectResealed(ResealSecrets(*pool_, rotated));
 
   const crypto::Sealer new_key_only = MakeSealer('n');
   UseSealer(&new_key_only);
-  EXPECT_THAT(PullSecretOf(cluster), IsOkAndHolds(PullSecret()));
-  EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()),
-              IsOkAndHolds(*signing_key));
-  EXPECT_THAT(ReadArtifact(cluster.id(), "kubeadmin-password"), IsOkAndHolds(kKubeadminPassword));
+  ExpectReadable(written);
 }
 
 TEST_F(SecretsAtRestTest, WithoutTheKeySealedSecretsAreRefusedNotMisread) {
