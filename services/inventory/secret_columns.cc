@@ -6,8 +6,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lib/status/status_macros.h"
 #include "services/inventory/transaction.h"
 
@@ -25,10 +25,12 @@ absl::Status NoKey() {
 
 // Runs `statement` (a SELECT of up to kResealBatch rows after the cursor given as its last
 // parameters, ordered by the cursor columns) until it selects nothing, handing each row to
-// `reseal`; `advance` moves the cursor to a row's key.
+// `reseal`; `advance` moves the cursor to a row's key. A row that does not open (a key not
+// configured, or damage) is counted in `unreadable` and left as it is.
 template <typename Reseal, typename Advance>
 absl::StatusOr<int64_t> EachBatch(pg::Pool& pool, const std::string& statement,
-                                  std::vector<std::string> params, Reseal reseal, Advance advance) {
+                                  std::vector<std::string> params, int64_t& unreadable,
+                                  Reseal reseal, Advance advance) {
   int64_t resealed = 0;
   for (;;) {
     std::vector<pg::Param> bound(params.begin(), params.end());
@@ -37,8 +39,13 @@ absl::StatusOr<int64_t> EachBatch(pg::Pool& pool, const std::string& statement,
                      }));
     if (rows.rows() == 0) return resealed;
     for (int row = 0; row < rows.rows(); ++row) {
-      ASSIGN_OR_RETURN(bool written, reseal(rows, row));
-      if (written) ++resealed;
+      absl::StatusOr<bool> written = reseal(rows, row);
+      if (absl::IsFailedPrecondition(written.status()) || absl::IsDataLoss(written.status())) {
+        ++unreadable;
+        continue;
+      }
+      if (!written.ok()) return written.status();
+      if (*written) ++resealed;
     }
     advance(rows, rows.rows() - 1, params);
   }
@@ -52,7 +59,7 @@ absl::StatusOr<bool> Updated(pg::Pool& pool, const std::string& sql,
 }
 
 absl::StatusOr<int64_t> ResealPullSecrets(pg::Pool& pool, const crypto::Sealer& sealer,
-                                          absl::string_view table) {
+                                          absl::string_view table, int64_t& unreadable) {
   const std::string current = kSealedTextPrefix + absl::Base64Escape(sealer.Header());
   return EachBatch(
       pool,
@@ -60,7 +67,7 @@ absl::StatusOr<int64_t> ResealPullSecrets(pg::Pool& pool, const crypto::Sealer& 
                    " WHERE secret IS NOT NULL AND left(secret, length($1)) <> $1 AND id > "
                    "$2::uuid ORDER BY id LIMIT ",
                    kResealBatch),
-      {current, kNoUuid},
+      {current, kNoUuid}, unreadable,
       [&](const pg::Result& rows, int row) -> absl::StatusOr<bool> {
         const std::string place = SecretPlace(table, "secret", rows.Get(row, 0));
         ASSIGN_OR_RETURN(std::string plain, OpenText(&sealer, rows.Get(row, 1), place));
@@ -75,14 +82,15 @@ absl::StatusOr<int64_t> ResealPullSecrets(pg::Pool& pool, const crypto::Sealer& 
       });
 }
 
-absl::StatusOr<int64_t> ResealSigningKeys(pg::Pool& pool, const crypto::Sealer& sealer) {
+absl::StatusOr<int64_t> ResealSigningKeys(pg::Pool& pool, const crypto::Sealer& sealer,
+                                          int64_t& unreadable) {
   return EachBatch(
       pool,
       absl::StrCat("SELECT id::text, encode(signing_key, 'hex') FROM infra_envs WHERE signing_key "
                    "IS NOT NULL AND substring(signing_key from 1 for length(decode($1, 'hex'))) "
                    "<> decode($1, 'hex') AND id > $2::uuid ORDER BY id LIMIT ",
                    kResealBatch),
-      {absl::BytesToHexString(sealer.Header()), kNoUuid},
+      {absl::BytesToHexString(sealer.Header()), kNoUuid}, unreadable,
       [&](const pg::Result& rows, int row) -> absl::StatusOr<bool> {
         const std::string place = SecretPlace("infra_envs", "signing_key", rows.Get(row, 0));
         ASSIGN_OR_RETURN(std::string plain,
@@ -99,7 +107,8 @@ absl::StatusOr<int64_t> ResealSigningKeys(pg::Pool& pool, const crypto::Sealer& 
       });
 }
 
-absl::StatusOr<int64_t> ResealArtifacts(pg::Pool& pool, const crypto::Sealer& sealer) {
+absl::StatusOr<int64_t> ResealArtifacts(pg::Pool& pool, const crypto::Sealer& sealer,
+                                        int64_t& unreadable) {
   return EachBatch(
       pool,
       absl::StrCat("SELECT cluster_id::text, name, encode(content, 'hex'), sealed_size IS NOT NULL "
@@ -109,7 +118,7 @@ absl::StatusOr<int64_t> ResealArtifacts(pg::Pool& pool, const crypto::Sealer& se
                    "length(decode($1, 'hex'))) <> decode($1, 'hex'))) AND (cluster_id, name) > "
                    "($2::uuid, $3) ORDER BY cluster_id, name LIMIT ",
                    kResealBatch),
-      {absl::BytesToHexString(sealer.Header()), kNoUuid, ""},
+      {absl::BytesToHexString(sealer.Header()), kNoUuid, ""}, unreadable,
       [&](const pg::Result& rows, int row) -> absl::StatusOr<bool> {
         const std::string cluster_id(rows.Get(row, 0));
         const std::string name(rows.Get(row, 1));
@@ -201,11 +210,11 @@ absl::StatusOr<SealedArtifact> SealArtifact(const crypto::Sealer& sealer, absl::
 absl::StatusOr<ResealCounts> ResealSecrets(pg::Pool& pool, const crypto::Sealer& sealer) {
   ResealCounts counts;
   for (const char* table : {"clusters", "infra_envs"}) {
-    ASSIGN_OR_RETURN(int64_t resealed, ResealPullSecrets(pool, sealer, table));
+    ASSIGN_OR_RETURN(int64_t resealed, ResealPullSecrets(pool, sealer, table, counts.unreadable));
     counts.pull_secrets += resealed;
   }
-  ASSIGN_OR_RETURN(counts.signing_keys, ResealSigningKeys(pool, sealer));
-  ASSIGN_OR_RETURN(counts.artifacts, ResealArtifacts(pool, sealer));
+  ASSIGN_OR_RETURN(counts.signing_keys, ResealSigningKeys(pool, sealer, counts.unreadable));
+  ASSIGN_OR_RETURN(counts.artifacts, ResealArtifacts(pool, sealer, counts.unreadable));
   return counts;
 }
 

@@ -77,12 +77,15 @@ struct ResealCounts {
   int64_t pull_secrets = 0;
   int64_t signing_keys = 0;
   int64_t artifacts = 0;
+  // Values left as they were because they do not open: sealed with a key not configured, or
+  // damaged. Reading them fails the same way.
+  int64_t unreadable = 0;
 };
 
 // Seals every secret stored in plain and re-seals every one sealed with an older key, in batches
 // of short statements, each a compare-and-set on the old value (a concurrent write wins and is
-// left alone). Safe to run on several replicas at once. FAILED_PRECONDITION when a value was
-// sealed with a key `sealer` does not hold (nothing after it is lost; the pass stops there).
+// left alone). Safe to run on several replicas at once. Values that do not open are counted and
+// skipped; errors are the database's.
 absl::StatusOr<ResealCounts> ResealSecrets(pg::Pool& pool, const crypto::Sealer& sealer);
 
 }  // namespace assisted::inventory

@@ -139,6 +139,12 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                        {{"pull_secrets", resealed->pull_secrets},
                         {"signing_keys", resealed->signing_keys},
                         {"artifacts", resealed->artifacts}});
+      if (resealed->unreadable > 0) {
+        context.log.Error(
+            "secrets that do not open with the configured keys (give the key that sealed them "
+            "in --secrets-old-key-files)",
+            {{"count", resealed->unreadable}});
+      }
     } else {
       context.log.Error("cannot re-seal secrets", {{"error", resealed.status().message()}});
     }
