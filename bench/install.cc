@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   auto stub = inv::InventoryService::NewStub(
       grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));
   auto orchestrator_stub = orch::OrchestratorService::NewStub(
-      grpc::CreateChannel(orchestrator.grpc_target(), grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel(orchestrator.internal_grpc_target(), grpc::InsecureChannelCredentials()));
 
   // Clusters, infra-envs and their simulated hosts.
   const absl::Time discovery_start = absl::Now();

@@ -43,7 +43,8 @@ absl::Status ServiceStack::LaunchOrchestrator(int port) {
                                        // After a kill -9 every agent reconnects at once: on a small
                                        // machine the health check can wait minutes behind them.
                                        .ready_timeout = absl::Minutes(15),
-                                       .grpc_port = port}));
+                                       .grpc_port = port,
+                                       .internal_grpc = true}));
   return absl::OkStatus();
 }
 

@@ -53,6 +53,29 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   return grpc::CreateCustomChannel(target, credentials, args);
 }
 
+void InternalClientTls::Register(config::Parser& parser) {
+  parser.String("internal-ca", &ca_file,
+                "PEM CA bundle that signed the internal services' server certificates; turns "
+                "TLS on for calls to them (empty: plaintext)");
+  parser.String("internal-client-cert", &cert_file,
+                "PEM client certificate this service presents to internal services that check "
+                "client certificates (with --internal-client-key)");
+  parser.String("internal-client-key", &key_file, "PEM private key of --internal-client-cert")
+      .Check([this](const std::string& key) {
+        if (key.empty() == cert_file.empty()) return absl::OkStatus();
+        return absl::InvalidArgumentError(
+            "--internal-client-cert and --internal-client-key must be given together");
+      });
+}
+
+ChannelOptions InternalClientTls::Channel() const {
+  ChannelOptions options;
+  options.ca_bundle_file = ca_file;
+  options.client_cert_file = cert_file;
+  options.client_key_file = key_file;
+  return options;
+}
+
 std::unique_ptr<grpc::ClientContext> ContextWithin(absl::Duration timeout) {
   std::unique_ptr<grpc::ClientContext> context = ProbeContextWithin(timeout);
   context->set_wait_for_ready(true);

@@ -19,6 +19,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "lib/config/config.h"
+#include "lib/grpc/message_limits.h"
 
 namespace assisted::grpcutil {
 
@@ -39,13 +41,32 @@ struct ChannelOptions {
   // When not empty, set as a channel argument of its own: channels with different tags never
   // share a subchannel, so each keeps its own TCP connection (with dedicated_connection).
   std::string connection_tag;
-  // Largest response message accepted; 0 keeps gRPC's default (4 MiB). The gateway raises it
-  // to read stored artifacts (up to 64 MiB).
-  int max_receive_message_bytes = 0;
+  // Largest response message accepted (0: gRPC's default, 4 MiB). Every internal server
+  // accepts and sends messages up to the same size (message_limits.h), so whatever the
+  // inventory stores can be read back.
+  int max_receive_message_bytes = kMaxMessageBytes;
   // Longest wait between two attempts to connect to a peer that refuses connections. gRPC's
   // own default grows to 120 s, far past any call's deadline, so a call waiting for a peer that
   // was down for a minute would time out although the peer is back.
   absl::Duration max_reconnect_backoff = absl::Seconds(2);
+};
+
+// The client side of the internal services' mutual TLS, one set of flags per binary shared by
+// every internal channel it opens (to the inventory, the image service, the orchestrator's
+// management API): --internal-ca (the CA bundle that signed the internal servers'
+// certificates; turns TLS on), --internal-client-cert and --internal-client-key (this
+// service's certificate, presented to servers that check client certificates). All empty:
+// plaintext (loopback development set-ups).
+struct InternalClientTls {
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+
+  // Adds the three flags; the key flag's check refuses a certificate without its key and the
+  // other way round.
+  void Register(config::Parser& parser);
+  // Options for a channel to an internal service.
+  ChannelOptions Channel() const;
 };
 
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read

@@ -3,7 +3,9 @@
 // How a trusted front end (the gateway) tells backend services on whose behalf it calls: gRPC
 // metadata with the authenticated user and organisation. A call without them comes from another
 // service and is not tenant-scoped. Backends must therefore only be reachable by the project's
-// own services (mutual TLS, see --tls-client-ca), never directly by users.
+// own services, never directly by users: their listeners are internal (lib/grpc/server.h), on
+// loopback or requiring a client certificate of the internal CA (--tls-client-ca), so no peer
+// without one ever gets to send this metadata (docs/security.md, "Trust rule").
 //
 // Names come from user tokens and may hold any characters ("José"), but gRPC metadata values
 // must be printable ASCII (the C++ API aborts the process on anything else). So values travel

@@ -1,6 +1,8 @@
 #include "lib/grpc/server.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "grpcpp/resource_quota.h"
@@ -39,12 +41,43 @@ int Millis(absl::Duration d) { return static_cast<int>(absl::ToInt64Milliseconds
 
 }  // namespace
 
-void GrpcServerOptions::Register(config::Parser& parser) {
-  parser.String("grpc-listen", &listen, "gRPC listen address, host:port").Check(config::HostPort);
-  parser.String("tls-cert", &tls_cert_file, "PEM certificate chain; enables TLS with --tls-key");
-  parser.String("tls-key", &tls_key_file, "PEM private key for --tls-cert");
-  parser.String("tls-client-ca", &tls_client_ca_file,
+bool IsLoopbackListen(absl::string_view listen) {
+  const size_t colon = listen.rfind(':');
+  absl::string_view host = colon == absl::string_view::npos ? listen : listen.substr(0, colon);
+  absl::ConsumePrefix(&host, "[");
+  absl::ConsumeSuffix(&host, "]");
+  return host == "localhost" || host == "::1" || absl::StartsWith(host, "127.");
+}
+
+absl::Status CheckInternalListener(const GrpcServerOptions& options) {
+  if (!options.internal || options.insecure_internal_listener ||
+      !options.tls_client_ca_file.empty() || IsLoopbackListen(options.listen)) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      options.listen,
+      " is not a loopback address and client certificates are not checked: an internal "
+      "listener reachable from other machines needs mutual TLS (--tls-cert, --tls-key and "
+      "--tls-client-ca of this listener), or --insecure-internal-listener (development only)"));
+}
+
+void GrpcServerOptions::Register(config::Parser& parser, absl::string_view prefix) {
+  const std::string tls_cert = absl::StrCat(prefix, "tls-cert");
+  const std::string tls_key = absl::StrCat(prefix, "tls-key");
+  parser.String(absl::StrCat(prefix, "grpc-listen"), &listen, "gRPC listen address, host:port")
+      .Check(config::HostPort)
+      .Check([this](const std::string&) { return CheckInternalListener(*this); });
+  parser.String(tls_cert, &tls_cert_file,
+                absl::StrCat("PEM certificate chain; enables TLS with --", tls_key));
+  parser.String(tls_key, &tls_key_file, absl::StrCat("PEM private key for --", tls_cert));
+  parser.String(absl::StrCat(prefix, "tls-client-ca"), &tls_client_ca_file,
                 "PEM CA bundle; when set, clients must present a certificate it signed");
+  if (internal) {
+    parser.Bool("insecure-internal-listener", &insecure_internal_listener,
+                "DEVELOPMENT ONLY: let an internal gRPC listener on a non-loopback address "
+                "accept callers without client certificates");
+  }
+  if (!prefix.empty()) return;
   parser.Duration("grpc-keepalive-time", &keepalive_time, "ping an idle connection after this long")
       .Range(absl::Seconds(1), absl::Hours(2));
   parser
@@ -60,6 +93,7 @@ void GrpcServerOptions::Register(config::Parser& parser) {
 absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
     const GrpcServerOptions& options, const std::vector<HostedService>& services,
     prometheus::Registry& metrics_registry, const log::Logger& log) {
+  RETURN_IF_ERROR(CheckInternalListener(options));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials, Credentials(options));
 
   grpc::EnableDefaultHealthCheckService(true);
@@ -105,7 +139,9 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   for (const HostedService& hosted : services) health->SetServingStatus(hosted.name, true);
   server->log_.Info("serving gRPC", {{"listen", options.listen},
                                      {"port", port},
-                                     {"tls", options.tls_cert_file.empty() ? "off" : "on"}});
+                                     {"tls", options.tls_cert_file.empty() ? "off" : "on"},
+                                     {"client_certificates",
+                                      options.tls_client_ca_file.empty() ? "off" : "required"}});
   return server;
 }
 

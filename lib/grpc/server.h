@@ -4,6 +4,11 @@
 // TLS), registers the given services plus grpc.health.v1.Health and server reflection, applies
 // keepalive and message limits, and records per-method metrics. Health reports SERVING for ""
 // and for every registered service until Shutdown() begins.
+//
+// Internal listeners (inventory, image gRPC, the orchestrator's management API: only the
+// project's own services call them) must not be reachable unauthenticated from other machines:
+// one bound to an address other than loopback refuses to start unless it checks client
+// certificates (--tls-client-ca) or --insecure-internal-listener (development only) says so.
 
 #ifndef ASSISTED_LIB_GRPC_SERVER_H_
 #define ASSISTED_LIB_GRPC_SERVER_H_
@@ -13,9 +18,11 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "grpcpp/server.h"
 #include "lib/config/config.h"
+#include "lib/grpc/message_limits.h"
 #include "lib/grpc/rpc_metrics.h"
 #include "lib/log/log.h"
 
@@ -35,15 +42,33 @@ struct GrpcServerOptions {
   absl::Duration keepalive_timeout = absl::Seconds(10);
   // Concurrent streams per HTTP/2 connection (0: gRPC's default).
   int max_concurrent_streams = 0;
-  // Largest accepted request message.
-  int max_receive_message_bytes = 16 << 20;
+  // Largest accepted request (and sent response) message; see message_limits.h.
+  int max_receive_message_bytes = kMaxMessageBytes;
   // Threads serving synchronous handlers (0: gRPC's default). Bounds the blocking work in
   // flight; beyond it, calls wait or fail with RESOURCE_EXHAUSTED instead of piling up.
   int max_threads = 0;
 
-  // Adds --grpc-listen, --tls-*, --grpc-keepalive-* to `parser`, bound to these fields.
-  void Register(config::Parser& parser);
+  // Only the project's own services call this listener: see CheckInternalListener.
+  bool internal = false;
+  // Lets an internal listener on a non-loopback address go without client certificates
+  // (--insecure-internal-listener; development only).
+  bool insecure_internal_listener = false;
+
+  // Adds --<prefix>grpc-listen and --<prefix>tls-{cert,key,client-ca} to `parser`, bound to
+  // these fields; with an empty prefix also --grpc-keepalive-* and --grpc-max-concurrent-streams
+  // (a second listener of the same binary shares the first one's values: copy them), and for an
+  // internal listener --insecure-internal-listener. The listen flag's check runs
+  // CheckInternalListener, so a bad combination is a start-up error naming that flag.
+  void Register(config::Parser& parser, absl::string_view prefix = "");
 };
+
+// OK unless `options` is an internal listener bound to an address other than loopback
+// (127.0.0.0/8, ::1, localhost) that neither checks client certificates nor was explicitly
+// allowed to go without (insecure_internal_listener): INVALID_ARGUMENT saying what to set.
+absl::Status CheckInternalListener(const GrpcServerOptions& options);
+
+// True for a "host:port" whose host is a loopback address or "localhost".
+bool IsLoopbackListen(absl::string_view listen);
 
 // A service to host, with the full name health checks answer for, e.g.
 // {&impl, assisted::inventory::v1::InventoryService::service_full_name()}.

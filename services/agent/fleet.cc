@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
-#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/support/client_callback.h"
 #include "lib/process/subprocess.h"
@@ -201,7 +201,7 @@ struct SentRecord {
 
 // One call of the simulated in-cluster controller.
 using ControllerCall =
-    std::function<grpc::Status(orchestrator::v1::OrchestratorService::Stub&, grpc::ClientContext&)>;
+    std::function<grpc::Status(orchestrator::v1::ControllerService::Stub&, grpc::ClientContext&)>;
 
 class FleetAgent final : public steps::LogChunkSink, public steps::InstallReporter {
  public:
@@ -232,7 +232,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     ASSIGN_OR_RETURN(channel_,
                      grpcutil::MakeChannel(shared_.options.orchestrator_address, options));
     stub_ = v1::AgentService::NewStub(channel_);
-    controller_ = orchestrator::v1::OrchestratorService::NewStub(channel_);
+    controller_ = orchestrator::v1::ControllerService::NewStub(channel_);
     return absl::OkStatus();
   }
 
@@ -273,7 +273,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
         OnRegistered(session, message.registered());
         break;
       case v1::ServiceMessage::kInstruction:
-        OnInstruction(message.instruction().step());
+        OnInstruction(message.instruction());
         break;
       case v1::ServiceMessage::kAck: {
         const uint64_t seq = message.ack().up_to_seq();
@@ -386,11 +386,14 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     Emit(FleetEvent::Kind::kRegistered);
   }
 
-  void OnInstruction(const types::v1::Step& step) {
+  void OnInstruction(const v1::Instruction& instruction) {
+    const types::v1::Step& step = instruction.step();
     Emit(FleetEvent::Kind::kInstruction, [&step](FleetEvent& e) { e.step = step; });
     // A step already run in this boot is not run again (its result is kept or acknowledged).
     if (!steps_run_.Add(step)) return;
     absl::MutexLock lock(&mu_);
+    // The install step's token is what the controller presents after the reboot.
+    if (!instruction.controller_token().empty()) controller_token_ = instruction.controller_token();
     steps_.push_back(step);
     if (stepping_) return;
     stepping_ = true;
@@ -493,7 +496,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       update.set_host_id(identity_.host_id);
       update.set_current_stage(stage);
       calls.emplace_back(types::v1::HostStage_Name(stage),
-                         [update](ov1::OrchestratorService::Stub& stub, grpc::ClientContext& c) {
+                         [update](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
                            types::v1::Host host;
                            return stub.UpdateHostProgress(&c, update, &host);
                          });
@@ -510,7 +513,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       update.set_cluster_id(request.cluster_id);
       update.set_finalizing_stage(stage);
       calls.emplace_back(types::v1::FinalizingStage_Name(stage),
-                         [update](ov1::OrchestratorService::Stub& stub, grpc::ClientContext& c) {
+                         [update](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
                            types::v1::Cluster cluster;
                            return stub.UpdateFinalizingProgress(&c, update, &cluster);
                          });
@@ -519,7 +522,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     complete.set_cluster_id(request.cluster_id);
     complete.set_is_success(true);
     calls.emplace_back("CompleteInstallation",
-                       [complete](ov1::OrchestratorService::Stub& stub, grpc::ClientContext& c) {
+                       [complete](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
                          types::v1::Cluster cluster;
                          return stub.CompleteInstallation(&c, complete, &cluster);
                        });
@@ -535,7 +538,10 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       if (stopped_ || index >= calls_.size()) return;
     }
     std::unique_ptr<grpc::ClientContext> context = grpcutil::ContextWithin(absl::Seconds(10));
-    AddAgentToken(*context, identity_.token);
+    {
+      absl::MutexLock lock(&mu_);
+      AddBearerToken(*context, controller_token_);
+    }
     const grpc::Status status = calls_[index].second(*controller_, *context);
     if (status.ok()) {
       {
@@ -653,7 +659,9 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
   StreamIdentity identity_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::AgentService::Stub> stub_;
-  std::unique_ptr<orchestrator::v1::OrchestratorService::Stub> controller_;
+  std::unique_ptr<orchestrator::v1::ControllerService::Stub> controller_;
+  // From the install step (Instruction.controller_token); a secret, never logged.
+  std::string controller_token_ ABSL_GUARDED_BY(mu_);
   // Set in AfterReboot before the first Call, read-only afterwards.
   std::vector<std::pair<std::string, ControllerCall>> calls_;
   absl::flat_hash_map<int, std::unique_ptr<steps::StepExecutor>> executors_;
@@ -688,7 +696,7 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
 void Session::Begin(std::shared_ptr<Session> self, v1::AgentService::Stub& stub,
                     const std::string& token, const v1::AgentMessage& registration) {
   self_ = std::move(self);
-  AddAgentToken(context_, token);
+  AddBearerToken(context_, token);
   stub.async()->Connect(&context_, this);
   AddHold();
   Send(registration);

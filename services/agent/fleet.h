@@ -16,7 +16,8 @@
 // once its result is acknowledged the agent reports Rebooting and ends its stream for good. The
 // simulated host then either boots the discovery image again (profile knob
 // reboot_into_discovery: a new agent instance re-registers) or plays the in-cluster controller:
-// it reports its remaining stages through OrchestratorService.UpdateHostProgress, stage_delay
+// it reports its remaining stages through ControllerService.UpdateHostProgress (on the agent
+// port, with the controller token its install step carried), stage_delay
 // apart, and the bootstrap host then reports the finalizing stages and CompleteInstallation
 // (retried with backoff while the orchestrator refuses them, e.g. before the cluster is
 // finalizing).

@@ -1,4 +1,4 @@
-// The fleet against fake AgentService and OrchestratorService servers in this process: the
+// The fleet against fake AgentService and ControllerService servers in this process: the
 // install step writes each simulated disk, the stages arrive in the reference's order per role,
 // the simulated controller reports the rest, and a host that boots discovery again re-registers.
 #include "services/agent/fleet.h"
@@ -10,7 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
-#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server.h"
@@ -32,17 +32,28 @@ using types::v1::HostStage;
 
 // What the fake orchestrator saw of one host.
 struct HostLog {
-  std::vector<std::string> instances;   // agent_instance_id per registration
-  std::vector<HostStage> agent_stages;  // Progress over the stream (repeats collapsed)
-  std::vector<int> exit_codes;          // install step results
-  std::vector<HostStage> controller;    // UpdateHostProgress
-  std::string authorization;            // metadata of the last Connect
+  std::vector<std::string> instances;    // agent_instance_id per registration
+  std::vector<HostStage> agent_stages;   // Progress over the stream (repeats collapsed)
+  std::vector<int> exit_codes;           // install step results
+  std::vector<HostStage> controller;     // UpdateHostProgress
+  std::string authorization;             // metadata of the last Connect
+  std::string controller_authorization;  // metadata of the last UpdateHostProgress
 };
 
-// Fake AgentService + OrchestratorService: registers everyone, pushes each host the install
+// The controller token the fake hands out with a host's install step.
+std::string ControllerTokenFor(const std::string& host_id) { return "controller-" + host_id; }
+
+// The "authorization" metadata of an incoming call, or "".
+std::string Authorization(const grpc::ServerContext& context) {
+  auto token = context.client_metadata().find("authorization");
+  if (token == context.client_metadata().end()) return "";
+  return std::string(token->second.data(), token->second.size());
+}
+
+// Fake AgentService + ControllerService: registers everyone, pushes each host the install
 // step the test planned for it (once per agent instance), acknowledges everything at once.
 class FakeOrchestrator final : public v1::AgentService::Service,
-                               public orchestrator::v1::OrchestratorService::Service {
+                               public orchestrator::v1::ControllerService::Service {
  public:
   // host id -> install request JSON.
   void Plan(const std::string& host_id, nlohmann::json request) {
@@ -69,10 +80,7 @@ class FakeOrchestrator final : public v1::AgentService::Service,
       const bool fresh =
           log.instances.empty() || log.instances.back() != message.register_().agent_instance_id();
       log.instances.push_back(message.register_().agent_instance_id());
-      auto token = context->client_metadata().find("authorization");
-      if (token != context->client_metadata().end()) {
-        log.authorization = std::string(token->second.data(), token->second.size());
-      }
+      log.authorization = Authorization(*context);
       // The first instance installs; one that booted discovery again is left alone.
       if (fresh && log.instances.size() == 1 && plans_.count(host_id)) plan = plans_[host_id];
     }
@@ -86,6 +94,7 @@ class FakeOrchestrator final : public v1::AgentService::Service,
       step.set_step_id("install-0000abcd");
       step.set_step_type(types::v1::STEP_TYPE_INSTALL);
       step.add_args(plan->dump());
+      instruction.mutable_instruction()->set_controller_token(ControllerTokenFor(host_id));
       stream->Write(instruction);
     }
     while (stream->Read(&message)) {
@@ -107,11 +116,12 @@ class FakeOrchestrator final : public v1::AgentService::Service,
     return grpc::Status::OK;
   }
 
-  grpc::Status UpdateHostProgress(grpc::ServerContext*,
+  grpc::Status UpdateHostProgress(grpc::ServerContext* context,
                                   const orchestrator::v1::UpdateHostProgressRequest* request,
                                   types::v1::Host*) override {
     absl::MutexLock lock(&mu_);
     hosts_[request->host_id()].controller.push_back(request->current_stage());
+    hosts_[request->host_id()].controller_authorization = Authorization(*context);
     return grpc::Status::OK;
   }
   grpc::Status UpdateFinalizingProgress(
@@ -178,7 +188,7 @@ class FleetInstallTest : public ::testing::Test {
     grpc::ServerBuilder builder;
     builder.AddListeningPort("127.0.0.1:0", credentials, &port_);
     builder.RegisterService(static_cast<v1::AgentService::Service*>(&fake_));
-    builder.RegisterService(static_cast<orchestrator::v1::OrchestratorService::Service*>(&fake_));
+    builder.RegisterService(static_cast<orchestrator::v1::ControllerService::Service*>(&fake_));
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
   }
@@ -294,6 +304,8 @@ TEST_F(FleetInstallTest, HostsInstallReportTheirStagesAndTheControllerFinishes) 
     EXPECT_THAT(log.exit_codes, ElementsAre(0)) << id;
     EXPECT_EQ(log.instances.size(), 1u) << id;  // the discovery agent never came back
     EXPECT_EQ(log.authorization, "Bearer fleet-token");
+    // After the reboot the controller presents its install step's token, not the agent's.
+    EXPECT_EQ(log.controller_authorization, "Bearer " + ControllerTokenFor(id));
   }
   // Each disk holds the OS image and that host's Ignition.
   for (int i = 0; i < 3; ++i) {

@@ -4,7 +4,7 @@
 
 namespace assisted::agent {
 
-void AddAgentToken(grpc::ClientContext& context, const std::string& token) {
+void AddBearerToken(grpc::ClientContext& context, const std::string& token) {
   if (!token.empty()) context.AddMetadata(kAuthorizationMetadata, "Bearer " + token);
 }
 
@@ -154,7 +154,7 @@ void StreamClient::Run() {
 
 bool StreamClient::Session(v1::AgentService::Stub& stub) {
   grpc::ClientContext context;
-  AddAgentToken(context, identity_.token);
+  AddBearerToken(context, identity_.token);
   std::unique_ptr<grpc::ClientReaderWriter<v1::AgentMessage, v1::ServiceMessage>> stream =
       stub.Connect(&context);
   {

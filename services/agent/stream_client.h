@@ -87,10 +87,11 @@ struct StreamIdentity {
   std::function<types::v1::Inventory()> inventory;
 };
 
-// The call metadata carrying the agent token: "authorization: Bearer <token>" (the convention
-// of proto/assisted/agent/v1/agent_service.proto). Nothing is added for an empty token.
+// The call metadata carrying a token: "authorization: Bearer <token>" (the convention of
+// proto/assisted/agent/v1/agent_service.proto for the agent token, and of
+// controller_service.proto for the controller token). Nothing is added for an empty token.
 inline constexpr char kAuthorizationMetadata[] = "authorization";
-void AddAgentToken(grpc::ClientContext& context, const std::string& token);
+void AddBearerToken(grpc::ClientContext& context, const std::string& token);
 
 // A Progress message (installation stage) reported at `at`; percentage -1 when unknown.
 v1::AgentMessage ProgressMessage(types::v1::HostStage stage, const std::string& info,

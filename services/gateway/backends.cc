@@ -10,9 +10,6 @@
 namespace assisted::gateway {
 namespace {
 
-// Artifacts (Ignition files, log bundles) are up to 64 MiB.
-constexpr int kMaxArtifactMessageBytes = 65 << 20;
-
 std::string HealthOf(const std::shared_ptr<grpc::Channel>& channel, absl::Duration timeout) {
   absl::StatusOr<std::string> health = grpcutil::CheckHealth(channel, "", timeout);
   return health.ok() ? *health : std::string(health.status().message());
@@ -23,8 +20,7 @@ std::string HealthOf(const std::shared_ptr<grpc::Channel>& channel, absl::Durati
 absl::StatusOr<std::unique_ptr<Backends>> Backends::Connect(const BackendAddresses& addresses) {
   std::unique_ptr<Backends> backends(new Backends());
   backends->deadline_ = addresses.deadline;
-  grpcutil::ChannelOptions options;
-  options.max_receive_message_bytes = kMaxArtifactMessageBytes;
+  const grpcutil::ChannelOptions& options = addresses.channel;
   ASSIGN_OR_RETURN(backends->inventory_channel_,
                    grpcutil::MakeChannel(addresses.inventory, options));
   ASSIGN_OR_RETURN(backends->orchestrator_channel_,

@@ -30,6 +30,8 @@ struct BackendAddresses {
   std::string orchestrator;
   std::string image;
   absl::Duration deadline = absl::Seconds(10);
+  // How the three channels authenticate (the internal mutual TLS; plaintext by default).
+  grpcutil::ChannelOptions channel;
 };
 
 class Backends {

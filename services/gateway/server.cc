@@ -94,10 +94,12 @@ void Config::Register(config::Parser& parser) {
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
   parser
-      .String("orchestrator-address", &orchestrator_address, "assisted-orchestrator gRPC host:port")
+      .String("orchestrator-address", &orchestrator_address,
+              "assisted-orchestrator's management API (--internal-grpc-listen), host:port")
       .Check(config::HostPort);
   parser.String("image-address", &image_address, "assisted-image gRPC host:port")
       .Check(config::HostPort);
+  internal_tls.Register(parser);
   parser.String("auth", &auth, "user authentication: jwt, or none (development only)")
       .Check([](const std::string& value) {
         return value == "jwt" || value == "none"
@@ -129,7 +131,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   ASSIGN_OR_RETURN(parts->backends, Backends::Connect({.inventory = config.inventory_address,
                                                        .orchestrator = config.orchestrator_address,
                                                        .image = config.image_address,
-                                                       .deadline = config.backend_timeout}));
+                                                       .deadline = config.backend_timeout,
+                                                       .channel = config.internal_tls.Channel()}));
   ASSIGN_OR_RETURN(AuthOptions auth, LoadAuth(config, context.log));
   parts->signing_keys = InfraEnvSigningKeys::FromInventory(
       parts->backends->inventory(), parts->clock, {}, config.backend_timeout);

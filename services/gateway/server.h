@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "lib/config/config.h"
+#include "lib/grpc/channel.h"
 #include "lib/grpc/server.h"
 #include "lib/http/server.h"
 #include "lib/service/runner.h"
@@ -38,8 +39,11 @@ struct Config {
   std::string url_signing_key_file;  // the image service's key: agent and image tokens
   absl::Duration backend_timeout = absl::Seconds(10);
   std::string inventory_address = "localhost:9091";
-  std::string orchestrator_address = "localhost:9090";
+  // The orchestrator's management API (its internal listener), not the agents' port.
+  std::string orchestrator_address = "localhost:9094";
   std::string image_address = "localhost:9092";
+  // How calls to the three backends authenticate (internal mutual TLS).
+  grpcutil::InternalClientTls internal_tls;
   // Read cache bounds; 0 entries: no cache, no change-log stream, every read goes to the
   // inventory.
   int read_cache_entries = 10000;

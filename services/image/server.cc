@@ -86,6 +86,7 @@ void Config::Register(config::Parser& parser) {
   http.Register(parser, "http");
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
+  internal_tls.Register(parser);
   parser
       .String("os-images", &os_images,
               "JSON list of base images: [{openshift_version, cpu_architecture, url, version, "
@@ -116,7 +117,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
       std::make_unique<Catalog>(config.image_cache_dir, std::move(images), parts->fetcher,
                                 parts->runner, context.log.Child("catalog"));
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> inventory,
-                   grpcutil::MakeChannel(config.inventory_address, {}));
+                   grpcutil::MakeChannel(config.inventory_address, config.internal_tls.Channel()));
   parts->infra_envs = std::make_unique<InventoryInfraEnvSource>(std::move(inventory));
   PublisherOptions publishing;
   publishing.public_url = config.public_url;

@@ -14,6 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "lib/config/config.h"
+#include "lib/grpc/channel.h"
 #include "lib/grpc/server.h"
 #include "lib/http/server.h"
 #include "lib/service/runner.h"
@@ -21,10 +22,12 @@
 namespace assisted::image {
 
 struct Config {
-  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9092"};
+  // Internal: only the gateway calls it (it hands out discovery Ignition with agent tokens).
+  grpcutil::GrpcServerOptions grpc{.listen = "127.0.0.1:9092", .internal = true};
   http::HttpServerOptions http{.listen = "0.0.0.0:8888"};
-  // Where assisted-inventory listens.
+  // Where assisted-inventory listens, and how calls to it authenticate.
   std::string inventory_address = "localhost:9091";
+  grpcutil::InternalClientTls internal_tls;
   // JSON array of {openshift_version, cpu_architecture, url, version, sha256?} (like
   // assisted-service's OS_IMAGES).
   std::string os_images = "[]";

@@ -41,7 +41,7 @@ void Config::Register(config::Parser& parser) {
                 "longest any one SQL statement may run")
       .Range(absl::Milliseconds(100), absl::Hours(1));
   parser.Int64("max-artifact-bytes", &max_artifact_bytes, "largest artifact stored")
-      .Range(1, 64 << 20);
+      .Range(1, grpcutil::kMaxArtifactBytes);
   parser
       .Int64("change-log-keep", &change_log_keep,
              "change-log entries kept for watchers to resume from")

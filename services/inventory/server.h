@@ -18,18 +18,19 @@
 namespace assisted::inventory {
 
 struct Config {
-  // Artifacts reach 64 MiB, so messages must be allowed to be larger than that. gRPC's
-  // pollers count against max_threads too: at 64, a gateway with 64 busy handlers already got
-  // "Server Threadpool Exhausted" (429 to users); waiting threads cost little, the PostgreSQL
-  // pool bounds the real work.
+  // An internal listener: loopback unless client certificates are checked. Messages are as
+  // large as grpcutil::kMaxMessageBytes (an artifact and its envelope). gRPC's pollers count
+  // against max_threads too: at 64, a gateway with 64 busy handlers already got "Server
+  // Threadpool Exhausted" (429 to users); waiting threads cost little, the PostgreSQL pool
+  // bounds the real work.
   grpcutil::GrpcServerOptions grpc{
-      .listen = "0.0.0.0:9091", .max_receive_message_bytes = 80 << 20, .max_threads = 256};
+      .listen = "127.0.0.1:9091", .max_threads = 256, .internal = true};
   // libpq connection string or URI; may hold a password, so it is never printed.
   std::string postgres_dsn;
   absl::Duration postgres_connect_timeout = absl::Seconds(10);
   int postgres_max_connections = 16;
   absl::Duration postgres_statement_timeout = absl::Seconds(10);
-  int64_t max_artifact_bytes = 64 << 20;
+  int64_t max_artifact_bytes = grpcutil::kMaxArtifactBytes;
   int64_t change_log_keep = 1'000'000;
   absl::Duration watch_bookmark_interval = absl::Seconds(10);
   // Events older than this are deleted (in small batches, every event_prune_interval); zero keeps

@@ -325,6 +325,10 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
   if (request->from_seq() < 0) {
     return ToGrpcStatus(absl::InvalidArgumentError("from_seq: must not be negative"));
   }
+  if (request->from_beginning() && request->from_seq() != 0) {
+    return ToGrpcStatus(
+        absl::InvalidArgumentError("from_seq: must be 0 when from_beginning is set"));
+  }
   absl::StatusOr<int64_t> purged = PurgedThrough(stores_.pool);
   if (!purged.ok()) return ToGrpcStatus(purged.status());
   absl::StatusOr<int64_t> head = HeadSeq(stores_.pool);
@@ -338,7 +342,9 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
     return ToGrpcStatus(absl::OutOfRangeError(absl::StrCat(
         "from_seq ", request->from_seq(), " is ahead of the change log head ", *head)));
   }
-  int64_t cursor = request->from_seq() == 0 ? *head : request->from_seq();
+  int64_t cursor = request->from_beginning() ? *purged
+                   : request->from_seq() == 0  ? *head
+                                               : request->from_seq();
   auto bookmark = [&writer](int64_t seq) {
     v1::WatchEvent event;
     event.set_seq(seq);

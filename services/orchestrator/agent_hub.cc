@@ -728,6 +728,17 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
     }
     for (types::v1::Step& step : *steps) {
       ServiceMessage message;
+      if (step.step_type() == types::v1::STEP_TYPE_INSTALL &&
+          options_.controller_tokens != nullptr) {
+        absl::StatusOr<std::string> token =
+            options_.controller_tokens->Issue(host.cluster_id(), clock_.Now());
+        if (token.ok()) {
+          message.mutable_instruction()->set_controller_token(*std::move(token));
+        } else {
+          log_.Warning("no controller token for the install step",
+                       {{"host_id", host.id()}, {"error", token.status().message()}});
+        }
+      }
       *message.mutable_instruction()->mutable_step() = std::move(step);
       if (!session->Send(std::move(message))) break;
     }
@@ -940,14 +951,8 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
 
 grpc::ServerBidiReactor<agent::v1::AgentMessage, agent::v1::ServiceMessage>*
 AgentServiceImpl::Connect(grpc::CallbackServerContext* context) {
-  std::string token;
-  const auto& metadata = context->client_metadata();
   // The agent sends "authorization: Bearer <token>" (services/agent/stream_client.h).
-  if (auto it = metadata.find("authorization"); it != metadata.end()) {
-    absl::string_view value(it->second.data(), it->second.size());
-    if (absl::ConsumePrefix(&value, "Bearer ")) token.assign(value.data(), value.size());
-  }
-  return new AgentReactor(std::make_shared<Session>(context->peer(), std::move(token)), hub_);
+  return new AgentReactor(std::make_shared<Session>(context->peer(), BearerToken(*context)), hub_);
 }
 
 }  // namespace assisted::orchestrator

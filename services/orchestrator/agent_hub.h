@@ -69,6 +69,7 @@
 #include "lib/time/clock.h"
 #include "prometheus/registry.h"
 #include "services/orchestrator/agent_session.h"
+#include "services/orchestrator/controller_token.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/hub_metrics.h"
@@ -109,6 +110,9 @@ struct HubOptions {
   // The service key checking the agents' tokens ("authorization: Bearer" metadata), with each
   // infra-env's own signing key (lib/auth/token.h); empty: no check.
   std::string agent_token_key;
+  // Issues the controller tokens install steps carry (Instruction.controller_token); null: none
+  // (the controller's calls are not authenticated either).
+  std::shared_ptr<const ControllerTokens> controller_tokens;
   // How long an infra-env's signing key read from the inventory is used: a regenerated key is
   // in force for new streams this long after the regeneration at the latest.
   absl::Duration signing_key_ttl = absl::Seconds(5);

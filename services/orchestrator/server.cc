@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "lib/auth/token.h"
 #include "lib/file/read_file.h"
@@ -11,6 +12,7 @@
 #include "lib/status/status_macros.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/agent_hub.h"
+#include "services/orchestrator/controller_service.h"
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/install/actions.h"
 #include "services/orchestrator/install/agent_seams.h"
@@ -26,8 +28,10 @@ namespace assisted::orchestrator {
 
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
+  internal_grpc.Register(parser, "internal-");
   parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
       .Check(config::HostPort);
+  internal_tls.Register(parser);
   parser
       .Int("max-agent-streams", &agent_streams.max_registered,
            "registered agent streams this server holds (and, apart, streams waiting to register)")
@@ -101,6 +105,7 @@ namespace {
 struct Parts {
   SystemRandom random;
   RealClock clock;
+  std::shared_ptr<const ControllerTokens> controller_tokens;  // null without a signing key
   std::unique_ptr<inventory::v1::InventoryService::Stub> inventory;
   std::unique_ptr<install::InventoryClient> install_inventory;
   std::unique_ptr<install::ArtifactGenerator> files;
@@ -137,9 +142,10 @@ absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logge
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
                                                                service::Context& context) {
   ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> inventory,
-                   grpcutil::MakeChannel(config.inventory_address, {}));
+                   grpcutil::MakeChannel(config.inventory_address, config.internal_tls.Channel()));
   ASSIGN_OR_RETURN(std::string token_key, AgentTokenKey(config, context.log));
   auto parts = std::make_shared<Parts>();
+  if (!token_key.empty()) parts->controller_tokens = std::make_shared<ControllerTokens>(token_key);
   HubOptions options{.streams = config.agent_streams,
                      .workers = config.workers,
                      .replica_id = config.replica_id,
@@ -148,7 +154,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                      .max_recheck_after = config.max_recheck_after,
                      .event_rate = {.per_second = 1.0 / absl::ToDoubleSeconds(config.event_refill),
                                     .burst = static_cast<double>(config.event_burst)},
-                     .agent_token_key = std::move(token_key)};
+                     .agent_token_key = std::move(token_key),
+                     .controller_tokens = parts->controller_tokens};
   options.streams.max_unregistered = options.streams.max_registered;
   options.timeouts.host.disconnection = config.host_disconnection_timeout;
   if (!config.timeouts_file.empty()) {
@@ -191,7 +198,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
       std::make_unique<install::InstallStepSource>(*parts->actions, *parts->next_steps);
   parts->progress = std::make_unique<install::InstallProgressSink>(*parts->actions);
   parts->registrations = std::make_unique<install::InstallRegistrationSink>(*parts->actions);
-  parts->hub = std::make_unique<AgentHub>(std::move(inventory), std::move(options), parts->random,
+  parts->hub = std::make_unique<AgentHub>(inventory, std::move(options), parts->random,
                                           context.log.Child("agents"),
                                           HubParts{.instructions = parts->instructions.get(),
                                                    .progress = parts->progress.get(),
@@ -205,9 +212,18 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   host->Keep(parts);
   host->Add(std::make_unique<AgentServiceImpl>(*parts->hub),
             agent::v1::AgentService::service_full_name());
-  host->Add(std::make_unique<install::OrchestratorServiceImpl>(*parts->actions),
-            v1::OrchestratorService::service_full_name());
+  auto management = std::make_unique<install::OrchestratorServiceImpl>(*parts->actions);
+  host->Add(std::make_unique<ControllerServiceImpl>(*management, parts->controller_tokens.get(),
+                                                    std::move(inventory), parts->clock),
+            v1::ControllerService::service_full_name());
+  host->Add(std::move(management), v1::OrchestratorService::service_full_name(),
+            service::GrpcServiceHost::Listener::kInternal);
   RETURN_IF_ERROR(host->Start(config.grpc, context));
+  grpcutil::GrpcServerOptions internal = config.internal_grpc;
+  internal.keepalive_time = config.grpc.keepalive_time;
+  internal.keepalive_timeout = config.grpc.keepalive_timeout;
+  internal.max_concurrent_streams = config.grpc.max_concurrent_streams;
+  RETURN_IF_ERROR(host->Start(internal, context, service::GrpcServiceHost::Listener::kInternal));
   return host;
 }
 

@@ -1,9 +1,13 @@
 // File: services/orchestrator/server.h
 //
-// Composition root of assisted-orchestrator: the agents' one stream per host
-// (assisted.agent.v1.AgentService) and the user actions that go through the state machines
-// (assisted.orchestrator.v1.OrchestratorService), both on gRPC port 9090 by default. It keeps
-// nothing on disk; the inventory service is its system of record.
+// Composition root of assisted-orchestrator. Two gRPC listeners:
+//   - the agent port (--grpc-listen, 0.0.0.0:9090), which host networks reach: the agents' one
+//     stream per host (assisted.agent.v1.AgentService) and the post-reboot reporter's calls
+//     (assisted.orchestrator.v1.ControllerService, each with a token scoped to its cluster);
+//   - the internal listener (--internal-grpc-listen, 127.0.0.1:9094): the management API that
+//     goes through the state machines (assisted.orchestrator.v1.OrchestratorService), which
+//     only the gateway calls. Never serve it where hosts can reach it.
+// It keeps nothing on disk; the inventory service is its system of record.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_SERVER_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_SERVER_H_
@@ -14,6 +18,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/config/config.h"
+#include "lib/grpc/channel.h"
 #include "lib/grpc/server.h"
 #include "lib/service/runner.h"
 #include "services/orchestrator/release_images.h"
@@ -22,10 +27,17 @@
 namespace assisted::orchestrator {
 
 struct Config {
-  // Synchronous OrchestratorService handlers block on the inventory: at most 64 at a time.
-  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090", .max_threads = 64};
-  // Where assisted-inventory listens.
+  // The agent port. Synchronous ControllerService handlers block on the inventory: at most 64
+  // at a time.
+  grpcutil::GrpcServerOptions grpc{.listen = "0.0.0.0:9090",
+                                   .max_receive_message_bytes = grpcutil::kMaxAgentMessageBytes,
+                                   .max_threads = 64};
+  // The management API; keepalive and stream limits follow `grpc`'s.
+  grpcutil::GrpcServerOptions internal_grpc{
+      .listen = "127.0.0.1:9094", .max_threads = 64, .internal = true};
+  // Where assisted-inventory listens, and how calls to it authenticate.
   std::string inventory_address = "localhost:9091";
+  grpcutil::InternalClientTls internal_tls;
   // Which agent streams are held (stream_admission.h); max_unregistered follows max_registered.
   AdmissionLimits agent_streams;
   int workers = 8;

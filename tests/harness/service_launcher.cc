@@ -11,6 +11,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
+#include "lib/grpc/health_client.h"
 #include "lib/random/random.h"
 #include "lib/status/status_macros.h"
 #include "tests/harness/probes.h"
@@ -50,10 +51,17 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
   if (grpc_port == 0) {
     ASSIGN_OR_RETURN(grpc_port, FreePort());
   }
+  int internal_grpc_port = options.internal_grpc_port;
+  if (options.internal_grpc && internal_grpc_port == 0) {
+    ASSIGN_OR_RETURN(internal_grpc_port, FreePort());
+  }
   ASSIGN_OR_RETURN(int metrics_port, FreePort());
   std::vector<std::string> argv = {RunfilePath(options.binary),
                                    absl::StrCat("--grpc-listen=127.0.0.1:", grpc_port),
                                    absl::StrCat("--metrics-listen=127.0.0.1:", metrics_port)};
+  if (options.internal_grpc) {
+    argv.push_back(absl::StrCat("--internal-grpc-listen=127.0.0.1:", internal_grpc_port));
+  }
   argv.insert(argv.end(), options.args.begin(), options.args.end());
   static int launches = 0;  // distinct log names within one test process
   const std::string log_path =
@@ -64,7 +72,15 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
   ASSIGN_OR_RETURN(std::unique_ptr<process::Subprocess> process,
                    process::Subprocess::Start(argv, env, log_path));
   std::unique_ptr<LaunchedService> service(
-      new LaunchedService(std::move(process), log_path, grpc_port, metrics_port));
+      new LaunchedService(std::move(process), log_path, grpc_port,
+                          options.internal_grpc ? internal_grpc_port : 0, metrics_port));
+  auto serving = [](const std::string& target, const grpcutil::ChannelOptions& options) {
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = grpcutil::MakeChannel(target, options);
+    if (!channel.ok()) return false;
+    absl::StatusOr<std::string> health =
+        grpcutil::CheckHealth(*channel, "", absl::Milliseconds(500));
+    return health.ok() && *health == "SERVING";
+  };
 
   const absl::Time deadline = absl::Now() + options.ready_timeout;
   while (true) {
@@ -73,9 +89,11 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
                                                         " before serving; its log:\n",
                                                         Tail(service->Log())));
     }
-    absl::StatusOr<std::string> health =
-        CheckHealth(service->grpc_target(), "", absl::Milliseconds(500));
-    if (health.ok() && *health == "SERVING") return service;
+    if (serving(service->grpc_target(), options.probe_channel) &&
+        (!options.internal_grpc ||
+         serving(service->internal_grpc_target(), options.internal_probe_channel))) {
+      return service;
+    }
     if (absl::Now() > deadline) {
       return absl::DeadlineExceededError(absl::StrCat(options.binary, " not SERVING after ",
                                                       absl::FormatDuration(options.ready_timeout),

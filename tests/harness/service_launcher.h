@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "lib/grpc/channel.h"
 #include "lib/process/subprocess.h"
 
 namespace assisted::testing {
@@ -27,12 +29,22 @@ struct LaunchOptions {
   absl::Duration ready_timeout = absl::Seconds(20);
   // The gRPC port to listen on; 0 picks a free one (set it to restart a service in place).
   int grpc_port = 0;
+  // Also give the binary an internal listener (--internal-grpc-listen on a loopback port: the
+  // orchestrator's management API) and wait for it to serve as well.
+  bool internal_grpc = false;
+  // Its port; 0 picks a free one.
+  int internal_grpc_port = 0;
+  // How the readiness probe reaches the gRPC port and the internal one (TLS and a client
+  // certificate for a listener started with --tls-* or --internal-tls-*; plaintext by default).
+  grpcutil::ChannelOptions probe_channel;
+  grpcutil::ChannelOptions internal_probe_channel;
 };
 
 class LaunchedService {
  public:
-  // Starts the binary with --grpc-listen and --metrics-listen on free 127.0.0.1 ports and waits
-  // for SERVING. On failure the error carries the tail of the child's log.
+  // Starts the binary with --grpc-listen and --metrics-listen (and --internal-grpc-listen when
+  // asked) on free 127.0.0.1 ports and waits for SERVING. On failure the error carries the tail
+  // of the child's log.
   static absl::StatusOr<std::unique_ptr<LaunchedService>> Launch(const LaunchOptions& options);
 
   std::string grpc_target() const { return absl::StrCat("127.0.0.1:", grpc_port_); }
@@ -40,6 +52,11 @@ class LaunchedService {
     return absl::StrCat("http://127.0.0.1:", metrics_port_, "/metrics");
   }
   int grpc_port() const { return grpc_port_; }
+  // The internal listener (LaunchOptions::internal_grpc), e.g. the orchestrator's management API.
+  std::string internal_grpc_target() const {
+    return absl::StrCat("127.0.0.1:", internal_grpc_port_);
+  }
+  int internal_grpc_port() const { return internal_grpc_port_; }
   // The child's process id (for /proc figures in benches).
   pid_t pid() const { return process_->pid(); }
 
@@ -57,15 +74,17 @@ class LaunchedService {
 
  private:
   LaunchedService(std::unique_ptr<process::Subprocess> process, std::string log_path, int grpc_port,
-                  int metrics_port)
+                  int internal_grpc_port, int metrics_port)
       : process_(std::move(process)),
         log_path_(std::move(log_path)),
         grpc_port_(grpc_port),
+        internal_grpc_port_(internal_grpc_port),
         metrics_port_(metrics_port) {}
 
   std::unique_ptr<process::Subprocess> process_;
   std::string log_path_;
   int grpc_port_;
+  int internal_grpc_port_;  // 0: none
   int metrics_port_;
 };
 

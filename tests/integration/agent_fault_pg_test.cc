@@ -70,7 +70,8 @@ class AgentFaultTest : public PostgresTest {
                   "--grpc-keepalive-time=1s", "--grpc-keepalive-timeout=1s",
                   // The whole fleet reconnects at once from this one address.
                   "--max-unregistered-agent-streams-per-peer=1000"},
-         .grpc_port = port});
+         .grpc_port = port,
+         .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
   }

@@ -57,8 +57,10 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   ASSERT_THAT(inventory, IsOk());
   const std::vector<std::string> orchestrator_args = {"--inventory-address=" +
                                                       (*inventory)->grpc_target()};
-  auto orchestrator = LaunchedService::Launch(
-      {.binary = "services/orchestrator/assisted-orchestrator", .args = orchestrator_args});
+  auto orchestrator =
+      LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
+                               .args = orchestrator_args,
+                               .internal_grpc = true});
   ASSERT_THAT(orchestrator, IsOk());
   const int port = (*orchestrator)->grpc_port();
 
@@ -120,7 +122,8 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
       << ReadFile(log, "test file").value_or("");
   auto restarted = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                             .args = orchestrator_args,
-                                            .grpc_port = port});
+                                            .grpc_port = port,
+                                            .internal_grpc = true});
   ASSERT_THAT(restarted, IsOk());
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 2; },

@@ -113,7 +113,8 @@ class AgentStreamTest : public PostgresTest {
         {.binary = "services/orchestrator/assisted-orchestrator",
          .args = {"--inventory-address=" + inventory_->grpc_target(),
                   "--agent-registration-deadline=2s", "--monitor-interval=200ms",
-                  "--max-unregistered-agent-streams-per-peer=4"}});
+                  "--max-unregistered-agent-streams-per-peer=4"},
+         .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     inventory_stub_ = inv::InventoryService::NewStub(

@@ -108,12 +108,48 @@ class RequiredSettingsTest : public ::testing::Test {
   process::CommandResult Run(const std::string& path, std::vector<std::string> args) {
     std::vector<std::string> argv = {RunfilePath(path)};
     argv.insert(argv.end(), args.begin(), args.end());
-    absl::StatusOr<process::CommandResult> result = runner_.Run({.argv = argv});
+    // A binary that starts instead of refusing its settings is stopped, not waited for.
+    absl::StatusOr<process::CommandResult> result =
+        runner_.Run({.argv = argv, .timeout = absl::Seconds(20)});
     EXPECT_THAT(result, IsOk());
     return result.ok() ? *result : process::CommandResult{};
   }
   process::LocalProcessRunner runner_;
 };
+
+// Internal listeners (the inventory, the image service's gRPC, the orchestrator's management
+// API) answer to no credential but a client certificate: reachable from other machines without
+// one they would hand every tenant's data, pull secrets and CA keys to anyone.
+TEST_F(RequiredSettingsTest, AnInternalListenerOffLoopbackWithoutClientCertificatesRefusesToStart) {
+  struct Case {
+    std::string name;
+    std::string path;
+    std::vector<std::string> args;
+    std::string flag;
+  };
+  const std::vector<Case> cases = {
+      {"assisted-inventory",
+       "services/inventory/assisted-inventory",
+       {"--postgres-dsn=host=/nonexistent", "--grpc-listen=0.0.0.0:0"},
+       "--grpc-listen"},
+      {"assisted-image",
+       "services/image/assisted-image",
+       {"--grpc-listen=0.0.0.0:0"},
+       "--grpc-listen"},
+      {"assisted-orchestrator",
+       "services/orchestrator/assisted-orchestrator",
+       {"--grpc-listen=127.0.0.1:0", "--internal-grpc-listen=0.0.0.0:0"},
+       "--internal-grpc-listen"},
+  };
+  for (const Case& c : cases) {
+    const process::CommandResult result = Run(c.path, c.args);
+    EXPECT_EQ(result.exit_code, 2) << c.name << ": " << result.stderr_data;
+    EXPECT_EQ(std::count(result.stderr_data.begin(), result.stderr_data.end(), '\n'), 1)
+        << result.stderr_data;
+    EXPECT_THAT(result.stderr_data, StartsWith(absl::StrCat(c.name, ": ", c.flag, ": ")));
+    EXPECT_THAT(result.stderr_data, HasSubstr("--insecure-internal-listener"));
+  }
+}
 
 TEST_F(RequiredSettingsTest, InventoryNeedsItsDatabase) {
   const process::CommandResult result = Run("services/inventory/assisted-inventory", {});

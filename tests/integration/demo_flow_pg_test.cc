@@ -65,7 +65,8 @@ class DemoFlowTest : public PostgresTest {
          .args = {"--inventory-address=" + inventory_->grpc_target(),
                   "--url-signing-key-file=" + url_key, "--monitor-interval=200ms",
                   "--os-image-url=file://" + os_image_path,
-                  "--os-image-sha256=" + agent::steps::Sha256Hex(os_image)}});
+                  "--os-image-sha256=" + agent::steps::Sha256Hex(os_image)},
+         .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
 
@@ -77,11 +78,12 @@ class DemoFlowTest : public PostgresTest {
     image_ = std::move(image->service);
     base_iso_size_ = std::filesystem::file_size(image->base_iso);
 
-    auto gateway = LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                                         .orchestrator_address = orchestrator_->grpc_target(),
-                                         .image_address = image_->grpc_target(),
-                                         .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
-                                         .url_signing_key_file = url_key});
+    auto gateway =
+        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
+                              .orchestrator_address = orchestrator_->internal_grpc_target(),
+                              .image_address = image_->grpc_target(),
+                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
+                              .url_signing_key_file = url_key});
     ASSERT_THAT(gateway, IsOk());
     gateway_ = std::move(gateway->service);
     server_ = gateway->http_base;

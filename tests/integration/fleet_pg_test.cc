@@ -37,7 +37,8 @@ class FleetTest : public PostgresTest {
     inventory_ = *std::move(inventory);
     auto orchestrator =
         LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
+                                 .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     stub_ = inv::InventoryService::NewStub(
@@ -73,7 +74,7 @@ class FleetTest : public PostgresTest {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
     inv::WatchRequest request;
-    request.set_from_seq(1);  // from the start: changes made before the watch count too
+    request.set_from_beginning(true);  // changes made before the watch count too
     request.mutable_filter()->set_infra_env_id(infra_env_.id());
     request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_HOST);
     auto reader = stub_->Watch(&context, request);
@@ -85,9 +86,13 @@ class FleetTest : public PostgresTest {
       for (const auto& [id, accept] : want) all = all && seen.count(id) && accept(seen[id]);
       if (all) {
         context.TryCancel();
-        break;
+        reader->Finish();
+        return seen;
       }
     }
+    const grpc::Status ended = reader->Finish();
+    ADD_FAILURE() << "the watch ended before every host was seen: " << ended.error_code() << " "
+                  << ended.error_message();
     return seen;
   }
 

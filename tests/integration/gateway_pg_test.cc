@@ -90,7 +90,8 @@ class GatewayTest : public PostgresTest {
     inventory_ = *std::move(inventory);
     auto orchestrator =
         LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()}});
+                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
+                                 .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     auto http_port = FreePort();
@@ -113,7 +114,7 @@ class GatewayTest : public PostgresTest {
         {.binary = "services/gateway/assisted-gateway",
          .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
                   "--inventory-address=" + inventory_->grpc_target(),
-                  "--orchestrator-address=" + orchestrator_->grpc_target(),
+                  "--orchestrator-address=" + orchestrator_->internal_grpc_target(),
                   "--image-address=" + image_address,
                   "--jwt-secret-file=" + WriteFile("jwt.key", kSecret),
                   "--url-signing-key-file=" + url_key_file, "--backend-timeout=3s"}});

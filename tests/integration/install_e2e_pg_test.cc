@@ -73,21 +73,24 @@ class InstallE2eTest : public PostgresTest {
         {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
     ASSERT_THAT(inventory, IsOk());
     inventory_ = *std::move(inventory);
-    ASSERT_NO_FATAL_FAILURE(StartOrchestrator(0));
+    ASSERT_NO_FATAL_FAILURE(StartOrchestrator(0, 0));
     stub_ = inv::InventoryService::NewStub(
         grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    orchestrator_stub_ = orch::OrchestratorService::NewStub(
-        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+    orchestrator_stub_ = orch::OrchestratorService::NewStub(grpc::CreateChannel(
+        orchestrator_->internal_grpc_target(), grpc::InsecureChannelCredentials()));
   }
 
-  // Starts the orchestrator (again, on `port`, after a crash; 0 picks a free port).
-  void StartOrchestrator(int port) {
+  // Starts the orchestrator (again, on `port` and `internal_port`, after a crash; 0 picks a
+  // free port).
+  void StartOrchestrator(int port, int internal_port) {
     auto orchestrator = LaunchedService::Launch(
         {.binary = "services/orchestrator/assisted-orchestrator",
          .args = {"--inventory-address=" + inventory_->grpc_target(),
                   "--os-image-url=file://" + os_image_, "--os-image-sha256=" + os_image_sha256_,
                   "--monitor-interval=200ms"},
-         .grpc_port = port});
+         .grpc_port = port,
+         .internal_grpc = true,
+         .internal_grpc_port = internal_port});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
   }
@@ -470,16 +473,17 @@ TEST_F(InstallE2eTest,
   const std::vector<std::string> ids = StartReadyCluster(3, 0, &seq, absl::Milliseconds(300));
   ASSERT_FALSE(HasFailure());
   const int port = orchestrator_->grpc_port();
+  const int internal_port = orchestrator_->internal_grpc_port();
   types::v1::Cluster installing;
   ASSERT_TRUE(Install(&installing).ok());
   EXPECT_EQ(installing.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
   orchestrator_->Kill();  // while preparing
-  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port));
+  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port, internal_port));
 
   const StatusWatch started = AwaitAnyHost(seq, HOST_STATUS_INSTALLING_IN_PROGRESS);
   ASSERT_TRUE(started.done) << started.error << "\n" << Describe();
   orchestrator_->Kill();  // while installing
-  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port));
+  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port, internal_port));
 
   const StatusWatch done =
       AwaitCluster(started.last_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});

@@ -163,10 +163,15 @@ TEST_F(InventoryTest, BadInputIsRefusedNamingTheFieldAndNothingIsWritten) {
 // Reads a Watch stream on its own thread until stopped.
 class Watcher {
  public:
-  Watcher(inv::InventoryService::Stub& stub, int64_t from_seq, bool hints = false) {
-    inv::WatchRequest request;
-    request.set_from_seq(from_seq);
-    request.set_hints(hints);
+  Watcher(inv::InventoryService::Stub& stub, int64_t from_seq, bool hints = false)
+      : Watcher(stub, [&] {
+          inv::WatchRequest request;
+          request.set_from_seq(from_seq);
+          request.set_hints(hints);
+          return request;
+        }()) {}
+
+  Watcher(inv::InventoryService::Stub& stub, inv::WatchRequest request) {
     request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
     reader_ = stub.Watch(&context_, request);
     thread_ = std::thread([this] {
@@ -303,6 +308,43 @@ TEST_F(InventoryTest, WatchFromAPurgedOrFutureSeqIsOutOfRange) {
   inv::WatchEvent event;
   EXPECT_FALSE(reader->Read(&event));
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::OUT_OF_RANGE);
+}
+
+// fleet_pg_test watched "from seq 1" to see changes made before it started; when the first
+// change was still waiting to be numbered (a busy machine), the head was 0 and the watch ended
+// at once with OUT_OF_RANGE, and the test waited for hosts it could no longer hear of.
+TEST_F(InventoryTest, AWatchFromTheBeginningHearsEarlierChangesWhateverIsNumberedYet) {
+  inv::WatchRequest ahead;
+  ahead.set_from_seq(1);
+  {
+    grpc::ClientContext context;
+    auto reader = stub_->Watch(&context, ahead);
+    inv::WatchEvent event;
+    EXPECT_FALSE(reader->Read(&event));  // nothing numbered yet: seq 1 is ahead of the head
+    EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::OUT_OF_RANGE);
+  }
+  inv::WatchRequest from_beginning;
+  from_beginning.set_from_beginning(true);
+  from_beginning.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
+  types::v1::Cluster before;
+  ASSERT_TRUE(CreateCluster("before", &before).ok());
+  Watcher watcher(*stub_, from_beginning);
+  types::v1::Cluster after;
+  ASSERT_TRUE(CreateCluster("after", &after).ok());
+  const std::vector<inv::WatchEvent> changes = watcher.Changes(2);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[0].id(), before.id());
+  EXPECT_EQ(changes[1].id(), after.id());
+
+  inv::WatchRequest both = from_beginning;
+  both.set_from_seq(3);
+  grpc::ClientContext context;
+  auto reader = stub_->Watch(&context, both);
+  inv::WatchEvent event;
+  EXPECT_FALSE(reader->Read(&event));
+  const grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(status.error_message(), HasSubstr("from_seq"));
 }
 
 TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowledgedWrites) {

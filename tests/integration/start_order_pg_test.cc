@@ -57,10 +57,11 @@ class StartOrderTest : public PostgresTest {
 };
 
 TEST_F(StartOrderTest, ServicesStartedBeforeTheirPeersServeTheFirstRequestsOnceAllAreUp) {
-  auto inventory_port = FreePort(), orchestrator_port = FreePort(), image_port = FreePort(),
-       http_port = FreePort();
+  auto inventory_port = FreePort(), orchestrator_port = FreePort(),
+       orchestrator_internal_port = FreePort(), image_port = FreePort(), http_port = FreePort();
   ASSERT_THAT(inventory_port, IsOk());
   ASSERT_THAT(orchestrator_port, IsOk());
+  ASSERT_THAT(orchestrator_internal_port, IsOk());
   ASSERT_THAT(image_port, IsOk());
   ASSERT_THAT(http_port, IsOk());
   const std::string inventory = absl::StrCat("127.0.0.1:", *inventory_port);
@@ -71,7 +72,8 @@ TEST_F(StartOrderTest, ServicesStartedBeforeTheirPeersServeTheFirstRequestsOnceA
   auto gateway = LaunchedService::Launch(
       {.binary = "services/gateway/assisted-gateway",
        .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                "--inventory-address=" + inventory, "--orchestrator-address=" + orchestrator,
+                "--inventory-address=" + inventory,
+                absl::StrCat("--orchestrator-address=127.0.0.1:", *orchestrator_internal_port),
                 absl::StrCat("--image-address=127.0.0.1:", *image_port),
                 "--jwt-secret-file=" + jwt_key, "--url-signing-key-file=" + url_key}});
   ASSERT_THAT(gateway, IsOk());
@@ -86,13 +88,15 @@ TEST_F(StartOrderTest, ServicesStartedBeforeTheirPeersServeTheFirstRequestsOnceA
   auto orchestrator_service =
       LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                .args = {"--inventory-address=" + inventory},
-                               .grpc_port = *orchestrator_port});
+                               .grpc_port = *orchestrator_port,
+                               .internal_grpc = true,
+                               .internal_grpc_port = *orchestrator_internal_port});
   ASSERT_THAT(orchestrator_service, IsOk());
   orchestrator_ = *std::move(orchestrator_service);
-  auto inventory_service = LaunchedService::Launch(
-      {.binary = "services/inventory/assisted-inventory",
-       .args = {"--postgres-dsn=" + dsn()},
-       .grpc_port = *inventory_port});
+  auto inventory_service =
+      LaunchedService::Launch({.binary = "services/inventory/assisted-inventory",
+                               .args = {"--postgres-dsn=" + dsn()},
+                               .grpc_port = *inventory_port});
   ASSERT_THAT(inventory_service, IsOk());
   inventory_ = *std::move(inventory_service);
 
@@ -108,15 +112,15 @@ TEST_F(StartOrderTest, ServicesStartedBeforeTheirPeersServeTheFirstRequestsOnceA
                           env);
   ASSERT_EQ(cluster.code, 0) << cluster.err;
   const std::string cluster_id(absl::StripAsciiWhitespace(cluster.out));
-  Outcome infra_env = Aictl({"infra-envs", "create", "--cluster=" + cluster_id,
-                             "--pull-secret-file=" + pull_secret},
-                            env);
+  Outcome infra_env = Aictl(
+      {"infra-envs", "create", "--cluster=" + cluster_id, "--pull-secret-file=" + pull_secret},
+      env);
   ASSERT_EQ(infra_env.code, 0) << infra_env.err;
   const std::string infra_env_id(absl::StripAsciiWhitespace(infra_env.out));
   // The image service reads the infra-env from the inventory it could not reach at start.
-  Outcome download = Aictl({"iso", "download", infra_env_id,
-                            "--output-file=" + ::testing::TempDir() + "/first.iso"},
-                           env);
+  Outcome download = Aictl(
+      {"iso", "download", infra_env_id, "--output-file=" + ::testing::TempDir() + "/first.iso"},
+      env);
   EXPECT_EQ(download.code, 0) << download.err;
   Outcome install = Aictl({"clusters", "install", cluster_id}, env);
   // Refused by the orchestrator's state machine (no hosts), which it could only say after

@@ -77,7 +77,8 @@ class TokensTest : public PostgresTest {
     auto orchestrator =
         LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                  .args = {"--inventory-address=" + inventory_->grpc_target(),
-                                          "--url-signing-key-file=" + url_key}});
+                                          "--url-signing-key-file=" + url_key},
+                                 .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
     auto image = LaunchImageService({.dir = ::testing::TempDir() + "/tokens-image",
@@ -87,11 +88,12 @@ class TokensTest : public PostgresTest {
     ASSERT_THAT(image, IsOk());
     image_ = std::move(image->service);
     image_http_ = image->http_base;
-    auto gateway = LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                                         .orchestrator_address = orchestrator_->grpc_target(),
-                                         .image_address = image_->grpc_target(),
-                                         .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
-                                         .url_signing_key_file = url_key});
+    auto gateway =
+        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
+                              .orchestrator_address = orchestrator_->internal_grpc_target(),
+                              .image_address = image_->grpc_target(),
+                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
+                              .url_signing_key_file = url_key});
     ASSERT_THAT(gateway, IsOk());
     gateway_ = std::move(gateway->service);
     gateway_http_ = gateway->http_base;

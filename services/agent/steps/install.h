@@ -36,7 +36,7 @@
 // 100 %. The agent does not wait for other hosts in the "Waiting for ..." stages (it has no view
 // of the new cluster; the simulated controller reports what follows). After the reboot the
 // in-cluster controller (simulated: services/agent/simulation/post_reboot.h) reports, through
-// OrchestratorService.UpdateHostProgress:
+// ControllerService.UpdateHostProgress (agent port, with Instruction.controller_token):
 //   bootstrap, master: Configuring, Joined, Done
 //   worker:            Waiting for ignition, Configuring, Joined, Done
 //   SNO:               Joined, Done

@@ -89,14 +89,84 @@ dsn
 {{- end }}
 {{- end }}
 
-{{/* "true" when the component's servers use TLS, else empty. Args: root, component. */}}
+{{/*
+"true" when the services call each other over mutual TLS (internalTls), else empty; fails
+when neither that nor insecureInternalListeners (development only) is chosen. Args: root ($).
+*/}}
+{{- define "assisted.internalTlsEnabled" -}}
+{{- $internal := .Values.internalTls }}
+{{- if $internal.enabled }}
+{{- if not $internal.existingSecret }}
+{{- fail "internalTls.enabled needs internalTls.existingSecret (ca.crt, tls.crt, tls.key)" }}
+{{- end -}}
+true
+{{- else if not .Values.insecureInternalListeners }}
+{{- fail "the internal listeners need internalTls.enabled (mutual TLS between the services, see docs/security.md) or insecureInternalListeners=true (development only)" }}
+{{- end }}
+{{- end }}
+
+{{/* "true" for the components whose main gRPC port is internal (inventory, image). */}}
+{{- define "assisted.internalComponent" -}}
+{{- if has .component (list "inventory" "image") -}}
+true
+{{- end }}
+{{- end }}
+
+{{/*
+"true" when the component's main gRPC port speaks TLS, else empty: internalTls for the
+internal components, tls (public listeners) for the others. Args: root, component.
+*/}}
 {{- define "assisted.tlsEnabled" -}}
 {{- $tls := .root.Values.tls }}
-{{- if and $tls.enabled (has .component $tls.components) }}
+{{- if include "assisted.internalComponent" . }}
+{{- include "assisted.internalTlsEnabled" .root }}
+{{- else if and $tls.enabled (has .component $tls.components) }}
 {{- if not $tls.existingSecret }}
 {{- fail "tls.enabled needs tls.existingSecret (a kubernetes.io/tls Secret)" }}
 {{- end -}}
 true
+{{- end }}
+{{- end }}
+
+{{/*
+Env of the internal mutual TLS and listeners (docs/security.md). Args: root, component, values.
+  - the orchestrator's management listener (--internal-grpc-listen) and its --internal-tls-*;
+  - the inventory's and image service's --tls-* (their gRPC port is internal);
+  - every caller's --internal-ca/--internal-client-cert/--internal-client-key;
+  - --insecure-internal-listener when chosen (development only).
+*/}}
+{{- define "assisted.internalEnv" -}}
+{{- $root := .root }}
+{{- $internal := $root.Values.internalTls }}
+{{- $mtls := include "assisted.internalTlsEnabled" $root }}
+{{- $file := dict "ca" (printf "%s/%s" $internal.mountPath $internal.caKey) "cert" (printf "%s/%s" $internal.mountPath $internal.certKey) "key" (printf "%s/%s" $internal.mountPath $internal.keyKey) }}
+{{- $serverPrefix := "" }}
+{{- if eq .component "orchestrator" }}
+{{- $serverPrefix = "ASSISTED_INTERNAL_" }}
+- name: ASSISTED_INTERNAL_GRPC_LISTEN
+  value: {{ printf "0.0.0.0:%v" .values.ports.internalGrpc | quote }}
+{{- else if include "assisted.internalComponent" . }}
+{{- $serverPrefix = "ASSISTED_" }}
+{{- end }}
+{{- if and $mtls $serverPrefix }}
+- name: {{ $serverPrefix }}TLS_CERT
+  value: {{ $file.cert | quote }}
+- name: {{ $serverPrefix }}TLS_KEY
+  value: {{ $file.key | quote }}
+- name: {{ $serverPrefix }}TLS_CLIENT_CA
+  value: {{ $file.ca | quote }}
+{{- end }}
+{{- if and $mtls (ne .component "inventory") }}
+- name: ASSISTED_INTERNAL_CA
+  value: {{ $file.ca | quote }}
+- name: ASSISTED_INTERNAL_CLIENT_CERT
+  value: {{ $file.cert | quote }}
+- name: ASSISTED_INTERNAL_CLIENT_KEY
+  value: {{ $file.key | quote }}
+{{- end }}
+{{- if and (not $mtls) $serverPrefix }}
+- name: ASSISTED_INSECURE_INTERNAL_LISTENER
+  value: "true"
 {{- end }}
 {{- end }}
 
@@ -142,7 +212,8 @@ TLS), as a list of env entries. Args: root, component, values.
   value: {{ .maxConcurrentStreams | toString | quote }}
 {{- end }}
 {{- end }}
-{{- if include "assisted.tlsEnabled" . }}
+{{- include "assisted.internalEnv" . }}
+{{- if and (include "assisted.tlsEnabled" .) (not (include "assisted.internalComponent" .)) }}
 {{- $tls := $root.Values.tls }}
 - name: ASSISTED_TLS_CERT
   value: {{ printf "%s/%s" $tls.mountPath $tls.certKey | quote }}
@@ -176,7 +247,8 @@ The one Deployment all four services use. Args: root, component, values, env.
 {{- define "assisted.deployment" -}}
 {{- $root := .root }}
 {{- $v := .values }}
-{{- $tls := include "assisted.tlsEnabled" . }}
+{{- $tls := and (include "assisted.tlsEnabled" .) (not (include "assisted.internalComponent" .)) }}
+{{- $internalTls := include "assisted.internalTlsEnabled" $root }}
 {{- $podAnnotations := merge (dict) ($v.podAnnotations | default dict) ($root.Values.podAnnotations | default dict) }}
 {{- if $root.Values.metrics.scrapeAnnotations }}
 {{- $_ := set $podAnnotations "prometheus.io/scrape" "true" }}
@@ -253,6 +325,11 @@ spec:
             - name: grpc
               containerPort: {{ $v.ports.grpc }}
               protocol: TCP
+            {{- if get $v.ports "internalGrpc" }}
+            - name: internal-grpc
+              containerPort: {{ $v.ports.internalGrpc }}
+              protocol: TCP
+            {{- end }}
             {{- if get $v.ports "http" }}
             - name: http
               containerPort: {{ $v.ports.http }}
@@ -292,6 +369,11 @@ spec:
               mountPath: {{ $root.Values.tls.mountPath }}
               readOnly: true
             {{- end }}
+            {{- if $internalTls }}
+            - name: internal-tls
+              mountPath: {{ $root.Values.internalTls.mountPath }}
+              readOnly: true
+            {{- end }}
             {{- with $v.extraVolumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -302,6 +384,12 @@ spec:
         - name: tls
           secret:
             secretName: {{ $root.Values.tls.existingSecret }}
+            defaultMode: 0440
+        {{- end }}
+        {{- if $internalTls }}
+        - name: internal-tls
+          secret:
+            secretName: {{ $root.Values.internalTls.existingSecret }}
             defaultMode: 0440
         {{- end }}
         {{- with $v.extraVolumes }}

@@ -1,0 +1,302 @@
+// Who may call what (docs/security.md): the orchestrator's agent port serves the agents and the
+// post-reboot reporter only, each with a token of its own kind and scope, and the internal
+// services refuse peers without a client certificate of the internal CA.
+#include <fstream>
+#include <functional>
+#include <map>
+
+#include "absl/cleanup/cleanup.h"
+#include "absl/strings/str_cat.h"
+#include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "gmock/gmock.h"
+#include "grpcpp/create_channel.h"
+#include "gtest/gtest.h"
+#include "lib/auth/token.h"
+#include "lib/grpc/channel.h"
+#include "lib/grpc/identity.h"
+#include "lib/testing/status_matchers.h"
+#include "services/orchestrator/controller_token.h"
+#include "tests/harness/certificates.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+namespace {
+
+namespace inv = ::assisted::inventory::v1;
+namespace orch = ::assisted::orchestrator::v1;
+
+constexpr char kUrlKey[] = "peers-test-url-signing-key-0123456789abcdef";
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"eDp5"}}})";
+
+std::shared_ptr<grpc::Channel> Plaintext(const std::string& target) {
+  return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+}
+
+std::unique_ptr<grpc::ClientContext> Context(const std::string& bearer = "") {
+  auto context = grpcutil::ContextWithin(absl::Seconds(10));
+  if (!bearer.empty()) context->AddMetadata("authorization", "Bearer " + bearer);
+  return context;
+}
+
+std::string WriteTestFile(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << content;
+  return path;
+}
+
+// The inventory and an orchestrator that authenticates agents (and so controllers), on
+// loopback without TLS as the harness runs them.
+class AgentPortTest : public PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+    auto orchestrator = LaunchedService::Launch(
+        {.binary = "services/orchestrator/assisted-orchestrator",
+         .args = {"--inventory-address=" + inventory_->grpc_target(),
+                  "--url-signing-key-file=" + WriteTestFile("url.key", kUrlKey)},
+         .internal_grpc = true});
+    ASSERT_THAT(orchestrator, IsOk());
+    orchestrator_ = *std::move(orchestrator);
+    inventory_stub_ = inv::InventoryService::NewStub(Plaintext(inventory_->grpc_target()));
+  }
+
+  void TearDown() override {
+    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+  }
+
+  // A cluster, its infra-env and one host of it: {cluster id, infra-env id, host id}.
+  struct ClusterWithHost {
+    std::string cluster_id, infra_env_id, host_id;
+  };
+  ClusterWithHost MakeCluster(const std::string& name, const std::string& host_id) {
+    inv::CreateClusterRequest create_cluster;
+    create_cluster.mutable_cluster()->set_name(name);
+    create_cluster.mutable_cluster()->set_openshift_version("4.16");
+    create_cluster.mutable_cluster()->set_base_dns_domain("example.com");
+    create_cluster.set_pull_secret(kPullSecret);
+    types::v1::Cluster cluster;
+    EXPECT_TRUE(inventory_stub_->CreateCluster(Context().get(), create_cluster, &cluster).ok());
+    inv::CreateInfraEnvRequest create_infra_env;
+    create_infra_env.mutable_infra_env()->set_name(name);
+    create_infra_env.mutable_infra_env()->set_cluster_id(cluster.id());
+    create_infra_env.set_pull_secret(kPullSecret);
+    types::v1::InfraEnv infra_env;
+    EXPECT_TRUE(
+        inventory_stub_->CreateInfraEnv(Context().get(), create_infra_env, &infra_env).ok());
+    inv::CreateHostRequest create_host;
+    create_host.mutable_host()->set_id(host_id);
+    create_host.mutable_host()->set_infra_env_id(infra_env.id());
+    create_host.mutable_host()->set_cluster_id(cluster.id());
+    create_host.mutable_host()->set_status(types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS);
+    types::v1::Host host;
+    EXPECT_TRUE(inventory_stub_->CreateHost(Context().get(), create_host, &host).ok());
+    return {cluster.id(), infra_env.id(), host_id};
+  }
+
+  std::unique_ptr<LaunchedService> inventory_;
+  std::unique_ptr<LaunchedService> orchestrator_;
+  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
+};
+
+// Attack: a host on the agents' network calls the management API (install, reset, host edits
+// with Ignition overrides, ingress CA upload...) on the agent port, with no credential at all.
+TEST_F(AgentPortTest, TheManagementApiIsNotServedOnTheAgentPort) {
+  const ClusterWithHost victim = MakeCluster("victim", "6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c01");
+  auto on_agent_port = orch::OrchestratorService::NewStub(Plaintext(orchestrator_->grpc_target()));
+  orch::InstallClusterRequest install;
+  install.set_cluster_id(victim.cluster_id);
+  types::v1::Cluster cluster;
+  EXPECT_EQ(on_agent_port->InstallCluster(Context().get(), install, &cluster).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+  orch::UpdateFinalizingProgressRequest finalizing;
+  finalizing.set_cluster_id(victim.cluster_id);
+  finalizing.set_finalizing_stage(types::v1::FINALIZING_STAGE_DONE);
+  EXPECT_EQ(
+      on_agent_port->UpdateFinalizingProgress(Context().get(), finalizing, &cluster).error_code(),
+      grpc::StatusCode::UNIMPLEMENTED);
+
+  // The internal listener serves it (the state machine answers: the cluster is not ready).
+  auto internal =
+      orch::OrchestratorService::NewStub(Plaintext(orchestrator_->internal_grpc_target()));
+  EXPECT_EQ(internal->InstallCluster(Context().get(), install, &cluster).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+// Attack: the post-reboot reporter's calls, made by anyone on the agents' network: with no
+// token, with an agent token (from any discovery ISO), with another cluster's controller token.
+TEST_F(AgentPortTest, ControllerCallsNeedAControllerTokenOfTheirOwnCluster) {
+  const ClusterWithHost mine = MakeCluster("mine", "6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c02");
+  const ClusterWithHost other = MakeCluster("other", "6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c03");
+  const orchestrator::ControllerTokens tokens(kUrlKey);
+  const std::string my_token = *tokens.Issue(mine.cluster_id, absl::Now());
+  const std::string other_token = *tokens.Issue(other.cluster_id, absl::Now());
+  // An agent token of the cluster's infra-env (its infra-env key does not matter: no agent
+  // token is a controller token).
+  const std::string agent_token =
+      *auth::SignToken({.service = kUrlKey, .infra_env = "some infra-env signing key"},
+                       auth::TokenPurpose::kAgent, mine.infra_env_id, absl::Now() + absl::Hours(1));
+
+  auto controller = orch::ControllerService::NewStub(Plaintext(orchestrator_->grpc_target()));
+  auto finalize = [&](const std::string& bearer) {
+    orch::UpdateFinalizingProgressRequest request;
+    request.set_cluster_id(mine.cluster_id);
+    request.set_finalizing_stage(types::v1::FINALIZING_STAGE_DONE);
+    types::v1::Cluster cluster;
+    return controller->UpdateFinalizingProgress(Context(bearer).get(), request, &cluster)
+        .error_code();
+  };
+  auto complete = [&](const std::string& bearer) {
+    orch::CompleteInstallationRequest request;
+    request.set_cluster_id(mine.cluster_id);
+    request.set_is_success(true);
+    types::v1::Cluster cluster;
+    return controller->CompleteInstallation(Context(bearer).get(), request, &cluster).error_code();
+  };
+  auto host_done = [&](const std::string& bearer) {
+    orch::UpdateHostProgressRequest request;
+    request.set_infra_env_id(mine.infra_env_id);
+    request.set_host_id(mine.host_id);
+    request.set_current_stage(types::v1::HOST_STAGE_DONE);
+    types::v1::Host host;
+    return controller->UpdateHostProgress(Context(bearer).get(), request, &host).error_code();
+  };
+  for (const auto& call : {std::function<grpc::StatusCode(const std::string&)>(finalize),
+                           std::function<grpc::StatusCode(const std::string&)>(complete),
+                           std::function<grpc::StatusCode(const std::string&)>(host_done)}) {
+    EXPECT_EQ(call(""), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call(agent_token), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call("not-a-token"), grpc::StatusCode::UNAUTHENTICATED);
+    EXPECT_EQ(call(other_token), grpc::StatusCode::PERMISSION_DENIED);
+  }
+  // With its own token the call reaches the state machine, which judges it (the cluster is
+  // not finalizing, so it refuses it for that reason alone).
+  EXPECT_EQ(finalize(my_token), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(complete(my_token), grpc::StatusCode::FAILED_PRECONDITION);
+  // The host is installing: its stage is recorded.
+  EXPECT_EQ(host_done(my_token), grpc::StatusCode::OK);
+}
+
+// An internal deployment: every internal listener checks client certificates of the internal
+// CA, every internal channel presents one.
+class MutualTlsTest : public PostgresTest {
+ protected:
+  void SetUp() override {
+    PostgresTest::SetUp();
+    auto ca = TestCa::Create(::testing::TempDir() + "/internal-pki", "internal");
+    ASSERT_THAT(ca, IsOk());
+    ca_file_ = ca->ca_file();
+    for (const std::string name : {"inventory", "orchestrator", "gateway"}) {
+      auto issued = ca->Issue("assisted-" + name);
+      ASSERT_THAT(issued, IsOk());
+      certs_[name] = *issued;
+    }
+    auto rogue_ca = TestCa::Create(::testing::TempDir() + "/rogue-pki", "rogue");
+    ASSERT_THAT(rogue_ca, IsOk());
+    auto rogue = rogue_ca->Issue("assisted-gateway");  // the right name, the wrong CA
+    ASSERT_THAT(rogue, IsOk());
+    rogue_ = *rogue;
+
+    auto inventory = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory",
+         .args = {"--postgres-dsn=" + dsn(), "--tls-cert=" + certs_["inventory"].cert,
+                  "--tls-key=" + certs_["inventory"].key, "--tls-client-ca=" + ca_file_},
+         .probe_channel = ServiceChannel("gateway")});
+    ASSERT_THAT(inventory, IsOk());
+    inventory_ = *std::move(inventory);
+  }
+
+  // What an internal service's channel uses: the internal CA and its own certificate.
+  grpcutil::ChannelOptions ServiceChannel(const std::string& name) {
+    return {.ca_bundle_file = ca_file_,
+            .client_cert_file = certs_[name].cert,
+            .client_key_file = certs_[name].key};
+  }
+
+  std::unique_ptr<inv::InventoryService::Stub> InventoryAs(
+      const grpcutil::ChannelOptions& options) {
+    return inv::InventoryService::NewStub(
+        *grpcutil::MakeChannel(inventory_->grpc_target(), options));
+  }
+
+  // ListClusters as user "mallory" of org "victims" over `stub`.
+  grpc::StatusCode ListClustersAsMallory(inv::InventoryService::Stub& stub) {
+    auto context = grpcutil::ProbeContextWithin(absl::Seconds(5));
+    grpcutil::SetIdentity(*context, {.user = "mallory", .org = "victims"});
+    inv::ListClustersResponse response;
+    return stub.ListClusters(context.get(), inv::ListClustersRequest(), &response).error_code();
+  }
+
+  std::string ca_file_;
+  std::map<std::string, CertificateFiles> certs_;
+  CertificateFiles rogue_;
+  std::unique_ptr<LaunchedService> inventory_;
+};
+
+// Attack: a caller that can reach the inventory's port claims a tenant's identity (or none,
+// which is every tenant's) without being one of the project's services.
+TEST_F(MutualTlsTest, TheInventoryRefusesCallersWithoutACertificateOfTheInternalCa) {
+  auto plaintext = inv::InventoryService::NewStub(Plaintext(inventory_->grpc_target()));
+  EXPECT_NE(ListClustersAsMallory(*plaintext), grpc::StatusCode::OK);
+  auto no_certificate = InventoryAs({.ca_bundle_file = ca_file_});
+  EXPECT_EQ(ListClustersAsMallory(*no_certificate), grpc::StatusCode::UNAVAILABLE);
+  auto rogue = InventoryAs(
+      {.ca_bundle_file = ca_file_, .client_cert_file = rogue_.cert, .client_key_file = rogue_.key});
+  EXPECT_EQ(ListClustersAsMallory(*rogue), grpc::StatusCode::UNAVAILABLE);
+
+  auto gateway = InventoryAs(ServiceChannel("gateway"));
+  EXPECT_EQ(ListClustersAsMallory(*gateway), grpc::StatusCode::OK);
+}
+
+// The real services talk to each other over mutual TLS: the orchestrator reaches the inventory
+// with its certificate, and serves its management API only to callers with one.
+TEST_F(MutualTlsTest, TheServicesCallEachOtherWithTheirCertificates) {
+  auto orchestrator = LaunchedService::Launch(
+      {.binary = "services/orchestrator/assisted-orchestrator",
+       .args = {"--inventory-address=" + inventory_->grpc_target(), "--internal-ca=" + ca_file_,
+                "--internal-client-cert=" + certs_["orchestrator"].cert,
+                "--internal-client-key=" + certs_["orchestrator"].key,
+                "--internal-tls-cert=" + certs_["orchestrator"].cert,
+                "--internal-tls-key=" + certs_["orchestrator"].key,
+                "--internal-tls-client-ca=" + ca_file_},
+       .internal_grpc = true,
+       .internal_probe_channel = ServiceChannel("gateway")});
+  ASSERT_THAT(orchestrator, IsOk());
+  auto cleanup = absl::Cleanup([&] {
+    if (HasFailure()) std::cerr << (*orchestrator)->Log();
+  });
+
+  inv::CreateClusterRequest create;
+  create.mutable_cluster()->set_name("mtls");
+  create.mutable_cluster()->set_openshift_version("4.16");
+  create.mutable_cluster()->set_base_dns_domain("example.com");
+  create.set_pull_secret(kPullSecret);
+  types::v1::Cluster cluster;
+  ASSERT_TRUE(InventoryAs(ServiceChannel("gateway"))
+                  ->CreateCluster(Context().get(), create, &cluster)
+                  .ok());
+
+  orch::InstallClusterRequest install;
+  install.set_cluster_id(cluster.id());
+  auto without_certificate = orch::OrchestratorService::NewStub(*grpcutil::MakeChannel(
+      (*orchestrator)->internal_grpc_target(), {.ca_bundle_file = ca_file_}));
+  auto probe = grpcutil::ProbeContextWithin(absl::Seconds(5));
+  EXPECT_EQ(without_certificate->InstallCluster(probe.get(), install, &cluster).error_code(),
+            grpc::StatusCode::UNAVAILABLE);
+  // The gateway's certificate opens it; the orchestrator reads the cluster from the inventory
+  // with its own, and its state machine refuses to install a cluster without hosts.
+  auto as_gateway = orch::OrchestratorService::NewStub(
+      *grpcutil::MakeChannel((*orchestrator)->internal_grpc_target(), ServiceChannel("gateway")));
+  EXPECT_EQ(as_gateway->InstallCluster(Context().get(), install, &cluster).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+}  // namespace
+}  // namespace assisted::testing
