@@ -169,6 +169,14 @@ CREATE INDEX events_time ON events (event_time);
 ALTER TABLE artifacts ALTER COLUMN content SET STORAGE EXTERNAL;
 )sql";
 
+// Secret artifacts are stored sealed (secret_columns.h); ArtifactInfo reports the size and
+// SHA-256 of the plaintext, kept here so that listing artifacts never opens them. NULL for plain
+// artifacts, including secret ones written before, which stay readable until re-sealed.
+constexpr char kV5Sql[] = R"sql(
+ALTER TABLE artifacts ADD COLUMN sealed_size bigint;
+ALTER TABLE artifacts ADD COLUMN sealed_sha256 text;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
@@ -177,6 +185,7 @@ const std::vector<Migration>& Migrations() {
       {2, "resources stored as binary protos (pb) beside a small jsonb doc", kV2Sql},
       {3, "infra-env signing keys for agent tokens", kV3Sql},
       {4, "events indexed by time for retention; artifacts stored for chunked reads", kV4Sql},
+      {5, "sealed artifacts: plaintext size and hash", kV5Sql},
   };
   return kMigrations;
 }

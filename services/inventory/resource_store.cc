@@ -13,6 +13,7 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "lib/random/random.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/secret_columns.h"
 #include "services/inventory/transaction.h"
 
 namespace assisted::inventory {
@@ -37,9 +38,6 @@ struct Column {
   pg::Param value;
   const char* expr = "?";
 };
-
-// Infra-env signing keys: 256 random bits.
-constexpr size_t kSigningKeySize = 32;
 
 // Output-only paths no Update may name: they are set by the store or by UpdateXStatus.
 const std::vector<std::string>& ReservedPaths() {
@@ -548,7 +546,7 @@ template <typename M>
 absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Validators& validators,
                                const M& patch, const google::protobuf::FieldMask& mask,
                                int64_t expected_version, const v1::LeaseFence& fence,
-                               const std::string& secret) {
+                               const std::string& secret, const crypto::Sealer* sealer) {
   using T = Traits<M>;
   const Key key = T::KeyOf(patch);
   if (key.id.empty()) {
@@ -557,7 +555,11 @@ absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Valid
   ASSIGN_OR_RETURN(google::protobuf::FieldMask writable,
                    WritableMask<M>(mask, "update_mask", /*allow_empty=*/false));
   const bool writes_secret = T::kHasSecret && MaskHas(mask, "pull_secret");
-  const pg::Param new_secret = secret;
+  pg::Param new_secret;
+  if (writes_secret) {
+    ASSIGN_OR_RETURN(new_secret,
+                     SealText(sealer, secret, SecretPlace(T::kTable, "secret", key.id)));
+  }
   const pg::Param* secret_to_write = writes_secret ? &new_secret : nullptr;
   auto merge = [&](const M& current) -> absl::StatusOr<M> {
     RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
@@ -794,6 +796,16 @@ void OmitReports(Host& host) {
   host.clear_domain_name_resolutions();
 }
 
+// The secret column of a new cluster or infra-env: NULL without a pull secret, else sealed.
+template <typename M, typename Request>
+absl::StatusOr<pg::Param> CreatedSecret(const crypto::Sealer* sealer, const std::string& id,
+                                        const Request& request) {
+  if (request.pull_secret().empty()) return pg::Param();
+  ASSIGN_OR_RETURN(std::string sealed, SealText(sealer, request.pull_secret(),
+                                                SecretPlace(Traits<M>::kTable, "secret", id)));
+  return pg::Param(std::move(sealed));
+}
+
 }  // namespace
 
 // ---- Clusters ----
@@ -808,8 +820,8 @@ absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller,
   if (!request.pull_secret().empty() && validators_.pull_secret) {
     RETURN_IF_ERROR(validators_.pull_secret(request.pull_secret()));
   }
-  const pg::Param secret =
-      request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
+  if (cluster.id().empty()) cluster.set_id(NewUuid());  // the sealed secret is bound to it
+  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<Cluster>(sealer_, cluster.id(), request));
   return Announce(committed_, v1::CHANGE_TYPE_CREATED,
                   InTransaction(pool_, [&](pg::Transaction& tx) {
                     return Insert(tx, caller, cluster, secret);
@@ -889,9 +901,10 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
 
 absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
                                                      const v1::UpdateClusterRequest& request) {
-  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
-                  UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
-                               request.resource_version(), request.fence(), request.pull_secret()));
+  return Announce(
+      committed_, v1::CHANGE_TYPE_UPDATED,
+      UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
+                   request.resource_version(), request.fence(), request.pull_secret(), sealer_));
 }
 
 absl::Status ResourceStore::DeleteCluster(const Caller& caller,
@@ -948,11 +961,12 @@ absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller,
   if (!request.pull_secret().empty() && validators_.pull_secret) {
     RETURN_IF_ERROR(validators_.pull_secret(request.pull_secret()));
   }
-  const pg::Param secret =
-      request.pull_secret().empty() ? pg::Param() : pg::Param(request.pull_secret());
+  InfraEnv infra_env = request.infra_env();
+  if (infra_env.id().empty()) infra_env.set_id(NewUuid());  // the sealed secret is bound to it
+  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<InfraEnv>(sealer_, infra_env.id(), request));
   return Announce(committed_, v1::CHANGE_TYPE_CREATED,
                   InTransaction(pool_, [&](pg::Transaction& tx) {
-                    return Insert(tx, caller, request.infra_env(), secret);
+                    return Insert(tx, caller, infra_env, secret);
                   }));
 }
 
@@ -994,7 +1008,7 @@ absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
   return Announce(
       committed_, v1::CHANGE_TYPE_UPDATED,
       UpdateFields(pool_, caller, validators_, request.infra_env(), request.update_mask(),
-                   request.resource_version(), v1::LeaseFence(), request.pull_secret()));
+                   request.resource_version(), v1::LeaseFence(), request.pull_secret(), sealer_));
 }
 
 absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
@@ -1040,7 +1054,8 @@ absl::StatusOr<std::string> ResourceStore::GetPullSecret(const Caller& caller,
     if (rows.rows() == 0) {
       return of_cluster ? NotFound<Cluster>(key) : NotFound<InfraEnv>(key);
     }
-    return std::string(rows.Get(0, 0));
+    return OpenText(sealer_, rows.Get(0, 0),
+                    SecretPlace(of_cluster ? "clusters" : "infra_envs", "secret", key.id));
   });
 }
 
@@ -1059,29 +1074,36 @@ absl::StatusOr<std::string> ResourceStore::GetInfraEnvSigningKey(const Caller& c
                          {infra_env_id});
                    }));
   if (stored.rows() == 0) return NotFound<InfraEnv>(key);
-  if (!stored.IsNull(0, 0)) return absl::HexStringToBytes(stored.Get(0, 0));
+  const std::string place = SecretPlace("infra_envs", "signing_key", infra_env_id);
+  if (!stored.IsNull(0, 0)) {
+    return OpenSigningKey(sealer_, absl::HexStringToBytes(stored.Get(0, 0)), place);
+  }
   // First use (infra-envs are created without one, and those of before migration 3 have none).
   // Concurrent first uses agree: the first write wins and every caller reads it back.
   ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
+  ASSIGN_OR_RETURN(std::string sealed, SealBytes(sealer_, fresh, place));
   ASSIGN_OR_RETURN(pg::Result made, OnConnection(pool_, [&](pg::Connection& db) {
                      return db.Exec(
                          "UPDATE infra_envs SET signing_key = coalesce(signing_key, "
                          "decode($2, 'hex')) WHERE id = $1::uuid AND deleted_at IS NULL "
                          "RETURNING encode(signing_key, 'hex')",
-                         {infra_env_id, absl::BytesToHexString(fresh)});
+                         {infra_env_id, absl::BytesToHexString(sealed)});
                    }));
   if (made.rows() == 0) return NotFound<InfraEnv>(key);
-  return absl::HexStringToBytes(made.Get(0, 0));
+  return OpenSigningKey(sealer_, absl::HexStringToBytes(made.Get(0, 0)), place);
 }
 
 absl::StatusOr<InfraEnv> ResourceStore::RegenerateInfraEnvSigningKey(
     const Caller& caller, const std::string& infra_env_id) {
   ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
+  ASSIGN_OR_RETURN(
+      std::string sealed,
+      SealBytes(sealer_, fresh, SecretPlace("infra_envs", "signing_key", infra_env_id)));
   const Key key{"", infra_env_id};
   Query q;
   std::string sql = absl::StrCat(
       "WITH updated AS (UPDATE infra_envs SET signing_key = decode(",
-      q.Add(absl::BytesToHexString(fresh)),
+      q.Add(absl::BytesToHexString(sealed)),
       ", 'hex'), resource_version = resource_version + 1, updated_at = now() WHERE id = ",
       q.Add(infra_env_id), "::uuid AND deleted_at IS NULL");
   sql += TenancyPredicate(caller, {}, q.params());
@@ -1177,9 +1199,10 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
 
 absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
                                                const v1::UpdateHostRequest& request) {
-  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
-                  UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
-                               request.resource_version(), request.fence(), std::string()));
+  return Announce(
+      committed_, v1::CHANGE_TYPE_UPDATED,
+      UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
+                   request.resource_version(), request.fence(), std::string(), nullptr));
 }
 
 absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHostRequest& request) {

@@ -23,6 +23,7 @@
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/infra_env.pb.h"
+#include "lib/crypto/sealed.h"
 #include "lib/pg/pool.h"
 #include "services/inventory/store_common.h"
 
@@ -48,12 +49,15 @@ using CommitHook = std::function<void(const Change&)>;
 
 class ResourceStore {
  public:
+  // `sealer` seals pull secrets and signing keys at rest (secret_columns.h); null stores them in
+  // plain (development only). It must outlive the store.
   ResourceStore(pg::Pool& pool, Validators validators, PageLimits limits = {},
-                CommitHook committed = nullptr)
+                CommitHook committed = nullptr, const crypto::Sealer* sealer = nullptr)
       : pool_(pool),
         validators_(std::move(validators)),
         limits_(limits),
-        committed_(std::move(committed)) {}
+        committed_(std::move(committed)),
+        sealer_(sealer) {}
 
   absl::StatusOr<types::v1::Cluster> CreateCluster(const Caller& caller,
                                                    const v1::CreateClusterRequest& request);
@@ -105,6 +109,7 @@ class ResourceStore {
   Validators validators_;
   PageLimits limits_;
   CommitHook committed_;
+  const crypto::Sealer* const sealer_;
 };
 
 }  // namespace assisted::inventory

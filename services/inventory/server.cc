@@ -2,12 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "lib/crypto/sealed.h"
 #include "lib/pg/pool.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
 #include "services/inventory/change_feed.h"
 #include "services/inventory/migrations.h"
 #include "services/inventory/resource_store.h"
+#include "services/inventory/secret_columns.h"
 #include "services/inventory/service.h"
 #include "services/inventory/side_stores.h"
 #include "services/inventory/validation.h"
@@ -57,6 +59,30 @@ void Config::Register(config::Parser& parser) {
                 "how often old events are pruned (a bounded batch each time)")
       .Range(absl::Seconds(1), absl::Hours(24));
   parser.Int("grpc-max-threads", &grpc.max_threads, "threads serving requests").Range(2, 10000);
+  parser
+      .String("secrets-key-file", &secrets_key_file,
+              "file holding the 32-byte key (raw or base64) that seals secrets in the database")
+      .Check([this](const std::string& file) -> absl::Status {
+        if (file.empty()) {
+          return secrets_plaintext_for_development
+                     ? absl::OkStatus()
+                     : absl::InvalidArgumentError(
+                           "required (or --secrets-plaintext-for-development to store secrets "
+                           "unencrypted)");
+        }
+        return crypto::Sealer::ReadKeyFile(file).status();
+      });
+  parser
+      .List("secrets-old-key-files", &secrets_old_key_files,
+            "comma-separated key files of before a rotation: still opened, re-sealed at start")
+      .Check([](const std::vector<std::string>& files) -> absl::Status {
+        for (const std::string& file : files) {
+          RETURN_IF_ERROR(crypto::Sealer::ReadKeyFile(file).status());
+        }
+        return absl::OkStatus();
+      });
+  parser.Bool("secrets-plaintext-for-development", &secrets_plaintext_for_development,
+              "without --secrets-key-file, store secrets unencrypted (never in production)");
 }
 
 namespace {
@@ -64,6 +90,7 @@ namespace {
 // Everything the service implementation uses, destroyed in reverse order of declaration: the
 // feed's thread stops before the pool it uses goes away.
 struct Parts {
+  std::unique_ptr<crypto::Sealer> sealer;  // null: secrets stored in plain (development)
   std::unique_ptr<pg::Pool> pool;
   std::unique_ptr<ResourceStore> resources;
   std::unique_ptr<EventStore> events;
@@ -78,6 +105,14 @@ struct Parts {
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
                                                                service::Context& context) {
   auto parts = std::make_shared<Parts>();
+  if (!config.secrets_key_file.empty()) {
+    ASSIGN_OR_RETURN(
+        crypto::Sealer sealer,
+        crypto::Sealer::FromFiles(config.secrets_key_file, config.secrets_old_key_files));
+    parts->sealer = std::make_unique<crypto::Sealer>(std::move(sealer));
+  } else {
+    context.log.Warning("secrets are stored unencrypted (--secrets-plaintext-for-development)");
+  }
   parts->pool = std::make_unique<pg::Pool>(
       pg::PoolOptions{.dsn = config.postgres_dsn,
                       .max_connections = config.postgres_max_connections,
@@ -94,6 +129,26 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     context.log.Info("connected to PostgreSQL", {{"server_version", connection->server_version()},
                                                  {"migrations_applied", applied}});
   }
+  if (parts->sealer != nullptr) {
+    // Seals what an inventory of before sealing wrote, and re-seals what an old key sealed, so
+    // that after one start with a new key the old ones can be dropped. A value under a key no
+    // longer configured is left alone (reading it fails) rather than stopping the service.
+    absl::StatusOr<ResealCounts> resealed = ResealSecrets(*parts->pool, *parts->sealer);
+    if (resealed.ok()) {
+      context.log.Info("secrets sealed under the current key",
+                       {{"pull_secrets", resealed->pull_secrets},
+                        {"signing_keys", resealed->signing_keys},
+                        {"artifacts", resealed->artifacts}});
+      if (resealed->unreadable > 0) {
+        context.log.Error(
+            "secrets that do not open with the configured keys (give the key that sealed them "
+            "in --secrets-old-key-files)",
+            {{"count", resealed->unreadable}});
+      }
+    } else {
+      context.log.Error("cannot re-seal secrets", {{"error", resealed.status().message()}});
+    }
+  }
   ASSIGN_OR_RETURN(parts->feed, ChangeFeed::Start({.dsn = config.postgres_dsn,
                                                    .keep_changes = config.change_log_keep},
                                                   *parts->pool, context.log.Child("feed")));
@@ -103,9 +158,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                  .infra_env = ValidateInfraEnv,
                  .host = ValidateHost,
                  .pull_secret = ValidatePullSecret},
-      PageLimits{}, [feed = parts->feed.get()](const Change& change) { feed->Hint(change); });
+      PageLimits{}, [feed = parts->feed.get()](const Change& change) { feed->Hint(change); },
+      parts->sealer.get());
   parts->events = std::make_unique<EventStore>(*parts->pool);
-  parts->artifacts = std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes);
+  parts->artifacts =
+      std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes, parts->sealer.get());
   parts->leases = std::make_unique<LeaseStore>(*parts->pool);
   if (config.event_retention > absl::ZeroDuration()) {
     parts->event_retention = std::make_unique<EventRetention>(

@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lib/config/config.h"
@@ -36,6 +37,12 @@ struct Config {
   // them until their cluster is purged.
   absl::Duration event_retention = absl::Hours(24 * 30);
   absl::Duration event_prune_interval = absl::Minutes(1);
+  // Secrets at rest (README "Secrets at rest"): the key that seals pull secrets, signing keys and
+  // secret artifacts, and older keys still accepted for reading during a rotation. Without a key
+  // the inventory refuses to start unless secrets_plaintext_for_development says otherwise.
+  std::string secrets_key_file;
+  std::vector<std::string> secrets_old_key_files;
+  bool secrets_plaintext_for_development = false;
 
   void Register(config::Parser& parser);
 };

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/time_util.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/secret_columns.h"
 #include "services/inventory/transaction.h"
 
 namespace assisted::inventory {
@@ -44,15 +45,28 @@ std::string AnyEnum(Query& q, absl::string_view column, const Repeated& values,
                       q.Add(absl::StrCat("{", absl::StrJoin(names, ","), "}")), "::text[])");
 }
 
+// A sealed artifact's size and hash are its plaintext's, kept beside it (secret_columns.h).
 constexpr char kArtifactInfoColumns[] =
-    "cluster_id::text, name, kind, content_type, octet_length(content), "
-    "encode(sha256(content), 'hex'), (extract(epoch from updated_at) * 1000000)::bigint, partial";
+    "cluster_id::text, name, kind, content_type, coalesce(sealed_size, octet_length(content)), "
+    "coalesce(sealed_sha256, encode(sha256(content), 'hex')), "
+    "(extract(epoch from updated_at) * 1000000)::bigint, partial";
 // The same without hashing the content: for reads of a later chunk, where hashing the whole
 // artifact each time would cost more than the read.
 constexpr char kArtifactInfoColumnsUnhashed[] =
-    "cluster_id::text, name, kind, content_type, octet_length(content), "
+    "cluster_id::text, name, kind, content_type, coalesce(sealed_size, octet_length(content)), "
     "'', (extract(epoch from updated_at) * 1000000)::bigint, partial";
 constexpr int64_t kMaxInt32 = 0x7fffffff;
+
+// Bytes selected as encode(..., 'base64'), which PostgreSQL breaks into lines.
+absl::StatusOr<std::string> Base64Content(absl::string_view selected) {
+  std::string encoded(selected);
+  encoded.erase(std::remove(encoded.begin(), encoded.end(), '\n'), encoded.end());
+  std::string content;
+  if (!absl::Base64Unescape(encoded, &content)) {
+    return absl::DataLossError("stored artifact content is unreadable");
+  }
+  return content;
+}
 
 v1::ArtifactInfo DecodeInfo(const pg::Result& rows, int row) {
   v1::ArtifactInfo info;
@@ -281,36 +295,51 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
     return absl::ResourceExhaustedError(absl::StrCat(
         "artifact ", request.name(), " would exceed the limit of ", max_bytes_, " bytes"));
   }
+  // A secret artifact is sealed whole: later chunks (offset > 0) open it, append and seal again
+  // (ExtendSealed). Secret artifacts are small; the others keep their in-place appends.
+  const bool seal = sealer_ != nullptr && IsSecretArtifact(request.kind(), request.name());
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ArtifactInfo> {
     RETURN_IF_ERROR(CheckFence(tx, request.fence()));
     RETURN_IF_ERROR(RequireCluster(tx, caller, request.cluster_id()));
     Query q;
     const std::string cluster = q.Add(request.cluster_id());
     const std::string name = q.Add(request.name());
-    // Bytes travel base64-encoded: libpq text parameters cannot carry NUL bytes.
-    const std::string content = q.Add(absl::Base64Escape(request.content()));
     const std::string partial = q.Add(request.partial() ? "true" : "false");
     std::string sql;
     if (request.offset() == 0) {
+      SealedArtifact sealed;
+      if (seal) {
+        ASSIGN_OR_RETURN(sealed, SealArtifact(*sealer_, request.content(), request.cluster_id(),
+                                              request.name()));
+      }
+      // Bytes travel base64-encoded: libpq text parameters cannot carry NUL bytes.
+      const std::string content =
+          q.Add(absl::Base64Escape(seal ? sealed.content : request.content()));
+      const std::string sealed_size =
+          q.Add(seal ? pg::Param(absl::StrCat(sealed.size)) : pg::Param());
+      const std::string sealed_sha256 = q.Add(seal ? pg::Param(sealed.sha256_hex) : pg::Param());
       const std::string kind = q.Add(v1::ArtifactKind_Name(request.kind()));
       const std::string type = q.Add(request.content_type());
       sql = absl::StrCat(
           "INSERT INTO artifacts (cluster_id, name, kind, content_type, content, partial, "
-          "updated_at) VALUES (",
+          "updated_at, sealed_size, sealed_sha256) VALUES (",
           cluster, "::uuid, ", name, ", ", kind, ", ", type, ", decode(", content, ", 'base64'), ",
-          partial, "::boolean, now()) ON CONFLICT (cluster_id, name) ",
+          partial, "::boolean, now(), ", sealed_size, "::bigint, ", sealed_sha256,
+          ") ON CONFLICT (cluster_id, name) ",
           request.if_absent() ? "DO NOTHING"
                               : "DO UPDATE SET kind = excluded.kind, content_type = "
                                 "excluded.content_type, content = excluded.content, partial = "
-                                "excluded.partial, updated_at = now()",
+                                "excluded.partial, updated_at = now(), sealed_size = "
+                                "excluded.sealed_size, sealed_sha256 = excluded.sealed_sha256",
           " RETURNING ", kArtifactInfoColumns);
     } else {
+      const std::string content = q.Add(absl::Base64Escape(request.content()));
       const std::string offset = q.Add(absl::StrCat(request.offset()));
       sql = absl::StrCat("UPDATE artifacts SET content = substring(content from 1 for ", offset,
                          "::int) || decode(", content, ", 'base64'), partial = ", partial,
                          "::boolean, updated_at = now() WHERE cluster_id = ", cluster,
                          "::uuid AND name = ", name, " AND octet_length(content) >= ", offset,
-                         "::int RETURNING ", kArtifactInfoColumns);
+                         "::int AND sealed_size IS NULL RETURNING ", kArtifactInfoColumns);
     }
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
     if (rows.rows() == 0) {
@@ -318,19 +347,46 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
         return absl::AlreadyExistsError(absl::StrCat("artifact ", request.name(), " of cluster ",
                                                      request.cluster_id(), " already exists"));
       }
-      ASSIGN_OR_RETURN(pg::Result size,
-                       tx.Exec("SELECT octet_length(content) FROM artifacts WHERE cluster_id = "
-                               "$1::uuid AND name = $2",
+      ASSIGN_OR_RETURN(pg::Result stored,
+                       tx.Exec("SELECT coalesce(sealed_size, octet_length(content)), "
+                               "sealed_size IS NOT NULL, encode(content, 'base64') FROM artifacts "
+                               "WHERE cluster_id = $1::uuid AND name = $2 FOR UPDATE",
                                {request.cluster_id(), request.name()}));
-      return absl::FailedPreconditionError(absl::StrCat(
-          "offset: artifact ", request.name(), " holds ",
-          size.rows() == 0 ? std::string("nothing") : absl::StrCat(size.Get(0, 0), " bytes"),
-          ", cannot write at ", request.offset()));
+      const bool fits = stored.rows() > 0 && ToInt64(stored.Get(0, 0)) >= request.offset();
+      if (!fits) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "offset: artifact ", request.name(), " holds ",
+            stored.rows() == 0 ? std::string("nothing") : absl::StrCat(stored.Get(0, 0), " bytes"),
+            ", cannot write at ", request.offset()));
+      }
+      if (stored.Get(0, 1) != "t") {
+        return absl::InternalError("artifact changed while being extended; retry");
+      }
+      ASSIGN_OR_RETURN(rows, ExtendSealed(tx, request, stored.Get(0, 2)));
     }
     RETURN_IF_ERROR(AppendChange(tx, {v1::RESOURCE_KIND_ARTIFACT, request.name(), "",
                                       request.cluster_id(), 1, v1::CHANGE_TYPE_UPDATED, ""}));
     return DecodeInfo(rows, 0);
   });
+}
+
+absl::StatusOr<pg::Result> ArtifactStore::ExtendSealed(pg::Transaction& tx,
+                                                       const v1::PutArtifactRequest& request,
+                                                       absl::string_view stored_base64) const {
+  ASSIGN_OR_RETURN(std::string stored, Base64Content(stored_base64));
+  ASSIGN_OR_RETURN(std::string plain,
+                   OpenBytes(sealer_, stored, ArtifactPlace(request.cluster_id(), request.name())));
+  plain.resize(request.offset());
+  plain += request.content();
+  ASSIGN_OR_RETURN(SealedArtifact sealed,
+                   SealArtifact(*sealer_, plain, request.cluster_id(), request.name()));
+  return tx.Exec(
+      absl::StrCat("UPDATE artifacts SET content = decode($3, 'base64'), sealed_size = "
+                   "$4::bigint, sealed_sha256 = $5, partial = $6::boolean, updated_at "
+                   "= now() WHERE cluster_id = $1::uuid AND name = $2 RETURNING ",
+                   kArtifactInfoColumns),
+      {request.cluster_id(), request.name(), absl::Base64Escape(sealed.content),
+       absl::StrCat(sealed.size), sealed.sha256_hex, request.partial() ? "true" : "false"});
 }
 
 absl::StatusOr<v1::Artifact> ArtifactStore::Get(const Caller& caller,
@@ -347,7 +403,10 @@ absl::StatusOr<v1::Artifact> ArtifactStore::Get(const Caller& caller,
     const int64_t from = std::min(request.offset(), kMaxInt32 - 1);
     const int64_t count =
         std::min(request.length() > 0 ? request.length() : kMaxInt32, kMaxInt32 - from);
-    content = "encode(substring(content from $3::int + 1 for $4::int), 'base64')";
+    // A sealed artifact opens only whole: it is read whole and the range taken after.
+    content =
+        "CASE WHEN sealed_size IS NULL THEN encode(substring(content from $3::int + 1 for "
+        "$4::int), 'base64') ELSE encode(content, 'base64') END";
     params.push_back(absl::StrCat(from));
     params.push_back(absl::StrCat(count));
   }
@@ -358,7 +417,9 @@ absl::StatusOr<v1::Artifact> ArtifactStore::Get(const Caller& caller,
         tx.Exec(absl::StrCat(
                     "SELECT ",
                     request.offset() == 0 ? kArtifactInfoColumns : kArtifactInfoColumnsUnhashed,
-                    ", ", content, " FROM artifacts WHERE cluster_id = $1::uuid AND name = $2"),
+                    ", ", content,
+                    ", sealed_size IS NOT NULL FROM artifacts WHERE cluster_id = $1::uuid AND "
+                    "name = $2"),
                 params));
     if (rows.rows() == 0) {
       return absl::NotFoundError(absl::StrCat("artifact ", request.name(), " of cluster ",
@@ -371,11 +432,14 @@ absl::StatusOr<v1::Artifact> ArtifactStore::Get(const Caller& caller,
                                                 artifact.info().size_bytes(), " bytes"));
     }
     if (!request.metadata_only()) {
-      std::string content;
-      std::string encoded(rows.Get(0, 8));
-      encoded.erase(std::remove(encoded.begin(), encoded.end(), '\n'), encoded.end());
-      if (!absl::Base64Unescape(encoded, &content)) {
-        return absl::DataLossError("stored artifact content is unreadable");
+      ASSIGN_OR_RETURN(std::string content, Base64Content(rows.Get(0, 8)));
+      if (rows.Get(0, 9) == "t") {
+        ASSIGN_OR_RETURN(
+            std::string plain,
+            OpenBytes(sealer_, content, ArtifactPlace(request.cluster_id(), request.name())));
+        content = plain.substr(request.offset(), request.length() > 0
+                                                     ? static_cast<size_t>(request.length())
+                                                     : std::string::npos);
       }
       artifact.set_content(std::move(content));
     }

@@ -16,6 +16,7 @@
 #include "absl/time/time.h"
 #include "assisted/inventory/v1/inventory_service.pb.h"
 #include "assisted/types/v1/event.pb.h"
+#include "lib/crypto/sealed.h"
 #include "lib/log/log.h"
 #include "lib/pg/pool.h"
 #include "services/inventory/store_common.h"
@@ -83,7 +84,10 @@ class EventStore {
 
 class ArtifactStore {
  public:
-  ArtifactStore(pg::Pool& pool, int64_t max_bytes) : pool_(pool), max_bytes_(max_bytes) {}
+  // `sealer` seals secret artifacts at rest (secret_columns.h: IsSecretArtifact); null stores
+  // them in plain (development only). It must outlive the store.
+  ArtifactStore(pg::Pool& pool, int64_t max_bytes, const crypto::Sealer* sealer = nullptr)
+      : pool_(pool), max_bytes_(max_bytes), sealer_(sealer) {}
 
   // Creates, replaces (offset 0) or extends (offset > 0, chunked uploads) an artifact of a
   // cluster the caller can see. RESOURCE_EXHAUSTED beyond max_bytes; FAILED_PRECONDITION for an
@@ -96,8 +100,15 @@ class ArtifactStore {
                                                      const v1::DeleteArtifactsRequest& request);
 
  private:
+  // A later chunk of a sealed artifact (`stored_base64`, locked in `tx`): opened, extended and
+  // sealed again. Returns the row's kArtifactInfoColumns.
+  absl::StatusOr<pg::Result> ExtendSealed(pg::Transaction& tx,
+                                          const v1::PutArtifactRequest& request,
+                                          absl::string_view stored_base64) const;
+
   pg::Pool& pool_;
   const int64_t max_bytes_;
+  const crypto::Sealer* const sealer_;
 };
 
 class LeaseStore {

@@ -5,11 +5,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
 #include "lib/grpc/health_client.h"
+#include "lib/random/random.h"
 #include "lib/status/status_macros.h"
 #include "tests/harness/probes.h"
 
@@ -18,6 +21,26 @@ namespace {
 
 std::string Tail(const std::string& text, size_t bytes = 4000) {
   return text.size() <= bytes ? text : text.substr(text.size() - bytes);
+}
+
+// The inventory refuses to start without a key sealing its secrets at rest. Tests get one key per
+// test process (kept across restarts of the inventory, as a deployment keeps its key), unless
+// they choose their own.
+absl::Status AddSecretsKey(const LaunchOptions& options, std::map<std::string, std::string>& env) {
+  constexpr char kVariable[] = "ASSISTED_SECRETS_KEY_FILE";
+  if (!absl::EndsWith(options.binary, "/assisted-inventory") || env.count(kVariable) > 0) {
+    return absl::OkStatus();
+  }
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/inventory-secrets-", getpid(), ".key");
+  if (!ReadFile(path, "secrets key").ok()) {
+    ASSIGN_OR_RETURN(std::string key, SecureRandomBytes(32));
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << absl::Base64Escape(key) << "\n";
+    if (!out.flush()) return absl::InternalError(absl::StrCat("cannot write ", path));
+  }
+  env[kVariable] = path;
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -44,8 +67,10 @@ absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
   const std::string log_path =
       absl::StrCat(::testing::TempDir(), "/", options.binary.substr(options.binary.rfind('/') + 1),
                    "-", getpid(), "-", launches++, ".log");
+  std::map<std::string, std::string> env = options.env;
+  RETURN_IF_ERROR(AddSecretsKey(options, env));
   ASSIGN_OR_RETURN(std::unique_ptr<process::Subprocess> process,
-                   process::Subprocess::Start(argv, options.env, log_path));
+                   process::Subprocess::Start(argv, env, log_path));
   std::unique_ptr<LaunchedService> service(
       new LaunchedService(std::move(process), log_path, grpc_port,
                           options.internal_grpc ? internal_grpc_port : 0, metrics_port));

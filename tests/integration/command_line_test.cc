@@ -1,5 +1,7 @@
 // Every binary documents itself with --help and --version, and refuses a bad command line with
 // exactly one line that names the offending setting and a non-zero exit status.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -92,7 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Binary{"assisted-inventory",
                "services/inventory/assisted-inventory",
-               {"--postgres-dsn=host=/nonexistent"}},
+               {"--postgres-dsn=host=/nonexistent", "--secrets-plaintext-for-development"}},
         Binary{"assisted-orchestrator", "services/orchestrator/assisted-orchestrator", {}},
         Binary{"assisted-image", "services/image/assisted-image", {}},
         Binary{"assisted-gateway", "services/gateway/assisted-gateway", {}},
@@ -157,6 +159,21 @@ TEST_F(RequiredSettingsTest, InventoryNeedsItsDatabase) {
             "ASSISTED_POSTGRES_DSN)\n");
 }
 
+TEST_F(RequiredSettingsTest, InventoryNeedsAKeyForSecretsAtRest) {
+  process::CommandResult result =
+      Run("services/inventory/assisted-inventory", {"--postgres-dsn=host=/nonexistent"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.stderr_data,
+            "assisted-inventory: --secrets-key-file: required (or "
+            "--secrets-plaintext-for-development to store secrets unencrypted)\n");
+  result = Run("services/inventory/assisted-inventory",
+               {"--postgres-dsn=host=/nonexistent", "--secrets-key-file=/nonexistent/secrets.key"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(result.stderr_data, StartsWith("assisted-inventory: --secrets-key-file: "));
+  EXPECT_THAT(result.stderr_data, HasSubstr("/nonexistent/secrets.key"));
+  EXPECT_EQ(std::count(result.stderr_data.begin(), result.stderr_data.end(), '\n'), 1);
+}
+
 TEST_F(RequiredSettingsTest, AgentNeedsAValidInfraEnvId) {
   process::CommandResult result = Run("services/agent/assisted-agent", {});
   EXPECT_EQ(result.exit_code, 2);
@@ -170,7 +187,8 @@ TEST_F(RequiredSettingsTest, InventoryWithAnUnreachableDatabaseFailsToStartWitho
   const process::CommandResult result =
       Run("services/inventory/assisted-inventory",
           {"--postgres-dsn=host=/nonexistent password=hunter2", "--postgres-connect-timeout=1s",
-           "--metrics-listen=127.0.0.1:0", "--grpc-listen=127.0.0.1:0"});
+           "--metrics-listen=127.0.0.1:0", "--grpc-listen=127.0.0.1:0",
+           "--secrets-plaintext-for-development"});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_THAT(result.stderr_data, HasSubstr("cannot connect to PostgreSQL"));
   EXPECT_THAT(result.stderr_data, Not(HasSubstr("hunter2")));

@@ -14,6 +14,7 @@
 #include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/grpc/identity.h"
+#include "lib/pg/connection.h"
 #include "lib/testing/status_matchers.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
@@ -36,11 +37,13 @@ class InventoryTest : public PostgresTest {
     if (inventory_ != nullptr && HasFailure()) std::cerr << inventory_->Log();
   }
 
-  void Launch() {
+  void Launch(const std::vector<std::string>& more_args = {},
+              const std::map<std::string, std::string>& env = {}) {
+    std::vector<std::string> args = {"--postgres-dsn=" + dsn(), "--postgres-connect-timeout=2s",
+                                     "--watch-bookmark-interval=200ms"};
+    args.insert(args.end(), more_args.begin(), more_args.end());
     auto launched = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory",
-         .args = {"--postgres-dsn=" + dsn(), "--postgres-connect-timeout=2s",
-                  "--watch-bookmark-interval=200ms"}});
+        {.binary = "services/inventory/assisted-inventory", .args = args, .env = env});
     ASSERT_THAT(launched, IsOk());
     inventory_ = *std::move(launched);
     stub_ = inv::InventoryService::NewStub(
@@ -106,6 +109,39 @@ TEST_F(InventoryTest, SecretsAreWriteOnly) {
   EXPECT_EQ(host.DebugString().find("hunter2"), std::string::npos);
   EXPECT_EQ(infra_env.DebugString().find("dXNlcjpwYXNz"), std::string::npos);
   EXPECT_EQ(inventory_->Log().find("hunter2"), std::string::npos);
+}
+
+TEST_F(InventoryTest, SecretsStoredInPlainAreSealedWhenTheInventoryStartsWithAKey) {
+  constexpr char kAuth[] = "dXNlcjpwbGFpbi1iZWZvcmU=";  // user:plain-before
+  inventory_->Stop();
+  Launch({"--secrets-plaintext-for-development"}, {{"ASSISTED_SECRETS_KEY_FILE", ""}});
+  inv::CreateClusterRequest create;
+  create.mutable_cluster()->set_name("plain");
+  create.mutable_cluster()->set_base_dns_domain("example.com");
+  create.set_pull_secret(absl::StrCat(R"({"auths":{"quay.io":{"auth":")", kAuth, R"("}}})"));
+  types::v1::Cluster cluster;
+  const grpc::Status created = stub_->CreateCluster(Context().get(), create, &cluster);
+  ASSERT_TRUE(created.ok()) << created.error_message();
+  absl::StatusOr<std::unique_ptr<pg::Connection>> db = pg::Connection::Open(dsn());
+  ASSERT_THAT(db, IsOk());
+  auto stored = [&]() -> std::string {
+    absl::StatusOr<pg::Result> rows =
+        (*db)->Exec("SELECT secret FROM clusters WHERE id = $1::uuid", {cluster.id()});
+    EXPECT_THAT(rows, IsOk());
+    return rows.ok() && rows->rows() == 1 ? std::string(rows->Get(0, 0)) : "";
+  };
+  EXPECT_THAT(stored(), HasSubstr(kAuth));
+
+  inventory_->Stop();
+  Launch();  // with the launcher's key
+  EXPECT_THAT(stored(), ::testing::StartsWith("sealed:"));
+  EXPECT_THAT(stored(), ::testing::Not(HasSubstr(kAuth)));
+  EXPECT_THAT(inventory_->Log(), HasSubstr("secrets sealed under the current key"));
+  inv::GetPullSecretRequest get;
+  get.set_cluster_id(cluster.id());
+  inv::GetPullSecretResponse secret;
+  ASSERT_TRUE(stub_->GetPullSecret(Context().get(), get, &secret).ok());
+  EXPECT_EQ(secret.pull_secret(), create.pull_secret());
 }
 
 TEST_F(InventoryTest, BadInputIsRefusedNamingTheFieldAndNothingIsWritten) {
