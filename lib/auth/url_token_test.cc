@@ -53,5 +53,15 @@ TEST(UrlToken, NeedsAUuidAndAStrongKey) {
   EXPECT_THAT(SignUrlToken("short", kId, kNow), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// Found by fuzz/url_token_fuzzer: the dashes were dropped before the length check, so text with
+// 32 hex digits and four dashes anywhere was signed as the UUID those digits spell, a resource
+// other than the one named.
+TEST(UrlToken, RefusesDashesOutOfPlace) {
+  EXPECT_THAT(SignUrlToken(kKey, "0a8c8a6e-0c55-4c9a-9ad-97bd51e0f2a11", kNow + absl::Hours(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(SignUrlToken(kKey, "-0a8c8a6e0c554c9a9ad997bd51e0f2a11---", kNow + absl::Hours(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 }  // namespace
 }  // namespace assisted::auth
