@@ -8,8 +8,10 @@
 """
 
 def assisted_fuzzer(name, srcs, deps, mutations = 5000):
+    # testonly: targets may use test helpers (e.g. a freshly made signing key).
     native.cc_library(
         name = name + "_target",
+        testonly = True,
         srcs = srcs,
         deps = deps,
         # LLVMFuzzerTestOneInput is only referenced by libFuzzer or the replay driver.
@@ -17,6 +19,7 @@ def assisted_fuzzer(name, srcs, deps, mutations = 5000):
     )
     native.cc_binary(
         name = name + "_fuzzer",
+        testonly = True,
         linkopts = ["-fsanitize=fuzzer"],
         tags = ["manual"],
         deps = [":" + name + "_target"],

@@ -21,8 +21,8 @@
 #include "nlohmann/json.hpp"
 #include "openssl/evp.h"
 #include "openssl/hmac.h"
-#include "openssl/pem.h"
 #include "services/gateway/jwt.h"
+#include "services/gateway/rsa_test_key.h"
 
 namespace {
 
@@ -32,20 +32,8 @@ using assisted::gateway::JwtVerifier;
 constexpr char kSecret[] = "fuzzing-secret-of-at-least-32-bytes!";
 const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
 
-std::string RsaKeyPem() {
-  EVP_PKEY* key = EVP_RSA_gen(2048);
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  const long length = BIO_get_mem_data(bio, &data);
-  std::string pem(data, length);
-  BIO_free(bio);
-  EVP_PKEY_free(key);
-  return pem;
-}
-
 struct Keys {
-  std::string rsa_pem = RsaKeyPem();
+  std::string rsa_pem = assisted::gateway::NewRsaKeyPem();
   std::string jwks = *assisted::gateway::PublicJwks(rsa_pem, "k1");
   std::unique_ptr<JwtVerifier> verifier =
       *JwtVerifier::Create(kSecret, jwks, {.issuer = "https://issuer", .audience = "assisted"});
