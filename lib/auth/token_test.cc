@@ -127,6 +127,15 @@ TEST(Token, NeedsAUuidStrongKeysAndTheInfraEnvKeyForAgentsOnly) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST(Token, RefusesAResourceIdWithDashesOutOfPlace) {
+  EXPECT_THAT(SignToken({kKey, ""}, TokenPurpose::kDownload, "0a8c8a6e-0c55-4c9a-9ad-97bd51e0f2a11",
+                        kNow + absl::Hours(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(SignToken({kKey, ""}, TokenPurpose::kDownload,
+                        "-0a8c8a6e0c554c9a9ad997bd51e0f2a11---", kNow + absl::Hours(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 TEST(Token, VerifyAgentTokenUsesTheCurrentKeyOfTheTokensInfraEnv) {
   auto token =
       SignToken(KeyFor(TokenPurpose::kAgent), TokenPurpose::kAgent, kId, kNow + absl::Hours(4));

@@ -33,9 +33,7 @@
 #include "boost/beast/core/flat_buffer.hpp"
 #include "boost/beast/core/string.hpp"
 #include "boost/beast/http/error.hpp"
-#include "boost/beast/http/parser.hpp"
-#include "boost/beast/http/read.hpp"
-#include "boost/beast/http/string_body.hpp"
+#include "lib/http/beast_parser.h"
 #include "lib/http/metrics.h"
 #include "lib/http/ranges.h"
 

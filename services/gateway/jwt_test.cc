@@ -1,14 +1,11 @@
 #include "services/gateway/jwt.h"
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/rsa.h>
-
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
+#include "services/gateway/rsa_test_key.h"
 
 namespace assisted::gateway {
 namespace {
@@ -25,18 +22,6 @@ const absl::Time kNow = absl::FromUnixSeconds(1800000000);
 
 Json Claims(absl::Duration exp_in) {
   return {{"sub", "alice"}, {"org_id", "acme"}, {"exp", absl::ToUnixSeconds(kNow + exp_in)}};
-}
-
-std::string RsaKeyPem() {
-  EVP_PKEY* key = EVP_RSA_gen(2048);
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
-  char* data = nullptr;
-  const long length = BIO_get_mem_data(bio, &data);
-  std::string pem(data, length);
-  BIO_free(bio);
-  EVP_PKEY_free(key);
-  return pem;
 }
 
 TEST(Jwt, Hs256RoundTrip) {
@@ -85,7 +70,7 @@ TEST(Jwt, RefusesBadTokens) {
 }
 
 TEST(Jwt, Rs256WithJwks) {
-  const std::string pem = RsaKeyPem();
+  const std::string pem = NewRsaKeyPem();
   absl::StatusOr<std::string> jwks = PublicJwks(pem, "key-1");
   ASSERT_THAT(jwks, IsOk());
   auto verifier = JwtVerifier::Create("", *jwks);
@@ -96,8 +81,9 @@ TEST(Jwt, Rs256WithJwks) {
   // A key it does not know, another key under the same kid, HS256 when only RS256 is on.
   EXPECT_THAT((*verifier)->Verify(*SignRs256(pem, "key-2", Claims(absl::Hours(1))), kNow),
               StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("unknown signing key")));
-  EXPECT_THAT((*verifier)->Verify(*SignRs256(RsaKeyPem(), "key-1", Claims(absl::Hours(1))), kNow),
-              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("bad signature")));
+  EXPECT_THAT(
+      (*verifier)->Verify(*SignRs256(NewRsaKeyPem(), "key-1", Claims(absl::Hours(1))), kNow),
+      StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("bad signature")));
   EXPECT_THAT((*verifier)->Verify(*SignHs256(kSecret, Claims(absl::Hours(1))), kNow),
               StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("algorithm not accepted")));
 }
