@@ -342,9 +342,9 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
     return ToGrpcStatus(absl::OutOfRangeError(absl::StrCat(
         "from_seq ", request->from_seq(), " is ahead of the change log head ", *head)));
   }
-  int64_t cursor = request->from_beginning() ? *purged
-                   : request->from_seq() == 0  ? *head
-                                               : request->from_seq();
+  int64_t cursor = request->from_beginning()  ? *purged
+                   : request->from_seq() == 0 ? *head
+                                              : request->from_seq();
   auto bookmark = [&writer](int64_t seq) {
     v1::WatchEvent event;
     event.set_seq(seq);
