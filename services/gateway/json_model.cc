@@ -17,6 +17,7 @@
 #include "assisted/types/v1/infra_env.pb.h"
 #include "assisted/types/v1/validation.pb.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "lib/json/bounded.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::gateway {
@@ -549,31 +550,10 @@ absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse 
 }
 
 absl::StatusOr<Json> ParseObject(absl::string_view body) {
-  // Bound the nesting before parsing: a deeply nested document costs stack to tear down.
-  int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (char c : body) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    if (c == '"') in_string = true;
-    if (c == '{' || c == '[') {
-      if (++depth > kMaxDepth) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("body: JSON nested deeper than ", kMaxDepth, " levels"));
-      }
-    } else if (c == '}' || c == ']') {
-      --depth;
-    }
-  }
+  // Bound the nesting before parsing: a deeply nested document costs stack to tear down. Its
+  // size is the HTTP server's to bound (--max-body-bytes).
+  RETURN_IF_ERROR(
+      untrusted::CheckJsonBounds(body, "body", {.max_bytes = body.size(), .max_depth = kMaxDepth}));
   Json json = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) {
     return absl::InvalidArgumentError("body: malformed JSON (or not UTF-8)");
