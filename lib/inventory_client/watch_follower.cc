@@ -28,6 +28,9 @@ WatchFollower::~WatchFollower() {
 
 void WatchFollower::Run() {
   Backoff backoff({.max = absl::Seconds(30)}, random_);
+  // A stream that starts "from now" (no position yet) after an attempt failed misses what
+  // changed in between: the caller is told to re-read (on_resync) before the stream counts.
+  bool missed_since_start = false;
   while (true) {
     grpc::ClientContext context;
     {
@@ -47,6 +50,10 @@ void WatchFollower::Run() {
       if (!established) {
         established = true;
         backoff.Reset();
+        if (missed_since_start && request.from_seq() == 0 && callbacks_.on_resync) {
+          callbacks_.on_resync();
+        }
+        missed_since_start = false;
         if (callbacks_.on_established) callbacks_.on_established();
       }
       if (!event.hint()) seq_.store(event.seq());
@@ -64,8 +71,10 @@ void WatchFollower::Run() {
       log_.Warning("change log trimmed past our position; re-reading", {{"seq", seq_.load()}});
       seq_.store(0);
       if (callbacks_.on_resync) callbacks_.on_resync();
+      missed_since_start = false;
       delay = absl::ZeroDuration();
     } else {
+      missed_since_start = missed_since_start || seq_.load() == 0;
       log_.Warning("inventory watch ended; resuming",
                    {{"seq", seq_.load()}, {"error", status.error_message()}});
     }

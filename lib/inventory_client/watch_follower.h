@@ -37,7 +37,8 @@ class WatchFollower {
   struct Callbacks {
     // A change (never a BOOKMARK).
     std::function<void(const inventory::v1::WatchEvent&)> on_change;
-    // The change log was trimmed past our position: changes may have been missed.
+    // Changes may have been missed: the change log was trimmed past our position, or the first
+    // stream (which starts "from now") began only after an earlier attempt failed.
     std::function<void()> on_resync;
     // A stream delivered its first message: from now until `on_broken`, every change after the
     // position the stream resumed from is delivered. Callers that must not act on a stale view

@@ -157,5 +157,16 @@ TEST_F(WatchFollowerTest, ATrimmedLogIsAResyncFromTheHeadNeverAnEstablishedStrea
   EXPECT_THAT(inventory_->from_seqs(), ElementsAre(0, 6, 0));
 }
 
+// The orchestrator started before the inventory: its follower's first attempts failed, and the
+// stream it then opened "from now" could not carry what changed meanwhile (hosts an install
+// moved to preparing never got their preparation steps, and ./dev demo hung). The caller is
+// told to re-read before the stream counts as established.
+TEST_F(WatchFollowerTest, AFirstStreamOpenedAfterAFailedAttemptStartsWithAResync) {
+  Serve({{.ending = grpc::Status(grpc::StatusCode::UNAVAILABLE, "not yet")}, {.seqs = {7, 8}}});
+  Follow();
+  EXPECT_THAT(CallsOnceThereAre(3), ElementsAre("resync", "established", "8"));
+  EXPECT_THAT(inventory_->from_seqs(), ElementsAre(0, 0));
+}
+
 }  // namespace
 }  // namespace assisted::inventory_client
