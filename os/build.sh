@@ -4,7 +4,9 @@
 #   live.iso  a live ISO laid out like a CoreOS live ISO: grub for BIOS and UEFI, kernel and a
 #             dracut initramfs in images/pxeboot/, the Ignition embed area images/ignition.img
 #             (coreos/igninfo.json) loaded as a second initrd, kernel-argument areas in
-#             boot/grub/grub.cfg (coreos/kargs.json), the squashfs root in LiveOS/squashfs.img.
+#             boot/grub/grub.cfg (coreos/kargs.json), the squashfs root in
+#             images/pxeboot/rootfs.img (where the image service looks for the rootfs; dracut's
+#             dmsquash-live mounts it from the CD, rd.live.dir/rd.live.squashimg).
 #             The image service serves it unchanged as a base image.
 #   disk.raw  the OS disk image the install step writes: GPT with BIOS-BOOT (reserved), EFI-SYSTEM
 #             (grub for UEFI), boot (ext4: kernel, initramfs, grub.cfg, kargs.cfg,
@@ -23,7 +25,7 @@ AGENT=${2:?usage: os/build.sh OUTPUT_ROOT AGENT_BINARY}
 LIVE_LABEL=ASSISTED-LIVE
 IGNITION_AREA_BYTES=$((256 * 1024))
 KARGS_AREA_BYTES=1024
-LIVE_KARGS="coreos.liveiso=$LIVE_LABEL root=live:CDLABEL=$LIVE_LABEL rd.live.image rd.live.overlay.overlayfs=1 console=ttyS0,115200n8 ignition.firstboot ignition.platform.id=metal"
+LIVE_KARGS="coreos.liveiso=$LIVE_LABEL root=live:CDLABEL=$LIVE_LABEL rd.live.image rd.live.dir=/images/pxeboot rd.live.squashimg=rootfs.img rd.live.overlay.overlayfs=1 console=ttyS0,115200n8 ignition.firstboot ignition.platform.id=metal"
 DISK_KARGS="root=LABEL=root rw console=ttyS0,115200n8 ignition.platform.id=metal"
 
 say() { printf 'os-images: %s\n' "$*" >&2; }
@@ -135,19 +137,47 @@ write_live_grub_cfg() {
   printf '%s' "$head" | wc -c
 }
 
+# The ISO from `tree`: plain El Torito boot records, BIOS (grub i386-pc-eltorito) and UEFI
+# (images/efiboot.img, a FAT image holding grub's BOOTX64.EFI), no hybrid MBR/GPT: the image
+# service re-masters the ISO (the minimal ISO) by replaying its boot records with xorriso, which
+# refuses grub-mkrescue's overlapping hybrid partitions.
+make_live_iso() {
+  local tree=$1 output=$2
+  local modules="iso9660 part_gpt part_msdos fat ext2 search search_fs_file normal linux configfile test serial echo gzio"
+  cat >"$WORK/iso-early.cfg" <<'EOF'
+search --no-floppy --file /coreos/igninfo.json --set=root
+set prefix=($root)/boot/grub
+configfile ($root)/boot/grub/grub.cfg
+EOF
+  # shellcheck disable=SC2086  # one module per word
+  grub-mkimage -O i386-pc-eltorito -p /boot/grub -c "$WORK/iso-early.cfg" \
+    -o "$tree/boot/grub/eltorito.img" biosdisk $modules
+  # shellcheck disable=SC2086
+  grub-mkimage -O x86_64-efi -p /boot/grub -c "$WORK/iso-early.cfg" -o "$WORK/ISO-BOOTX64.EFI" \
+    $modules
+  rm -f "$tree/images/efiboot.img"
+  mkfs.fat -C -n EFIBOOT "$tree/images/efiboot.img" 4096 >/dev/null
+  mmd -i "$tree/images/efiboot.img" ::/EFI ::/EFI/BOOT
+  mcopy -i "$tree/images/efiboot.img" "$WORK/ISO-BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
+  xorriso -as mkisofs -R -J -V "$LIVE_LABEL" \
+    -b boot/grub/eltorito.img -no-emul-boot -boot-load-size 4 -boot-info-table \
+    -eltorito-alt-boot -e images/efiboot.img -no-emul-boot \
+    -o "$output" "$tree" >"$WORK/xorriso.log" 2>&1 ||
+    { cat "$WORK/xorriso.log" >&2; die "xorriso failed"; }
+}
+
 step "live ISO: squashfs"
 TREE="$WORK/iso"
-mkdir -p "$TREE"/{images/pxeboot,LiveOS,coreos,boot/grub}
-mksquashfs "$ROOT" "$TREE/LiveOS/squashfs.img" -comp zstd -noappend -quiet >/dev/null
+mkdir -p "$TREE"/{images/pxeboot,coreos,boot/grub}
+mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -noappend -quiet >/dev/null
 cp "$BOOTFILES/vmlinuz" "$BOOTFILES/initrd.img" "$TREE/images/pxeboot/"
 head -c "$IGNITION_AREA_BYTES" /dev/zero >"$TREE/images/ignition.img"
 printf '{"file": "images/ignition.img"}\n' >"$TREE/coreos/igninfo.json"
 offset=$(write_live_grub_cfg "$TREE/boot/grub/grub.cfg")
 printf '{"default": "%s", "files": [{"path": "boot/grub/grub.cfg", "offset": %d}], "size": %d}\n' \
   "$LIVE_KARGS" "$offset" "$KARGS_AREA_BYTES" >"$TREE/coreos/kargs.json"
-step "live ISO: grub-mkrescue (BIOS + UEFI)"
-grub-mkrescue -o "$WORK/live.iso" "$TREE" -- -volid "$LIVE_LABEL" >"$WORK/grub-mkrescue.log" 2>&1 ||
-  { cat "$WORK/grub-mkrescue.log" >&2; die "grub-mkrescue failed"; }
+step "live ISO: grub El Torito images (BIOS + UEFI) and xorriso"
+make_live_iso "$TREE" "$WORK/live.iso"
 
 # --- OS disk image ---------------------------------------------------------------------------
 step "disk image: partitions"

@@ -14,6 +14,7 @@ depends() { echo ignition dmsquash-live; }
 install() {
     inst_script "$moddir/is-live-image.sh" /usr/bin/is-live-image
     inst_script "$moddir/assisted-ignition-setup.sh" /usr/sbin/assisted-ignition-setup
+    inst_script "$moddir/setfiles-noop.sh" /usr/sbin/setfiles
     inst_multiple cp mkdir mount umount udevadm grep
     inst_simple "$moddir/assisted-live-overlay.service" \
         "$systemdsystemunitdir/assisted-live-overlay.service"
