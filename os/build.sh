@@ -112,7 +112,10 @@ for dir in sound drivers/gpu drivers/media drivers/net/wireless drivers/infiniba
   rm -rf "$ROOT"/lib/modules/*/kernel/$dir
 done
 chroot "$ROOT" depmod "$(ls "$ROOT/lib/modules")"
-: >"$ROOT/etc/machine-id"
+# "uninitialized": systemd treats the next boot as the first one (ConditionFirstBoot) and
+# applies the unit presets Ignition writes; that is how the discovery Ignition's
+# assisted-agent.service gets enabled. (An empty file means "not first boot".)
+echo uninitialized >"$ROOT/etc/machine-id"
 rm -f "$ROOT/etc/hostname"
 step "root file system pruned: $(du -sh "$ROOT" | cut -f1)"
 
