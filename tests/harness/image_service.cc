@@ -10,9 +10,12 @@ namespace assisted::testing {
 
 absl::StatusOr<RunningImageService> LaunchImageService(const ImageServiceOptions& options) {
   RunningImageService running;
-  running.base_iso = options.dir + "/base.iso";
-  process::LocalProcessRunner runner;
-  RETURN_IF_ERROR(iso::BuildTestImage(runner, {}, options.dir + "/build", running.base_iso));
+  running.base_iso = options.base_iso;
+  if (running.base_iso.empty()) {
+    running.base_iso = options.dir + "/base.iso";
+    process::LocalProcessRunner runner;
+    RETURN_IF_ERROR(iso::BuildTestImage(runner, {}, options.dir + "/build", running.base_iso));
+  }
   ASSIGN_OR_RETURN(int http_port, FreePort());
   running.http_base = absl::StrCat("http://127.0.0.1:", http_port);
   std::vector<std::string> args = {"--inventory-address=" + options.inventory_address,

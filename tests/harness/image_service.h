@@ -1,8 +1,8 @@
 // File: tests/harness/image_service.h
 //
 // Starts a real assisted-image for a test: a test base ISO built with xorriso (lib/iso) into
-// `dir`, served as OpenShift 4.16 x86_64 on a free loopback HTTP port, waiting until the
-// ImageService reports SERVING (its catalog is usable).
+// `dir` (or a given one), served as OpenShift 4.16 x86_64 on a free loopback HTTP port, waiting
+// until the ImageService reports SERVING (its catalog is usable).
 
 #ifndef ASSISTED_TESTS_HARNESS_IMAGE_SERVICE_H_
 #define ASSISTED_TESTS_HARNESS_IMAGE_SERVICE_H_
@@ -21,6 +21,8 @@ struct ImageServiceOptions {
   std::string inventory_address;  // host:port
   std::string url_signing_key_file;
   std::string orchestrator_address;  // written into discovery images; empty: the default
+  // The base ISO to serve (e.g. ./dev os-images' live.iso); empty: a test ISO built into `dir`.
+  std::string base_iso;
   std::vector<std::string> extra_args;
   int grpc_port = 0;  // 0 picks a free one
 };

@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# os/build.sh — builds the two OS artifacts real (virtual) machines run, from Debian packages only:
+#
+#   live.iso  a live ISO laid out like a CoreOS live ISO: grub for BIOS and UEFI, kernel and a
+#             dracut initramfs in images/pxeboot/, the Ignition embed area images/ignition.img
+#             (coreos/igninfo.json) loaded as a second initrd, kernel-argument areas in
+#             boot/grub/grub.cfg (coreos/kargs.json), the squashfs root in
+#             images/pxeboot/rootfs.img (where the image service looks for the rootfs; dracut's
+#             dmsquash-live mounts it from the CD, rd.live.dir/rd.live.squashimg).
+#             The image service serves it unchanged as a base image.
+#   disk.raw  the OS disk image the install step writes: GPT with BIOS-BOOT (reserved), EFI-SYSTEM
+#             (grub for UEFI), boot (ext4: kernel, initramfs, grub.cfg, kargs.cfg,
+#             ignition.firstboot, ignition/) and root (ext4), as on RHCOS.
+#
+# Usage: os/build.sh OUTPUT_ROOT AGENT_BINARY
+# Writes OUTPUT_ROOT/<inputs hash>/{live.iso,disk.raw,manifest.json} and points
+# OUTPUT_ROOT/current at it; does nothing when that hash is already built. The hash covers the
+# package list, every file under os/ and the agent binary. Needs root (mmdebstrap, chroot).
+set -euo pipefail
+
+OS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+OUT_ROOT=${1:?usage: os/build.sh OUTPUT_ROOT AGENT_BINARY}
+AGENT=${2:?usage: os/build.sh OUTPUT_ROOT AGENT_BINARY}
+
+LIVE_LABEL=ASSISTED-LIVE
+IGNITION_AREA_BYTES=$((256 * 1024))
+KARGS_AREA_BYTES=1024
+LIVE_KARGS="coreos.liveiso=$LIVE_LABEL root=live:CDLABEL=$LIVE_LABEL rd.live.image rd.live.dir=/images/pxeboot rd.live.squashimg=rootfs.img rd.live.overlay.overlayfs=1 console=ttyS0,115200n8 ignition.firstboot ignition.platform.id=metal"
+DISK_KARGS="root=LABEL=root rw console=ttyS0,115200n8 ignition.platform.id=metal"
+
+say() { printf 'os-images: %s\n' "$*" >&2; }
+die() { printf 'os-images: error: %s\n' "$*" >&2; exit 1; }
+step_started=$SECONDS
+step() { say "[$((SECONDS - step_started)) s] $*"; }
+
+[ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap builds the root file system in a chroot)"
+[ -x "$AGENT" ] || die "no agent binary at $AGENT"
+
+# Debian packages the agent's shared libraries come from, so its runtime is in the image.
+agent_runtime_packages() {
+  local libs
+  libs=$(ldd "$AGENT" | awk '/=> \// { print $3 }' | xargs -r readlink -f)
+  # dpkg knows a library under /usr/lib or, before the /usr merge, /lib: ask for both.
+  # shellcheck disable=SC2086  # one path per word
+  { dpkg -S $libs $(printf '%s\n' $libs | sed 's|^/usr/lib/|/lib/|') 2>/dev/null || true; } |
+    cut -d: -f1 |
+    tr -d ' ' | tr ',' '\n' | sort -u
+}
+
+packages() { grep -v '^[[:space:]]*\(#\|$\)' "$OS_DIR/packages.txt"; agent_runtime_packages; }
+
+inputs_hash() {
+  {
+    packages | sort -u
+    (cd "$OS_DIR" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+    sha256sum <"$AGENT"
+  } | sha256sum | cut -c1-16
+}
+
+HASH=$(inputs_hash)
+OUT="$OUT_ROOT/$HASH"
+if [ -f "$OUT/manifest.json" ]; then
+  ln -sfn "$HASH" "$OUT_ROOT/current"
+  say "up to date ($OUT)"
+  exit 0
+fi
+
+WORK="$OUT_ROOT/work-$HASH"
+# A build killed inside mmdebstrap can leave /proc, /sys or /dev mounted in its root: unmount
+# before removing, and never cross into another file system.
+remove_work() {
+  grep -o " $WORK/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+  rm -rf --one-file-system "$WORK"
+}
+remove_work
+mkdir -p "$WORK" "$OUT_ROOT"
+trap remove_work EXIT
+
+# --- root file system ------------------------------------------------------------------------
+# The Debian part (the slow, downloading one) is cached on its own, keyed by the package list:
+# a new agent or hook only re-runs what follows.
+include=$(packages | sort -u | paste -sd, -)
+BASE="$OUT_ROOT/base-$(printf '%s' "$include" | sha256sum | cut -c1-16)"
+if [ ! -d "$BASE" ]; then
+  step "root file system: mmdebstrap (bookworm, $(packages | sort -u | wc -l) packages through apt)"
+  mmdebstrap --variant=minbase --format=directory --include="$include" bookworm "$BASE.tmp" \
+    >"$WORK/mmdebstrap.log" 2>&1 ||
+    { tail -n 40 "$WORK/mmdebstrap.log" >&2; rm -rf --one-file-system "$BASE.tmp"; die "mmdebstrap failed"; }
+  mv "$BASE.tmp" "$BASE"
+fi
+step "root file system: copying $(du -sh "$BASE" | cut -f1) and adding our part"
+ROOT="$WORK/root"
+cp -a "$BASE" "$ROOT"
+# hooks/customize.sh runs in a private mount namespace: the /proc, /sys and /dev it mounts in
+# the new root vanish with it, whatever happens.
+unshare --mount --fork "$OS_DIR/hooks/customize.sh" "$ROOT" "$OS_DIR" "$AGENT" \
+  >"$WORK/customize.log" 2>&1 ||
+  { grep -v "will not be installed\|could not be found" "$WORK/customize.log" | tail -n 40 >&2;
+    die "customizing the root file system failed"; }
+
+KERNEL=$(ls "$ROOT"/boot/vmlinuz-* | head -n 1)
+INITRD="$ROOT/boot/initrd.assisted.img"
+[ -s "$INITRD" ] || die "dracut made no initramfs"
+step "root file system: $(du -sh "$ROOT" | cut -f1); initramfs $(du -h "$INITRD" | cut -f1)"
+
+# What neither artifact needs: documentation, apt state, drivers for hardware a VM or a server
+# installer does not have.
+rm -rf "$ROOT"/usr/share/{doc,man,info,locale} "$ROOT"/var/cache/apt/* "$ROOT"/var/lib/apt/lists/*
+for dir in sound drivers/gpu drivers/media drivers/net/wireless drivers/infiniband \
+  drivers/staging drivers/bluetooth drivers/iio drivers/input/touchscreen net/wireless \
+  net/bluetooth drivers/isdn drivers/hid; do
+  rm -rf "$ROOT"/lib/modules/*/kernel/$dir
+done
+chroot "$ROOT" depmod "$(ls "$ROOT/lib/modules")"
+# "uninitialized": systemd treats the next boot as the first one (ConditionFirstBoot) and
+# applies the unit presets Ignition writes; that is how the discovery Ignition's
+# assisted-agent.service gets enabled. (An empty file means "not first boot".)
+echo uninitialized >"$ROOT/etc/machine-id"
+rm -f "$ROOT/etc/hostname"
+step "root file system pruned: $(du -sh "$ROOT" | cut -f1)"
+
+# Boot files live outside the root in both artifacts.
+BOOTFILES="$WORK/bootfiles"
+mkdir -p "$BOOTFILES"
+cp "$KERNEL" "$BOOTFILES/vmlinuz"
+cp "$INITRD" "$BOOTFILES/initrd.img"
+rm -rf "$ROOT"/boot/*
+
+# --- live ISO --------------------------------------------------------------------------------
+# A boot loader config whose linux line ends in a kargs area, as on a CoreOS live ISO:
+# "<linux line> <kargs>\n####…# COREOS_KARG_EMBED_AREA\n". Prints the area's offset.
+write_live_grub_cfg() {
+  local file=$1 head area
+  head=$'set timeout=1\nserial --unit=0 --speed=115200\nterminal_input serial console\nterminal_output serial console\nmenuentry "Assisted discovery (live)" {\n\tlinux /images/pxeboot/vmlinuz '
+  area="$LIVE_KARGS"$'\n'
+  while [ ${#area} -lt $KARGS_AREA_BYTES ]; do area+="#"; done
+  area=${area:0:$KARGS_AREA_BYTES}
+  printf '%s%s# COREOS_KARG_EMBED_AREA\n\tinitrd /images/pxeboot/initrd.img /images/ignition.img\n}\n' \
+    "$head" "$area" >"$file"
+  printf '%s' "$head" | wc -c
+}
+
+# The ISO from `tree`: plain El Torito boot records, BIOS (grub i386-pc-eltorito) and UEFI
+# (images/efiboot.img, a FAT image holding grub's BOOTX64.EFI), no hybrid MBR/GPT: the image
+# service re-masters the ISO (the minimal ISO) by replaying its boot records with xorriso, which
+# refuses grub-mkrescue's overlapping hybrid partitions.
+make_live_iso() {
+  local tree=$1 output=$2
+  local modules="iso9660 part_gpt part_msdos fat ext2 search search_fs_file normal linux configfile test serial echo gzio"
+  cat >"$WORK/iso-early.cfg" <<'EOF'
+search --no-floppy --file /coreos/igninfo.json --set=root
+set prefix=($root)/boot/grub
+configfile ($root)/boot/grub/grub.cfg
+EOF
+  # shellcheck disable=SC2086  # one module per word
+  grub-mkimage -O i386-pc-eltorito -p /boot/grub -c "$WORK/iso-early.cfg" \
+    -o "$tree/boot/grub/eltorito.img" biosdisk $modules
+  # shellcheck disable=SC2086
+  grub-mkimage -O x86_64-efi -p /boot/grub -c "$WORK/iso-early.cfg" -o "$WORK/ISO-BOOTX64.EFI" \
+    $modules
+  rm -f "$tree/images/efiboot.img"
+  mkfs.fat -C -n EFIBOOT "$tree/images/efiboot.img" 4096 >/dev/null
+  mmd -i "$tree/images/efiboot.img" ::/EFI ::/EFI/BOOT
+  mcopy -i "$tree/images/efiboot.img" "$WORK/ISO-BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
+  xorriso -as mkisofs -R -J -V "$LIVE_LABEL" \
+    -b boot/grub/eltorito.img -no-emul-boot -boot-load-size 4 -boot-info-table \
+    -eltorito-alt-boot -e images/efiboot.img -no-emul-boot \
+    -o "$output" "$tree" >"$WORK/xorriso.log" 2>&1 ||
+    { cat "$WORK/xorriso.log" >&2; die "xorriso failed"; }
+}
+
+step "live ISO: squashfs"
+TREE="$WORK/iso"
+mkdir -p "$TREE"/{images/pxeboot,coreos,boot/grub}
+mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -noappend -quiet >/dev/null
+cp "$BOOTFILES/vmlinuz" "$BOOTFILES/initrd.img" "$TREE/images/pxeboot/"
+head -c "$IGNITION_AREA_BYTES" /dev/zero >"$TREE/images/ignition.img"
+printf '{"file": "images/ignition.img"}\n' >"$TREE/coreos/igninfo.json"
+offset=$(write_live_grub_cfg "$TREE/boot/grub/grub.cfg")
+printf '{"default": "%s", "files": [{"path": "boot/grub/grub.cfg", "offset": %d}], "size": %d}\n' \
+  "$LIVE_KARGS" "$offset" "$KARGS_AREA_BYTES" >"$TREE/coreos/kargs.json"
+step "live ISO: grub El Torito images (BIOS + UEFI) and xorriso"
+make_live_iso "$TREE" "$WORK/live.iso"
+
+# --- OS disk image ---------------------------------------------------------------------------
+step "disk image: partitions"
+MiB=$((1024 * 1024))
+BOOTDIR="$WORK/boot"
+mkdir -p "$BOOTDIR/ignition"
+cp "$BOOTFILES/vmlinuz" "$BOOTFILES/initrd.img" "$BOOTDIR/"
+: >"$BOOTDIR/ignition.firstboot"
+printf 'set kargs="%s"\n' "$DISK_KARGS" >"$BOOTDIR/kargs.cfg"
+cat >"$BOOTDIR/grub.cfg" <<'EOF'
+# Boot partition grub.cfg. kargs.cfg holds the kernel arguments (the install step edits it for
+# --append-karg/--delete-karg); the ignition.firstboot stamp makes the initramfs run Ignition.
+set timeout=1
+serial --unit=0 --speed=115200
+terminal_input serial console
+terminal_output serial console
+source /kargs.cfg
+set ignition_firstboot=""
+if [ -f /ignition.firstboot ]; then set ignition_firstboot="ignition.firstboot"; fi
+menuentry "Assisted OS" {
+	linux /vmlinuz $kargs $ignition_firstboot
+	initrd /initrd.img
+}
+EOF
+boot_mib=$(($(du -sm "$BOOTDIR" | cut -f1) + 32))
+mkfs.ext4 -q -F -L boot -d "$BOOTDIR" "$WORK/boot.img" "${boot_mib}M"
+
+cat >"$ROOT/etc/fstab" <<'EOF'
+LABEL=root / ext4 defaults 0 1
+LABEL=boot /boot ext4 defaults 0 2
+EOF
+root_mib=$(($(du -sm "$ROOT" | cut -f1) * 5 / 4 + 128))
+mkfs.ext4 -q -F -L root -d "$ROOT" "$WORK/root.img" "${root_mib}M"
+
+cat >"$WORK/early.cfg" <<'EOF'
+search --no-floppy --label boot --set=root
+set prefix=($root)
+configfile ($root)/grub.cfg
+EOF
+grub-mkstandalone -O x86_64-efi -o "$WORK/BOOTX64.EFI" \
+  --modules="part_gpt ext2 fat search search_label normal linux configfile test serial echo" \
+  "boot/grub/grub.cfg=$WORK/early.cfg"
+esp_mib=16
+mkfs.fat -C -n EFI-SYSTEM "$WORK/esp.img" $((esp_mib * 1024)) >/dev/null
+mmd -i "$WORK/esp.img" ::/EFI ::/EFI/BOOT
+mcopy -i "$WORK/esp.img" "$WORK/BOOTX64.EFI" ::/EFI/BOOT/BOOTX64.EFI
+
+step "disk image: GPT"
+DISK="$WORK/disk.raw"
+p1=1 p2=$((1 + 1)) p3=$((2 + esp_mib)) p4=$((2 + esp_mib + boot_mib))
+total=$((p4 + root_mib + 1))
+truncate -s "${total}M" "$DISK"
+sfdisk -q --label gpt "$DISK" <<EOF
+start=${p1}MiB, size=1MiB, type=21686148-6449-6E6F-744E-656564454649, name=BIOS-BOOT
+start=${p2}MiB, size=${esp_mib}MiB, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=EFI-SYSTEM
+start=${p3}MiB, size=${boot_mib}MiB, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=boot
+start=${p4}MiB, size=${root_mib}MiB, type=0FC63DAF-8483-4772-8E79-3D69D8477DE4, name=root
+EOF
+dd if="$WORK/esp.img" of="$DISK" bs=1M seek="$p2" conv=notrunc,sparse status=none
+dd if="$WORK/boot.img" of="$DISK" bs=1M seek="$p3" conv=notrunc,sparse status=none
+dd if="$WORK/root.img" of="$DISK" bs=1M seek="$p4" conv=notrunc,sparse status=none
+
+# --- publish ---------------------------------------------------------------------------------
+step "checksums"
+mkdir -p "$OUT"
+mv "$WORK/live.iso" "$WORK/disk.raw" "$OUT/"
+live_sha=$(sha256sum "$OUT/live.iso" | cut -d' ' -f1)
+disk_sha=$(sha256sum "$OUT/disk.raw" | cut -d' ' -f1)
+printf '{"live_iso": "live.iso", "live_iso_sha256": "%s", "live_iso_bytes": %d, "disk_image": "disk.raw", "disk_image_sha256": "%s", "disk_image_bytes": %d, "live_kargs": "%s", "disk_kargs": "%s", "build_seconds": %d}\n' \
+  "$live_sha" "$(stat -c %s "$OUT/live.iso")" "$disk_sha" "$(stat -c %s "$OUT/disk.raw")" \
+  "$LIVE_KARGS" "$DISK_KARGS" "$((SECONDS - step_started))" >"$OUT/manifest.json.tmp"
+mv "$OUT/manifest.json.tmp" "$OUT/manifest.json"
+ln -sfn "$HASH" "$OUT_ROOT/current"
+step "done: live.iso $(du -h --apparent-size "$OUT/live.iso" | cut -f1), disk.raw $(du -h --apparent-size "$OUT/disk.raw" | cut -f1) in $OUT"
