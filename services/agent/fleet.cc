@@ -383,7 +383,8 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       }
       for (const v1::AgentMessage& pending : outbox_.Pending()) session.Send(pending);
     }
-    Emit(FleetEvent::Kind::kRegistered);
+    const uint64_t applied = registered.last_applied_seq();
+    Emit(FleetEvent::Kind::kRegistered, [applied](FleetEvent& e) { e.seq = applied; });
   }
 
   void OnInstruction(const v1::Instruction& instruction) {

@@ -63,7 +63,10 @@ struct FleetEvent {
   std::string host_id;
   absl::Time at;         // when the agent saw it (wall clock)
   types::v1::Step step;  // kInstruction
-  uint64_t seq = 0;      // kAcknowledged
+  // kAcknowledged: acknowledged up to it; kRegistered: the last seq the orchestrator had
+  // applied, which acknowledges everything up to it as well (an Ack lost with a killed
+  // orchestrator is made good this way).
+  uint64_t seq = 0;
   std::string detail;
 };
 

@@ -100,7 +100,10 @@ class FleetBooks {
     return [this](const FleetEvent& event) {
       absl::MutexLock lock(&mu_);
       if (event.kind == FleetEvent::Kind::kRegistered) ++registrations_[event.agent];
-      if (event.kind == FleetEvent::Kind::kAcknowledged) {
+      // A registration acknowledges what the orchestrator had applied: a result applied just
+      // before the kill, whose Ack died with it, is acknowledged that way and never re-sent.
+      if (event.kind == FleetEvent::Kind::kAcknowledged ||
+          event.kind == FleetEvent::Kind::kRegistered) {
         acknowledged_[event.agent] = std::max(acknowledged_[event.agent], event.seq);
       }
     };
