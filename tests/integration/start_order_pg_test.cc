@@ -4,13 +4,11 @@
 // refused sat in gRPC's reconnect backoff and failed calls fast with "Connection refused" for
 // up to two minutes after its peer came up (`./dev demo` failed most warm runs that way).
 #include <fstream>
-#include <sstream>
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
-#include "services/gateway/cli/commands.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/image_service.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
@@ -27,21 +25,6 @@ std::string WriteFile(const std::string& name, const std::string& content) {
   const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
-}
-
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-Outcome Aictl(const std::vector<std::string>& args, const config::Environment& env) {
-  std::ostringstream out, err;
-  Outcome outcome;
-  outcome.code = cli::Run(args, env, {out, err});
-  outcome.out = out.str();
-  outcome.err = err.str();
-  return outcome;
 }
 
 class StartOrderTest : public PostgresTest {
@@ -101,28 +84,26 @@ TEST_F(StartOrderTest, ServicesStartedBeforeTheirPeersServeTheFirstRequestsOnceA
   inventory_ = *std::move(inventory_service);
 
   // The first requests, made the moment the last service serves: no retry here.
-  config::Environment env = {{"AICTL_SERVER", absl::StrCat("http://127.0.0.1:", *http_port)}};
-  Outcome token =
-      Aictl({"token", "issue", "--secret-file=" + jwt_key, "--user=demo", "--org=demo"}, env);
+  const std::string server = absl::StrCat("http://127.0.0.1:", *http_port);
+  AictlOutcome token = RunAictl(
+      server, "", {"token", "issue", "--secret-file=" + jwt_key, "--user=demo", "--org=demo"});
   ASSERT_EQ(token.code, 0) << token.err;
-  env["AICTL_TOKEN"] = std::string(absl::StripAsciiWhitespace(token.out));
+  auto aictl = [&](const std::vector<std::string>& args) {
+    return RunAictl(server, token.Trimmed(), args);
+  };
   const std::string pull_secret = WriteFile("pull-secret.json", kPullSecret);
-  Outcome cluster = Aictl({"clusters", "create", "--name=first", "--base-domain=example.com",
-                           "--openshift-version=4.16", "--pull-secret-file=" + pull_secret},
-                          env);
+  AictlOutcome cluster = aictl({"clusters", "create", "--name=first", "--base-domain=example.com",
+                                "--openshift-version=4.16", "--pull-secret-file=" + pull_secret});
   ASSERT_EQ(cluster.code, 0) << cluster.err;
-  const std::string cluster_id(absl::StripAsciiWhitespace(cluster.out));
-  Outcome infra_env = Aictl(
-      {"infra-envs", "create", "--cluster=" + cluster_id, "--pull-secret-file=" + pull_secret},
-      env);
+  const std::string cluster_id = cluster.Trimmed();
+  AictlOutcome infra_env = aictl(
+      {"infra-envs", "create", "--cluster=" + cluster_id, "--pull-secret-file=" + pull_secret});
   ASSERT_EQ(infra_env.code, 0) << infra_env.err;
-  const std::string infra_env_id(absl::StripAsciiWhitespace(infra_env.out));
   // The image service reads the infra-env from the inventory it could not reach at start.
-  Outcome download = Aictl(
-      {"iso", "download", infra_env_id, "--output-file=" + ::testing::TempDir() + "/first.iso"},
-      env);
+  AictlOutcome download = aictl({"iso", "download", infra_env.Trimmed(),
+                                 "--output-file=" + ::testing::TempDir() + "/first.iso"});
   EXPECT_EQ(download.code, 0) << download.err;
-  Outcome install = Aictl({"clusters", "install", cluster_id}, env);
+  AictlOutcome install = aictl({"clusters", "install", cluster_id});
   // Refused by the orchestrator's state machine (no hosts), which it could only say after
   // reading the cluster from the inventory: an answer, not "unavailable".
   EXPECT_EQ(install.code, 1) << install.err;
