@@ -34,9 +34,10 @@ absl::StatusOr<RunningImageService> LaunchImageService(const ImageServiceOptions
   ASSIGN_OR_RETURN(running.service,
                    LaunchedService::Launch({.binary = "services/image/assisted-image",
                                             .args = args,
-                                            .grpc_port = options.grpc_port}));
+                                            .grpc_port = options.grpc_port,
+                                            .probe_channel = options.probe_channel}));
   if (!WaitServing(running.service->grpc_target(), "assisted.image.v1.ImageService",
-                   absl::Seconds(30))) {
+                   absl::Seconds(30), options.probe_channel)) {
     return absl::DeadlineExceededError(
         absl::StrCat("the image service did not become SERVING:\n", running.service->Log()));
   }

@@ -25,6 +25,9 @@ struct ImageServiceOptions {
   std::string base_iso;
   std::vector<std::string> extra_args;
   int grpc_port = 0;  // 0 picks a free one
+  // How readiness probes reach its gRPC port: TLS and a client certificate when extra_args
+  // give it --tls-cert, --tls-key and --tls-client-ca; plaintext by default.
+  grpcutil::ChannelOptions probe_channel;
 };
 
 // The running service; its HTTP base URL is in `http_base` ("http://127.0.0.1:PORT").

@@ -148,9 +148,11 @@ std::string RunfilePath(const std::string& workspace_relative) {
                       workspace_relative);
 }
 
-bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout) {
-  auto stub = grpc::health::v1::Health::NewStub(
-      grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout,
+                 const grpcutil::ChannelOptions& channel) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> made = grpcutil::MakeChannel(target, channel);
+  if (!made.ok()) return false;
+  auto stub = grpc::health::v1::Health::NewStub(*made);
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + timeout));
   grpc::health::v1::HealthCheckRequest request;

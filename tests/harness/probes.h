@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/grpc/channel.h"
 
 namespace assisted::testing {
 
@@ -21,8 +22,10 @@ absl::StatusOr<std::string> CheckHealth(const std::string& target, const std::st
                                         absl::Duration timeout = absl::Seconds(5));
 
 // Waits on the standard health Watch stream (no polling) until `service` at `target` is
-// SERVING; false when `timeout` passes first.
-bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout);
+// SERVING; false when `timeout` passes first. `channel` says how to reach it (TLS and a client
+// certificate for a listener that checks them; plaintext by default).
+bool WaitServing(const std::string& target, const std::string& service, absl::Duration timeout,
+                 const grpcutil::ChannelOptions& channel = {});
 
 // The service names grpc.reflection.v1alpha.ServerReflection lists at `target`.
 absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
