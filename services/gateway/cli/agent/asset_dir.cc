@@ -1,0 +1,172 @@
+#include "services/gateway/cli/agent/asset_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "lib/file/read_file.h"
+#include "lib/iso/cpio.h"
+#include "lib/iso/embed.h"
+#include "lib/iso/iso9660.h"
+#include "lib/status/status_macros.h"
+#include "nlohmann/json.hpp"
+#include "services/gateway/cli/agent/agent_ignition.h"
+#include "services/gateway/cli/agent/yaml_reader.h"
+#include "services/orchestrator/install/pki.h"
+
+namespace assisted::cli::agent {
+namespace {
+
+std::string Join(const std::string& dir, absl::string_view name) {
+  return absl::StrCat(dir, "/", name);
+}
+
+absl::Status Errno(absl::string_view what, const std::string& path) {
+  return absl::InternalError(absl::StrCat(what, " ", path, ": ", std::strerror(errno)));
+}
+
+// A user's input file, refused unread when it is larger than any real config.
+absl::StatusOr<std::string> ReadInput(const std::string& dir, absl::string_view name) {
+  const std::string path = Join(dir, name);
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": cannot read ", path, ": ", std::strerror(errno)));
+  }
+  if (!S_ISREG(info.st_mode)) {
+    return absl::InvalidArgumentError(absl::StrCat(name, ": ", path, " is not a regular file"));
+  }
+  if (static_cast<uint64_t>(info.st_size) > kMaxYamlBytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(name, ": is ", info.st_size, " bytes; at most ", kMaxYamlBytes, " are read"));
+  }
+  return ReadFile(path, name);
+}
+
+// Writes `contents` to `path` through a temporary file renamed over it.
+absl::Status WriteAtomically(const std::string& path, absl::string_view contents, mode_t mode) {
+  std::error_code error;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+  if (error) return absl::InternalError(absl::StrCat("mkdir for ", path, ": ", error.message()));
+  const std::string temporary = absl::StrCat(path, ".tmp");
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return Errno("cannot create", temporary);
+  size_t written = 0;
+  while (written < contents.size()) {
+    const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      return Errno("cannot write", temporary);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+    return Errno("cannot finish", temporary);
+  }
+  if (rename(temporary.c_str(), path.c_str()) != 0) return Errno("cannot rename", temporary);
+  return absl::OkStatus();
+}
+
+// Copies `base_iso` to `output` with the Ignition embed area replaced by `ignition_json`; the
+// image keeps its size and every other byte (lib/iso/embed.h).
+absl::Status WriteIso(const std::string& base_iso, const std::string& output,
+                      const std::string& ignition_json) {
+  const int base_fd = open(base_iso.c_str(), O_RDONLY | O_CLOEXEC);
+  if (base_fd < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--base-iso: cannot read ", base_iso, ": ", std::strerror(errno)));
+  }
+  absl::StatusOr<iso::Patch> patch = [&]() -> absl::StatusOr<iso::Patch> {
+    ASSIGN_OR_RETURN(iso::IsoReader reader, iso::IsoReader::Open(base_fd, base_iso));
+    ASSIGN_OR_RETURN(iso::EmbedAreas areas, iso::FindEmbedAreas(reader));
+    ASSIGN_OR_RETURN(std::string archive, iso::IgnitionArchive(ignition_json));
+    return iso::IgnitionPatch(areas.ignition, archive);
+  }();
+  close(base_fd);
+  if (!patch.ok()) {
+    return absl::Status(patch.status().code(),
+                        absl::StrCat("--base-iso ", base_iso, ": ", patch.status().message()));
+  }
+  const std::string temporary = absl::StrCat(output, ".tmp");
+  std::error_code error;
+  std::filesystem::copy_file(base_iso, temporary, std::filesystem::copy_options::overwrite_existing,
+                             error);
+  if (error) {
+    return absl::InternalError(
+        absl::StrCat("cannot copy ", base_iso, " to ", temporary, ": ", error.message()));
+  }
+  const int fd = open(temporary.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return Errno("cannot open", temporary);
+  size_t written = 0;
+  while (written < patch->bytes.size()) {
+    const ssize_t n = pwrite(fd, patch->bytes.data() + written, patch->bytes.size() - written,
+                             static_cast<off_t>(patch->offset + written));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      close(fd);
+      return Errno("cannot write", temporary);
+    }
+    written += static_cast<size_t>(n);
+  }
+  if (fchmod(fd, 0644) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+    return Errno("cannot finish", temporary);
+  }
+  if (rename(temporary.c_str(), output.c_str()) != 0) return Errno("cannot rename", temporary);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterDefinition> ReadClusterDefinition(const std::string& dir) {
+  ASSIGN_OR_RETURN(std::string install, ReadInput(dir, kInstallConfigFile));
+  ASSIGN_OR_RETURN(std::string agent, ReadInput(dir, kAgentConfigFile));
+  return ParseClusterDefinition(install, agent);
+}
+
+absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
+                                         absl::Time now, Random& random) {
+  ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
+  types::v1::Cluster cluster;
+  cluster.set_name(definition.install.cluster_name);
+  cluster.set_base_dns_domain(definition.install.base_domain);
+  AgentImageIdentity identity{.infra_env_id = RandomUuid(random)};
+  ASSIGN_OR_RETURN(identity.credentials,
+                   orchestrator::install::GenerateCredentials(cluster, now, random));
+  ASSIGN_OR_RETURN(std::string ignition, BuildAgentIgnition(definition, identity));
+
+  CreatedImage created{.iso_path = Join(dir, kIsoName),
+                       .infra_env_id = identity.infra_env_id,
+                       .rendezvous_ip = definition.agent.rendezvous_ip.ToString(),
+                       .expected_hosts = definition.expected_hosts()};
+  RETURN_IF_ERROR(WriteIso(base_iso, created.iso_path, ignition));
+  RETURN_IF_ERROR(
+      WriteAtomically(Join(dir, kKubeconfigName), identity.credentials.kubeconfig, 0600));
+  RETURN_IF_ERROR(WriteAtomically(Join(dir, kKubeadminPasswordName),
+                                  identity.credentials.kubeadmin_password, 0600));
+  const nlohmann::ordered_json state = {
+      {"version", 1},
+      {"cluster_name", definition.install.cluster_name},
+      {"base_domain", definition.install.base_domain},
+      {"rendezvous_ip", created.rendezvous_ip},
+      {"orchestrator_address", HostPort(definition.agent.rendezvous_ip, kAgentPort)},
+      {"gateway_url",
+       absl::StrCat("http://", HostPort(definition.agent.rendezvous_ip, kGatewayPort))},
+      {"infra_env_id", identity.infra_env_id},
+      {"expected_hosts", created.expected_hosts},
+      {"iso", kIsoName},
+      {"created_at", absl::FormatTime(absl::RFC3339_sec, now, absl::UTCTimeZone())}};
+  RETURN_IF_ERROR(WriteAtomically(Join(dir, kStateFileName), state.dump(2) + "\n", 0600));
+  return created;
+}
+
+}  // namespace assisted::cli::agent
