@@ -44,10 +44,20 @@ int RunAgentCreateImage(const CommandOptions& options, Io io) {
   return kExitOk;
 }
 
+int RunAgentCreateClusterManifests(const CommandOptions& options, Io io) {
+  absl::StatusOr<std::vector<std::string>> written = agent::CreateClusterManifests(options.dir);
+  if (!written.ok()) return Refused(io, "agent create cluster-manifests", written.status());
+  for (const std::string& path : *written) io.out << path << "\n";
+  return kExitOk;
+}
+
 int RunAgentCreate(const GlobalOptions&, const CommandOptions& options,
                    const std::vector<std::string>& args, Io io) {
   if (args.size() == 1 && args[0] == "image") return RunAgentCreateImage(options, io);
-  io.err << "aictl agent create: expected image\n";
+  if (args.size() == 1 && args[0] == "cluster-manifests") {
+    return RunAgentCreateClusterManifests(options, io);
+  }
+  io.err << "aictl agent create: expected image or cluster-manifests\n";
   return kExitUsage;
 }
 
@@ -63,8 +73,8 @@ std::vector<Command> AgentCommands() {
   return {
       {"agent create",
        "agent-based installer: check install-config.yaml + agent-config.yaml and write "
-       "DIR/agent.x86_64.iso",
-       "image",
+       "DIR/agent.x86_64.iso (image) or DIR/cluster-manifests/ (cluster-manifests)",
+       "image|cluster-manifests",
        [](config::Parser& parser, CommandOptions& options) {
          BindDir(parser, options);
          options.base_iso = DefaultBaseIso();

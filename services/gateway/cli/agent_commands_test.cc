@@ -82,6 +82,13 @@ TEST(AictlAgent, CreateImageListsEveryProblemOnItsOwnLineAndExitsOne) {
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
 }
 
+TEST(AictlAgent, CreateClusterManifestsPrintsTheFilesWritten) {
+  const std::string dir = SeedDir("manifests");
+  const Outcome outcome = RunAictl({"agent", "create", "cluster-manifests", "--dir", dir});
+  EXPECT_EQ(outcome.code, 0) << outcome.err;
+  EXPECT_THAT(outcome.out, HasSubstr(absl::StrCat(dir, "/cluster-manifests/infraenv.yaml\n")));
+}
+
 TEST(AictlAgent, CreateNeedsAKnownTarget) {
   EXPECT_EQ(RunAictl({"agent", "create", "pxe-files"}).code, 2);
   const Outcome family = RunAictl({"agent"});

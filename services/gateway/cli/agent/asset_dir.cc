@@ -21,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/agent/agent_ignition.h"
 #include "services/gateway/cli/agent/yaml_reader.h"
+#include "services/gateway/cli/agent/ztp_manifests.h"
 #include "services/orchestrator/install/pki.h"
 
 namespace assisted::cli::agent {
@@ -167,6 +168,17 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
       {"created_at", absl::FormatTime(absl::RFC3339_sec, now, absl::UTCTimeZone())}};
   RETURN_IF_ERROR(WriteAtomically(Join(dir, kStateFileName), state.dump(2) + "\n", 0600));
   return created;
+}
+
+absl::StatusOr<std::vector<std::string>> CreateClusterManifests(const std::string& dir) {
+  ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
+  std::vector<std::string> written;
+  for (const auto& [name, contents] : ZtpManifests(definition)) {
+    const std::string path = Join(dir, absl::StrCat(kClusterManifestsDir, "/", name));
+    RETURN_IF_ERROR(WriteAtomically(path, contents, name == "pull-secret.yaml" ? 0600 : 0644));
+    written.push_back(path);
+  }
+  return written;
 }
 
 }  // namespace assisted::cli::agent

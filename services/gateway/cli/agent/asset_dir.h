@@ -48,6 +48,10 @@ struct CreatedImage {
 absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
                                          absl::Time now, Random& random);
 
+// Writes DIR/cluster-manifests/ (ztp_manifests.h; pull-secret.yaml 0600) and returns the
+// paths written.
+absl::StatusOr<std::vector<std::string>> CreateClusterManifests(const std::string& dir);
+
 }  // namespace assisted::cli::agent
 
 #endif  // ASSISTED_SERVICES_GATEWAY_CLI_AGENT_ASSET_DIR_H_

@@ -26,6 +26,7 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/agent/agent_ignition.h"
+#include "yaml-cpp/yaml.h"
 
 namespace assisted::cli::agent {
 namespace {
@@ -294,6 +295,45 @@ TEST(CreateImage, NamesAMissingInputFile) {
   EXPECT_THAT(
       CreateImage(dir, BaseIso(), absl::Now(), random),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("install-config.yaml: cannot read")));
+}
+
+TEST(CreateClusterManifests, WritesSeed002AsZtpResourcesInTheClustersNamespace) {
+  const std::string dir = SeedDir("manifests");
+  absl::StatusOr<std::vector<std::string>> written = CreateClusterManifests(dir);
+  ASSERT_THAT(written, IsOk());
+  EXPECT_EQ(written->size(), 5u);
+  const std::string manifests = absl::StrCat(dir, "/cluster-manifests/");
+  EXPECT_EQ(Mode(absl::StrCat(manifests, "pull-secret.yaml")), 0600);
+  const YAML::Node install = YAML::LoadFile(absl::StrCat(manifests, "agent-cluster-install.yaml"));
+  EXPECT_EQ(install["kind"].as<std::string>(), "AgentClusterInstall");
+  EXPECT_EQ(install["metadata"]["namespace"].as<std::string>(), "kni22");
+  EXPECT_EQ(install["spec"]["provisionRequirements"]["controlPlaneAgents"].as<int>(), 3);
+  EXPECT_EQ(install["spec"]["apiVIPs"][0].as<std::string>(), "192.168.0.125");
+  EXPECT_EQ(install["spec"]["networking"]["machineNetwork"][0]["cidr"].as<std::string>(),
+            "192.168.0.0/24");
+  const YAML::Node deployment = YAML::LoadFile(absl::StrCat(manifests, "cluster-deployment.yaml"));
+  EXPECT_EQ(deployment["spec"]["baseDomain"].as<std::string>(), "schmaustech.com");
+  EXPECT_EQ(deployment["spec"]["pullSecretRef"]["name"].as<std::string>(), "kni22-pull-secret");
+  const std::vector<YAML::Node> configs =
+      YAML::LoadAllFromFile(absl::StrCat(manifests, "nmstateconfig.yaml"));
+  ASSERT_EQ(configs.size(), 3u);
+  EXPECT_EQ(configs[1]["metadata"]["name"].as<std::string>(), "asus3-vm2");
+  EXPECT_EQ(configs[1]["spec"]["interfaces"][0]["macAddress"].as<std::string>(),
+            "52:54:00:95:fd:f3");
+  EXPECT_EQ(
+      configs[1]["spec"]["config"]["interfaces"][0]["ipv4"]["address"][0]["ip"].as<std::string>(),
+      "192.168.0.117");
+  const YAML::Node secret = YAML::LoadFile(absl::StrCat(manifests, "pull-secret.yaml"));
+  EXPECT_THAT(secret["stringData"][".dockerconfigjson"].as<std::string>(),
+              HasSubstr("provisioning.schmaustech.com:5000"));
+}
+
+TEST(CreateClusterManifests, WritesNothingForInputsWithProblems) {
+  const std::string dir =
+      SeedDir("manifests-bad", {{"baseDomain: schmaustech.com", "baseDomain: a..b"}});
+  EXPECT_THAT(CreateClusterManifests(dir), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    HasSubstr("install-config.yaml: baseDomain")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/cluster-manifests")));
 }
 
 }  // namespace
