@@ -215,12 +215,14 @@ absl::StatusOr<std::string> Combine(const std::string& base_json, const std::str
   return base.dump();
 }
 
-std::string RendezvousEnv(const ClusterDefinition& definition, const std::string& infra_env_id) {
+std::string RendezvousEnv(const ClusterDefinition& definition, const AgentImageIdentity& identity) {
   const net::IpAddress& ip = definition.agent.rendezvous_ip;
-  return absl::StrCat(
-      "NODE_ZERO_IP=", ip.ToString(), "\n", "ORCHESTRATOR_ADDRESS=", HostPort(ip, kAgentPort), "\n",
-      "GATEWAY_URL=http://", HostPort(ip, kGatewayPort), "\n", "INFRA_ENV_ID=", infra_env_id, "\n",
-      "EXPECTED_HOSTS=", definition.expected_hosts(), "\n");
+  return absl::StrCat("NODE_ZERO_IP=", ip.ToString(), "\n",                     //
+                      "ORCHESTRATOR_ADDRESS=", HostPort(ip, kAgentPort), "\n",  //
+                      "GATEWAY_URL=http://", HostPort(ip, kGatewayPort), "\n",  //
+                      "CLUSTER_ID=", identity.cluster_id, "\n",                 //
+                      "INFRA_ENV_ID=", identity.infra_env_id, "\n",             //
+                      "EXPECTED_HOSTS=", definition.expected_hosts(), "\n");
 }
 
 ordered_json HintsJson(const RootDeviceHints& hints) {
@@ -247,7 +249,7 @@ std::string HostPort(const net::IpAddress& ip, int port) {
                                            : absl::StrCat(ip.ToString(), ":", port);
 }
 
-ordered_json ClusterJson(const ClusterDefinition& definition, const std::string& infra_env_id) {
+ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageIdentity& identity) {
   const InstallConfig& install = definition.install;
   ordered_json cluster = {
       {"name", install.cluster_name},
@@ -283,8 +285,9 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const std::string&
     if (host.root_device_hints) entry["root_device_hints"] = HintsJson(*host.root_device_hints);
     hosts.push_back(std::move(entry));
   }
-  return {{"cluster", std::move(cluster)},
-          {"infra_env_id", infra_env_id},
+  return {{"cluster_id", identity.cluster_id},
+          {"cluster", std::move(cluster)},
+          {"infra_env_id", identity.infra_env_id},
           {"expected_hosts", definition.expected_hosts()},
           {"rendezvous_ip", definition.agent.rendezvous_ip.ToString()},
           {"hosts", std::move(hosts)}};
@@ -299,10 +302,9 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
   if (!discovery.ok()) return InUsersTerms(discovery.status(), definition);
 
   ignition::ConfigBuilder extra;
+  extra.AddFile({.path = kRendezvousEnvPath, .contents = RendezvousEnv(definition, identity)});
   extra.AddFile(
-      {.path = kRendezvousEnvPath, .contents = RendezvousEnv(definition, identity.infra_env_id)});
-  extra.AddFile({.path = kClusterJsonPath,
-                 .contents = ClusterJson(definition, identity.infra_env_id).dump(2) + "\n"});
+      {.path = kClusterJsonPath, .contents = ClusterJson(definition, identity).dump(2) + "\n"});
   extra.AddFile({.path = kNodeZeroScriptPath, .mode = 0755, .contents = kNodeZeroScript});
   extra.AddUnit({.name = kNodeZeroUnitName, .contents = kNodeZeroUnit, .enabled = true});
   bool any_hostname = false;
@@ -323,7 +325,8 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
       {"tls/root-ca.crt", &credentials.root_ca.certificate_pem},
       {"tls/root-ca.key", &credentials.root_ca.private_key_pem},
       {"kubeconfig", &credentials.kubeconfig},
-      {"kubeadmin-password", &credentials.kubeadmin_password}};
+      {"kubeadmin-password", &credentials.kubeadmin_password},
+      {"jwt.key", &identity.gateway_jwt_secret}};
   for (const auto& [name, contents] : secrets) {
     extra.AddFile(
         {.path = absl::StrCat(kCredentialsDir, "/", name), .mode = 0600, .contents = *contents});

@@ -16,10 +16,11 @@
 //   (BOOTSTRAP_HOST_MAC=<mac>) on the host holding rendezvousIP; node 0's services are
 //   conditioned on that file;
 // - /etc/assisted/credentials/{tls/root-ca.crt,tls/root-ca.key,kubeconfig,kubeadmin-password}
-//   (0600): the credentials written to DIR/auth, under the names the orchestrator stores them
-//   as inventory artifacts (services/orchestrator/install/artifacts.h). Node 0 stores them
-//   before the install starts, and the orchestrator derives everything from a stored root CA,
-//   so the cluster trusts DIR/auth/kubeconfig. Every host carries them: there is one image.
+//   (0600), and jwt.key, node 0's gateway's token key: the credentials written to DIR/auth, under
+//   the names the orchestrator stores them as inventory artifacts
+//   (services/orchestrator/install/artifacts.h). Node 0 stores them before the install starts, and
+//   the orchestrator derives everything from a stored root CA, so the cluster trusts
+//   DIR/auth/kubeconfig. Every host carries them: there is one image.
 // Errors of the discovery builder are translated to the user's files ("infra_env.
 // additional_trust_bundle: ..." becomes "install-config.yaml: additionalTrustBundle: ...").
 
@@ -49,18 +50,27 @@ inline constexpr char kCredentialsDir[] = "/etc/assisted/credentials";
 
 // What `agent create image` makes once for a cluster.
 struct AgentImageIdentity {
-  std::string infra_env_id;  // UUID the agents register under; node 0 creates it with this id
+  // UUIDs node 0 creates the cluster and infra-env with: the agents register under the
+  // infra-env, and `wait-for` follows the cluster, both before node 0 exists.
+  std::string cluster_id;
+  std::string infra_env_id;
   orchestrator::install::ClusterCredentials credentials;
+  // HS256 key of node 0's gateway (--jwt-secret-file), with which `wait-for` signs its tokens.
+  std::string gateway_jwt_secret;
 };
+
+// The user `wait-for` and node 0's own registration act as on node 0's gateway (user and
+// organisation), so the cluster they create is theirs to read.
+inline constexpr char kAgentInstallerUser[] = "agent-installer";
 
 // "host:port" (IPv6 in brackets) of `ip` and `port`.
 std::string HostPort(const net::IpAddress& ip, int port);
 
-// The cluster node 0 creates: {"cluster": REST cluster-create fields, "infra_env_id",
+// The cluster node 0 creates: {"cluster_id", "cluster": REST cluster-create fields, "infra_env_id",
 // "expected_hosts", "rendezvous_ip", "hosts": [{"macs", "hostname", "role",
 // "root_device_hints"}]}. No secrets (the pull secret is in /root/.docker/config.json).
 nlohmann::ordered_json ClusterJson(const ClusterDefinition& definition,
-                                   const std::string& infra_env_id);
+                                   const AgentImageIdentity& identity);
 
 // The Ignition config (canonical JSON, spec 3.2.0). INVALID_ARGUMENT naming the user's file and
 // field for what only the discovery builder checks.

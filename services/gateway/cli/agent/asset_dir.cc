@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "assisted/types/v1/cluster.pb.h"
@@ -140,12 +141,15 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
   types::v1::Cluster cluster;
   cluster.set_name(definition.install.cluster_name);
   cluster.set_base_dns_domain(definition.install.base_domain);
-  AgentImageIdentity identity{.infra_env_id = RandomUuid(random)};
+  AgentImageIdentity identity{.cluster_id = RandomUuid(random), .infra_env_id = RandomUuid(random)};
+  ASSIGN_OR_RETURN(std::string jwt_key, SecureRandomBytes(32));
+  identity.gateway_jwt_secret = absl::BytesToHexString(jwt_key);
   ASSIGN_OR_RETURN(identity.credentials,
                    orchestrator::install::GenerateCredentials(cluster, now, random));
   ASSIGN_OR_RETURN(std::string ignition, BuildAgentIgnition(definition, identity));
 
   CreatedImage created{.iso_path = Join(dir, kIsoName),
+                       .cluster_id = identity.cluster_id,
                        .infra_env_id = identity.infra_env_id,
                        .rendezvous_ip = definition.agent.rendezvous_ip.ToString(),
                        .expected_hosts = definition.expected_hosts()};
@@ -162,12 +166,42 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
       {"orchestrator_address", HostPort(definition.agent.rendezvous_ip, kAgentPort)},
       {"gateway_url",
        absl::StrCat("http://", HostPort(definition.agent.rendezvous_ip, kGatewayPort))},
+      {"cluster_id", identity.cluster_id},
       {"infra_env_id", identity.infra_env_id},
       {"expected_hosts", created.expected_hosts},
+      {"gateway_jwt_secret", identity.gateway_jwt_secret},
       {"iso", kIsoName},
       {"created_at", absl::FormatTime(absl::RFC3339_sec, now, absl::UTCTimeZone())}};
   RETURN_IF_ERROR(WriteAtomically(Join(dir, kStateFileName), state.dump(2) + "\n", 0600));
   return created;
+}
+
+absl::StatusOr<AgentState> ReadState(const std::string& dir) {
+  const std::string path = Join(dir, kStateFileName);
+  absl::StatusOr<std::string> text = ReadInput(dir, kStateFileName);
+  if (!text.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(text.status().message(), " (run aictl agent create image first)"));
+  }
+  const nlohmann::json state = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  AgentState parsed;
+  const std::pair<const char*, std::string*> fields[] = {
+      {"cluster_name", &parsed.cluster_name},
+      {"cluster_id", &parsed.cluster_id},
+      {"gateway_url", &parsed.gateway_url},
+      {"gateway_jwt_secret", &parsed.gateway_jwt_secret}};
+  for (const auto& [key, target] : fields) {
+    if (!state.is_object() || !state.contains(key) || !state[key].is_string() ||
+        state[key].get<std::string>().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kStateFileName, ": ", key, ": missing (", path, " is not from this aictl)"));
+    }
+    *target = state[key].get<std::string>();
+  }
+  if (state.contains("expected_hosts") && state["expected_hosts"].is_number_integer()) {
+    parsed.expected_hosts = state["expected_hosts"].get<int64_t>();
+  }
+  return parsed;
 }
 
 absl::StatusOr<std::vector<std::string>> CreateClusterManifests(const std::string& dir) {

@@ -37,10 +37,24 @@ absl::StatusOr<ClusterDefinition> ReadClusterDefinition(const std::string& dir);
 
 struct CreatedImage {
   std::string iso_path;
+  std::string cluster_id;
   std::string infra_env_id;
   std::string rendezvous_ip;
   int64_t expected_hosts = 0;
 };
+
+// DIR/.assisted-agent-state.json: what `wait-for` needs to follow node 0.
+struct AgentState {
+  std::string cluster_name;
+  std::string cluster_id;
+  std::string gateway_url;  // http://<rendezvousIP>:8080
+  std::string gateway_jwt_secret;
+  int64_t expected_hosts = 0;
+};
+
+// INVALID_ARGUMENT naming the file when it is missing (run `agent create image` first) or
+// malformed.
+absl::StatusOr<AgentState> ReadState(const std::string& dir);
 
 // Writes the ISO, auth/ and the state file (see the file comment). `base_iso` must be a
 // CoreOS-style live ISO with an Ignition embed area large enough for the config

@@ -241,6 +241,14 @@ TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
   EXPECT_EQ(parsed["gateway_url"], "http://192.168.0.116:8080");
   EXPECT_EQ(parsed["infra_env_id"], created_->infra_env_id);
   EXPECT_EQ(parsed["expected_hosts"], 3);
+  EXPECT_EQ(parsed["cluster_id"], created_->cluster_id);
+  EXPECT_EQ(json::parse(files[kClusterJsonPath])["cluster_id"], created_->cluster_id);
+  // wait-for signs its tokens with the key node 0's gateway checks them with.
+  EXPECT_EQ(parsed["gateway_jwt_secret"].get<std::string>().size(), 64u);
+  EXPECT_EQ(files["/etc/assisted/credentials/jwt.key"], parsed["gateway_jwt_secret"]);
+  absl::StatusOr<AgentState> read = ReadState(*dir_);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->cluster_id, created_->cluster_id);
 }
 
 TEST(CreateImage, NamesInstallConfigsTrustBundleWhenItIsNotACertificate) {
