@@ -29,7 +29,8 @@ constexpr char kSetHostnameScriptPath[] = "/usr/local/bin/assisted-set-hostname.
 constexpr char kNodeZeroScript[] = R"SCRIPT(#!/bin/bash
 # Decides whether this host is node 0 of the agent-based install: the host holding rendezvousIP.
 # Node 0 gets /etc/assisted/node0 (BOOTSTRAP_HOST_MAC=<mac>), which its services are
-# conditioned on; every other host only runs the agent, pointed at rendezvousIP.
+# conditioned on; every other host only runs the agent, pointed at rendezvousIP. Paths and the
+# ip command can be overridden through the environment so tests can run it on a fake host.
 set -euo pipefail
 source "${RENDEZVOUS_ENV:-/etc/assisted/rendezvous-host.env}"
 marker=${NODE_ZERO_MARKER:-/etc/assisted/node0}
@@ -39,13 +40,13 @@ for attempt in $(seq 1 "$wait_seconds"); do
   # "<interface> <address>/<prefix>" for every address of this host.
   while read -r iface address; do
     if [ "${address%/*}" = "$NODE_ZERO_IP" ]; then
-      mac=$(cat "/sys/class/net/${iface%@*}/address")
+      mac=$(cat "${SYS_CLASS_NET:-/sys/class/net}/${iface%@*}/address")
       echo "BOOTSTRAP_HOST_MAC=$mac" > "$marker.tmp"
       mv "$marker.tmp" "$marker"
       echo "assisted-node-zero: this host holds rendezvousIP $NODE_ZERO_IP: it is node 0"
       exit 0
     fi
-  done < <(ip -o address show | awk '{print $2, $4}')
+  done < <(${IP_COMMAND:-ip} -o address show | awk '{print $2, $4}')
   sleep 1
 done
 rm -f "$marker"

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -249,6 +250,76 @@ TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
   absl::StatusOr<AgentState> read = ReadState(*dir_);
   ASSERT_THAT(read, IsOk());
   EXPECT_EQ(read->cluster_id, created_->cluster_id);
+}
+
+// Runs a script of the ISO's own Ignition with `env`, on a fake host under `root`.
+process::CommandResult RunScript(const std::string& script, const std::string& root,
+                                 std::map<std::string, std::string> env) {
+  const std::string path = absl::StrCat(root, "/script.sh");
+  Write(path, script);
+  process::LocalProcessRunner runner;
+  absl::StatusOr<process::CommandResult> result =
+      runner.Run({.argv = {"bash", path}, .env = std::move(env)});
+  EXPECT_THAT(result, IsOk());
+  return result.value_or(process::CommandResult{});
+}
+
+// A fake host: /sys/class/net/<nic>/address and an `ip` printing one address per NIC.
+std::string FakeHost(const std::string& name,
+                     const std::vector<std::tuple<std::string, std::string, std::string>>& nics) {
+  const std::string root = absl::StrCat(TestTmpDir(), "/host-", name);
+  std::string ip = "#!/bin/bash\n";
+  for (const auto& [nic, mac, address] : nics) {
+    Write(absl::StrCat(root, "/sys/class/net/", nic, "/address"), mac + "\n");
+    absl::StrAppend(&ip, "echo '2: ", nic, "    inet ", address, " brd 192.168.1.255 scope global ",
+                    nic, "'\n");
+  }
+  Write(absl::StrCat(root, "/ip"), ip);
+  std::filesystem::permissions(absl::StrCat(root, "/ip"), std::filesystem::perms::owner_all);
+  return root;
+}
+
+TEST_F(CreateImageFromSeed002, NodeZeroScriptMarksOnlyTheHostHoldingRendezvousIp) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  Write(absl::StrCat(TestTmpDir(), "/rendezvous-host.env"), files[kRendezvousEnvPath]);
+  for (const auto& [name, address, node_zero] :
+       {std::make_tuple("vm1", "192.168.0.116/23", true),
+        std::make_tuple("vm2", "192.168.0.117/23", false)}) {
+    const std::string root = FakeHost(name, {{"enp2s0", "52:54:00:e7:05:72", address}});
+    const process::CommandResult result =
+        RunScript(files["/usr/local/bin/assisted-node-zero.sh"], root,
+                  {{"RENDEZVOUS_ENV", absl::StrCat(TestTmpDir(), "/rendezvous-host.env")},
+                   {"NODE_ZERO_MARKER", absl::StrCat(root, "/node0")},
+                   {"NODE_ZERO_WAIT_SECONDS", "1"},
+                   {"IP_COMMAND", absl::StrCat(root, "/ip")},
+                   {"SYS_CLASS_NET", absl::StrCat(root, "/sys/class/net")}});
+    ASSERT_TRUE(result.ok()) << result.stderr_data;
+    EXPECT_EQ(std::filesystem::exists(absl::StrCat(root, "/node0")), node_zero) << name;
+    if (node_zero) {
+      EXPECT_EQ(*ReadFile(absl::StrCat(root, "/node0"), "marker"),
+                "BOOTSTRAP_HOST_MAC=52:54:00:e7:05:72\n");
+    } else {
+      EXPECT_THAT(result.stdout_data, HasSubstr("node 0 is 192.168.0.116"));
+    }
+  }
+}
+
+TEST_F(CreateImageFromSeed002, SetHostnameScriptNamesTheHostByItsMac) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::string root = FakeHost("named", {{"eno1", "52:54:00:00:00:99", "10.0.0.9/24"},
+                                              {"enp2s0", "52:54:00:E8:B9:18", "192.168.0.118/23"}});
+  for (const auto& [path, contents] : files) {
+    if (absl::StartsWith(path, "/etc/assisted/hostnames/")) {
+      Write(absl::StrCat(root, path), contents);
+    }
+  }
+  const process::CommandResult result =
+      RunScript(files["/usr/local/bin/assisted-set-hostname.sh"], root,
+                {{"HOSTNAMES_DIR", absl::StrCat(root, "/etc/assisted/hostnames")},
+                 {"SYS_CLASS_NET", absl::StrCat(root, "/sys/class/net")},
+                 {"HOSTNAME_FILE", absl::StrCat(root, "/hostname")}});
+  ASSERT_TRUE(result.ok()) << result.stderr_data;
+  EXPECT_EQ(*ReadFile(absl::StrCat(root, "/hostname"), "hostname"), "asus3-vm3\n");
 }
 
 TEST(CreateImage, NamesInstallConfigsTrustBundleWhenItIsNotACertificate) {
