@@ -126,6 +126,9 @@ std::vector<InvalidCase> InvalidCases() {
       {"ComputeReplicasNegative",
        {{false, "  replicas: 0", "  replicas: -1"}},
        "install-config.yaml: compute[0].replicas: \"-1\" is not a whole number from 0 to 1000"},
+      {"SshKeyNotUtf8",
+       {{false, "sshKey: 'ssh-rsa AAAA", "sshKey: 'ssh-rsa \xaf\xafAAAA"}},
+       "install-config.yaml: sshKey: is not UTF-8 text"},
       {"PoolName",
        {{false, "  name: master", "  name: control"}},
        "install-config.yaml: controlPlane.name: \"control\" must be master"},
@@ -350,6 +353,15 @@ void ExpectEveryLineNamesAFile(const absl::Status& status) {
                 absl::StartsWith(line, "agent-config.yaml: "))
         << line;
   }
+}
+
+TEST(ClusterDefinitionBounds, KeepsEachProblemOnOneLineWhateverItsKeysHold) {
+  std::string install = SeedInstallConfig();
+  install.replace(install.find("baseDomain:"), 0, "\"fi\\nps\": true\n");
+  absl::StatusOr<ClusterDefinition> result = ParseClusterDefinition(install, SeedAgentConfig());
+  ExpectEveryLineNamesAFile(result.status());
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("install-config.yaml: fi\\x0aps: is not a field"));
 }
 
 TEST(ClusterDefinitionBounds, RefusesNestingDeeperThanYamlCppCanParse) {

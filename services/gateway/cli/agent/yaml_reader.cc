@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/text/utf8.h"
 
 namespace assisted::cli::agent {
 namespace {
@@ -49,8 +50,19 @@ std::string Quoted(absl::string_view text) {
 }
 
 void Problems::Add(absl::string_view file, absl::string_view path, absl::string_view problem) {
-  lines_.push_back(path.empty() ? absl::StrCat(file, ": ", problem)
-                                : absl::StrCat(file, ": ", path, ": ", problem));
+  const std::string line = path.empty() ? absl::StrCat(file, ": ", problem)
+                                        : absl::StrCat(file, ": ", path, ": ", problem);
+  // Paths and problems can hold the user's keys and values: control characters are written
+  // as \xNN, so each problem stays one line that names its file.
+  std::string escaped;
+  for (const char c : line) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      absl::StrAppend(&escaped, "\\x", absl::Hex(static_cast<unsigned char>(c), absl::kZeroPad2));
+    } else {
+      escaped.push_back(c);
+    }
+  }
+  lines_.push_back(std::move(escaped));
 }
 
 absl::Status Problems::ToStatus() const {
@@ -121,6 +133,11 @@ std::optional<std::string> YamlNode::Text() const {
   if (!present()) return std::nullopt;
   if (!node_.IsScalar()) {
     Error("must be a single value, not a mapping or a list");
+    return std::nullopt;
+  }
+  // Values end up in JSON (cluster.json, the Ignition), which holds only UTF-8.
+  if (!text::IsValidUtf8(node_.Scalar())) {
+    Error("is not UTF-8 text");
     return std::nullopt;
   }
   return node_.Scalar();
