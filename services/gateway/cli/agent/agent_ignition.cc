@@ -53,20 +53,6 @@ rm -f "$marker"
 echo "assisted-node-zero: node 0 is $NODE_ZERO_IP; this host runs only the agent"
 )SCRIPT";
 
-constexpr char kNodeZeroUnit[] = R"([Unit]
-Description=Decide whether this host holds rendezvousIP (node 0 of the agent-based install)
-Wants=network-online.target
-After=network-online.target
-
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/usr/local/bin/assisted-node-zero.sh
-
-[Install]
-WantedBy=multi-user.target
-)";
-
 constexpr char kSetHostnameScript[] = R"SCRIPT(#!/bin/bash
 # Names this host as agent-config.yaml does: /etc/assisted/hostnames/<mac> holds the host name
 # of the host owning that MAC. Runs before NetworkManager, so DHCP does not pick another name.
@@ -86,21 +72,14 @@ done
 echo "assisted-set-hostname: agent-config.yaml names no host with a MAC of this machine"
 )SCRIPT";
 
-constexpr char kSetHostnameUnit[] = R"([Unit]
-Description=Set this host's name from agent-config.yaml
-DefaultDependencies=no
-After=local-fs.target pre-network-manager-config.service
-Before=NetworkManager.service network-pre.target
-Wants=network-pre.target
-
-[Service]
-Type=oneshot
-RemainAfterExit=yes
-ExecStart=/usr/local/bin/assisted-set-hostname.sh
-
-[Install]
-WantedBy=multi-user.target
-)";
+// A oneshot unit that runs `script` once per boot, `ordering` its [Unit] lines after the
+// description.
+std::string OneshotUnit(absl::string_view description, absl::string_view ordering,
+                        absl::string_view script) {
+  return absl::StrCat("[Unit]\nDescription=", description, "\n", ordering,
+                      "\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=", script,
+                      "\n\n[Install]\nWantedBy=multi-user.target\n");
+}
 
 // The hosts in the order their NMState documents go to the discovery builder.
 std::vector<const AgentHost*> HostsWithNetwork(const ClusterDefinition& definition) {
@@ -307,7 +286,13 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
   extra.AddFile(
       {.path = kClusterJsonPath, .contents = ClusterJson(definition, identity).dump(2) + "\n"});
   extra.AddFile({.path = kNodeZeroScriptPath, .mode = 0755, .contents = kNodeZeroScript});
-  extra.AddUnit({.name = kNodeZeroUnitName, .contents = kNodeZeroUnit, .enabled = true});
+  extra.AddUnit(
+      {.name = kNodeZeroUnitName,
+       .contents = OneshotUnit(
+           "Decide whether this host holds rendezvousIP (node 0 of the agent-based "
+           "install)",
+           "Wants=network-online.target\nAfter=network-online.target\n", kNodeZeroScriptPath),
+       .enabled = true});
   bool any_hostname = false;
   for (const AgentHost& host : definition.agent.hosts) {
     if (host.hostname.empty()) continue;
@@ -319,7 +304,16 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
   }
   if (any_hostname) {
     extra.AddFile({.path = kSetHostnameScriptPath, .mode = 0755, .contents = kSetHostnameScript});
-    extra.AddUnit({.name = kSetHostnameUnitName, .contents = kSetHostnameUnit, .enabled = true});
+    // Before NetworkManager, so DHCP does not pick another name.
+    extra.AddUnit(
+        {.name = kSetHostnameUnitName,
+         .contents = OneshotUnit("Set this host's name from agent-config.yaml",
+                                 "DefaultDependencies=no\n"
+                                 "After=local-fs.target pre-network-manager-config.service\n"
+                                 "Before=NetworkManager.service network-pre.target\n"
+                                 "Wants=network-pre.target\n",
+                                 kSetHostnameScriptPath),
+         .enabled = true});
   }
   const orchestrator::install::ClusterCredentials& credentials = identity.credentials;
   const std::pair<const char*, const std::string*> secrets[] = {

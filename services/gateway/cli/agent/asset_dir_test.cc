@@ -177,8 +177,11 @@ TEST_F(CreateImageFromSeed002, PointsTheAgentAtRendezvousIpAndCarriesTheClusterD
   EXPECT_THAT(units["assisted-agent.service"],
               HasSubstr(absl::StrCat("--orchestrator-address=192.168.0.116:9090 --infra-env-id=",
                                      created_->infra_env_id)));
-  EXPECT_TRUE(units.count(kNodeZeroUnitName));
-  EXPECT_TRUE(units.count(kSetHostnameUnitName));
+  EXPECT_THAT(units[kNodeZeroUnitName],
+              HasSubstr("After=network-online.target\n\n[Service]\nType=oneshot\n"
+                        "RemainAfterExit=yes\nExecStart=/usr/local/bin/assisted-node-zero.sh\n"));
+  EXPECT_THAT(units[kSetHostnameUnitName],
+              HasSubstr("Before=NetworkManager.service network-pre.target\n"));
   EXPECT_TRUE(units.count("pre-network-manager-config.service"));
 
   std::map<std::string, std::string> files = Files(*ignition_);

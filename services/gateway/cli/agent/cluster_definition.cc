@@ -37,26 +37,26 @@ bool IsDnsName(absl::string_view text) {
   return true;
 }
 
-std::optional<net::IpAddress> ReadIp(const YamlNode& node) {
+// A text value parsed by `parse` (IpAddress::Parse, Cidr::Parse), whose message is recorded.
+template <typename T>
+std::optional<T> ReadParsed(const YamlNode& node,
+                            absl::StatusOr<T> (*parse)(absl::string_view text)) {
   std::optional<std::string> text = node.Text();
   if (!text) return std::nullopt;
-  absl::StatusOr<net::IpAddress> ip = net::IpAddress::Parse(*text);
-  if (!ip.ok()) {
-    node.Error(ip.status().message());
+  absl::StatusOr<T> value = parse(*text);
+  if (!value.ok()) {
+    node.Error(value.status().message());
     return std::nullopt;
   }
-  return *ip;
+  return *std::move(value);
+}
+
+std::optional<net::IpAddress> ReadIp(const YamlNode& node) {
+  return ReadParsed<net::IpAddress>(node, &net::IpAddress::Parse);
 }
 
 std::optional<net::Cidr> ReadCidr(const YamlNode& node) {
-  std::optional<std::string> text = node.Text();
-  if (!text) return std::nullopt;
-  absl::StatusOr<net::Cidr> cidr = net::Cidr::Parse(*text);
-  if (!cidr.ok()) {
-    node.Error(cidr.status().message());
-    return std::nullopt;
-  }
-  return *cidr;
+  return ReadParsed<net::Cidr>(node, &net::Cidr::Parse);
 }
 
 // A text field that must be one of `allowed` when given.
