@@ -179,9 +179,29 @@ std::vector<Vip> ReadVips(const YamlNode& baremetal, absl::string_view single,
   return vips;
 }
 
+// A required MAC address, canonical, not yet owned by another host (`owners`: MAC -> host path).
+std::optional<std::string> ReadMac(const YamlNode& node, const std::string& host_path,
+                                   std::map<std::string, std::string>& owners) {
+  Require(node);
+  std::optional<std::string> text = node.Text();
+  if (!text) return std::nullopt;
+  std::optional<std::string> canonical = nmstate::CanonicalMac(*text);
+  if (!canonical) {
+    node.Error(absl::StrCat(Quoted(*text), " is not a MAC address (AA:BB:CC:DD:EE:FF)"));
+    return std::nullopt;
+  }
+  if (auto [it, fresh] = owners.emplace(*canonical, host_path); !fresh) {
+    node.Error(absl::StrCat(*canonical, " is already a MAC of ", it->second,
+                            " (MACs must be unique across hosts)"));
+    return std::nullopt;
+  }
+  return canonical;
+}
+
 // install-config's own hosts (platform.baremetal.hosts), used when agent-config lists none.
 std::vector<AgentHost> ReadPlatformHosts(const YamlNode& hosts) {
   std::vector<AgentHost> result;
+  std::map<std::string, std::string> macs;
   for (const YamlNode& item : hosts.Items()) {
     if (!item.ExpectMap({"name", "role", "bootMACAddress"})) continue;
     AgentHost host{.file = kInstallConfigFile, .path = item.path()};
@@ -189,15 +209,8 @@ std::vector<AgentHost> ReadPlatformHosts(const YamlNode& hosts) {
     if (std::optional<std::string> role = ReadChoice(item.Field("role"), {"master", "worker"})) {
       host.role = *role;
     }
-    const YamlNode mac = item.Field("bootMACAddress");
-    Require(mac);
-    if (std::optional<std::string> text = mac.Text()) {
-      std::optional<std::string> canonical = nmstate::CanonicalMac(*text);
-      if (!canonical) {
-        mac.Error(absl::StrCat(Quoted(*text), " is not a MAC address (AA:BB:CC:DD:EE:FF)"));
-      } else {
-        host.interfaces.push_back({"boot", *canonical});
-      }
+    if (std::optional<std::string> mac = ReadMac(item.Field("bootMACAddress"), item.path(), macs)) {
+      host.interfaces.push_back({"boot", *mac});
     }
     result.push_back(std::move(host));
   }
@@ -528,18 +541,9 @@ std::vector<AgentHost> ReadAgentHosts(const YamlNode& hosts) {
         }
         interface.name = *text;
       }
-      const YamlNode mac = entry.Field("macAddress");
-      Require(mac);
-      if (std::optional<std::string> text = mac.Text()) {
-        std::optional<std::string> canonical = nmstate::CanonicalMac(*text);
-        if (!canonical) {
-          mac.Error(absl::StrCat(Quoted(*text), " is not a MAC address (AA:BB:CC:DD:EE:FF)"));
-        } else if (auto [it, fresh] = mac_owner.emplace(*canonical, item.path()); !fresh) {
-          mac.Error(absl::StrCat(*canonical, " is already a MAC of ", it->second,
-                                 " (MACs must be unique across hosts)"));
-        } else {
-          interface.mac = *canonical;
-        }
+      if (std::optional<std::string> mac =
+              ReadMac(entry.Field("macAddress"), item.path(), mac_owner)) {
+        interface.mac = *mac;
       }
       host.interfaces.push_back(std::move(interface));
     }

@@ -206,6 +206,10 @@ std::vector<InvalidCase> InvalidCases() {
       {"PlatformHostMac",
        {{false, "bootMACAddress: 52:54:00:e7:05:72", "bootMACAddress: 52-54"}},
        "install-config.yaml: platform.baremetal.hosts[0].bootMACAddress: \"52-54\" is not a MAC"},
+      {"PlatformHostMacDuplicate",
+       {{false, "bootMACAddress: 52:54:00:95:fd:f3", "bootMACAddress: 52:54:00:e7:05:72"}},
+       "install-config.yaml: platform.baremetal.hosts[1].bootMACAddress: 52:54:00:E7:05:72 is "
+       "already a MAC of platform.baremetal.hosts[0]"},
       // agent-config.yaml alone
       {"Kind",
        {{true, "kind: AgentConfig", "kind: AgentConfg"}},
