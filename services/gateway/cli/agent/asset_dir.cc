@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -54,39 +55,92 @@ absl::StatusOr<std::string> ReadInput(const std::string& dir, absl::string_view 
   return ReadFile(path, name);
 }
 
-// Writes `contents` to `path` through a temporary file renamed over it.
-absl::Status WriteAtomically(const std::string& path, absl::string_view contents, mode_t mode) {
-  std::error_code error;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
-  if (error) return absl::InternalError(absl::StrCat("mkdir for ", path, ": ", error.message()));
-  const std::string temporary = absl::StrCat(path, ".tmp");
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return Errno("cannot create", temporary);
-  size_t written = 0;
-  while (written < contents.size()) {
-    const ssize_t n = write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      close(fd);
-      return Errno("cannot write", temporary);
+// A file written under "<path>.tmp" and renamed over `path` by Commit(); removed if it is
+// never committed, so a run that fails midway leaves the folder as it was.
+class StagedFile {
+ public:
+  // An empty file, or (with `copy_of`) a copy of that file to patch.
+  static absl::StatusOr<std::unique_ptr<StagedFile>> Create(const std::string& path, mode_t mode,
+                                                            const std::string& copy_of = "") {
+    std::error_code error;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), error);
+    if (error) return absl::InternalError(absl::StrCat("mkdir for ", path, ": ", error.message()));
+    auto file = std::unique_ptr<StagedFile>(new StagedFile(path, mode));
+    if (!copy_of.empty()) {
+      std::filesystem::copy_file(copy_of, file->temporary_,
+                                 std::filesystem::copy_options::overwrite_existing, error);
+      if (error) {
+        return absl::InternalError(
+            absl::StrCat("cannot copy ", copy_of, " to ", file->temporary_, ": ", error.message()));
+      }
     }
-    written += static_cast<size_t>(n);
+    file->fd_ = open(file->temporary_.c_str(),
+                     O_WRONLY | O_CREAT | O_CLOEXEC | (copy_of.empty() ? O_TRUNC : 0), mode);
+    if (file->fd_ < 0) return Errno("cannot create", file->temporary_);
+    return file;
   }
-  if (fchmod(fd, mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-    return Errno("cannot finish", temporary);
+
+  ~StagedFile() {
+    if (fd_ >= 0) close(fd_);
+    if (!committed_) unlink(temporary_.c_str());
   }
-  if (rename(temporary.c_str(), path.c_str()) != 0) return Errno("cannot rename", temporary);
-  return absl::OkStatus();
+
+  absl::Status WriteAt(absl::string_view bytes, uint64_t offset) {
+    size_t written = 0;
+    while (written < bytes.size()) {
+      const ssize_t n = pwrite(fd_, bytes.data() + written, bytes.size() - written,
+                               static_cast<off_t>(offset + written));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Errno("cannot write", temporary_);
+      written += static_cast<size_t>(n);
+    }
+    return absl::OkStatus();
+  }
+
+  // Flushes and closes the file (mode `mode` whatever the umask).
+  absl::Status Finish() {
+    const bool ok = fchmod(fd_, mode_) == 0 && fsync(fd_) == 0;
+    const int closed = close(fd_);
+    fd_ = -1;
+    if (!ok || closed != 0) return Errno("cannot finish", temporary_);
+    return absl::OkStatus();
+  }
+
+  absl::Status Commit() {
+    if (rename(temporary_.c_str(), path_.c_str()) != 0) return Errno("cannot rename", temporary_);
+    committed_ = true;
+    return absl::OkStatus();
+  }
+
+ private:
+  StagedFile(std::string path, mode_t mode)
+      : path_(std::move(path)), temporary_(absl::StrCat(path_, ".tmp")), mode_(mode) {}
+
+  const std::string path_;
+  const std::string temporary_;
+  const mode_t mode_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+absl::StatusOr<std::unique_ptr<StagedFile>> StageText(const std::string& path,
+                                                      absl::string_view contents, mode_t mode) {
+  ASSIGN_OR_RETURN(std::unique_ptr<StagedFile> file, StagedFile::Create(path, mode));
+  RETURN_IF_ERROR(file->WriteAt(contents, 0));
+  RETURN_IF_ERROR(file->Finish());
+  return file;
 }
 
-// Copies `base_iso` to `output` with the Ignition embed area replaced by `ignition_json`; the
+// `base_iso` copied to `output` with the Ignition embed area replaced by `ignition_json`; the
 // image keeps its size and every other byte (lib/iso/embed.h).
-absl::Status WriteIso(const std::string& base_iso, const std::string& output,
-                      const std::string& ignition_json) {
+absl::StatusOr<std::unique_ptr<StagedFile>> StageIso(const std::string& base_iso,
+                                                     const std::string& output,
+                                                     const std::string& ignition_json) {
   const int base_fd = open(base_iso.c_str(), O_RDONLY | O_CLOEXEC);
   if (base_fd < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--base-iso: cannot read ", base_iso, ": ", std::strerror(errno)));
+    return absl::InvalidArgumentError(absl::StrCat("--base-iso: cannot read ", base_iso, ": ",
+                                                   std::strerror(errno),
+                                                   " (./dev os-images builds the default one)"));
   }
   absl::StatusOr<iso::Patch> patch = [&]() -> absl::StatusOr<iso::Patch> {
     ASSIGN_OR_RETURN(iso::IsoReader reader, iso::IsoReader::Open(base_fd, base_iso));
@@ -99,31 +153,15 @@ absl::Status WriteIso(const std::string& base_iso, const std::string& output,
     return absl::Status(patch.status().code(),
                         absl::StrCat("--base-iso ", base_iso, ": ", patch.status().message()));
   }
-  const std::string temporary = absl::StrCat(output, ".tmp");
-  std::error_code error;
-  std::filesystem::copy_file(base_iso, temporary, std::filesystem::copy_options::overwrite_existing,
-                             error);
-  if (error) {
-    return absl::InternalError(
-        absl::StrCat("cannot copy ", base_iso, " to ", temporary, ": ", error.message()));
-  }
-  const int fd = open(temporary.c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Errno("cannot open", temporary);
-  size_t written = 0;
-  while (written < patch->bytes.size()) {
-    const ssize_t n = pwrite(fd, patch->bytes.data() + written, patch->bytes.size() - written,
-                             static_cast<off_t>(patch->offset + written));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      close(fd);
-      return Errno("cannot write", temporary);
-    }
-    written += static_cast<size_t>(n);
-  }
-  if (fchmod(fd, 0644) != 0 || fsync(fd) != 0 || close(fd) != 0) {
-    return Errno("cannot finish", temporary);
-  }
-  if (rename(temporary.c_str(), output.c_str()) != 0) return Errno("cannot rename", temporary);
+  ASSIGN_OR_RETURN(std::unique_ptr<StagedFile> iso, StagedFile::Create(output, 0644, base_iso));
+  RETURN_IF_ERROR(iso->WriteAt(patch->bytes, patch->offset));
+  RETURN_IF_ERROR(iso->Finish());
+  return iso;
+}
+
+// Renames every staged file into place: all of them, or (when one fails) the ones before it.
+absl::Status CommitAll(const std::vector<std::unique_ptr<StagedFile>>& files) {
+  for (const std::unique_ptr<StagedFile>& file : files) RETURN_IF_ERROR(file->Commit());
   return absl::OkStatus();
 }
 
@@ -153,11 +191,14 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
                        .infra_env_id = identity.infra_env_id,
                        .rendezvous_ip = definition.agent.rendezvous_ip.ToString(),
                        .expected_hosts = definition.expected_hosts()};
-  RETURN_IF_ERROR(WriteIso(base_iso, created.iso_path, ignition));
-  RETURN_IF_ERROR(
-      WriteAtomically(Join(dir, kKubeconfigName), identity.credentials.kubeconfig, 0600));
-  RETURN_IF_ERROR(WriteAtomically(Join(dir, kKubeadminPasswordName),
-                                  identity.credentials.kubeadmin_password, 0600));
+  // Everything is written first and renamed last: a run that fails leaves no new file, so the
+  // ISO, auth/ and the state file always belong together.
+  std::vector<std::unique_ptr<StagedFile>> staged;
+  ASSIGN_OR_RETURN(staged.emplace_back(), StageIso(base_iso, created.iso_path, ignition));
+  ASSIGN_OR_RETURN(staged.emplace_back(),
+                   StageText(Join(dir, kKubeconfigName), identity.credentials.kubeconfig, 0600));
+  ASSIGN_OR_RETURN(staged.emplace_back(), StageText(Join(dir, kKubeadminPasswordName),
+                                                    identity.credentials.kubeadmin_password, 0600));
   const nlohmann::ordered_json state = {
       {"version", 1},
       {"cluster_name", definition.install.cluster_name},
@@ -172,7 +213,9 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
       {"gateway_jwt_secret", identity.gateway_jwt_secret},
       {"iso", kIsoName},
       {"created_at", absl::FormatTime(absl::RFC3339_sec, now, absl::UTCTimeZone())}};
-  RETURN_IF_ERROR(WriteAtomically(Join(dir, kStateFileName), state.dump(2) + "\n", 0600));
+  ASSIGN_OR_RETURN(staged.emplace_back(),
+                   StageText(Join(dir, kStateFileName), state.dump(2) + "\n", 0600));
+  RETURN_IF_ERROR(CommitAll(staged));
   return created;
 }
 
@@ -207,11 +250,14 @@ absl::StatusOr<AgentState> ReadState(const std::string& dir) {
 absl::StatusOr<std::vector<std::string>> CreateClusterManifests(const std::string& dir) {
   ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
   std::vector<std::string> written;
+  std::vector<std::unique_ptr<StagedFile>> staged;
   for (const auto& [name, contents] : ZtpManifests(definition)) {
     const std::string path = Join(dir, absl::StrCat(kClusterManifestsDir, "/", name));
-    RETURN_IF_ERROR(WriteAtomically(path, contents, name == "pull-secret.yaml" ? 0600 : 0644));
+    ASSIGN_OR_RETURN(staged.emplace_back(),
+                     StageText(path, contents, name == "pull-secret.yaml" ? 0600 : 0644));
     written.push_back(path);
   }
+  RETURN_IF_ERROR(CommitAll(staged));
   return written;
 }
 

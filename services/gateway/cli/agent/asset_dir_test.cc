@@ -370,6 +370,17 @@ TEST(CreateImage, RefusesABaseThatIsNotAnIso) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--base-iso")));
 }
 
+TEST(CreateImage, LeavesNoIsoWhenItCannotWriteTheRest) {
+  const std::string dir = SeedDir("auth-blocked");
+  Write(absl::StrCat(dir, "/auth"), "a file where the auth folder should be");
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInternal));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso.tmp")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/.assisted-agent-state.json")));
+}
+
 TEST(CreateImage, NamesAMissingInputFile) {
   const std::string dir = absl::StrCat(TestTmpDir(), "/empty");
   std::filesystem::create_directories(dir);
