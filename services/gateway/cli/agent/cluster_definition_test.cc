@@ -368,6 +368,16 @@ TEST(ClusterDefinitionBounds, KeepsEachProblemOnOneLineWhateverItsKeysHold) {
               HasSubstr("install-config.yaml: fi\\x0aps: is not a field"));
 }
 
+TEST(ClusterDefinitionBounds, ReportsTheFirst50ProblemsAndHowManyMore) {
+  std::string install = SeedInstallConfig();
+  for (int i = 0; i < 1000; ++i) absl::StrAppend(&install, "unknown", i, ": x\n");
+  absl::StatusOr<ClusterDefinition> result = ParseClusterDefinition(install, SeedAgentConfig());
+  ExpectEveryLineNamesAFile(result.status());
+  const std::vector<absl::string_view> lines = absl::StrSplit(result.status().message(), '\n');
+  ASSERT_EQ(lines.size(), 51u);
+  EXPECT_EQ(lines[50], "install-config.yaml: and 950 more problems");
+}
+
 TEST(ClusterDefinitionBounds, RefusesNestingDeeperThanYamlCppCanParse) {
   const std::string deep = absl::StrCat("a: ", std::string(100000, '['), std::string(100000, ']'));
   absl::StatusOr<ClusterDefinition> result = ParseClusterDefinition(deep, SeedAgentConfig());

@@ -62,12 +62,23 @@ void Problems::Add(absl::string_view file, absl::string_view path, absl::string_
       escaped.push_back(c);
     }
   }
+  if (lines_.size() == kMaxLines) {
+    ++dropped_;
+    return;
+  }
   lines_.push_back(std::move(escaped));
 }
 
 absl::Status Problems::ToStatus() const {
   if (lines_.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrJoin(lines_, "\n"));
+  std::string message = absl::StrJoin(lines_, "\n");
+  if (dropped_ > 0) {
+    // Names a file like every other line: the one the last kept problem is in.
+    const std::string& last = lines_.back();
+    absl::StrAppend(&message, "\n", last.substr(0, last.find(": ")), ": and ", dropped_,
+                    " more problems");
+  }
+  return absl::InvalidArgumentError(message);
 }
 
 void YamlNode::Error(absl::string_view problem) const { problems_->Add(file_, path_, problem); }

@@ -39,15 +39,20 @@ std::string Quoted(absl::string_view text);
 // "file: path: problem" lines, in the order found.
 class Problems {
  public:
+  // Problems kept; a file of thousands of unknown keys is reported as the first of them and a
+  // count, not as megabytes of messages.
+  static constexpr size_t kMaxLines = 50;
+
   // `path` may be empty for a problem with the file as a whole.
   void Add(absl::string_view file, absl::string_view path, absl::string_view problem);
   bool empty() const { return lines_.empty(); }
-  const std::vector<std::string>& lines() const { return lines_; }
-  // OK when there are none; else INVALID_ARGUMENT with one line per problem.
+  // OK when there are none; else INVALID_ARGUMENT with one line per problem (at most
+  // kMaxLines, then a line saying how many more there were).
   absl::Status ToStatus() const;
 
  private:
   std::vector<std::string> lines_;
+  size_t dropped_ = 0;
 };
 
 // A node of a loaded document with its place ("networking.machineNetwork[0].cidr"). Accessors
