@@ -384,7 +384,10 @@ std::vector<AgentHost> ReadInstallConfig(const YamlNode& root, InstallConfig& co
   if (std::optional<std::string> bundle = root.Field("additionalTrustBundle").Text()) {
     config.additional_trust_bundle = *bundle;
   }
-  ReadChoice(root.Field("additionalTrustBundlePolicy"), {"Proxyonly", "Always"});
+  const YamlNode policy = root.Field("additionalTrustBundlePolicy");
+  if (ReadChoice(policy, {"Proxyonly", "Always"}) && config.additional_trust_bundle.empty()) {
+    policy.Error("is given without additionalTrustBundle");
+  }
   ReadMirrors(root, config);
   CheckMirrorCredentials(root, config);
   const YamlNode proxy = root.Field("proxy");
