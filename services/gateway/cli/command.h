@@ -57,6 +57,9 @@ struct CommandOptions {
   absl::Duration interval = absl::Seconds(1);
   // events
   int limit = 20;
+  // agent create, agent wait-for (agent_commands.cc)
+  std::string dir = ".";
+  std::string base_iso;
 };
 
 struct Command {
@@ -71,6 +74,9 @@ struct Command {
 
 // The commands that call the gateway's REST API.
 std::vector<Command> RestCommands();
+
+// `agent ...`: the agent-based installer (agent_commands.cc).
+std::vector<Command> AgentCommands();
 
 }  // namespace assisted::cli
 

@@ -124,6 +124,7 @@ const std::vector<Command>& Commands() {
          RunToken},
     };
     for (Command& command : RestCommands()) commands.push_back(std::move(command));
+    for (Command& command : AgentCommands()) commands.push_back(std::move(command));
     return commands;
   }());
   return *kCommands;

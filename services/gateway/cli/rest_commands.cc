@@ -391,6 +391,9 @@ int RunWait(const GlobalOptions& global, const CommandOptions& options,
       bool reached = false;
       if (options.wait_for == "ready") {
         reached = enough_hosts && status == "ready";
+      } else if (options.wait_for == "finalizing") {
+        // The control plane is up (agent wait-for bootstrap-complete).
+        reached = status == "finalizing" || status == "installed";
       } else {
         reached = status == "installed";
       }
@@ -538,11 +541,11 @@ std::vector<Command> RestCommands() {
        "CLUSTER_ID",
        [](config::Parser& parser, CommandOptions& options) {
          options.timeout = absl::Hours(2);
-         parser.String("for", &options.wait_for, "ready or installed")
+         parser.String("for", &options.wait_for, "ready, finalizing or installed")
              .Check([](const std::string& state) {
-               return state == "ready" || state == "installed"
+               return state == "ready" || state == "finalizing" || state == "installed"
                           ? absl::OkStatus()
-                          : absl::InvalidArgumentError("expected ready or installed");
+                          : absl::InvalidArgumentError("expected ready, finalizing or installed");
              });
          parser.Int("hosts", &options.hosts, "with --for=ready: at least this many hosts")
              .Range(0, 100000);

@@ -1,0 +1,333 @@
+#include "services/gateway/cli/agent/agent_ignition.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "assisted/types/v1/infra_env.pb.h"
+#include "lib/ignition/config_builder.h"
+#include "lib/status/status_macros.h"
+#include "services/image/discovery_ignition.h"
+
+namespace assisted::cli::agent {
+namespace {
+
+using nlohmann::json;
+using nlohmann::ordered_json;
+
+constexpr char kNodeZeroScriptPath[] = "/usr/local/bin/assisted-node-zero.sh";
+constexpr char kSetHostnameScriptPath[] = "/usr/local/bin/assisted-set-hostname.sh";
+
+// Every host boots the same image; the one holding rendezvousIP runs the service. Addresses
+// come from static profiles or DHCP reservations, so this waits for them a while.
+constexpr char kNodeZeroScript[] = R"SCRIPT(#!/bin/bash
+# Decides whether this host is node 0 of the agent-based install: the host holding rendezvousIP.
+# Node 0 gets /etc/assisted/node0 (BOOTSTRAP_HOST_MAC=<mac>), which its services are
+# conditioned on; every other host only runs the agent, pointed at rendezvousIP. Paths and the
+# ip command can be overridden through the environment so tests can run it on a fake host.
+set -euo pipefail
+source "${RENDEZVOUS_ENV:-/etc/assisted/rendezvous-host.env}"
+marker=${NODE_ZERO_MARKER:-/etc/assisted/node0}
+wait_seconds=${NODE_ZERO_WAIT_SECONDS:-30}
+
+for attempt in $(seq 1 "$wait_seconds"); do
+  # "<interface> <address>/<prefix>" for every address of this host.
+  while read -r iface address; do
+    if [ "${address%/*}" = "$NODE_ZERO_IP" ]; then
+      mac=$(cat "${SYS_CLASS_NET:-/sys/class/net}/${iface%@*}/address")
+      echo "BOOTSTRAP_HOST_MAC=$mac" > "$marker.tmp"
+      mv "$marker.tmp" "$marker"
+      echo "assisted-node-zero: this host holds rendezvousIP $NODE_ZERO_IP: it is node 0"
+      exit 0
+    fi
+  done < <(${IP_COMMAND:-ip} -o address show | awk '{print $2, $4}')
+  sleep 1
+done
+rm -f "$marker"
+echo "assisted-node-zero: node 0 is $NODE_ZERO_IP; this host runs only the agent"
+)SCRIPT";
+
+constexpr char kSetHostnameScript[] = R"SCRIPT(#!/bin/bash
+# Names this host as agent-config.yaml does: /etc/assisted/hostnames/<mac> holds the host name
+# of the host owning that MAC. Runs before NetworkManager, so DHCP does not pick another name.
+set -euo pipefail
+dir=${HOSTNAMES_DIR:-/etc/assisted/hostnames}
+sys_class_net=${SYS_CLASS_NET:-/sys/class/net}
+for address in "$sys_class_net"/*/address; do
+  mac=$(tr '[:upper:]' '[:lower:]' < "$address")
+  if [ -f "$dir/$mac" ]; then
+    name=$(cat "$dir/$mac")
+    echo "$name" > "${HOSTNAME_FILE:-/etc/hostname}"
+    if [ -z "${HOSTNAME_FILE:-}" ]; then hostname "$name"; fi
+    echo "assisted-set-hostname: $name (MAC $mac)"
+    exit 0
+  fi
+done
+echo "assisted-set-hostname: agent-config.yaml names no host with a MAC of this machine"
+)SCRIPT";
+
+// A oneshot unit that runs `script` once per boot, `ordering` its [Unit] lines after the
+// description.
+std::string OneshotUnit(absl::string_view description, absl::string_view ordering,
+                        absl::string_view script) {
+  return absl::StrCat("[Unit]\nDescription=", description, "\n", ordering,
+                      "\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=", script,
+                      "\n\n[Install]\nWantedBy=multi-user.target\n");
+}
+
+// The hosts in the order their NMState documents go to the discovery builder.
+std::vector<const AgentHost*> HostsWithNetwork(const ClusterDefinition& definition) {
+  std::vector<const AgentHost*> hosts;
+  for (const AgentHost& host : definition.agent.hosts) {
+    if (!host.network_yaml.empty()) hosts.push_back(&host);
+  }
+  return hosts;
+}
+
+types::v1::InfraEnv InfraEnvFor(const ClusterDefinition& definition,
+                                const std::string& infra_env_id) {
+  const InstallConfig& install = definition.install;
+  types::v1::InfraEnv infra_env;
+  infra_env.set_id(infra_env_id);
+  infra_env.set_name(install.cluster_name);
+  infra_env.set_ssh_authorized_key(install.ssh_key);
+  infra_env.set_additional_trust_bundle(install.additional_trust_bundle);
+  infra_env.set_rendezvous_ip(definition.agent.rendezvous_ip.ToString());
+  for (const std::string& source : definition.agent.ntp_sources) {
+    infra_env.add_additional_ntp_sources(source);
+  }
+  infra_env.mutable_proxy()->set_http_proxy(install.http_proxy);
+  infra_env.mutable_proxy()->set_https_proxy(install.https_proxy);
+  infra_env.mutable_proxy()->set_no_proxy(install.no_proxy);
+  for (const ImageContentSource& source : install.mirrors) {
+    types::v1::RegistryMirror* mirror = infra_env.mutable_mirror_registries()->add_mirrors();
+    mirror->set_source(source.source);
+    // imageDigestSources pull by digest only; imageContentSources did too in OpenShift.
+    mirror->set_mirror_by_digest_only(true);
+    for (const std::string& location : source.mirrors) mirror->add_mirrors(location);
+  }
+  for (const AgentHost* host : HostsWithNetwork(definition)) {
+    types::v1::HostStaticNetworkConfig* config = infra_env.add_static_network_config();
+    config->set_network_yaml(host->network_yaml);
+    for (const HostInterface& interface : host->interfaces) {
+      types::v1::MacInterfaceMapEntry* entry = config->add_mac_interface_map();
+      entry->set_mac_address(interface.mac);
+      entry->set_logical_nic_name(interface.name);
+    }
+  }
+  return infra_env;
+}
+
+// The discovery builder names infra-env fields; the user wrote install-config.yaml and
+// agent-config.yaml. Fields without a counterpart keep their name (a bug of ours, not theirs).
+absl::Status InUsersTerms(const absl::Status& status, const ClusterDefinition& definition) {
+  const std::string agent_prefix = definition.agent.prefix;
+  const struct {
+    absl::string_view field;
+    std::string file;
+    std::string path;
+  } kFields[] = {
+      {"infra_env.additional_trust_bundle", kInstallConfigFile, "additionalTrustBundle"},
+      {"infra_env.mirror_registries.mirrors", kInstallConfigFile, definition.install.mirror_key},
+      {"infra_env.proxy.http_proxy", kInstallConfigFile, "proxy.httpProxy"},
+      {"infra_env.proxy.https_proxy", kInstallConfigFile, "proxy.httpsProxy"},
+      {"infra_env.proxy.no_proxy", kInstallConfigFile, "proxy.noProxy"},
+      {"infra_env.additional_ntp_sources", kAgentConfigFile,
+       absl::StrCat(agent_prefix, "additionalNTPSources")},
+  };
+  const absl::string_view message = status.message();
+  for (const auto& known : kFields) {
+    if (absl::StartsWith(message, known.field)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(known.file, ": ", known.path, message.substr(known.field.size())));
+    }
+  }
+  absl::string_view rest = message;
+  size_t index = 0;
+  if (absl::ConsumePrefix(&rest, "infra_env.static_network_config[")) {
+    const size_t close = rest.find(']');
+    const std::vector<const AgentHost*> hosts = HostsWithNetwork(definition);
+    if (close != absl::string_view::npos && absl::SimpleAtoi(rest.substr(0, close), &index) &&
+        index < hosts.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(hosts[index]->file, ": ", hosts[index]->path,
+                                                     ".networkConfig", rest.substr(close + 1)));
+    }
+  }
+  return status;
+}
+
+// Appends `extra`'s files and units to `base`'s. Both come from ConfigBuilder; a path or unit
+// given twice is a conflict between the two builders, reported rather than silently merged.
+absl::StatusOr<std::string> Combine(const std::string& base_json, const std::string& extra_json) {
+  json base = json::parse(base_json, nullptr, /*allow_exceptions=*/false);
+  json extra = json::parse(extra_json, nullptr, /*allow_exceptions=*/false);
+  if (!base.is_object() || !extra.is_object()) {
+    return absl::InternalError("an Ignition config built here is not a JSON object");
+  }
+  const struct {
+    const char* section;
+    const char* list;
+    const char* key;
+  } kLists[] = {{"storage", "files", "path"}, {"systemd", "units", "name"}};
+  for (const auto& list : kLists) {
+    if (!extra.contains(list.section) || !extra[list.section].contains(list.list)) continue;
+    json& into = base[list.section][list.list];
+    if (into.is_null()) into = json::array();
+    std::set<std::string> names;
+    for (const json& item : into) names.insert(item.value(list.key, ""));
+    for (const json& item : extra[list.section][list.list]) {
+      if (!names.insert(item.value(list.key, "")).second) {
+        return absl::InternalError(absl::StrCat("the discovery Ignition already has ", list.list,
+                                                " entry ", item.value(list.key, "")));
+      }
+      into.push_back(item);
+    }
+    std::sort(into.begin(), into.end(), [&](const json& a, const json& b) {
+      return a.value(list.key, "") < b.value(list.key, "");
+    });
+  }
+  return base.dump();
+}
+
+std::string RendezvousEnv(const ClusterDefinition& definition, const AgentImageIdentity& identity) {
+  const net::IpAddress& ip = definition.agent.rendezvous_ip;
+  return absl::StrCat("NODE_ZERO_IP=", ip.ToString(), "\n",                     //
+                      "ORCHESTRATOR_ADDRESS=", HostPort(ip, kAgentPort), "\n",  //
+                      "GATEWAY_URL=http://", HostPort(ip, kGatewayPort), "\n",  //
+                      "CLUSTER_ID=", identity.cluster_id, "\n",                 //
+                      "INFRA_ENV_ID=", identity.infra_env_id, "\n",             //
+                      "EXPECTED_HOSTS=", definition.expected_hosts(), "\n");
+}
+
+ordered_json HintsJson(const RootDeviceHints& hints) {
+  ordered_json out = ordered_json::object();
+  const std::pair<const char*, const std::string*> texts[] = {
+      {"device_name", &hints.device_name},
+      {"hctl", &hints.hctl},
+      {"model", &hints.model},
+      {"vendor", &hints.vendor},
+      {"serial_number", &hints.serial_number},
+      {"wwn", &hints.wwn}};
+  for (const auto& [key, value] : texts) {
+    if (!value->empty()) out[key] = *value;
+  }
+  if (hints.min_size_gigabytes) out["min_size_gigabytes"] = *hints.min_size_gigabytes;
+  if (hints.rotational) out["rotational"] = *hints.rotational;
+  return out;
+}
+
+}  // namespace
+
+std::string HostPort(const net::IpAddress& ip, int port) {
+  return ip.family() == net::Family::kIpv6 ? absl::StrCat("[", ip.ToString(), "]:", port)
+                                           : absl::StrCat(ip.ToString(), ":", port);
+}
+
+ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageIdentity& identity) {
+  const InstallConfig& install = definition.install;
+  ordered_json cluster = {
+      {"name", install.cluster_name},
+      {"base_dns_domain", install.base_domain},
+      {"control_plane_count", install.control_plane_replicas},
+      {"high_availability_mode", install.control_plane_replicas == 1 ? "None" : "Full"},
+      {"user_managed_networking", install.platform == "none"},
+      {"network_type", install.network_type}};
+  if (!install.ssh_key.empty()) cluster["ssh_public_key"] = install.ssh_key;
+  for (const ClusterNetwork& network : install.cluster_networks) {
+    cluster["cluster_networks"].push_back(
+        {{"cidr", network.cidr.ToString()}, {"host_prefix", network.host_prefix}});
+  }
+  for (const net::Cidr& network : install.service_networks) {
+    cluster["service_networks"].push_back({{"cidr", network.ToString()}});
+  }
+  for (const net::Cidr& network : install.machine_networks) {
+    cluster["machine_networks"].push_back({{"cidr", network.ToString()}});
+  }
+  for (const Vip& vip : install.api_vips)
+    cluster["api_vips"].push_back({{"ip", vip.ip.ToString()}});
+  for (const Vip& vip : install.ingress_vips) {
+    cluster["ingress_vips"].push_back({{"ip", vip.ip.ToString()}});
+  }
+  ordered_json hosts = ordered_json::array();
+  for (const AgentHost& host : definition.agent.hosts) {
+    ordered_json entry = {{"macs", ordered_json::array()}};
+    for (const HostInterface& interface : host.interfaces) {
+      entry["macs"].push_back(absl::AsciiStrToLower(interface.mac));
+    }
+    if (!host.hostname.empty()) entry["hostname"] = host.hostname;
+    if (!host.role.empty()) entry["role"] = host.role;
+    if (host.root_device_hints) entry["root_device_hints"] = HintsJson(*host.root_device_hints);
+    hosts.push_back(std::move(entry));
+  }
+  return {{"cluster_id", identity.cluster_id},
+          {"cluster", std::move(cluster)},
+          {"infra_env_id", identity.infra_env_id},
+          {"expected_hosts", definition.expected_hosts()},
+          {"rendezvous_ip", definition.agent.rendezvous_ip.ToString()},
+          {"hosts", std::move(hosts)}};
+}
+
+absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definition,
+                                               const AgentImageIdentity& identity) {
+  const image::DiscoveryIgnitionSettings settings = {
+      .orchestrator_address = HostPort(definition.agent.rendezvous_ip, kAgentPort)};
+  absl::StatusOr<image::DiscoveryIgnition> discovery = image::BuildDiscoveryIgnition(
+      InfraEnvFor(definition, identity.infra_env_id), definition.install.pull_secret, settings);
+  if (!discovery.ok()) return InUsersTerms(discovery.status(), definition);
+
+  ignition::ConfigBuilder extra;
+  extra.AddFile({.path = kRendezvousEnvPath, .contents = RendezvousEnv(definition, identity)});
+  extra.AddFile(
+      {.path = kClusterJsonPath, .contents = ClusterJson(definition, identity).dump(2) + "\n"});
+  extra.AddFile({.path = kNodeZeroScriptPath, .mode = 0755, .contents = kNodeZeroScript});
+  extra.AddUnit(
+      {.name = kNodeZeroUnitName,
+       .contents = OneshotUnit(
+           "Decide whether this host holds rendezvousIP (node 0 of the agent-based "
+           "install)",
+           "Wants=network-online.target\nAfter=network-online.target\n", kNodeZeroScriptPath),
+       .enabled = true});
+  bool any_hostname = false;
+  for (const AgentHost& host : definition.agent.hosts) {
+    if (host.hostname.empty()) continue;
+    any_hostname = true;
+    for (const HostInterface& interface : host.interfaces) {
+      extra.AddFile({.path = absl::StrCat(kHostnamesDir, "/", absl::AsciiStrToLower(interface.mac)),
+                     .contents = absl::StrCat(host.hostname, "\n")});
+    }
+  }
+  if (any_hostname) {
+    extra.AddFile({.path = kSetHostnameScriptPath, .mode = 0755, .contents = kSetHostnameScript});
+    // Before NetworkManager, so DHCP does not pick another name.
+    extra.AddUnit(
+        {.name = kSetHostnameUnitName,
+         .contents = OneshotUnit("Set this host's name from agent-config.yaml",
+                                 "DefaultDependencies=no\n"
+                                 "After=local-fs.target pre-network-manager-config.service\n"
+                                 "Before=NetworkManager.service network-pre.target\n"
+                                 "Wants=network-pre.target\n",
+                                 kSetHostnameScriptPath),
+         .enabled = true});
+  }
+  const orchestrator::install::ClusterCredentials& credentials = identity.credentials;
+  const std::pair<const char*, const std::string*> secrets[] = {
+      {"tls/root-ca.crt", &credentials.root_ca.certificate_pem},
+      {"tls/root-ca.key", &credentials.root_ca.private_key_pem},
+      {"kubeconfig", &credentials.kubeconfig},
+      {"kubeadmin-password", &credentials.kubeadmin_password},
+      {"jwt.key", &identity.gateway_jwt_secret}};
+  for (const auto& [name, contents] : secrets) {
+    extra.AddFile(
+        {.path = absl::StrCat(kCredentialsDir, "/", name), .mode = 0600, .contents = *contents});
+  }
+  ASSIGN_OR_RETURN(std::string extra_json, extra.Build());
+  return Combine(discovery->config, extra_json);
+}
+
+}  // namespace assisted::cli::agent

@@ -1,0 +1,433 @@
+#include "services/gateway/cli/agent/asset_dir.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/file/read_file.h"
+#include "lib/ignition/config_builder.h"
+#include "lib/ignition/test_util.h"
+#include "lib/iso/embed.h"
+#include "lib/iso/iso9660.h"
+#include "lib/iso/test_image.h"
+#include "lib/nmstate/nmcli_offline.h"
+#include "lib/process/subprocess.h"
+#include "lib/random/random.h"
+#include "lib/testing/status_matchers.h"
+#include "nlohmann/json.hpp"
+#include "services/gateway/cli/agent/agent_ignition.h"
+#include "yaml-cpp/yaml.h"
+
+namespace assisted::cli::agent {
+namespace {
+
+using ::assisted::testing::IsOk;
+using ::assisted::testing::StatusIs;
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+std::string TestTmpDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+std::string Testdata(const std::string& name) {
+  absl::StatusOr<std::string> text =
+      ReadFile(absl::StrCat("services/gateway/cli/agent/testdata/", name), "testdata");
+  EXPECT_THAT(text, IsOk());
+  return text.value_or("");
+}
+
+void Write(const std::string& path, const std::string& contents) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << contents;
+}
+
+// A small CoreOS-style live ISO, built once for all tests.
+const std::string& BaseIso() {
+  static const std::string* path = [] {
+    auto* built = new std::string(absl::StrCat(TestTmpDir(), "/base.iso"));
+    process::LocalProcessRunner runner;
+    absl::Status status =
+        iso::BuildTestImage(runner, {}, absl::StrCat(TestTmpDir(), "/base-tree"), *built);
+    EXPECT_THAT(status, IsOk());
+    return built;
+  }();
+  return *path;
+}
+
+// An asset folder holding seed 002's two files, `edit` applied to install-config.yaml.
+std::string SeedDir(const std::string& name,
+                    const std::vector<std::pair<std::string, std::string>>& edit = {}) {
+  const std::string dir = absl::StrCat(TestTmpDir(), "/", name);
+  Write(absl::StrCat(dir, "/install-config.yaml"),
+        absl::StrReplaceAll(Testdata("seed002_install-config.yaml"), edit));
+  Write(absl::StrCat(dir, "/agent-config.yaml"), Testdata("seed002_agent-config.yaml"));
+  return dir;
+}
+
+process::CommandResult RunTool(std::vector<std::string> argv) {
+  process::LocalProcessRunner runner;
+  absl::StatusOr<process::CommandResult> result = runner.Run({.argv = std::move(argv)});
+  EXPECT_THAT(result, IsOk());
+  return result.value_or(process::CommandResult{});
+}
+
+// The Ignition in the ISO's embed area, as a booting host finds it.
+json EmbeddedIgnition(const std::string& iso_path) {
+  const int fd = open(iso_path.c_str(), O_RDONLY);
+  EXPECT_GE(fd, 0);
+  absl::StatusOr<iso::IsoReader> reader = iso::IsoReader::Open(fd, iso_path);
+  EXPECT_THAT(reader, IsOk());
+  absl::StatusOr<std::string> config =
+      reader.ok() ? iso::ReadEmbeddedIgnition(*reader) : reader.status();
+  close(fd);
+  EXPECT_THAT(config, IsOk());
+  return json::parse(config.value_or("{}"));
+}
+
+// path -> decoded contents of every file of a config.
+std::map<std::string, std::string> Files(const json& config) {
+  std::map<std::string, std::string> files;
+  for (const json& file : config["storage"]["files"]) {
+    absl::StatusOr<std::string> contents =
+        ignition::DecodeDataUrl(file["contents"]["source"].get<std::string>());
+    EXPECT_THAT(contents, IsOk());
+    files[file["path"].get<std::string>()] = contents.value_or("");
+  }
+  return files;
+}
+
+int Mode(const std::string& path) {
+  struct stat info;
+  EXPECT_EQ(stat(path.c_str(), &info), 0) << path;
+  return info.st_mode & 0777;
+}
+
+class CreateImageFromSeed002 : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(SeedDir("seed002"));
+    SeededRandom random(2);
+    absl::StatusOr<CreatedImage> created =
+        CreateImage(*dir_, BaseIso(), absl::FromUnixSeconds(1800000000), random);
+    ASSERT_THAT(created, IsOk());
+    created_ = new CreatedImage(*created);
+    ignition_ = new json(EmbeddedIgnition(created_->iso_path));
+  }
+  static std::string* dir_;
+  static CreatedImage* created_;
+  static json* ignition_;
+};
+std::string* CreateImageFromSeed002::dir_;
+CreatedImage* CreateImageFromSeed002::created_;
+json* CreateImageFromSeed002::ignition_;
+
+TEST_F(CreateImageFromSeed002, WritesAnIsoXorrisoReadsWithTheBaseLayoutAndSize) {
+  EXPECT_EQ(created_->iso_path, absl::StrCat(*dir_, "/agent.x86_64.iso"));
+  EXPECT_EQ(std::filesystem::file_size(created_->iso_path), std::filesystem::file_size(BaseIso()));
+  for (const std::string& path : {BaseIso(), created_->iso_path}) {
+    const process::CommandResult listing =
+        RunTool({"xorriso", "-indev", path, "-find", "/", "-type", "f"});
+    ASSERT_TRUE(listing.ok()) << listing.stderr_data;
+    EXPECT_THAT(listing.stdout_data, HasSubstr("/images/ignition.img"));
+    EXPECT_THAT(listing.stdout_data, HasSubstr("/images/pxeboot/rootfs.img"));
+  }
+  // Only the embed area differs: the base's other bytes are all there.
+  absl::StatusOr<std::string> base = ReadFile(BaseIso(), "base");
+  absl::StatusOr<std::string> made = ReadFile(created_->iso_path, "made");
+  ASSERT_THAT(base, IsOk());
+  ASSERT_THAT(made, IsOk());
+  const process::CommandResult lba = RunTool({"xorriso", "-indev", created_->iso_path, "-find",
+                                              "/images/ignition.img", "-exec", "report_lba", "--"});
+  ASSERT_TRUE(lba.ok()) << lba.stderr_data;
+  size_t start = 0, blocks = 0;
+  ASSERT_EQ(std::sscanf(lba.stdout_data.substr(lba.stdout_data.find("File data lba:")).c_str(),
+                        "File data lba: 0 , %zu , %zu", &start, &blocks),
+            2)
+      << lba.stdout_data;
+  const size_t begin = start * 2048, end = begin + blocks * 2048;
+  EXPECT_EQ(base->substr(0, begin), made->substr(0, begin));
+  EXPECT_EQ(base->substr(end), made->substr(end));
+  EXPECT_NE(base->substr(begin, end - begin), made->substr(begin, end - begin));
+}
+
+TEST_F(CreateImageFromSeed002, EmbedsAnIgnitionThatIgnitionValidateAccepts) {
+  EXPECT_THAT(ignition::IgnitionValidate(ignition_->dump(), "seed002-agent.ign"), IsOk());
+  EXPECT_EQ((*ignition_)["ignition"]["version"], "3.2.0");
+}
+
+TEST_F(CreateImageFromSeed002, PointsTheAgentAtRendezvousIpAndCarriesTheClusterDefinition) {
+  std::map<std::string, std::string> units;
+  for (const json& unit : (*ignition_)["systemd"]["units"]) {
+    units[unit["name"].get<std::string>()] = unit.value("contents", "");
+  }
+  ASSERT_TRUE(units.count("assisted-agent.service"));
+  EXPECT_THAT(units["assisted-agent.service"],
+              HasSubstr(absl::StrCat("--orchestrator-address=192.168.0.116:9090 --infra-env-id=",
+                                     created_->infra_env_id)));
+  EXPECT_THAT(units[kNodeZeroUnitName],
+              HasSubstr("After=network-online.target\n\n[Service]\nType=oneshot\n"
+                        "RemainAfterExit=yes\nExecStart=/usr/local/bin/assisted-node-zero.sh\n"));
+  EXPECT_THAT(units[kSetHostnameUnitName],
+              HasSubstr("Before=NetworkManager.service network-pre.target\n"));
+  EXPECT_TRUE(units.count("pre-network-manager-config.service"));
+
+  std::map<std::string, std::string> files = Files(*ignition_);
+  EXPECT_THAT(files[kRendezvousEnvPath], HasSubstr("NODE_ZERO_IP=192.168.0.116\n"));
+  EXPECT_THAT(files[kRendezvousEnvPath], HasSubstr("EXPECTED_HOSTS=3\n"));
+  const json cluster = json::parse(files[kClusterJsonPath]);
+  EXPECT_EQ(cluster["cluster"]["name"], "kni22");
+  EXPECT_EQ(cluster["cluster"]["base_dns_domain"], "schmaustech.com");
+  EXPECT_EQ(cluster["cluster"]["api_vips"][0]["ip"], "192.168.0.125");
+  EXPECT_EQ(cluster["cluster"]["machine_networks"][0]["cidr"], "192.168.0.0/24");
+  EXPECT_EQ(cluster["infra_env_id"], created_->infra_env_id);
+  EXPECT_EQ(cluster["expected_hosts"], 3);
+  EXPECT_EQ(cluster["hosts"][2]["macs"][0], "52:54:00:e8:b9:18");
+  EXPECT_EQ(files["/etc/assisted/hostnames/52:54:00:95:fd:f3"], "asus3-vm2\n");
+  // The pull secret sits only where podman reads it.
+  EXPECT_THAT(files["/root/.docker/config.json"], HasSubstr("provisioning.schmaustech.com:5000"));
+  EXPECT_THAT(files[kClusterJsonPath], ::testing::Not(HasSubstr("auths")));
+}
+
+TEST_F(CreateImageFromSeed002, CarriesTheMirrorsTheCaAndEveryHostsNetworkByMac) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::string& registries = files["/etc/containers/registries.conf"];
+  EXPECT_THAT(registries,
+              HasSubstr("location = \"quay.io/openshift-release-dev/ocp-v4.0-art-dev\""));
+  EXPECT_THAT(registries,
+              HasSubstr("location = \"provisioning.schmaustech.com:5000/ocp4/openshift4\""));
+  EXPECT_THAT(files["/etc/pki/ca-trust/source/anchors/assisted-additional-trust-bundle.pem"],
+              HasSubstr("MIIGKDCCBBCgAwIBAgIUVu+F6PrAXwxVfPs4D0KQA3+50y4wDQYJKoZIhvcNAQEL"));
+  EXPECT_EQ((*ignition_)["ignition"]["security"]["tls"]["certificateAuthorities"].size(), 1u);
+  const std::string macs[] = {"52:54:00:E7:05:72", "52:54:00:95:FD:F3", "52:54:00:E8:B9:18"};
+  const std::string ips[] = {"192.168.0.116/23", "192.168.0.117/23", "192.168.0.118/23"};
+  for (int i = 0; i < 3; ++i) {
+    const std::string host = absl::StrCat("/etc/assisted/network/host", i);
+    EXPECT_EQ(files[absl::StrCat(host, "/mac_interface.ini")], absl::StrCat(macs[i], "=enp2s0\n"));
+    const std::string& keyfile = files[absl::StrCat(host, "/enp2s0.nmconnection")];
+    absl::StatusOr<nmstate::KeyfileValues> normalised = nmstate::NmcliNormalise(keyfile);
+    ASSERT_THAT(normalised, IsOk()) << keyfile;
+    EXPECT_THAT((*normalised)["ipv4.address1"], HasSubstr(ips[i]));
+  }
+}
+
+TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
+  EXPECT_EQ(Mode(absl::StrCat(*dir_, "/auth/kubeconfig")), 0600);
+  EXPECT_EQ(Mode(absl::StrCat(*dir_, "/auth/kubeadmin-password")), 0600);
+  EXPECT_EQ(Mode(absl::StrCat(*dir_, "/.assisted-agent-state.json")), 0600);
+  absl::StatusOr<std::string> kubeconfig = ReadFile(absl::StrCat(*dir_, "/auth/kubeconfig"), "k");
+  ASSERT_THAT(kubeconfig, IsOk());
+  EXPECT_THAT(*kubeconfig, HasSubstr("https://api.kni22.schmaustech.com:6443"));
+  // Node 0 installs the cluster from the same CA and password.
+  std::map<std::string, std::string> files = Files(*ignition_);
+  EXPECT_EQ(files["/etc/assisted/credentials/kubeconfig"], *kubeconfig);
+  EXPECT_EQ(files["/etc/assisted/credentials/kubeadmin-password"],
+            *ReadFile(absl::StrCat(*dir_, "/auth/kubeadmin-password"), "p"));
+  EXPECT_THAT(files["/etc/assisted/credentials/tls/root-ca.key"], HasSubstr("PRIVATE KEY"));
+
+  absl::StatusOr<std::string> state =
+      ReadFile(absl::StrCat(*dir_, "/.assisted-agent-state.json"), "state");
+  ASSERT_THAT(state, IsOk());
+  const json parsed = json::parse(*state);
+  EXPECT_EQ(parsed["rendezvous_ip"], "192.168.0.116");
+  EXPECT_EQ(parsed["gateway_url"], "http://192.168.0.116:8080");
+  EXPECT_EQ(parsed["infra_env_id"], created_->infra_env_id);
+  EXPECT_EQ(parsed["expected_hosts"], 3);
+  EXPECT_EQ(parsed["cluster_id"], created_->cluster_id);
+  EXPECT_EQ(json::parse(files[kClusterJsonPath])["cluster_id"], created_->cluster_id);
+  // wait-for signs its tokens with the key node 0's gateway checks them with.
+  EXPECT_EQ(parsed["gateway_jwt_secret"].get<std::string>().size(), 64u);
+  EXPECT_EQ(files["/etc/assisted/credentials/jwt.key"], parsed["gateway_jwt_secret"]);
+  absl::StatusOr<AgentState> read = ReadState(*dir_);
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->cluster_id, created_->cluster_id);
+}
+
+// Runs a script of the ISO's own Ignition with `env`, on a fake host under `root`.
+process::CommandResult RunScript(const std::string& script, const std::string& root,
+                                 std::map<std::string, std::string> env) {
+  const std::string path = absl::StrCat(root, "/script.sh");
+  Write(path, script);
+  process::LocalProcessRunner runner;
+  absl::StatusOr<process::CommandResult> result =
+      runner.Run({.argv = {"bash", path}, .env = std::move(env)});
+  EXPECT_THAT(result, IsOk());
+  return result.value_or(process::CommandResult{});
+}
+
+// A fake host: /sys/class/net/<nic>/address and an `ip` printing one address per NIC.
+std::string FakeHost(const std::string& name,
+                     const std::vector<std::tuple<std::string, std::string, std::string>>& nics) {
+  const std::string root = absl::StrCat(TestTmpDir(), "/host-", name);
+  std::string ip = "#!/bin/bash\n";
+  for (const auto& [nic, mac, address] : nics) {
+    Write(absl::StrCat(root, "/sys/class/net/", nic, "/address"), mac + "\n");
+    absl::StrAppend(&ip, "echo '2: ", nic, "    inet ", address, " brd 192.168.1.255 scope global ",
+                    nic, "'\n");
+  }
+  Write(absl::StrCat(root, "/ip"), ip);
+  std::filesystem::permissions(absl::StrCat(root, "/ip"), std::filesystem::perms::owner_all);
+  return root;
+}
+
+TEST_F(CreateImageFromSeed002, NodeZeroScriptMarksOnlyTheHostHoldingRendezvousIp) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  Write(absl::StrCat(TestTmpDir(), "/rendezvous-host.env"), files[kRendezvousEnvPath]);
+  for (const auto& [name, address, node_zero] :
+       {std::make_tuple("vm1", "192.168.0.116/23", true),
+        std::make_tuple("vm2", "192.168.0.117/23", false)}) {
+    const std::string root = FakeHost(name, {{"enp2s0", "52:54:00:e7:05:72", address}});
+    const process::CommandResult result =
+        RunScript(files["/usr/local/bin/assisted-node-zero.sh"], root,
+                  {{"RENDEZVOUS_ENV", absl::StrCat(TestTmpDir(), "/rendezvous-host.env")},
+                   {"NODE_ZERO_MARKER", absl::StrCat(root, "/node0")},
+                   {"NODE_ZERO_WAIT_SECONDS", "1"},
+                   {"IP_COMMAND", absl::StrCat(root, "/ip")},
+                   {"SYS_CLASS_NET", absl::StrCat(root, "/sys/class/net")}});
+    ASSERT_TRUE(result.ok()) << result.stderr_data;
+    EXPECT_EQ(std::filesystem::exists(absl::StrCat(root, "/node0")), node_zero) << name;
+    if (node_zero) {
+      EXPECT_EQ(*ReadFile(absl::StrCat(root, "/node0"), "marker"),
+                "BOOTSTRAP_HOST_MAC=52:54:00:e7:05:72\n");
+    } else {
+      EXPECT_THAT(result.stdout_data, HasSubstr("node 0 is 192.168.0.116"));
+    }
+  }
+}
+
+TEST_F(CreateImageFromSeed002, SetHostnameScriptNamesTheHostByItsMac) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::string root = FakeHost("named", {{"eno1", "52:54:00:00:00:99", "10.0.0.9/24"},
+                                              {"enp2s0", "52:54:00:E8:B9:18", "192.168.0.118/23"}});
+  for (const auto& [path, contents] : files) {
+    if (absl::StartsWith(path, "/etc/assisted/hostnames/")) {
+      Write(absl::StrCat(root, path), contents);
+    }
+  }
+  const process::CommandResult result =
+      RunScript(files["/usr/local/bin/assisted-set-hostname.sh"], root,
+                {{"HOSTNAMES_DIR", absl::StrCat(root, "/etc/assisted/hostnames")},
+                 {"SYS_CLASS_NET", absl::StrCat(root, "/sys/class/net")},
+                 {"HOSTNAME_FILE", absl::StrCat(root, "/hostname")}});
+  ASSERT_TRUE(result.ok()) << result.stderr_data;
+  EXPECT_EQ(*ReadFile(absl::StrCat(root, "/hostname"), "hostname"), "asus3-vm3\n");
+}
+
+TEST(CreateImage, NamesInstallConfigsTrustBundleWhenItIsNotACertificate) {
+  const std::string dir = SeedDir(
+      "bad-bundle", {{"MIIGKDCCBBCgAwIBAgIUVu+F6PrAXwxVfPs4D0KQA3+50y4wDQYJKoZIhvcNAQEL",
+                      "MIIGKDCCBBCgAwIBAgIUVu+F6PrAXwxVfPs4D0KQA3+50y4wDQYJKoZIhvcNAQEM"},
+                     {"BQAwgYQxCzAJBgNVBAYTAlVTMRYwFAYDVQQIDA1Ob3J0aENhcm9saW5hMRAwDgYD", "AAAA"}});
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("install-config.yaml: additionalTrustBundle: certificate 1 is "
+                                 "not a valid PEM X.509 certificate")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/auth")));
+}
+
+TEST(CreateImage, NamesTheMirrorSourceTheDiscoveryBuilderRefuses) {
+  const std::string dir =
+      SeedDir("bad-source", {{"source: registry.svc.ci.openshift.org/ocp/release",
+                              "source: https://registry.svc.ci.openshift.org/ocp"}});
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("install-config.yaml: imageContentSources[1].source: "
+                                 "\"https://registry.svc.ci.openshift.org/ocp\" must not have a "
+                                 "scheme")));
+}
+
+TEST(CreateImage, RefusesABaseIsoWhoseEmbedAreaIsTooSmall) {
+  const std::string small = absl::StrCat(TestTmpDir(), "/small.iso");
+  process::LocalProcessRunner runner;
+  ASSERT_THAT(iso::BuildTestImage(runner, {.ignition_area_bytes = 4096},
+                                  absl::StrCat(TestTmpDir(), "/small-tree"), small),
+              IsOk());
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(SeedDir("small"), small, absl::Now(), random),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("--base-iso")));
+}
+
+TEST(CreateImage, RefusesABaseThatIsNotAnIso) {
+  const std::string dir = SeedDir("not-iso");
+  Write(absl::StrCat(dir, "/not.iso"), "hello");
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, absl::StrCat(dir, "/not.iso"), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--base-iso")));
+}
+
+TEST(CreateImage, LeavesNoIsoWhenItCannotWriteTheRest) {
+  const std::string dir = SeedDir("auth-blocked");
+  Write(absl::StrCat(dir, "/auth"), "a file where the auth folder should be");
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInternal));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso.tmp")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/.assisted-agent-state.json")));
+}
+
+TEST(CreateImage, NamesAMissingInputFile) {
+  const std::string dir = absl::StrCat(TestTmpDir(), "/empty");
+  std::filesystem::create_directories(dir);
+  SeededRandom random(1);
+  EXPECT_THAT(
+      CreateImage(dir, BaseIso(), absl::Now(), random),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("install-config.yaml: cannot read")));
+}
+
+TEST(CreateClusterManifests, WritesSeed002AsZtpResourcesInTheClustersNamespace) {
+  const std::string dir = SeedDir("manifests");
+  absl::StatusOr<std::vector<std::string>> written = CreateClusterManifests(dir);
+  ASSERT_THAT(written, IsOk());
+  EXPECT_EQ(written->size(), 5u);
+  const std::string manifests = absl::StrCat(dir, "/cluster-manifests/");
+  EXPECT_EQ(Mode(absl::StrCat(manifests, "pull-secret.yaml")), 0600);
+  const YAML::Node install = YAML::LoadFile(absl::StrCat(manifests, "agent-cluster-install.yaml"));
+  EXPECT_EQ(install["kind"].as<std::string>(), "AgentClusterInstall");
+  EXPECT_EQ(install["metadata"]["namespace"].as<std::string>(), "kni22");
+  EXPECT_EQ(install["spec"]["provisionRequirements"]["controlPlaneAgents"].as<int>(), 3);
+  EXPECT_EQ(install["spec"]["apiVIPs"][0].as<std::string>(), "192.168.0.125");
+  EXPECT_EQ(install["spec"]["networking"]["machineNetwork"][0]["cidr"].as<std::string>(),
+            "192.168.0.0/24");
+  const YAML::Node deployment = YAML::LoadFile(absl::StrCat(manifests, "cluster-deployment.yaml"));
+  EXPECT_EQ(deployment["spec"]["baseDomain"].as<std::string>(), "schmaustech.com");
+  EXPECT_EQ(deployment["spec"]["pullSecretRef"]["name"].as<std::string>(), "kni22-pull-secret");
+  const std::vector<YAML::Node> configs =
+      YAML::LoadAllFromFile(absl::StrCat(manifests, "nmstateconfig.yaml"));
+  ASSERT_EQ(configs.size(), 3u);
+  EXPECT_EQ(configs[1]["metadata"]["name"].as<std::string>(), "asus3-vm2");
+  EXPECT_EQ(configs[1]["spec"]["interfaces"][0]["macAddress"].as<std::string>(),
+            "52:54:00:95:fd:f3");
+  EXPECT_EQ(
+      configs[1]["spec"]["config"]["interfaces"][0]["ipv4"]["address"][0]["ip"].as<std::string>(),
+      "192.168.0.117");
+  const YAML::Node secret = YAML::LoadFile(absl::StrCat(manifests, "pull-secret.yaml"));
+  EXPECT_THAT(secret["stringData"][".dockerconfigjson"].as<std::string>(),
+              HasSubstr("provisioning.schmaustech.com:5000"));
+}
+
+TEST(CreateClusterManifests, WritesNothingForInputsWithProblems) {
+  const std::string dir =
+      SeedDir("manifests-bad", {{"baseDomain: schmaustech.com", "baseDomain: a..b"}});
+  EXPECT_THAT(CreateClusterManifests(dir), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                    HasSubstr("install-config.yaml: baseDomain")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/cluster-manifests")));
+}
+
+}  // namespace
+}  // namespace assisted::cli::agent
