@@ -117,10 +117,14 @@ class RestApi {
   absl::StatusOr<http::Response> ClusterAction(
       const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
                             grpc::ClientContext*, const Request&, types::v1::Cluster*)) const;
+  // Calls `method` for the route's host (read as the caller first); answers `success_status`.
   template <typename Request>
   absl::StatusOr<http::Response> HostAction(
-      const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
-                            grpc::ClientContext*, const Request&, types::v1::Host*)) const;
+      const Call& call,
+      grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(grpc::ClientContext*,
+                                                                          const Request&,
+                                                                          types::v1::Host*),
+      int success_status) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
   // Reads artifact `name` of cluster `cluster_id` as the caller, kArtifactChunkBytes per call:
   // hands its metadata (from the first chunk) to `on_info` before any content, then each chunk

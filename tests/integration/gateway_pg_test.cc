@@ -795,6 +795,11 @@ TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
     for (const auto& [body, type] : bad_bodies) {
       // Actions without a body accept an empty one: only the rest is malformed for them.
       if (body.empty() && !ValidBody(route)) continue;
+      // Upstream's V2UpdateCluster takes "" as "unset the pull secret".
+      if (body == "{\"pull_secret\": \"\"}" && route.method == "PATCH" &&
+          absl::EndsWith(route.path, "/clusters/{cluster_id}")) {
+        continue;
+      }
       cases.push_back({route.method, Fill(route.path), body, type});
     }
   }
