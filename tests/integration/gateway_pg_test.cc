@@ -1057,6 +1057,7 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
                      {"http_proxy", "http://proxy:3128"},
                      {"disk_encryption", {{"enable_on", "masters"}, {"mode", "tpmv2"}}},
                      {"olm_operators", Json::array()},
+                     {"ocp_release_image", "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64"},
                      {"tags", "a,b"}};
   CurlResponse created = As(alice_, "POST", "/clusters", rich.dump());
   expect_valid(created, "cluster", false);
