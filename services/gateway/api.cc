@@ -293,6 +293,16 @@ const std::vector<RestApi::Route>& RestApi::Table() {
       {"POST", "/clusters/{cluster_id}/actions/install", A::kUser, {}, &RestApi::InstallCluster},
       {"POST", "/clusters/{cluster_id}/actions/cancel", A::kUser, {}, &RestApi::CancelInstallation},
       {"POST", "/clusters/{cluster_id}/actions/reset", A::kUser, {}, &RestApi::ResetCluster},
+      {"POST",
+       "/clusters/{cluster_id}/actions/allow-add-workers",
+       A::kUser,
+       {},
+       &RestApi::AllowAddWorkers},
+      {"POST",
+       "/clusters/{cluster_id}/actions/allow-add-hosts",
+       A::kUser,
+       {},
+       &RestApi::AllowAddWorkers},
       {"GET",
        "/clusters/{cluster_id}/hosts",
        A::kUser,
@@ -735,6 +745,13 @@ absl::StatusOr<http::Response> RestApi::CancelInstallation(const Call& call) con
 absl::StatusOr<http::Response> RestApi::ResetCluster(const Call& call) const {
   return ClusterAction<orch::ResetClusterRequest>(call,
                                                   &orch::OrchestratorService::Stub::ResetCluster);
+}
+
+// Serves upstream's allow-add-workers and allow-add-hosts alike: both turn an installed
+// cluster into one that accepts day-2 hosts.
+absl::StatusOr<http::Response> RestApi::AllowAddWorkers(const Call& call) const {
+  return ClusterAction<orch::AllowAddWorkersRequest>(
+      call, &orch::OrchestratorService::Stub::AllowAddWorkers);
 }
 
 absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const {

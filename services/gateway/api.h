@@ -82,6 +82,7 @@ class RestApi {
   absl::StatusOr<http::Response> InstallCluster(const Call& call) const;
   absl::StatusOr<http::Response> CancelInstallation(const Call& call) const;
   absl::StatusOr<http::Response> ResetCluster(const Call& call) const;
+  absl::StatusOr<http::Response> AllowAddWorkers(const Call& call) const;
   absl::StatusOr<http::Response> ListClusterHosts(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterFiles(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterCredentials(const Call& call) const;

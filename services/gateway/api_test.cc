@@ -195,6 +195,14 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
 // An orchestrator whose host actions succeed and which remembers the last host update.
 class FakeOrchestrator final : public orchestrator::v1::OrchestratorService::Service {
  public:
+  grpc::Status AllowAddWorkers(grpc::ServerContext*,
+                               const orchestrator::v1::AllowAddWorkersRequest* request,
+                               types::v1::Cluster* cluster) override {
+    cluster->set_id(request->cluster_id());
+    cluster->set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+    cluster->set_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+    return grpc::Status::OK;
+  }
   grpc::Status ResetHost(grpc::ServerContext*, const orchestrator::v1::ResetHostRequest* request,
                          types::v1::Host* host) override {
     *host = StoredHost(request->infra_env_id(), request->host_id());
@@ -566,6 +574,17 @@ TEST_F(RestApiTest, SkipFormattingChangesApplyToTheHostsStoredList) {
   ExpectError(Send("PATCH", host,
                    R"({"disks_skip_formatting":[{"disk_id":"/dev/nope","skip_formatting":true}]})"),
               400, "/dev/nope");
+}
+
+// Upstream's TransformClusterToDay2 and TransformClusterToAddingHosts: both open an installed
+// cluster for day-2 hosts.
+TEST_F(RestApiTest, AllowAddWorkersAndAllowAddHostsOpenTheClusterForDay2Hosts) {
+  for (const char* action : {"allow-add-workers", "allow-add-hosts"}) {
+    Answer answer = Send("POST", absl::StrCat(kClusterPath, "/actions/", action));
+    EXPECT_EQ(answer.status, 202) << action << " " << answer.body.dump();
+    EXPECT_EQ(answer.body["kind"], "AddHostsCluster") << action;
+    EXPECT_EQ(answer.body["status"], "adding-hosts") << action;
+  }
 }
 
 TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {
