@@ -339,6 +339,16 @@ std::string ValidationsText(const Message& message, const FieldDescriptor& field
   return Dump(groups);
 }
 
+// Upstream's network and VIP entries carry their cluster's id, and its UI sends them back as it
+// read them. Here an entry belongs to the cluster of the request's path, so that id is checked
+// to be a string and otherwise ignored.
+bool IsUpstreamOwnerKey(const Descriptor& type, absl::string_view key) {
+  return key == "cluster_id" && (&type == types::v1::ClusterNetwork::descriptor() ||
+                                 &type == types::v1::ServiceNetwork::descriptor() ||
+                                 &type == types::v1::MachineNetwork::descriptor() ||
+                                 &type == types::v1::Vip::descriptor());
+}
+
 // ---- Upstream's disk-encryption strings ----
 
 // The roles upstream's enable_on names, in its order.
@@ -459,7 +469,19 @@ absl::Status ApplyLegacyNetworks(const Model& model, const Json& body, FieldUse 
     const FieldDescriptor* list_field = message->GetDescriptor()->FindFieldByName(list);
     std::unique_ptr<Message> entry(
         r.GetMessageFactory()->GetPrototype(list_field->message_type())->New());
-    if (current != nullptr && current->GetReflection()->FieldSize(*current, list_field) > 0) {
+    // Only what the body leaves out of the entry comes from the stored one (a VIP given anew
+    // must not keep the old one's verification).
+    size_t parts = 0, given_parts = 0;
+    for (const FieldRule& rule : model.fields) {
+      if (rule.kind != FieldKind::kLegacyNetwork || LegacyParts(rule).first != list) continue;
+      ++parts;
+      auto given = body.find(rule.json);
+      if ((rule.use & use) && given != body.end() && !given->is_null()) ++given_parts;
+    }
+    if (given_parts == parts) {
+      // The whole entry is given.
+    } else if (current != nullptr &&
+               current->GetReflection()->FieldSize(*current, list_field) > 0) {
       entry->CopyFrom(current->GetReflection()->GetRepeatedMessage(*current, list_field, 0));
     } else if (list == "cluster_networks") {
       JsonToMessage(
@@ -699,6 +721,12 @@ absl::Status JsonToMessage(const Json& json, const std::string& path, Message* m
   }
   for (const auto& [key, value] : json.items()) {
     const std::string child = path.empty() ? key : absl::StrCat(path, ".", key);
+    if (IsUpstreamOwnerKey(*message->GetDescriptor(), key)) {
+      if (!value.is_null() && !value.is_string()) {
+        return FieldError(child, absl::StrCat("expected a string, got ", JsonTypeName(value)));
+      }
+      continue;
+    }
     const FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(key);
     if (field == nullptr) return FieldError(child, "unknown field");
     if (value.is_null()) continue;
@@ -860,6 +888,10 @@ const Model& ClusterModel() {
            FieldKind::kLegacyNetwork},
           {"machine_network_cidr", "machine_networks.cidr", kOut | kCreate | kUpdate,
            FieldKind::kLegacyNetwork},
+          // Upstream dropped these from its models (and no longer shows them); older clients
+          // still send them.
+          {"api_vip", "api_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork},
+          {"ingress_vip", "ingress_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork},
           {"api_vips", "api_vips", kOut | kCreate | kUpdate},
           {"ingress_vips", "ingress_vips", kOut | kCreate | kUpdate},
           {"api_vip_dns_name", "api_vip_dns_name", kOut | kCreate | kUpdate},

@@ -53,10 +53,11 @@ enum class FieldKind {
   kDisksSelected,            // [{"id": "/dev/…", "role": "install"}] -> installation_disk_id
   kNodeLabels,  // [{"key": k, "value": v}] -> map<string,string>, shown as JSON object text
   kHosts,       // repeated Host shown with the Host model
-  // Upstream's single-network fields (cluster_network_cidr…): proto is "<list>.<field>", the
-  // field of the list's first entry. Given, they replace the list by one entry: the stored
-  // first entry (upstream's defaults when registering) with the given parts; all given parts
-  // empty empties the list. The list given too must agree. Shown from the first entry.
+  // Upstream's single-network fields (cluster_network_cidr…, api_vip): proto is
+  // "<list>.<field>", the field of the list's first entry. Given, they replace the list by one
+  // entry: the given parts, and for parts left out the stored first entry's (upstream's
+  // defaults when registering); all given parts empty empties the list. The list given too
+  // must agree. Shown (when kOut) from the first entry.
   kLegacyNetwork,
   // An upstream field this service does not support yet: accepted when empty (null, "", [], 0,
   // false), UNIMPLEMENTED naming it otherwise. proto is null; json_type is upstream's type.

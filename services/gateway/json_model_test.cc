@@ -220,6 +220,34 @@ TEST(ClusterModel, LegacySingleCidrFieldsFillTheNetworkListsAsUpstreamDid) {
                        HasSubstr("cluster_network_host_prefix: expected an integer")));
 }
 
+// Upstream's UI sends each network and VIP with its cluster_id; older clients send api_vip and
+// ingress_vip, which upstream mapped to the lists before dropping them.
+TEST(ClusterModel, AcceptsWhatUpstreamsUiSendsInNetworkEntries) {
+  types::Cluster cluster;
+  absl::StatusOr<Decoded> decoded = FromJson(
+      ClusterModel(), Json::parse(R"({"cluster_networks":[{"cidr":"10.128.0.0/14","host_prefix":23,
+              "cluster_id":"8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"}],
+          "service_networks":[{"cidr":"172.30.0.0/16","cluster_id":"8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"}],
+          "api_vips":[{"ip":"192.168.1.5","cluster_id":"8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"}],
+          "ingress_vip":"192.168.1.6"})"),
+      kUpdate, &cluster);
+  ASSERT_THAT(decoded, IsOk());
+  EXPECT_EQ(cluster.cluster_networks(0).host_prefix(), 23);
+  EXPECT_EQ(cluster.api_vips(0).ip(), "192.168.1.5");
+  ASSERT_EQ(cluster.ingress_vips_size(), 1);
+  EXPECT_EQ(cluster.ingress_vips(0).ip(), "192.168.1.6");
+  types::Cluster cleared;
+  decoded = FromJson(ClusterModel(), Json::parse(R"({"api_vip":""})"), kUpdate, &cleared);
+  ASSERT_THAT(decoded, IsOk());
+  EXPECT_THAT(decoded->mask.paths(), ::testing::ElementsAre("api_vips"));
+  EXPECT_EQ(cleared.api_vips_size(), 0);
+  types::Cluster wrong;
+  EXPECT_THAT(
+      FromJson(ClusterModel(), Json::parse(R"({"api_vips":[{"ip":"1.2.3.4","cluster_id":7}]})"),
+               kUpdate, &wrong),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("api_vips[0].cluster_id")));
+}
+
 TEST(ClusterModel, AnEmptyPullSecretClearsAClustersButKeepsAnInfraEnvs) {
   // Upstream's V2UpdateCluster stores what it is given ("" unsets the secret); its
   // UpdateInfraEnv ignores "" (its documented example sends "").

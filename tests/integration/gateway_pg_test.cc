@@ -977,14 +977,13 @@ class SchemaChecker {
     if (!value.is_object()) return;
     for (const auto& required : schema["required"]) {
       if (!value.contains(required.as<std::string>())) {
-        problems.push_back(absl::StrCat(where, ": required ", required.as<std::string>(),
-                                        " missing"));
+        problems.push_back(
+            absl::StrCat(where, ": required ", required.as<std::string>(), " missing"));
       }
     }
     const YAML::Node properties = schema["properties"];
-    const bool closed =
-        schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
-        !schema["additionalProperties"].as<bool>();
+    const bool closed = schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
+                        !schema["additionalProperties"].as<bool>();
     for (const auto& [key, item] : value.items()) {
       if (properties && properties[key]) {
         Check(item, properties[key], absl::StrCat(where, ".", key), problems);
@@ -1008,15 +1007,15 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
     const Model& model;
     std::string shown, created, updated;  // schema names; "" when the model has no such use
   };
-  for (const Uses& uses :
-       {Uses{gateway::ClusterModel(), "cluster", "cluster-create-params", "v2-cluster-update-params"},
-        Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
-             "infra-env-update-params"},
-        Uses{gateway::HostModel(), "host", "", "host-update-params"},
-        Uses{gateway::EventModel(), "event", "", ""}}) {
-    for (const auto& [schema, use] : {std::pair{uses.shown, gateway::kOut},
-                                      std::pair{uses.created, gateway::kCreate},
-                                      std::pair{uses.updated, gateway::kUpdate}}) {
+  for (const Uses& uses : {Uses{gateway::ClusterModel(), "cluster", "cluster-create-params",
+                                "v2-cluster-update-params"},
+                           Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
+                                "infra-env-update-params"},
+                           Uses{gateway::HostModel(), "host", "", "host-update-params"},
+                           Uses{gateway::EventModel(), "event", "", ""}}) {
+    for (const auto& [schema, use] :
+         {std::pair{uses.shown, gateway::kOut}, std::pair{uses.created, gateway::kCreate},
+          std::pair{uses.updated, gateway::kUpdate}}) {
       if (schema.empty()) continue;
       SCOPED_TRACE(schema);
       std::set<std::string> in_model, in_document;
@@ -1045,31 +1044,42 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
       EXPECT_THAT(checker.Check(item, schema), ::testing::IsEmpty());
     }
   };
-  const Json rich = {{"name", "rich"},
-                     {"openshift_version", "4.16"},
-                     {"pull_secret", kPullSecret},
-                     {"base_dns_domain", "example.com"},
-                     {"cluster_network_cidr", "10.132.0.0/14"},
-                     {"service_network_cidr", "172.31.0.0/16"},
-                     {"machine_network_cidr", "192.168.1.0/24"},
-                     {"api_vips", {{{"ip", "192.168.1.5"}}}},
-                     {"ingress_vips", {{{"ip", "192.168.1.6"}}}},
-                     {"http_proxy", "http://proxy:3128"},
-                     {"disk_encryption", {{"enable_on", "masters"}, {"mode", "tpmv2"}}},
-                     {"olm_operators", Json::array()},
-                     {"ocp_release_image", "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64"},
-                     {"tags", "a,b"}};
+  const Json rich = {
+      {"name", "rich"},
+      {"openshift_version", "4.16"},
+      {"pull_secret", kPullSecret},
+      {"base_dns_domain", "example.com"},
+      {"cluster_network_cidr", "10.132.0.0/14"},
+      {"service_network_cidr", "172.31.0.0/16"},
+      {"machine_network_cidr", "192.168.1.0/24"},
+      {"api_vips", {{{"ip", "192.168.1.5"}}}},
+      {"ingress_vips", {{{"ip", "192.168.1.6"}}}},
+      {"http_proxy", "http://proxy:3128"},
+      {"disk_encryption", {{"enable_on", "masters"}, {"mode", "tpmv2"}}},
+      {"olm_operators", Json::array()},
+      {"ocp_release_image", "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64"},
+      {"tags", "a,b"}};
   CurlResponse created = As(alice_, "POST", "/clusters", rich.dump());
   expect_valid(created, "cluster", false);
   const std::string rich_id = Json::parse(created.body).value("id", "");
   expect_valid(As(alice_, "GET", "/clusters/" + cluster_id_), "cluster", false);
   expect_valid(As(alice_, "GET", "/clusters/" + rich_id), "cluster", false);
+  // As upstream's UI sends an update: entries with their cluster_id; an older client's VIP.
+  CurlResponse ui_patch =
+      As(alice_, "PATCH", "/clusters/" + rich_id,
+         Json{{"cluster_networks",
+               {{{"cidr", "10.128.0.0/14"}, {"host_prefix", 23}, {"cluster_id", rich_id}}}},
+              {"ingress_vip", "192.168.1.7"}}
+             .dump());
+  expect_valid(ui_patch, "cluster", false);
+  EXPECT_EQ(Json::parse(ui_patch.body)["ingress_vips"][0]["ip"], "192.168.1.7");
+  EXPECT_EQ(Json::parse(ui_patch.body)["cluster_network_cidr"], "10.128.0.0/14");
   expect_valid(As(alice_, "GET", "/clusters?with_hosts=true"), "cluster", true);
   expect_valid(As(alice_, "GET", "/clusters/" + cluster_id_ + "/hosts"), "host", true);
   const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
-  expect_valid(As(alice_, "PATCH", host,
-                  R"({"host_name":"h1","node_labels":[{"key":"zone","value":"a"}]})"),
-               "host", false);
+  expect_valid(
+      As(alice_, "PATCH", host, R"({"host_name":"h1","node_labels":[{"key":"zone","value":"a"}]})"),
+      "host", false);
   expect_valid(As(alice_, "GET", host), "host", false);
   expect_valid(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
                   R"({"rendezvous_ip":"192.168.1.10","pull_secret":"",
