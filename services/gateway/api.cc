@@ -146,6 +146,14 @@ Json HostsJson(const google::protobuf::RepeatedPtrField<types::Host>& hosts) {
   return list;
 }
 
+// A JSON answer with `status` of `resource` as `render` shows it, or the read's error.
+template <typename Resource, typename Render>
+absl::StatusOr<http::Response> Rendered(absl::StatusOr<Resource> resource, Render render,
+                                        int status) {
+  if (!resource.ok()) return resource.status();
+  return JsonResponse(status, render(*resource));
+}
+
 // What the read cache keeps of a read of `resource`: its JSON by `render`, and its tags.
 template <typename Resource, typename Render>
 absl::StatusOr<ReadCache::Fetched> Rendered(absl::StatusOr<Resource> resource, Render render) {
@@ -712,7 +720,8 @@ absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
   }
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster,
                                              current ? &*current : nullptr));
-  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  // Upstream answers an update that changes nothing with the resource as it is.
+  if (decoded.mask.paths().empty()) return Rendered(ReadCluster(call, false), ClusterJson, 201);
   cluster.set_id(std::string(call.request.Param("cluster_id")));
   *request.mutable_update_mask() = std::move(decoded.mask);
   request.set_pull_secret(decoded.pull_secret);
@@ -915,7 +924,7 @@ absl::StatusOr<http::Response> RestApi::UpdateInfraEnv(const Call& call) const {
   inv::UpdateInfraEnvRequest request;
   types::InfraEnv& infra_env = *request.mutable_infra_env();
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kUpdate, &infra_env));
-  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  if (decoded.mask.paths().empty()) return Rendered(ReadInfraEnv(call), InfraEnvJson, 201);
   infra_env.set_id(std::string(call.request.Param("infra_env_id")));
   *request.mutable_update_mask() = std::move(decoded.mask);
   request.set_pull_secret(decoded.pull_secret);
@@ -1053,7 +1062,7 @@ absl::StatusOr<http::Response> RestApi::UpdateHost(const Call& call) const {
   orch::UpdateHostRequest request;
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(HostModel(), body, kUpdate, request.mutable_host()));
   if (decoded.mask.paths().empty() && decoded.skip_formatting.empty()) {
-    return Invalid("body", "names no field to update");
+    return Rendered(ReadHost(call), HostJson, 201);
   }
   ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
   if (!decoded.skip_formatting.empty()) {

@@ -111,6 +111,13 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
     *infra_env = request->infra_env();
     return grpc::Status::OK;
   }
+  grpc::Status GetInfraEnv(grpc::ServerContext*, const inventory::v1::GetInfraEnvRequest* request,
+                           types::v1::InfraEnv* infra_env) override {
+    infra_env->set_id(request->id());
+    infra_env->set_name("discovery");
+    infra_env->set_type(types::v1::IMAGE_TYPE_FULL_ISO);
+    return grpc::Status::OK;
+  }
   grpc::Status GetHost(grpc::ServerContext*, const inventory::v1::GetHostRequest* request,
                        types::v1::Host* host) override {
     *host = StoredHost(request->infra_env_id(), request->id());
@@ -585,6 +592,29 @@ TEST_F(RestApiTest, AllowAddWorkersAndAllowAddHostsOpenTheClusterForDay2Hosts) {
     EXPECT_EQ(answer.body["kind"], "AddHostsCluster") << action;
     EXPECT_EQ(answer.body["status"], "adding-hosts") << action;
   }
+}
+
+// Upstream answers an update that changes nothing (an empty object, or only fields accepted
+// empty) with 201 and the resource as it is; nothing is written.
+TEST_F(RestApiTest, AnUpdateThatChangesNothingAnswersTheResourceUnchanged) {
+  for (const char* body : {"{}", R"({"olm_operators":[]})"}) {
+    Answer cluster = Send("PATCH", kClusterPath, body);
+    EXPECT_EQ(cluster.status, 201) << body << " " << cluster.body.dump();
+    EXPECT_EQ(cluster.body["name"], "lab") << body;
+  }
+  EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());
+  Answer infra_env =
+      Send("PATCH", absl::StrCat("/api/assisted-install/v2/infra-envs/", kInfraEnvId),
+           R"({"pull_secret":""})");
+  EXPECT_EQ(infra_env.status, 201) << infra_env.body.dump();
+  EXPECT_FALSE(inventory_.last_update_infra_env().has_infra_env());
+  Answer host =
+      Send("PATCH",
+           absl::StrCat("/api/assisted-install/v2/infra-envs/", kInfraEnvId, "/hosts/", kHostId),
+           R"({"ignition_endpoint_http_headers":[]})");
+  EXPECT_EQ(host.status, 201) << host.body.dump();
+  EXPECT_EQ(host.body["id"], kHostId);
+  EXPECT_FALSE(orchestrator_.last_update_host().has_host());
 }
 
 TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {

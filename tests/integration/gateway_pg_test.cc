@@ -798,9 +798,11 @@ TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
     for (const auto& [body, type] : bad_bodies) {
       // Actions without a body accept an empty one: only the rest is malformed for them.
       if (body.empty() && !ValidBody(route)) continue;
-      // Upstream's V2UpdateCluster takes "" as "unset the pull secret".
+      // Upstream's V2UpdateCluster takes "" as "unset the pull secret", its UpdateInfraEnv as
+      // "no change".
       if (body == "{\"pull_secret\": \"\"}" && route.method == "PATCH" &&
-          absl::EndsWith(route.path, "/clusters/{cluster_id}")) {
+          (absl::EndsWith(route.path, "/clusters/{cluster_id}") ||
+           absl::EndsWith(route.path, "/infra-envs/{infra_env_id}"))) {
         continue;
       }
       cases.push_back({route.method, Fill(route.path), body, type});
@@ -1088,6 +1090,11 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
                "infra-env", false);
   expect_valid(As(alice_, "GET", "/infra-envs"), "infra-env", true);
   expect_valid(As(alice_, "GET", "/events?cluster_id=" + cluster_id_), "event", true);
+  expect_valid(As(alice_, "GET", "/clusters/default-config"), "cluster-default-config", false);
+  expect_valid(As(alice_, "PATCH", "/clusters/" + rich_id, "{}"), "cluster", false);
+  expect_valid(Fetch("GET", "/health"), "health", false);
+  CurlResponse ready = Fetch("GET", "/ready");  // 503 here: no image service
+  EXPECT_THAT(checker.Check(Json::parse(ready.body), "readiness"), ::testing::IsEmpty());
   CurlResponse missing = As(alice_, "GET", "/clusters/8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2d");
   EXPECT_EQ(missing.status, 404);
   EXPECT_THAT(checker.Check(Json::parse(missing.body), "error"), ::testing::IsEmpty());
