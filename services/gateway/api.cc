@@ -326,6 +326,7 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {"file_name"},
        &RestApi::DownloadClusterCredentials},
+      {"GET", "/clusters/{cluster_id}/credentials", A::kUser, {}, &RestApi::GetCredentials},
       {"GET",
        "/clusters/{cluster_id}/logs",
        A::kUser,
@@ -814,6 +815,45 @@ absl::StatusOr<http::Response> RestApi::DownloadClusterCredentials(const Call& c
     return Invalid("file_name", "expected kubeconfig, kubeconfig-noingress or kubeadmin-password");
   }
   return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::GetCredentials(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  // As upstream: while the console operator is reported but not available, its URL does not
+  // answer yet.
+  for (const types::MonitoredOperator& op : cluster.monitored_operators()) {
+    if (op.name() == "console" && op.status() != types::OPERATOR_STATUS_AVAILABLE) {
+      return absl::FailedPreconditionError(
+          "the console URL is not available yet: the console operator is not available (it "
+          "becomes so while the cluster is finalizing)");
+    }
+  }
+  // The password is a few dozen bytes; anything much larger is not one.
+  constexpr size_t kMaxPasswordBytes = 4096;
+  std::string password;
+  const absl::Status read = ReadArtifactChunks(
+      call, cluster.id(), "kubeadmin-password",
+      [](const inv::ArtifactInfo&) { return absl::OkStatus(); },
+      [&](absl::string_view bytes) {
+        if (password.size() + bytes.size() > kMaxPasswordBytes) {
+          return absl::InternalError("kubeadmin-password is larger than a password");
+        }
+        password.append(bytes.data(), bytes.size());
+        return absl::OkStatus();
+      });
+  if (absl::IsNotFound(read)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("kubeadmin-password of cluster ", cluster.id(),
+                     " is not available yet (cluster is ", EnumText(cluster.status()), ")"));
+  }
+  RETURN_IF_ERROR(read);
+  Json credentials = {{"username", "kubeadmin"}, {"password", std::move(password)}};
+  if (!cluster.name().empty() && !cluster.base_dns_domain().empty()) {
+    // The console route OpenShift creates for every cluster.
+    credentials["console_url"] = absl::StrCat("https://console-openshift-console.apps.",
+                                              cluster.name(), ".", cluster.base_dns_domain());
+  }
+  return JsonResponse(200, credentials);
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterLogs(const Call& call) const {

@@ -86,6 +86,8 @@ class RestApi {
   absl::StatusOr<http::Response> ListClusterHosts(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterFiles(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterCredentials(const Call& call) const;
+  // The kubeadmin user's password and the console URL (upstream's V2GetCredentials).
+  absl::StatusOr<http::Response> GetCredentials(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterLogs(const Call& call) const;
   absl::StatusOr<http::Response> RegisterInfraEnv(const Call& call) const;
   absl::StatusOr<http::Response> ListInfraEnvs(const Call& call) const;

@@ -83,6 +83,13 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
     last_get_cluster_ = *request;
     cluster->set_id(request->id());
     cluster->set_name("lab");
+    cluster->set_base_dns_domain("example.com");
+    cluster->set_status(cluster_status_);
+    if (console_status_ != types::v1::OPERATOR_STATUS_UNSPECIFIED) {
+      types::v1::MonitoredOperator* console = cluster->add_monitored_operators();
+      console->set_name("console");
+      console->set_status(console_status_);
+    }
     cluster->add_cluster_networks()->set_cidr("10.132.0.0/14");
     cluster->mutable_cluster_networks(0)->set_host_prefix(23);
     if (request->include_hosts()) {
@@ -166,6 +173,10 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
     absl::MutexLock lock(&mu_);
     return callers_;
   }
+  void SetConsole(types::v1::OperatorStatus status) {
+    absl::MutexLock lock(&mu_);
+    console_status_ = status;
+  }
   void SetClusters(std::vector<types::v1::Cluster> clusters) {
     absl::MutexLock lock(&mu_);
     clusters_ = std::move(clusters);
@@ -190,6 +201,10 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
  private:
   absl::Mutex mu_;
   std::vector<types::v1::Cluster> clusters_ ABSL_GUARDED_BY(mu_);
+  types::v1::ClusterStatus cluster_status_ ABSL_GUARDED_BY(mu_) =
+      types::v1::CLUSTER_STATUS_INSTALLED;
+  types::v1::OperatorStatus console_status_ ABSL_GUARDED_BY(mu_) =
+      types::v1::OPERATOR_STATUS_UNSPECIFIED;
   inventory::v1::ListEventsRequest last_events_ ABSL_GUARDED_BY(mu_);
   inventory::v1::GetClusterRequest last_get_cluster_ ABSL_GUARDED_BY(mu_);
   inventory::v1::UpdateClusterRequest last_update_cluster_ ABSL_GUARDED_BY(mu_);
@@ -615,6 +630,23 @@ TEST_F(RestApiTest, AnUpdateThatChangesNothingAnswersTheResourceUnchanged) {
   EXPECT_EQ(host.status, 201) << host.body.dump();
   EXPECT_EQ(host.body["id"], kHostId);
   EXPECT_FALSE(orchestrator_.last_update_host().has_host());
+}
+
+// Upstream's V2GetCredentials: the kubeadmin password stored at installation and the console
+// URL OpenShift gives the cluster, once the console operator (when reported) is available.
+TEST_F(RestApiTest, CredentialsCarryThePasswordAndTheConsoleUrl) {
+  ExpectError(Send("GET", absl::StrCat(kClusterPath, "/credentials")), 409, "kubeadmin-password");
+  inventory_.AddArtifact("kubeadmin-password", "s3cr3t-Pass");
+  Answer credentials = Send("GET", absl::StrCat(kClusterPath, "/credentials"));
+  ASSERT_EQ(credentials.status, 200) << credentials.body.dump();
+  EXPECT_EQ(credentials.body,
+            Json({{"username", "kubeadmin"},
+                  {"password", "s3cr3t-Pass"},
+                  {"console_url", "https://console-openshift-console.apps.lab.example.com"}}));
+  inventory_.SetConsole(types::v1::OPERATOR_STATUS_PROGRESSING);
+  ExpectError(Send("GET", absl::StrCat(kClusterPath, "/credentials")), 409, "console");
+  inventory_.SetConsole(types::v1::OPERATOR_STATUS_AVAILABLE);
+  EXPECT_EQ(Send("GET", absl::StrCat(kClusterPath, "/credentials")).status, 200);
 }
 
 TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {

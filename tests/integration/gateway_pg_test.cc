@@ -1090,6 +1090,23 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
                "infra-env", false);
   expect_valid(As(alice_, "GET", "/infra-envs"), "infra-env", true);
   expect_valid(As(alice_, "GET", "/events?cluster_id=" + cluster_id_), "event", true);
+  ExpectError(As(alice_, "GET", "/clusters/" + cluster_id_ + "/credentials"), 409,
+              "kubeadmin-password");
+  {
+    inv::PutArtifactRequest put;
+    put.set_cluster_id(cluster_id_);
+    put.set_name("kubeadmin-password");
+    put.set_kind(inv::ARTIFACT_KIND_CREDENTIALS);
+    put.set_content("s3cr3t-Pass");
+    grpc::ClientContext context;
+    inv::ArtifactInfo info;
+    ASSERT_TRUE(inventory_stub_->PutArtifact(&context, put, &info).ok());
+  }
+  CurlResponse credentials = As(alice_, "GET", "/clusters/" + cluster_id_ + "/credentials");
+  expect_valid(credentials, "credentials", false);
+  EXPECT_EQ(Json::parse(credentials.body)["password"], "s3cr3t-Pass");
+  EXPECT_EQ(Json::parse(credentials.body)["console_url"],
+            "https://console-openshift-console.apps.one.example.com");
   expect_valid(As(alice_, "GET", "/clusters/default-config"), "cluster-default-config", false);
   expect_valid(As(alice_, "PATCH", "/clusters/" + rich_id, "{}"), "cluster", false);
   expect_valid(Fetch("GET", "/health"), "health", false);
