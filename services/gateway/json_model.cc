@@ -407,7 +407,9 @@ absl::Status DiskEncryptionFromJson(const Json& json, const std::string& path,
                        EnumFromText(*types::v1::DiskEncryptionMode_descriptor(), text, child));
       encryption->set_mode(static_cast<types::v1::DiskEncryptionMode>(mode));
     } else if (key == "tang_servers") {
-      // Upstream carries the list as JSON text inside the string.
+      // Upstream carries the list as JSON text inside the string; it is bounded like a body.
+      RETURN_IF_ERROR(untrusted::CheckJsonBounds(
+          text, child, {.max_bytes = text.size(), .max_depth = kMaxDepth}));
       Json servers = Json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (!servers.is_array()) return FieldError(child, "expected a JSON array in a string");
       for (size_t i = 0; i < servers.size(); ++i) {
@@ -553,7 +555,7 @@ Json UnsetValue(const FieldRule& rule, const FieldDescriptor& field) {
     const bool list = rule.kind == FieldKind::kPlain || rule.kind == FieldKind::kHosts;
     return list && !field.is_map() ? Json::array() : Json();
   }
-  if (field.containing_type() != nullptr && absl::StrContains(rule.proto, '.')) return Json();
+  if (absl::StrContains(rule.proto, '.')) return Json();  // inside an object: omitempty
   switch (field.cpp_type()) {
     case FieldDescriptor::CPPTYPE_BOOL:
       return false;

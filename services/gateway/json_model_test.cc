@@ -339,6 +339,15 @@ TEST(ClusterModel, DiskEncryptionUsesUpstreamStrings) {
   EXPECT_EQ(Json::parse(shown["tang_servers"].get<std::string>()),
             Json::parse(R"([{"url":"http://tang.example.com:7500","thumbprint":"abc"}])"));
 
+  // JSON text inside a string is bounded like a body: deep nesting is refused, not recursed.
+  types::Cluster deep;
+  Json nested = {
+      {"disk_encryption", {{"tang_servers", std::string(200000, '[') + std::string(200000, ']')}}}};
+  EXPECT_THAT(FromJson(ClusterModel(), nested, kUpdate, &deep),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       ::testing::AllOf(HasSubstr("disk_encryption.tang_servers"),
+                                        HasSubstr("nested deeper"))));
+
   cluster.mutable_disk_encryption()->add_enable_on(types::HOST_ROLE_ARBITER);
   EXPECT_EQ(ToJson(ClusterModel(), cluster)["disk_encryption"]["enable_on"], "all");
   for (const char* bad : {R"({"disk_encryption":{"enable_on":"bootstrap"}})",
