@@ -256,10 +256,8 @@ absl::StatusOr<google::protobuf::RepeatedPtrField<std::string>> SkippedDisks(
       return disk.id() == disk_id || disk.path() == disk_id;
     });
     if (!known) {
-      return WithHttpStatus(
-          Invalid("disks_skip_formatting",
-                  absl::StrCat("disk ", disk_id, " is not a disk of host ", host.id())),
-          400);
+      return Invalid("disks_skip_formatting",
+                     absl::StrCat("disk ", disk_id, " is not a disk of host ", host.id()));
     }
     *skipped.Add() = disk_id;
   }
@@ -660,6 +658,7 @@ absl::StatusOr<http::Response> RestApi::ListClusters(const Call& call) const {
   inv::ListClustersRequest request;
   request.set_page_size(1000);
   request.set_include_hosts(with_hosts);
+  // The inventory filters by OpenShift cluster id.
   ASSIGN_OR_RETURN(*request.mutable_openshift_cluster_id(),
                    QueryId(call.request, "openshift_cluster_id"));
   // No cluster here has an AMS subscription: asking for some finds none, as upstream would.
@@ -673,10 +672,6 @@ absl::StatusOr<http::Response> RestApi::ListClusters(const Call& call) const {
                                     call.principal.identity));
     for (const types::Cluster& cluster : page.clusters()) {
       if (by_subscription || !OwnedBy(cluster, owner)) continue;
-      if (!request.openshift_cluster_id().empty() &&
-          cluster.openshift_cluster_id() != request.openshift_cluster_id()) {
-        continue;
-      }
       list.push_back(ClusterJson(cluster));
     }
     request.set_page_token(page.next_page_token());

@@ -52,11 +52,17 @@ types::v1::Host StoredHost(const std::string& infra_env_id, const std::string& i
 // and which remembers who asked and what.
 class FakeInventory final : public inventory::v1::InventoryService::Service {
  public:
-  grpc::Status ListClusters(grpc::ServerContext* context, const inventory::v1::ListClustersRequest*,
+  grpc::Status ListClusters(grpc::ServerContext* context,
+                            const inventory::v1::ListClustersRequest* request,
                             inventory::v1::ListClustersResponse* response) override {
     absl::MutexLock lock(&mu_);
     callers_.push_back(grpcutil::GetIdentity(*context));
-    for (const types::v1::Cluster& cluster : clusters_) *response->add_clusters() = cluster;
+    for (const types::v1::Cluster& cluster : clusters_) {
+      if (request->openshift_cluster_id().empty() ||
+          cluster.openshift_cluster_id() == request->openshift_cluster_id()) {
+        *response->add_clusters() = cluster;
+      }
+    }
     return grpc::Status::OK;
   }
   grpc::Status ListInfraEnvs(grpc::ServerContext*, const inventory::v1::ListInfraEnvsRequest*,
