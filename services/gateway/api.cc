@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
@@ -145,6 +146,14 @@ Json HostsJson(const google::protobuf::RepeatedPtrField<types::Host>& hosts) {
   return list;
 }
 
+// A JSON answer with `status` of `resource` as `render` shows it, or the read's error.
+template <typename Resource, typename Render>
+absl::StatusOr<http::Response> Rendered(absl::StatusOr<Resource> resource, Render render,
+                                        int status) {
+  if (!resource.ok()) return resource.status();
+  return JsonResponse(status, render(*resource));
+}
+
 // What the read cache keeps of a read of `resource`: its JSON by `render`, and its tags.
 template <typename Resource, typename Render>
 absl::StatusOr<ReadCache::Fetched> Rendered(absl::StatusOr<Resource> resource, Render render) {
@@ -180,9 +189,10 @@ absl::Status NoBody(const http::Request& request) {
 }
 
 // Query parameter helpers: "name: problem" errors, defaults when absent.
-absl::StatusOr<bool> QueryBool(const http::Request& request, const char* name) {
+absl::StatusOr<bool> QueryBool(const http::Request& request, const char* name,
+                               bool fallback = false) {
   absl::optional<absl::string_view> value = request.Query(name);
-  if (!value) return false;
+  if (!value) return fallback;
   if (*value == "true") return true;
   if (*value == "false") return false;
   return Invalid(name, "expected true or false");
@@ -230,6 +240,37 @@ absl::StatusOr<std::vector<E>> QueryEnums(const http::Request& request, const ch
   return values;
 }
 
+// The host's skip_formatting_disks after upstream's disks_skip_formatting changes: a disk is
+// added (it must be one of the host's disks, by id or path) or removed, in the order given.
+absl::StatusOr<google::protobuf::RepeatedPtrField<std::string>> SkippedDisks(
+    const types::Host& host, const std::vector<std::pair<std::string, bool>>& changes) {
+  google::protobuf::RepeatedPtrField<std::string> skipped = host.skip_formatting_disks();
+  for (const auto& [disk_id, skip] : changes) {
+    auto found = std::find(skipped.begin(), skipped.end(), disk_id);
+    if (!skip) {
+      if (found != skipped.end()) skipped.erase(found);
+      continue;
+    }
+    if (found != skipped.end()) continue;
+    const bool known = absl::c_any_of(host.inventory().disks(), [&](const types::Disk& disk) {
+      return disk.id() == disk_id || disk.path() == disk_id;
+    });
+    if (!known) {
+      return Invalid("disks_skip_formatting",
+                     absl::StrCat("disk ", disk_id, " is not a disk of host ", host.id()));
+    }
+    *skipped.Add() = disk_id;
+  }
+  return skipped;
+}
+
+// Upstream's `owner` filter: only what that user registered. The inventory has already kept
+// what the caller may see, so this only narrows it.
+template <typename Resource>
+bool OwnedBy(const Resource& resource, absl::optional<absl::string_view> owner) {
+  return !owner || resource.owner().user_name() == *owner;
+}
+
 absl::StatusOr<std::string> RequiredQuery(const http::Request& request, const char* name) {
   absl::optional<absl::string_view> value = request.Query(name);
   if (!value || value->empty()) return Invalid(name, "required");
@@ -246,15 +287,33 @@ const std::vector<RestApi::Route>& RestApi::Table() {
   using A = Access;
   static const auto* table = new std::vector<Route>{
       {"POST", "/clusters", A::kUser, {}, &RestApi::RegisterCluster},
-      {"GET", "/clusters", A::kUser, {"with_hosts"}, &RestApi::ListClusters},
+      {"GET",
+       "/clusters",
+       A::kUser,
+       {"with_hosts", "owner", "openshift_cluster_id", "ams_subscription_ids"},
+       &RestApi::ListClusters},
       {"GET", "/clusters/default-config", A::kUser, {}, &RestApi::ClusterDefaultConfig},
-      {"GET", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::GetCluster},
+      {"GET", "/clusters/{cluster_id}", A::kUser, {"exclude-hosts"}, &RestApi::GetCluster},
       {"PATCH", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::UpdateCluster},
       {"DELETE", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::DeregisterCluster},
       {"POST", "/clusters/{cluster_id}/actions/install", A::kUser, {}, &RestApi::InstallCluster},
       {"POST", "/clusters/{cluster_id}/actions/cancel", A::kUser, {}, &RestApi::CancelInstallation},
       {"POST", "/clusters/{cluster_id}/actions/reset", A::kUser, {}, &RestApi::ResetCluster},
-      {"GET", "/clusters/{cluster_id}/hosts", A::kUser, {}, &RestApi::ListClusterHosts},
+      {"POST",
+       "/clusters/{cluster_id}/actions/allow-add-workers",
+       A::kUser,
+       {},
+       &RestApi::AllowAddWorkers},
+      {"POST",
+       "/clusters/{cluster_id}/actions/allow-add-hosts",
+       A::kUser,
+       {},
+       &RestApi::AllowAddWorkers},
+      {"GET",
+       "/clusters/{cluster_id}/hosts",
+       A::kUser,
+       {"role", "status", "with-inventory", "with-connectivity"},
+       &RestApi::ListClusterHosts},
       {"GET",
        "/clusters/{cluster_id}/downloads/files",
        A::kUser,
@@ -265,13 +324,14 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {"file_name"},
        &RestApi::DownloadClusterCredentials},
+      {"GET", "/clusters/{cluster_id}/credentials", A::kUser, {}, &RestApi::GetCredentials},
       {"GET",
        "/clusters/{cluster_id}/logs",
        A::kUser,
        {"logs_type", "host_id"},
        &RestApi::DownloadClusterLogs},
       {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
-      {"GET", "/infra-envs", A::kUser, {"cluster_id"}, &RestApi::ListInfraEnvs},
+      {"GET", "/infra-envs", A::kUser, {"cluster_id", "owner"}, &RestApi::ListInfraEnvs},
       {"GET", "/infra-envs/{infra_env_id}", A::kAgentOrImage, {}, &RestApi::GetInfraEnv},
       {"PATCH", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::UpdateInfraEnv},
       {"DELETE", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::DeregisterInfraEnv},
@@ -288,7 +348,7 @@ const std::vector<RestApi::Route>& RestApi::Table() {
       {"GET",
        "/infra-envs/{infra_env_id}/downloads/files",
        A::kAgentOrImage,
-       {"file_name", "ipxe_script_type", "mac"},
+       {"file_name", "ipxe_script_type", "mac", "discovery_iso_type"},
        &RestApi::DownloadInfraEnvFiles},
       {"GET", "/infra-envs/{infra_env_id}/hosts", A::kAgent, {}, &RestApi::ListHosts},
       {"GET", "/infra-envs/{infra_env_id}/hosts/{host_id}", A::kUser, {}, &RestApi::GetHost},
@@ -324,7 +384,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        {"cluster_id", "host_id", "host_ids", "infra_env_id", "limit", "offset", "order",
         "severities", "message", "deleted_hosts", "cluster_level", "categories"},
        &RestApi::ListEvents},
-      {"GET", "/openshift-versions", A::kUser, {}, &RestApi::ListOpenshiftVersions},
+      {"GET",
+       "/openshift-versions",
+       A::kUser,
+       {"version", "only_latest"},
+       &RestApi::ListOpenshiftVersions},
       {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
       {"GET", "//health", A::kPublic, {}, &RestApi::Health},
       {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
@@ -342,9 +406,13 @@ std::vector<RouteInfo> RestApi::Routes() {
 
 absl::Status RestApi::Register(http::Router& router) const {
   for (const Route& route : Table()) {
-    RETURN_IF_ERROR(router.Handle(
-        route.method, route.FullPath(),
-        [this, &route](const http::Request& request) { return Serve(route, request); }));
+    // Each route also answers with a trailing slash, as upstream's does ("/v2/clusters/" is
+    // what its UI requests).
+    for (const std::string& path : {route.FullPath(), route.FullPath() + "/"}) {
+      RETURN_IF_ERROR(router.Handle(
+          route.method, path,
+          [this, &route](const http::Request& request) { return Serve(route, request); }));
+    }
   }
   return absl::OkStatus();
 }
@@ -441,7 +509,8 @@ template <typename Request>
 absl::StatusOr<http::Response> RestApi::HostAction(
     const Call& call,
     grpc::Status (orch::OrchestratorService::Stub::*method)(grpc::ClientContext*, const Request&,
-                                                            types::Host*)) const {
+                                                            types::Host*),
+    int success_status) const {
   RETURN_IF_ERROR(NoBody(call.request));
   ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
   Request request;
@@ -449,7 +518,7 @@ absl::StatusOr<http::Response> RestApi::HostAction(
   request.set_host_id(host.id());
   ASSIGN_OR_RETURN(types::Host updated, backends_.Call(kOrchestrator, backends_.orchestrator(),
                                                        method, request, call.principal.identity));
-  return JsonResponse(202, HostJson(updated));
+  return JsonResponse(success_status, HostJson(updated));
 }
 
 absl::StatusOr<http::Response> RestApi::CachedRead(
@@ -589,13 +658,22 @@ absl::StatusOr<http::Response> RestApi::ListClusters(const Call& call) const {
   inv::ListClustersRequest request;
   request.set_page_size(1000);
   request.set_include_hosts(with_hosts);
+  // The inventory filters by OpenShift cluster id.
+  ASSIGN_OR_RETURN(*request.mutable_openshift_cluster_id(),
+                   QueryId(call.request, "openshift_cluster_id"));
+  // No cluster here has an AMS subscription: asking for some finds none, as upstream would.
+  const bool by_subscription = !QueryList(call.request, "ams_subscription_ids").empty();
+  const absl::optional<absl::string_view> owner = call.request.Query("owner");
   Json list = Json::array();
   do {
     ASSIGN_OR_RETURN(inv::ListClustersResponse page,
                      backends_.Call(kInventory, backends_.inventory(),
                                     &inv::InventoryService::Stub::ListClusters, request,
                                     call.principal.identity));
-    for (const types::Cluster& cluster : page.clusters()) list.push_back(ClusterJson(cluster));
+    for (const types::Cluster& cluster : page.clusters()) {
+      if (by_subscription || !OwnedBy(cluster, owner)) continue;
+      list.push_back(ClusterJson(cluster));
+    }
     request.set_page_token(page.next_page_token());
   } while (!request.page_token().empty());
   return JsonResponse(200, list);
@@ -620,15 +698,26 @@ absl::StatusOr<http::Response> RestApi::ClusterDefaultConfig(const Call&) const 
 }
 
 absl::StatusOr<http::Response> RestApi::GetCluster(const Call& call) const {
-  return CachedRead(call, [&] { return Rendered(ReadCluster(call, true), ClusterJson); });
+  ASSIGN_OR_RETURN(bool exclude_hosts, QueryBool(call.request, "exclude-hosts"));
+  return CachedRead(call, [&] { return Rendered(ReadCluster(call, !exclude_hosts), ClusterJson); });
 }
 
 absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
   ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
   inv::UpdateClusterRequest request;
   types::Cluster& cluster = *request.mutable_cluster();
-  ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster));
-  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  // Upstream's single-network fields keep what they leave out from the stored cluster.
+  absl::optional<types::Cluster> current;
+  for (const char* legacy : {"cluster_network_cidr", "cluster_network_host_prefix",
+                             "service_network_cidr", "machine_network_cidr"}) {
+    if (body.contains(legacy) && !current) {
+      ASSIGN_OR_RETURN(current, ReadCluster(call, false));
+    }
+  }
+  ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster,
+                                             current ? &*current : nullptr));
+  // Upstream answers an update that changes nothing with the resource as it is.
+  if (decoded.mask.paths().empty()) return Rendered(ReadCluster(call, false), ClusterJson, 201);
   cluster.set_id(std::string(call.request.Param("cluster_id")));
   *request.mutable_update_mask() = std::move(decoded.mask);
   request.set_pull_secret(decoded.pull_secret);
@@ -663,10 +752,45 @@ absl::StatusOr<http::Response> RestApi::ResetCluster(const Call& call) const {
                                                   &orch::OrchestratorService::Stub::ResetCluster);
 }
 
+// Serves upstream's allow-add-workers and allow-add-hosts alike: both turn an installed
+// cluster into one that accepts day-2 hosts.
+absl::StatusOr<http::Response> RestApi::AllowAddWorkers(const Call& call) const {
+  return ClusterAction<orch::AllowAddWorkersRequest>(
+      call, &orch::OrchestratorService::Stub::AllowAddWorkers);
+}
+
 absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const {
+  // Upstream's filters. Unlike upstream, inventory and connectivity are shown unless left out
+  // explicitly (aictl names hosts from their inventory); free_addresses is never shown here.
+  types::HostRole role = types::HOST_ROLE_UNSPECIFIED;
+  if (absl::optional<absl::string_view> text = call.request.Query("role")) {
+    ASSIGN_OR_RETURN(int value, EnumFromText(*types::HostRole_descriptor(), *text, "role"));
+    role = static_cast<types::HostRole>(value);
+    if (role == types::HOST_ROLE_BOOTSTRAP) {
+      return Invalid("role", "expected master, arbiter, worker or auto-assign");
+    }
+  }
+  types::HostStatus status = types::HOST_STATUS_UNSPECIFIED;
+  if (absl::optional<absl::string_view> text = call.request.Query("status")) {
+    ASSIGN_OR_RETURN(int value, EnumFromText(*types::HostStatus_descriptor(), *text, "status"));
+    status = static_cast<types::HostStatus>(value);
+  }
+  ASSIGN_OR_RETURN(bool with_inventory, QueryBool(call.request, "with-inventory", true));
+  ASSIGN_OR_RETURN(bool with_connectivity, QueryBool(call.request, "with-connectivity", true));
   return CachedRead(call, [&] {
-    return Rendered(ReadCluster(call, true),
-                    [](const types::Cluster& cluster) { return HostsJson(cluster.hosts()); });
+    return Rendered(ReadCluster(call, true), [&](const types::Cluster& cluster) {
+      Json list = Json::array();
+      for (const types::Host& host : cluster.hosts()) {
+        if (role != types::HOST_ROLE_UNSPECIFIED && host.role() != role) continue;
+        if (status != types::HOST_STATUS_UNSPECIFIED && host.status() != status) continue;
+        Json json = HostJson(host);
+        json.erase("free_addresses");
+        if (!with_inventory) json.erase("inventory");
+        if (!with_connectivity) json.erase("connectivity");
+        list.push_back(std::move(json));
+      }
+      return list;
+    });
   });
 }
 
@@ -686,6 +810,45 @@ absl::StatusOr<http::Response> RestApi::DownloadClusterCredentials(const Call& c
     return Invalid("file_name", "expected kubeconfig, kubeconfig-noingress or kubeadmin-password");
   }
   return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::GetCredentials(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  // As upstream: while the console operator is reported but not available, its URL does not
+  // answer yet.
+  for (const types::MonitoredOperator& op : cluster.monitored_operators()) {
+    if (op.name() == "console" && op.status() != types::OPERATOR_STATUS_AVAILABLE) {
+      return absl::FailedPreconditionError(
+          "the console URL is not available yet: the console operator is not available (it "
+          "becomes so while the cluster is finalizing)");
+    }
+  }
+  // The password is a few dozen bytes; anything much larger is not one.
+  constexpr size_t kMaxPasswordBytes = 4096;
+  std::string password;
+  const absl::Status read = ReadArtifactChunks(
+      call, cluster.id(), "kubeadmin-password",
+      [](const inv::ArtifactInfo&) { return absl::OkStatus(); },
+      [&](absl::string_view bytes) {
+        if (password.size() + bytes.size() > kMaxPasswordBytes) {
+          return absl::InternalError("kubeadmin-password is larger than a password");
+        }
+        password.append(bytes.data(), bytes.size());
+        return absl::OkStatus();
+      });
+  if (absl::IsNotFound(read)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("kubeadmin-password of cluster ", cluster.id(),
+                     " is not available yet (cluster is ", EnumText(cluster.status()), ")"));
+  }
+  RETURN_IF_ERROR(read);
+  Json credentials = {{"username", "kubeadmin"}, {"password", std::move(password)}};
+  if (!cluster.name().empty() && !cluster.base_dns_domain().empty()) {
+    // The console route OpenShift creates for every cluster.
+    credentials["console_url"] = absl::StrCat("https://console-openshift-console.apps.",
+                                              cluster.name(), ".", cluster.base_dns_domain());
+  }
+  return JsonResponse(200, credentials);
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterLogs(const Call& call) const {
@@ -780,7 +943,7 @@ absl::StatusOr<http::Response> RestApi::ListInfraEnvs(const Call& call) const {
                                     &inv::InventoryService::Stub::ListInfraEnvs, request,
                                     call.principal.identity));
     for (const types::InfraEnv& infra_env : page.infra_envs()) {
-      list.push_back(InfraEnvJson(infra_env));
+      if (OwnedBy(infra_env, call.request.Query("owner"))) list.push_back(InfraEnvJson(infra_env));
     }
     request.set_page_token(page.next_page_token());
   } while (!request.page_token().empty());
@@ -796,7 +959,7 @@ absl::StatusOr<http::Response> RestApi::UpdateInfraEnv(const Call& call) const {
   inv::UpdateInfraEnvRequest request;
   types::InfraEnv& infra_env = *request.mutable_infra_env();
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kUpdate, &infra_env));
-  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  if (decoded.mask.paths().empty()) return Rendered(ReadInfraEnv(call), InfraEnvJson, 201);
   infra_env.set_id(std::string(call.request.Param("infra_env_id")));
   *request.mutable_update_mask() = std::move(decoded.mask);
   request.set_pull_secret(decoded.pull_secret);
@@ -847,6 +1010,12 @@ absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) 
   ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
   if (name != "discovery.ign" && name != "ipxe-script" && name != "static-network-config") {
     return Invalid("file_name", "expected discovery.ign, ipxe-script or static-network-config");
+  }
+  // Upstream picks the ISO an iPXE script boots; here PXE boots the kernel and initrd, the same
+  // for every image type, so the value is checked and changes nothing.
+  if (absl::optional<absl::string_view> type = call.request.Query("discovery_iso_type")) {
+    RETURN_IF_ERROR(
+        EnumFromText(*types::ImageType_descriptor(), *type, "discovery_iso_type").status());
   }
   ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
   if (name == "discovery.ign") {
@@ -927,8 +1096,15 @@ absl::StatusOr<http::Response> RestApi::UpdateHost(const Call& call) const {
   ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
   orch::UpdateHostRequest request;
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(HostModel(), body, kUpdate, request.mutable_host()));
-  if (decoded.mask.paths().empty()) return Invalid("body", "names no field to update");
+  if (decoded.mask.paths().empty() && decoded.skip_formatting.empty()) {
+    return Rendered(ReadHost(call), HostJson, 201);
+  }
   ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
+  if (!decoded.skip_formatting.empty()) {
+    ASSIGN_OR_RETURN(*request.mutable_host()->mutable_skip_formatting_disks(),
+                     SkippedDisks(host, decoded.skip_formatting));
+    decoded.mask.add_paths("skip_formatting_disks");
+  }
   request.set_infra_env_id(host.infra_env_id());
   request.set_host_id(host.id());
   request.mutable_host()->set_infra_env_id(host.infra_env_id());
@@ -953,14 +1129,17 @@ absl::StatusOr<http::Response> RestApi::DeregisterHost(const Call& call) const {
   return http::Response{.status = 204};
 }
 
+// Upstream answers reset, bind and unbind with 200 and a day-2 install with 202.
 absl::StatusOr<http::Response> RestApi::ResetHost(const Call& call) const {
-  return HostAction<orch::ResetHostRequest>(call, &orch::OrchestratorService::Stub::ResetHost);
+  return HostAction<orch::ResetHostRequest>(call, &orch::OrchestratorService::Stub::ResetHost, 200);
 }
 absl::StatusOr<http::Response> RestApi::InstallHost(const Call& call) const {
-  return HostAction<orch::InstallHostRequest>(call, &orch::OrchestratorService::Stub::InstallHost);
+  return HostAction<orch::InstallHostRequest>(call, &orch::OrchestratorService::Stub::InstallHost,
+                                              202);
 }
 absl::StatusOr<http::Response> RestApi::UnbindHost(const Call& call) const {
-  return HostAction<orch::UnbindHostRequest>(call, &orch::OrchestratorService::Stub::UnbindHost);
+  return HostAction<orch::UnbindHostRequest>(call, &orch::OrchestratorService::Stub::UnbindHost,
+                                             200);
 }
 
 absl::StatusOr<http::Response> RestApi::BindHost(const Call& call) const {
@@ -988,7 +1167,7 @@ absl::StatusOr<http::Response> RestApi::BindHost(const Call& call) const {
   ASSIGN_OR_RETURN(types::Host bound, backends_.Call(kOrchestrator, backends_.orchestrator(),
                                                      &orch::OrchestratorService::Stub::BindHost,
                                                      request, call.principal.identity));
-  return JsonResponse(202, HostJson(bound));
+  return JsonResponse(200, HostJson(bound));
 }
 
 // ---- Events, versions, health ----
@@ -1009,9 +1188,13 @@ absl::StatusOr<http::Response> RestApi::ListEvents(const Call& call) const {
   request.set_limit(limit);
   ASSIGN_OR_RETURN(int offset, QueryInt(q, "offset", 0, 0, 1 << 30));
   request.set_offset(offset);
-  const std::string order(q.Query("order").value_or("asc"));
-  if (order != "asc" && order != "desc") return Invalid("order", "expected asc or desc");
-  request.set_order(order == "asc" ? inv::SORT_ORDER_ASC : inv::SORT_ORDER_DESC);
+  // Upstream's spelling is ascending/descending; asc/desc are kept for earlier clients.
+  const std::string order(q.Query("order").value_or("ascending"));
+  const bool ascending = order == "ascending" || order == "asc";
+  if (!ascending && order != "descending" && order != "desc") {
+    return Invalid("order", "expected ascending or descending");
+  }
+  request.set_order(ascending ? inv::SORT_ORDER_ASC : inv::SORT_ORDER_DESC);
   ASSIGN_OR_RETURN(std::vector<types::EventSeverity> severities,
                    QueryEnums<types::EventSeverity>(q, "severities"));
   for (types::EventSeverity severity : severities) request.add_severities(severity);
@@ -1043,13 +1226,17 @@ absl::StatusOr<http::Response> RestApi::ListEvents(const Call& call) const {
   return response;
 }
 
-absl::StatusOr<http::Response> RestApi::ListOpenshiftVersions(const Call&) const {
+absl::StatusOr<http::Response> RestApi::ListOpenshiftVersions(const Call& call) const {
+  // only_latest: there is one entry per version here, which is its latest.
+  RETURN_IF_ERROR(QueryBool(call.request, "only_latest").status());
+  const std::string wanted(call.request.Query("version").value_or(""));
   ASSIGN_OR_RETURN(
       img::ListBaseImagesResponse images,
       backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::ListBaseImages,
                      img::ListBaseImagesRequest(), {}));
   Json versions = Json::object();
   for (const img::BaseImage& image : images.images()) {
+    if (!absl::StartsWith(image.openshift_version(), wanted)) continue;
     Json& version = versions[image.openshift_version()];
     if (version.is_null()) {
       version = {{"display_name", image.openshift_version()},

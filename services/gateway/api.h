@@ -82,9 +82,12 @@ class RestApi {
   absl::StatusOr<http::Response> InstallCluster(const Call& call) const;
   absl::StatusOr<http::Response> CancelInstallation(const Call& call) const;
   absl::StatusOr<http::Response> ResetCluster(const Call& call) const;
+  absl::StatusOr<http::Response> AllowAddWorkers(const Call& call) const;
   absl::StatusOr<http::Response> ListClusterHosts(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterFiles(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterCredentials(const Call& call) const;
+  // The kubeadmin user's password and the console URL (upstream's V2GetCredentials).
+  absl::StatusOr<http::Response> GetCredentials(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterLogs(const Call& call) const;
   absl::StatusOr<http::Response> RegisterInfraEnv(const Call& call) const;
   absl::StatusOr<http::Response> ListInfraEnvs(const Call& call) const;
@@ -117,10 +120,14 @@ class RestApi {
   absl::StatusOr<http::Response> ClusterAction(
       const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
                             grpc::ClientContext*, const Request&, types::v1::Cluster*)) const;
+  // Calls `method` for the route's host (read as the caller first); answers `success_status`.
   template <typename Request>
   absl::StatusOr<http::Response> HostAction(
-      const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
-                            grpc::ClientContext*, const Request&, types::v1::Host*)) const;
+      const Call& call,
+      grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(grpc::ClientContext*,
+                                                                          const Request&,
+                                                                          types::v1::Host*),
+      int success_status) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
   // Reads artifact `name` of cluster `cluster_id` as the caller, kArtifactChunkBytes per call:
   // hands its metadata (from the first chunk) to `on_info` before any content, then each chunk

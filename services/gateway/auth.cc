@@ -68,10 +68,10 @@ absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& reque
                                                       absl::Time now) const {
   if (!options_.enabled) return Principal{};
   if (absl::optional<absl::string_view> header = request.headers.Get("Authorization")) {
-    absl::string_view value = *header;
-    if (!absl::ConsumePrefix(&value, "Bearer ") && !absl::ConsumePrefix(&value, "bearer ")) {
-      return absl::UnauthenticatedError("Authorization: expected \"Bearer <token>\"");
-    }
+    absl::string_view value = absl::StripAsciiWhitespace(*header);
+    // "Bearer <token>" (any case), or the bare token as aicli sends it (upstream's Python client
+    // puts the api key in the header without a prefix).
+    if (value.size() > 7 && absl::StartsWithIgnoreCase(value, "Bearer ")) value.remove_prefix(7);
     ASSIGN_OR_RETURN(nlohmann::json claims, jwt_->Verify(absl::StripAsciiWhitespace(value), now));
     Principal principal;
     principal.kind = Principal::Kind::kUser;

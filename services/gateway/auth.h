@@ -1,11 +1,11 @@
 // File: services/gateway/auth.h
 //
 // Who is calling the REST API and what they may touch. Three kinds of credentials:
-//   - users: "Authorization: Bearer <JWT>" (HS256 local issuer or RS256 from a JWKS file); the
-//     claims name the user ("username", else "sub") and the organisation ("org_id"), in any
-//     script but without control characters. Their identity is forwarded to the inventory as
-//     metadata (lib/grpc/identity.h), which enforces tenancy (another tenant's resource is
-//     NOT_FOUND, like a missing one);
+//   - users: "Authorization: Bearer <JWT>", or the bare JWT as aicli sends it (HS256 local
+//     issuer or RS256 from a JWKS file); the claims name the user ("username", else "sub")
+//     and the organisation ("org_id"), in any script but without control characters. Their identity
+//     is forwarded to the inventory as metadata (lib/grpc/identity.h), which enforces tenancy
+//     (another tenant's resource is NOT_FOUND, like a missing one);
 //   - agents: "X-Secret-Key: <agent token>", the infra-env scoped token baked into the discovery
 //     image (lib/auth/token.h: signed with the image service's --url-signing-key-file and the
 //     infra-env's current signing key, so regenerating that key revokes it);

@@ -1,11 +1,15 @@
 #include "services/gateway/json_model.h"
 
 #include <cctype>
+#include <iterator>
 #include <limits>
+#include <memory>
 #include <utility>
 
+#include "absl/algorithm/container.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -335,6 +339,238 @@ std::string ValidationsText(const Message& message, const FieldDescriptor& field
   return Dump(groups);
 }
 
+// Upstream's network and VIP entries carry their cluster's id, and its UI sends them back as it
+// read them. Here an entry belongs to the cluster of the request's path, so that id is checked
+// to be a string and otherwise ignored.
+bool IsUpstreamOwnerKey(const Descriptor& type, absl::string_view key) {
+  return key == "cluster_id" && (&type == types::v1::ClusterNetwork::descriptor() ||
+                                 &type == types::v1::ServiceNetwork::descriptor() ||
+                                 &type == types::v1::MachineNetwork::descriptor() ||
+                                 &type == types::v1::Vip::descriptor());
+}
+
+// ---- Upstream's disk-encryption strings ----
+
+// The roles upstream's enable_on names, in its order.
+constexpr std::pair<types::v1::HostRole, const char*> kEncryptedRoles[] = {
+    {types::v1::HOST_ROLE_MASTER, "masters"},
+    {types::v1::HOST_ROLE_ARBITER, "arbiters"},
+    {types::v1::HOST_ROLE_WORKER, "workers"}};
+
+Json DiskEncryptionToJson(const types::v1::DiskEncryption& encryption) {
+  Json json = Json::object();
+  std::vector<std::string> roles;
+  for (const auto& [role, name] : kEncryptedRoles) {
+    if (absl::c_linear_search(encryption.enable_on(), role)) roles.push_back(name);
+  }
+  json["enable_on"] = roles.empty()                                ? std::string("none")
+                      : roles.size() == std::size(kEncryptedRoles) ? std::string("all")
+                                                                   : absl::StrJoin(roles, ",");
+  if (std::string mode = EnumText(encryption.mode()); !mode.empty()) json["mode"] = mode;
+  if (!encryption.tang_servers().empty()) {
+    Json servers = Json::array();
+    for (const types::v1::TangServer& server : encryption.tang_servers()) {
+      servers.push_back(MessageToJson(server));
+    }
+    json["tang_servers"] = Dump(servers);
+  }
+  return json;
+}
+
+absl::Status DiskEncryptionFromJson(const Json& json, const std::string& path,
+                                    types::v1::DiskEncryption* encryption) {
+  if (!json.is_object()) {
+    return FieldError(path, absl::StrCat("expected an object, got ", JsonTypeName(json)));
+  }
+  encryption->Clear();
+  for (const auto& [key, value] : json.items()) {
+    const std::string child = absl::StrCat(path, ".", key);
+    if (value.is_null()) continue;
+    if (!value.is_string()) {
+      return FieldError(child, absl::StrCat("expected a string, got ", JsonTypeName(value)));
+    }
+    const std::string text = value.get<std::string>();
+    if (key == "enable_on") {
+      if (text == "none") continue;
+      for (const auto& [role, name] : kEncryptedRoles) {
+        if (text == "all" || absl::c_linear_search(absl::StrSplit(text, ','), name)) {
+          encryption->add_enable_on(role);
+        }
+      }
+      const std::vector<absl::string_view> names = absl::StrSplit(text, ',');
+      if (text != "all" && static_cast<size_t>(encryption->enable_on_size()) != names.size()) {
+        return FieldError(child,
+                          "must be none, all, or masters, arbiters and workers joined by commas");
+      }
+    } else if (key == "mode") {
+      ASSIGN_OR_RETURN(int mode,
+                       EnumFromText(*types::v1::DiskEncryptionMode_descriptor(), text, child));
+      encryption->set_mode(static_cast<types::v1::DiskEncryptionMode>(mode));
+    } else if (key == "tang_servers") {
+      // Upstream carries the list as JSON text inside the string; it is bounded like a body.
+      RETURN_IF_ERROR(untrusted::CheckJsonBounds(
+          text, child, {.max_bytes = text.size(), .max_depth = kMaxDepth}));
+      Json servers = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+      if (!servers.is_array()) return FieldError(child, "expected a JSON array in a string");
+      for (size_t i = 0; i < servers.size(); ++i) {
+        RETURN_IF_ERROR(JsonToMessage(servers[i], absl::StrCat(child, "[", i, "]"),
+                                      encryption->add_tang_servers()));
+      }
+    } else {
+      return FieldError(child, "unknown field");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// Whether an upstream field this service does not support carries only its empty value.
+bool IsEmptyValue(const Json& value) {
+  return value.is_null() || (value.is_string() && value.get<std::string>().empty()) ||
+         ((value.is_array() || value.is_object()) && value.empty()) ||
+         (value.is_number() && value == 0) || (value.is_boolean() && !value.get<bool>());
+}
+
+bool HasJsonType(const Json& value, absl::string_view type) {
+  if (type == "array") return value.is_array();
+  if (type == "string") return value.is_string();
+  if (type == "integer") return value.is_number_integer();
+  if (type == "object") return value.is_object();
+  return true;
+}
+
+// The list and entry field a kLegacyNetwork rule names ("cluster_networks.cidr").
+std::pair<std::string, std::string> LegacyParts(const FieldRule& rule) {
+  std::pair<std::string, std::string> parts = absl::StrSplit(rule.proto, absl::MaxSplits('.', 1));
+  return parts;
+}
+
+Json LegacyNetworkToJson(const FieldRule& rule, const Message& message) {
+  const auto [list, entry] = LegacyParts(rule);
+  const FieldDescriptor* list_field = message.GetDescriptor()->FindFieldByName(list);
+  const Reflection& r = *message.GetReflection();
+  if (r.FieldSize(message, list_field) == 0) return nullptr;
+  const Message& first = r.GetRepeatedMessage(message, list_field, 0);
+  const FieldDescriptor* field = first.GetDescriptor()->FindFieldByName(entry);
+  Json value = SingleToJson(first, *field, -1);
+  return IsEmptyValue(value) ? Json() : value;
+}
+
+// Upstream's single-network fields of `body` into their lists (see FieldKind::kLegacyNetwork).
+absl::Status ApplyLegacyNetworks(const Model& model, const Json& body, FieldUse use,
+                                 const Message* current, Message* message, Decoded& decoded) {
+  std::vector<std::string> lists;
+  for (const FieldRule& rule : model.fields) {
+    if (rule.kind != FieldKind::kLegacyNetwork || (rule.use & use) == 0) continue;
+    auto given = body.find(rule.json);
+    if (given == body.end() || given->is_null()) continue;
+    const std::string list = LegacyParts(rule).first;
+    if (!absl::c_linear_search(lists, list)) lists.push_back(list);
+  }
+  const Reflection& r = *message->GetReflection();
+  for (const std::string& list : lists) {
+    const FieldDescriptor* list_field = message->GetDescriptor()->FindFieldByName(list);
+    std::unique_ptr<Message> entry(
+        r.GetMessageFactory()->GetPrototype(list_field->message_type())->New());
+    // Only what the body leaves out of the entry comes from the stored one (a VIP given anew
+    // must not keep the old one's verification).
+    size_t parts = 0, given_parts = 0;
+    for (const FieldRule& rule : model.fields) {
+      if (rule.kind != FieldKind::kLegacyNetwork || LegacyParts(rule).first != list) continue;
+      ++parts;
+      auto given = body.find(rule.json);
+      if ((rule.use & use) && given != body.end() && !given->is_null()) ++given_parts;
+    }
+    if (given_parts == parts) {
+      // The whole entry is given.
+    } else if (current != nullptr &&
+               current->GetReflection()->FieldSize(*current, list_field) > 0) {
+      entry->CopyFrom(current->GetReflection()->GetRepeatedMessage(*current, list_field, 0));
+    } else if (list == "cluster_networks") {
+      JsonToMessage(
+          {{"cidr", kDefaultClusterNetworkCidr}, {"host_prefix", kDefaultClusterNetworkHostPrefix}},
+          "", entry.get())
+          .IgnoreError();  // constant, well-formed
+    }
+    bool all_empty = true;
+    std::string first_name;
+    for (const FieldRule& rule : model.fields) {
+      if (rule.kind != FieldKind::kLegacyNetwork || (rule.use & use) == 0) continue;
+      const auto [rule_list, field_name] = LegacyParts(rule);
+      auto given = body.find(rule.json);
+      if (rule_list != list || given == body.end() || given->is_null()) continue;
+      if (first_name.empty()) first_name = rule.json;
+      const FieldDescriptor* field = entry->GetDescriptor()->FindFieldByName(field_name);
+      RETURN_IF_ERROR(SetField(*given, rule.json, *field, entry.get()));
+      all_empty = all_empty && IsEmptyValue(*given);
+    }
+    Json wanted = Json::array();
+    if (!all_empty) wanted.push_back(MessageToJson(*entry));
+    auto explicit_list = body.find(list);
+    if (explicit_list != body.end() && !explicit_list->is_null()) {
+      if (FieldToJson(*message, *list_field) != wanted) {
+        return FieldError(first_name, absl::StrCat("conflicts with ", list, "; give one of them"));
+      }
+      continue;
+    }
+    r.ClearField(message, list_field);
+    if (!all_empty) r.AddMessage(message, list_field)->CopyFrom(*entry);
+    decoded.mask.add_paths(list);
+  }
+  return absl::OkStatus();
+}
+
+// upstream's disks_skip_formatting: [{"disk_id": id, "skip_formatting": bool}].
+absl::Status SkipFormattingFromJson(const Json& value, const std::string& name, Decoded& decoded) {
+  if (!value.is_array()) {
+    return FieldError(name, absl::StrCat("expected an array, got ", JsonTypeName(value)));
+  }
+  for (size_t i = 0; i < value.size(); ++i) {
+    const std::string item = absl::StrCat(name, "[", i, "]");
+    const Json& disk = value[i];
+    if (!disk.is_object()) return FieldError(item, "expected an object");
+    for (const auto& [key, v] : disk.items()) {
+      if (key != "disk_id" && key != "skip_formatting") {
+        return FieldError(absl::StrCat(item, ".", key), "unknown field");
+      }
+    }
+    auto id = disk.find("disk_id");
+    auto skip = disk.find("skip_formatting");
+    if (id == disk.end() || !id->is_string() || id->get<std::string>().empty()) {
+      return FieldError(item + ".disk_id", "required (a string)");
+    }
+    if (skip == disk.end() || !skip->is_boolean()) {
+      return FieldError(item + ".skip_formatting", "required (a boolean)");
+    }
+    decoded.skip_formatting.emplace_back(id->get<std::string>(), skip->get<bool>());
+  }
+  return absl::OkStatus();
+}
+
+// What a response shows for a field the resource leaves unset: upstream's models always carry
+// their lists and top-level booleans and numbers, and the fields they require; everything else
+// (strings, enums, timestamps, objects) is left out as upstream leaves it out.
+Json UnsetValue(const FieldRule& rule, const FieldDescriptor& field) {
+  if (rule.use & kAlways) return "";
+  if (field.is_repeated()) {
+    const bool list = rule.kind == FieldKind::kPlain || rule.kind == FieldKind::kHosts;
+    return list && !field.is_map() ? Json::array() : Json();
+  }
+  if (absl::StrContains(rule.proto, '.')) return Json();  // inside an object: omitempty
+  switch (field.cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return false;
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_INT64:
+    case FieldDescriptor::CPPTYPE_UINT32:
+    case FieldDescriptor::CPPTYPE_UINT64:
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+    case FieldDescriptor::CPPTYPE_FLOAT:
+      return 0;
+    default:
+      return Json();
+  }
+}
+
 Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescriptor& field) {
   switch (rule.kind) {
     case FieldKind::kJsonText:
@@ -352,14 +588,15 @@ Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescrip
       }
       return hosts;
     }
-    case FieldKind::kNodeLabels: {
-      Json labels = Json::array();
-      const Json map = FieldToJson(parent, field);
-      for (const auto& [key, value] : map.items()) {
-        labels.push_back({{"key", key}, {"value", value}});
-      }
-      return labels;
-    }
+    case FieldKind::kNodeLabels:
+      return Dump(FieldToJson(parent, field));  // {"key": "value"} text, as upstream stores it
+    case FieldKind::kUnixSeconds:
+      return static_cast<const google::protobuf::Timestamp&>(
+                 parent.GetReflection()->GetMessage(parent, &field))
+          .seconds();
+    case FieldKind::kDiskEncryption:
+      return DiskEncryptionToJson(static_cast<const types::v1::DiskEncryption&>(
+          parent.GetReflection()->GetMessage(parent, &field)));
     default:
       return FieldToJson(parent, field);
   }
@@ -370,13 +607,17 @@ absl::Status RuleFromJson(const FieldRule& rule, const Json& value, const FieldD
   const std::string name = rule.json;
   switch (rule.kind) {
     case FieldKind::kPullSecret:
+    case FieldKind::kPullSecretKeptWhenEmpty:
       if (!value.is_string()) {
         return FieldError(name, absl::StrCat("expected a string, got ", JsonTypeName(value)));
       }
       decoded.has_pull_secret = true;
       decoded.pull_secret = value.get<std::string>();
-      if (decoded.pull_secret.empty()) return FieldError(name, "must not be empty");
       return absl::OkStatus();
+    case FieldKind::kDiskEncryption:
+      return DiskEncryptionFromJson(value, name,
+                                    static_cast<types::v1::DiskEncryption*>(
+                                        parent->GetReflection()->MutableMessage(parent, &field)));
     case FieldKind::kCommaList: {
       if (!value.is_string()) {
         return FieldError(name, absl::StrCat("expected a string, got ", JsonTypeName(value)));
@@ -482,6 +723,12 @@ absl::Status JsonToMessage(const Json& json, const std::string& path, Message* m
   }
   for (const auto& [key, value] : json.items()) {
     const std::string child = path.empty() ? key : absl::StrCat(path, ".", key);
+    if (IsUpstreamOwnerKey(*message->GetDescriptor(), key)) {
+      if (!value.is_null() && !value.is_string()) {
+        return FieldError(child, absl::StrCat("expected a string, got ", JsonTypeName(value)));
+      }
+      continue;
+    }
     const FieldDescriptor* field = message->GetDescriptor()->FindFieldByName(key);
     if (field == nullptr) return FieldError(child, "unknown field");
     if (value.is_null()) continue;
@@ -494,12 +741,27 @@ Json ToJson(const Model& model, const Message& message) {
   Json object = Json::object();
   for (const FieldRule& rule : model.fields) {
     if ((rule.use & kOut) == 0) continue;
+    if (rule.kind == FieldKind::kEmptyObject) {
+      object[rule.json] = Json::object();
+      continue;
+    }
+    if (rule.kind == FieldKind::kLegacyNetwork) {
+      if (Json value = LegacyNetworkToJson(rule, message); !value.is_null()) {
+        object[rule.json] = std::move(value);
+      }
+      continue;
+    }
     const Message* parent = ParentForRead(message, rule.proto);
-    if (parent == nullptr) continue;
     const FieldDescriptor* field = Resolve(*message.GetDescriptor(), rule.proto);
-    if (field == nullptr || !IsSet(*parent, *field)) continue;
+    if (field == nullptr) continue;
+    if (parent == nullptr || !IsSet(*parent, *field)) {
+      if (Json unset = UnsetValue(rule, *field); !unset.is_null()) object[rule.json] = unset;
+      continue;
+    }
     Json value = RuleToJson(rule, *parent, *field);
-    if (value.is_string() && value.get<std::string>().empty()) continue;
+    if (value.is_string() && value.get<std::string>().empty() && (rule.use & kAlways) == 0) {
+      continue;
+    }
     object[rule.json] = std::move(value);
   }
   if (model.default_kind != nullptr && !object.contains("kind")) {
@@ -509,7 +771,7 @@ Json ToJson(const Model& model, const Message& message) {
 }
 
 absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse use,
-                                 Message* message) {
+                                 Message* message, const Message* current) {
   if (!body.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat("body: expected a JSON object, got ", JsonTypeName(body)));
@@ -530,15 +792,41 @@ absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse 
                      : absl::StrCat("unknown field of ", model.name));
     }
     if (value.is_null()) continue;  // explicit null: leave as is
+    switch (rule->kind) {
+      case FieldKind::kLegacyNetwork:
+        continue;  // below, once the lists themselves are read
+      case FieldKind::kUnsupported:
+        if (!HasJsonType(value, rule->json_type)) {
+          return FieldError(
+              key, absl::StrCat("expected ", rule->json_type, ", got ", JsonTypeName(value)));
+        }
+        if (IsEmptyValue(value)) continue;
+        return absl::UnimplementedError(absl::StrCat(
+            key,
+            ": not supported by this service yet (only an empty value is accepted); see "
+            "docs/rest-api.md"));
+      case FieldKind::kDisksSkipFormatting:
+        RETURN_IF_ERROR(SkipFormattingFromJson(value, key, decoded));
+        continue;
+      default:
+        break;
+    }
     const FieldDescriptor* field = Resolve(*message->GetDescriptor(), rule->proto);
     Message* parent = ParentForWrite(message, rule->proto);
     RETURN_IF_ERROR(RuleFromJson(*rule, value, *field, parent, decoded));
-    if (rule->kind == FieldKind::kPullSecret) {
+    if (rule->kind == FieldKind::kPullSecret || rule->kind == FieldKind::kPullSecretKeptWhenEmpty) {
+      const bool keep = rule->kind == FieldKind::kPullSecretKeptWhenEmpty && use == kUpdate;
+      if (decoded.pull_secret.empty() && (use == kCreate || keep)) {
+        if (use == kCreate) return FieldError(key, "must not be empty");
+        decoded.has_pull_secret = false;  // upstream: "" leaves the stored secret as it is
+        continue;
+      }
       decoded.mask.add_paths("pull_secret");
     } else {
       decoded.mask.add_paths(rule->proto);
     }
   }
+  RETURN_IF_ERROR(ApplyLegacyNetworks(model, body, use, current, message, decoded));
   if (use == kCreate) {
     for (const FieldRule& rule : model.fields) {
       if ((rule.use & kRequired) && (!body.contains(rule.json) || body[rule.json].is_null())) {
@@ -583,7 +871,8 @@ const Model& ClusterModel() {
           {"openshift_version", "openshift_version", kOut | kCreate | kRequired},
           {"pull_secret", "pull_secret_set", kCreate | kUpdate | kRequired, FieldKind::kPullSecret},
           {"pull_secret_set", "pull_secret_set", kOut},
-          {"ocp_release_image", "ocp_release_image", kOut},
+          {"ocp_release_image", "ocp_release_image", kOut | kCreate},
+          {"image_info", nullptr, kOut, FieldKind::kEmptyObject},
           {"openshift_cluster_id", "openshift_cluster_id", kOut},
           {"cpu_architecture", "cpu_architecture", kOut | kCreate},
           {"control_plane_count", "control_plane_count", kOut | kCreate | kUpdate},
@@ -593,6 +882,18 @@ const Model& ClusterModel() {
           {"cluster_networks", "cluster_networks", kOut | kCreate | kUpdate},
           {"service_networks", "service_networks", kOut | kCreate | kUpdate},
           {"machine_networks", "machine_networks", kOut | kCreate | kUpdate},
+          {"cluster_network_cidr", "cluster_networks.cidr", kOut | kCreate | kUpdate,
+           FieldKind::kLegacyNetwork},
+          {"cluster_network_host_prefix", "cluster_networks.host_prefix", kOut | kCreate | kUpdate,
+           FieldKind::kLegacyNetwork},
+          {"service_network_cidr", "service_networks.cidr", kOut | kCreate | kUpdate,
+           FieldKind::kLegacyNetwork},
+          {"machine_network_cidr", "machine_networks.cidr", kOut | kCreate | kUpdate,
+           FieldKind::kLegacyNetwork},
+          // Upstream dropped these from its models (and no longer shows them); older clients
+          // still send them.
+          {"api_vip", "api_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork},
+          {"ingress_vip", "ingress_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork},
           {"api_vips", "api_vips", kOut | kCreate | kUpdate},
           {"ingress_vips", "ingress_vips", kOut | kCreate | kUpdate},
           {"api_vip_dns_name", "api_vip_dns_name", kOut | kCreate | kUpdate},
@@ -605,8 +906,11 @@ const Model& ClusterModel() {
           {"https_proxy", "proxy.https_proxy", kOut | kCreate | kUpdate},
           {"no_proxy", "proxy.no_proxy", kOut | kCreate | kUpdate},
           {"additional_ntp_source", "additional_ntp_source", kOut | kCreate | kUpdate},
+          {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string"},
+          {"olm_operators", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "array"},
+          {"operator_bundles", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "array"},
           {"status", "status", kOut},
-          {"status_info", "status_info", kOut},
+          {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
           {"progress", "progress", kOut},
           {"ready_host_count", "ready_host_count", kOut},
@@ -623,9 +927,13 @@ const Model& ClusterModel() {
           {"install_config_overrides", "install_config_overrides", kOut},
           {"connectivity_majority_groups", "connectivity_majority_groups", kOut},
           {"ip_collisions", "ip_collisions", kOut},
+          {"ignored_host_validations", "ignored_host_validations", kOut, FieldKind::kJsonText},
+          {"ignored_cluster_validations", "ignored_cluster_validations", kOut,
+           FieldKind::kJsonText},
           {"monitored_operators", "monitored_operators", kOut},
           {"hyperthreading", "hyperthreading", kOut | kCreate | kUpdate},
-          {"disk_encryption", "disk_encryption", kOut | kCreate | kUpdate},
+          {"disk_encryption", "disk_encryption", kOut | kCreate | kUpdate,
+           FieldKind::kDiskEncryption},
           {"ignition_endpoint", "ignition_endpoint", kOut | kCreate | kUpdate},
           {"imported", "imported", kOut},
           {"tags", "tags", kOut | kCreate | kUpdate},
@@ -648,19 +956,26 @@ const Model& InfraEnvModel() {
       "InfraEnv",
       {
           {"id", "id", kOut},
-          {"name", "name", kOut | kCreate | kUpdate | kRequired},
+          {"name", "name", kOut | kCreate | kUpdate | kRequired | kAlways},
           {"type", "type", kOut},
           {"image_type", "type", kCreate | kUpdate},
           {"cluster_id", "cluster_id", kOut | kCreate},
-          {"openshift_version", "openshift_version", kOut | kCreate},
+          {"openshift_version", "openshift_version", kOut | kCreate | kUpdate},
           {"cpu_architecture", "cpu_architecture", kOut | kCreate},
           {"proxy", "proxy", kOut | kCreate | kUpdate},
           {"ssh_authorized_key", "ssh_authorized_key", kOut | kCreate | kUpdate},
-          {"pull_secret", "pull_secret_set", kCreate | kUpdate | kRequired, FieldKind::kPullSecret},
+          {"pull_secret", "pull_secret_set", kCreate | kUpdate | kRequired,
+           FieldKind::kPullSecretKeptWhenEmpty},
           {"pull_secret_set", "pull_secret_set", kOut},
-          {"static_network_config", "static_network_config", kOut | kCreate | kUpdate},
+          {"static_network_config", "static_network_config", kCreate | kUpdate},
+          {"static_network_config", "static_network_config", kOut, FieldKind::kJsonText},
           {"ignition_config_override", "ignition_config_override", kOut | kCreate | kUpdate},
-          {"kernel_arguments", "kernel_arguments", kOut | kCreate | kUpdate},
+          {"kernel_arguments", "kernel_arguments", kCreate | kUpdate},
+          {"kernel_arguments", "kernel_arguments", kOut, FieldKind::kJsonText},
+          {"rendezvous_ip", "rendezvous_ip", kOut | kCreate | kUpdate},
+          {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string"},
+          {"network_discovery_delay_seconds", nullptr, kCreate | kUpdate, FieldKind::kUnsupported,
+           "integer"},
           {"additional_trust_bundle", "additional_trust_bundle", kOut | kCreate | kUpdate},
           {"additional_ntp_sources", "additional_ntp_sources", kOut | kCreate | kUpdate,
            FieldKind::kCommaList},
@@ -688,7 +1003,7 @@ const Model& HostModel() {
           {"infra_env_id", "infra_env_id", kOut},
           {"cluster_id", "cluster_id", kOut},
           {"status", "status", kOut},
-          {"status_info", "status_info", kOut},
+          {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
           {"validations_info", "validations_info", kOut, FieldKind::kValidations},
           {"role", "role", kOut},
@@ -696,6 +1011,8 @@ const Model& HostModel() {
           {"suggested_role", "suggested_role", kOut},
           {"bootstrap", "bootstrap", kOut},
           {"progress", "progress", kOut},
+          {"stage_started_at", "progress.stage_started_at", kOut},
+          {"stage_updated_at", "progress.stage_updated_at", kOut},
           {"progress_stages", "progress_stages", kOut},
           {"inventory", "inventory", kOut, FieldKind::kJsonText},
           {"connectivity", "connectivity", kOut},
@@ -709,6 +1026,7 @@ const Model& HostModel() {
           {"installation_disk_path", "installation_disk_path", kOut},
           {"installation_disk_id", "installation_disk_id", kOut},
           {"disks_selected_config", "installation_disk_id", kUpdate, FieldKind::kDisksSelected},
+          {"disks_skip_formatting", nullptr, kUpdate, FieldKind::kDisksSkipFormatting},
           {"installer_args", "installer_args", kOut, FieldKind::kJsonText},
           {"ignition_config_overrides", "ignition_config_overrides", kOut},
           {"checked_in_at", "checked_in_at", kOut},
@@ -718,14 +1036,19 @@ const Model& HostModel() {
           {"requested_hostname", "requested_hostname", kOut},
           {"host_name", "requested_hostname", kUpdate},
           {"media_status", "media_status", kOut},
-          {"timestamp", "timestamp", kOut},
+          {"timestamp", "timestamp", kOut, FieldKind::kUnixSeconds},
           {"logs_info", "logs_info", kOut},
           {"logs_started_at", "logs_started_at", kOut},
           {"logs_collected_at", "logs_collected_at", kOut},
           {"machine_config_pool_name", "machine_config_pool_name", kOut | kUpdate},
           {"node_labels", "node_labels", kOut | kUpdate, FieldKind::kNodeLabels},
-          {"disks_to_be_formatted", "disks_to_be_formatted", kOut},
-          {"skip_formatting_disks", "skip_formatting_disks", kOut},
+          {"disks_to_be_formatted", "disks_to_be_formatted", kOut, FieldKind::kCommaList},
+          {"skip_formatting_disks", "skip_formatting_disks", kOut, FieldKind::kCommaList},
+          {"fencing_credentials", "fencing_credentials", kUpdate},
+          {"fencing_credentials", "fencing_credentials", kOut, FieldKind::kJsonText},
+          {"ignition_endpoint_token", nullptr, kUpdate, FieldKind::kUnsupported, "string"},
+          {"ignition_endpoint_http_headers", nullptr, kUpdate, FieldKind::kUnsupported, "array"},
+          {"ignition_endpoint_token_set", "ignition_endpoint_token_set", kOut},
           {"user_name", "owner.user_name", kOut},
           {"org_id", "owner.org_id", kOut},
           {"email_domain", "owner.email_domain", kOut},

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -37,26 +38,48 @@ enum FieldUse : uint8_t {
   kCreate = 2,    // accepted when registering
   kUpdate = 4,    // accepted when updating (PATCH)
   kRequired = 8,  // must be present when registering
+  kAlways = 16,   // shown even when empty (upstream's model requires it)
 };
 
 // Conversions that are not "the proto field, generically".
 enum class FieldKind {
-  kPlain,          // the field converted generically
-  kJsonText,       // shown as a JSON document in a string (host inventory, installer_args)
-  kValidations,    // repeated ValidationResult shown as {"<category>": [{id,status,message}]} text
-  kPullSecret,     // write-only secret, carried beside the proto (Decoded::pull_secret)
-  kCommaList,      // repeated string given as one comma-separated string
-  kDisksSelected,  // [{"id": "/dev/…", "role": "install"}] -> installation_disk_id
-  kNodeLabels,     // [{"key": k, "value": v}] -> map<string,string>
-  kHosts,          // repeated Host shown with the Host model
+  kPlain,        // the field converted generically
+  kJsonText,     // shown as a JSON document in a string (host inventory, installer_args)
+  kValidations,  // repeated ValidationResult shown as {"<category>": [{id,status,message}]} text
+  kPullSecret,   // write-only secret, carried beside the proto (Decoded::pull_secret); "" in
+                 // an update clears it (upstream's V2UpdateCluster)
+  kPullSecretKeptWhenEmpty,  // the same, but "" in an update changes nothing (UpdateInfraEnv)
+  kCommaList,                // repeated string given as one comma-separated string
+  kDisksSelected,            // [{"id": "/dev/…", "role": "install"}] -> installation_disk_id
+  kNodeLabels,  // [{"key": k, "value": v}] -> map<string,string>, shown as JSON object text
+  kHosts,       // repeated Host shown with the Host model
+  // Upstream's single-network fields (cluster_network_cidr…, api_vip): proto is
+  // "<list>.<field>", the field of the list's first entry. Given, they replace the list by one
+  // entry: the given parts, and for parts left out the stored first entry's (upstream's
+  // defaults when registering); all given parts empty empties the list. The list given too
+  // must agree. Shown (when kOut) from the first entry.
+  kLegacyNetwork,
+  // An upstream field this service does not support yet: accepted when empty (null, "", [], 0,
+  // false), UNIMPLEMENTED naming it otherwise. proto is null; json_type is upstream's type.
+  kUnsupported,
+  kDisksSkipFormatting,  // [{"disk_id", "skip_formatting"}] -> Decoded::skip_formatting
+  kDiskEncryption,       // {enable_on: "masters,workers"|"all"|"none", mode, tang_servers: text}
+  kUnixSeconds,          // a Timestamp shown as integer seconds (host.timestamp)
+  kEmptyObject,          // shown as {} (cluster.image_info: no cluster-level image in v2 here)
 };
 
 struct FieldRule {
   const char* json;   // JSON name
-  const char* proto;  // dotted proto path, e.g. "proxy.http_proxy"
+  const char* proto;  // dotted proto path, e.g. "proxy.http_proxy"; null for kUnsupported
   uint8_t use;        // FieldUse bits
   FieldKind kind = FieldKind::kPlain;
+  const char* json_type = nullptr;  // kUnsupported: "array", "string", "integer" or "object"
 };
+
+// Upstream's defaults for what registering a cluster leaves out.
+inline constexpr char kDefaultClusterNetworkCidr[] = "10.128.0.0/14";
+inline constexpr int kDefaultClusterNetworkHostPrefix = 23;
+inline constexpr char kDefaultServiceNetworkCidr[] = "172.30.0.0/16";
 
 struct Model {
   const char* name;  // "cluster", for messages
@@ -95,11 +118,18 @@ struct Decoded {
   google::protobuf::FieldMask mask;  // proto paths that were given (for updates)
   bool has_pull_secret = false;
   std::string pull_secret;
+  // Host updates: upstream's disks_skip_formatting, (disk id, skip) in the order given; the
+  // caller applies them to the host's stored skip_formatting_disks.
+  std::vector<std::pair<std::string, bool>> skip_formatting;
 };
 
-// Reads a create (use = kCreate) or update (use = kUpdate) body into `message`.
+// Reads a create (use = kCreate) or update (use = kUpdate) body into `message`. `current`, the
+// stored resource of an update, supplies what upstream's single-network fields leave out
+// (null: upstream's defaults). INVALID_ARGUMENT naming the field for what is malformed or not
+// accepted; UNIMPLEMENTED naming it for an upstream field this service does not support yet.
 absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse use,
-                                 google::protobuf::Message* message);
+                                 google::protobuf::Message* message,
+                                 const google::protobuf::Message* current = nullptr);
 
 // Parses a request body that must be one JSON object. INVALID_ARGUMENT for malformed JSON,
 // invalid UTF-8, nesting deeper than 64 levels or a non-object.

@@ -27,6 +27,7 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/api.h"
+#include "services/gateway/json_model.h"
 #include "services/gateway/jwt.h"
 #include "tests/harness/image_service.h"
 #include "tests/harness/postgres_test.h"
@@ -40,6 +41,8 @@ namespace {
 namespace inv = ::assisted::inventory::v1;
 namespace types = ::assisted::types::v1;
 using ::assisted::gateway::Access;
+using ::assisted::gateway::FieldRule;
+using ::assisted::gateway::Model;
 using ::assisted::gateway::RestApi;
 using ::assisted::gateway::RouteInfo;
 using ::assisted::http::test::CurlClient;
@@ -795,6 +798,13 @@ TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
     for (const auto& [body, type] : bad_bodies) {
       // Actions without a body accept an empty one: only the rest is malformed for them.
       if (body.empty() && !ValidBody(route)) continue;
+      // Upstream's V2UpdateCluster takes "" as "unset the pull secret", its UpdateInfraEnv as
+      // "no change".
+      if (body == "{\"pull_secret\": \"\"}" && route.method == "PATCH" &&
+          (absl::EndsWith(route.path, "/clusters/{cluster_id}") ||
+           absl::EndsWith(route.path, "/infra-envs/{infra_env_id}"))) {
+        continue;
+      }
       cases.push_back({route.method, Fill(route.path), body, type});
     }
   }
@@ -904,6 +914,207 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
       EXPECT_THAT(answer.body, HasSubstr("\"kind\":\"Error\"")) << key;  // a resource, not a route
     }
   }
+}
+
+// Checks JSON against the served document's schemas: types, enums, required properties and no
+// property a schema with additionalProperties: false does not describe. Each problem found is
+// a line naming where.
+class SchemaChecker {
+ public:
+  explicit SchemaChecker(YAML::Node document) : document_(std::move(document)) {}
+
+  YAML::Node Named(const std::string& name) const {
+    return document_["components"]["schemas"][name];
+  }
+
+  std::vector<std::string> Check(const Json& value, const std::string& schema_name) const {
+    std::vector<std::string> problems;
+    Check(value, Named(schema_name), schema_name, problems);
+    return problems;
+  }
+
+ private:
+  YAML::Node Resolve(YAML::Node schema) const {
+    while (schema["$ref"]) {
+      const std::string ref = schema["$ref"].as<std::string>();
+      schema = Named(ref.substr(ref.rfind('/') + 1));
+    }
+    return schema;
+  }
+
+  static bool HasType(const Json& value, const std::string& type) {
+    if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "string") return value.is_string();
+    if (type == "integer") return value.is_number_integer();
+    if (type == "number") return value.is_number();
+    if (type == "boolean") return value.is_boolean();
+    return false;
+  }
+
+  void Check(const Json& value, YAML::Node schema, const std::string& where,
+             std::vector<std::string>& problems) const {
+    schema = Resolve(schema);
+    if (!schema) {
+      problems.push_back(where + ": no schema");
+      return;
+    }
+    if (schema["type"]) {
+      const std::string type = schema["type"].as<std::string>();
+      if (!HasType(value, type)) {
+        problems.push_back(absl::StrCat(where, ": ", value.dump(), " is not ", type));
+        return;
+      }
+    }
+    if (schema["enum"] && value.is_string()) {
+      bool listed = false;
+      for (const auto& choice : schema["enum"]) listed |= choice.as<std::string>() == value;
+      if (!listed) problems.push_back(absl::StrCat(where, ": ", value.dump(), " not in its enum"));
+    }
+    if (value.is_array() && schema["items"]) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        Check(value[i], schema["items"], absl::StrCat(where, "[", i, "]"), problems);
+      }
+    }
+    if (!value.is_object()) return;
+    for (const auto& required : schema["required"]) {
+      if (!value.contains(required.as<std::string>())) {
+        problems.push_back(
+            absl::StrCat(where, ": required ", required.as<std::string>(), " missing"));
+      }
+    }
+    const YAML::Node properties = schema["properties"];
+    const bool closed = schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
+                        !schema["additionalProperties"].as<bool>();
+    for (const auto& [key, item] : value.items()) {
+      if (properties && properties[key]) {
+        Check(item, properties[key], absl::StrCat(where, ".", key), problems);
+      } else if (closed) {
+        problems.push_back(absl::StrCat(where, ".", key, ": not described"));
+      }
+    }
+  }
+
+  YAML::Node document_;
+};
+
+// Every field a model table reads or shows is described by the schema of that use, and the
+// schemas describe nothing else; every response the gateway gives for the fixture matches its
+// schema (which admits no undescribed property).
+TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
+  CurlResponse served = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
+  ASSERT_EQ(served.status, 200);
+  const SchemaChecker checker(YAML::Load(served.body));
+  struct Uses {
+    const Model& model;
+    std::string shown, created, updated;  // schema names; "" when the model has no such use
+  };
+  for (const Uses& uses : {Uses{gateway::ClusterModel(), "cluster", "cluster-create-params",
+                                "v2-cluster-update-params"},
+                           Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
+                                "infra-env-update-params"},
+                           Uses{gateway::HostModel(), "host", "", "host-update-params"},
+                           Uses{gateway::EventModel(), "event", "", ""}}) {
+    for (const auto& [schema, use] :
+         {std::pair{uses.shown, gateway::kOut}, std::pair{uses.created, gateway::kCreate},
+          std::pair{uses.updated, gateway::kUpdate}}) {
+      if (schema.empty()) continue;
+      SCOPED_TRACE(schema);
+      std::set<std::string> in_model, in_document;
+      for (const FieldRule& rule : uses.model.fields) {
+        if (rule.use & use) in_model.insert(rule.json);
+      }
+      if (use == gateway::kOut) {
+        in_model.insert("href");  // added by the API
+        if (uses.model.default_kind != nullptr) in_model.insert("kind");
+        if (&uses.model == &gateway::EventModel()) in_model.erase("href");
+      }
+      for (const auto& property : checker.Named(schema)["properties"]) {
+        in_document.insert(property.first.as<std::string>());
+      }
+      EXPECT_EQ(in_model, in_document);
+    }
+  }
+
+  // Real answers, with as many fields set as a fresh fixture has.
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  auto expect_valid = [&](const CurlResponse& response, const std::string& schema, bool list) {
+    SCOPED_TRACE(schema + ": " + response.body.substr(0, 300));
+    ASSERT_LT(response.status, 300);
+    const Json json = Json::parse(response.body);
+    for (const Json& item : list ? json : Json::array({json})) {
+      EXPECT_THAT(checker.Check(item, schema), ::testing::IsEmpty());
+    }
+  };
+  const Json rich = {
+      {"name", "rich"},
+      {"openshift_version", "4.16"},
+      {"pull_secret", kPullSecret},
+      {"base_dns_domain", "example.com"},
+      {"cluster_network_cidr", "10.132.0.0/14"},
+      {"service_network_cidr", "172.31.0.0/16"},
+      {"machine_network_cidr", "192.168.1.0/24"},
+      {"api_vips", {{{"ip", "192.168.1.5"}}}},
+      {"ingress_vips", {{{"ip", "192.168.1.6"}}}},
+      {"http_proxy", "http://proxy:3128"},
+      {"disk_encryption", {{"enable_on", "masters"}, {"mode", "tpmv2"}}},
+      {"olm_operators", Json::array()},
+      {"ocp_release_image", "quay.io/openshift-release-dev/ocp-release:4.16.3-x86_64"},
+      {"tags", "a,b"}};
+  CurlResponse created = As(alice_, "POST", "/clusters", rich.dump());
+  expect_valid(created, "cluster", false);
+  const std::string rich_id = Json::parse(created.body).value("id", "");
+  expect_valid(As(alice_, "GET", "/clusters/" + cluster_id_), "cluster", false);
+  expect_valid(As(alice_, "GET", "/clusters/" + rich_id), "cluster", false);
+  // As upstream's UI sends an update: entries with their cluster_id; an older client's VIP.
+  CurlResponse ui_patch =
+      As(alice_, "PATCH", "/clusters/" + rich_id,
+         Json{{"cluster_networks",
+               {{{"cidr", "10.128.0.0/14"}, {"host_prefix", 23}, {"cluster_id", rich_id}}}},
+              {"ingress_vip", "192.168.1.7"}}
+             .dump());
+  expect_valid(ui_patch, "cluster", false);
+  EXPECT_EQ(Json::parse(ui_patch.body)["ingress_vips"][0]["ip"], "192.168.1.7");
+  EXPECT_EQ(Json::parse(ui_patch.body)["cluster_network_cidr"], "10.128.0.0/14");
+  expect_valid(As(alice_, "GET", "/clusters?with_hosts=true"), "cluster", true);
+  expect_valid(As(alice_, "GET", "/clusters/" + cluster_id_ + "/hosts"), "host", true);
+  const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
+  expect_valid(
+      As(alice_, "PATCH", host, R"({"host_name":"h1","node_labels":[{"key":"zone","value":"a"}]})"),
+      "host", false);
+  expect_valid(As(alice_, "GET", host), "host", false);
+  expect_valid(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
+                  R"({"rendezvous_ip":"192.168.1.10","pull_secret":"",
+                      "kernel_arguments":[{"operation":"append","value":"console=ttyS0"}],
+                      "proxy":{"http_proxy":"http://proxy:3128"}})"),
+               "infra-env", false);
+  expect_valid(As(alice_, "GET", "/infra-envs"), "infra-env", true);
+  expect_valid(As(alice_, "GET", "/events?cluster_id=" + cluster_id_), "event", true);
+  ExpectError(As(alice_, "GET", "/clusters/" + cluster_id_ + "/credentials"), 409,
+              "kubeadmin-password");
+  {
+    inv::PutArtifactRequest put;
+    put.set_cluster_id(cluster_id_);
+    put.set_name("kubeadmin-password");
+    put.set_kind(inv::ARTIFACT_KIND_CREDENTIALS);
+    put.set_content("s3cr3t-Pass");
+    grpc::ClientContext context;
+    inv::ArtifactInfo info;
+    ASSERT_TRUE(inventory_stub_->PutArtifact(&context, put, &info).ok());
+  }
+  CurlResponse credentials = As(alice_, "GET", "/clusters/" + cluster_id_ + "/credentials");
+  expect_valid(credentials, "credentials", false);
+  EXPECT_EQ(Json::parse(credentials.body)["password"], "s3cr3t-Pass");
+  EXPECT_EQ(Json::parse(credentials.body)["console_url"],
+            "https://console-openshift-console.apps.one.example.com");
+  expect_valid(As(alice_, "GET", "/clusters/default-config"), "cluster-default-config", false);
+  expect_valid(As(alice_, "PATCH", "/clusters/" + rich_id, "{}"), "cluster", false);
+  expect_valid(Fetch("GET", "/health"), "health", false);
+  CurlResponse ready = Fetch("GET", "/ready");  // 503 here: no image service
+  EXPECT_THAT(checker.Check(Json::parse(ready.body), "readiness"), ::testing::IsEmpty());
+  CurlResponse missing = As(alice_, "GET", "/clusters/8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2d");
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_THAT(checker.Check(Json::parse(missing.body), "error"), ::testing::IsEmpty());
 }
 
 class GatewayWithImageTest : public GatewayTest {
