@@ -35,6 +35,7 @@ writeFileSync(
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Assisted Installer</title>
 <link rel="stylesheet" href="/${style}">
 <script type="module" src="/${script}"></script>

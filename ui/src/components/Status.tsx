@@ -27,5 +27,5 @@ export function StatusLabel({ status }: { status: string | undefined }) {
 }
 
 export function Percent({ value, title }: { value: number; title: string }) {
-  return <Progress value={value} title={title} size="sm" measureLocation={ProgressMeasureLocation.outside} aria-label={title} />;
+  return <Progress value={value} size="sm" measureLocation={ProgressMeasureLocation.outside} aria-label={title} />;
 }

@@ -289,7 +289,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
   const [missing, setMissing] = useState(false);
 
   const loadEvents = async () => {
-    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'descending', limit: 200 } as never } }));
+    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'desc', limit: 200 } } }));
     setEvents(list as ApiEvent[]);
   };
   const load = async (changes: Change[] | null) => {
@@ -340,7 +340,8 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
   const progress = (cluster.progress ?? {}) as { total_percentage?: number };
   const status = cluster.status;
   const installing = ['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action'].includes(status);
-  const clusterFailing = failingValidations(cluster.validations_info);
+  // The cluster's own checks matter until the install starts; afterwards they describe the past.
+  const clusterFailing = ['pending-for-input', 'insufficient', 'ready'].includes(status) ? failingValidations(cluster.validations_info) : [];
   return (
     <PageSection>
       <Flex alignItems={{ default: 'alignItemsCenter' }}>

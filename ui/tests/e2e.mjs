@@ -1,0 +1,292 @@
+// End-to-end tests of the web UI in a real headless Chromium (Debian's /usr/bin/chromium, driven
+// by puppeteer-core: nothing is downloaded), against a running stack that tests/ui's gtest
+// starts (real services, PostgreSQL, JWT auth) and simulated hosts this script boots from the
+// ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
+//
+//   node tests/e2e.mjs SCENARIO      (flow | errors)
+//
+// Environment (set by tests/ui/ui_e2e_pg_test.cc):
+//   UI_BASE            the gateway, "http://127.0.0.1:PORT"
+//   UI_TOKEN           a valid bearer token of user demo
+//   UI_EXPIRED_TOKEN   an expired token of the same issuer                        (errors)
+//   UI_OTHER_CLUSTER   id of a cluster of another tenant                           (errors)
+//   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts              (flow)
+//   CHROMIUM           the browser (default /usr/bin/chromium)
+//   SCREENSHOT_DIR     where each screen's PNG goes (optional)
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const env = process.env;
+const base = env.UI_BASE;
+const scenario = process.argv[2] ?? 'flow';
+const started = Date.now();
+const children = [];
+
+function log(message) {
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+}
+function fail(message) {
+  throw new Error(message);
+}
+
+async function shot(page, name) {
+  if (!env.SCREENSHOT_DIR) return;
+  mkdirSync(env.SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+// Waits for an element whose text contains `text` (optionally within `selector`), returns it.
+async function byText(page, text, selector = '*', timeout = 30_000) {
+  const handle = await page.waitForFunction(
+    (t, s) => {
+      const all = [...document.querySelectorAll(s)].filter((e) => e.textContent?.includes(t));
+      // The innermost match: no element inside it that the selector takes holds the text too.
+      return all.find((e) => ![...e.querySelectorAll(s)].some((c) => c.textContent?.includes(t))) ?? null;
+    },
+    { timeout },
+    text,
+    selector,
+  );
+  return handle.asElement();
+}
+
+async function clickText(page, text, selector = 'button') {
+  const element = await byText(page, text, selector);
+  await element.click();
+}
+
+async function typeInto(page, selector, text) {
+  await page.waitForSelector(selector, { visible: true });
+  await page.click(selector, { count: 3 });
+  await page.keyboard.press('Backspace');
+  await page.type(selector, text);
+}
+
+async function problemOf(page, id) {
+  return page.$eval(`[data-testid="${id}-problem"]`, (e) => e.textContent).catch(() => '');
+}
+
+async function signIn(page, token) {
+  await page.waitForSelector('#token', { visible: true });
+  await page.$eval('#token', (e) => (e.value = ''));
+  await page.type('#token', token);
+  await clickText(page, 'Sign in', 'button[type=submit]');
+}
+
+async function openBrowser() {
+  const browser = await puppeteer.launch({
+    executablePath: env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1000 });
+  const problems = [];
+  // The Content-Security-Policy must not have to block anything the UI itself does, and the UI
+  // must not log errors.
+  await page.evaluateOnNewDocument(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  page.on('console', (message) => {
+    const text = message.text();
+    // A 401/404 the UI expects and handles shows up as a failed resource load: not a problem.
+    if (message.type() === 'error' && !/Failed to load resource/.test(text)) problems.push(text);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return { browser, page, problems };
+}
+
+async function bootFleet(isoUrl, clusterId) {
+  const response = await fetch(isoUrl);
+  if (!response.ok) fail(`ISO download answered ${response.status}`);
+  const iso = path.join(env.FLEET_STATE_DIR, 'discovery.iso');
+  mkdirSync(env.FLEET_STATE_DIR, { recursive: true });
+  writeFileSync(iso, Buffer.from(await response.arrayBuffer()));
+  const fleet = spawn(
+    env.FLEET_BIN,
+    [
+      `--profile=${env.FLEET_PROFILE}`,
+      '--count=3',
+      `--discovery-iso=${iso}`,
+      `--state-dir=${path.join(env.FLEET_STATE_DIR, 'hosts')}`,
+      `--seed=${clusterId}`,
+      '--stage-delay=50ms',
+      '--metrics-listen=',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  fleet.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  fleet.on('exit', (code) => code && log(`fleet exited ${code}: ${stderr}`));
+  children.push(fleet);
+}
+
+async function statusText(page) {
+  return page.$eval('[data-testid="cluster-status"]', (e) => e.textContent.trim()).catch(() => '');
+}
+
+async function waitForStatus(page, wanted, timeout) {
+  await page.waitForFunction(
+    (w) => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() === w,
+    { timeout, polling: 'mutation' },
+    wanted,
+  );
+}
+
+// sign-in -> create cluster (with inline VIP checks) -> discovery ISO -> hosts appear live ->
+// role change -> install -> progress -> installed -> credentials.
+async function flow() {
+  const { browser, page, problems } = await openBrowser();
+  try {
+    const response = await page.goto(base, { waitUntil: 'load' });
+    const csp = response.headers()['content-security-policy'] ?? '';
+    if (!csp.includes("script-src 'self'") || csp.includes('unsafe')) fail(`weak or missing CSP: ${csp}`);
+    await shot(page, '01-sign-in');
+    await signIn(page, 'not-a-token');
+    await byText(page, 'This token is not valid');
+    await signIn(page, env.UI_TOKEN);
+    await byText(page, 'No clusters yet');
+    log('signed in; the clusters list is empty');
+    await shot(page, '02-clusters-empty');
+
+    await clickText(page, 'Create cluster');
+    await typeInto(page, '#name', 'e2e');
+    await typeInto(page, '#domain', 'example.com');
+    await page.type('#pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+    await page.type('#ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
+    await page.click('#topology-compact');
+    await shot(page, '03-wizard-details');
+    await clickText(page, 'Next', 'button');
+    await typeInto(page, '#machine-network', '192.168.122.0/24');
+    await typeInto(page, '#api-vip', '10.0.0.5');
+    const outside = await problemOf(page, 'api-vip');
+    if (!outside.includes('Not inside the machine network')) fail(`API VIP outside the network not flagged: "${outside}"`);
+    await typeInto(page, '#api-vip', '192.168.122.5');
+    await typeInto(page, '#ingress-vip', '192.168.122.5');
+    const same = await problemOf(page, 'ingress-vip');
+    if (!same.includes('Must differ')) fail(`equal VIPs not flagged: "${same}"`);
+    const nextDisabled = await page.$eval('button.pf-m-primary[type=submit], footer button.pf-m-primary', (b) => b.disabled).catch(() => null);
+    await shot(page, '04-wizard-networking-invalid');
+    await typeInto(page, '#ingress-vip', '192.168.122.6');
+    if ((await problemOf(page, 'ingress-vip')) !== '') fail('a valid ingress VIP still flagged');
+    log(`inline VIP validation works (Next disabled while invalid: ${nextDisabled})`);
+    await clickText(page, 'Next', 'button');
+    await byText(page, 'e2e.example.com');
+    await shot(page, '05-wizard-review');
+    await clickText(page, 'Create cluster', 'button');
+    await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
+    const clusterId = page.url().split('/').pop();
+    log(`cluster ${clusterId} created`);
+
+    await clickText(page, 'Generate discovery ISO');
+    const isoLink = await page.waitForSelector('[data-testid="iso-link"]', { timeout: 20_000 });
+    const isoUrl = await isoLink.evaluate((a) => a.href);
+    await shot(page, '06-discovery');
+    // From here the page is never reloaded: everything below arrives through the change stream.
+    const navigations = [];
+    page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+    await bootFleet(isoUrl, clusterId);
+    log('3 simulated hosts booted from the ISO the UI offered');
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid^="host-row-"]').length === 3, {
+      timeout: 60_000,
+      polling: 'mutation',
+    });
+    log('3 hosts appeared');
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('[data-testid^="host-row-"]')].every((r) => /\d+ CPU/.test(r.textContent)),
+      { timeout: 60_000, polling: 'mutation' },
+    );
+    await waitForStatus(page, 'ready', 120_000);
+    log('cluster ready');
+    await shot(page, '07-hosts-ready');
+
+    // A role change goes through PATCH and comes back through the change stream.
+    const firstRole = await page.$('[data-testid^="host-row-"] select[aria-label^="Role of"]');
+    await firstRole.select('master');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid^="host-row-"] select[aria-label^="Role of"]')?.value === 'master',
+      { timeout: 20_000 },
+    );
+    log('role set to control plane');
+    await waitForStatus(page, 'ready', 60_000);
+
+    await clickText(page, 'Install cluster');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() !== 'ready',
+      { timeout: 30_000, polling: 'mutation' },
+    );
+    log(`installing: ${await statusText(page)}`);
+    await page.waitForSelector('[data-testid="stage"]', { timeout: 120_000 });
+    await shot(page, '08-installing');
+    await waitForStatus(page, 'installed', 180_000);
+    log('cluster installed');
+    if (navigations.length > 0) fail(`the page navigated while waiting: ${navigations.join(', ')}`);
+
+    await clickText(page, 'Reveal kubeadmin password');
+    const password = await page.waitForSelector('[data-testid="kubeadmin-password"] input', { timeout: 20_000 });
+    if (!(await password.evaluate((i) => i.value)).trim()) fail('empty kubeadmin password');
+    const downloads = path.join(env.FLEET_STATE_DIR, 'downloads');
+    mkdirSync(downloads, { recursive: true });
+    const cdp = await page.createCDPSession();
+    await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+    await page.click('[data-testid="download-kubeconfig"]');
+    const deadline = Date.now() + 20_000;
+    while (!readdirSync(downloads).includes('kubeconfig')) {
+      if (Date.now() > deadline) fail('kubeconfig was not downloaded');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    log('credentials: password revealed, kubeconfig downloaded');
+    await shot(page, '09-installed');
+
+    await page.goto(base, { waitUntil: 'load' });
+    await byText(page, 'installed', '[data-testid="cluster-row-e2e"] *');
+    await shot(page, '10-clusters-list');
+    if (problems.length > 0) fail(`browser errors:\n  ${problems.join('\n  ')}`);
+  } finally {
+    await browser.close();
+  }
+}
+
+// Expired token -> sign-in; another tenant's cluster URL -> not found.
+async function errors() {
+  const { browser, page, problems } = await openBrowser();
+  try {
+    await page.goto(base, { waitUntil: 'load' });
+    await signIn(page, env.UI_EXPIRED_TOKEN);
+    await byText(page, 'This token is not valid');
+    log('an expired token is refused at sign-in');
+    await signIn(page, env.UI_TOKEN);
+    await byText(page, 'Clusters', 'h2');
+    // The token expires while the UI is open: the next call answers 401 and the UI signs out.
+    await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_EXPIRED_TOKEN);
+    await page.goto(`${base}/clusters/${env.UI_OTHER_CLUSTER}`, { waitUntil: 'load' });
+    await page.waitForSelector('#token', { visible: true, timeout: 20_000 });
+    log('an expired token in use leads back to sign-in');
+    await signIn(page, env.UI_TOKEN);
+    await page.waitForSelector('[data-testid="cluster-not-found"]', { timeout: 20_000 });
+    log("another tenant's cluster is not found");
+    await shot(page, '11-not-found');
+    const unknown = await page.goto(`${base}/api/assisted-install/v2/no-such-route`);
+    if (unknown.status() !== 404 || !(await unknown.text()).includes('"kind":"Error"')) fail('an unknown API path did not answer an Error 404');
+    if (problems.length > 0) fail(`browser errors:\n  ${problems.join('\n  ')}`);
+  } finally {
+    await browser.close();
+  }
+}
+
+const scenarios = { flow, errors };
+try {
+  if (!base) fail('UI_BASE is not set');
+  if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);
+  await scenarios[scenario]();
+  log(`PASS ${scenario}`);
+} catch (error) {
+  log(`FAIL ${scenario}: ${error.stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+}
