@@ -6,8 +6,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 #include "services/gateway/api_error.h"
