@@ -1,5 +1,6 @@
 #include "services/gateway/change_stream.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/cleanup/cleanup.h"
@@ -145,6 +146,28 @@ ChangeFeed::Batch ChangeFeed::WaitAfter(int64_t after, absl::Time deadline) cons
     if (entry.n > after) batch.entries.push_back(entry);
   }
   return batch;
+}
+
+inventory_client::WatchFollower::Callbacks FeedAfterCache(
+    inventory_client::WatchFollower::Callbacks cache, std::vector<inv::ResourceKind> cache_kinds,
+    ChangeFeed& feed) {
+  return {
+      .on_change =
+          [cache = std::move(cache.on_change), kinds = std::move(cache_kinds),
+           &feed](const inv::WatchEvent& event) {
+            if (cache && std::find(kinds.begin(), kinds.end(), event.kind()) != kinds.end()) {
+              cache(event);
+            }
+            feed.Append(event);
+          },
+      .on_resync =
+          [cache = std::move(cache.on_resync), &feed] {
+            if (cache) cache();
+            feed.Resync();
+          },
+      .on_established = std::move(cache.on_established),
+      .on_broken = std::move(cache.on_broken),
+  };
 }
 
 // ---- ChangeStream ----

@@ -95,6 +95,14 @@ class ChangeFeed {
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// Callbacks for one follower serving a cache and `feed`: each change goes to `cache` first (when
+// of one of `cache_kinds`), then to the feed; a resync to both. So a browser that re-reads on
+// hearing of a change never gets the cached answer from before it. Stream state (established,
+// broken) is the cache's business only.
+inventory_client::WatchFollower::Callbacks FeedAfterCache(
+    inventory_client::WatchFollower::Callbacks cache,
+    std::vector<inventory::v1::ResourceKind> cache_kinds, ChangeFeed& feed);
+
 class ChangeStream {
  public:
   // OK when the caller may read cluster `cluster_id` (the inventory's answer, as the caller);

@@ -5,6 +5,8 @@
 
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/gateway/jwt.h"
@@ -187,6 +189,27 @@ TEST_F(ChangeStreamTest, CloseEndsHeldAnswers) {
   watcher.join();
   EXPECT_EQ(response.status, 200);
   EXPECT_THAT(Body(response), HasSubstr("event: position"));
+}
+
+TEST(FeedAfterCacheTest, TheCacheHearsOfAChangeBeforeBrowsersDo) {
+  ChangeFeed feed("b00t");
+  std::vector<std::string> heard;
+  inventory_client::WatchFollower::Callbacks cache{
+      .on_change =
+          [&](const inv::WatchEvent& event) {
+            // When the cache drops its copy, no browser can have heard of the change yet.
+            heard.push_back(absl::StrCat(event.id(), " at feed head ", feed.head()));
+          },
+      .on_resync = [&] { heard.push_back(absl::StrCat("resync at feed head ", feed.head())); }};
+  auto both = FeedAfterCache(cache, {inv::RESOURCE_KIND_HOST}, feed);
+  both.on_change(HostChange(kMine, "h1"));
+  inv::WatchEvent event;
+  event.set_kind(inv::RESOURCE_KIND_EVENT);  // not the cache's kind: the feed only
+  event.set_id("42");
+  both.on_change(event);
+  both.on_resync();
+  EXPECT_THAT(heard, ::testing::ElementsAre("h1 at feed head 0", "resync at feed head 2"));
+  EXPECT_EQ(feed.head(), 3);
 }
 
 }  // namespace

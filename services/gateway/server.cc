@@ -30,9 +30,9 @@ struct Parts {
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<ReadCacheMetrics> read_cache_metrics;
   std::unique_ptr<ReadCache> read_cache;
+  std::unique_ptr<WebUi> web_ui;  // its change feed outlives the follower feeding it
   std::unique_ptr<inventory_client::WatchFollower> watch;
   std::unique_ptr<RestApi> api;
-  std::unique_ptr<WebUi> web_ui;
   std::unique_ptr<http::HttpMetrics> http_metrics;
 };
 
@@ -142,6 +142,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
       parts->backends->inventory(), parts->clock, {}, config.backend_timeout);
   auth.infra_env_signing_key = parts->signing_keys->Lookup();
   ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
+  ASSIGN_OR_RETURN(parts->web_ui, WebUi::Start({.ui_dir = config.ui_dir,
+                                                .handler_threads = config.http.handler_threads,
+                                                .follow_changes = config.read_cache_entries == 0},
+                                               *parts->backends, *parts->authenticator,
+                                               parts->clock, context.log.Child("web-ui")));
   if (config.read_cache_entries > 0) {
     parts->read_cache_metrics = std::make_unique<ReadCacheMetrics>(*context.metrics);
     parts->read_cache = std::make_unique<ReadCache>(
@@ -150,15 +155,15 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
         *parts->read_cache_metrics);
     parts->watch = std::make_unique<inventory_client::WatchFollower>(
         parts->backends->inventory(),
-        inventory_client::WatchFollower::Options{.kinds = ReadCache::WatchedKinds(), .hints = true},
-        parts->read_cache->FollowerCallbacks(), context.log.Child("read-cache"));
+        inventory_client::WatchFollower::Options{.kinds = WebUi::WatchedKinds(), .hints = true},
+        // Browsers hear of a change only once the cache dropped what it changed, so the read
+        // they make on hearing it is fresh.
+        parts->web_ui->AfterCache(parts->read_cache->FollowerCallbacks(),
+                                  ReadCache::WatchedKinds()),
+        context.log.Child("read-cache"));
   }
   parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock,
                                          parts->read_cache.get());
-  ASSIGN_OR_RETURN(parts->web_ui, WebUi::Start({.ui_dir = config.ui_dir,
-                                                .handler_threads = config.http.handler_threads},
-                                               *parts->backends, *parts->authenticator,
-                                               parts->clock, context.log.Child("web-ui")));
 
   // HTTP first: once the gRPC health check answers SERVING, the REST port is listening too.
   http::Router router;

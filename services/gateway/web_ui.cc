@@ -32,14 +32,24 @@ absl::StatusOr<std::unique_ptr<WebUi>> WebUi::Start(const WebUiOptions& options,
       *ui->feed_, authenticator, clock, std::move(can_read_cluster),
       ChangeStream::Options{.max_wait = absl::Seconds(25),
                             .max_watchers = std::max(1, options.handler_threads / 4)});
-  ui->follower_ = std::make_unique<inventory_client::WatchFollower>(
-      backends.inventory(),
-      inventory_client::WatchFollower::Options{
-          .kinds = {inventory::v1::RESOURCE_KIND_CLUSTER, inventory::v1::RESOURCE_KIND_INFRA_ENV,
-                    inventory::v1::RESOURCE_KIND_HOST, inventory::v1::RESOURCE_KIND_EVENT},
-          .hints = true},
-      ui->feed_->FollowerCallbacks(), log.Child("changes"));
+  if (options.follow_changes) {
+    ui->follower_ = std::make_unique<inventory_client::WatchFollower>(
+        backends.inventory(),
+        inventory_client::WatchFollower::Options{.kinds = WatchedKinds(), .hints = true},
+        ui->feed_->FollowerCallbacks(), log.Child("changes"));
+  }
   return ui;
+}
+
+std::vector<inventory::v1::ResourceKind> WebUi::WatchedKinds() {
+  return {inventory::v1::RESOURCE_KIND_CLUSTER, inventory::v1::RESOURCE_KIND_INFRA_ENV,
+          inventory::v1::RESOURCE_KIND_HOST, inventory::v1::RESOURCE_KIND_EVENT};
+}
+
+inventory_client::WatchFollower::Callbacks WebUi::AfterCache(
+    inventory_client::WatchFollower::Callbacks cache,
+    std::vector<inventory::v1::ResourceKind> cache_kinds) {
+  return FeedAfterCache(std::move(cache), std::move(cache_kinds), *feed_);
 }
 
 WebUi::~WebUi() {

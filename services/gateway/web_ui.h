@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "lib/http/router.h"
@@ -26,6 +27,9 @@ namespace assisted::gateway {
 struct WebUiOptions {
   std::string ui_dir;        // empty: no UI files, the change stream only
   int handler_threads = 32;  // the HTTP server's: held change answers take at most a quarter
+  // Follow the change log itself. False when the caller already follows it (the read cache)
+  // and feeds the stream through AfterCache().
+  bool follow_changes = true;
 };
 
 class WebUi {
@@ -39,6 +43,16 @@ class WebUi {
   ~WebUi();
 
   absl::Status Register(http::Router& router) const;
+
+  // The kinds the change stream shows.
+  static std::vector<inventory::v1::ResourceKind> WatchedKinds();
+
+  // Callbacks for one follower serving the read cache and the change stream: each change goes
+  // to `cache` first (when of one of `cache_kinds`), then to the stream, so a browser that
+  // re-reads on hearing of a change never gets the cached answer from before it.
+  inventory_client::WatchFollower::Callbacks AfterCache(
+      inventory_client::WatchFollower::Callbacks cache,
+      std::vector<inventory::v1::ResourceKind> cache_kinds);
   // Ends held change answers at once, so the HTTP server drains quickly.
   void Shutdown();
 

@@ -2,8 +2,9 @@
 import { useEffect, useRef } from 'react';
 import { followChanges, type Change } from './api/changes';
 
-// Calls `reload` once at mount and again whenever a change of interest arrives (coalesced: at
-// most one reload in flight, one more queued).
+// Calls `reload(null)` once the change stream is followed (and after anything may have been
+// missed), and `reload(changes)` whenever changes arrive (coalesced: at most one reload in
+// flight, one more queued).
 export function useLiveReload(clusterId: string | undefined, reload: (changes: Change[] | null) => Promise<void>) {
   const latest = useRef(reload);
   latest.current = reload;
@@ -28,7 +29,7 @@ export function useLiveReload(clusterId: string | undefined, reload: (changes: C
         void run(next);
       }
     };
-    void run(null);
+    // The first read comes from followChanges' first onResync, once it knows where to follow from.
     return followChanges(
       clusterId,
       (changes) => void run(changes),

@@ -42,7 +42,8 @@ export function parseEventStream(text: string): { events: SseEvent[]; retry?: nu
 }
 
 // Follows changes (of one cluster, or of the caller's clusters) until the returned function is
-// called. `onChanges` gets each batch; `onResync` when anything may have been missed.
+// called. `onResync` first, once the position to follow from is known (read everything then),
+// and again whenever anything may have been missed; `onChanges` gets each batch.
 export function followChanges(
   clusterId: string | undefined,
   onChanges: (changes: Change[]) => void,
@@ -71,7 +72,9 @@ export function followChanges(
         connection.set(false);
         failures = 0;
         const changes: Change[] = [];
-        let resync = false;
+        // The first answer only gives the position to follow from: reading what the screen
+        // shows starts after it, so no change falls between the read and the position.
+        let resync = position === '';
         for (const event of events) {
           if (event.id) position = event.id;
           if (event.event === 'change') changes.push(JSON.parse(event.data) as Change);
