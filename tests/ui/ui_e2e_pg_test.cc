@@ -124,15 +124,18 @@ TEST_F(UiEndToEndTest, SignInCreateDiscoverInstallAndDownloadCredentialsInChromi
                        {"FLEET_STATE_DIR", ::testing::TempDir() + "/ui-e2e-fleet"}});
 }
 
-TEST_F(UiEndToEndTest, ExpiredTokenLeadsToSignInAndAnotherTenantsClusterIsNotFound) {
+TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutageShowsABanner) {
   AictlOutcome other = RunAictl(
       server_, Token("mallory", "other", absl::Hours(1)),
       {"clusters", "create", "--name=theirs", "--base-domain=example.com",
        "--openshift-version=4.16", "--user-managed-networking",
        "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
   ASSERT_EQ(other.code, 0) << other.err;
+  // The scenario also stops the gateway and starts it again (same command line) to see the
+  // "cannot be reached" banner come and go; it stops its own copy at the end.
   RunScenario("errors", {{"UI_EXPIRED_TOKEN", Token("demo", "demo", -absl::Hours(1))},
-                         {"UI_OTHER_CLUSTER", other.Trimmed()}});
+                         {"UI_OTHER_CLUSTER", other.Trimmed()},
+                         {"UI_GATEWAY_PID", std::to_string(gateway_->pid())}});
 }
 
 }  // namespace

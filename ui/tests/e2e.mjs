@@ -10,12 +10,14 @@
 //   UI_TOKEN           a valid bearer token of user demo
 //   UI_EXPIRED_TOKEN   an expired token of the same issuer                        (errors)
 //   UI_OTHER_CLUSTER   id of a cluster of another tenant                           (errors)
+//   UI_GATEWAY_PID     the gateway process, stopped and started again               (errors)
 //   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts              (flow)
 //   CHROMIUM           the browser (default /usr/bin/chromium)
 //   SCREENSHOT_DIR     where each screen's PNG goes (optional)
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import axe from 'axe-core';
 import puppeteer from 'puppeteer-core';
 
 const env = process.env;
@@ -31,10 +33,25 @@ function fail(message) {
   throw new Error(message);
 }
 
+// Accessibility problems axe-core finds that are serious or critical, over every screen shot.
+const accessibility = [];
+
+// Screenshots the screen (when SCREENSHOT_DIR is set) and audits it with axe-core. axe is
+// evaluated through the DevTools protocol, which the page's CSP does not govern: the UI's own
+// policy stays in force for everything else.
 async function shot(page, name) {
-  if (!env.SCREENSHOT_DIR) return;
-  mkdirSync(env.SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: path.join(env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  if (env.SCREENSHOT_DIR) {
+    mkdirSync(env.SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  }
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.evaluate(axe.source);
+  const violations = await page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  });
+  for (const v of violations) accessibility.push(`${name}: ${v}`);
 }
 
 // Waits for an element whose text contains `text` (optionally within `selector`), returns it.
@@ -123,6 +140,41 @@ async function bootFleet(isoUrl, clusterId) {
   fleet.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   fleet.on('exit', (code) => code && log(`fleet exited ${code}: ${stderr}`));
   children.push(fleet);
+}
+
+// The gateway process `pid` (started by the test), to stop and start again with the same
+// command line, environment and folder: same port, same keys.
+async function restartableGateway(pid) {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const environment = Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+  const cwd = readlinkSync(`/proc/${pid}/cwd`);
+  const gone = () => {
+    try {
+      // Exited (a zombie until the test reaps it) or reaped.
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+    } catch {
+      return true;
+    }
+  };
+  return {
+    async stop() {
+      process.kill(pid, 'SIGTERM');
+      const deadline = Date.now() + 20_000;
+      while (!gone()) {
+        if (Date.now() > deadline) fail('the gateway did not stop');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async start() {
+      const child = spawn(argv[0], argv.slice(1), { env: environment, cwd, stdio: 'ignore' });
+      children.push(child);
+    },
+  };
 }
 
 async function statusText(page) {
@@ -246,8 +298,21 @@ async function flow() {
     await byText(page, 'installed', '[data-testid="cluster-row-e2e"] *');
     await shot(page, '10-clusters-list');
     if (problems.length > 0) fail(`browser errors:\n  ${problems.join('\n  ')}`);
+  } catch (error) {
+    await report(page);
+    throw error;
   } finally {
     await browser.close();
+  }
+}
+
+// What the screen showed when a step failed: its text, and a screenshot.
+async function report(page) {
+  try {
+    if (env.SCREENSHOT_DIR) await page.screenshot({ path: path.join(env.SCREENSHOT_DIR, `failure-${scenario}.png`), fullPage: true });
+    log(`the screen said:\n${(await page.evaluate(() => document.body.innerText)).slice(0, 4000)}`);
+  } catch (e) {
+    log(`no report: ${e}`);
   }
 }
 
@@ -270,9 +335,26 @@ async function errors() {
     await page.waitForSelector('[data-testid="cluster-not-found"]', { timeout: 20_000 });
     log("another tenant's cluster is not found");
     await shot(page, '11-not-found');
+
+    // The gateway goes away under an open screen: a banner says so at once, and the screen
+    // recovers by itself when it is back.
+    await page.goto(base, { waitUntil: 'load' });
+    await byText(page, 'Clusters', 'h2');
+    const gateway = await restartableGateway(Number(env.UI_GATEWAY_PID));
+    await gateway.stop();
+    await page.waitForSelector('[data-testid="backend-down"]', { timeout: 20_000 });
+    log('gateway stopped: the banner is shown');
+    await shot(page, '12-backend-down');
+    await gateway.start();
+    await page.waitForFunction(() => !document.querySelector('[data-testid="backend-down"]'), { timeout: 30_000 });
+    await byText(page, 'Create cluster', 'button');
+    log('gateway back: the banner is gone');
     const unknown = await page.goto(`${base}/api/assisted-install/v2/no-such-route`);
     if (unknown.status() !== 404 || !(await unknown.text()).includes('"kind":"Error"')) fail('an unknown API path did not answer an Error 404');
     if (problems.length > 0) fail(`browser errors:\n  ${problems.join('\n  ')}`);
+  } catch (error) {
+    await report(page);
+    throw error;
   } finally {
     await browser.close();
   }
@@ -283,6 +365,7 @@ try {
   if (!base) fail('UI_BASE is not set');
   if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);
   await scenarios[scenario]();
+  if (accessibility.length > 0) fail(`serious or critical accessibility problems:\n  ${accessibility.join('\n  ')}`);
   log(`PASS ${scenario}`);
 } catch (error) {
   log(`FAIL ${scenario}: ${error.stack ?? error}`);

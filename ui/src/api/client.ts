@@ -33,6 +33,9 @@ export const connection = {
   },
 };
 
+// A call that never reached the gateway: the banner (connection.down) says so, screens need not.
+export class Unreachable extends Error {}
+
 const auth: Middleware = {
   onRequest({ request }) {
     const token = session.token();
@@ -44,6 +47,10 @@ const auth: Middleware = {
     if (response.status === 401) session.signOut();
     connection.set(response.status === 502 || response.status === 503 || response.status === 504);
     return response;
+  },
+  onError() {
+    connection.set(true);
+    return new Unreachable('the gateway cannot be reached');
   },
 };
 
@@ -64,7 +71,7 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
     result = await call;
   } catch (e) {
     connection.set(true);
-    throw new Error('the gateway cannot be reached');
+    throw e instanceof Unreachable ? e : new Unreachable('the gateway cannot be reached');
   }
   if (result.error !== undefined || !result.response.ok) throw new Error(reasonOf(result.error));
   return result.data as T;

@@ -26,7 +26,7 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, must, session, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
+import { api, download, failingValidations, must, Unreachable, session, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
 import { useLiveReload } from '../live';
 
@@ -313,7 +313,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
       if (changes === null || kinds.has('event')) await loadEvents();
       setError('');
     } catch (e) {
-      setError((e as Error).message);
+      if (!(e instanceof Unreachable)) setError((e as Error).message);
     }
   };
   useLiveReload(clusterId, load);

@@ -16,7 +16,7 @@ import {
 } from '@patternfly/react-core';
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { useState } from 'react';
-import { api, must, type Cluster } from '../api/client';
+import { api, must, Unreachable, type Cluster } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
 import { useLiveReload } from '../live';
 import { navigate } from '../router';
@@ -39,7 +39,7 @@ export function ClustersList() {
       setClusters(list as Cluster[]);
       setError('');
     } catch (e) {
-      setError((e as Error).message);
+      if (!(e instanceof Unreachable)) setError((e as Error).message);
     }
   };
   useLiveReload(undefined, load);
