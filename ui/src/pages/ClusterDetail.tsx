@@ -24,9 +24,9 @@ import {
   ToggleGroupItem,
 } from '@patternfly/react-core';
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, must, Unreachable, session, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
+import { api, download, failingValidations, must, Unreachable, session, type ApiEvent, type Cluster, type Host, type InfraEnv, type ValidationResult } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
 import { useLiveReload } from '../live';
 
@@ -68,11 +68,29 @@ function hostName(host: Host): string {
   return (host.requested_hostname as string) || inventoryOf(host).hostname || host.id.slice(0, 8);
 }
 
+function sortHosts(hosts: Host[]): Host[] {
+  return hosts.slice().sort((a, b) => hostName(a).localeCompare(hostName(b)));
+}
+
 // Roles can change until the install starts.
 const EDITABLE = new Set(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
 const ROLES = ['auto-assign', 'master', 'worker'] as const;
 
-function HostRow({ host, onError }: { host: Host; onError: (message: string) => void }) {
+// Each failing validation with the API's own message.
+function FailingList({ failing }: { failing: ValidationResult[] }) {
+  return (
+    <List isPlain>
+      {failing.map((v) => (
+        <ListItem key={v.id} className="ai-failing">
+          <strong>{v.id}</strong>: {v.message}
+        </ListItem>
+      ))}
+    </List>
+  );
+}
+
+// Rows re-render only when their host object changed (reads of one host keep the others').
+const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: (message: string) => void }) {
   const inventory = inventoryOf(host);
   const progress = (host.progress ?? {}) as HostProgress;
   const failing = failingValidations(host.validations_info);
@@ -138,21 +156,11 @@ function HostRow({ host, onError }: { host: Host; onError: (message: string) => 
         )}
       </Td>
       <Td dataLabel="Failing validations">
-        {failing.length === 0 ? (
-          '–'
-        ) : (
-          <List isPlain>
-            {failing.map((v) => (
-              <ListItem key={v.id} className="ai-failing">
-                <strong>{v.id}</strong>: {v.message}
-              </ListItem>
-            ))}
-          </List>
-        )}
+        {failing.length === 0 ? '–' : <FailingList failing={failing} />}
       </Td>
     </Tr>
   );
-}
+});
 
 function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
   const [isoUrl, setIsoUrl] = useState('');
@@ -289,22 +297,52 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
   const [missing, setMissing] = useState(false);
 
   const loadEvents = async () => {
-    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'desc', limit: 200 } } }));
+    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'desc', limit: 100 } } }));
     setEvents(list as ApiEvent[]);
+  };
+  const readCluster = async (): Promise<boolean> => {
+    const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId } } });
+    if (response.status === 404) {
+      setMissing(true);
+      return false;
+    }
+    if (!data) throw new Error(`HTTP ${response.status}`);
+    const got = data as Cluster;
+    setCluster(got);
+    setHosts(sortHosts((got.hosts as Host[] | undefined) ?? []));
+    return true;
+  };
+  // Only the hosts that changed are read again: with a hundred hosts on screen, re-reading the
+  // cluster (which carries them all) for each host's change would be most of the cost.
+  const readHosts = async (changed: Change[]) => {
+    const fresh = await Promise.all(
+      changed.map(async (c) => {
+        if (c.change === 'deleted') return { id: c.id, host: null };
+        const { data, response } = await api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/hosts/{host_id}', {
+          params: { path: { infra_env_id: c.infra_env_id, host_id: c.id } },
+        });
+        if (response.status === 404) return { id: c.id, host: null };
+        if (!data) throw new Error(`HTTP ${response.status}`);
+        return { id: c.id, host: data as Host };
+      }),
+    );
+    setHosts((current) => {
+      const byId = new Map(current.map((h) => [h.id, h]));
+      for (const { id, host } of fresh) {
+        if (host && host.cluster_id === clusterId) byId.set(id, host);
+        else byId.delete(id);
+      }
+      return sortHosts([...byId.values()]);
+    });
   };
   const load = async (changes: Change[] | null) => {
     try {
       const kinds = new Set((changes ?? []).map((c) => c.kind));
-      if (changes === null || kinds.has('cluster') || kinds.has('host')) {
-        const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId } } });
-        if (response.status === 404) {
-          setMissing(true);
-          return;
-        }
-        if (!data) throw new Error(`HTTP ${response.status}`);
-        const got = data as Cluster;
-        setCluster(got);
-        setHosts(((got.hosts as Host[] | undefined) ?? []).slice().sort((a, b) => hostName(a).localeCompare(hostName(b))));
+      if (changes === null || kinds.has('cluster')) {
+        if (!(await readCluster())) return;
+      } else if (kinds.has('host')) {
+        const latest = new Map(changes.filter((c) => c.kind === 'host').map((c) => [c.id, c]));
+        await readHosts([...latest.values()]);
       }
       if (changes === null || kinds.has('infra-env')) {
         const list = await must(api.GET('/api/assisted-install/v2/infra-envs', { params: { query: { cluster_id: clusterId } } }));
@@ -385,15 +423,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
             </DescriptionListGroup>
           </DescriptionList>
           <Percent value={progress.total_percentage ?? 0} title="Installation progress" />
-          {clusterFailing.length > 0 && (
-            <List isPlain>
-              {clusterFailing.map((v) => (
-                <ListItem key={v.id} className="ai-failing">
-                  <strong>{v.id}</strong>: {v.message}
-                </ListItem>
-              ))}
-            </List>
-          )}
+          {clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}
         </CardBody>
       </Card>
       {status === 'installed' && (
