@@ -77,8 +77,8 @@ export async function must<T>(call: Promise<{ data?: T; error?: unknown; respons
   return result.data as T;
 }
 
-// Downloads an authenticated file (credentials, iPXE script) through a blob URL.
-export async function download(url: string, filename: string): Promise<void> {
+// GET of a file route with the bearer token: the response, or throws with the API's reason.
+async function authorizedGet(url: string): Promise<Response> {
   const response = await fetch(url, { headers: { Authorization: `Bearer ${session.token() ?? ''}` } });
   if (response.status === 401) session.signOut();
   if (!response.ok) {
@@ -90,7 +90,17 @@ export async function download(url: string, filename: string): Promise<void> {
     }
     throw new Error(reason);
   }
-  const blob = await response.blob();
+  return response;
+}
+
+// The text of an authenticated file (the kubeadmin password).
+export async function fetchText(url: string): Promise<string> {
+  return (await authorizedGet(url)).text();
+}
+
+// Downloads an authenticated file (credentials, iPXE script) through a blob URL.
+export async function download(url: string, filename: string): Promise<void> {
+  const blob = await (await authorizedGet(url)).blob();
   const link = document.createElement('a');
   link.href = URL.createObjectURL(blob);
   link.download = filename;

@@ -26,7 +26,7 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { memo, useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, must, Unreachable, session, type ApiEvent, type Cluster, type Host, type InfraEnv, type ValidationResult } from '../api/client';
+import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv, type ValidationResult } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
 import { useLiveReload } from '../live';
 
@@ -162,28 +162,30 @@ const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: 
   );
 });
 
+// Runs what a button asks for, keeping the last failure to show beside it.
+function useAttempt(): [string, (action: () => Promise<void>) => void] {
+  const [error, setError] = useState('');
+  const attempt = (action: () => Promise<void>) => {
+    action()
+      .then(() => setError(''))
+      .catch((e: Error) => setError(e.message));
+  };
+  return [error, attempt];
+}
+
 function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
   const [isoUrl, setIsoUrl] = useState('');
-  const [error, setError] = useState('');
+  const [error, attempt] = useAttempt();
   if (!infraEnv) return <EmptyState titleText="No discovery image" headingLevel="h4" />;
-  const generate = async () => {
-    try {
+  const generate = () =>
+    attempt(async () => {
       const answer = await must(
         api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: infraEnv.id } } }),
       );
       setIsoUrl(answer.url ?? '');
-      setError('');
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
-  const ipxe = async () => {
-    try {
-      await download(`/api/assisted-install/v2/infra-envs/${infraEnv.id}/downloads/files?file_name=ipxe-script`, `${infraEnv.name}.ipxe`);
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+    });
+  const ipxe = () =>
+    attempt(() => download(`/api/assisted-install/v2/infra-envs/${infraEnv.id}/downloads/files?file_name=ipxe-script`, `${infraEnv.name}.ipxe`));
   return (
     <>
       {error && <Alert variant="danger" isInline title={error} />}
@@ -252,23 +254,15 @@ function Events({ events }: { events: ApiEvent[] }) {
 
 function Credentials({ cluster }: { cluster: Cluster }) {
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
+  const [error, attempt] = useAttempt();
   const file = (name: string) => `/api/assisted-install/v2/clusters/${cluster.id}/downloads/credentials?file_name=${name}`;
-  const reveal = async () => {
-    try {
-      const response = await fetch(file('kubeadmin-password'), { headers: { Authorization: `Bearer ${session.token() ?? ''}` } });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      setPassword((await response.text()).trim());
-    } catch (e) {
-      setError((e as Error).message);
-    }
-  };
+  const reveal = () => attempt(async () => setPassword((await fetchText(file('kubeadmin-password'))).trim()));
   return (
     <>
       {error && <Alert variant="danger" isInline title={error} />}
       <Flex>
         <FlexItem>
-          <Button variant="primary" data-testid="download-kubeconfig" onClick={() => download(file('kubeconfig'), 'kubeconfig').catch((e: Error) => setError(e.message))}>
+          <Button variant="primary" data-testid="download-kubeconfig" onClick={() => attempt(() => download(file('kubeconfig'), 'kubeconfig'))}>
             Download kubeconfig
           </Button>
         </FlexItem>
