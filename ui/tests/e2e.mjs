@@ -298,15 +298,24 @@ async function flow(page) {
   log('cluster ready');
   await shot(page, '07-hosts-ready');
 
-  // A role change goes through PATCH and comes back through the change stream.
-  const firstRole = await page.$('[data-testid^="host-row-"] select[aria-label^="Role of"]');
-  await firstRole.select('master');
+  // Role changes go through PATCH and come back through the change stream. One host as a
+  // worker leaves a compact cluster short of control-plane hosts: a failing validation shows
+  // with the API's message, and setting the role back fixes it.
+  const roleOfFirst = '[data-testid^="host-row-"] select[aria-label^="Role of"]';
+  await (await page.$(roleOfFirst)).select('worker');
   await page.waitForFunction(
-    () => document.querySelector('[data-testid^="host-row-"] select[aria-label^="Role of"]')?.value === 'master',
-    { timeout: 20_000 },
+    () => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() !== 'ready' &&
+      document.querySelector('[data-testid="cluster-validations"] .ai-failing') !== null,
+    { timeout: 60_000, polling: 'mutation' },
   );
-  log('role set to control plane');
+  const failing = await page.$eval('[data-testid="cluster-validations"]', (e) => e.textContent);
+  log(`a worker in a compact cluster: ${await statusText(page)}, failing: ${failing}`);
+  await shot(page, '07b-failing-validation');
+  await (await page.$(roleOfFirst)).select('master');
+  await page.waitForFunction((s) => document.querySelector(s)?.value === 'master', { timeout: 20_000 }, roleOfFirst);
   await waitForStatus(page, 'ready', 60_000);
+  if (await page.$('[data-testid="cluster-validations"] .ai-failing')) fail('the failing validation stayed after the fix');
+  log('role set back to control plane: the validation passes, the cluster is ready again');
 
   await clickText(page, 'Install cluster');
   await page.waitForFunction(

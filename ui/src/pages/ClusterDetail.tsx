@@ -417,7 +417,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
             </DescriptionListGroup>
           </DescriptionList>
           <Percent value={progress.total_percentage ?? 0} title="Installation progress" />
-          {clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}
+          <div data-testid="cluster-validations">{clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}</div>
         </CardBody>
       </Card>
       {status === 'installed' && (
