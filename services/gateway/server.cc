@@ -16,6 +16,7 @@
 #include "services/gateway/backends.h"
 #include "services/gateway/read_cache.h"
 #include "services/gateway/read_cache_metrics.h"
+#include "services/gateway/web_ui.h"
 
 namespace assisted::gateway {
 namespace {
@@ -29,6 +30,7 @@ struct Parts {
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<ReadCacheMetrics> read_cache_metrics;
   std::unique_ptr<ReadCache> read_cache;
+  std::unique_ptr<WebUi> web_ui;  // its change feed outlives the follower feeding it
   std::unique_ptr<inventory_client::WatchFollower> watch;
   std::unique_ptr<RestApi> api;
   std::unique_ptr<http::HttpMetrics> http_metrics;
@@ -41,6 +43,7 @@ class GatewayRunning final : public service::RunningService {
       : parts_(std::move(parts)), grpc_(std::move(grpc)), http_(std::move(http)) {}
   ~GatewayRunning() override { Shutdown(absl::ZeroDuration()); }
   void Shutdown(absl::Duration grace) override {
+    parts_->web_ui->Shutdown();  // held change answers end now, not at the grace's end
     http_->Shutdown(grace);
     grpc_->Shutdown(grace);
   }
@@ -123,6 +126,7 @@ void Config::Register(config::Parser& parser) {
       .Range(0, 10000000);
   parser.Int("read-cache-mib", &read_cache_mib, "memory bound of the read cache's answers (MiB)")
       .Range(1, 1 << 20);
+  parser.String("ui-dir", &ui_dir, "the web UI's built files (ui/dist), served at /; empty: none");
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
@@ -138,6 +142,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
       parts->backends->inventory(), parts->clock, {}, config.backend_timeout);
   auth.infra_env_signing_key = parts->signing_keys->Lookup();
   ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
+  ASSIGN_OR_RETURN(parts->web_ui, WebUi::Start({.ui_dir = config.ui_dir,
+                                                .handler_threads = config.http.handler_threads,
+                                                .follow_changes = config.read_cache_entries == 0},
+                                               *parts->backends, *parts->authenticator,
+                                               parts->clock, context.log.Child("web-ui")));
   if (config.read_cache_entries > 0) {
     parts->read_cache_metrics = std::make_unique<ReadCacheMetrics>(*context.metrics);
     parts->read_cache = std::make_unique<ReadCache>(
@@ -146,8 +155,12 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
         *parts->read_cache_metrics);
     parts->watch = std::make_unique<inventory_client::WatchFollower>(
         parts->backends->inventory(),
-        inventory_client::WatchFollower::Options{.kinds = ReadCache::WatchedKinds(), .hints = true},
-        parts->read_cache->FollowerCallbacks(), context.log.Child("read-cache"));
+        inventory_client::WatchFollower::Options{.kinds = WebUi::WatchedKinds(), .hints = true},
+        // Browsers hear of a change only once the cache dropped what it changed, so the read
+        // they make on hearing it is fresh.
+        parts->web_ui->AfterCache(parts->read_cache->FollowerCallbacks(),
+                                  ReadCache::WatchedKinds()),
+        context.log.Child("read-cache"));
   }
   parts->api = std::make_unique<RestApi>(*parts->backends, *parts->authenticator, parts->clock,
                                          parts->read_cache.get());
@@ -155,6 +168,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   // HTTP first: once the gRPC health check answers SERVING, the REST port is listening too.
   http::Router router;
   RETURN_IF_ERROR(parts->api->Register(router));
+  RETURN_IF_ERROR(parts->web_ui->Register(router));
   parts->http_metrics = std::make_unique<http::HttpMetrics>(*context.metrics);
   http::HttpServerOptions http_options = config.http;
   // What the HTTP server refuses by itself (413, 400, 503, 404...) is an Error document too.

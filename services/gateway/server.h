@@ -48,6 +48,8 @@ struct Config {
   // inventory.
   int read_cache_entries = 10000;
   int read_cache_mib = 256;
+  // The web UI's built files (ui/'s build output), served at "/"; empty: no UI.
+  std::string ui_dir;
 
   void Register(config::Parser& parser);
 };

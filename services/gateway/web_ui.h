@@ -1,0 +1,69 @@
+// File: services/gateway/web_ui.h
+//
+// What the gateway adds for the web UI, in one place so the server's composition root stays
+// small: the built files at "/" (static_files.h, only with --ui-dir) and the live change stream
+// (change_stream.h, always: other clients may follow it too), fed by a follower of the
+// inventory's change log of its own.
+
+#ifndef ASSISTED_SERVICES_GATEWAY_WEB_UI_H_
+#define ASSISTED_SERVICES_GATEWAY_WEB_UI_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "lib/http/router.h"
+#include "lib/inventory_client/watch_follower.h"
+#include "lib/log/log.h"
+#include "lib/time/clock.h"
+#include "services/gateway/auth.h"
+#include "services/gateway/backends.h"
+#include "services/gateway/change_stream.h"
+#include "services/gateway/static_files.h"
+
+namespace assisted::gateway {
+
+struct WebUiOptions {
+  std::string ui_dir;        // empty: no UI files, the change stream only
+  int handler_threads = 32;  // the HTTP server's: held change answers take at most a quarter
+  // Follow the change log itself. False when the caller already follows it (the read cache)
+  // and feeds the stream through AfterCache().
+  bool follow_changes = true;
+};
+
+class WebUi {
+ public:
+  // Loads the UI files (INVALID_ARGUMENT naming --ui-dir when unusable) and starts following
+  // the change log. Everything given must outlive the result.
+  static absl::StatusOr<std::unique_ptr<WebUi>> Start(const WebUiOptions& options,
+                                                      const Backends& backends,
+                                                      const Authenticator& authenticator,
+                                                      const Clock& clock, log::Logger log);
+  ~WebUi();
+
+  absl::Status Register(http::Router& router) const;
+
+  // The kinds the change stream shows.
+  static std::vector<inventory::v1::ResourceKind> WatchedKinds();
+
+  // Callbacks for one follower serving the read cache and the change stream: each change goes
+  // to `cache` first (when of one of `cache_kinds`), then to the stream, so a browser that
+  // re-reads on hearing of a change never gets the cached answer from before it.
+  inventory_client::WatchFollower::Callbacks AfterCache(
+      inventory_client::WatchFollower::Callbacks cache,
+      std::vector<inventory::v1::ResourceKind> cache_kinds);
+  // Ends held change answers at once, so the HTTP server drains quickly.
+  void Shutdown();
+
+ private:
+  WebUi() = default;
+  std::unique_ptr<StaticFiles> files_;
+  std::unique_ptr<ChangeFeed> feed_;
+  std::unique_ptr<ChangeStream> stream_;
+  std::unique_ptr<inventory_client::WatchFollower> follower_;
+};
+
+}  // namespace assisted::gateway
+
+#endif  // ASSISTED_SERVICES_GATEWAY_WEB_UI_H_

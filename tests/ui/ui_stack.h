@@ -1,0 +1,50 @@
+// File: tests/ui/ui_stack.h
+//
+// What the web UI's tests in Chromium run against: real PostgreSQL, inventory, orchestrator,
+// image service and a gateway serving ui/dist (--ui-dir) with JWT auth, and the runner of
+// ui/tests/e2e.mjs scenarios (puppeteer-core driving Debian's /usr/bin/chromium). The UI's
+// build and npm packages live outside Bazel: the tests need ASSISTED_UI_DIR (the ui/ folder,
+// built; `./dev test` builds it and sets it) and skip without it, saying so.
+
+#ifndef ASSISTED_TESTS_UI_UI_STACK_H_
+#define ASSISTED_TESTS_UI_UI_STACK_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+
+class UiStackTest : public PostgresTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+  // A bearer token of the stack's local issuer for `user` of `org`, expiring after `valid_for`
+  // (negative: already expired).
+  static std::string Token(const std::string& user, const std::string& org,
+                           absl::Duration valid_for);
+  // A file under the test's temporary folder holding `content`; its path.
+  static std::string WriteFile(const std::string& name, const std::string& content);
+
+  // Runs ui/tests/e2e.mjs `scenario` with `env` added to what every scenario gets (UI_BASE,
+  // UI_TOKEN of user demo, CHROMIUM, SCREENSHOT_DIR: the test's undeclared outputs); expects it
+  // to exit 0 within `timeout`. Returns what it printed.
+  std::string RunScenario(const std::string& scenario, std::map<std::string, std::string> env,
+                          absl::Duration timeout = absl::Minutes(8));
+
+  // The simulated hosts' settings a scenario needs to boot them from the UI's ISO.
+  static std::map<std::string, std::string> FleetEnv(const std::string& state_dir);
+
+  std::string ui_dir_;
+  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
+  std::string server_;  // the gateway, "http://127.0.0.1:PORT"
+};
+
+}  // namespace assisted::testing
+
+#endif  // ASSISTED_TESTS_UI_UI_STACK_H_

@@ -1,0 +1,103 @@
+import {
+  Alert,
+  Button,
+  Masthead,
+  MastheadBrand,
+  MastheadContent,
+  MastheadMain,
+  Page,
+  PageSection,
+  Title,
+  Toolbar,
+  ToolbarContent,
+  ToolbarItem,
+} from '@patternfly/react-core';
+import { useEffect, useState } from 'react';
+import { connection, session } from './api/client';
+import { ClusterDetail } from './pages/ClusterDetail';
+import { ClustersList } from './pages/ClustersList';
+import { CreateCluster } from './pages/CreateCluster';
+import { SignIn } from './pages/SignIn';
+import { navigate, usePath } from './router';
+
+function useSignedIn(): boolean {
+  const [signedIn, setSignedIn] = useState(session.token() !== null);
+  useEffect(() => {
+    const out = () => setSignedIn(false);
+    window.addEventListener('assisted:signed-out', out);
+    return () => window.removeEventListener('assisted:signed-out', out);
+  }, []);
+  useEffect(() => {
+    if (!signedIn && session.token() !== null) setSignedIn(true);
+  });
+  return signedIn || session.token() !== null;
+}
+
+function useBackendDown(): boolean {
+  const [down, setDown] = useState(connection.down);
+  useEffect(() => {
+    const update = () => setDown(connection.down);
+    window.addEventListener('assisted:connection', update);
+    return () => window.removeEventListener('assisted:connection', update);
+  }, []);
+  return down;
+}
+
+const UUID = /^\/clusters\/([0-9a-f-]{36})$/;
+
+export function App() {
+  const [, rerender] = useState(0);
+  const signedIn = useSignedIn();
+  const down = useBackendDown();
+  const path = usePath();
+
+  const masthead = (
+    <Masthead>
+      <MastheadMain>
+        <MastheadBrand>
+          <Title headingLevel="h1" size="lg">
+            <a href="/" onClick={(e) => (e.preventDefault(), navigate('/'))}>
+              Assisted Installer
+            </a>
+          </Title>
+        </MastheadBrand>
+      </MastheadMain>
+      <MastheadContent>
+        <Toolbar>
+          <ToolbarContent>
+            {signedIn && (
+              <ToolbarItem align={{ default: 'alignEnd' }}>
+                <Button variant="secondary" onClick={() => session.signOut()}>
+                  Sign out
+                </Button>
+              </ToolbarItem>
+            )}
+          </ToolbarContent>
+        </Toolbar>
+      </MastheadContent>
+    </Masthead>
+  );
+
+  let content;
+  if (!signedIn) {
+    content = <SignIn onSignedIn={() => rerender((n) => n + 1)} />;
+  } else if (path === '/clusters/new') {
+    content = <CreateCluster />;
+  } else if (UUID.test(path)) {
+    content = <ClusterDetail clusterId={UUID.exec(path)![1]} />;
+  } else {
+    content = <ClustersList />;
+  }
+  return (
+    <Page masthead={masthead}>
+      {down && (
+        <PageSection>
+          <Alert variant="danger" isInline title="The installer service cannot be reached" data-testid="backend-down">
+            What you see may be out of date. The page reconnects by itself as soon as the service answers again.
+          </Alert>
+        </PageSection>
+      )}
+      {content}
+    </Page>
+  );
+}

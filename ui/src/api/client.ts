@@ -1,0 +1,131 @@
+// The typed REST client: paths, bodies and answers come from the gateway's own OpenAPI document
+// (services/gateway/openapi.yaml, turned into schema.d.ts by `npm run gen` at every build), so
+// a field the API renames breaks the build, not the screen.
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from './schema';
+
+export type Cluster = components['schemas']['cluster'] & Record<string, unknown>;
+export type Host = components['schemas']['host'] & Record<string, unknown>;
+export type InfraEnv = components['schemas']['infra-env'] & Record<string, unknown>;
+export type ClusterCreateParams = components['schemas']['cluster-create-params'];
+export type ApiEvent = components['schemas']['event'];
+export type ApiError = components['schemas']['error'];
+
+const TOKEN_KEY = 'assisted.token';
+
+// The bearer token lives for the tab only (sessionStorage): closing it signs out.
+export const session = {
+  token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
+  signIn: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  signOut: () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    window.dispatchEvent(new Event('assisted:signed-out'));
+  },
+};
+
+// Backend reachability, for the banner: set by every call's outcome.
+export const connection = {
+  down: false,
+  set(down: boolean) {
+    if (down === this.down) return;
+    this.down = down;
+    window.dispatchEvent(new Event('assisted:connection'));
+  },
+};
+
+// A call that never reached the gateway: the banner (connection.down) says so, screens need not.
+export class Unreachable extends Error {}
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    const token = session.token();
+    if (token) request.headers.set('Authorization', `Bearer ${token}`);
+    return request;
+  },
+  onResponse({ response }) {
+    // An expired or revoked token: back to sign-in.
+    if (response.status === 401) session.signOut();
+    connection.set(response.status === 502 || response.status === 503 || response.status === 504);
+    return response;
+  },
+  onError() {
+    connection.set(true);
+    return new Unreachable('the gateway cannot be reached');
+  },
+};
+
+export const api = createClient<paths>({ baseUrl: '/' });
+api.use(auth);
+
+// The reason of an Error document, or a sentence for whatever else went wrong.
+export function reasonOf(error: unknown): string {
+  if (error && typeof error === 'object' && 'reason' in error) return String((error as ApiError).reason);
+  if (error instanceof Error) return error.message;
+  return 'the request failed';
+}
+
+// Wraps a call: its data, or throws with the API's reason. Network failures mark the backend down.
+export async function must<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let result;
+  try {
+    result = await call;
+  } catch (e) {
+    connection.set(true);
+    throw e instanceof Unreachable ? e : new Unreachable('the gateway cannot be reached');
+  }
+  if (result.error !== undefined || !result.response.ok) throw new Error(reasonOf(result.error));
+  return result.data as T;
+}
+
+// GET of a file route with the bearer token: the response, or throws with the API's reason.
+async function authorizedGet(url: string): Promise<Response> {
+  const response = await fetch(url, { headers: { Authorization: `Bearer ${session.token() ?? ''}` } });
+  if (response.status === 401) session.signOut();
+  if (!response.ok) {
+    let reason = `HTTP ${response.status}`;
+    try {
+      reason = reasonOf(await response.json());
+    } catch {
+      /* not JSON */
+    }
+    throw new Error(reason);
+  }
+  return response;
+}
+
+// The text of an authenticated file (the kubeadmin password).
+export async function fetchText(url: string): Promise<string> {
+  return (await authorizedGet(url)).text();
+}
+
+// Downloads an authenticated file (credentials, iPXE script) through a blob URL.
+export async function download(url: string, filename: string): Promise<void> {
+  const blob = await (await authorizedGet(url)).blob();
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = filename;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+}
+
+// The parsed validations_info text: category -> results.
+export interface ValidationResult {
+  id: string;
+  status: string;
+  message: string;
+}
+export function validationsOf(text: unknown): Record<string, ValidationResult[]> {
+  if (typeof text !== 'string' || text === '') return {};
+  try {
+    return JSON.parse(text) as Record<string, ValidationResult[]>;
+  } catch {
+    return {};
+  }
+}
+export function failingValidations(text: unknown): ValidationResult[] {
+  return Object.values(validationsOf(text))
+    .flat()
+    .filter((v) => v.status === 'failure' || v.status === 'error');
+}

@@ -1,0 +1,31 @@
+import { Label, Progress, ProgressMeasureLocation } from '@patternfly/react-core';
+
+// Status words are the API's own (its enums), shown as they come; only their colour is ours.
+const COLOURS: Record<string, 'green' | 'red' | 'orange' | 'blue' | 'grey' | 'purple'> = {
+  installed: 'green',
+  ready: 'green',
+  known: 'green',
+  error: 'red',
+  'installing-pending-user-action': 'orange',
+  insufficient: 'orange',
+  'pending-for-input': 'orange',
+  disconnected: 'red',
+  cancelled: 'grey',
+  installing: 'blue',
+  'installing-in-progress': 'blue',
+  'preparing-for-installation': 'blue',
+  'preparing-successful': 'blue',
+  finalizing: 'purple',
+};
+
+export function StatusLabel({ status }: { status: string | undefined }) {
+  return (
+    <Label color={COLOURS[status ?? ''] ?? 'grey'} data-testid="status">
+      {status ?? 'unknown'}
+    </Label>
+  );
+}
+
+export function Percent({ value, title }: { value: number; title: string }) {
+  return <Progress value={value} size="sm" measureLocation={ProgressMeasureLocation.outside} aria-label={title} />;
+}

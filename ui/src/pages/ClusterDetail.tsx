@@ -1,0 +1,476 @@
+import {
+  Alert,
+  Button,
+  Card,
+  CardBody,
+  CardTitle,
+  ClipboardCopy,
+  ClipboardCopyVariant,
+  DescriptionList,
+  DescriptionListDescription,
+  DescriptionListGroup,
+  DescriptionListTerm,
+  EmptyState,
+  EmptyStateBody,
+  Flex,
+  FlexItem,
+  FormSelect,
+  FormSelectOption,
+  List,
+  ListItem,
+  PageSection,
+  Title,
+  ToggleGroup,
+  ToggleGroupItem,
+} from '@patternfly/react-core';
+import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
+import { memo, useState } from 'react';
+import type { Change } from '../api/changes';
+import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv, type ValidationResult } from '../api/client';
+import { Percent, StatusLabel } from '../components/Status';
+import { useLiveReload } from '../live';
+
+interface Disk {
+  id?: string;
+  name?: string;
+  path?: string;
+  size_bytes?: number;
+  sizeBytes?: number;
+}
+interface Inventory {
+  hostname?: string;
+  cpu?: { count?: number };
+  memory?: { physical_bytes?: number; physicalBytes?: number };
+  disks?: Disk[];
+  system_vendor?: { manufacturer?: string; product_name?: string };
+}
+interface HostProgress {
+  current_stage?: string;
+  progress_info?: string;
+  installation_percentage?: number;
+}
+
+function inventoryOf(host: Host): Inventory {
+  const text = host.inventory;
+  if (typeof text !== 'string' || !text) return {};
+  try {
+    return JSON.parse(text) as Inventory;
+  } catch {
+    return {};
+  }
+}
+
+function gib(bytes: number | undefined): string {
+  return bytes ? `${Math.round(bytes / 2 ** 30)} GiB` : '–';
+}
+
+function hostName(host: Host): string {
+  return (host.requested_hostname as string) || inventoryOf(host).hostname || host.id.slice(0, 8);
+}
+
+function sortHosts(hosts: Host[]): Host[] {
+  return hosts.slice().sort((a, b) => hostName(a).localeCompare(hostName(b)));
+}
+
+// Roles can change until the install starts.
+const EDITABLE = new Set(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
+const ROLES = ['auto-assign', 'master', 'worker'] as const;
+
+// Each failing validation with the API's own message.
+function FailingList({ failing }: { failing: ValidationResult[] }) {
+  return (
+    <List isPlain>
+      {failing.map((v) => (
+        <ListItem key={v.id} className="ai-failing">
+          <strong>{v.id}</strong>: {v.message}
+        </ListItem>
+      ))}
+    </List>
+  );
+}
+
+// Rows re-render only when their host object changed (reads of one host keep the others').
+const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: (message: string) => void }) {
+  const inventory = inventoryOf(host);
+  const progress = (host.progress ?? {}) as HostProgress;
+  const failing = failingValidations(host.validations_info);
+  const editable = EDITABLE.has(host.status);
+  const name = hostName(host);
+  const patch = async (body: Record<string, unknown>) => {
+    try {
+      await must(
+        api.PATCH('/api/assisted-install/v2/infra-envs/{infra_env_id}/hosts/{host_id}', {
+          params: { path: { infra_env_id: host.infra_env_id!, host_id: host.id } },
+          body,
+        }),
+      );
+    } catch (e) {
+      onError(`${name}: ${(e as Error).message}`);
+    }
+  };
+  return (
+    <Tr data-testid={`host-row-${name}`}>
+      <Td dataLabel="Host">{name}</Td>
+      <Td dataLabel="Role">
+        <FormSelect
+          aria-label={`Role of ${name}`}
+          value={host.role ?? 'auto-assign'}
+          isDisabled={!editable}
+          onChange={(_e, role) => void patch({ host_role: role })}
+        >
+          {ROLES.map((r) => (
+            <FormSelectOption key={r} value={r} label={r === 'master' ? 'control plane (master)' : r} />
+          ))}
+          {host.role === 'bootstrap' && <FormSelectOption value="bootstrap" label="bootstrap" />}
+        </FormSelect>
+        {host.role === 'auto-assign' && host.suggested_role ? <small> suggested: {host.suggested_role}</small> : null}
+      </Td>
+      <Td dataLabel="Hardware">
+        {inventory.cpu?.count ?? '–'} CPU, {gib(inventory.memory?.physical_bytes ?? inventory.memory?.physicalBytes)}
+      </Td>
+      <Td dataLabel="Installation disk">
+        <FormSelect
+          aria-label={`Installation disk of ${name}`}
+          value={(host.installation_disk_id as string) ?? ''}
+          isDisabled={!editable || !inventory.disks?.length}
+          onChange={(_e, id) => void patch({ disks_selected_config: [{ id, role: 'install' }] })}
+        >
+          {!host.installation_disk_id && <FormSelectOption value="" label="none eligible" isDisabled />}
+          {(inventory.disks ?? []).map((d) => (
+            <FormSelectOption key={d.id ?? d.path} value={d.id ?? d.path ?? ''} label={`${d.name ?? d.path} (${gib(d.size_bytes ?? d.sizeBytes)})`} />
+          ))}
+        </FormSelect>
+      </Td>
+      <Td dataLabel="Status">
+        <StatusLabel status={host.status} />
+        {host.status_info ? <div>{host.status_info}</div> : null}
+      </Td>
+      <Td dataLabel="Progress">
+        {progress.current_stage ? (
+          <>
+            <div data-testid="stage">{progress.current_stage}{progress.progress_info ? ` (${progress.progress_info})` : ''}</div>
+            <Percent value={progress.installation_percentage ?? 0} title={`${name} installation`} />
+          </>
+        ) : (
+          '–'
+        )}
+      </Td>
+      <Td dataLabel="Failing validations">
+        {failing.length === 0 ? '–' : <FailingList failing={failing} />}
+      </Td>
+    </Tr>
+  );
+});
+
+// Runs what a button asks for, keeping the last failure to show beside it.
+function useAttempt(): [string, (action: () => Promise<void>) => void] {
+  const [error, setError] = useState('');
+  const attempt = (action: () => Promise<void>) => {
+    action()
+      .then(() => setError(''))
+      .catch((e: Error) => setError(e.message));
+  };
+  return [error, attempt];
+}
+
+function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
+  const [isoUrl, setIsoUrl] = useState('');
+  const [error, attempt] = useAttempt();
+  if (!infraEnv) return <EmptyState titleText="No discovery image" headingLevel="h4" />;
+  const generate = () =>
+    attempt(async () => {
+      const answer = await must(
+        api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: infraEnv.id } } }),
+      );
+      setIsoUrl(answer.url ?? '');
+    });
+  const ipxe = () =>
+    attempt(() => download(`/api/assisted-install/v2/infra-envs/${infraEnv.id}/downloads/files?file_name=ipxe-script`, `${infraEnv.name}.ipxe`));
+  return (
+    <>
+      {error && <Alert variant="danger" isInline title={error} />}
+      <Flex>
+        <FlexItem>
+          <Button variant="primary" onClick={generate} data-testid="generate-iso">
+            Generate discovery ISO
+          </Button>
+        </FlexItem>
+        <FlexItem>
+          <Button variant="secondary" onClick={ipxe}>
+            Download iPXE script
+          </Button>
+        </FlexItem>
+      </Flex>
+      {isoUrl && (
+        <>
+          <p>
+            <a href={isoUrl} data-testid="iso-link" download>
+              Download the discovery ISO
+            </a>{' '}
+            (the link is signed and expires; generate it again when it does). Boot each host from it; they appear below as
+            they register.
+          </p>
+          <ClipboardCopy isReadOnly hoverTip="Copy" clickTip="Copied" variant={ClipboardCopyVariant.expansion}>
+            {`curl -fLo discovery.iso '${isoUrl}' && virt-install --name host-1 --memory 16384 --vcpus 8 --disk size=120 --cdrom discovery.iso --os-variant rhel9.0 --network network=default`}
+          </ClipboardCopy>
+        </>
+      )}
+    </>
+  );
+}
+
+function Events({ events }: { events: ApiEvent[] }) {
+  const [severity, setSeverity] = useState<'all' | 'warning' | 'error'>('all');
+  const rank: Record<string, number> = { info: 0, warning: 1, error: 2, critical: 3 };
+  const shown = events.filter((e) => severity === 'all' || (rank[e.severity ?? 'info'] ?? 0) >= rank[severity]);
+  return (
+    <>
+      <ToggleGroup aria-label="Event severity">
+        {(['all', 'warning', 'error'] as const).map((s) => (
+          <ToggleGroupItem key={s} text={s === 'all' ? 'All' : s === 'warning' ? 'Warnings and errors' : 'Errors'} isSelected={severity === s} onChange={() => setSeverity(s)} />
+        ))}
+      </ToggleGroup>
+      <Table aria-label="Events" variant="compact">
+        <Thead>
+          <Tr>
+            <Th>Time</Th>
+            <Th>Severity</Th>
+            <Th>Message</Th>
+          </Tr>
+        </Thead>
+        <Tbody>
+          {shown.slice(0, 100).map((e, i) => (
+            <Tr key={`${e.event_time}-${i}`}>
+              <Td dataLabel="Time">{e.event_time ? new Date(e.event_time).toLocaleTimeString() : ''}</Td>
+              <Td dataLabel="Severity">{e.severity}</Td>
+              <Td dataLabel="Message">{e.message}</Td>
+            </Tr>
+          ))}
+        </Tbody>
+      </Table>
+    </>
+  );
+}
+
+function Credentials({ cluster }: { cluster: Cluster }) {
+  const [password, setPassword] = useState('');
+  const [error, attempt] = useAttempt();
+  const file = (name: string) => `/api/assisted-install/v2/clusters/${cluster.id}/downloads/credentials?file_name=${name}`;
+  const reveal = () => attempt(async () => setPassword((await fetchText(file('kubeadmin-password'))).trim()));
+  return (
+    <>
+      {error && <Alert variant="danger" isInline title={error} />}
+      <Flex>
+        <FlexItem>
+          <Button variant="primary" data-testid="download-kubeconfig" onClick={() => attempt(() => download(file('kubeconfig'), 'kubeconfig'))}>
+            Download kubeconfig
+          </Button>
+        </FlexItem>
+        <FlexItem>
+          {password ? (
+            <ClipboardCopy isReadOnly hoverTip="Copy" clickTip="Copied" data-testid="kubeadmin-password">
+              {password}
+            </ClipboardCopy>
+          ) : (
+            <Button variant="secondary" onClick={reveal}>
+              Reveal kubeadmin password
+            </Button>
+          )}
+        </FlexItem>
+      </Flex>
+    </>
+  );
+}
+
+export function ClusterDetail({ clusterId }: { clusterId: string }) {
+  const [cluster, setCluster] = useState<Cluster | null>(null);
+  const [hosts, setHosts] = useState<Host[]>([]);
+  const [infraEnv, setInfraEnv] = useState<InfraEnv | null>(null);
+  const [events, setEvents] = useState<ApiEvent[]>([]);
+  const [error, setError] = useState('');
+  const [missing, setMissing] = useState(false);
+
+  const loadEvents = async () => {
+    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'desc', limit: 100 } } }));
+    setEvents(list as ApiEvent[]);
+  };
+  const readCluster = async (): Promise<boolean> => {
+    const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId } } });
+    if (response.status === 404) {
+      setMissing(true);
+      return false;
+    }
+    if (!data) throw new Error(`HTTP ${response.status}`);
+    const got = data as Cluster;
+    setCluster(got);
+    setHosts(sortHosts((got.hosts as Host[] | undefined) ?? []));
+    return true;
+  };
+  // Only the hosts that changed are read again: with a hundred hosts on screen, re-reading the
+  // cluster (which carries them all) for each host's change would be most of the cost.
+  const readHosts = async (changed: Change[]) => {
+    const fresh = await Promise.all(
+      changed.map(async (c) => {
+        if (c.change === 'deleted') return { id: c.id, host: null };
+        const { data, response } = await api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/hosts/{host_id}', {
+          params: { path: { infra_env_id: c.infra_env_id, host_id: c.id } },
+        });
+        if (response.status === 404) return { id: c.id, host: null };
+        if (!data) throw new Error(`HTTP ${response.status}`);
+        return { id: c.id, host: data as Host };
+      }),
+    );
+    setHosts((current) => {
+      const byId = new Map(current.map((h) => [h.id, h]));
+      for (const { id, host } of fresh) {
+        if (host && host.cluster_id === clusterId) byId.set(id, host);
+        else byId.delete(id);
+      }
+      return sortHosts([...byId.values()]);
+    });
+  };
+  const load = async (changes: Change[] | null) => {
+    try {
+      const kinds = new Set((changes ?? []).map((c) => c.kind));
+      if (changes === null || kinds.has('cluster')) {
+        if (!(await readCluster())) return;
+      } else if (kinds.has('host')) {
+        const latest = new Map(changes.filter((c) => c.kind === 'host').map((c) => [c.id, c]));
+        await readHosts([...latest.values()]);
+      }
+      if (changes === null || kinds.has('infra-env')) {
+        const list = await must(api.GET('/api/assisted-install/v2/infra-envs', { params: { query: { cluster_id: clusterId } } }));
+        setInfraEnv(((list as InfraEnv[]) ?? [])[0] ?? null);
+      }
+      if (changes === null || kinds.has('event')) await loadEvents();
+      setError('');
+    } catch (e) {
+      if (!(e instanceof Unreachable)) setError((e as Error).message);
+    }
+  };
+  useLiveReload(clusterId, load);
+
+  const action = async (name: 'install' | 'cancel' | 'reset') => {
+    try {
+      await must(api.POST(`/api/assisted-install/v2/clusters/{cluster_id}/actions/${name}` as '/api/assisted-install/v2/clusters/{cluster_id}/actions/install', { params: { path: { cluster_id: clusterId } } }));
+      setError('');
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  if (missing)
+    return (
+      <PageSection>
+        <EmptyState titleText="Cluster not found" headingLevel="h2" data-testid="cluster-not-found">
+          <EmptyStateBody>It does not exist, or it is not yours.</EmptyStateBody>
+        </EmptyState>
+      </PageSection>
+    );
+  if (!cluster) return <PageSection>{error ? <Alert variant="danger" isInline title={error} /> : 'Loading…'}</PageSection>;
+
+  const progress = (cluster.progress ?? {}) as { total_percentage?: number };
+  const status = cluster.status;
+  const installing = ['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action'].includes(status);
+  // The cluster's own checks matter until the install starts; afterwards they describe the past.
+  const clusterFailing = ['pending-for-input', 'insufficient', 'ready'].includes(status) ? failingValidations(cluster.validations_info) : [];
+  return (
+    <PageSection>
+      <Flex alignItems={{ default: 'alignItemsCenter' }}>
+        <FlexItem>
+          <Title headingLevel="h2">
+            {cluster.name}.{String(cluster.base_dns_domain ?? '')}
+          </Title>
+        </FlexItem>
+        <FlexItem data-testid="cluster-status">
+          <StatusLabel status={status} />
+        </FlexItem>
+        <FlexItem align={{ default: 'alignRight' }}>
+          {(status === 'ready' || status === 'insufficient' || status === 'pending-for-input') && (
+            <Button variant="primary" isDisabled={status !== 'ready'} onClick={() => action('install')} data-testid="install">
+              Install cluster
+            </Button>
+          )}{' '}
+          {installing && (
+            <Button variant="danger" onClick={() => action('cancel')}>
+              Cancel installation
+            </Button>
+          )}{' '}
+          {(status === 'error' || status === 'cancelled') && (
+            <Button variant="secondary" onClick={() => action('reset')}>
+              Reset
+            </Button>
+          )}
+        </FlexItem>
+      </Flex>
+      {error && <Alert variant="danger" isInline title={error} data-testid="cluster-error" />}
+      <Card>
+        <CardBody>
+          <DescriptionList isHorizontal columnModifier={{ default: '2Col' }}>
+            <DescriptionListGroup>
+              <DescriptionListTerm>Status</DescriptionListTerm>
+              <DescriptionListDescription data-testid="status-info">{cluster.status_info}</DescriptionListDescription>
+            </DescriptionListGroup>
+            <DescriptionListGroup>
+              <DescriptionListTerm>Version</DescriptionListTerm>
+              <DescriptionListDescription>{cluster.openshift_version}</DescriptionListDescription>
+            </DescriptionListGroup>
+          </DescriptionList>
+          <Percent value={progress.total_percentage ?? 0} title="Installation progress" />
+          <div data-testid="cluster-validations">{clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}</div>
+        </CardBody>
+      </Card>
+      {status === 'installed' && (
+        <Card>
+          <CardTitle>Credentials</CardTitle>
+          <CardBody>
+            <Credentials cluster={cluster} />
+          </CardBody>
+        </Card>
+      )}
+      {!installing && status !== 'installed' && (
+        <Card>
+          <CardTitle>Host discovery</CardTitle>
+          <CardBody>
+            <Discovery infraEnv={infraEnv} />
+          </CardBody>
+        </Card>
+      )}
+      <Card>
+        <CardTitle>Hosts ({hosts.length})</CardTitle>
+        <CardBody>
+          {hosts.length === 0 ? (
+            <EmptyState titleText="Waiting for hosts" headingLevel="h4">
+              <EmptyStateBody>Hosts booted from the discovery image appear here as soon as they register.</EmptyStateBody>
+            </EmptyState>
+          ) : (
+            <Table aria-label="Hosts" variant="compact">
+              <Thead>
+                <Tr>
+                  <Th>Host</Th>
+                  <Th>Role</Th>
+                  <Th>Hardware</Th>
+                  <Th>Installation disk</Th>
+                  <Th>Status</Th>
+                  <Th>Progress</Th>
+                  <Th>Failing validations</Th>
+                </Tr>
+              </Thead>
+              <Tbody>
+                {hosts.map((h) => (
+                  <HostRow key={h.id} host={h} onError={setError} />
+                ))}
+              </Tbody>
+            </Table>
+          )}
+        </CardBody>
+      </Card>
+      <Card>
+        <CardTitle>Events</CardTitle>
+        <CardBody>
+          <Events events={events} />
+        </CardBody>
+      </Card>
+    </PageSection>
+  );
+}

@@ -1,0 +1,496 @@
+// End-to-end tests of the web UI in a real headless Chromium (Debian's /usr/bin/chromium, driven
+// by puppeteer-core: nothing is downloaded), against a running stack that tests/ui's gtest
+// starts (real services, PostgreSQL, JWT auth) and simulated hosts this script boots from the
+// ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
+//
+//   node tests/e2e.mjs SCENARIO      (flow | errors | latency)
+//
+// Environment (set by tests/ui/ui_e2e_pg_test.cc):
+//   UI_BASE            the gateway, "http://127.0.0.1:PORT"
+//   UI_TOKEN           a valid bearer token of user demo
+//   UI_EXPIRED_TOKEN   an expired token of the same issuer                        (errors)
+//   UI_OTHER_CLUSTER   id of a cluster of another tenant                           (errors)
+//   UI_GATEWAY_PID     the gateway process, stopped and started again               (errors)
+//   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts              (flow, latency)
+//   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
+//   CHROMIUM           the browser (default /usr/bin/chromium)
+//   SCREENSHOT_DIR     where each screen's PNG goes (optional)
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import axe from 'axe-core';
+import puppeteer from 'puppeteer-core';
+
+const env = process.env;
+const base = env.UI_BASE;
+const scenario = process.argv[2] ?? 'flow';
+const started = Date.now();
+const children = [];
+
+function log(message) {
+  console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${message}`);
+}
+function fail(message) {
+  throw new Error(message);
+}
+
+// Accessibility problems axe-core finds that are serious or critical, over every screen shot.
+const accessibility = [];
+
+// Screenshots the screen (when SCREENSHOT_DIR is set) and audits it with axe-core. axe is
+// evaluated through the DevTools protocol, which the page's CSP does not govern: the UI's own
+// policy stays in force for everything else.
+async function shot(page, name) {
+  if (env.SCREENSHOT_DIR) {
+    mkdirSync(env.SCREENSHOT_DIR, { recursive: true });
+    await page.screenshot({ path: path.join(env.SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  }
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) await page.evaluate(axe.source);
+  const { violations, passed, minor } = await page.evaluate(async () => {
+    const result = await window.axe.run(document);
+    const grave = (v) => v.impact === 'serious' || v.impact === 'critical';
+    return {
+      violations: result.violations
+        .filter(grave)
+        .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`),
+      passed: result.passes.length,
+      minor: result.violations.filter((v) => !grave(v)).map((v) => `${v.id} (${v.impact})`),
+    };
+  });
+  log(`axe on ${name}: ${passed} rules pass, ${violations.length} serious or critical${minor.length ? `, minor: ${minor.join(', ')}` : ''}`);
+  for (const v of violations) accessibility.push(`${name}: ${v}`);
+}
+
+// Waits for an element whose text contains `text` (optionally within `selector`), returns it.
+async function byText(page, text, selector = '*', timeout = 30_000) {
+  const handle = await page.waitForFunction(
+    (t, s) => {
+      const all = [...document.querySelectorAll(s)].filter((e) => e.textContent?.includes(t));
+      // The innermost match: no element inside it that the selector takes holds the text too.
+      return all.find((e) => ![...e.querySelectorAll(s)].some((c) => c.textContent?.includes(t))) ?? null;
+    },
+    { timeout },
+    text,
+    selector,
+  );
+  return handle.asElement();
+}
+
+async function clickText(page, text, selector = 'button') {
+  const element = await byText(page, text, selector);
+  await element.click();
+}
+
+// Presses Tab until the focused element passes `test` (a predicate's source, run in the page);
+// fails after 60 presses.
+async function tabTo(page, test) {
+  for (let i = 0; i < 60; i++) {
+    if (await page.evaluate(`(${test})(document.activeElement)`)) return;
+    await page.keyboard.press('Tab');
+  }
+  fail(`Tab never reached ${test}`);
+}
+
+// Tab to field `id`, replace its text with `text` by typing.
+async function keyType(page, id, text) {
+  await tabTo(page, `(e) => e.id === ${JSON.stringify(id)}`);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('a');
+  await page.keyboard.up('Control');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(text);
+}
+
+// Tab to the enabled button labelled `label` and press Enter.
+async function pressButton(page, label) {
+  await tabTo(page, `(e) => e.tagName === 'BUTTON' && !e.disabled && e.textContent.trim() === ${JSON.stringify(label)}`);
+  await page.keyboard.press('Enter');
+}
+
+async function problemOf(page, id) {
+  return page.$eval(`[data-testid="${id}-problem"]`, (e) => e.textContent).catch(() => '');
+}
+
+async function signIn(page, token) {
+  await page.waitForSelector('#token', { visible: true });
+  await page.$eval('#token', (e) => (e.value = ''));
+  await page.type('#token', token);
+  await clickText(page, 'Sign in', 'button[type=submit]');
+}
+
+async function openBrowser() {
+  const browser = await puppeteer.launch({
+    executablePath: env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu', '--no-first-run'],
+  });
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1400, height: 1000 });
+  const problems = [];
+  // The Content-Security-Policy must not have to block anything the UI itself does, and the UI
+  // must not log errors.
+  await page.evaluateOnNewDocument(() => {
+    document.addEventListener('securitypolicyviolation', (e) => {
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
+  page.on('console', (message) => {
+    const text = message.text();
+    // A 401/404 the UI expects and handles shows up as a failed resource load: not a problem.
+    if (message.type() === 'error' && !/Failed to load resource/.test(text)) problems.push(text);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  return { browser, page, problems };
+}
+
+// Runs `steps(page)` in a fresh browser: on failure, reports what the screen showed; at the
+// end, any error the page logged fails the scenario.
+async function inBrowser(steps) {
+  const { browser, page, problems } = await openBrowser();
+  try {
+    await steps(page);
+    if (problems.length > 0) fail(`browser errors:\n  ${problems.join('\n  ')}`);
+  } catch (error) {
+    await report(page);
+    throw error;
+  } finally {
+    await browser.close();
+  }
+}
+
+async function bootFleet(isoUrl, clusterId, count = 3) {
+  const response = await fetch(isoUrl);
+  if (!response.ok) fail(`ISO download answered ${response.status}`);
+  const iso = path.join(env.FLEET_STATE_DIR, 'discovery.iso');
+  mkdirSync(env.FLEET_STATE_DIR, { recursive: true });
+  writeFileSync(iso, Buffer.from(await response.arrayBuffer()));
+  const fleet = spawn(
+    env.FLEET_BIN,
+    [
+      `--profile=${env.FLEET_PROFILE}`,
+      `--count=${count}`,
+      `--discovery-iso=${iso}`,
+      `--state-dir=${path.join(env.FLEET_STATE_DIR, 'hosts')}`,
+      `--seed=${clusterId}`,
+      '--stage-delay=50ms',
+      '--metrics-listen=',
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  fleet.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
+  fleet.on('exit', (code) => code && log(`fleet exited ${code}: ${stderr}`));
+  children.push(fleet);
+}
+
+// The gateway process `pid` (started by the test), to stop and start again with the same
+// command line, environment and folder: same port, same keys.
+async function restartableGateway(pid) {
+  const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+  const environment = Object.fromEntries(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .filter((kv) => kv.includes('='))
+      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+  );
+  const cwd = readlinkSync(`/proc/${pid}/cwd`);
+  const gone = () => {
+    try {
+      // Exited (a zombie until the test reaps it) or reaped.
+      return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+    } catch {
+      return true;
+    }
+  };
+  return {
+    async stop() {
+      process.kill(pid, 'SIGTERM');
+      const deadline = Date.now() + 20_000;
+      while (!gone()) {
+        if (Date.now() > deadline) fail('the gateway did not stop');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+    async start() {
+      const child = spawn(argv[0], argv.slice(1), { env: environment, cwd, stdio: 'ignore' });
+      children.push(child);
+    },
+  };
+}
+
+async function statusText(page) {
+  return page.$eval('[data-testid="cluster-status"]', (e) => e.textContent.trim()).catch(() => '');
+}
+
+async function waitForStatus(page, wanted, timeout) {
+  await page.waitForFunction(
+    (w) => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() === w,
+    { timeout, polling: 'mutation' },
+    wanted,
+  );
+}
+
+// sign-in -> create cluster (with inline VIP checks) -> discovery ISO -> hosts appear live ->
+// role change -> install -> progress -> installed -> credentials.
+async function flow(page) {
+  const response = await page.goto(base, { waitUntil: 'load' });
+  const csp = response.headers()['content-security-policy'] ?? '';
+  if (!csp.includes("script-src 'self'") || csp.includes('unsafe')) fail(`weak or missing CSP: ${csp}`);
+  await shot(page, '01-sign-in');
+  await signIn(page, 'not-a-token');
+  await byText(page, 'This token is not valid');
+  await signIn(page, env.UI_TOKEN);
+  await byText(page, 'No clusters yet');
+  log('signed in; the clusters list is empty');
+  await shot(page, '02-clusters-empty');
+
+  await clickText(page, 'Create cluster');
+  // The whole wizard by keyboard only: Tab to each field, type, Enter on Next.
+  await page.waitForSelector('#name', { visible: true });
+  await keyType(page, 'name', 'e2e');
+  await keyType(page, 'domain', 'example.com');
+  await keyType(page, 'pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+  await keyType(page, 'ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
+  await tabTo(page, "(e) => e.id === 'topology-compact' && e.checked");
+  await shot(page, '03-wizard-details');
+  await pressButton(page, 'Next');
+  await keyType(page, 'machine-network', '192.168.122.0/24');
+  await keyType(page, 'api-vip', '10.0.0.5');
+  const outside = await problemOf(page, 'api-vip');
+  if (!outside.includes('Not inside the machine network')) fail(`API VIP outside the network not flagged: "${outside}"`);
+  await keyType(page, 'api-vip', '192.168.122.5');
+  await keyType(page, 'ingress-vip', '192.168.122.5');
+  const same = await problemOf(page, 'ingress-vip');
+  if (!same.includes('Must differ')) fail(`equal VIPs not flagged: "${same}"`);
+  const nextDisabled = await page.evaluate(() => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next')?.disabled);
+  if (!nextDisabled) fail('Next is enabled while a VIP is wrong');
+  await shot(page, '04-wizard-networking-invalid');
+  await keyType(page, 'ingress-vip', '192.168.122.6');
+  if ((await problemOf(page, 'ingress-vip')) !== '') fail('a valid ingress VIP still flagged');
+  log('wizard by keyboard only; inline VIP errors shown, Next off while they stand');
+  await pressButton(page, 'Next');
+  await byText(page, 'e2e.example.com');
+  await shot(page, '05-wizard-review');
+  await pressButton(page, 'Create cluster');
+  await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
+  const clusterId = page.url().split('/').pop();
+  log(`cluster ${clusterId} created`);
+
+  await clickText(page, 'Generate discovery ISO');
+  const isoLink = await page.waitForSelector('[data-testid="iso-link"]', { timeout: 20_000 });
+  const isoUrl = await isoLink.evaluate((a) => a.href);
+  await shot(page, '06-discovery');
+  // From here the page is never reloaded: everything below arrives through the change stream.
+  const navigations = [];
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+  await bootFleet(isoUrl, clusterId);
+  log('3 simulated hosts booted from the ISO the UI offered');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid^="host-row-"]').length === 3, {
+    timeout: 60_000,
+    polling: 'mutation',
+  });
+  log('3 hosts appeared');
+  await page.waitForFunction(
+    () => [...document.querySelectorAll('[data-testid^="host-row-"]')].every((r) => /\d+ CPU/.test(r.textContent)),
+    { timeout: 60_000, polling: 'mutation' },
+  );
+  await waitForStatus(page, 'ready', 120_000);
+  log('cluster ready');
+  await shot(page, '07-hosts-ready');
+
+  // Role changes go through PATCH and come back through the change stream. One host as a
+  // worker leaves a compact cluster short of control-plane hosts: a failing validation shows
+  // with the API's message, and setting the role back fixes it.
+  const roleOfFirst = '[data-testid^="host-row-"] select[aria-label^="Role of"]';
+  await (await page.$(roleOfFirst)).select('worker');
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() !== 'ready' &&
+      document.querySelector('[data-testid="cluster-validations"] .ai-failing') !== null,
+    { timeout: 60_000, polling: 'mutation' },
+  );
+  const failing = await page.$eval('[data-testid="cluster-validations"]', (e) => e.textContent);
+  log(`a worker in a compact cluster: ${await statusText(page)}, failing: ${failing}`);
+  await shot(page, '07b-failing-validation');
+  await (await page.$(roleOfFirst)).select('master');
+  await page.waitForFunction((s) => document.querySelector(s)?.value === 'master', { timeout: 20_000 }, roleOfFirst);
+  await waitForStatus(page, 'ready', 60_000);
+  if (await page.$('[data-testid="cluster-validations"] .ai-failing')) fail('the failing validation stayed after the fix');
+  log('role set back to control plane: the validation passes, the cluster is ready again');
+
+  await clickText(page, 'Install cluster');
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() !== 'ready',
+    { timeout: 30_000, polling: 'mutation' },
+  );
+  log(`installing: ${await statusText(page)}`);
+  await page.waitForSelector('[data-testid="stage"]', { timeout: 120_000 });
+  await shot(page, '08-installing');
+  await waitForStatus(page, 'installed', 180_000);
+  log('cluster installed');
+  if (navigations.length > 0) fail(`the page navigated while waiting: ${navigations.join(', ')}`);
+
+  await clickText(page, 'Reveal kubeadmin password');
+  const password = await page.waitForSelector('[data-testid="kubeadmin-password"] input', { timeout: 20_000 });
+  if (!(await password.evaluate((i) => i.value)).trim()) fail('empty kubeadmin password');
+  const downloads = path.join(env.FLEET_STATE_DIR, 'downloads');
+  mkdirSync(downloads, { recursive: true });
+  const cdp = await page.createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+  await page.click('[data-testid="download-kubeconfig"]');
+  const deadline = Date.now() + 20_000;
+  while (!readdirSync(downloads).includes('kubeconfig')) {
+    if (Date.now() > deadline) fail('kubeconfig was not downloaded');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  log('credentials: password revealed, kubeconfig downloaded');
+  await shot(page, '09-installed');
+
+  await page.goto(base, { waitUntil: 'load' });
+  await byText(page, 'installed', '[data-testid="cluster-row-e2e"] *');
+  await shot(page, '10-clusters-list');
+}
+
+// What the screen showed when a step failed: its text, and a screenshot.
+async function report(page) {
+  try {
+    if (env.SCREENSHOT_DIR) await page.screenshot({ path: path.join(env.SCREENSHOT_DIR, `failure-${scenario}.png`), fullPage: true });
+    log(`the screen said:\n${(await page.evaluate(() => document.body.innerText)).slice(0, 4000)}`);
+  } catch (e) {
+    log(`no report: ${e}`);
+  }
+}
+
+// Expired token -> sign-in; another tenant's cluster URL -> not found.
+async function errors(page) {
+  await page.goto(base, { waitUntil: 'load' });
+  await signIn(page, env.UI_EXPIRED_TOKEN);
+  await byText(page, 'This token is not valid');
+  log('an expired token is refused at sign-in');
+  await signIn(page, env.UI_TOKEN);
+  await byText(page, 'Clusters', 'h2');
+  // The token expires while the UI is open: the next call answers 401 and the UI signs out.
+  await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_EXPIRED_TOKEN);
+  await page.goto(`${base}/clusters/${env.UI_OTHER_CLUSTER}`, { waitUntil: 'load' });
+  await page.waitForSelector('#token', { visible: true, timeout: 20_000 });
+  log('an expired token in use leads back to sign-in');
+  await signIn(page, env.UI_TOKEN);
+  await page.waitForSelector('[data-testid="cluster-not-found"]', { timeout: 20_000 });
+  log("another tenant's cluster is not found");
+  await shot(page, '11-not-found');
+
+  // The gateway goes away under an open screen: a banner says so at once, and the screen
+  // recovers by itself when it is back.
+  await page.goto(base, { waitUntil: 'load' });
+  await byText(page, 'Clusters', 'h2');
+  const gateway = await restartableGateway(Number(env.UI_GATEWAY_PID));
+  await gateway.stop();
+  await page.waitForSelector('[data-testid="backend-down"]', { timeout: 20_000 });
+  log('gateway stopped: the banner is shown');
+  await shot(page, '12-backend-down');
+  await gateway.start();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="backend-down"]'), { timeout: 30_000 });
+  await byText(page, 'Create cluster', 'button');
+  log('gateway back: the banner is gone');
+  const unknown = await page.goto(`${base}/api/assisted-install/v2/no-such-route`);
+  if (unknown.status() !== 404 || !(await unknown.text()).includes('"kind":"Error"')) fail('an unknown API path did not answer an Error 404');
+}
+
+// The REST API as the demo user, from here (not the browser).
+async function rest(method, path, body) {
+  const response = await fetch(`${base}/api/assisted-install/v2${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${env.UI_TOKEN}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await response.text();
+  if (!response.ok) fail(`${method} ${path}: ${response.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+// From a change in the inventory (a host renamed through the REST API) to the browser's DOM
+// showing it, with UI_HOSTS hosts on screen; UI_SAMPLES renames one after the other. Timed from
+// sending the PATCH (an upper bound: the commit comes later) to the row showing the name, which
+// may come before the PATCH's own answer does.
+async function latency() {
+  const hostCount = Number(env.UI_HOSTS ?? 100);
+  const samples = Number(env.UI_SAMPLES ?? 100);
+  const pullSecret = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
+  const cluster = await rest('POST', '/clusters', {
+    name: 'latency',
+    base_dns_domain: 'example.com',
+    openshift_version: '4.16',
+    pull_secret: pullSecret,
+    control_plane_count: 3,
+    user_managed_networking: true,
+  });
+  const infraEnv = await rest('POST', '/infra-envs', { name: 'latency', cluster_id: cluster.id, pull_secret: pullSecret, image_type: 'full-iso' });
+  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+  await bootFleet(url, cluster.id, hostCount);
+  log(`${hostCount} simulated hosts booted`);
+
+  await inBrowser(async (page) => {
+    await page.goto(base, { waitUntil: 'load' });
+    await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
+    await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
+    await page.waitForFunction(
+      (n) => [...document.querySelectorAll('[data-testid^="host-row-"]')].filter((r) => /\d+ CPU/.test(r.textContent)).length === n,
+      { timeout: 300_000, polling: 'mutation' },
+      hostCount,
+    );
+    log(`${hostCount} hosts on screen with their hardware`);
+    // The page notes when each renamed row first shows, by the wall clock this process uses too.
+    await page.evaluate(() => {
+      window.__seen = {};
+      const note = () => {
+        for (const row of document.querySelectorAll('[data-testid^="host-row-lat-"]')) {
+          const name = row.dataset.testid.slice('host-row-'.length);
+          if (!(name in window.__seen)) window.__seen[name] = performance.timeOrigin + performance.now();
+        }
+      };
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+    });
+    const hosts = (await rest('GET', `/clusters/${cluster.id}`)).hosts;
+    const latencies = [];
+    const answers = [];  // how long the PATCH itself took to answer
+    for (let i = 0; i < samples; i++) {
+      const host = hosts[i % hosts.length];
+      const name = `lat-${i}`;
+      const sent = Date.now();
+      await rest('PATCH', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`, { host_name: name });
+      answers.push(Date.now() - sent);
+      const shown = await (await page.waitForFunction((n) => window.__seen[n], { timeout: 30_000, polling: 'mutation' }, name)).jsonValue();
+      latencies.push(shown - sent);
+    }
+    latencies.sort((a, b) => a - b);
+    answers.sort((a, b) => a - b);
+    const figures = {
+      hosts: hostCount,
+      samples,
+      p50_ms: Math.round(percentile(latencies, 50)),
+      p90_ms: Math.round(percentile(latencies, 90)),
+      p99_ms: Math.round(percentile(latencies, 99)),
+      max_ms: Math.round(latencies[latencies.length - 1]),
+      patch_answer_p50_ms: Math.round(percentile(answers, 50)),
+    };
+    await shot(page, 'latency-100-hosts');
+    console.log(JSON.stringify(figures));
+  });
+}
+
+const scenarios = { flow: () => inBrowser(flow), errors: () => inBrowser(errors), latency };
+try {
+  if (!base) fail('UI_BASE is not set');
+  if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);
+  await scenarios[scenario]();
+  if (accessibility.length > 0) fail(`serious or critical accessibility problems:\n  ${accessibility.join('\n  ')}`);
+  log(`PASS ${scenario}`);
+} catch (error) {
+  log(`FAIL ${scenario}: ${error.stack ?? error}`);
+  process.exitCode = 1;
+} finally {
+  for (const child of children) child.kill('SIGTERM');
+}
