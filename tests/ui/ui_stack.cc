@@ -37,9 +37,9 @@ std::string UiStackTest::Token(const std::string& user, const std::string& org,
 }
 
 void UiStackTest::SetUp() {
-  const char* ui_dir = std::getenv("ASSISTED_UI_DIR");
+  const char* ui_dir = std::getenv("ASSISTED_TEST_UI_PROJECT");
   if (ui_dir == nullptr || *ui_dir == '\0') {
-    GTEST_SKIP() << "ASSISTED_UI_DIR is not set: run through ./dev test, which builds ui/";
+    GTEST_SKIP() << "ASSISTED_TEST_UI_PROJECT is not set: run through ./dev test, which builds ui/";
   }
   ui_dir_ = ui_dir;
   PostgresTest::SetUp();

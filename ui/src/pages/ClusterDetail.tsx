@@ -291,7 +291,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
   const [missing, setMissing] = useState(false);
 
   const loadEvents = async () => {
-    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'desc', limit: 100 } } }));
+    const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'descending', limit: 100 } } }));
     setEvents(list as ApiEvent[]);
   };
   const readCluster = async (): Promise<boolean> => {
