@@ -520,7 +520,7 @@ void ProtocolSession::AfterStream(absl::Status why, bool was_registered, uint64_
   if (next == Next::kFinish) {
     Finish(finish_why);
   } else if (next == Next::kRetry) {
-    log_.Debug("reconnecting", {{"in", absl::FormatDuration(delay)}});
+    log_.Info("reconnecting", {{"in", absl::FormatDuration(delay)}});
     scheduler_.After(delay, [this, attempt] { Connect(attempt); });
   }
 }
