@@ -103,6 +103,13 @@ grpc::Status UntilTheAgentLeaves(grpc::ServerContext& context, ServerStream& str
   return grpc::Status::OK;
 }
 
+// Accepts the registration and keeps the stream open.
+grpc::Status AcceptAndHold(grpc::ServerContext& context, ServerStream& stream,
+                           const v1::AgentMessage&) {
+  stream.Write(Accepted());
+  return UntilTheAgentLeaves(context, stream);
+}
+
 // Delayed callbacks the test runs by hand.
 class ManualScheduler final : public Scheduler {
  public:
@@ -258,6 +265,16 @@ class ProtocolSessionTest : public ::testing::Test {
     return *session_;
   }
 
+  // The first stream's end, expected to carry `code` and `text`.
+  RecordingListener::Ended ExpectFirstStreamEnded(absl::StatusCode code, const std::string& text) {
+    std::optional<RecordingListener::Ended> ended = listener_.AwaitEnded(0);
+    EXPECT_TRUE(ended.has_value()) << "no stream ended";
+    if (!ended.has_value()) return {absl::UnknownError("no stream ended"), false};
+    EXPECT_EQ(ended->why.code(), code) << ended->why;
+    EXPECT_THAT(ended->why.message(), HasSubstr(text));
+    return *ended;
+  }
+
   void TearDown() override {
     if (session_ != nullptr) {
       session_->Stop();
@@ -333,11 +350,9 @@ TEST_F(ProtocolSessionTest, ReRegistersAfterABrokenStreamAndResendsOnlyWhatWasNo
   EXPECT_EQ(session.Send(ProgressAt(types::v1::HOST_STAGE_INSTALLING)), 2u);
   EXPECT_EQ(session.Send(ProgressAt(types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK)), 3u);
 
-  std::optional<RecordingListener::Ended> ended = listener_.AwaitEnded(0);
-  ASSERT_TRUE(ended.has_value());
-  EXPECT_EQ(ended->why.code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(ended->why.message(), HasSubstr("orchestrator killed"));
-  EXPECT_TRUE(ended->was_registered);
+  const RecordingListener::Ended ended =
+      ExpectFirstStreamEnded(absl::StatusCode::kUnavailable, "orchestrator killed");
+  EXPECT_TRUE(ended.was_registered);
   EXPECT_FALSE(session.registered());
   // Sent while no stream is registered: kept for the next one.
   EXPECT_EQ(session.Send(ProgressAt(types::v1::HOST_STAGE_REBOOTING)), 4u);
@@ -358,16 +373,11 @@ TEST_F(ProtocolSessionTest, AnAnswerOtherThanRegisteredFirstEndsTheStreamAsAProt
            stream.Write(Accepted());
            return UntilTheAgentLeaves(context, stream);
          },
-         [](grpc::ServerContext& context, ServerStream& stream, const v1::AgentMessage&) {
-           stream.Write(Accepted());
-           return UntilTheAgentLeaves(context, stream);
-         }});
+         AcceptAndHold});
   Session().Start();
-  std::optional<RecordingListener::Ended> ended = listener_.AwaitEnded(0);
-  ASSERT_TRUE(ended.has_value());
-  EXPECT_EQ(ended->why.code(), absl::StatusCode::kFailedPrecondition);
-  EXPECT_THAT(ended->why.message(), HasSubstr("instead of Registered"));
-  EXPECT_FALSE(ended->was_registered);
+  const RecordingListener::Ended ended =
+      ExpectFirstStreamEnded(absl::StatusCode::kFailedPrecondition, "instead of Registered");
+  EXPECT_FALSE(ended.was_registered);
 
   ASSERT_TRUE(scheduler_.RunOneAfter(kFirstBackoff));
   ASSERT_TRUE(listener_.AwaitRegistered(1));
@@ -380,10 +390,7 @@ TEST_F(ProtocolSessionTest, NoRegisteredInTimeEndsTheStreamAndRetriesWithGrowing
   }});
   Session().Start();
   ASSERT_TRUE(scheduler_.RunOneAfter(kRegistrationTimeout));
-  std::optional<RecordingListener::Ended> first = listener_.AwaitEnded(0);
-  ASSERT_TRUE(first.has_value());
-  EXPECT_EQ(first->why.code(), absl::StatusCode::kDeadlineExceeded);
-  EXPECT_THAT(first->why.message(), HasSubstr("did not answer Register within 1h"));
+  ExpectFirstStreamEnded(absl::StatusCode::kDeadlineExceeded, "did not answer Register within 1h");
 
   ASSERT_TRUE(scheduler_.RunOneAfter(kFirstBackoff));
   ASSERT_TRUE(scheduler_.RunOneAfter(kRegistrationTimeout));
@@ -422,15 +429,10 @@ TEST_F(ProtocolSessionTest, ARefusalForNowRetriesAfterTheOrchestratorsRetryAfter
            stream.Write(refused);
            return UntilTheAgentLeaves(context, stream);
          },
-         [](grpc::ServerContext& context, ServerStream& stream, const v1::AgentMessage&) {
-           stream.Write(Accepted());
-           return UntilTheAgentLeaves(context, stream);
-         }});
+         AcceptAndHold});
   Session().Start();
-  std::optional<RecordingListener::Ended> ended = listener_.AwaitEnded(0);
-  ASSERT_TRUE(ended.has_value());
-  EXPECT_EQ(ended->why.code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(ended->why.message(), HasSubstr("cluster not accepting hosts"));
+  const RecordingListener::Ended ended =
+      ExpectFirstStreamEnded(absl::StatusCode::kUnavailable, "cluster not accepting hosts");
   ASSERT_TRUE(scheduler_.RunOneAfter(absl::Seconds(42)));
   EXPECT_TRUE(listener_.AwaitRegistered(1));
 }
@@ -460,11 +462,9 @@ TEST_F(ProtocolSessionTest, AChannelThatCannotOpenIsRetriedAndStopEndsTheWaitAtO
     return absl::InvalidArgumentError("cannot read CA bundle /nowhere.pem");
   });
   session.Start();
-  std::optional<RecordingListener::Ended> ended = listener_.AwaitEnded(0);
-  ASSERT_TRUE(ended.has_value());
-  EXPECT_EQ(ended->why.code(), absl::StatusCode::kUnavailable);
-  EXPECT_THAT(ended->why.message(), HasSubstr("cannot open a channel to the orchestrator"));
-  EXPECT_THAT(ended->why.message(), HasSubstr("/nowhere.pem"));
+  const RecordingListener::Ended ended = ExpectFirstStreamEnded(
+      absl::StatusCode::kUnavailable, "cannot open a channel to the orchestrator");
+  EXPECT_THAT(ended.why.message(), HasSubstr("/nowhere.pem"));
 
   session.Stop();  // while waiting out the backoff
   EXPECT_TRUE(session.AwaitFinished().ok());
