@@ -121,7 +121,6 @@ class FleetAgent final : public ProtocolSession::Listener,
       : shared_(shared),
         index_(index),
         host_(std::move(host)),
-        log_(shared.log.With("host_id", host_.host_id())),
         session_([this]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> { return channel_; },
                  StreamIdentity{.host_id = host_.host_id(),
                                 .infra_env_id = shared.options.infra_env_id,
@@ -129,8 +128,8 @@ class FleetAgent final : public ProtocolSession::Listener,
                                 .instance_id = RandomUuid(shared.random),
                                 .token = shared.options.agent_token,
                                 .inventory = [this] { return host_.inventory(); }},
-                 *this, shared.timer, shared.clock, shared.random, log_,
-                 {.backoff = shared.options.backoff}) {
+                 *this, shared.timer, shared.clock, shared.random,
+                 shared.log.With("host_id", host_.host_id()), {.backoff = shared.options.backoff}) {
     steps::ExecutorsConfig config;
     config.install.stage_delay = shared.options.stage_delay;
     for (std::unique_ptr<steps::StepExecutor>& e : steps::MakeExecutors(config, nullptr)) {
@@ -199,6 +198,8 @@ class FleetAgent final : public ProtocolSession::Listener,
   }
 
   const std::string& host_id() const { return session_.identity().host_id; }
+  // The session's logger (with host_id): one copy per agent.
+  const log::Logger& log() const { return session_.log(); }
 
  private:
   // ---- ProtocolSession::Listener ----
@@ -299,7 +300,7 @@ class FleetAgent final : public ProtocolSession::Listener,
       rebooting_ = true;
       installed_ = request;
     }
-    log_.Info("rebooting", {{"role", request.role}, {"bootstrap", request.bootstrap ? 1 : 0}});
+    log().Info("rebooting", {{"role", request.role}, {"bootstrap", request.bootstrap ? 1 : 0}});
     if (session_.outbox().empty()) CloseIfRebooting();
     shared_.timer.After(absl::Seconds(30), [this] { CloseIfRebooting(); });
   }
@@ -331,7 +332,7 @@ class FleetAgent final : public ProtocolSession::Listener,
       }
     }
     if (host_.profile().reboot_into_discovery) {
-      log_.Info("booted the discovery image again");
+      log().Info("booted the discovery image again");
       session_.NewInstance(RandomUuid(shared_.random));
       Connect();
       return;
@@ -411,12 +412,12 @@ class FleetAgent final : public ProtocolSession::Listener,
       return;
     }
     if (attempt + 1 >= kMaxAttempts) {
-      log_.Error("controller report refused; giving up",
-                 {{"report", calls_[index].first}, {"error", status.error_message()}});
+      log().Error("controller report refused; giving up",
+                  {{"report", calls_[index].first}, {"error", status.error_message()}});
       return;
     }
-    log_.Debug("controller report refused; retrying",
-               {{"report", calls_[index].first}, {"error", status.error_message()}});
+    log().Debug("controller report refused; retrying",
+                {{"report", calls_[index].first}, {"error", status.error_message()}});
     const absl::Duration delay =
         std::min(absl::Milliseconds(100) * (attempt + 1), absl::Seconds(5));
     shared_.timer.After(delay, [this, index, attempt] {
@@ -433,8 +434,8 @@ class FleetAgent final : public ProtocolSession::Listener,
       steps::StepExecutor& executor = *it->second;
       const absl::Duration timeout =
           step.has_timeout() ? absl::Seconds(step.timeout().seconds()) : executor.default_timeout();
-      steps::StepContext context{shared_.processes, shared_.clock,       cancellation_,     *this,
-                                 &host_.hooks(),    log_.Child("steps"), started + timeout, this};
+      steps::StepContext context{shared_.processes, shared_.clock,        cancellation_,     *this,
+                                 &host_.hooks(),    log().Child("steps"), started + timeout, this};
       result = executor.Run(step, context);
     } else {
       result = steps::FailureResult(
@@ -509,7 +510,6 @@ class FleetAgent final : public ProtocolSession::Listener,
   Shared& shared_;
   const int index_;
   const simulation::SimulatedHost host_;
-  log::Logger log_;
   std::shared_ptr<grpc::Channel> channel_;  // this host's own connection
   std::unique_ptr<orchestrator::v1::ControllerService::Stub> controller_;
   // From the install step (Instruction.controller_token); a secret, never logged.

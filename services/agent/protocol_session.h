@@ -205,6 +205,7 @@ class ProtocolSession {
   const StreamIdentity& identity() const { return identity_; }
   std::string instance_id() const;
   const Outbox& outbox() const { return outbox_; }
+  const log::Logger& log() const { return log_; }
   // How many streams registered so far.
   int registrations() const;
   // Whether a stream is registered right now.
