@@ -15,7 +15,6 @@
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/controller_service.grpc.pb.h"
 #include "google/protobuf/util/time_util.h"
-#include "grpcpp/support/client_callback.h"
 #include "lib/process/subprocess.h"
 #include "lib/random/random.h"
 #include "lib/service/runner.h"
@@ -23,11 +22,12 @@
 #include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/boot/discovery_media.h"
+#include "services/agent/protocol_session.h"
+#include "services/agent/scheduler.h"
 #include "services/agent/simulation/profile.h"
 #include "services/agent/steps/executors.h"
 #include "services/agent/steps/install.h"
 #include "services/agent/steps/simulation.h"
-#include "services/agent/stream_client.h"
 
 namespace assisted::agent {
 namespace {
@@ -82,62 +82,6 @@ class TaskPool {
   std::vector<std::thread> threads_;
 };
 
-// One thread running callbacks at their time. Callbacks must be quick (they post real work).
-class Timer {
- public:
-  Timer() : thread_([this] { Loop(); }) {}
-  ~Timer() { Stop(); }
-
-  void After(absl::Duration delay, std::function<void()> callback) {
-    absl::MutexLock lock(&mu_);
-    if (!stopping_) due_.emplace(absl::Now() + delay, std::move(callback));
-  }
-
-  // Drops what is pending and joins the thread.
-  void Stop() {
-    {
-      absl::MutexLock lock(&mu_);
-      stopping_ = true;
-      due_.clear();
-    }
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  void Loop() {
-    absl::MutexLock lock(&mu_);
-    while (!stopping_) {
-      if (due_.empty()) {
-        mu_.Await(absl::Condition(
-            +[](Timer* t)
-                 ABSL_EXCLUSIVE_LOCKS_REQUIRED(t->mu_) { return t->stopping_ || !t->due_.empty(); },
-            this));
-        continue;
-      }
-      const absl::Time next = due_.begin()->first;
-      if (absl::Now() < next) {
-        // Wakes early when an earlier callback is added or on Stop.
-        const size_t pending = due_.size();
-        auto changed = [this, pending]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-          return stopping_ || due_.size() != pending;
-        };
-        mu_.AwaitWithDeadline(absl::Condition(&changed), next);
-        continue;
-      }
-      std::function<void()> callback = std::move(due_.begin()->second);
-      due_.erase(due_.begin());
-      mu_.Unlock();
-      callback();
-      mu_.Lock();
-    }
-  }
-
-  absl::Mutex mu_;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  std::multimap<absl::Time, std::function<void()>> due_ ABSL_GUARDED_BY(mu_);
-  std::thread thread_;
-};
-
 // What every agent of a fleet shares.
 struct Shared {
   Fleet::Options options;
@@ -146,46 +90,10 @@ struct Shared {
   SystemRandom random;
   RealClock clock;
   process::LocalProcessRunner processes;
-  Timer timer;
+  TimerThread timer;  // every agent's reconnects, deadlines and delays
   std::unique_ptr<TaskPool> steps;
   std::string agent_version = service::kVersion;
   std::atomic<int> registered_now{0};
-};
-
-class FleetAgent;
-
-// One stream of one agent: a callback-API reactor. Writes are queued (one in flight at a time,
-// as the API requires); a hold keeps the call alive until the last write finished, so OnDone
-// never races a write. It owns itself until OnDone (others may hold references longer). Never
-// call into it with an agent lock held: gRPC may run reactions inline.
-class Session final : public grpc::ClientBidiReactor<v1::AgentMessage, v1::ServiceMessage> {
- public:
-  explicit Session(FleetAgent& agent) : agent_(agent) {}
-
-  // Starts the call with `registration` as its first message; `self` is this session.
-  void Begin(std::shared_ptr<Session> self, v1::AgentService::Stub& stub, const std::string& token,
-             const v1::AgentMessage& registration);
-  // Queues `message`; dropped once the stream is closing (the outbox keeps it for the next).
-  void Send(const v1::AgentMessage& message);
-  void Cancel() { context_.TryCancel(); }
-
-  void OnReadDone(bool ok) override;
-  void OnWriteDone(bool ok) override;
-  void OnDone(const grpc::Status& status) override;
-
- private:
-  void Closing();
-
-  FleetAgent& agent_;
-  std::shared_ptr<Session> self_;  // until OnDone
-  grpc::ClientContext context_;
-  v1::ServiceMessage incoming_;
-  absl::Mutex mu_;
-  std::deque<v1::AgentMessage> queue_ ABSL_GUARDED_BY(mu_);
-  v1::AgentMessage writing_message_ ABSL_GUARDED_BY(mu_);
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
-  bool closing_ ABSL_GUARDED_BY(mu_) = false;
-  bool hold_released_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // What an agent sent, for its records.
@@ -203,20 +111,25 @@ struct SentRecord {
 using ControllerCall =
     std::function<grpc::Status(orchestrator::v1::ControllerService::Stub&, grpc::ClientContext&)>;
 
-class FleetAgent final : public steps::LogChunkSink, public steps::InstallReporter {
+// One simulated host: its hardware and steps around the shared protocol session. Listener calls
+// come on gRPC and timer threads and must not block: steps run on the shared pool.
+class FleetAgent final : public ProtocolSession::Listener,
+                         public steps::LogChunkSink,
+                         public steps::InstallReporter {
  public:
   FleetAgent(Shared& shared, int index, simulation::SimulatedHost host)
       : shared_(shared),
         index_(index),
         host_(std::move(host)),
-        log_(shared.log.With("host_id", host_.host_id())),
-        backoff_(shared.options.backoff, shared.random) {
-    identity_.host_id = host_.host_id();
-    identity_.infra_env_id = shared.options.infra_env_id;
-    identity_.agent_version = shared.agent_version;
-    identity_.instance_id = RandomUuid(shared.random);
-    identity_.token = shared.options.agent_token;
-    identity_.inventory = [this] { return host_.inventory(); };
+        session_([this]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> { return channel_; },
+                 StreamIdentity{.host_id = host_.host_id(),
+                                .infra_env_id = shared.options.infra_env_id,
+                                .agent_version = shared.agent_version,
+                                .instance_id = RandomUuid(shared.random),
+                                .token = shared.options.agent_token,
+                                .inventory = [this] { return host_.inventory(); }},
+                 *this, shared.timer, shared.clock, shared.random,
+                 shared.log.With("host_id", host_.host_id()), {.backoff = shared.options.backoff}) {
     steps::ExecutorsConfig config;
     config.install.stage_delay = shared.options.stage_delay;
     for (std::unique_ptr<steps::StepExecutor>& e : steps::MakeExecutors(config, nullptr)) {
@@ -225,99 +138,40 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     }
   }
 
+  // Opens the agent's own connection (before Connect; read-only afterwards).
   absl::Status Open() {
     grpcutil::ChannelOptions options = shared_.options.channel;
     options.dedicated_connection = true;
-    options.connection_tag = identity_.host_id;
+    options.connection_tag = host_id();
     ASSIGN_OR_RETURN(channel_,
                      grpcutil::MakeChannel(shared_.options.orchestrator_address, options));
-    stub_ = v1::AgentService::NewStub(channel_);
     controller_ = orchestrator::v1::ControllerService::NewStub(channel_);
     return absl::OkStatus();
   }
 
   void Connect() {
-    auto session = std::make_shared<Session>(*this);
     {
       absl::MutexLock lock(&mu_);
       if (stopped_) return;
-      session_ = session;
-      ++sessions_;
     }
-    session->Begin(session, *stub_, identity_.token, RegisterMessage(identity_, steps_run_));
+    session_.Start();
   }
 
   void Stop() {
-    std::shared_ptr<Session> session;
     {
       absl::MutexLock lock(&mu_);
       stopped_ = true;
       cancellation_.Cancel();
-      session = session_;
     }
-    if (session != nullptr) session->Cancel();
+    session_.Stop();
   }
 
-  // Blocks until no session of this agent is alive.
+  // Blocks until the session ended and no step of this agent runs.
   void AwaitIdle() {
+    session_.AwaitFinished();
     absl::MutexLock lock(&mu_);
-    auto idle = [this]()
-                    ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return sessions_ == 0 && !stepping_; };
+    auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !stepping_; };
     mu_.Await(absl::Condition(&idle));
-  }
-
-  // On a gRPC thread; must not block.
-  void OnMessage(Session& session, const v1::ServiceMessage& message) {
-    switch (message.body_case()) {
-      case v1::ServiceMessage::kRegistered:
-        OnRegistered(session, message.registered());
-        break;
-      case v1::ServiceMessage::kInstruction:
-        OnInstruction(message.instruction());
-        break;
-      case v1::ServiceMessage::kAck: {
-        const uint64_t seq = message.ack().up_to_seq();
-        outbox_.Acknowledge(seq);
-        Emit(FleetEvent::Kind::kAcknowledged, [seq](FleetEvent& e) { e.seq = seq; });
-        if (outbox_.Pending().empty()) CloseIfRebooting();
-        break;
-      }
-      case v1::ServiceMessage::kReject: {
-        absl::MutexLock lock(&mu_);
-        rejected_.push_back(message.reject().seq());
-        break;
-      }
-      case v1::ServiceMessage::kStop: {
-        absl::MutexLock lock(&mu_);
-        if (message.stop().action() == v1::STOP_ACTION_EXIT) give_up_ = true;
-        retry_after_ = absl::Seconds(message.stop().retry_after().seconds());
-        session.Cancel();
-        break;
-      }
-      default:
-        break;
-    }
-  }
-
-  void OnSessionDone(Session* session, const grpc::Status& status) {
-    bool reconnect = false;
-    bool rebooted = false;
-    absl::Duration delay;
-    {
-      absl::MutexLock lock(&mu_);
-      rebooted = closing_for_reboot_;
-      if (session_.get() == session) session_ = nullptr;
-      if (registered_) shared_.registered_now.fetch_sub(1);
-      registered_ = false;
-      --sessions_;
-      reconnect = !stopped_ && !give_up_ && !rebooted;
-      delay = retry_after_ > absl::ZeroDuration() ? retry_after_ : backoff_.Next();
-      retry_after_ = absl::ZeroDuration();
-    }
-    Emit(FleetEvent::Kind::kDisconnected,
-         [&status](FleetEvent& e) { e.detail = status.error_message(); });
-    if (reconnect) shared_.timer.After(delay, [this] { Connect(); });
-    if (rebooted) AfterReboot();
   }
 
   void Progress(types::v1::HostStage stage, const std::string& info, int percentage) override {
@@ -343,55 +197,17 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     return record;
   }
 
-  const std::string& host_id() const { return identity_.host_id; }
+  const std::string& host_id() const { return session_.identity().host_id; }
+  // The session's logger (with host_id): one copy per agent.
+  const log::Logger& log() const { return session_.log(); }
 
  private:
-  template <typename Fill>
-  void Emit(FleetEvent::Kind kind, Fill fill) {
-    if (!shared_.observer) return;
-    FleetEvent event{kind, index_, identity_.host_id, absl::Now()};
-    fill(event);
-    shared_.observer(event);
-  }
-  void Emit(FleetEvent::Kind kind) {
-    Emit(kind, [](FleetEvent&) {});
-  }
+  // ---- ProtocolSession::Listener ----
 
-  void OnRegistered(Session& session, const v1::Registered& registered) {
-    if (!registered.accepted()) {
-      {
-        absl::MutexLock lock(&mu_);
-        give_up_ = registered.next_action() == v1::REGISTRATION_ACTION_GIVE_UP;
-        retry_after_ = absl::Seconds(registered.retry_after().seconds());
-      }
-      log_.Warning("registration refused", {{"reason", registered.reason()}});
-      Emit(FleetEvent::Kind::kRefused,
-           [&registered](FleetEvent& e) { e.detail = registered.reason(); });
-      session.Cancel();
-      return;
-    }
-    {
-      // Kept messages go first, in seq order, before anything new: Deliver waits for send_mu_.
-      absl::MutexLock sending(&send_mu_);
-      outbox_.Acknowledge(registered.last_applied_seq());
-      {
-        absl::MutexLock lock(&mu_);
-        if (!registered_) shared_.registered_now.fetch_add(1);
-        registered_ = true;
-        ++registrations_;
-        backoff_.Reset();
-      }
-      for (const v1::AgentMessage& pending : outbox_.Pending()) session.Send(pending);
-    }
-    const uint64_t applied = registered.last_applied_seq();
-    Emit(FleetEvent::Kind::kRegistered, [applied](FleetEvent& e) { e.seq = applied; });
-  }
-
-  void OnInstruction(const v1::Instruction& instruction) {
+  void OnInstruction(const v1::Instruction& instruction, bool first_time) override {
     const types::v1::Step& step = instruction.step();
     Emit(FleetEvent::Kind::kInstruction, [&step](FleetEvent& e) { e.step = step; });
-    // A step already run in this boot is not run again (its result is kept or acknowledged).
-    if (!steps_run_.Add(step)) return;
+    if (!first_time) return;
     absl::MutexLock lock(&mu_);
     // The install step's token is what the controller presents after the reboot.
     if (!instruction.controller_token().empty()) controller_token_ = instruction.controller_token();
@@ -399,6 +215,53 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     if (stepping_) return;
     stepping_ = true;
     shared_.steps->Post([this] { RunSteps(); });
+  }
+
+  void OnRegistered(const v1::Registered& registered) override {
+    shared_.registered_now.fetch_add(1);
+    const uint64_t applied = registered.last_applied_seq();
+    Emit(FleetEvent::Kind::kRegistered, [applied](FleetEvent& e) { e.seq = applied; });
+  }
+
+  void OnRefused(const v1::Registered& registered) override {
+    Emit(FleetEvent::Kind::kRefused,
+         [&registered](FleetEvent& e) { e.detail = registered.reason(); });
+  }
+
+  void OnAcknowledged(uint64_t up_to_seq) override {
+    Emit(FleetEvent::Kind::kAcknowledged, [up_to_seq](FleetEvent& e) { e.seq = up_to_seq; });
+    if (session_.outbox().empty()) CloseIfRebooting();
+  }
+
+  void OnRejected(const v1::Reject& reject) override {
+    absl::MutexLock lock(&mu_);
+    rejected_.push_back(reject.seq());
+  }
+
+  void OnStreamEnded(const absl::Status& why, bool was_registered) override {
+    if (was_registered) shared_.registered_now.fetch_sub(1);
+    Emit(FleetEvent::Kind::kDisconnected,
+         [&why](FleetEvent& e) { e.detail = std::string(why.message()); });
+  }
+
+  void OnFinished(const absl::Status&) override {
+    bool rebooted = false;
+    {
+      absl::MutexLock lock(&mu_);
+      rebooted = closing_for_reboot_;
+    }
+    if (rebooted) AfterReboot();
+  }
+
+  template <typename Fill>
+  void Emit(FleetEvent::Kind kind, Fill fill) {
+    if (!shared_.observer) return;
+    FleetEvent event{kind, index_, host_id(), absl::Now()};
+    fill(event);
+    shared_.observer(event);
+  }
+  void Emit(FleetEvent::Kind kind) {
+    Emit(kind, [](FleetEvent&) {});
   }
 
   // On a pool thread: this agent's queued steps, one at a time.
@@ -437,24 +300,19 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       rebooting_ = true;
       installed_ = request;
     }
-    log_.Info("rebooting", {{"role", request.role}, {"bootstrap", request.bootstrap ? 1 : 0}});
-    if (outbox_.Pending().empty()) CloseIfRebooting();
+    log().Info("rebooting", {{"role", request.role}, {"bootstrap", request.bootstrap ? 1 : 0}});
+    if (session_.outbox().empty()) CloseIfRebooting();
     shared_.timer.After(absl::Seconds(30), [this] { CloseIfRebooting(); });
   }
 
   void CloseIfRebooting() {
-    std::shared_ptr<Session> session;
     {
       absl::MutexLock lock(&mu_);
       if (!rebooting_ || closing_for_reboot_) return;
       closing_for_reboot_ = true;
-      session = session_;
     }
-    if (session != nullptr) {
-      session->Cancel();
-    } else {
-      AfterReboot();  // no stream to end
-    }
+    // OnFinished reboots once the stream is gone; a session that already ended has none.
+    if (!session_.Close()) AfterReboot();
   }
 
   // The host is back up: the discovery image again (a new agent instance registers), or the
@@ -471,13 +329,11 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
         previous_.push_back(RecordLocked(/*current=*/false));
         sent_.clear();
         rejected_.clear();
-        steps_run_.Reset();
-        outbox_.Reset();
-        identity_.instance_id = RandomUuid(shared_.random);
       }
     }
     if (host_.profile().reboot_into_discovery) {
-      log_.Info("booted the discovery image again");
+      log().Info("booted the discovery image again");
+      session_.NewInstance(RandomUuid(shared_.random));
       Connect();
       return;
     }
@@ -493,8 +349,8 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     std::vector<std::pair<std::string, ControllerCall>> calls;
     for (types::v1::HostStage stage : steps::StagesAfterReboot(request)) {
       ov1::UpdateHostProgressRequest update;
-      update.set_infra_env_id(identity_.infra_env_id);
-      update.set_host_id(identity_.host_id);
+      update.set_infra_env_id(session_.identity().infra_env_id);
+      update.set_host_id(host_id());
       update.set_current_stage(stage);
       calls.emplace_back(types::v1::HostStage_Name(stage),
                          [update](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
@@ -556,12 +412,12 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       return;
     }
     if (attempt + 1 >= kMaxAttempts) {
-      log_.Error("controller report refused; giving up",
-                 {{"report", calls_[index].first}, {"error", status.error_message()}});
+      log().Error("controller report refused; giving up",
+                  {{"report", calls_[index].first}, {"error", status.error_message()}});
       return;
     }
-    log_.Debug("controller report refused; retrying",
-               {{"report", calls_[index].first}, {"error", status.error_message()}});
+    log().Debug("controller report refused; retrying",
+                {{"report", calls_[index].first}, {"error", status.error_message()}});
     const absl::Duration delay =
         std::min(absl::Milliseconds(100) * (attempt + 1), absl::Seconds(5));
     shared_.timer.After(delay, [this, index, attempt] {
@@ -578,8 +434,8 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       steps::StepExecutor& executor = *it->second;
       const absl::Duration timeout =
           step.has_timeout() ? absl::Seconds(step.timeout().seconds()) : executor.default_timeout();
-      steps::StepContext context{shared_.processes, shared_.clock,       cancellation_,     *this,
-                                 &host_.hooks(),    log_.Child("steps"), started + timeout, this};
+      steps::StepContext context{shared_.processes, shared_.clock,        cancellation_,     *this,
+                                 &host_.hooks(),    log().Child("steps"), started + timeout, this};
       result = executor.Run(step, context);
     } else {
       result = steps::FailureResult(
@@ -595,18 +451,15 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
     return result;
   }
 
-  // Numbers `message`, records it, and sends it now if the stream is registered (else the next
-  // session re-sends it from the outbox).
+  // Numbers `message`, records it (before an Ack can cover it), and sends it now if the stream
+  // is registered (else the next registration re-sends it).
   void Deliver(v1::AgentMessage message) {
-    absl::MutexLock sending(&send_mu_);  // numbering and sending in one order
-    const v1::AgentMessage numbered = outbox_.Add(std::move(message));
-    std::shared_ptr<Session> session;
-    {
+    SentRecord record = Describe(message);
+    session_.Send(std::move(message), [this, &record](const v1::AgentMessage& numbered) {
+      record.seq = numbered.seq();
       absl::MutexLock lock(&mu_);
-      session = registered_ ? session_ : nullptr;
-      sent_.push_back(Describe(numbered));
-    }
-    if (session != nullptr) session->Send(numbered);
+      sent_.push_back(std::move(record));
+    });
   }
 
   // This instance's books; with `current`, also who the agent is.
@@ -623,14 +476,14 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
       if (!r.stage.empty()) entry["stage"] = r.stage;
       sent.push_back(std::move(entry));
     }
-    json record = {{"instance_id", identity_.instance_id},
-                   {"acknowledged_up_to", outbox_.acknowledged()},
+    json record = {{"instance_id", session_.instance_id()},
+                   {"acknowledged_up_to", session_.outbox().acknowledged()},
                    {"sent", std::move(sent)},
                    {"rejected", rejected_}};
     if (current) {
       record["agent"] = index_;
-      record["host_id"] = identity_.host_id;
-      record["registrations"] = registrations_;
+      record["host_id"] = host_id();
+      record["registrations"] = session_.registrations();
       record["reported"] = reported_;
     }
     return record;
@@ -657,31 +510,19 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
   Shared& shared_;
   const int index_;
   const simulation::SimulatedHost host_;
-  StreamIdentity identity_;
-  std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::AgentService::Stub> stub_;
+  std::shared_ptr<grpc::Channel> channel_;  // this host's own connection
   std::unique_ptr<orchestrator::v1::ControllerService::Stub> controller_;
   // From the install step (Instruction.controller_token); a secret, never logged.
   std::string controller_token_ ABSL_GUARDED_BY(mu_);
   // Set in AfterReboot before the first Call, read-only afterwards.
   std::vector<std::pair<std::string, ControllerCall>> calls_;
   absl::flat_hash_map<int, std::unique_ptr<steps::StepExecutor>> executors_;
-  Outbox outbox_;
   steps::Cancellation cancellation_;  // set when the agent stops
-  log::Logger log_;
 
-  // Lock order: send_mu_ before mu_; neither is held while calling into a Session.
-  absl::Mutex send_mu_;
+  // Lock order: the session's send lock, then mu_ (Deliver's callback), then the session's
+  // own locks (its accessors). Listener calls come with no session lock held.
   mutable absl::Mutex mu_;
-  Backoff backoff_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<Session> session_ ABSL_GUARDED_BY(mu_);
-  int sessions_ ABSL_GUARDED_BY(mu_) = 0;
-  bool registered_ ABSL_GUARDED_BY(mu_) = false;
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
-  bool give_up_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Duration retry_after_ ABSL_GUARDED_BY(mu_);
-  int registrations_ ABSL_GUARDED_BY(mu_) = 0;
-  StepsRun steps_run_;
   std::deque<types::v1::Step> steps_ ABSL_GUARDED_BY(mu_);
   bool stepping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<SentRecord> sent_ ABSL_GUARDED_BY(mu_);
@@ -692,77 +533,9 @@ class FleetAgent final : public steps::LogChunkSink, public steps::InstallReport
   bool closing_for_reboot_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::string> reported_ ABSL_GUARDED_BY(mu_);
   std::vector<json> previous_ ABSL_GUARDED_BY(mu_);
+
+  ProtocolSession session_;  // last: its callbacks use everything above
 };
-
-void Session::Begin(std::shared_ptr<Session> self, v1::AgentService::Stub& stub,
-                    const std::string& token, const v1::AgentMessage& registration) {
-  self_ = std::move(self);
-  AddBearerToken(context_, token);
-  stub.async()->Connect(&context_, this);
-  AddHold();
-  Send(registration);
-  StartRead(&incoming_);
-  StartCall();
-}
-
-void Session::Send(const v1::AgentMessage& message) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (closing_) return;
-    queue_.push_back(message);
-    if (writing_) return;
-    writing_ = true;
-    writing_message_ = std::move(queue_.front());
-    queue_.pop_front();
-  }
-  StartWrite(&writing_message_);
-}
-
-void Session::OnWriteDone(bool ok) {
-  bool next = false;
-  bool release = false;
-  {
-    absl::MutexLock lock(&mu_);
-    if (!ok) closing_ = true;
-    if (!closing_ && !queue_.empty()) {
-      writing_message_ = std::move(queue_.front());
-      queue_.pop_front();
-      next = true;
-    } else {
-      writing_ = false;
-      release = closing_ && !hold_released_;
-      if (release) hold_released_ = true;
-    }
-  }
-  if (next) StartWrite(&writing_message_);
-  if (release) RemoveHold();
-}
-
-void Session::Closing() {
-  bool release = false;
-  {
-    absl::MutexLock lock(&mu_);
-    closing_ = true;
-    queue_.clear();
-    release = !writing_ && !hold_released_;
-    if (release) hold_released_ = true;
-  }
-  if (release) RemoveHold();
-}
-
-void Session::OnReadDone(bool ok) {
-  if (!ok) {
-    Closing();
-    return;
-  }
-  agent_.OnMessage(*this, incoming_);
-  StartRead(&incoming_);
-}
-
-void Session::OnDone(const grpc::Status& status) {
-  agent_.OnSessionDone(this, status);
-  std::shared_ptr<Session> last = std::move(self_);  // may delete this on return
-}
 
 }  // namespace
 

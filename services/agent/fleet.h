@@ -2,15 +2,16 @@
 //
 // Many simulated agents in ONE process (assisted-agent-fleet, tests, bench/agents). Each agent is
 // a distinct simulated host (services/agent/simulation/profile.h: host #i of a profile) with its
-// own gRPC channel and TCP connection, its own outbox, sequence numbers and instance id, and the
-// same protocol as the single agent (services/agent/stream_client.h): register first, run pushed
+// own gRPC channel and TCP connection, its own instance id, and the real agent's protocol code:
+// each runs a ProtocolSession (services/agent/protocol_session.h: register first, run pushed
 // steps, send results with seq numbers kept until acknowledged, re-send after a reconnect with
-// exponential backoff and jitter.
+// exponential backoff and jitter). The fleet adds only what simulates a host: hardware, steps,
+// the reboot and the in-cluster controller, and the books below.
 //
-// Scale: the streams use gRPC's callback API (one ClientBidiReactor per stream, no thread per
+// Scale: the sessions use gRPC's callback API (one reactor per live stream, no thread per
 // agent); steps of all agents run on one small shared pool (each agent's steps one at a time,
-// in arrival order), and reconnects and delays wait on one shared timer thread. So the thread
-// count is fixed whatever the number of agents.
+// in arrival order), and reconnects, deadlines and delays wait on one shared timer thread. So
+// the thread count is fixed whatever the number of agents.
 //
 // Install (services/agent/steps/install.h): the install step writes the agent's disk image;
 // once its result is acknowledged the agent reports Rebooting and ends its stream for good. The
