@@ -356,15 +356,8 @@ absl::StatusOr<M> Announce(const CommitHook& hook, v1::ChangeType type, absl::St
 // Writing and logging in one statement keeps single-row writes to one round trip.
 template <typename M>
 std::string LogChangesOf(Query& q, absl::string_view cte, v1::ChangeType type) {
-  return absl::StrCat(
-      ", appended AS (INSERT INTO changes (kind, resource_id, infra_env_id, cluster_id, "
-      "resource_version, change_type, status) SELECT ",
-      q.Add(v1::ResourceKind_Name(Traits<M>::kKind)),
-      ", id, infra_env_id_text, cluster_id_text, resource_version, ",
-      q.Add(v1::ChangeType_Name(type)), ", status FROM ", cte, " RETURNING 1) SELECT ", cte,
-      ".*, (SELECT count(*) FROM (SELECT pg_notify('assisted_change', '') FROM appended) AS "
-      "notified) FROM ",
-      cte);
+  return absl::StrCat(", ", ChangeLogAppend(q, Traits<M>::kKind, type, cte), " SELECT ", cte,
+                      ".*, ", kWakeSequencers, " FROM ", cte);
 }
 
 // Writes `message`'s document and columns over the existing row, bumps its version and logs the
@@ -536,7 +529,7 @@ void Merge(const google::protobuf::Message& patch, const google::protobuf::Field
   FieldMaskUtil::MergeMessageTo(patch, mask, options, &target);
 }
 
-// Field-mask update with optimistic concurrency, validation and (optionally) a new secret.
+// Field-mask update with optimistic concurrency, input checks and (optionally) a new secret.
 // A fenced write runs in a transaction, under the row lock, after the fence check. An unfenced
 // one (nearly all) is a read and then a write conditional on the version read, with no
 // transaction: two round trips instead of five. A writer that got in
@@ -545,7 +538,7 @@ void Merge(const google::protobuf::Message& patch, const google::protobuf::Field
 template <typename M>
 absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Validators& validators,
                                const M& patch, const google::protobuf::FieldMask& mask,
-                               int64_t expected_version, const v1::LeaseFence& fence,
+                               int64_t expected_version, const Fence& fence,
                                const std::string& secret, const crypto::Sealer* sealer) {
   using T = Traits<M>;
   const Key key = T::KeyOf(patch);
@@ -577,7 +570,7 @@ absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Valid
       return Rewrite(tx, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED);
     });
   };
-  if (!fence.name().empty()) return locked();
+  if (!fence.lease.empty()) return locked();
   constexpr int kOptimisticAttempts = 3;
   for (int attempt = 0; attempt < kOptimisticAttempts; ++attempt) {
     ASSIGN_OR_RETURN(M current, ReadOnConnection(pool, [&](pg::Connection& db) {
@@ -628,7 +621,7 @@ absl::StatusOr<M> CompareAndSetStatus(pg::Transaction& tx, const Caller& caller,
                                       const std::string& expected_status, M target,
                                       const std::string& status_info, const M& patch,
                                       const google::protobuf::FieldMask& patch_mask,
-                                      const v1::LeaseFence& fence) {
+                                      const Fence& fence) {
   using T = Traits<M>;
   if (key.id.empty()) return absl::InvalidArgumentError("id: required");
   ASSIGN_OR_RETURN(google::protobuf::FieldMask writable,
@@ -652,7 +645,7 @@ absl::StatusOr<M> CompareAndSetStatus(pg::Transaction& tx, const Caller& caller,
 // Soft delete (deleted_at, version bump) or purge of one row; returns the row as it was.
 template <typename M>
 absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& key,
-                         int64_t expected_version, bool purge, const v1::LeaseFence& fence) {
+                         int64_t expected_version, bool purge, const Fence& fence) {
   using T = Traits<M>;
   RETURN_IF_ERROR(CheckFence(tx, fence));
   ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, purge, /*lock=*/true, nullptr));
@@ -670,29 +663,27 @@ absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& k
   return current;
 }
 
-// Soft-deletes (or purges) every live host matching `column` = `value`, recording each change.
+// Soft-deletes (or purges) every live host matching `column` = `value`, logging each change, in
+// one statement.
 absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
                               const std::string& value, bool purge) {
-  const std::string sql =
-      purge ? absl::StrCat("DELETE FROM hosts WHERE ", column,
-                           " = $1::uuid RETURNING infra_env_id::text, id::text, "
-                           "coalesce(cluster_id::text, ''), resource_version + 1, status")
+  Query q;
+  const std::string match = absl::StrCat(column, " = ", q.Add(value), "::uuid");
+  constexpr char kRemovedColumns[] =
+      "id::text AS id, infra_env_id::text AS infra_env_id_text, coalesce(cluster_id::text, '') "
+      "AS cluster_id_text, status, ";
+  const std::string removal =
+      purge ? absl::StrCat("DELETE FROM hosts WHERE ", match, " RETURNING ", kRemovedColumns,
+                           "resource_version + 1 AS resource_version")
             : absl::StrCat(
                   "UPDATE hosts SET deleted_at = now(), updated_at = now(), "
                   "resource_version = resource_version + 1 WHERE ",
-                  column,
-                  " = $1::uuid AND deleted_at IS NULL RETURNING infra_env_id::text, "
-                  "id::text, coalesce(cluster_id::text, ''), resource_version, status");
-  ASSIGN_OR_RETURN(pg::Result removed, tx.Exec(sql, {value}));
-  for (int row = 0; row < removed.rows(); ++row) {
-    int64_t version = 0;
-    (void)absl::SimpleAtoi(removed.Get(row, 3), &version);
-    RETURN_IF_ERROR(
-        AppendChange(tx, {v1::RESOURCE_KIND_HOST, std::string(removed.Get(row, 1)),
-                          std::string(removed.Get(row, 0)), std::string(removed.Get(row, 2)),
-                          version, v1::CHANGE_TYPE_DELETED, std::string(removed.Get(row, 4))}));
-  }
-  return absl::OkStatus();
+                  match, " AND deleted_at IS NULL RETURNING ", kRemovedColumns, "resource_version");
+  const std::string sql =
+      absl::StrCat("WITH removed AS (", removal, "), ",
+                   ChangeLogAppend(q, v1::RESOURCE_KIND_HOST, v1::CHANGE_TYPE_DELETED, "removed"),
+                   " SELECT ", kWakeSequencers);
+  return tx.Exec(sql, q.params()).status();
 }
 
 // Keyset paging: rows come ordered by `order_columns` (created_at first); the token holds the
@@ -737,15 +728,7 @@ absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& sq
 // an array literal (enum names, UUIDs).
 std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values,
                   absl::string_view type = "text") {
-  return absl::StrCat(" AND ", column, " = ANY(",
-                      q.Add(absl::StrCat("{", absl::StrJoin(values, ","), "}")), "::", type, "[])");
-}
-
-template <typename Enum, typename Repeated>
-std::vector<std::string> EnumNames(const Repeated& values, const std::string& (*name)(Enum)) {
-  std::vector<std::string> names;
-  for (int value : values) names.push_back(name(static_cast<Enum>(value)));
-  return names;
+  return absl::StrCat(" AND ", column, " = ANY(", q.Add(ArrayLiteral(values)), "::", type, "[])");
 }
 
 // The host counts of a cluster whose hosts are all in `cluster.hosts()`.
@@ -901,10 +884,10 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
 
 absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
                                                      const v1::UpdateClusterRequest& request) {
-  return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
-                   request.resource_version(), request.fence(), request.pull_secret(), sealer_));
+  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
+                  UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
+                               request.resource_version(), FenceOf(request.fence()),
+                               request.pull_secret(), sealer_));
 }
 
 absl::Status ResourceStore::DeleteCluster(const Caller& caller,
@@ -915,7 +898,7 @@ absl::Status ResourceStore::DeleteCluster(const Caller& caller,
                // The cluster's row is locked first, then its hosts': the fixed lock order.
                RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", request.id()},
                                                request.resource_version(), request.purge(),
-                                               request.fence())
+                                               FenceOf(request.fence()))
                                    .status());
                RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", request.id(), request.purge()));
                if (request.purge()) {
@@ -949,7 +932,7 @@ absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(
         return CompareAndSetStatus(tx, caller, validators_, {"", request.id()},
                                    types::v1::ClusterStatus_Name(request.expected_status()), target,
                                    request.status_info(), request.patch(), request.patch_mask(),
-                                   request.fence());
+                                   FenceOf(request.fence()));
       }));
 }
 
@@ -1008,17 +991,17 @@ absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
   return Announce(
       committed_, v1::CHANGE_TYPE_UPDATED,
       UpdateFields(pool_, caller, validators_, request.infra_env(), request.update_mask(),
-                   request.resource_version(), v1::LeaseFence(), request.pull_secret(), sealer_));
+                   request.resource_version(), Fence(), request.pull_secret(), sealer_));
 }
 
 absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
                                            const v1::DeleteInfraEnvRequest& request) {
   return InTransaction(pool_,
                        [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-                         ASSIGN_OR_RETURN(
-                             InfraEnv removed,
-                             Remove<InfraEnv>(tx, caller, {"", request.id()},
-                                              request.resource_version(), false, request.fence()));
+                         ASSIGN_OR_RETURN(InfraEnv removed,
+                                          Remove<InfraEnv>(tx, caller, {"", request.id()},
+                                                           request.resource_version(), false,
+                                                           FenceOf(request.fence())));
                          if (!request.force()) {
                            ASSIGN_OR_RETURN(
                                pg::Result hosts,
@@ -1202,7 +1185,7 @@ absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
   return Announce(
       committed_, v1::CHANGE_TYPE_UPDATED,
       UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
-                   request.resource_version(), request.fence(), std::string(), nullptr));
+                   request.resource_version(), FenceOf(request.fence()), std::string(), nullptr));
 }
 
 absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHostRequest& request) {
@@ -1210,7 +1193,7 @@ absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHos
                        [&](pg::Transaction& tx) {
                          return Remove<Host>(tx, caller, {request.infra_env_id(), request.id()},
                                              request.resource_version(), request.purge(),
-                                             request.fence());
+                                             FenceOf(request.fence()));
                        })
       .status();
 }
@@ -1236,7 +1219,7 @@ absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller,
         return CompareAndSetStatus(tx, caller, validators_, {request.infra_env_id(), request.id()},
                                    types::v1::HostStatus_Name(request.expected_status()), target,
                                    request.status_info(), request.patch(), request.patch_mask(),
-                                   request.fence());
+                                   FenceOf(request.fence()));
       }));
 }
 

@@ -25,6 +25,7 @@
 #include "assisted/types/v1/infra_env.pb.h"
 #include "lib/crypto/sealed.h"
 #include "lib/pg/pool.h"
+#include "services/inventory/change_log.h"
 #include "services/inventory/store_common.h"
 
 namespace assisted::inventory {

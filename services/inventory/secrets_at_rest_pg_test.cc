@@ -7,9 +7,9 @@
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/inventory/artifact_store.h"
 #include "services/inventory/resource_store.h"
 #include "services/inventory/secret_columns.h"
-#include "services/inventory/side_stores.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -84,23 +84,20 @@ class SecretsAtRestTest : public InventoryDbTest {
 
   void PutArtifact(const std::string& cluster_id, const std::string& name,
                    const std::string& content, int64_t offset = 0) {
-    v1::PutArtifactRequest request;
-    request.set_cluster_id(cluster_id);
-    request.set_name(name);
-    request.set_kind(v1::ARTIFACT_KIND_CREDENTIALS);
-    request.set_content(content);
-    request.set_offset(offset);
-    EXPECT_THAT(artifacts_->Put(Caller::System(), request).status(), IsOk());
+    EXPECT_THAT(artifacts_
+                    ->Put(Caller::System(), {.cluster_id = cluster_id,
+                                             .name = name,
+                                             .kind = v1::ARTIFACT_KIND_CREDENTIALS,
+                                             .content = content,
+                                             .offset = offset})
+                    .status(),
+                IsOk());
   }
 
   absl::StatusOr<std::string> ReadArtifact(const std::string& cluster_id, const std::string& name,
                                            int64_t offset = 0, int64_t length = 0) {
-    v1::GetArtifactRequest request;
-    request.set_cluster_id(cluster_id);
-    request.set_name(name);
-    request.set_offset(offset);
-    request.set_length(length);
-    absl::StatusOr<v1::Artifact> artifact = artifacts_->Get(Caller::System(), request);
+    absl::StatusOr<v1::Artifact> artifact =
+        artifacts_->Get(Caller::System(), cluster_id, name, {.offset = offset, .length = length});
     if (!artifact.ok()) return artifact.status();
     return artifact->content();
   }
@@ -195,13 +192,12 @@ TEST_F(SecretsAtRestTest, ADatabaseDumpRevealsNoSecret) {
 TEST_F(SecretsAtRestTest, ListingReadsNoSecretAndReportsThePlaintextsSizeAndHash) {
   const types::v1::Cluster cluster = NewCluster();
   PutArtifact(cluster.id(), "tls/root-ca.key", kRootCaKey);
-  v1::ListArtifactsRequest list;
-  list.set_cluster_id(cluster.id());
-  absl::StatusOr<v1::ListArtifactsResponse> listed = artifacts_->List(Caller::System(), list);
+  absl::StatusOr<std::vector<v1::ArtifactInfo>> listed =
+      artifacts_->List(Caller::System(), cluster.id(), {});
   ASSERT_THAT(listed.status(), IsOk());
-  ASSERT_EQ(listed->artifacts_size(), 1);
-  EXPECT_EQ(listed->artifacts(0).size_bytes(), std::string(kRootCaKey).size());
-  EXPECT_EQ(listed->artifacts(0).sha256(),
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].size_bytes(), std::string(kRootCaKey).size());
+  EXPECT_EQ((*listed)[0].sha256(),
             Sql("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", {kRootCaKey}));
   // Clusters are listed with whether they have a pull secret, not with it.
   v1::ListClustersRequest clusters;
@@ -220,12 +216,11 @@ TEST_F(SecretsAtRestTest, SealedArtifactsUploadAndReadInChunks) {
   EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key", 5, 20),
               IsOkAndHolds(pem.substr(5, 20)));
   EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key", 30), IsOkAndHolds(pem.substr(30)));
-  v1::PutArtifactRequest past_the_end;
-  past_the_end.set_cluster_id(cluster.id());
-  past_the_end.set_name("tls/root-ca.key");
-  past_the_end.set_kind(v1::ARTIFACT_KIND_CREDENTIALS);
-  past_the_end.set_offset(pem.size() + 1);
-  past_the_end.set_content("x");
+  const ArtifactWrite past_the_end{.cluster_id = cluster.id(),
+                                   .name = "tls/root-ca.key",
+                                   .kind = v1::ARTIFACT_KIND_CREDENTIALS,
+                                   .content = "x",
+                                   .offset = static_cast<int64_t>(pem.size() + 1)};
   EXPECT_THAT(artifacts_->Put(Caller::System(), past_the_end).status(),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr(absl::StrCat(pem.size(), " bytes"))));

@@ -6,13 +6,15 @@
 #include "lib/pg/pool.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/artifact_store.h"
 #include "services/inventory/change_feed.h"
+#include "services/inventory/event_store.h"
+#include "services/inventory/input_checks.h"
+#include "services/inventory/lease_store.h"
 #include "services/inventory/migrations.h"
 #include "services/inventory/resource_store.h"
 #include "services/inventory/secret_columns.h"
 #include "services/inventory/service.h"
-#include "services/inventory/side_stores.h"
-#include "services/inventory/validation.h"
 
 namespace assisted::inventory {
 namespace {

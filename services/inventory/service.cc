@@ -1,9 +1,12 @@
 #include "services/inventory/service.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "lib/grpc/identity.h"
 #include "lib/status/grpc_status.h"
-#include "services/inventory/validation.h"
+#include "lib/status/status_macros.h"
+#include "services/inventory/input_checks.h"
 
 namespace assisted::inventory {
 namespace {
@@ -66,6 +69,21 @@ grpc::Status CheckedEmpty(std::initializer_list<absl::Status> checks, Call call)
     if (!check.ok()) return ToGrpcStatus(check);
   }
   return Reply(call());
+}
+
+// The enum values of a repeated enum field.
+template <typename Enum>
+std::vector<Enum> EnumsOf(const google::protobuf::RepeatedField<int>& values) {
+  std::vector<Enum> out;
+  for (int value : values) out.push_back(static_cast<Enum>(value));
+  return out;
+}
+
+// The artifacts a List or Delete request names.
+template <typename Request>
+ArtifactSelection SelectionOf(const Request& request) {
+  return {.name_prefix = request.name_prefix(),
+          .kinds = EnumsOf<v1::ArtifactKind>(request.kinds())};
 }
 
 }  // namespace
@@ -263,7 +281,7 @@ grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,
       {CheckId("event.cluster_id", event.cluster_id(), true),
        CheckId("event.host_id", event.host_id(), true),
        CheckId("event.infra_env_id", event.infra_env_id(), true)},
-      [&] { return stores_.events.Append(CallerOf(*context), *request); }, response);
+      [&] { return stores_.events.Append(CallerOf(*context), event); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
@@ -279,7 +297,23 @@ grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("host_id", request->host_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
-      [&] { return stores_.events.List(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.events.List(
+            CallerOf(*context),
+            {.owner_scope = request->owner_scope(),
+             .cluster_id = request->cluster_id(),
+             .host_id = request->host_id(),
+             .infra_env_id = request->infra_env_id(),
+             .host_ids = {request->host_ids().begin(), request->host_ids().end()},
+             .cluster_level = request->cluster_level(),
+             .severities = EnumsOf<types::v1::EventSeverity>(request->severities()),
+             .categories = EnumsOf<types::v1::EventCategory>(request->categories()),
+             .message = request->message(),
+             .limit = request->limit(),
+             .offset = request->offset(),
+             .newest_first = request->order() == v1::SORT_ORDER_DESC});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
@@ -287,7 +321,19 @@ grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
                                                v1::ArtifactInfo* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.Put(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.artifacts.Put(CallerOf(*context),
+                                     {.cluster_id = request->cluster_id(),
+                                      .name = request->name(),
+                                      .kind = request->kind(),
+                                      .content_type = request->content_type(),
+                                      .content = request->content(),
+                                      .offset = request->offset(),
+                                      .partial = request->partial(),
+                                      .if_absent = request->if_absent()},
+                                     FenceOf(request->fence()));
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::GetArtifact(grpc::ServerContext* context,
@@ -295,7 +341,13 @@ grpc::Status InventoryServiceImpl::GetArtifact(grpc::ServerContext* context,
                                                v1::Artifact* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.Get(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.artifacts.Get(CallerOf(*context), request->cluster_id(), request->name(),
+                                     {.metadata_only = request->metadata_only(),
+                                      .offset = request->offset(),
+                                      .length = request->length()});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::ListArtifacts(grpc::ServerContext* context,
@@ -303,7 +355,15 @@ grpc::Status InventoryServiceImpl::ListArtifacts(grpc::ServerContext* context,
                                                  v1::ListArtifactsResponse* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.List(CallerOf(*context), *request); }, response);
+      [&]() -> absl::StatusOr<v1::ListArtifactsResponse> {
+        ASSIGN_OR_RETURN(std::vector<v1::ArtifactInfo> infos,
+                         stores_.artifacts.List(CallerOf(*context), request->cluster_id(),
+                                                SelectionOf(*request)));
+        v1::ListArtifactsResponse out;
+        for (v1::ArtifactInfo& info : infos) *out.add_artifacts() = std::move(info);
+        return out;
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
@@ -311,12 +371,23 @@ grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
                                                    v1::DeleteArtifactsResponse* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.Delete(CallerOf(*context), *request); }, response);
+      [&]() -> absl::StatusOr<v1::DeleteArtifactsResponse> {
+        ASSIGN_OR_RETURN(int64_t deleted, stores_.artifacts.Delete(
+                                              CallerOf(*context), request->cluster_id(),
+                                              SelectionOf(*request), FenceOf(request->fence())));
+        v1::DeleteArtifactsResponse out;
+        out.set_deleted_count(deleted);
+        return out;
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
                                          v1::LeaseResponse* response) {
-  return Reply(stores_.leases.Lease(*request), response);
+  const absl::Duration ttl =
+      absl::Seconds(request->ttl().seconds()) + absl::Nanoseconds(request->ttl().nanos());
+  return Reply(stores_.leases.Lease(request->action(), request->name(), request->holder(), ttl),
+               response);
 }
 
 grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,

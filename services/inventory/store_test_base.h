@@ -1,7 +1,8 @@
 // File: services/inventory/store_test_base.h
 //
 // Fixture for inventory tests against the real PostgreSQL: a fresh, migrated database per test,
-// a pool on it, and builders for small valid resources.
+// a pool on it, and builders for small valid resources. Every *_pg_test of the inventory's
+// stores derives from it.
 
 #ifndef ASSISTED_SERVICES_INVENTORY_STORE_TEST_BASE_H_
 #define ASSISTED_SERVICES_INVENTORY_STORE_TEST_BASE_H_
@@ -14,6 +15,7 @@
 #include "lib/pg/pool.h"
 #include "lib/testing/status_matchers.h"
 #include "services/inventory/migrations.h"
+#include "services/inventory/resource_store.h"
 #include "tests/harness/postgres_test.h"
 
 namespace assisted::inventory {
@@ -32,6 +34,16 @@ class InventoryDbTest : public assisted::testing::PostgresTest {
   // A deterministic UUID for test object number `n` of a given `kind` digit.
   static std::string Uuid(int kind, int n) {
     return absl::StrFormat("%08x-0000-4000-8000-%012x", kind, n);
+  }
+
+  // Creates a cluster named "c" owned by `owner`; returns its id, or "" after a test failure.
+  std::string CreateCluster(const Caller& owner) {
+    v1::CreateClusterRequest create;
+    create.mutable_cluster()->set_name("c");
+    absl::StatusOr<types::v1::Cluster> cluster =
+        ResourceStore(*pool_, Validators{}).CreateCluster(owner, create);
+    EXPECT_TRUE(cluster.ok()) << cluster.status();
+    return cluster.ok() ? cluster->id() : "";
   }
 
   std::unique_ptr<pg::Pool> pool_;
