@@ -70,16 +70,16 @@ TEST_F(ChangeLogTest, EveryWriteLogsOneEntryPerRowItChanged) {
   EventStore events(*pool_);
   const std::string cluster = CreateCluster(system);
   ASSERT_FALSE(cluster.empty());
-  v1::CreateInfraEnvRequest infra_env;
-  infra_env.mutable_infra_env()->set_name("discovery");
-  infra_env.mutable_infra_env()->set_cluster_id(cluster);
+  types::v1::InfraEnv infra_env;
+  infra_env.set_name("discovery");
+  infra_env.set_cluster_id(cluster);
   absl::StatusOr<types::v1::InfraEnv> created = resources.CreateInfraEnv(system, infra_env);
   ASSERT_THAT(created, IsOk());
   for (int i = 1; i <= 2; ++i) {
-    v1::CreateHostRequest host;
-    host.mutable_host()->set_id(Uuid(2, i));
-    host.mutable_host()->set_infra_env_id(created->id());
-    host.mutable_host()->set_cluster_id(cluster);
+    types::v1::Host host;
+    host.set_id(Uuid(2, i));
+    host.set_infra_env_id(created->id());
+    host.set_cluster_id(cluster);
     ASSERT_THAT(resources.CreateHost(system, host), IsOk());
   }
   for (const char* name : {"a", "b"}) {
@@ -96,9 +96,7 @@ TEST_F(ChangeLogTest, EveryWriteLogsOneEntryPerRowItChanged) {
   absl::StatusOr<types::v1::Event> appended = events.Append(system, event);
   ASSERT_THAT(appended, IsOk());
   ASSERT_THAT(artifacts.Delete(system, cluster, {}), IsOk());
-  v1::DeleteClusterRequest remove;
-  remove.set_id(cluster);
-  ASSERT_THAT(resources.DeleteCluster(system, remove), IsOk());
+  ASSERT_THAT(resources.DeleteCluster(system, cluster), IsOk());
 
   std::vector<Entry> log = Log();
   // The artifacts' deletions come from one statement, and so do the hosts': their order among

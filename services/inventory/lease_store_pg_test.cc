@@ -62,21 +62,18 @@ TEST_F(LeaseStoreTest, AnExpiredLeaseIsTakenOver) {
 TEST_F(LeaseStoreTest, WritesFromADeposedLeaderAreFencedOff) {
   auto a = Lease("replica-a", v1::LEASE_ACTION_ACQUIRE, absl::Milliseconds(50));
   ASSERT_TRUE(a->granted());
-  v1::UpdateClusterStatusRequest write;
-  write.set_id(cluster_id_);
-  write.set_expected_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
-  write.set_new_status(types::v1::CLUSTER_STATUS_INSUFFICIENT);
-  write.mutable_fence()->set_name("orchestrator-leader");
-  write.mutable_fence()->set_epoch(a->epoch());
+  ClusterStatusChange write{.expected = types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT,
+                            .next = types::v1::CLUSTER_STATUS_INSUFFICIENT,
+                            .fence = {.lease = "orchestrator-leader", .epoch = a->epoch()}};
   absl::SleepFor(absl::Milliseconds(100));
   auto b = Lease("replica-b", v1::LEASE_ACTION_ACQUIRE);
   ASSERT_TRUE(b->granted());
-  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), write),
+  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), cluster_id_, write),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("epoch 2")));
-  write.mutable_fence()->set_epoch(b->epoch());
-  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), write), IsOk());
-  write.mutable_fence()->set_name("no-such-lease");
-  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), write),
+  write.fence.epoch = b->epoch();
+  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), cluster_id_, write), IsOk());
+  write.fence.lease = "no-such-lease";
+  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), cluster_id_, write),
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 

@@ -693,13 +693,13 @@ struct Page {
   int size = 0;       // rows wanted (one more is fetched to detect a next page)
 };
 
-absl::StatusOr<Page> PageFrom(Query& q, const std::string& token, int requested,
-                              const PageLimits& limits,
+absl::StatusOr<Page> PageFrom(Query& q, const PageRequest& requested, const PageLimits& limits,
                               const std::vector<std::string>& order_columns) {
   Page page;
-  ASSIGN_OR_RETURN(page.size, PageSize(requested, limits.default_size, limits.max_size));
-  if (token.empty()) return page;
-  ASSIGN_OR_RETURN(std::vector<std::string> keys, DecodePageToken(token, order_columns.size()));
+  ASSIGN_OR_RETURN(page.size, PageSize(requested.size, limits.default_size, limits.max_size));
+  if (requested.token.empty()) return page;
+  ASSIGN_OR_RETURN(std::vector<std::string> keys,
+                   DecodePageToken(requested.token, order_columns.size()));
   std::vector<std::string> values = {absl::StrCat("(timestamptz 'epoch' + ", q.Add(keys[0]),
                                                   "::bigint * interval '1 microsecond')")};
   for (size_t i = 1; i < keys.size(); ++i) values.push_back(q.Add(keys[i]) + "::uuid");
@@ -780,52 +780,88 @@ void OmitReports(Host& host) {
 }
 
 // The secret column of a new cluster or infra-env: NULL without a pull secret, else sealed.
-template <typename M, typename Request>
+template <typename M>
 absl::StatusOr<pg::Param> CreatedSecret(const crypto::Sealer* sealer, const std::string& id,
-                                        const Request& request) {
-  if (request.pull_secret().empty()) return pg::Param();
-  ASSIGN_OR_RETURN(std::string sealed, SealText(sealer, request.pull_secret(),
-                                                SecretPlace(Traits<M>::kTable, "secret", id)));
+                                        const std::string& pull_secret) {
+  if (pull_secret.empty()) return pg::Param();
+  ASSIGN_OR_RETURN(std::string sealed,
+                   SealText(sealer, pull_secret, SecretPlace(Traits<M>::kTable, "secret", id)));
   return pg::Param(std::move(sealed));
+}
+
+// A status compare-and-set of `key`, in one statement when it writes nothing but the status
+// (the orchestrator's most frequent write), else with its patch under the row lock.
+template <typename M, typename Status>
+absl::StatusOr<M> ChangeStatus(pg::Pool& pool, const Caller& caller, const Validators& validators,
+                               const Key& key, const StatusChange<Status, M>& change,
+                               const std::string& (*name)(Status)) {
+  if (change.next == Status{}) return absl::InvalidArgumentError("new_status: required");
+  if (change.patch_mask.paths().empty() && change.fence.lease.empty()) {
+    return OnConnection(pool, [&](pg::Connection& db) {
+      return CompareAndSetStatusOnly<M>(db, caller, key, name(change.expected), name(change.next),
+                                        change.info);
+    });
+  }
+  M target;
+  target.set_status(change.next);
+  return InTransaction(pool, [&](pg::Transaction& tx) {
+    return CompareAndSetStatus(tx, caller, validators, key, name(change.expected), target,
+                               change.info, change.patch, change.patch_mask, change.fence);
+  });
+}
+
+// The pull secret of the cluster or infra-env (M) `id`, opened.
+template <typename M>
+absl::StatusOr<std::string> PullSecretOf(pg::Pool& pool, const crypto::Sealer* sealer,
+                                         const Caller& caller, const std::string& id) {
+  using T = Traits<M>;
+  return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<std::string> {
+    Query q;
+    std::string sql =
+        absl::StrCat("SELECT coalesce(secret, '') FROM ", T::kTable, " WHERE id = ", q.Add(id),
+                     "::uuid AND deleted_at IS NULL", TenancyPredicate(caller, {}, q.params()));
+    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+    if (rows.rows() == 0) return NotFound<M>({"", id});
+    return OpenText(sealer, rows.Get(0, 0), SecretPlace(T::kTable, "secret", id));
+  });
 }
 
 }  // namespace
 
 // ---- Clusters ----
 
-absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller,
-                                                     const v1::CreateClusterRequest& request) {
-  Cluster cluster = request.cluster();
+absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller, Cluster cluster,
+                                                     const std::string& pull_secret) {
   if (cluster.status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
     cluster.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
   }
   RETURN_IF_ERROR(Traits<Cluster>::Validate(validators_, cluster));
-  if (!request.pull_secret().empty() && validators_.pull_secret) {
-    RETURN_IF_ERROR(validators_.pull_secret(request.pull_secret()));
+  if (!pull_secret.empty() && validators_.pull_secret) {
+    RETURN_IF_ERROR(validators_.pull_secret(pull_secret));
   }
   if (cluster.id().empty()) cluster.set_id(NewUuid());  // the sealed secret is bound to it
-  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<Cluster>(sealer_, cluster.id(), request));
+  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<Cluster>(sealer_, cluster.id(), pull_secret));
   return Announce(committed_, v1::CHANGE_TYPE_CREATED,
                   InTransaction(pool_, [&](pg::Transaction& tx) {
                     return Insert(tx, caller, cluster, secret);
                   }));
 }
 
-absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
-                                                  const v1::GetClusterRequest& request) {
-  const Key key{"", request.id()};
-  if (!request.include_hosts()) {
+absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller, const std::string& id,
+                                                  bool include_hosts, bool include_deleted) {
+  const Key key{"", id};
+  if (!include_hosts) {
     return ReadOnConnection(pool_, [&](pg::Connection& db) {
-      return ReadRow<Cluster>(db, caller, key, request.include_deleted(), false, nullptr);
+      return ReadRow<Cluster>(db, caller, key, include_deleted, false, nullptr);
     });
   }
   // One statement, so the cluster and its hosts come from one snapshot in one round trip. Both
   // select lists have the same column types; `part` (after them) tells the rows apart.
   Query q;
   const std::string sql =
-      absl::StrCat("WITH found AS (", SelectRow<Cluster>(q, caller, key, request.include_deleted()),
+      absl::StrCat("WITH found AS (", SelectRow<Cluster>(q, caller, key, include_deleted),
                    ") SELECT *, 0 AS part FROM found UNION ALL SELECT ", SelectList<Host>(),
-                   ", 1 FROM hosts WHERE cluster_id = ", q.Add(request.id()),
+                   ", 1 FROM hosts WHERE cluster_id = ", q.Add(id),
                    "::uuid AND deleted_at IS NULL AND EXISTS (SELECT 1 FROM found) "
                    "ORDER BY part, created_us, id");
   return ReadOnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
@@ -840,32 +876,31 @@ absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller,
   });
 }
 
-absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
-    const Caller& caller, const v1::ListClustersRequest& request) {
+absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(const Caller& caller,
+                                                                     const ClusterQuery& query) {
   Query q;
-  ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
-                                       {"created_at", "id"}));
+  ASSIGN_OR_RETURN(Page page, PageFrom(q, query.page, limits_, {"created_at", "id"}));
   std::string sql =
       absl::StrCat("SELECT ", SelectList<Cluster>(), " FROM clusters WHERE true",
-                   TenancyPredicate(caller, request.owner_scope(), q.params()), page.where);
-  if (!request.include_deleted()) sql += " AND deleted_at IS NULL";
-  if (request.statuses_size() > 0) {
-    sql += AnyOf(
-        q, "status",
-        EnumNames<types::v1::ClusterStatus>(request.statuses(), types::v1::ClusterStatus_Name));
+                   TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
+  if (!query.include_deleted) sql += " AND deleted_at IS NULL";
+  if (!query.statuses.empty()) {
+    sql +=
+        AnyOf(q, "status",
+              EnumNames<types::v1::ClusterStatus>(query.statuses, types::v1::ClusterStatus_Name));
   }
-  if (request.kinds_size() > 0) {
+  if (!query.kinds.empty()) {
     sql += AnyOf(q, "kind",
-                 EnumNames<types::v1::ClusterKind>(request.kinds(), types::v1::ClusterKind_Name));
+                 EnumNames<types::v1::ClusterKind>(query.kinds, types::v1::ClusterKind_Name));
   }
-  if (!request.openshift_cluster_id().empty()) {
+  if (!query.openshift_cluster_id.empty()) {
     absl::StrAppend(&sql,
-                    " AND doc->>'openshift_cluster_id' = ", q.Add(request.openshift_cluster_id()));
+                    " AND doc->>'openshift_cluster_id' = ", q.Add(query.openshift_cluster_id));
   }
-  if (request.has_updated_before()) {
+  if (query.updated_before.has_value()) {
     absl::StrAppend(
         &sql, " AND updated_at < ",
-        TimestampFromMicrosParam((q.Add(MicrosText(request.updated_before())), q.params().size())));
+        TimestampFromMicrosParam((q.Add(MicrosText(*query.updated_before)), q.params().size())));
   }
   sql += " ORDER BY created_at, id";
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListClustersResponse> {
@@ -877,99 +912,79 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(
                            return {MicrosText(c.created_at()), c.id()};
                          },
                          *response.mutable_clusters()));
-    if (request.include_hosts()) RETURN_IF_ERROR(AttachHosts(tx, *response.mutable_clusters()));
+    if (query.include_hosts) RETURN_IF_ERROR(AttachHosts(tx, *response.mutable_clusters()));
     return response;
   });
 }
 
-absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller,
-                                                     const v1::UpdateClusterRequest& request) {
-  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
-                  UpdateFields(pool_, caller, validators_, request.cluster(), request.update_mask(),
-                               request.resource_version(), FenceOf(request.fence()),
-                               request.pull_secret(), sealer_));
+absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller, const Cluster& patch,
+                                                     const FieldMask& mask,
+                                                     const Precondition& precondition,
+                                                     const std::string& pull_secret) {
+  return Announce(
+      committed_, v1::CHANGE_TYPE_UPDATED,
+      UpdateFields(pool_, caller, validators_, patch, mask, precondition.resource_version,
+                   precondition.fence, pull_secret, sealer_));
 }
 
-absl::Status ResourceStore::DeleteCluster(const Caller& caller,
-                                          const v1::DeleteClusterRequest& request) {
+absl::Status ResourceStore::DeleteCluster(const Caller& caller, const std::string& id,
+                                          const Precondition& precondition, bool purge) {
   return InTransaction(
              pool_,
              [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
                // The cluster's row is locked first, then its hosts': the fixed lock order.
-               RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", request.id()},
-                                               request.resource_version(), request.purge(),
-                                               FenceOf(request.fence()))
+               RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", id}, precondition.resource_version,
+                                               purge, precondition.fence)
                                    .status());
-               RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", request.id(), request.purge()));
-               if (request.purge()) {
+               RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", id, purge));
+               if (purge) {
                  RETURN_IF_ERROR(
-                     tx.Exec("DELETE FROM artifacts WHERE cluster_id = $1::uuid", {request.id()})
-                         .status());
+                     tx.Exec("DELETE FROM artifacts WHERE cluster_id = $1::uuid", {id}).status());
                }
                return true;
              })
       .status();
 }
 
-absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(
-    const Caller& caller, const v1::UpdateClusterStatusRequest& request) {
-  if (request.new_status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
-    return absl::InvalidArgumentError("new_status: required");
-  }
-  if (request.patch_mask().paths().empty() && request.fence().name().empty()) {
-    return Announce(
-        committed_, v1::CHANGE_TYPE_UPDATED, OnConnection(pool_, [&](pg::Connection& db) {
-          return CompareAndSetStatusOnly<Cluster>(
-              db, caller, {"", request.id()},
-              types::v1::ClusterStatus_Name(request.expected_status()),
-              types::v1::ClusterStatus_Name(request.new_status()), request.status_info());
-        }));
-  }
-  Cluster target;
-  target.set_status(request.new_status());
+absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(const Caller& caller,
+                                                           const std::string& id,
+                                                           const ClusterStatusChange& change) {
   return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED, InTransaction(pool_, [&](pg::Transaction& tx) {
-        return CompareAndSetStatus(tx, caller, validators_, {"", request.id()},
-                                   types::v1::ClusterStatus_Name(request.expected_status()), target,
-                                   request.status_info(), request.patch(), request.patch_mask(),
-                                   FenceOf(request.fence()));
-      }));
+      committed_, v1::CHANGE_TYPE_UPDATED,
+      ChangeStatus(pool_, caller, validators_, {"", id}, change, types::v1::ClusterStatus_Name));
 }
 
 // ---- Infra-envs ----
 
-absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller,
-                                                       const v1::CreateInfraEnvRequest& request) {
-  RETURN_IF_ERROR(Traits<InfraEnv>::Validate(validators_, request.infra_env()));
-  if (!request.pull_secret().empty() && validators_.pull_secret) {
-    RETURN_IF_ERROR(validators_.pull_secret(request.pull_secret()));
+absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller, InfraEnv infra_env,
+                                                       const std::string& pull_secret) {
+  RETURN_IF_ERROR(Traits<InfraEnv>::Validate(validators_, infra_env));
+  if (!pull_secret.empty() && validators_.pull_secret) {
+    RETURN_IF_ERROR(validators_.pull_secret(pull_secret));
   }
-  InfraEnv infra_env = request.infra_env();
   if (infra_env.id().empty()) infra_env.set_id(NewUuid());  // the sealed secret is bound to it
-  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<InfraEnv>(sealer_, infra_env.id(), request));
+  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<InfraEnv>(sealer_, infra_env.id(), pull_secret));
   return Announce(committed_, v1::CHANGE_TYPE_CREATED,
                   InTransaction(pool_, [&](pg::Transaction& tx) {
                     return Insert(tx, caller, infra_env, secret);
                   }));
 }
 
-absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller,
-                                                    const v1::GetInfraEnvRequest& request) {
+absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller, const std::string& id) {
   return ReadOnConnection(pool_, [&](pg::Connection& db) {
-    return ReadRow<InfraEnv>(db, caller, {"", request.id()}, false, false, nullptr);
+    return ReadRow<InfraEnv>(db, caller, {"", id}, false, false, nullptr);
   });
 }
 
-absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
-    const Caller& caller, const v1::ListInfraEnvsRequest& request) {
+absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(const Caller& caller,
+                                                                       const InfraEnvQuery& query) {
   Query q;
-  ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
-                                       {"created_at", "id"}));
+  ASSIGN_OR_RETURN(Page page, PageFrom(q, query.page, limits_, {"created_at", "id"}));
   std::string sql =
       absl::StrCat("SELECT ", SelectList<InfraEnv>(), " FROM infra_envs WHERE deleted_at IS NULL",
-                   TenancyPredicate(caller, request.owner_scope(), q.params()), page.where);
-  if (!request.cluster_id().empty()) {
-    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(request.cluster_id()), "::uuid");
+                   TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
+  if (!query.cluster_id.empty()) {
+    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(query.cluster_id), "::uuid");
   }
   sql += " ORDER BY created_at, id";
   return InTransaction(pool_,
@@ -986,23 +1001,25 @@ absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(
                        });
 }
 
-absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller,
-                                                       const v1::UpdateInfraEnvRequest& request) {
+absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller, const InfraEnv& patch,
+                                                       const FieldMask& mask,
+                                                       const Precondition& precondition,
+                                                       const std::string& pull_secret) {
   return Announce(
       committed_, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, validators_, request.infra_env(), request.update_mask(),
-                   request.resource_version(), Fence(), request.pull_secret(), sealer_));
+      UpdateFields(pool_, caller, validators_, patch, mask, precondition.resource_version,
+                   precondition.fence, pull_secret, sealer_));
 }
 
-absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
-                                           const v1::DeleteInfraEnvRequest& request) {
+absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller, const std::string& id,
+                                           const Precondition& precondition, bool force) {
   return InTransaction(pool_,
                        [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-                         ASSIGN_OR_RETURN(InfraEnv removed,
-                                          Remove<InfraEnv>(tx, caller, {"", request.id()},
-                                                           request.resource_version(), false,
-                                                           FenceOf(request.fence())));
-                         if (!request.force()) {
+                         ASSIGN_OR_RETURN(
+                             InfraEnv removed,
+                             Remove<InfraEnv>(tx, caller, {"", id}, precondition.resource_version,
+                                              false, precondition.fence));
+                         if (!force) {
                            ASSIGN_OR_RETURN(
                                pg::Result hosts,
                                tx.Exec("SELECT count(*) FROM hosts WHERE infra_env_id = $1::uuid "
@@ -1020,26 +1037,14 @@ absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller,
       .status();
 }
 
-absl::StatusOr<std::string> ResourceStore::GetPullSecret(const Caller& caller,
-                                                         const v1::GetPullSecretRequest& request) {
-  const bool of_cluster = request.owner_case() == v1::GetPullSecretRequest::kClusterId;
-  if (request.owner_case() == v1::GetPullSecretRequest::OWNER_NOT_SET) {
-    return absl::InvalidArgumentError("owner: give cluster_id or infra_env_id");
-  }
-  const Key key{"", of_cluster ? request.cluster_id() : request.infra_env_id()};
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<std::string> {
-    Query q;
-    std::string sql =
-        absl::StrCat("SELECT coalesce(secret, '') FROM ", of_cluster ? "clusters" : "infra_envs",
-                     " WHERE id = ", q.Add(key.id), "::uuid AND deleted_at IS NULL",
-                     TenancyPredicate(caller, {}, q.params()));
-    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
-    if (rows.rows() == 0) {
-      return of_cluster ? NotFound<Cluster>(key) : NotFound<InfraEnv>(key);
-    }
-    return OpenText(sealer_, rows.Get(0, 0),
-                    SecretPlace(of_cluster ? "clusters" : "infra_envs", "secret", key.id));
-  });
+absl::StatusOr<std::string> ResourceStore::GetClusterPullSecret(const Caller& caller,
+                                                                const std::string& id) {
+  return PullSecretOf<Cluster>(pool_, sealer_, caller, id);
+}
+
+absl::StatusOr<std::string> ResourceStore::GetInfraEnvPullSecret(const Caller& caller,
+                                                                 const std::string& id) {
+  return PullSecretOf<InfraEnv>(pool_, sealer_, caller, id);
 }
 
 absl::StatusOr<std::string> ResourceStore::GetInfraEnvSigningKey(const Caller& caller,
@@ -1102,9 +1107,7 @@ absl::StatusOr<InfraEnv> ResourceStore::RegenerateInfraEnvSigningKey(
 
 // ---- Hosts ----
 
-absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
-                                               const v1::CreateHostRequest& request) {
-  Host host = request.host();
+absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller, Host host) {
   if (host.id().empty()) return absl::InvalidArgumentError("host.id: required");
   if (host.infra_env_id().empty()) return absl::InvalidArgumentError("host.infra_env_id: required");
   if (host.status() == types::v1::HOST_STATUS_UNSPECIFIED) {
@@ -1127,41 +1130,39 @@ absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller,
   return Announce(committed_, v1::CHANGE_TYPE_CREATED, std::move(created));
 }
 
-absl::StatusOr<Host> ResourceStore::GetHost(const Caller& caller,
-                                            const v1::GetHostRequest& request) {
+absl::StatusOr<Host> ResourceStore::GetHost(const Caller& caller, const HostKey& key,
+                                            bool include_deleted) {
   return ReadOnConnection(pool_, [&](pg::Connection& db) {
-    return ReadRow<Host>(db, caller, {request.infra_env_id(), request.id()},
-                         request.include_deleted(), false, nullptr);
+    return ReadRow<Host>(db, caller, {key.infra_env_id, key.id}, include_deleted, false, nullptr);
   });
 }
 
-absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
-    const Caller& caller, const v1::ListHostsRequest& request) {
+absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(const Caller& caller,
+                                                               const HostQuery& query) {
   Query q;
-  ASSIGN_OR_RETURN(Page page, PageFrom(q, request.page_token(), request.page_size(), limits_,
-                                       {"created_at", "infra_env_id", "id"}));
+  ASSIGN_OR_RETURN(Page page,
+                   PageFrom(q, query.page, limits_, {"created_at", "infra_env_id", "id"}));
   std::string sql =
       absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE true",
-                   TenancyPredicate(caller, request.owner_scope(), q.params()), page.where);
-  if (!request.include_deleted()) sql += " AND deleted_at IS NULL";
-  if (!request.cluster_id().empty()) {
-    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(request.cluster_id()), "::uuid");
+                   TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
+  if (!query.include_deleted) sql += " AND deleted_at IS NULL";
+  if (!query.cluster_id.empty()) {
+    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(query.cluster_id), "::uuid");
   }
-  if (!request.infra_env_id().empty()) {
-    absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(request.infra_env_id()), "::uuid");
+  if (!query.infra_env_id.empty()) {
+    absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(query.infra_env_id), "::uuid");
   }
-  if (request.unbound_only()) sql += " AND cluster_id IS NULL";
-  if (!request.held_by_other_than().empty()) {
+  if (query.unbound_only) sql += " AND cluster_id IS NULL";
+  if (!query.held_by_other_than.empty()) {
     absl::StrAppend(&sql, " AND coalesce(doc->>'agent_stream_holder', '') NOT IN ('', ",
-                    q.Add(request.held_by_other_than()), ")");
+                    q.Add(query.held_by_other_than), ")");
   }
-  if (request.statuses_size() > 0) {
+  if (!query.statuses.empty()) {
     sql += AnyOf(q, "status",
-                 EnumNames<types::v1::HostStatus>(request.statuses(), types::v1::HostStatus_Name));
+                 EnumNames<types::v1::HostStatus>(query.statuses, types::v1::HostStatus_Name));
   }
-  if (request.roles_size() > 0) {
-    sql +=
-        AnyOf(q, "role", EnumNames<types::v1::HostRole>(request.roles(), types::v1::HostRole_Name));
+  if (!query.roles.empty()) {
+    sql += AnyOf(q, "role", EnumNames<types::v1::HostRole>(query.roles, types::v1::HostRole_Name));
   }
   sql += " ORDER BY created_at, infra_env_id, id";
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListHostsResponse> {
@@ -1173,54 +1174,38 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(
                            return {MicrosText(h.created_at()), h.infra_env_id(), h.id()};
                          },
                          *response.mutable_hosts()));
-    if (request.omit_reports()) {
+    if (query.omit_reports) {
       for (Host& host : *response.mutable_hosts()) OmitReports(host);
     }
     return response;
   });
 }
 
-absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller,
-                                               const v1::UpdateHostRequest& request) {
+absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller, const Host& patch,
+                                               const FieldMask& mask,
+                                               const Precondition& precondition) {
   return Announce(
       committed_, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, validators_, request.host(), request.update_mask(),
-                   request.resource_version(), FenceOf(request.fence()), std::string(), nullptr));
+      UpdateFields(pool_, caller, validators_, patch, mask, precondition.resource_version,
+                   precondition.fence, std::string(), nullptr));
 }
 
-absl::Status ResourceStore::DeleteHost(const Caller& caller, const v1::DeleteHostRequest& request) {
+absl::Status ResourceStore::DeleteHost(const Caller& caller, const HostKey& key,
+                                       const Precondition& precondition, bool purge) {
   return InTransaction(pool_,
                        [&](pg::Transaction& tx) {
-                         return Remove<Host>(tx, caller, {request.infra_env_id(), request.id()},
-                                             request.resource_version(), request.purge(),
-                                             FenceOf(request.fence()));
+                         return Remove<Host>(tx, caller, {key.infra_env_id, key.id},
+                                             precondition.resource_version, purge,
+                                             precondition.fence);
                        })
       .status();
 }
 
-absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller,
-                                                     const v1::UpdateHostStatusRequest& request) {
-  if (request.new_status() == types::v1::HOST_STATUS_UNSPECIFIED) {
-    return absl::InvalidArgumentError("new_status: required");
-  }
-  if (request.patch_mask().paths().empty() && request.fence().name().empty()) {
-    return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
-                    OnConnection(pool_, [&](pg::Connection& db) {
-                      return CompareAndSetStatusOnly<Host>(
-                          db, caller, {request.infra_env_id(), request.id()},
-                          types::v1::HostStatus_Name(request.expected_status()),
-                          types::v1::HostStatus_Name(request.new_status()), request.status_info());
-                    }));
-  }
-  Host target;
-  target.set_status(request.new_status());
-  return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED, InTransaction(pool_, [&](pg::Transaction& tx) {
-        return CompareAndSetStatus(tx, caller, validators_, {request.infra_env_id(), request.id()},
-                                   types::v1::HostStatus_Name(request.expected_status()), target,
-                                   request.status_info(), request.patch(), request.patch_mask(),
-                                   FenceOf(request.fence()));
-      }));
+absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller, const HostKey& key,
+                                                     const HostStatusChange& change) {
+  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
+                  ChangeStatus(pool_, caller, validators_, {key.infra_env_id, key.id}, change,
+                               types::v1::HostStatus_Name));
 }
 
 }  // namespace assisted::inventory

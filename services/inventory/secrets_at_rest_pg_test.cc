@@ -61,23 +61,21 @@ class SecretsAtRestTest : public InventoryDbTest {
   }
 
   types::v1::Cluster NewCluster() {
-    v1::CreateClusterRequest request;
-    request.mutable_cluster()->set_name("sealed");
-    request.mutable_cluster()->set_base_dns_domain("example.com");
-    request.set_pull_secret(PullSecret());
+    types::v1::Cluster to_be;
+    to_be.set_name("sealed");
+    to_be.set_base_dns_domain("example.com");
     absl::StatusOr<types::v1::Cluster> cluster =
-        resources_->CreateCluster(Caller::System(), request);
+        resources_->CreateCluster(Caller::System(), to_be, PullSecret());
     EXPECT_THAT(cluster.status(), IsOk());
     return cluster.value_or(types::v1::Cluster());
   }
 
   types::v1::InfraEnv NewInfraEnv(const std::string& cluster_id) {
-    v1::CreateInfraEnvRequest request;
-    request.mutable_infra_env()->set_name("discovery");
-    request.mutable_infra_env()->set_cluster_id(cluster_id);
-    request.set_pull_secret(PullSecret());
+    types::v1::InfraEnv to_be;
+    to_be.set_name("discovery");
+    to_be.set_cluster_id(cluster_id);
     absl::StatusOr<types::v1::InfraEnv> infra_env =
-        resources_->CreateInfraEnv(Caller::System(), request);
+        resources_->CreateInfraEnv(Caller::System(), to_be, PullSecret());
     EXPECT_THAT(infra_env.status(), IsOk());
     return infra_env.value_or(types::v1::InfraEnv());
   }
@@ -103,9 +101,7 @@ class SecretsAtRestTest : public InventoryDbTest {
   }
 
   absl::StatusOr<std::string> PullSecretOf(const types::v1::Cluster& cluster) {
-    v1::GetPullSecretRequest request;
-    request.set_cluster_id(cluster.id());
-    return resources_->GetPullSecret(Caller::System(), request);
+    return resources_->GetClusterPullSecret(Caller::System(), cluster.id());
   }
 
   // Every row of every table as PostgreSQL prints it, what a dump holds (bytea in hex).
@@ -200,9 +196,7 @@ TEST_F(SecretsAtRestTest, ListingReadsNoSecretAndReportsThePlaintextsSizeAndHash
   EXPECT_EQ((*listed)[0].sha256(),
             Sql("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", {kRootCaKey}));
   // Clusters are listed with whether they have a pull secret, not with it.
-  v1::ListClustersRequest clusters;
-  absl::StatusOr<v1::ListClustersResponse> all =
-      resources_->ListClusters(Caller::System(), clusters);
+  absl::StatusOr<v1::ListClustersResponse> all = resources_->ListClusters(Caller::System(), {});
   ASSERT_THAT(all.status(), IsOk());
   EXPECT_TRUE(all->clusters(0).pull_secret_set());
 }

@@ -86,6 +86,24 @@ ArtifactSelection SelectionOf(const Request& request) {
           .kinds = EnumsOf<v1::ArtifactKind>(request.kinds())};
 }
 
+// The status compare-and-set an Update*StatusRequest asks for.
+ClusterStatusChange StatusChangeOf(const v1::UpdateClusterStatusRequest& request) {
+  return {.expected = request.expected_status(),
+          .next = request.new_status(),
+          .info = request.status_info(),
+          .patch = request.patch(),
+          .patch_mask = request.patch_mask(),
+          .fence = FenceOf(request.fence())};
+}
+HostStatusChange StatusChangeOf(const v1::UpdateHostStatusRequest& request) {
+  return {.expected = request.expected_status(),
+          .next = request.new_status(),
+          .info = request.status_info(),
+          .patch = request.patch(),
+          .patch_mask = request.patch_mask(),
+          .fence = FenceOf(request.fence())};
+}
+
 }  // namespace
 
 grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
@@ -93,7 +111,11 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
                                                  types::v1::Cluster* response) {
   return Checked(
       {CheckId("cluster.id", request->cluster().id(), true)},
-      [&] { return stores_.resources.CreateCluster(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.CreateCluster(CallerOf(*context), request->cluster(),
+                                               request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
@@ -101,13 +123,25 @@ grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
                                               types::v1::Cluster* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.GetCluster(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.GetCluster(CallerOf(*context), request->id(),
+                                            request->include_hosts(), request->include_deleted());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::ListClusters(grpc::ServerContext* context,
                                                 const v1::ListClustersRequest* request,
                                                 v1::ListClustersResponse* response) {
-  return Reply(stores_.resources.ListClusters(CallerOf(*context), *request), response);
+  ClusterQuery query{.page = {.token = request->page_token(), .size = request->page_size()},
+                     .owner_scope = request->owner_scope(),
+                     .statuses = EnumsOf<types::v1::ClusterStatus>(request->statuses()),
+                     .kinds = EnumsOf<types::v1::ClusterKind>(request->kinds()),
+                     .openshift_cluster_id = request->openshift_cluster_id(),
+                     .include_deleted = request->include_deleted(),
+                     .include_hosts = request->include_hosts()};
+  if (request->has_updated_before()) query.updated_before = request->updated_before();
+  return Reply(stores_.resources.ListClusters(CallerOf(*context), query), response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
@@ -115,14 +149,23 @@ grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
                                                  types::v1::Cluster* response) {
   return Checked(
       {CheckId("cluster.id", request->cluster().id())},
-      [&] { return stores_.resources.UpdateCluster(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.UpdateCluster(
+            CallerOf(*context), request->cluster(), request->update_mask(),
+            {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
+            request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
                                                  const v1::DeleteClusterRequest* request,
                                                  google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.resources.DeleteCluster(CallerOf(*context), *request);
+    return stores_.resources.DeleteCluster(
+        CallerOf(*context), request->id(),
+        {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
+        request->purge());
   });
 }
 
@@ -131,7 +174,10 @@ grpc::Status InventoryServiceImpl::UpdateClusterStatus(
     types::v1::Cluster* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.UpdateClusterStatus(CallerOf(*context), *request); },
+      [&] {
+        return stores_.resources.UpdateClusterStatus(CallerOf(*context), request->id(),
+                                                     StatusChangeOf(*request));
+      },
       response);
 }
 
@@ -141,7 +187,11 @@ grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
   return Checked(
       {CheckId("infra_env.id", request->infra_env().id(), true),
        CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
-      [&] { return stores_.resources.CreateInfraEnv(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.CreateInfraEnv(CallerOf(*context), request->infra_env(),
+                                                request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
@@ -149,7 +199,7 @@ grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
                                                types::v1::InfraEnv* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), *request); }, response);
+      [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), request->id()); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
@@ -157,7 +207,14 @@ grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
                                                  v1::ListInfraEnvsResponse* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id(), true)},
-      [&] { return stores_.resources.ListInfraEnvs(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.ListInfraEnvs(
+            CallerOf(*context),
+            {.page = {.token = request->page_token(), .size = request->page_size()},
+             .owner_scope = request->owner_scope(),
+             .cluster_id = request->cluster_id()});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
@@ -166,14 +223,22 @@ grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
   return Checked(
       {CheckId("infra_env.id", request->infra_env().id()),
        CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
-      [&] { return stores_.resources.UpdateInfraEnv(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.UpdateInfraEnv(
+            CallerOf(*context), request->infra_env(), request->update_mask(),
+            {.resource_version = request->resource_version()}, request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
                                                   const v1::DeleteInfraEnvRequest* request,
                                                   google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.resources.DeleteInfraEnv(CallerOf(*context), *request);
+    return stores_.resources.DeleteInfraEnv(
+        CallerOf(*context), request->id(),
+        {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
+        request->force());
   });
 }
 
@@ -184,8 +249,19 @@ grpc::Status InventoryServiceImpl::GetPullSecret(grpc::ServerContext* context,
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
       [&]() -> absl::StatusOr<v1::GetPullSecretResponse> {
-        absl::StatusOr<std::string> secret =
-            stores_.resources.GetPullSecret(CallerOf(*context), *request);
+        absl::StatusOr<std::string> secret;
+        switch (request->owner_case()) {
+          case v1::GetPullSecretRequest::kClusterId:
+            secret =
+                stores_.resources.GetClusterPullSecret(CallerOf(*context), request->cluster_id());
+            break;
+          case v1::GetPullSecretRequest::kInfraEnvId:
+            secret = stores_.resources.GetInfraEnvPullSecret(CallerOf(*context),
+                                                             request->infra_env_id());
+            break;
+          default:
+            return absl::InvalidArgumentError("owner: give cluster_id or infra_env_id");
+        }
         if (!secret.ok()) return secret.status();
         v1::GetPullSecretResponse out;
         out.set_pull_secret(*std::move(secret));
@@ -227,7 +303,7 @@ grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
       {CheckId("host.id", request->host().id()),
        CheckId("host.infra_env_id", request->host().infra_env_id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
-      [&] { return stores_.resources.CreateHost(CallerOf(*context), *request); }, response);
+      [&] { return stores_.resources.CreateHost(CallerOf(*context), request->host()); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
@@ -235,7 +311,12 @@ grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
                                            types::v1::Host* response) {
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-      [&] { return stores_.resources.GetHost(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.GetHost(CallerOf(*context),
+                                         {request->infra_env_id(), request->id()},
+                                         request->include_deleted());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
@@ -244,7 +325,21 @@ grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
-      [&] { return stores_.resources.ListHosts(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.ListHosts(
+            CallerOf(*context),
+            {.page = {.token = request->page_token(), .size = request->page_size()},
+             .owner_scope = request->owner_scope(),
+             .cluster_id = request->cluster_id(),
+             .infra_env_id = request->infra_env_id(),
+             .statuses = EnumsOf<types::v1::HostStatus>(request->statuses()),
+             .roles = EnumsOf<types::v1::HostRole>(request->roles()),
+             .include_deleted = request->include_deleted(),
+             .unbound_only = request->unbound_only(),
+             .omit_reports = request->omit_reports(),
+             .held_by_other_than = request->held_by_other_than()});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
@@ -254,15 +349,24 @@ grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
       {CheckId("host.infra_env_id", request->host().infra_env_id()),
        CheckId("host.id", request->host().id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
-      [&] { return stores_.resources.UpdateHost(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.UpdateHost(
+            CallerOf(*context), request->host(), request->update_mask(),
+            {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
                                               const v1::DeleteHostRequest* request,
                                               google::protobuf::Empty*) {
   return CheckedEmpty(
-      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-      [&] { return stores_.resources.DeleteHost(CallerOf(*context), *request); });
+      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())}, [&] {
+        return stores_.resources.DeleteHost(
+            CallerOf(*context), {request->infra_env_id(), request->id()},
+            {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
+            request->purge());
+      });
 }
 
 grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context,
@@ -270,7 +374,11 @@ grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context
                                                     types::v1::Host* response) {
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-      [&] { return stores_.resources.UpdateHostStatus(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.resources.UpdateHostStatus(
+            CallerOf(*context), {request->infra_env_id(), request->id()}, StatusChangeOf(*request));
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,

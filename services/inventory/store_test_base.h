@@ -38,10 +38,10 @@ class InventoryDbTest : public assisted::testing::PostgresTest {
 
   // Creates a cluster named "c" owned by `owner`; returns its id, or "" after a test failure.
   std::string CreateCluster(const Caller& owner) {
-    v1::CreateClusterRequest create;
-    create.mutable_cluster()->set_name("c");
+    types::v1::Cluster to_be;
+    to_be.set_name("c");
     absl::StatusOr<types::v1::Cluster> cluster =
-        ResourceStore(*pool_, Validators{}).CreateCluster(owner, create);
+        ResourceStore(*pool_, Validators{}).CreateCluster(owner, to_be);
     EXPECT_TRUE(cluster.ok()) << cluster.status();
     return cluster.ok() ? cluster->id() : "";
   }
