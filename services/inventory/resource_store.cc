@@ -8,11 +8,13 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "google/protobuf/util/field_mask_util.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "lib/random/random.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/resource_queries.h"
 #include "services/inventory/secret_columns.h"
 #include "services/inventory/transaction.h"
 
@@ -24,6 +26,7 @@ using google::protobuf::util::FieldMaskUtil;
 using types::v1::Cluster;
 using types::v1::Host;
 using types::v1::InfraEnv;
+namespace sql = resource_sql;
 
 // A resource's primary key; infra_env_id is used by hosts only.
 struct Key {
@@ -36,7 +39,7 @@ struct Key {
 struct Column {
   const char* name;
   pg::Param value;
-  const char* expr = "?";
+  const char* expr = sql::kTextValue;
 };
 
 // Output-only paths no Update may name: they are set by the store or by UpdateXStatus.
@@ -64,12 +67,12 @@ struct Traits;
 template <>
 struct Traits<Cluster> {
   static constexpr v1::ResourceKind kKind = v1::RESOURCE_KIND_CLUSTER;
-  static constexpr char kTable[] = "clusters";
+  static constexpr const char* kTable = sql::kClusterTable;
   static constexpr char kNoun[] = "cluster";
   static constexpr bool kHasSecret = true;
-  static constexpr char kKeyPredicate[] = "id = ?::uuid";
-  static constexpr char kClusterIdExpr[] = "id::text";
-  static constexpr char kInfraEnvIdExpr[] = "''";
+  static constexpr const char* kKeyPredicate = sql::kIdKey;
+  static constexpr const char* kClusterIdExpr = sql::kOwnIdText;
+  static constexpr const char* kInfraEnvIdExpr = sql::kNoIdText;
 
   static Key KeyOf(const Cluster& c) { return {"", c.id()}; }
   static std::string ClusterIdOf(const Cluster& c) { return c.id(); }
@@ -84,7 +87,8 @@ struct Traits<Cluster> {
     if (types::v1::ClusterStatus_Parse(std::string(name), &status)) c.set_status(status);
   }
   static std::vector<Column> Extra(const Cluster& c) {
-    return {{"cluster_id", c.id(), "?::uuid"}, {"kind", types::v1::ClusterKind_Name(c.kind())}};
+    return {{"cluster_id", c.id(), sql::kUuidValue},
+            {"kind", types::v1::ClusterKind_Name(c.kind())}};
   }
   static std::vector<std::string> ExtraReservedPaths() { return {"hosts"}; }
   static void SetKeyColumns(absl::string_view, absl::string_view, bool secret_set, Cluster& c) {
@@ -119,12 +123,12 @@ struct Traits<Cluster> {
 template <>
 struct Traits<InfraEnv> {
   static constexpr v1::ResourceKind kKind = v1::RESOURCE_KIND_INFRA_ENV;
-  static constexpr char kTable[] = "infra_envs";
+  static constexpr const char* kTable = sql::kInfraEnvTable;
   static constexpr char kNoun[] = "infra-env";
   static constexpr bool kHasSecret = true;
-  static constexpr char kKeyPredicate[] = "id = ?::uuid";
-  static constexpr char kClusterIdExpr[] = "coalesce(cluster_id::text, '')";
-  static constexpr char kInfraEnvIdExpr[] = "id::text";
+  static constexpr const char* kKeyPredicate = sql::kIdKey;
+  static constexpr const char* kClusterIdExpr = sql::kClusterIdText;
+  static constexpr const char* kInfraEnvIdExpr = sql::kOwnIdText;
 
   static Key KeyOf(const InfraEnv& e) { return {"", e.id()}; }
   static std::string ClusterIdOf(const InfraEnv& e) { return e.cluster_id(); }
@@ -134,7 +138,7 @@ struct Traits<InfraEnv> {
   static std::string StatusName(const InfraEnv&) { return ""; }
   static void SetStatus(absl::string_view, InfraEnv&) {}
   static std::vector<Column> Extra(const InfraEnv& e) {
-    return {{"cluster_id", e.cluster_id(), "NULLIF(?, '')::uuid"}};
+    return {{"cluster_id", e.cluster_id(), sql::kUuidOrNullValue}};
   }
   static std::vector<std::string> ExtraReservedPaths() { return {}; }
   static void SetKeyColumns(absl::string_view cluster_id, absl::string_view, bool secret_set,
@@ -158,12 +162,12 @@ struct Traits<InfraEnv> {
 template <>
 struct Traits<Host> {
   static constexpr v1::ResourceKind kKind = v1::RESOURCE_KIND_HOST;
-  static constexpr char kTable[] = "hosts";
+  static constexpr const char* kTable = sql::kHostTable;
   static constexpr char kNoun[] = "host";
   static constexpr bool kHasSecret = false;
-  static constexpr char kKeyPredicate[] = "infra_env_id = ?::uuid AND id = ?::uuid";
-  static constexpr char kClusterIdExpr[] = "coalesce(cluster_id::text, '')";
-  static constexpr char kInfraEnvIdExpr[] = "infra_env_id::text";
+  static constexpr const char* kKeyPredicate = sql::kHostKey;
+  static constexpr const char* kClusterIdExpr = sql::kClusterIdText;
+  static constexpr const char* kInfraEnvIdExpr = sql::kInfraEnvIdText;
 
   static Key KeyOf(const Host& h) { return {h.infra_env_id(), h.id()}; }
   static std::string ClusterIdOf(const Host& h) { return h.cluster_id(); }
@@ -178,8 +182,8 @@ struct Traits<Host> {
     if (types::v1::HostStatus_Parse(std::string(name), &status)) h.set_status(status);
   }
   static std::vector<Column> Extra(const Host& h) {
-    return {{"infra_env_id", h.infra_env_id(), "?::uuid"},
-            {"cluster_id", h.cluster_id(), "NULLIF(?, '')::uuid"},
+    return {{"infra_env_id", h.infra_env_id(), sql::kUuidValue},
+            {"cluster_id", h.cluster_id(), sql::kUuidOrNullValue},
             {"role", types::v1::HostRole_Name(h.role())}};
   }
   static std::vector<std::string> ExtraReservedPaths() { return {"infra_env_id"}; }
@@ -213,33 +217,29 @@ struct Traits<Host> {
 
 // Replaces each "?" in `pattern` with the next parameter of `q` taken from `values`.
 std::string Bind(Query& q, absl::string_view pattern, const std::vector<pg::Param>& values) {
-  std::string sql;
+  std::string bound;
   size_t next = 0;
   for (char c : pattern) {
     if (c == '?') {
-      sql += q.Add(values.at(next++));
+      bound += q.Add(values.at(next++));
     } else {
-      sql += c;
+      bound += c;
     }
   }
-  return sql;
+  return bound;
 }
 
-// Columns read for every resource, in this order (see Decode), named so that a CTE can refer to
-// them (see Insert).
+// Columns read for every resource, in Decode's order (sql::kColumns), computed once per kind.
 template <typename M>
-std::string SelectList() {
+const std::string& SelectList() {
   using T = Traits<M>;
-  return absl::StrCat(
-      "id::text AS id, owner_user, owner_org, status, resource_version, doc::text AS doc, ",
-      T::kHasSecret ? "secret IS NOT NULL" : "false", " AS secret_set, ",
-      MicrosColumn("created_at"), " AS created_us, ", MicrosColumn("updated_at"),
-      " AS updated_us, ", MicrosColumn("deleted_at"), " AS deleted_us, ", T::kClusterIdExpr,
-      " AS cluster_id_text, ", T::kInfraEnvIdExpr, " AS infra_env_id_text, ", MicrosColumn("now()"),
-      " AS now_us, encode(pb, 'hex') AS pb_hex");
+  static const std::string kList =
+      absl::StrFormat(sql::kColumns, T::kHasSecret ? sql::kSecretSet : sql::kNoSecret,
+                      T::kClusterIdExpr, T::kInfraEnvIdExpr);
+  return kList;
 }
-constexpr int kNowColumn = 12;
-constexpr int kPbColumn = 13;
+using sql::kNowColumn;
+using sql::kPbColumn;
 
 // `written`, when given, is the document the row was just written with: it saves parsing the
 // JSON back (the hot path of creates).
@@ -312,11 +312,12 @@ absl::Status NotFound(const Key& key) {
 template <typename M>
 std::string SelectRow(Query& q, const Caller& caller, const Key& key, bool include_deleted) {
   using T = Traits<M>;
-  std::string sql = absl::StrCat("SELECT ", SelectList<M>(), " FROM ", T::kTable, " WHERE ",
-                                 Bind(q, T::kKeyPredicate, T::KeyParams(key)));
-  sql += TenancyPredicate(caller, {}, q.params());
-  if (!include_deleted) sql += " AND deleted_at IS NULL";
-  return sql;
+  std::string select =
+      Bind(q, absl::StrFormat(sql::kSelectRow, SelectList<M>(), T::kTable, T::kKeyPredicate),
+           T::KeyParams(key));
+  select += TenancyPredicate(caller, {}, q.params());
+  if (!include_deleted) select += sql::kLive;
+  return select;
 }
 
 // Reads one row visible to `caller`, optionally locking it. Deleted rows only when asked.
@@ -324,9 +325,9 @@ template <typename M, typename Db>
 absl::StatusOr<M> ReadRow(Db& tx, const Caller& caller, const Key& key, bool include_deleted,
                           bool lock, google::protobuf::Timestamp* now) {
   Query q;
-  std::string sql = SelectRow<M>(q, caller, key, include_deleted);
-  if (lock) sql += " FOR UPDATE";
-  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+  std::string select = SelectRow<M>(q, caller, key, include_deleted);
+  if (lock) select += sql::kLock;
+  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(select, q.params()));
   if (rows.rows() == 0) return NotFound<M>(key);
   if (now != nullptr) SetTimestamp(rows.Get(0, kNowColumn), *now);
   return Decode<M>(rows, 0);
@@ -351,13 +352,14 @@ absl::StatusOr<M> Announce(const CommitHook& hook, v1::ChangeType type, absl::St
   return written;
 }
 
-// The tail of a statement `WITH <cte> AS (<write> RETURNING SelectList<M>())`: appends a change
+// The tail of a statement `WITH <cte> AS (<write>`: returns the written rows, appends a change
 // per written row to the log, wakes the sequencer, and selects the written rows (Decode-able).
 // Writing and logging in one statement keeps single-row writes to one round trip.
 template <typename M>
 std::string LogChangesOf(Query& q, absl::string_view cte, v1::ChangeType type) {
-  return absl::StrCat(", ", ChangeLogAppend(q, Traits<M>::kKind, type, cte), " SELECT ", cte,
-                      ".*, ", kWakeSequencers, " FROM ", cte);
+  return absl::StrCat(absl::StrFormat(sql::kReturning, SelectList<M>()), ", ",
+                      ChangeLogAppend(q, Traits<M>::kKind, type, cte),
+                      absl::StrFormat(sql::kSelectLogged, cte, kWakeSequencers));
 }
 
 // Writes `message`'s document and columns over the existing row, bumps its version and logs the
@@ -368,23 +370,26 @@ absl::StatusOr<std::optional<M>> RewriteIf(Db& db, const M& message, const pg::P
                                            v1::ChangeType change,
                                            std::optional<int64_t> at_version) {
   using T = Traits<M>;
-  Query q;
   const Stored stored = Document(message);
-  std::string sets =
-      absl::StrCat("doc = ", q.Add(stored.doc), "::jsonb, pb = decode(", q.Add(stored.pb_hex),
-                   ", 'hex'), status = ", q.Add(T::StatusName(message)),
-                   ", resource_version = resource_version + 1, updated_at = now()");
+  std::vector<pg::Param> values = {stored.doc, stored.pb_hex, T::StatusName(message)};
+  std::string further;
   for (const Column& column : T::Extra(message)) {
-    absl::StrAppend(&sets, ", ", column.name, " = ", Bind(q, column.expr, {column.value}));
+    further += absl::StrFormat(sql::kSetColumn, column.name, column.expr);
+    values.push_back(column.value);
   }
-  if (secret != nullptr) absl::StrAppend(&sets, ", secret = ", q.Add(*secret));
-  std::string sql = absl::StrCat("WITH updated AS (UPDATE ", T::kTable, " SET ", sets, " WHERE ",
-                                 Bind(q, T::kKeyPredicate, T::KeyParams(T::KeyOf(message))));
+  if (secret != nullptr) {
+    further += absl::StrFormat(sql::kSetColumn, "secret", sql::kTextValue);
+    values.push_back(*secret);
+  }
+  for (pg::Param& key : T::KeyParams(T::KeyOf(message))) values.push_back(std::move(key));
+  std::string shape = absl::StrFormat(sql::kRewrite, T::kTable, further, T::kKeyPredicate);
   if (at_version.has_value()) {
-    absl::StrAppend(&sql, " AND resource_version = ", q.Add(absl::StrCat(*at_version)), "::bigint");
+    shape += sql::kAtVersion;
+    values.push_back(absl::StrCat(*at_version));
   }
-  absl::StrAppend(&sql, " RETURNING ", SelectList<M>(), ")", LogChangesOf<M>(q, "updated", change));
-  ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
+  Query q;
+  const std::string statement = Bind(q, shape, values) + LogChangesOf<M>(q, "updated", change);
+  ASSIGN_OR_RETURN(pg::Result rows, db.Exec(statement, q.params()));
   if (rows.rows() == 0) return std::nullopt;
   return Decode<M>(rows, 0, &message);  // the stored form is `message`'s: no need to parse it
 }
@@ -411,9 +416,9 @@ M WithoutColumns(M message) {
 // Where a new row's owner comes from: the caller (a constant source), or, for hosts, the
 // infra-env they register into, which must exist and be visible to the caller.
 struct OwnerSource {
-  std::string from = "(VALUES (1)) AS one";  // FROM clause (may carry a WHERE)
-  std::string user;                          // SQL for owner_user
-  std::string org;                           // SQL for owner_org
+  std::string from = sql::kNoSource;  // FROM clause (may carry a WHERE)
+  std::string user;                   // SQL for owner_user
+  std::string org;                    // SQL for owner_org
 };
 
 // Inserts a new row (version 1) and its change-log entry in ONE statement, so a create costs a
@@ -434,31 +439,26 @@ absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Para
     owner.org = q.Add(message.owner().org_id());
   }
   const Stored stored = Document(message);
-  std::vector<std::string> columns = {"id",     "owner_user",       "owner_org",
-                                      "status", "resource_version", "doc",
-                                      "pb",     "created_at",       "updated_at"};
-  std::vector<std::string> values = {Bind(q, "?::uuid", {message.id()}),
-                                     owner.user,
-                                     owner.org,
-                                     q.Add(T::StatusName(message)),
-                                     "1",
-                                     q.Add(stored.doc) + "::jsonb",
-                                     absl::StrCat("decode(", q.Add(stored.pb_hex), ", 'hex')"),
-                                     "now()",
-                                     "now()"};
+  std::vector<pg::Param> values = {message.id(), T::StatusName(message), stored.doc, stored.pb_hex};
+  std::string further_columns;
+  std::vector<std::string> further_values;
   if (T::kHasSecret) {
-    columns.push_back("secret");
-    values.push_back(q.Add(secret));
+    further_columns += ", secret";
+    further_values.push_back(sql::kTextValue);
+    values.push_back(secret);
   }
   for (const Column& column : T::Extra(message)) {
-    columns.push_back(column.name);
-    values.push_back(Bind(q, column.expr, {column.value}));
+    absl::StrAppend(&further_columns, ", ", column.name);
+    further_values.push_back(column.expr);
+    values.push_back(column.value);
   }
-  const std::string sql = absl::StrCat(
-      "WITH inserted AS (INSERT INTO ", T::kTable, " (", absl::StrJoin(columns, ", "), ") SELECT ",
-      absl::StrJoin(values, ", "), " FROM ", owner.from, " ON CONFLICT DO NOTHING RETURNING ",
-      SelectList<M>(), ")", LogChangesOf<M>(q, "inserted", v1::CHANGE_TYPE_CREATED));
-  ASSIGN_OR_RETURN(pg::Result inserted, db.Exec(sql, q.params()));
+  const std::string shape = absl::StrFormat(
+      sql::kInsert, T::kTable, further_columns, owner.user, owner.org,
+      further_values.empty() ? "" : absl::StrCat(", ", absl::StrJoin(further_values, ", ")),
+      owner.from);
+  const std::string statement =
+      Bind(q, shape, values) + LogChangesOf<M>(q, "inserted", v1::CHANGE_TYPE_CREATED);
+  ASSIGN_OR_RETURN(pg::Result inserted, db.Exec(statement, q.params()));
   if (inserted.rows() == 1) return Decode<M>(inserted, 0, &message);
   const Key key = T::KeyOf(message);
   absl::StatusOr<M> existing = ReadRow<M>(db, Caller::System(), key, true, false, nullptr);
@@ -594,20 +594,15 @@ absl::StatusOr<M> CompareAndSetStatusOnly(pg::Connection& db, const Caller& call
                                           const std::string& new_status,
                                           const std::string& status_info) {
   using T = Traits<M>;
+  std::vector<pg::Param> values = {new_status, status_info};
+  for (pg::Param& part : T::KeyParams(key)) values.push_back(std::move(part));
+  values.push_back(expected_status);
   Query q;
-  std::string sql =
-      absl::StrCat("WITH updated AS (UPDATE ", T::kTable, " SET status = ", q.Add(new_status),
-                   ", resource_version = resource_version + 1, updated_at = now(), doc = doc || "
-                   "jsonb_build_object('status_info', ",
-                   q.Add(status_info),
-                   "::text, 'status_updated_at', to_char(now() AT TIME ZONE 'UTC', "
-                   "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')) WHERE ",
-                   Bind(q, T::kKeyPredicate, T::KeyParams(key)),
-                   " AND status = ", q.Add(expected_status), " AND deleted_at IS NULL");
-  sql += TenancyPredicate(caller, {}, q.params());
-  absl::StrAppend(&sql, " RETURNING ", SelectList<M>(), ")",
-                  LogChangesOf<M>(q, "updated", v1::CHANGE_TYPE_UPDATED));
-  ASSIGN_OR_RETURN(pg::Result updated, db.Exec(sql, q.params()));
+  std::string statement =
+      Bind(q, absl::StrFormat(sql::kSetStatusOnly, T::kTable, T::kKeyPredicate), values);
+  statement += TenancyPredicate(caller, {}, q.params());
+  statement += LogChangesOf<M>(q, "updated", v1::CHANGE_TYPE_UPDATED);
+  ASSIGN_OR_RETURN(pg::Result updated, db.Exec(statement, q.params()));
   if (updated.rows() == 1) return Decode<M>(updated, 0);
   ASSIGN_OR_RETURN(M current, ReadRow<M>(db, caller, key, false, false, nullptr));
   return absl::AbortedError(absl::StrCat(T::Describe(key), " is ", T::StatusName(current),
@@ -651,13 +646,10 @@ absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& k
   ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, purge, /*lock=*/true, nullptr));
   RETURN_IF_ERROR(CheckVersion(T::Describe(key), expected_version, current.resource_version()));
   Query q;
-  const std::string where = Bind(q, T::kKeyPredicate, T::KeyParams(key));
-  const std::string sql = purge ? absl::StrCat("DELETE FROM ", T::kTable, " WHERE ", where)
-                                : absl::StrCat("UPDATE ", T::kTable,
-                                               " SET deleted_at = now(), updated_at = now(), "
-                                               "resource_version = resource_version + 1 WHERE ",
-                                               where);
-  RETURN_IF_ERROR(tx.Exec(sql, q.params()).status());
+  const std::string statement =
+      Bind(q, absl::StrFormat(purge ? sql::kPurge : sql::kSoftDelete, T::kTable, T::kKeyPredicate),
+           T::KeyParams(key));
+  RETURN_IF_ERROR(tx.Exec(statement, q.params()).status());
   current.set_resource_version(current.resource_version() + 1);
   RETURN_IF_ERROR(AppendChange(tx, ChangeOf(current, v1::CHANGE_TYPE_DELETED)));
   return current;
@@ -668,22 +660,11 @@ absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& k
 absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
                               const std::string& value, bool purge) {
   Query q;
-  const std::string match = absl::StrCat(column, " = ", q.Add(value), "::uuid");
-  constexpr char kRemovedColumns[] =
-      "id::text AS id, infra_env_id::text AS infra_env_id_text, coalesce(cluster_id::text, '') "
-      "AS cluster_id_text, status, ";
-  const std::string removal =
-      purge ? absl::StrCat("DELETE FROM hosts WHERE ", match, " RETURNING ", kRemovedColumns,
-                           "resource_version + 1 AS resource_version")
-            : absl::StrCat(
-                  "UPDATE hosts SET deleted_at = now(), updated_at = now(), "
-                  "resource_version = resource_version + 1 WHERE ",
-                  match, " AND deleted_at IS NULL RETURNING ", kRemovedColumns, "resource_version");
-  const std::string sql =
-      absl::StrCat("WITH removed AS (", removal, "), ",
-                   ChangeLogAppend(q, v1::RESOURCE_KIND_HOST, v1::CHANGE_TYPE_DELETED, "removed"),
-                   " SELECT ", kWakeSequencers);
-  return tx.Exec(sql, q.params()).status();
+  const std::string statement = absl::StrCat(
+      Bind(q, absl::StrFormat(purge ? sql::kPurgeHosts : sql::kSoftDeleteHosts, column), {value}),
+      ChangeLogAppend(q, v1::RESOURCE_KIND_HOST, v1::CHANGE_TYPE_DELETED, "removed"), " SELECT ",
+      kWakeSequencers);
+  return tx.Exec(statement, q.params()).status();
 }
 
 // Keyset paging: rows come ordered by `order_columns` (created_at first); the token holds the
@@ -700,22 +681,21 @@ absl::StatusOr<Page> PageFrom(Query& q, const PageRequest& requested, const Page
   if (requested.token.empty()) return page;
   ASSIGN_OR_RETURN(std::vector<std::string> keys,
                    DecodePageToken(requested.token, order_columns.size()));
-  std::vector<std::string> values = {absl::StrCat("(timestamptz 'epoch' + ", q.Add(keys[0]),
-                                                  "::bigint * interval '1 microsecond')")};
-  for (size_t i = 1; i < keys.size(); ++i) values.push_back(q.Add(keys[i]) + "::uuid");
-  page.where = absl::StrCat(" AND (", absl::StrJoin(order_columns, ", "), ") > (",
-                            absl::StrJoin(values, ", "), ")");
+  std::vector<std::string> values = {Bind(q, sql::kPageTime, {keys[0]})};
+  for (size_t i = 1; i < keys.size(); ++i) values.push_back(Bind(q, sql::kPageUuid, {keys[i]}));
+  page.where = absl::StrFormat(sql::kAfterPage, absl::StrJoin(order_columns, ", "),
+                               absl::StrJoin(values, ", "));
   return page;
 }
 
 // Runs a page query and decodes up to page.size rows; returns the next token ("" at the end).
 template <typename M>
-absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& sql, Query& q,
+absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& select, Query& q,
                                       const Page& page,
                                       const std::function<std::vector<std::string>(const M&)>& keys,
                                       google::protobuf::RepeatedPtrField<M>& out) {
   ASSIGN_OR_RETURN(pg::Result rows,
-                   tx.Exec(absl::StrCat(sql, " LIMIT ", page.size + 1), q.params()));
+                   tx.Exec(select + absl::StrFormat(sql::kLimit, page.size + 1), q.params()));
   const int count = std::min(rows.rows(), page.size);
   for (int row = 0; row < count; ++row) {
     ASSIGN_OR_RETURN(*out.Add(), Decode<M>(rows, row));
@@ -728,7 +708,7 @@ absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& sq
 // an array literal (enum names, UUIDs).
 std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values,
                   absl::string_view type = "text") {
-  return absl::StrCat(" AND ", column, " = ANY(", q.Add(ArrayLiteral(values)), "::", type, "[])");
+  return absl::StrFormat(sql::kFilterIn, column, q.Add(ArrayLiteral(values)), type);
 }
 
 // The host counts of a cluster whose hosts are all in `cluster.hosts()`.
@@ -753,10 +733,10 @@ absl::Status AttachHosts(pg::Transaction& tx,
     ids.push_back(cluster.id());
   }
   Query q;
-  const std::string sql =
-      absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE deleted_at IS NULL",
-                   AnyOf(q, "cluster_id", ids, "uuid"), " ORDER BY created_at, id");
-  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+  const std::string select =
+      absl::StrCat(absl::StrFormat(sql::kHostsOfClusters, SelectList<Host>()),
+                   AnyOf(q, "cluster_id", ids, "uuid"), sql::kByCreation);
+  ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(select, q.params()));
   for (int row = 0; row < rows.rows(); ++row) {
     ASSIGN_OR_RETURN(Host host, Decode<Host>(rows, row));
     auto owner = by_id.find(host.cluster_id());
@@ -817,10 +797,9 @@ absl::StatusOr<std::string> PullSecretOf(pg::Pool& pool, const crypto::Sealer* s
   using T = Traits<M>;
   return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<std::string> {
     Query q;
-    std::string sql =
-        absl::StrCat("SELECT coalesce(secret, '') FROM ", T::kTable, " WHERE id = ", q.Add(id),
-                     "::uuid AND deleted_at IS NULL", TenancyPredicate(caller, {}, q.params()));
-    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
+    std::string select = Bind(q, absl::StrFormat(sql::kSelectPullSecret, T::kTable), {id});
+    select += TenancyPredicate(caller, {}, q.params());
+    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(select, q.params()));
     if (rows.rows() == 0) return NotFound<M>({"", id});
     return OpenText(sealer, rows.Get(0, 0), SecretPlace(T::kTable, "secret", id));
   });
@@ -858,14 +837,11 @@ absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller, const st
   // One statement, so the cluster and its hosts come from one snapshot in one round trip. Both
   // select lists have the same column types; `part` (after them) tells the rows apart.
   Query q;
-  const std::string sql =
-      absl::StrCat("WITH found AS (", SelectRow<Cluster>(q, caller, key, include_deleted),
-                   ") SELECT *, 0 AS part FROM found UNION ALL SELECT ", SelectList<Host>(),
-                   ", 1 FROM hosts WHERE cluster_id = ", q.Add(id),
-                   "::uuid AND deleted_at IS NULL AND EXISTS (SELECT 1 FROM found) "
-                   "ORDER BY part, created_us, id");
+  const std::string cluster_row = SelectRow<Cluster>(q, caller, key, include_deleted);
+  const std::string select =
+      Bind(q, absl::StrFormat(sql::kClusterWithHosts, cluster_row, SelectList<Host>()), {id});
   return ReadOnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
-    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
+    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(select, q.params()));
     if (rows.rows() == 0) return NotFound<Cluster>(key);
     ASSIGN_OR_RETURN(Cluster cluster, Decode<Cluster>(rows, 0));
     for (int row = 1; row < rows.rows(); ++row) {
@@ -880,34 +856,31 @@ absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(const Calle
                                                                      const ClusterQuery& query) {
   Query q;
   ASSIGN_OR_RETURN(Page page, PageFrom(q, query.page, limits_, {"created_at", "id"}));
-  std::string sql =
-      absl::StrCat("SELECT ", SelectList<Cluster>(), " FROM clusters WHERE true",
+  std::string select =
+      absl::StrCat(absl::StrFormat(sql::kListClusters, SelectList<Cluster>()),
                    TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
-  if (!query.include_deleted) sql += " AND deleted_at IS NULL";
+  if (!query.include_deleted) select += sql::kLive;
   if (!query.statuses.empty()) {
-    sql +=
+    select +=
         AnyOf(q, "status",
               EnumNames<types::v1::ClusterStatus>(query.statuses, types::v1::ClusterStatus_Name));
   }
   if (!query.kinds.empty()) {
-    sql += AnyOf(q, "kind",
-                 EnumNames<types::v1::ClusterKind>(query.kinds, types::v1::ClusterKind_Name));
+    select += AnyOf(q, "kind",
+                    EnumNames<types::v1::ClusterKind>(query.kinds, types::v1::ClusterKind_Name));
   }
   if (!query.openshift_cluster_id.empty()) {
-    absl::StrAppend(&sql,
-                    " AND doc->>'openshift_cluster_id' = ", q.Add(query.openshift_cluster_id));
+    select += Bind(q, sql::kFilterOpenshiftClusterId, {query.openshift_cluster_id});
   }
   if (query.updated_before.has_value()) {
-    absl::StrAppend(
-        &sql, " AND updated_at < ",
-        TimestampFromMicrosParam((q.Add(MicrosText(*query.updated_before)), q.params().size())));
+    select += Bind(q, sql::kFilterUpdatedBefore, {MicrosText(*query.updated_before)});
   }
-  sql += " ORDER BY created_at, id";
+  select += sql::kByCreation;
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListClustersResponse> {
     v1::ListClustersResponse response;
     ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
                      FetchPage<Cluster>(
-                         tx, sql, q, page,
+                         tx, select, q, page,
                          [](const Cluster& c) -> std::vector<std::string> {
                            return {MicrosText(c.created_at()), c.id()};
                          },
@@ -938,8 +911,7 @@ absl::Status ResourceStore::DeleteCluster(const Caller& caller, const std::strin
                                    .status());
                RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", id, purge));
                if (purge) {
-                 RETURN_IF_ERROR(
-                     tx.Exec("DELETE FROM artifacts WHERE cluster_id = $1::uuid", {id}).status());
+                 RETURN_IF_ERROR(tx.Exec(sql::kPurgeArtifactsOfCluster, {id}).status());
                }
                return true;
              })
@@ -980,19 +952,17 @@ absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(const Cal
                                                                        const InfraEnvQuery& query) {
   Query q;
   ASSIGN_OR_RETURN(Page page, PageFrom(q, query.page, limits_, {"created_at", "id"}));
-  std::string sql =
-      absl::StrCat("SELECT ", SelectList<InfraEnv>(), " FROM infra_envs WHERE deleted_at IS NULL",
+  std::string select =
+      absl::StrCat(absl::StrFormat(sql::kListInfraEnvs, SelectList<InfraEnv>()),
                    TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
-  if (!query.cluster_id.empty()) {
-    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(query.cluster_id), "::uuid");
-  }
-  sql += " ORDER BY created_at, id";
+  if (!query.cluster_id.empty()) select += Bind(q, sql::kFilterClusterIs, {query.cluster_id});
+  select += sql::kByCreation;
   return InTransaction(pool_,
                        [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListInfraEnvsResponse> {
                          v1::ListInfraEnvsResponse response;
                          ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
                                           FetchPage<InfraEnv>(
-                                              tx, sql, q, page,
+                                              tx, select, q, page,
                                               [](const InfraEnv& e) -> std::vector<std::string> {
                                                 return {MicrosText(e.created_at()), e.id()};
                                               },
@@ -1013,27 +983,24 @@ absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller, con
 
 absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller, const std::string& id,
                                            const Precondition& precondition, bool force) {
-  return InTransaction(pool_,
-                       [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-                         ASSIGN_OR_RETURN(
-                             InfraEnv removed,
-                             Remove<InfraEnv>(tx, caller, {"", id}, precondition.resource_version,
-                                              false, precondition.fence));
-                         if (!force) {
-                           ASSIGN_OR_RETURN(
-                               pg::Result hosts,
-                               tx.Exec("SELECT count(*) FROM hosts WHERE infra_env_id = $1::uuid "
-                                       "AND deleted_at IS NULL",
-                                       {removed.id()}));
-                           if (hosts.Get(0, 0) != "0") {
-                             return absl::FailedPreconditionError(absl::StrCat(
-                                 "infra-env ", removed.id(), " still has ", hosts.Get(0, 0),
-                                 " hosts; delete them first or set force"));
-                           }
-                         }
-                         RETURN_IF_ERROR(RemoveHostsWhere(tx, "infra_env_id", removed.id(), false));
-                         return true;
-                       })
+  return InTransaction(
+             pool_,
+             [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
+               ASSIGN_OR_RETURN(InfraEnv removed, Remove<InfraEnv>(tx, caller, {"", id},
+                                                                   precondition.resource_version,
+                                                                   false, precondition.fence));
+               if (!force) {
+                 ASSIGN_OR_RETURN(pg::Result hosts,
+                                  tx.Exec(sql::kCountLiveHostsOfInfraEnv, {removed.id()}));
+                 if (hosts.Get(0, 0) != "0") {
+                   return absl::FailedPreconditionError(
+                       absl::StrCat("infra-env ", removed.id(), " still has ", hosts.Get(0, 0),
+                                    " hosts; delete them first or set force"));
+                 }
+               }
+               RETURN_IF_ERROR(RemoveHostsWhere(tx, "infra_env_id", removed.id(), false));
+               return true;
+             })
       .status();
 }
 
@@ -1056,10 +1023,7 @@ absl::StatusOr<std::string> ResourceStore::GetInfraEnvSigningKey(const Caller& c
   }
   const Key key{"", infra_env_id};
   ASSIGN_OR_RETURN(pg::Result stored, ReadOnConnection(pool_, [&](pg::Connection& db) {
-                     return db.Exec(
-                         "SELECT encode(signing_key, 'hex') FROM infra_envs WHERE id = $1::uuid "
-                         "AND deleted_at IS NULL",
-                         {infra_env_id});
+                     return db.Exec(sql::kSelectSigningKey, {infra_env_id});
                    }));
   if (stored.rows() == 0) return NotFound<InfraEnv>(key);
   const std::string place = SecretPlace("infra_envs", "signing_key", infra_env_id);
@@ -1070,13 +1034,10 @@ absl::StatusOr<std::string> ResourceStore::GetInfraEnvSigningKey(const Caller& c
   // Concurrent first uses agree: the first write wins and every caller reads it back.
   ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
   ASSIGN_OR_RETURN(std::string sealed, SealBytes(sealer_, fresh, place));
-  ASSIGN_OR_RETURN(pg::Result made, OnConnection(pool_, [&](pg::Connection& db) {
-                     return db.Exec(
-                         "UPDATE infra_envs SET signing_key = coalesce(signing_key, "
-                         "decode($2, 'hex')) WHERE id = $1::uuid AND deleted_at IS NULL "
-                         "RETURNING encode(signing_key, 'hex')",
-                         {infra_env_id, absl::BytesToHexString(sealed)});
-                   }));
+  ASSIGN_OR_RETURN(
+      pg::Result made, OnConnection(pool_, [&](pg::Connection& db) {
+        return db.Exec(sql::kSetSigningKeyOnce, {infra_env_id, absl::BytesToHexString(sealed)});
+      }));
   if (made.rows() == 0) return NotFound<InfraEnv>(key);
   return OpenSigningKey(sealer_, absl::HexStringToBytes(made.Get(0, 0)), place);
 }
@@ -1089,17 +1050,13 @@ absl::StatusOr<InfraEnv> ResourceStore::RegenerateInfraEnvSigningKey(
       SealBytes(sealer_, fresh, SecretPlace("infra_envs", "signing_key", infra_env_id)));
   const Key key{"", infra_env_id};
   Query q;
-  std::string sql = absl::StrCat(
-      "WITH updated AS (UPDATE infra_envs SET signing_key = decode(",
-      q.Add(absl::BytesToHexString(sealed)),
-      ", 'hex'), resource_version = resource_version + 1, updated_at = now() WHERE id = ",
-      q.Add(infra_env_id), "::uuid AND deleted_at IS NULL");
-  sql += TenancyPredicate(caller, {}, q.params());
-  absl::StrAppend(&sql, " RETURNING ", SelectList<InfraEnv>(), ")",
-                  LogChangesOf<InfraEnv>(q, "updated", v1::CHANGE_TYPE_UPDATED));
+  std::string statement =
+      Bind(q, sql::kReplaceSigningKey, {absl::BytesToHexString(sealed), infra_env_id});
+  statement += TenancyPredicate(caller, {}, q.params());
+  statement += LogChangesOf<InfraEnv>(q, "updated", v1::CHANGE_TYPE_UPDATED);
   return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
                   OnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<InfraEnv> {
-                    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(sql, q.params()));
+                    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(statement, q.params()));
                     if (rows.rows() == 0) return NotFound<InfraEnv>(key);
                     return Decode<InfraEnv>(rows, 0);
                   }));
@@ -1120,11 +1077,10 @@ absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller, Host host) 
     // may carry an owner only when a system caller says so.
     host.clear_owner();
     return Insert(db, caller, host, pg::Param(), [&](Query& q) {
-      return OwnerSource{.from = absl::StrCat("infra_envs WHERE id = ", q.Add(host.infra_env_id()),
-                                              "::uuid AND deleted_at IS NULL",
-                                              TenancyPredicate(caller, {}, q.params())),
-                         .user = "owner_user",
-                         .org = "owner_org"};
+      std::string from = Bind(q, sql::kOwnerInfraEnv, {host.infra_env_id()});
+      from += TenancyPredicate(caller, {}, q.params());
+      return OwnerSource{
+          .from = std::move(from), .user = sql::kOwnerUserColumn, .org = sql::kOwnerOrgColumn};
     });
   });
   return Announce(committed_, v1::CHANGE_TYPE_CREATED, std::move(created));
@@ -1142,34 +1098,32 @@ absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(const Caller& cal
   Query q;
   ASSIGN_OR_RETURN(Page page,
                    PageFrom(q, query.page, limits_, {"created_at", "infra_env_id", "id"}));
-  std::string sql =
-      absl::StrCat("SELECT ", SelectList<Host>(), " FROM hosts WHERE true",
+  std::string select =
+      absl::StrCat(absl::StrFormat(sql::kListHosts, SelectList<Host>()),
                    TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
-  if (!query.include_deleted) sql += " AND deleted_at IS NULL";
-  if (!query.cluster_id.empty()) {
-    absl::StrAppend(&sql, " AND cluster_id = ", q.Add(query.cluster_id), "::uuid");
-  }
+  if (!query.include_deleted) select += sql::kLive;
+  if (!query.cluster_id.empty()) select += Bind(q, sql::kFilterClusterIs, {query.cluster_id});
   if (!query.infra_env_id.empty()) {
-    absl::StrAppend(&sql, " AND infra_env_id = ", q.Add(query.infra_env_id), "::uuid");
+    select += Bind(q, sql::kFilterInfraEnvIs, {query.infra_env_id});
   }
-  if (query.unbound_only) sql += " AND cluster_id IS NULL";
+  if (query.unbound_only) select += sql::kFilterUnbound;
   if (!query.held_by_other_than.empty()) {
-    absl::StrAppend(&sql, " AND coalesce(doc->>'agent_stream_holder', '') NOT IN ('', ",
-                    q.Add(query.held_by_other_than), ")");
+    select += Bind(q, sql::kFilterHeldByOtherThan, {query.held_by_other_than});
   }
   if (!query.statuses.empty()) {
-    sql += AnyOf(q, "status",
-                 EnumNames<types::v1::HostStatus>(query.statuses, types::v1::HostStatus_Name));
+    select += AnyOf(q, "status",
+                    EnumNames<types::v1::HostStatus>(query.statuses, types::v1::HostStatus_Name));
   }
   if (!query.roles.empty()) {
-    sql += AnyOf(q, "role", EnumNames<types::v1::HostRole>(query.roles, types::v1::HostRole_Name));
+    select +=
+        AnyOf(q, "role", EnumNames<types::v1::HostRole>(query.roles, types::v1::HostRole_Name));
   }
-  sql += " ORDER BY created_at, infra_env_id, id";
+  select += sql::kHostsByCreation;
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListHostsResponse> {
     v1::ListHostsResponse response;
     ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
                      FetchPage<Host>(
-                         tx, sql, q, page,
+                         tx, select, q, page,
                          [](const Host& h) -> std::vector<std::string> {
                            return {MicrosText(h.created_at()), h.infra_env_id(), h.id()};
                          },

@@ -11,6 +11,9 @@
 // - Another tenant's resource is NOT_FOUND.
 // - Bad input is INVALID_ARGUMENT naming the field; nothing is written.
 // - Lock order: a cluster's row before its hosts' rows (DeleteCluster), never the reverse.
+//
+// Its SQL, every statement named: resource_queries.h. Callers pass plain arguments; the gRPC
+// edge (service.cc) converts requests into them.
 
 #ifndef ASSISTED_SERVICES_INVENTORY_RESOURCE_STORE_H_
 #define ASSISTED_SERVICES_INVENTORY_RESOURCE_STORE_H_

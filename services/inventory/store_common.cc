@@ -87,10 +87,6 @@ absl::Status FromJson(absl::string_view json, google::protobuf::Message& message
   return absl::OkStatus();
 }
 
-std::string MicrosColumn(absl::string_view column) {
-  return absl::StrCat("(extract(epoch from ", column, ") * 1000000)::bigint");
-}
-
 void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& out) {
   int64_t micros = 0;
   if (micros_text.empty() || !absl::SimpleAtoi(micros_text, &micros)) return;
@@ -99,10 +95,6 @@ void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& ou
 
 std::string MicrosText(const google::protobuf::Timestamp& at) {
   return absl::StrCat(google::protobuf::util::TimeUtil::TimestampToMicroseconds(at));
-}
-
-std::string TimestampFromMicrosParam(int n) {
-  return absl::StrCat("(timestamptz 'epoch' + $", n, "::bigint * interval '1 microsecond')");
 }
 
 std::string EncodePageToken(const std::vector<std::string>& keys) {

@@ -72,14 +72,10 @@ absl::Status CheckFence(pg::Transaction& tx, const Fence& fence);
 std::string ToJson(const google::protobuf::Message& message);
 absl::Status FromJson(absl::string_view json, google::protobuf::Message& message);
 
-// SQL expression selecting a timestamptz column as microseconds since the epoch.
-std::string MicrosColumn(absl::string_view column);
 // Parses such a column's text into a Timestamp (leaves it unset for NULL/empty).
 void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& out);
-// A Timestamp as microseconds since the epoch, in text (for a TimestampFromMicrosParam).
+// A Timestamp as microseconds since the epoch, in text (a bigint parameter).
 std::string MicrosText(const google::protobuf::Timestamp& at);
-// SQL expression turning a microseconds parameter ($n) back into timestamptz, exactly.
-std::string TimestampFromMicrosParam(int n);
 
 // Opaque page tokens carrying the keyset position of the last row returned.
 std::string EncodePageToken(const std::vector<std::string>& keys);
