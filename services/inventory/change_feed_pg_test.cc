@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/cluster_store.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -19,13 +19,13 @@ class ChangeFeedTest : public InventoryDbTest {
  protected:
   void SetUp() override {
     InventoryDbTest::SetUp();
-    resources_ = std::make_unique<ResourceStore>(*pool_, Validators{});
+    clusters_ = std::make_unique<ClusterStore>(*pool_);
   }
 
   std::string NewCluster() {
     types::v1::Cluster to_be;
     to_be.set_name("c");
-    auto cluster = resources_->CreateCluster(Caller::System(), to_be);
+    auto cluster = clusters_->Create(Caller::System(), to_be);
     EXPECT_THAT(cluster, IsOk());
     return cluster.ok() ? cluster->id() : "";
   }
@@ -38,7 +38,7 @@ class ChangeFeedTest : public InventoryDbTest {
     return events.ok() ? *events : std::vector<v1::WatchEvent>();
   }
 
-  std::unique_ptr<ResourceStore> resources_;
+  std::unique_ptr<ClusterStore> clusters_;
 };
 
 TEST_F(ChangeFeedTest, CommittedChangesGetConsecutiveNumbersInCommitOrder) {
@@ -48,7 +48,7 @@ TEST_F(ChangeFeedTest, CommittedChangesGetConsecutiveNumbersInCommitOrder) {
   patch.set_name("renamed");
   google::protobuf::FieldMask mask;
   mask.add_paths("name");
-  ASSERT_THAT(resources_->UpdateCluster(Caller::System(), patch, mask), IsOk());
+  ASSERT_THAT(clusters_->Update(Caller::System(), patch, mask), IsOk());
   EXPECT_EQ(SequencePending(*pool_)->numbered, 2);
   EXPECT_EQ(SequencePending(*pool_)->numbered, 0);
   const std::vector<v1::WatchEvent> events = All();
@@ -119,11 +119,11 @@ TEST_F(ChangeFeedTest, RetentionTrimsTheOldestAndRemembersWhere) {
 
 TEST_F(ChangeFeedTest, SoftDeletedResourcesArePurgedOnlyAfterTheirGracePeriod) {
   const std::string id = NewCluster();
-  ASSERT_THAT(resources_->DeleteCluster(Caller::System(), id), IsOk());
+  ASSERT_THAT(clusters_->Delete(Caller::System(), id), IsOk());
   EXPECT_THAT(PurgeDeleted(*pool_, absl::Hours(72)), IsOkAndHolds(0));
   auto get = [&] {
-    return resources_->GetCluster(Caller::System(), id, /*include_hosts=*/false,
-                                  /*include_deleted=*/true);
+    return clusters_->Get(Caller::System(), id, /*include_hosts=*/false,
+                          /*include_deleted=*/true);
   };
   EXPECT_THAT(get(), IsOk());
   absl::SleepFor(absl::Milliseconds(1100));
@@ -146,9 +146,9 @@ TEST_F(ChangeFeedTest, AWriteIsHintedToWaitersBeforeItsNumberAndThenNumbered) {
   auto feed = ChangeFeed::Start({.dsn = dsn(), .poll_interval = absl::Seconds(30)}, *pool_,
                                 log::Logger::Discard());
   ASSERT_THAT(feed, IsOk());
-  resources_ = std::make_unique<ResourceStore>(
-      *pool_, Validators{}, PageLimits{},
-      [feed = feed->get()](const Change& change) { feed->Hint(change); });
+  clusters_ = std::make_unique<ClusterStore>(
+      *pool_, ResourceStoreOptions{
+                  .committed = [feed = feed->get()](const Change& change) { feed->Hint(change); }});
   const int64_t head = (*feed)->head();
   uint64_t hint = (*feed)->last_hint();
   const std::string id = NewCluster();

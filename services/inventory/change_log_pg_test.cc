@@ -9,8 +9,10 @@
 #include "gtest/gtest.h"
 #include "services/inventory/artifact_store.h"
 #include "services/inventory/change_feed.h"
+#include "services/inventory/cluster_store.h"
 #include "services/inventory/event_store.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/host_store.h"
+#include "services/inventory/infra_env_store.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -65,7 +67,9 @@ TEST_F(ChangeLogTest, AnAppendedChangeIsLoggedAsGiven) {
 // entry per row, like single writes.
 TEST_F(ChangeLogTest, EveryWriteLogsOneEntryPerRowItChanged) {
   const Caller system = Caller::System();
-  ResourceStore resources(*pool_, Validators{});
+  ClusterStore clusters(*pool_);
+  InfraEnvStore infra_envs(*pool_);
+  HostStore hosts(*pool_);
   ArtifactStore artifacts(*pool_, 1 << 20);
   EventStore events(*pool_);
   const std::string cluster = CreateCluster(system);
@@ -73,14 +77,14 @@ TEST_F(ChangeLogTest, EveryWriteLogsOneEntryPerRowItChanged) {
   types::v1::InfraEnv infra_env;
   infra_env.set_name("discovery");
   infra_env.set_cluster_id(cluster);
-  absl::StatusOr<types::v1::InfraEnv> created = resources.CreateInfraEnv(system, infra_env);
+  absl::StatusOr<types::v1::InfraEnv> created = infra_envs.Create(system, infra_env);
   ASSERT_THAT(created, IsOk());
   for (int i = 1; i <= 2; ++i) {
     types::v1::Host host;
     host.set_id(Uuid(2, i));
     host.set_infra_env_id(created->id());
     host.set_cluster_id(cluster);
-    ASSERT_THAT(resources.CreateHost(system, host), IsOk());
+    ASSERT_THAT(hosts.Create(system, host), IsOk());
   }
   for (const char* name : {"a", "b"}) {
     ASSERT_THAT(artifacts.Put(system, {.cluster_id = cluster,
@@ -96,7 +100,7 @@ TEST_F(ChangeLogTest, EveryWriteLogsOneEntryPerRowItChanged) {
   absl::StatusOr<types::v1::Event> appended = events.Append(system, event);
   ASSERT_THAT(appended, IsOk());
   ASSERT_THAT(artifacts.Delete(system, cluster, {}), IsOk());
-  ASSERT_THAT(resources.DeleteCluster(system, cluster), IsOk());
+  ASSERT_THAT(clusters.Delete(system, cluster), IsOk());
 
   std::vector<Entry> log = Log();
   // The artifacts' deletions come from one statement, and so do the hosts': their order among

@@ -2,7 +2,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/cluster_store.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -16,7 +16,7 @@ class LeaseStoreTest : public InventoryDbTest {
  protected:
   void SetUp() override {
     InventoryDbTest::SetUp();
-    resources_ = std::make_unique<ResourceStore>(*pool_, Validators{});
+    clusters_ = std::make_unique<ClusterStore>(*pool_);
     leases_ = std::make_unique<LeaseStore>(*pool_);
     cluster_id_ = CreateCluster(Caller::User("alice", "org-a"));
     ASSERT_FALSE(cluster_id_.empty());
@@ -28,7 +28,7 @@ class LeaseStoreTest : public InventoryDbTest {
   }
 
   std::string cluster_id_;
-  std::unique_ptr<ResourceStore> resources_;
+  std::unique_ptr<ClusterStore> clusters_;
   std::unique_ptr<LeaseStore> leases_;
 };
 
@@ -68,12 +68,12 @@ TEST_F(LeaseStoreTest, WritesFromADeposedLeaderAreFencedOff) {
   absl::SleepFor(absl::Milliseconds(100));
   auto b = Lease("replica-b", v1::LEASE_ACTION_ACQUIRE);
   ASSERT_TRUE(b->granted());
-  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), cluster_id_, write),
+  EXPECT_THAT(clusters_->UpdateStatus(Caller::System(), cluster_id_, write),
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("epoch 2")));
   write.fence.epoch = b->epoch();
-  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), cluster_id_, write), IsOk());
+  EXPECT_THAT(clusters_->UpdateStatus(Caller::System(), cluster_id_, write), IsOk());
   write.fence.lease = "no-such-lease";
-  EXPECT_THAT(resources_->UpdateClusterStatus(Caller::System(), cluster_id_, write),
+  EXPECT_THAT(clusters_->UpdateStatus(Caller::System(), cluster_id_, write),
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 

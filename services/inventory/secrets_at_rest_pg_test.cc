@@ -8,8 +8,10 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/inventory/artifact_store.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/cluster_store.h"
+#include "services/inventory/infra_env_store.h"
 #include "services/inventory/secret_columns.h"
+#include "services/inventory/signing_key_store.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -39,8 +41,10 @@ class SecretsAtRestTest : public InventoryDbTest {
 
   // Stores that seal with `sealer` (null: in plain, as an inventory did before sealing).
   void UseSealer(const crypto::Sealer* sealer) {
-    resources_ =
-        std::make_unique<ResourceStore>(*pool_, Validators{}, PageLimits{}, nullptr, sealer);
+    clusters_ = std::make_unique<ClusterStore>(*pool_, ResourceStoreOptions{.sealer = sealer});
+    infra_envs_ = std::make_unique<InfraEnvStore>(*pool_, ResourceStoreOptions{.sealer = sealer});
+    signing_keys_ =
+        std::make_unique<SigningKeyStore>(*pool_, ResourceStoreOptions{.sealer = sealer});
     artifacts_ = std::make_unique<ArtifactStore>(*pool_, 1 << 20, sealer);
   }
 
@@ -65,7 +69,7 @@ class SecretsAtRestTest : public InventoryDbTest {
     to_be.set_name("sealed");
     to_be.set_base_dns_domain("example.com");
     absl::StatusOr<types::v1::Cluster> cluster =
-        resources_->CreateCluster(Caller::System(), to_be, PullSecret());
+        clusters_->Create(Caller::System(), to_be, PullSecret());
     EXPECT_THAT(cluster.status(), IsOk());
     return cluster.value_or(types::v1::Cluster());
   }
@@ -75,7 +79,7 @@ class SecretsAtRestTest : public InventoryDbTest {
     to_be.set_name("discovery");
     to_be.set_cluster_id(cluster_id);
     absl::StatusOr<types::v1::InfraEnv> infra_env =
-        resources_->CreateInfraEnv(Caller::System(), to_be, PullSecret());
+        infra_envs_->Create(Caller::System(), to_be, PullSecret());
     EXPECT_THAT(infra_env.status(), IsOk());
     return infra_env.value_or(types::v1::InfraEnv());
   }
@@ -101,7 +105,7 @@ class SecretsAtRestTest : public InventoryDbTest {
   }
 
   absl::StatusOr<std::string> PullSecretOf(const types::v1::Cluster& cluster) {
-    return resources_->GetClusterPullSecret(Caller::System(), cluster.id());
+    return clusters_->GetPullSecret(Caller::System(), cluster.id());
   }
 
   // Every row of every table as PostgreSQL prints it, what a dump holds (bytea in hex).
@@ -138,7 +142,7 @@ class SecretsAtRestTest : public InventoryDbTest {
     Written written{.cluster = NewCluster()};
     written.infra_env = NewInfraEnv(written.cluster.id());
     absl::StatusOr<std::string> signing_key =
-        resources_->GetInfraEnvSigningKey(Caller::System(), written.infra_env.id());
+        signing_keys_->Get(Caller::System(), written.infra_env.id());
     EXPECT_THAT(signing_key.status(), IsOk());
     written.signing_key = signing_key.value_or("");
     PutArtifact(written.cluster.id(), "tls/root-ca.key", kRootCaKey);
@@ -159,7 +163,7 @@ class SecretsAtRestTest : public InventoryDbTest {
   // The stores read every secret back as it was written.
   void ExpectReadable(const Written& written) {
     EXPECT_THAT(PullSecretOf(written.cluster), IsOkAndHolds(PullSecret()));
-    EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), written.infra_env.id()),
+    EXPECT_THAT(signing_keys_->Get(Caller::System(), written.infra_env.id()),
                 IsOkAndHolds(written.signing_key));
     EXPECT_THAT(ReadArtifact(written.cluster.id(), "tls/root-ca.key"), IsOkAndHolds(kRootCaKey));
     EXPECT_THAT(ReadArtifact(written.cluster.id(), "kubeadmin-password"),
@@ -175,7 +179,9 @@ class SecretsAtRestTest : public InventoryDbTest {
   }
 
   const crypto::Sealer sealer_ = MakeSealer('k');
-  std::unique_ptr<ResourceStore> resources_;
+  std::unique_ptr<ClusterStore> clusters_;
+  std::unique_ptr<InfraEnvStore> infra_envs_;
+  std::unique_ptr<SigningKeyStore> signing_keys_;
   std::unique_ptr<ArtifactStore> artifacts_;
 };
 
@@ -196,7 +202,7 @@ TEST_F(SecretsAtRestTest, ListingReadsNoSecretAndReportsThePlaintextsSizeAndHash
   EXPECT_EQ((*listed)[0].sha256(),
             Sql("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", {kRootCaKey}));
   // Clusters are listed with whether they have a pull secret, not with it.
-  absl::StatusOr<v1::ListClustersResponse> all = resources_->ListClusters(Caller::System(), {});
+  absl::StatusOr<v1::ListClustersResponse> all = clusters_->List(Caller::System(), {});
   ASSERT_THAT(all.status(), IsOk());
   EXPECT_TRUE(all->clusters(0).pull_secret_set());
 }

@@ -112,8 +112,8 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster.id", request->cluster().id(), true)},
       [&] {
-        return stores_.resources.CreateCluster(CallerOf(*context), request->cluster(),
-                                               request->pull_secret());
+        return stores_.clusters.Create(CallerOf(*context), request->cluster(),
+                                       request->pull_secret());
       },
       response);
 }
@@ -124,8 +124,8 @@ grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
   return Checked(
       {CheckId("id", request->id())},
       [&] {
-        return stores_.resources.GetCluster(CallerOf(*context), request->id(),
-                                            request->include_hosts(), request->include_deleted());
+        return stores_.clusters.Get(CallerOf(*context), request->id(), request->include_hosts(),
+                                    request->include_deleted());
       },
       response);
 }
@@ -141,7 +141,7 @@ grpc::Status InventoryServiceImpl::ListClusters(grpc::ServerContext* context,
                      .include_deleted = request->include_deleted(),
                      .include_hosts = request->include_hosts()};
   if (request->has_updated_before()) query.updated_before = request->updated_before();
-  return Reply(stores_.resources.ListClusters(CallerOf(*context), query), response);
+  return Reply(stores_.clusters.List(CallerOf(*context), query), response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
@@ -150,7 +150,7 @@ grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster.id", request->cluster().id())},
       [&] {
-        return stores_.resources.UpdateCluster(
+        return stores_.clusters.Update(
             CallerOf(*context), request->cluster(), request->update_mask(),
             {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
             request->pull_secret());
@@ -162,7 +162,7 @@ grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
                                                  const v1::DeleteClusterRequest* request,
                                                  google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.resources.DeleteCluster(
+    return stores_.clusters.Delete(
         CallerOf(*context), request->id(),
         {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
         request->purge());
@@ -175,8 +175,8 @@ grpc::Status InventoryServiceImpl::UpdateClusterStatus(
   return Checked(
       {CheckId("id", request->id())},
       [&] {
-        return stores_.resources.UpdateClusterStatus(CallerOf(*context), request->id(),
-                                                     StatusChangeOf(*request));
+        return stores_.clusters.UpdateStatus(CallerOf(*context), request->id(),
+                                             StatusChangeOf(*request));
       },
       response);
 }
@@ -188,8 +188,8 @@ grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
       {CheckId("infra_env.id", request->infra_env().id(), true),
        CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
       [&] {
-        return stores_.resources.CreateInfraEnv(CallerOf(*context), request->infra_env(),
-                                                request->pull_secret());
+        return stores_.infra_envs.Create(CallerOf(*context), request->infra_env(),
+                                         request->pull_secret());
       },
       response);
 }
@@ -199,7 +199,7 @@ grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
                                                types::v1::InfraEnv* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), request->id()); }, response);
+      [&] { return stores_.infra_envs.Get(CallerOf(*context), request->id()); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
@@ -208,11 +208,10 @@ grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster_id", request->cluster_id(), true)},
       [&] {
-        return stores_.resources.ListInfraEnvs(
-            CallerOf(*context),
-            {.page = {.token = request->page_token(), .size = request->page_size()},
-             .owner_scope = request->owner_scope(),
-             .cluster_id = request->cluster_id()});
+        return stores_.infra_envs.List(CallerOf(*context), {.page = {.token = request->page_token(),
+                                                                     .size = request->page_size()},
+                                                            .owner_scope = request->owner_scope(),
+                                                            .cluster_id = request->cluster_id()});
       },
       response);
 }
@@ -224,7 +223,7 @@ grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
       {CheckId("infra_env.id", request->infra_env().id()),
        CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
       [&] {
-        return stores_.resources.UpdateInfraEnv(
+        return stores_.infra_envs.Update(
             CallerOf(*context), request->infra_env(), request->update_mask(),
             {.resource_version = request->resource_version()}, request->pull_secret());
       },
@@ -235,7 +234,7 @@ grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
                                                   const v1::DeleteInfraEnvRequest* request,
                                                   google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.resources.DeleteInfraEnv(
+    return stores_.infra_envs.Delete(
         CallerOf(*context), request->id(),
         {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
         request->force());
@@ -252,12 +251,10 @@ grpc::Status InventoryServiceImpl::GetPullSecret(grpc::ServerContext* context,
         absl::StatusOr<std::string> secret;
         switch (request->owner_case()) {
           case v1::GetPullSecretRequest::kClusterId:
-            secret =
-                stores_.resources.GetClusterPullSecret(CallerOf(*context), request->cluster_id());
+            secret = stores_.clusters.GetPullSecret(CallerOf(*context), request->cluster_id());
             break;
           case v1::GetPullSecretRequest::kInfraEnvId:
-            secret = stores_.resources.GetInfraEnvPullSecret(CallerOf(*context),
-                                                             request->infra_env_id());
+            secret = stores_.infra_envs.GetPullSecret(CallerOf(*context), request->infra_env_id());
             break;
           default:
             return absl::InvalidArgumentError("owner: give cluster_id or infra_env_id");
@@ -277,7 +274,7 @@ grpc::Status InventoryServiceImpl::GetInfraEnvSigningKey(
       {CheckId("infra_env_id", request->infra_env_id())},
       [&]() -> absl::StatusOr<v1::GetInfraEnvSigningKeyResponse> {
         absl::StatusOr<std::string> key =
-            stores_.resources.GetInfraEnvSigningKey(CallerOf(*context), request->infra_env_id());
+            stores_.signing_keys.Get(CallerOf(*context), request->infra_env_id());
         if (!key.ok()) return key.status();
         v1::GetInfraEnvSigningKeyResponse out;
         out.set_signing_key(*std::move(key));
@@ -290,9 +287,7 @@ grpc::Status InventoryServiceImpl::RegenerateInfraEnvSigningKey(
     grpc::ServerContext* context, const v1::RegenerateInfraEnvSigningKeyRequest* request,
     google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("infra_env_id", request->infra_env_id())}, [&] {
-    return stores_.resources
-        .RegenerateInfraEnvSigningKey(CallerOf(*context), request->infra_env_id())
-        .status();
+    return stores_.signing_keys.Regenerate(CallerOf(*context), request->infra_env_id()).status();
   });
 }
 
@@ -303,7 +298,7 @@ grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
       {CheckId("host.id", request->host().id()),
        CheckId("host.infra_env_id", request->host().infra_env_id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
-      [&] { return stores_.resources.CreateHost(CallerOf(*context), request->host()); }, response);
+      [&] { return stores_.hosts.Create(CallerOf(*context), request->host()); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
@@ -312,9 +307,8 @@ grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
       [&] {
-        return stores_.resources.GetHost(CallerOf(*context),
-                                         {request->infra_env_id(), request->id()},
-                                         request->include_deleted());
+        return stores_.hosts.Get(CallerOf(*context), {request->infra_env_id(), request->id()},
+                                 request->include_deleted());
       },
       response);
 }
@@ -326,7 +320,7 @@ grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
       [&] {
-        return stores_.resources.ListHosts(
+        return stores_.hosts.List(
             CallerOf(*context),
             {.page = {.token = request->page_token(), .size = request->page_size()},
              .owner_scope = request->owner_scope(),
@@ -350,7 +344,7 @@ grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
        CheckId("host.id", request->host().id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
       [&] {
-        return stores_.resources.UpdateHost(
+        return stores_.hosts.Update(
             CallerOf(*context), request->host(), request->update_mask(),
             {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())});
       },
@@ -362,7 +356,7 @@ grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
                                               google::protobuf::Empty*) {
   return CheckedEmpty(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())}, [&] {
-        return stores_.resources.DeleteHost(
+        return stores_.hosts.Delete(
             CallerOf(*context), {request->infra_env_id(), request->id()},
             {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
             request->purge());
@@ -375,7 +369,7 @@ grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
       [&] {
-        return stores_.resources.UpdateHostStatus(
+        return stores_.hosts.UpdateStatus(
             CallerOf(*context), {request->infra_env_id(), request->id()}, StatusChangeOf(*request));
       },
       response);

@@ -12,14 +12,20 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "services/inventory/artifact_store.h"
 #include "services/inventory/change_feed.h"
+#include "services/inventory/cluster_store.h"
 #include "services/inventory/event_store.h"
+#include "services/inventory/host_store.h"
+#include "services/inventory/infra_env_store.h"
 #include "services/inventory/lease_store.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/signing_key_store.h"
 
 namespace assisted::inventory {
 
 struct Stores {
-  ResourceStore& resources;
+  ClusterStore& clusters;
+  InfraEnvStore& infra_envs;
+  HostStore& hosts;
+  SigningKeyStore& signing_keys;
   EventStore& events;
   ArtifactStore& artifacts;
   LeaseStore& leases;

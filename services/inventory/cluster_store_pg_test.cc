@@ -1,4 +1,4 @@
-#include "services/inventory/resource_store.h"
+#include "services/inventory/cluster_store.h"
 
 #include <atomic>
 #include <set>
@@ -20,71 +20,20 @@ using types::v1::Cluster;
 using types::v1::Host;
 using types::v1::InfraEnv;
 
-class ResourceStoreTest : public InventoryDbTest {
+class ClusterStoreTest : public ResourceStoresTest {
  protected:
-  void SetUp() override {
-    InventoryDbTest::SetUp();
-    store_ = std::make_unique<ResourceStore>(*pool_, Validators{});
-  }
-
-  Cluster NewCluster(const Caller& caller, const std::string& name, std::string id = "") {
-    Cluster cluster_to_be;
-    cluster_to_be.set_id(id);
-    cluster_to_be.set_name(name);
-    cluster_to_be.set_base_dns_domain("example.com");
-    auto cluster =
-        store_->CreateCluster(caller, cluster_to_be, R"({"auths":{"r.io":{"auth":"dTpw"}}})");
-    EXPECT_THAT(cluster, IsOk());
-    return cluster.ok() ? *cluster : Cluster();
-  }
-
-  InfraEnv NewInfraEnv(const Caller& caller, const std::string& cluster_id = "") {
-    InfraEnv to_be;
-    to_be.set_name("discovery");
-    to_be.set_cluster_id(cluster_id);
-    auto infra_env = store_->CreateInfraEnv(caller, to_be);
-    EXPECT_THAT(infra_env, IsOk());
-    return infra_env.ok() ? *infra_env : InfraEnv();
-  }
-
-  absl::StatusOr<Host> NewHost(const Caller& caller, const InfraEnv& infra_env,
-                               const std::string& id) {
-    Host host;
-    host.set_id(id);
-    host.set_infra_env_id(infra_env.id());
-    host.set_cluster_id(infra_env.cluster_id());
-    host.set_requested_hostname("node");
-    return store_->CreateHost(caller, host);
-  }
-
   absl::StatusOr<Cluster> Get(const Caller& caller, const std::string& id) {
-    return store_->GetCluster(caller, id);
+    return clusters_->Get(caller, id);
   }
 
   absl::StatusOr<Cluster> SetStatus(const std::string& id, types::v1::ClusterStatus expected,
                                     types::v1::ClusterStatus next) {
-    return store_->UpdateClusterStatus(Caller::System(), id,
-                                       {.expected = expected, .next = next, .info = "because"});
+    return clusters_->UpdateStatus(Caller::System(), id,
+                                   {.expected = expected, .next = next, .info = "because"});
   }
-
-  // A cluster patch carrying `id`, and the mask naming `paths`.
-  static Cluster Patch(const std::string& id) {
-    Cluster patch;
-    patch.set_id(id);
-    return patch;
-  }
-  static google::protobuf::FieldMask Mask(std::initializer_list<std::string> paths) {
-    google::protobuf::FieldMask mask;
-    for (const std::string& path : paths) mask.add_paths(path);
-    return mask;
-  }
-
-  const Caller alice_ = Caller::User("alice", "org-a");
-  const Caller bob_ = Caller::User("bob", "org-b");
-  std::unique_ptr<ResourceStore> store_;
 };
 
-TEST_F(ResourceStoreTest, CreateThenGetReturnsWhatWasStoredWithoutTheSecret) {
+TEST_F(ClusterStoreTest, CreateThenGetReturnsWhatWasStoredWithoutTheSecret) {
   const Cluster created = NewCluster(alice_, "one");
   EXPECT_FALSE(created.id().empty());
   EXPECT_EQ(created.status(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
@@ -101,54 +50,54 @@ TEST_F(ResourceStoreTest, CreateThenGetReturnsWhatWasStoredWithoutTheSecret) {
   EXPECT_EQ(read->DebugString().find("dTpw"), std::string::npos);
 }
 
-TEST_F(ResourceStoreTest, CreatingTheSameIdTwiceIsIdempotentOnlyForTheSameContent) {
+TEST_F(ClusterStoreTest, CreatingTheSameIdTwiceIsIdempotentOnlyForTheSameContent) {
   const std::string id = Uuid(1, 1);
   const Cluster first = NewCluster(alice_, "same", id);
   Cluster again;
   again.set_id(id);
   again.set_name("same");
   again.set_base_dns_domain("example.com");
-  EXPECT_THAT(store_->CreateCluster(alice_, again), IsOk());
+  EXPECT_THAT(clusters_->Create(alice_, again), IsOk());
   again.set_name("different");
-  EXPECT_THAT(store_->CreateCluster(alice_, again),
+  EXPECT_THAT(clusters_->Create(alice_, again),
               StatusIs(absl::StatusCode::kAlreadyExists, HasSubstr(id)));
 }
 
-TEST_F(ResourceStoreTest, UpdateWritesOnlyTheMaskedFieldsAndBumpsTheVersion) {
+TEST_F(ClusterStoreTest, UpdateWritesOnlyTheMaskedFieldsAndBumpsTheVersion) {
   const Cluster created = NewCluster(alice_, "before");
   Cluster patch = Patch(created.id());
   patch.set_name("after");
   patch.set_base_dns_domain("ignored.com");
-  auto updated = store_->UpdateCluster(alice_, patch, Mask({"name"}));
+  auto updated = clusters_->Update(alice_, patch, Mask({"name"}));
   ASSERT_THAT(updated, IsOk());
   EXPECT_EQ(updated->name(), "after");
   EXPECT_EQ(updated->base_dns_domain(), "example.com");
   EXPECT_EQ(updated->resource_version(), 2);
 }
 
-TEST_F(ResourceStoreTest, StaleResourceVersionIsAborted) {
+TEST_F(ClusterStoreTest, StaleResourceVersionIsAborted) {
   const Cluster created = NewCluster(alice_, "v");
   Cluster patch = Patch(created.id());
   patch.set_name("w");
   const Precondition at_version{.resource_version = created.resource_version()};
-  ASSERT_THAT(store_->UpdateCluster(alice_, patch, Mask({"name"}), at_version), IsOk());
-  EXPECT_THAT(store_->UpdateCluster(alice_, patch, Mask({"name"}), at_version),
+  ASSERT_THAT(clusters_->Update(alice_, patch, Mask({"name"}), at_version), IsOk());
+  EXPECT_THAT(clusters_->Update(alice_, patch, Mask({"name"}), at_version),
               StatusIs(absl::StatusCode::kAborted, HasSubstr("resource_version is 2, expected 1")));
 }
 
-TEST_F(ResourceStoreTest, MasksNamingReservedOrUnknownFieldsAreRefused) {
+TEST_F(ClusterStoreTest, MasksNamingReservedOrUnknownFieldsAreRefused) {
   const Cluster created = NewCluster(alice_, "m");
   const Cluster patch = Patch(created.id());
-  EXPECT_THAT(store_->UpdateCluster(alice_, patch, Mask({"status"})),
+  EXPECT_THAT(clusters_->Update(alice_, patch, Mask({"status"})),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("update_mask: \"status\" cannot be written here")));
-  EXPECT_THAT(store_->UpdateCluster(alice_, patch, Mask({"no_such_field"})),
+  EXPECT_THAT(clusters_->Update(alice_, patch, Mask({"no_such_field"})),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no_such_field")));
-  EXPECT_THAT(store_->UpdateCluster(alice_, patch, Mask({})),
+  EXPECT_THAT(clusters_->Update(alice_, patch, Mask({})),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("update_mask: empty")));
 }
 
-TEST_F(ResourceStoreTest, StatusCompareAndSetNamesTheActualStatusWhenItLoses) {
+TEST_F(ClusterStoreTest, StatusCompareAndSetNamesTheActualStatusWhenItLoses) {
   const Cluster created = NewCluster(alice_, "cas");
   auto ready = SetStatus(created.id(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT,
                          types::v1::CLUSTER_STATUS_READY);
@@ -162,7 +111,7 @@ TEST_F(ResourceStoreTest, StatusCompareAndSetNamesTheActualStatusWhenItLoses) {
                                                              "CLUSTER_STATUS_PENDING_FOR_INPUT")));
 }
 
-TEST_F(ResourceStoreTest, OfTwoConcurrentTransitionsFromTheSameStatusExactlyOneWins) {
+TEST_F(ClusterStoreTest, OfTwoConcurrentTransitionsFromTheSameStatusExactlyOneWins) {
   for (int round = 0; round < 20; ++round) {
     const Cluster cluster = NewCluster(alice_, "race");
     std::atomic<int> wins{0}, aborted{0};
@@ -180,7 +129,7 @@ TEST_F(ResourceStoreTest, OfTwoConcurrentTransitionsFromTheSameStatusExactlyOneW
   }
 }
 
-TEST_F(ResourceStoreTest, ConcurrentUpdatesOfDifferentFieldsAllLand) {
+TEST_F(ClusterStoreTest, ConcurrentUpdatesOfDifferentFieldsAllLand) {
   // Unfenced updates read, merge and write only if the version did not move meanwhile; losers
   // merge again, so no writer's field is lost.
   const Cluster cluster = NewCluster(alice_, "busy");
@@ -197,7 +146,7 @@ TEST_F(ResourceStoreTest, ConcurrentUpdatesOfDifferentFieldsAllLand) {
         const google::protobuf::FieldDescriptor* descriptor =
             Cluster::descriptor()->FindFieldByName(field);
         patch.GetReflection()->SetString(&patch, descriptor, value);
-        if (!store_->UpdateCluster(alice_, patch, Mask({field})).ok()) ++failures;
+        if (!clusters_->Update(alice_, patch, Mask({field})).ok()) ++failures;
       }
     });
   }
@@ -212,82 +161,34 @@ TEST_F(ResourceStoreTest, ConcurrentUpdatesOfDifferentFieldsAllLand) {
   EXPECT_EQ(read->ocp_release_image(), absl::StrCat("v", kRounds - 1, ".example.com"));
 }
 
-TEST_F(ResourceStoreTest, AnotherTenantsResourcesAreNotFound) {
+TEST_F(ClusterStoreTest, AnotherTenantsResourcesAreNotFound) {
   const Cluster mine = NewCluster(alice_, "mine");
   EXPECT_THAT(Get(bob_, mine.id()), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(Get(Caller::User("carol", "org-a"), mine.id()), IsOk());  // same org
   EXPECT_THAT(Get(Caller::System(), mine.id()), IsOk());
-  auto bobs = store_->ListClusters(bob_, {});
+  auto bobs = clusters_->List(bob_, {});
   ASSERT_THAT(bobs, IsOk());
   EXPECT_EQ(bobs->clusters_size(), 0);
-  EXPECT_THAT(store_->DeleteCluster(bob_, mine.id()), StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_THAT(store_->UpdateCluster(bob_, Patch(mine.id()), Mask({"name"})),
+  EXPECT_THAT(clusters_->Delete(bob_, mine.id()), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(clusters_->Update(bob_, Patch(mine.id()), Mask({"name"})),
               StatusIs(absl::StatusCode::kNotFound));
 }
 
-TEST_F(ResourceStoreTest, ListsThousandHostsInPagesWithoutGapsOrRepeats) {
-  const InfraEnv infra_env = NewInfraEnv(alice_);
-  for (int i = 0; i < 1000; ++i) ASSERT_THAT(NewHost(alice_, infra_env, Uuid(2, i)), IsOk());
-  std::set<std::string> seen;
-  HostQuery query{.page = {.size = 73}, .infra_env_id = infra_env.id()};
-  int pages = 0;
-  do {
-    auto page = store_->ListHosts(alice_, query);
-    ASSERT_THAT(page, IsOk());
-    for (const Host& host : page->hosts()) EXPECT_TRUE(seen.insert(host.id()).second);
-    query.page.token = page->next_page_token();
-    ++pages;
-  } while (!query.page.token.empty());
-  EXPECT_EQ(seen.size(), 1000u);
-  EXPECT_EQ(pages, 14);
-  query.page.token = "garbage!";
-  EXPECT_THAT(store_->ListHosts(alice_, query),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("page_token")));
-}
-
-TEST_F(ResourceStoreTest, HostsInheritTheirInfraEnvsOwnerAndAreFiltered) {
-  const Cluster cluster = NewCluster(alice_, "hosts");
-  const InfraEnv infra_env = NewInfraEnv(alice_, cluster.id());
-  auto host = NewHost(alice_, infra_env, Uuid(3, 1));
-  ASSERT_THAT(host, IsOk());
-  EXPECT_EQ(host->status(), types::v1::HOST_STATUS_DISCOVERING);
-  EXPECT_EQ(host->owner().org_id(), "org-a");
-  EXPECT_EQ(host->cluster_id(), cluster.id());
-  EXPECT_THAT(NewHost(bob_, infra_env, Uuid(3, 2)), StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_THAT(NewHost(alice_, infra_env, Uuid(3, 1)), IsOk());  // the agent's retry
-  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(3, 3)), IsOk());
-  ASSERT_THAT(NewHost(alice_, infra_env, Uuid(3, 0)), IsOk());
-  auto with_hosts = store_->GetCluster(alice_, cluster.id(), /*include_hosts=*/true);
-  ASSERT_THAT(with_hosts, IsOk());
-  EXPECT_EQ(with_hosts->name(), "hosts");
-  ASSERT_EQ(with_hosts->hosts_size(), 3);
-  EXPECT_EQ(with_hosts->total_host_count(), 3);
-  // In the order they were created, each whole.
-  EXPECT_EQ(with_hosts->hosts(0).id(), Uuid(3, 1));
-  EXPECT_EQ(with_hosts->hosts(1).id(), Uuid(3, 3));
-  EXPECT_EQ(with_hosts->hosts(2).id(), Uuid(3, 0));
-  EXPECT_EQ(with_hosts->hosts(2).requested_hostname(), "node");
-  EXPECT_EQ(with_hosts->hosts(2).infra_env_id(), infra_env.id());
-  // Another tenant learns nothing, hosts or not.
-  EXPECT_THAT(store_->GetCluster(bob_, cluster.id(), /*include_hosts=*/true),
-              StatusIs(absl::StatusCode::kNotFound));
-}
-
-TEST_F(ResourceStoreTest, ListingClustersWithHostsCarriesEachClustersLiveHostsAndCounts) {
+TEST_F(ClusterStoreTest, ListingClustersWithHostsCarriesEachClustersLiveHostsAndCounts) {
   const Cluster empty = NewCluster(alice_, "empty");
   const Cluster full = NewCluster(alice_, "full");
   const InfraEnv infra_env = NewInfraEnv(alice_, full.id());
   ASSERT_THAT(NewHost(alice_, infra_env, Uuid(7, 2)), IsOk());
   ASSERT_THAT(NewHost(alice_, infra_env, Uuid(7, 1)), IsOk());
   ASSERT_THAT(NewHost(alice_, infra_env, Uuid(7, 3)), IsOk());
-  ASSERT_THAT(store_->UpdateHostStatus(Caller::System(), {infra_env.id(), Uuid(7, 1)},
-                                       {.expected = types::v1::HOST_STATUS_DISCOVERING,
-                                        .next = types::v1::HOST_STATUS_KNOWN}),
+  ASSERT_THAT(hosts_->UpdateStatus(Caller::System(), {infra_env.id(), Uuid(7, 1)},
+                                   {.expected = types::v1::HOST_STATUS_DISCOVERING,
+                                    .next = types::v1::HOST_STATUS_KNOWN}),
               IsOk());
-  ASSERT_THAT(store_->DeleteHost(alice_, {infra_env.id(), Uuid(7, 3)}), IsOk());
+  ASSERT_THAT(hosts_->Delete(alice_, {infra_env.id(), Uuid(7, 3)}), IsOk());
 
   ClusterQuery list{.include_hosts = true};
-  auto listed = store_->ListClusters(alice_, list);
+  auto listed = clusters_->List(alice_, list);
   ASSERT_THAT(listed, IsOk());
   ASSERT_EQ(listed->clusters_size(), 2);
   EXPECT_EQ(listed->clusters(0).id(), empty.id());
@@ -303,22 +204,22 @@ TEST_F(ResourceStoreTest, ListingClustersWithHostsCarriesEachClustersLiveHostsAn
   EXPECT_EQ(with_hosts.total_host_count(), 2);
   EXPECT_EQ(with_hosts.enabled_host_count(), 2);
   EXPECT_EQ(with_hosts.ready_host_count(), 1);
-  auto got = store_->GetCluster(alice_, full.id(), /*include_hosts=*/true);
+  auto got = clusters_->Get(alice_, full.id(), /*include_hosts=*/true);
   ASSERT_THAT(got, IsOk());
   EXPECT_EQ(got->hosts_size(), with_hosts.hosts_size());
   EXPECT_EQ(got->ready_host_count(), with_hosts.ready_host_count());
   // Without include_hosts, none.
   list.include_hosts = false;
-  listed = store_->ListClusters(alice_, list);
+  listed = clusters_->List(alice_, list);
   ASSERT_THAT(listed, IsOk());
   EXPECT_EQ(listed->clusters(1).hosts_size(), 0);
 }
 
-TEST_F(ResourceStoreTest, MoreConcurrentListsWithHostsThanConnectionsAllFinish) {
+TEST_F(ClusterStoreTest, MoreConcurrentListsWithHostsThanConnectionsAllFinish) {
   // Fewer connections than callers: a list that takes a second connection while holding its
   // first leaves callers each holding one and waiting for another, until their acquire times out.
   pg::Pool small({.dsn = dsn(), .max_connections = 2, .acquire_timeout = absl::Seconds(2)});
-  ResourceStore store(small, Validators{});
+  ClusterStore store(small);
   constexpr int kClusters = 3;
   for (int c = 0; c < kClusters; ++c) {
     const InfraEnv infra_env = NewInfraEnv(alice_, NewCluster(alice_, "busy").id());
@@ -340,7 +241,7 @@ TEST_F(ResourceStoreTest, MoreConcurrentListsWithHostsThanConnectionsAllFinish) 
         std::string error;
         if (absl::Now() > deadline) {
           error = "deadline passed before all lists finished";
-        } else if (auto listed = store.ListClusters(alice_, list); !listed.ok()) {
+        } else if (auto listed = store.List(alice_, list); !listed.ok()) {
           error = listed.status().ToString();
         } else if (listed->clusters_size() != kClusters ||
                    listed->clusters(kClusters - 1).hosts_size() != 2) {
@@ -357,94 +258,33 @@ TEST_F(ResourceStoreTest, MoreConcurrentListsWithHostsThanConnectionsAllFinish) 
   EXPECT_THAT(errors, ::testing::IsEmpty());
 }
 
-TEST_F(ResourceStoreTest, HostsHeldByOtherReplicasAreListedByHolder) {
-  const InfraEnv infra_env = NewInfraEnv(alice_);
-  const std::vector<std::string> holders = {"replica-a", "replica-b", ""};
-  for (size_t i = 0; i < holders.size(); ++i) {
-    Host host;
-    host.set_id(Uuid(6, static_cast<int>(i)));
-    host.set_infra_env_id(infra_env.id());
-    host.set_agent_stream_holder(holders[i]);
-    ASSERT_THAT(store_->CreateHost(alice_, host), IsOk());
-  }
-  const HostQuery list{.held_by_other_than = "replica-a"};
-  auto held = store_->ListHosts(Caller::System(), list);
-  ASSERT_THAT(held, IsOk());
-  ASSERT_EQ(held->hosts_size(), 1);
-  EXPECT_EQ(held->hosts(0).id(), Uuid(6, 1));
-  EXPECT_EQ(held->hosts(0).agent_stream_holder(), "replica-b");
-  // A holder cleared by an update leaves the listing.
-  Host clear;
-  clear.set_id(Uuid(6, 1));
-  clear.set_infra_env_id(infra_env.id());
-  ASSERT_THAT(store_->UpdateHost(Caller::System(), clear, Mask({"agent_stream_holder"})), IsOk());
-  held = store_->ListHosts(Caller::System(), list);
-  ASSERT_THAT(held, IsOk());
-  EXPECT_EQ(held->hosts_size(), 0);
-}
-
-TEST_F(ResourceStoreTest, SoftDeletedClustersAndTheirHostsDisappearUnlessAskedFor) {
+TEST_F(ClusterStoreTest, SoftDeletedClustersAndTheirHostsDisappearUnlessAskedFor) {
   const Cluster cluster = NewCluster(alice_, "gone");
   const InfraEnv infra_env = NewInfraEnv(alice_, cluster.id());
   ASSERT_THAT(NewHost(alice_, infra_env, Uuid(4, 1)), IsOk());
-  ASSERT_THAT(store_->DeleteCluster(alice_, cluster.id()), IsOk());
+  ASSERT_THAT(clusters_->Delete(alice_, cluster.id()), IsOk());
   EXPECT_THAT(Get(alice_, cluster.id()), StatusIs(absl::StatusCode::kNotFound));
-  auto deleted = store_->GetCluster(alice_, cluster.id(), /*include_hosts=*/false,
-                                    /*include_deleted=*/true);
+  auto deleted = clusters_->Get(alice_, cluster.id(), /*include_hosts=*/false,
+                                /*include_deleted=*/true);
   ASSERT_THAT(deleted, IsOk());
   EXPECT_TRUE(deleted->has_deleted_at());
-  EXPECT_THAT(store_->GetHost(alice_, {infra_env.id(), Uuid(4, 1)}),
+  EXPECT_THAT(hosts_->Get(alice_, {infra_env.id(), Uuid(4, 1)}),
               StatusIs(absl::StatusCode::kNotFound));
 }
 
-TEST_F(ResourceStoreTest, PullSecretIsWriteOnlyExceptThroughGetPullSecret) {
+TEST_F(ClusterStoreTest, PullSecretIsWriteOnlyExceptThroughGetPullSecret) {
   const Cluster cluster = NewCluster(alice_, "secret");
-  EXPECT_THAT(store_->GetClusterPullSecret(Caller::System(), cluster.id()),
+  EXPECT_THAT(clusters_->GetPullSecret(Caller::System(), cluster.id()),
               IsOkAndHolds(R"({"auths":{"r.io":{"auth":"dTpw"}}})"));
-  EXPECT_THAT(store_->GetClusterPullSecret(bob_, cluster.id()),
-              StatusIs(absl::StatusCode::kNotFound));
-  ASSERT_THAT(store_->UpdateCluster(alice_, Patch(cluster.id()), Mask({"pull_secret"}), {},
-                                    R"({"auths":{}})"),
-              IsOk());
-  EXPECT_THAT(store_->GetClusterPullSecret(Caller::System(), cluster.id()),
+  EXPECT_THAT(clusters_->GetPullSecret(bob_, cluster.id()), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_THAT(
+      clusters_->Update(alice_, Patch(cluster.id()), Mask({"pull_secret"}), {}, R"({"auths":{}})"),
+      IsOk());
+  EXPECT_THAT(clusters_->GetPullSecret(Caller::System(), cluster.id()),
               IsOkAndHolds(R"({"auths":{}})"));
 }
 
-TEST_F(ResourceStoreTest, InfraEnvSigningKeysAreForServicesAndRegeneratedByTheirTenantOnly) {
-  const InfraEnv infra_env = NewInfraEnv(alice_);
-  // Made on first use, the same on every later read, never shown to a tenant.
-  auto key = store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
-  ASSERT_THAT(key, IsOk());
-  EXPECT_EQ(key->size(), 32u);
-  EXPECT_THAT(store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()), IsOkAndHolds(*key));
-  EXPECT_THAT(store_->GetInfraEnvSigningKey(alice_, infra_env.id()),
-              StatusIs(absl::StatusCode::kPermissionDenied));
-  EXPECT_THAT(store_->GetInfraEnvSigningKey(Caller::System(), Uuid(9, 9)),
-              StatusIs(absl::StatusCode::kNotFound));
-  auto before = store_->GetInfraEnv(alice_, infra_env.id());
-  ASSERT_THAT(before, IsOk());
-
-  // Another tenant cannot rotate it, nor tell the infra-env exists.
-  EXPECT_THAT(store_->RegenerateInfraEnvSigningKey(bob_, infra_env.id()),
-              StatusIs(absl::StatusCode::kNotFound));
-  EXPECT_THAT(store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id()), IsOkAndHolds(*key));
-
-  // Its owner can: a new key, a new version (caches keyed by it let go), a logged change.
-  auto regenerated = store_->RegenerateInfraEnvSigningKey(alice_, infra_env.id());
-  ASSERT_THAT(regenerated, IsOk());
-  EXPECT_EQ(regenerated->resource_version(), before->resource_version() + 1);
-  EXPECT_EQ(regenerated->name(), "discovery");
-  auto rotated = store_->GetInfraEnvSigningKey(Caller::System(), infra_env.id());
-  ASSERT_THAT(rotated, IsOk());
-  EXPECT_EQ(rotated->size(), 32u);
-  EXPECT_NE(*rotated, *key);
-  auto after = store_->GetInfraEnv(alice_, infra_env.id());
-  ASSERT_THAT(after, IsOk());
-  EXPECT_EQ(after->resource_version(), regenerated->resource_version());
-  EXPECT_EQ(after->name(), "discovery");
-}
-
-TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewrittenWhole) {
+TEST_F(ClusterStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewrittenWhole) {
   // A cluster as schema version 1 stored it: everything beyond the columns in the JSON doc.
   const Cluster created = NewCluster(alice_, "old-form");
   {
@@ -469,7 +309,7 @@ TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewritten
   // The next write stores it in the new form, and nothing is lost on the way.
   Cluster rename = Patch(created.id());
   rename.set_name("new-form");
-  ASSERT_THAT(store_->UpdateCluster(alice_, rename, Mask({"name"})), IsOk());
+  ASSERT_THAT(clusters_->Update(alice_, rename, Mask({"name"})), IsOk());
   auto reread = Get(alice_, created.id());
   ASSERT_THAT(reread, IsOk());
   EXPECT_EQ(reread->name(), "new-form");
@@ -488,7 +328,7 @@ TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewritten
   }
 
   // Listing by openshift_cluster_id and the status-only compare-and-set still see the doc.
-  auto listed = store_->ListClusters(alice_, {.openshift_cluster_id = "ocp-1"});
+  auto listed = clusters_->List(alice_, {.openshift_cluster_id = "ocp-1"});
   ASSERT_THAT(listed, IsOk());
   ASSERT_EQ(listed->clusters_size(), 1);
   EXPECT_EQ(listed->clusters(0).name(), "new-form");
@@ -500,25 +340,28 @@ TEST_F(ResourceStoreTest, RowsStoredAsJsonBeforeBinaryStorageAreReadAndRewritten
   EXPECT_EQ(ready->openshift_cluster_id(), "ocp-1");
 }
 
-TEST_F(ResourceStoreTest, ValidatorsRunBeforeAnythingIsWritten) {
-  store_ = std::make_unique<ResourceStore>(*pool_, Validators{.cluster = [](const Cluster& c) {
-    return c.name() == "bad" ? absl::InvalidArgumentError("cluster.name: bad") : absl::OkStatus();
-  }});
+TEST_F(ClusterStoreTest, ValidatorsRunBeforeAnythingIsWritten) {
+  clusters_ = std::make_unique<ClusterStore>(
+      *pool_, ResourceStoreOptions{.validators = {.cluster = [](const Cluster& c) {
+                                     return c.name() == "bad"
+                                                ? absl::InvalidArgumentError("cluster.name: bad")
+                                                : absl::OkStatus();
+                                   }}});
   Cluster bad;
   bad.set_name("bad");
-  EXPECT_THAT(store_->CreateCluster(alice_, bad),
+  EXPECT_THAT(clusters_->Create(alice_, bad),
               StatusIs(absl::StatusCode::kInvalidArgument, "cluster.name: bad"));
   const Cluster good = NewCluster(alice_, "good");
   Cluster rename = Patch(good.id());
   rename.set_name("bad");
-  EXPECT_THAT(store_->UpdateCluster(alice_, rename, Mask({"name"})),
+  EXPECT_THAT(clusters_->Update(alice_, rename, Mask({"name"})),
               StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(Get(alice_, good.id()), IsOk());
   EXPECT_EQ(Get(alice_, good.id())->name(), "good");
-  EXPECT_EQ(store_->ListClusters(Caller::System(), {})->clusters_size(), 1);
+  EXPECT_EQ(clusters_->List(Caller::System(), {})->clusters_size(), 1);
 }
 
-TEST_F(ResourceStoreTest, MalformedIdsAreInvalidArguments) {
+TEST_F(ClusterStoreTest, MalformedIdsAreInvalidArguments) {
   EXPECT_THAT(Get(alice_, "not-a-uuid"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 

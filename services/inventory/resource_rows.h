@@ -1,25 +1,45 @@
-#include "services/inventory/resource_store.h"
+// File: services/inventory/resource_rows.h
+//
+// INTERNAL to the resource stores (cluster_store, infra_env_store, host_store,
+// signing_key_store): how a cluster, infra-env or host is one row. Traits<M> names each kind's
+// table, key and columns; the templates below read, insert, rewrite, compare-and-set and delete
+// such rows, each write with its change-log append in the same statement or transaction. Their
+// SQL is resource_queries.h.
+
+#ifndef ASSISTED_SERVICES_INVENTORY_RESOURCE_ROWS_H_
+#define ASSISTED_SERVICES_INVENTORY_RESOURCE_ROWS_H_
 
 #include <algorithm>
+#include <functional>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "assisted/types/v1/infra_env.pb.h"
+#include "google/protobuf/field_mask.pb.h"
 #include "google/protobuf/util/field_mask_util.h"
 #include "google/protobuf/util/message_differencer.h"
-#include "lib/random/random.h"
+#include "lib/crypto/sealed.h"
+#include "lib/pg/pool.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/change_log.h"
+#include "services/inventory/resource_common.h"
 #include "services/inventory/resource_queries.h"
 #include "services/inventory/secret_columns.h"
+#include "services/inventory/store_common.h"
 #include "services/inventory/transaction.h"
 
-namespace assisted::inventory {
-namespace {
+namespace assisted::inventory::resource_rows {
 
 using google::protobuf::FieldMask;
 using google::protobuf::util::FieldMaskUtil;
@@ -43,7 +63,7 @@ struct Column {
 };
 
 // Output-only paths no Update may name: they are set by the store or by UpdateXStatus.
-const std::vector<std::string>& ReservedPaths() {
+inline const std::vector<std::string>& ReservedPaths() {
   static const std::vector<std::string> kPaths = {
       "id",         "owner",      "status",     "status_info",      "status_updated_at",
       "created_at", "updated_at", "deleted_at", "resource_version", "pull_secret_set"};
@@ -216,7 +236,7 @@ struct Traits<Host> {
 };
 
 // Replaces each "?" in `pattern` with the next parameter of `q` taken from `values`.
-std::string Bind(Query& q, absl::string_view pattern, const std::vector<pg::Param>& values) {
+inline std::string Bind(Query& q, absl::string_view pattern, const std::vector<pg::Param>& values) {
   std::string bound;
   size_t next = 0;
   for (char c : pattern) {
@@ -481,7 +501,7 @@ absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Para
   return absl::AlreadyExistsError(absl::StrCat(T::Describe(key), " already exists"));
 }
 
-absl::Status CheckVersion(absl::string_view what, int64_t expected, int64_t actual) {
+inline absl::Status CheckVersion(absl::string_view what, int64_t expected, int64_t actual) {
   if (expected == 0 || expected == actual) return absl::OkStatus();
   return absl::AbortedError(absl::StrCat(what, " was modified: resource_version is ", actual,
                                          ", expected ", expected, "; re-read and retry"));
@@ -517,12 +537,12 @@ absl::StatusOr<google::protobuf::FieldMask> WritableMask(const google::protobuf:
   return writable;
 }
 
-bool MaskHas(const google::protobuf::FieldMask& mask, absl::string_view path) {
+inline bool MaskHas(const google::protobuf::FieldMask& mask, absl::string_view path) {
   return std::find(mask.paths().begin(), mask.paths().end(), path) != mask.paths().end();
 }
 
-void Merge(const google::protobuf::Message& patch, const google::protobuf::FieldMask& mask,
-           google::protobuf::Message& target) {
+inline void Merge(const google::protobuf::Message& patch, const google::protobuf::FieldMask& mask,
+                  google::protobuf::Message& target) {
   FieldMaskUtil::MergeOptions options;
   options.set_replace_message_fields(true);
   options.set_replace_repeated_fields(true);
@@ -657,8 +677,8 @@ absl::StatusOr<M> Remove(pg::Transaction& tx, const Caller& caller, const Key& k
 
 // Soft-deletes (or purges) every live host matching `column` = `value`, logging each change, in
 // one statement.
-absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
-                              const std::string& value, bool purge) {
+inline absl::Status RemoveHostsWhere(pg::Transaction& tx, absl::string_view column,
+                                     const std::string& value, bool purge) {
   Query q;
   const std::string statement = absl::StrCat(
       Bind(q, absl::StrFormat(purge ? sql::kPurgeHosts : sql::kSoftDeleteHosts, column), {value}),
@@ -674,8 +694,9 @@ struct Page {
   int size = 0;       // rows wanted (one more is fetched to detect a next page)
 };
 
-absl::StatusOr<Page> PageFrom(Query& q, const PageRequest& requested, const PageLimits& limits,
-                              const std::vector<std::string>& order_columns) {
+inline absl::StatusOr<Page> PageFrom(Query& q, const PageRequest& requested,
+                                     const PageLimits& limits,
+                                     const std::vector<std::string>& order_columns) {
   Page page;
   ASSIGN_OR_RETURN(page.size, PageSize(requested.size, limits.default_size, limits.max_size));
   if (requested.token.empty()) return page;
@@ -706,13 +727,13 @@ absl::StatusOr<std::string> FetchPage(pg::Transaction& tx, const std::string& se
 
 // " AND `column` = ANY(<values as a `type`[] parameter>)". The values must need no quoting in
 // an array literal (enum names, UUIDs).
-std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values,
-                  absl::string_view type = "text") {
+inline std::string AnyOf(Query& q, absl::string_view column, const std::vector<std::string>& values,
+                         absl::string_view type = "text") {
   return absl::StrFormat(sql::kFilterIn, column, q.Add(ArrayLiteral(values)), type);
 }
 
 // The host counts of a cluster whose hosts are all in `cluster.hosts()`.
-void CountHosts(Cluster& cluster) {
+inline void CountHosts(Cluster& cluster) {
   cluster.set_total_host_count(cluster.hosts_size());
   cluster.set_enabled_host_count(cluster.hosts_size());
   cluster.set_ready_host_count(static_cast<int>(
@@ -723,8 +744,8 @@ void CountHosts(Cluster& cluster) {
 // Gives each of `clusters` its live hosts (in creation order, as GetCluster shows them) and
 // their counts, read in one statement through `tx`: the caller's own connection, because
 // taking a second one while holding it is how a busy pool deadlocks (lib/pg/pool.h).
-absl::Status AttachHosts(pg::Transaction& tx,
-                         google::protobuf::RepeatedPtrField<Cluster>& clusters) {
+inline absl::Status AttachHosts(pg::Transaction& tx,
+                                google::protobuf::RepeatedPtrField<Cluster>& clusters) {
   if (clusters.empty()) return absl::OkStatus();
   absl::flat_hash_map<std::string, Cluster*> by_id;
   std::vector<std::string> ids;
@@ -747,7 +768,7 @@ absl::Status AttachHosts(pg::Transaction& tx,
 }
 
 // Host fields filled from agent reports: large, and not needed by list views.
-void OmitReports(Host& host) {
+inline void OmitReports(Host& host) {
   host.clear_inventory();
   host.clear_connectivity();
   host.clear_api_vip_connectivity();
@@ -805,361 +826,6 @@ absl::StatusOr<std::string> PullSecretOf(pg::Pool& pool, const crypto::Sealer* s
   });
 }
 
-}  // namespace
+}  // namespace assisted::inventory::resource_rows
 
-// ---- Clusters ----
-
-absl::StatusOr<Cluster> ResourceStore::CreateCluster(const Caller& caller, Cluster cluster,
-                                                     const std::string& pull_secret) {
-  if (cluster.status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
-    cluster.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
-  }
-  RETURN_IF_ERROR(Traits<Cluster>::Validate(validators_, cluster));
-  if (!pull_secret.empty() && validators_.pull_secret) {
-    RETURN_IF_ERROR(validators_.pull_secret(pull_secret));
-  }
-  if (cluster.id().empty()) cluster.set_id(NewUuid());  // the sealed secret is bound to it
-  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<Cluster>(sealer_, cluster.id(), pull_secret));
-  return Announce(committed_, v1::CHANGE_TYPE_CREATED,
-                  InTransaction(pool_, [&](pg::Transaction& tx) {
-                    return Insert(tx, caller, cluster, secret);
-                  }));
-}
-
-absl::StatusOr<Cluster> ResourceStore::GetCluster(const Caller& caller, const std::string& id,
-                                                  bool include_hosts, bool include_deleted) {
-  const Key key{"", id};
-  if (!include_hosts) {
-    return ReadOnConnection(pool_, [&](pg::Connection& db) {
-      return ReadRow<Cluster>(db, caller, key, include_deleted, false, nullptr);
-    });
-  }
-  // One statement, so the cluster and its hosts come from one snapshot in one round trip. Both
-  // select lists have the same column types; `part` (after them) tells the rows apart.
-  Query q;
-  const std::string cluster_row = SelectRow<Cluster>(q, caller, key, include_deleted);
-  const std::string select =
-      Bind(q, absl::StrFormat(sql::kClusterWithHosts, cluster_row, SelectList<Host>()), {id});
-  return ReadOnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
-    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(select, q.params()));
-    if (rows.rows() == 0) return NotFound<Cluster>(key);
-    ASSIGN_OR_RETURN(Cluster cluster, Decode<Cluster>(rows, 0));
-    for (int row = 1; row < rows.rows(); ++row) {
-      ASSIGN_OR_RETURN(*cluster.add_hosts(), Decode<Host>(rows, row));
-    }
-    CountHosts(cluster);
-    return cluster;
-  });
-}
-
-absl::StatusOr<v1::ListClustersResponse> ResourceStore::ListClusters(const Caller& caller,
-                                                                     const ClusterQuery& query) {
-  Query q;
-  ASSIGN_OR_RETURN(Page page, PageFrom(q, query.page, limits_, {"created_at", "id"}));
-  std::string select =
-      absl::StrCat(absl::StrFormat(sql::kListClusters, SelectList<Cluster>()),
-                   TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
-  if (!query.include_deleted) select += sql::kLive;
-  if (!query.statuses.empty()) {
-    select +=
-        AnyOf(q, "status",
-              EnumNames<types::v1::ClusterStatus>(query.statuses, types::v1::ClusterStatus_Name));
-  }
-  if (!query.kinds.empty()) {
-    select += AnyOf(q, "kind",
-                    EnumNames<types::v1::ClusterKind>(query.kinds, types::v1::ClusterKind_Name));
-  }
-  if (!query.openshift_cluster_id.empty()) {
-    select += Bind(q, sql::kFilterOpenshiftClusterId, {query.openshift_cluster_id});
-  }
-  if (query.updated_before.has_value()) {
-    select += Bind(q, sql::kFilterUpdatedBefore, {MicrosText(*query.updated_before)});
-  }
-  select += sql::kByCreation;
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListClustersResponse> {
-    v1::ListClustersResponse response;
-    ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
-                     FetchPage<Cluster>(
-                         tx, select, q, page,
-                         [](const Cluster& c) -> std::vector<std::string> {
-                           return {MicrosText(c.created_at()), c.id()};
-                         },
-                         *response.mutable_clusters()));
-    if (query.include_hosts) RETURN_IF_ERROR(AttachHosts(tx, *response.mutable_clusters()));
-    return response;
-  });
-}
-
-absl::StatusOr<Cluster> ResourceStore::UpdateCluster(const Caller& caller, const Cluster& patch,
-                                                     const FieldMask& mask,
-                                                     const Precondition& precondition,
-                                                     const std::string& pull_secret) {
-  return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, validators_, patch, mask, precondition.resource_version,
-                   precondition.fence, pull_secret, sealer_));
-}
-
-absl::Status ResourceStore::DeleteCluster(const Caller& caller, const std::string& id,
-                                          const Precondition& precondition, bool purge) {
-  return InTransaction(
-             pool_,
-             [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-               // The cluster's row is locked first, then its hosts': the fixed lock order.
-               RETURN_IF_ERROR(Remove<Cluster>(tx, caller, {"", id}, precondition.resource_version,
-                                               purge, precondition.fence)
-                                   .status());
-               RETURN_IF_ERROR(RemoveHostsWhere(tx, "cluster_id", id, purge));
-               if (purge) {
-                 RETURN_IF_ERROR(tx.Exec(sql::kPurgeArtifactsOfCluster, {id}).status());
-               }
-               return true;
-             })
-      .status();
-}
-
-absl::StatusOr<Cluster> ResourceStore::UpdateClusterStatus(const Caller& caller,
-                                                           const std::string& id,
-                                                           const ClusterStatusChange& change) {
-  return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED,
-      ChangeStatus(pool_, caller, validators_, {"", id}, change, types::v1::ClusterStatus_Name));
-}
-
-// ---- Infra-envs ----
-
-absl::StatusOr<InfraEnv> ResourceStore::CreateInfraEnv(const Caller& caller, InfraEnv infra_env,
-                                                       const std::string& pull_secret) {
-  RETURN_IF_ERROR(Traits<InfraEnv>::Validate(validators_, infra_env));
-  if (!pull_secret.empty() && validators_.pull_secret) {
-    RETURN_IF_ERROR(validators_.pull_secret(pull_secret));
-  }
-  if (infra_env.id().empty()) infra_env.set_id(NewUuid());  // the sealed secret is bound to it
-  ASSIGN_OR_RETURN(pg::Param secret, CreatedSecret<InfraEnv>(sealer_, infra_env.id(), pull_secret));
-  return Announce(committed_, v1::CHANGE_TYPE_CREATED,
-                  InTransaction(pool_, [&](pg::Transaction& tx) {
-                    return Insert(tx, caller, infra_env, secret);
-                  }));
-}
-
-absl::StatusOr<InfraEnv> ResourceStore::GetInfraEnv(const Caller& caller, const std::string& id) {
-  return ReadOnConnection(pool_, [&](pg::Connection& db) {
-    return ReadRow<InfraEnv>(db, caller, {"", id}, false, false, nullptr);
-  });
-}
-
-absl::StatusOr<v1::ListInfraEnvsResponse> ResourceStore::ListInfraEnvs(const Caller& caller,
-                                                                       const InfraEnvQuery& query) {
-  Query q;
-  ASSIGN_OR_RETURN(Page page, PageFrom(q, query.page, limits_, {"created_at", "id"}));
-  std::string select =
-      absl::StrCat(absl::StrFormat(sql::kListInfraEnvs, SelectList<InfraEnv>()),
-                   TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
-  if (!query.cluster_id.empty()) select += Bind(q, sql::kFilterClusterIs, {query.cluster_id});
-  select += sql::kByCreation;
-  return InTransaction(pool_,
-                       [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListInfraEnvsResponse> {
-                         v1::ListInfraEnvsResponse response;
-                         ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
-                                          FetchPage<InfraEnv>(
-                                              tx, select, q, page,
-                                              [](const InfraEnv& e) -> std::vector<std::string> {
-                                                return {MicrosText(e.created_at()), e.id()};
-                                              },
-                                              *response.mutable_infra_envs()));
-                         return response;
-                       });
-}
-
-absl::StatusOr<InfraEnv> ResourceStore::UpdateInfraEnv(const Caller& caller, const InfraEnv& patch,
-                                                       const FieldMask& mask,
-                                                       const Precondition& precondition,
-                                                       const std::string& pull_secret) {
-  return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, validators_, patch, mask, precondition.resource_version,
-                   precondition.fence, pull_secret, sealer_));
-}
-
-absl::Status ResourceStore::DeleteInfraEnv(const Caller& caller, const std::string& id,
-                                           const Precondition& precondition, bool force) {
-  return InTransaction(
-             pool_,
-             [&](pg::Transaction& tx) -> absl::StatusOr<bool> {
-               ASSIGN_OR_RETURN(InfraEnv removed, Remove<InfraEnv>(tx, caller, {"", id},
-                                                                   precondition.resource_version,
-                                                                   false, precondition.fence));
-               if (!force) {
-                 ASSIGN_OR_RETURN(pg::Result hosts,
-                                  tx.Exec(sql::kCountLiveHostsOfInfraEnv, {removed.id()}));
-                 if (hosts.Get(0, 0) != "0") {
-                   return absl::FailedPreconditionError(
-                       absl::StrCat("infra-env ", removed.id(), " still has ", hosts.Get(0, 0),
-                                    " hosts; delete them first or set force"));
-                 }
-               }
-               RETURN_IF_ERROR(RemoveHostsWhere(tx, "infra_env_id", removed.id(), false));
-               return true;
-             })
-      .status();
-}
-
-absl::StatusOr<std::string> ResourceStore::GetClusterPullSecret(const Caller& caller,
-                                                                const std::string& id) {
-  return PullSecretOf<Cluster>(pool_, sealer_, caller, id);
-}
-
-absl::StatusOr<std::string> ResourceStore::GetInfraEnvPullSecret(const Caller& caller,
-                                                                 const std::string& id) {
-  return PullSecretOf<InfraEnv>(pool_, sealer_, caller, id);
-}
-
-absl::StatusOr<std::string> ResourceStore::GetInfraEnvSigningKey(const Caller& caller,
-                                                                 const std::string& infra_env_id) {
-  // Agent tokens are signed with it: a tenant holding it (and, elsewhere, the service key) could
-  // mint them. Only the services ever need it.
-  if (!caller.system) {
-    return absl::PermissionDeniedError("infra-env signing keys are for the services only");
-  }
-  const Key key{"", infra_env_id};
-  ASSIGN_OR_RETURN(pg::Result stored, ReadOnConnection(pool_, [&](pg::Connection& db) {
-                     return db.Exec(sql::kSelectSigningKey, {infra_env_id});
-                   }));
-  if (stored.rows() == 0) return NotFound<InfraEnv>(key);
-  const std::string place = SecretPlace("infra_envs", "signing_key", infra_env_id);
-  if (!stored.IsNull(0, 0)) {
-    return OpenSigningKey(sealer_, absl::HexStringToBytes(stored.Get(0, 0)), place);
-  }
-  // First use (infra-envs are created without one, and those of before migration 3 have none).
-  // Concurrent first uses agree: the first write wins and every caller reads it back.
-  ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
-  ASSIGN_OR_RETURN(std::string sealed, SealBytes(sealer_, fresh, place));
-  ASSIGN_OR_RETURN(
-      pg::Result made, OnConnection(pool_, [&](pg::Connection& db) {
-        return db.Exec(sql::kSetSigningKeyOnce, {infra_env_id, absl::BytesToHexString(sealed)});
-      }));
-  if (made.rows() == 0) return NotFound<InfraEnv>(key);
-  return OpenSigningKey(sealer_, absl::HexStringToBytes(made.Get(0, 0)), place);
-}
-
-absl::StatusOr<InfraEnv> ResourceStore::RegenerateInfraEnvSigningKey(
-    const Caller& caller, const std::string& infra_env_id) {
-  ASSIGN_OR_RETURN(std::string fresh, SecureRandomBytes(kSigningKeySize));
-  ASSIGN_OR_RETURN(
-      std::string sealed,
-      SealBytes(sealer_, fresh, SecretPlace("infra_envs", "signing_key", infra_env_id)));
-  const Key key{"", infra_env_id};
-  Query q;
-  std::string statement =
-      Bind(q, sql::kReplaceSigningKey, {absl::BytesToHexString(sealed), infra_env_id});
-  statement += TenancyPredicate(caller, {}, q.params());
-  statement += LogChangesOf<InfraEnv>(q, "updated", v1::CHANGE_TYPE_UPDATED);
-  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
-                  OnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<InfraEnv> {
-                    ASSIGN_OR_RETURN(pg::Result rows, db.Exec(statement, q.params()));
-                    if (rows.rows() == 0) return NotFound<InfraEnv>(key);
-                    return Decode<InfraEnv>(rows, 0);
-                  }));
-}
-
-// ---- Hosts ----
-
-absl::StatusOr<Host> ResourceStore::CreateHost(const Caller& caller, Host host) {
-  if (host.id().empty()) return absl::InvalidArgumentError("host.id: required");
-  if (host.infra_env_id().empty()) return absl::InvalidArgumentError("host.infra_env_id: required");
-  if (host.status() == types::v1::HOST_STATUS_UNSPECIFIED) {
-    host.set_status(host.cluster_id().empty() ? types::v1::HOST_STATUS_DISCOVERING_UNBOUND
-                                              : types::v1::HOST_STATUS_DISCOVERING);
-  }
-  RETURN_IF_ERROR(Traits<Host>::Validate(validators_, host));
-  absl::StatusOr<Host> created = OnConnection(pool_, [&](pg::Connection& db) {
-    // A host registers into a live infra-env the caller may see and inherits its owner. The host
-    // may carry an owner only when a system caller says so.
-    host.clear_owner();
-    return Insert(db, caller, host, pg::Param(), [&](Query& q) {
-      std::string from = Bind(q, sql::kOwnerInfraEnv, {host.infra_env_id()});
-      from += TenancyPredicate(caller, {}, q.params());
-      return OwnerSource{
-          .from = std::move(from), .user = sql::kOwnerUserColumn, .org = sql::kOwnerOrgColumn};
-    });
-  });
-  return Announce(committed_, v1::CHANGE_TYPE_CREATED, std::move(created));
-}
-
-absl::StatusOr<Host> ResourceStore::GetHost(const Caller& caller, const HostKey& key,
-                                            bool include_deleted) {
-  return ReadOnConnection(pool_, [&](pg::Connection& db) {
-    return ReadRow<Host>(db, caller, {key.infra_env_id, key.id}, include_deleted, false, nullptr);
-  });
-}
-
-absl::StatusOr<v1::ListHostsResponse> ResourceStore::ListHosts(const Caller& caller,
-                                                               const HostQuery& query) {
-  Query q;
-  ASSIGN_OR_RETURN(Page page,
-                   PageFrom(q, query.page, limits_, {"created_at", "infra_env_id", "id"}));
-  std::string select =
-      absl::StrCat(absl::StrFormat(sql::kListHosts, SelectList<Host>()),
-                   TenancyPredicate(caller, query.owner_scope, q.params()), page.where);
-  if (!query.include_deleted) select += sql::kLive;
-  if (!query.cluster_id.empty()) select += Bind(q, sql::kFilterClusterIs, {query.cluster_id});
-  if (!query.infra_env_id.empty()) {
-    select += Bind(q, sql::kFilterInfraEnvIs, {query.infra_env_id});
-  }
-  if (query.unbound_only) select += sql::kFilterUnbound;
-  if (!query.held_by_other_than.empty()) {
-    select += Bind(q, sql::kFilterHeldByOtherThan, {query.held_by_other_than});
-  }
-  if (!query.statuses.empty()) {
-    select += AnyOf(q, "status",
-                    EnumNames<types::v1::HostStatus>(query.statuses, types::v1::HostStatus_Name));
-  }
-  if (!query.roles.empty()) {
-    select +=
-        AnyOf(q, "role", EnumNames<types::v1::HostRole>(query.roles, types::v1::HostRole_Name));
-  }
-  select += sql::kHostsByCreation;
-  return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ListHostsResponse> {
-    v1::ListHostsResponse response;
-    ASSIGN_OR_RETURN(*response.mutable_next_page_token(),
-                     FetchPage<Host>(
-                         tx, select, q, page,
-                         [](const Host& h) -> std::vector<std::string> {
-                           return {MicrosText(h.created_at()), h.infra_env_id(), h.id()};
-                         },
-                         *response.mutable_hosts()));
-    if (query.omit_reports) {
-      for (Host& host : *response.mutable_hosts()) OmitReports(host);
-    }
-    return response;
-  });
-}
-
-absl::StatusOr<Host> ResourceStore::UpdateHost(const Caller& caller, const Host& patch,
-                                               const FieldMask& mask,
-                                               const Precondition& precondition) {
-  return Announce(
-      committed_, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, validators_, patch, mask, precondition.resource_version,
-                   precondition.fence, std::string(), nullptr));
-}
-
-absl::Status ResourceStore::DeleteHost(const Caller& caller, const HostKey& key,
-                                       const Precondition& precondition, bool purge) {
-  return InTransaction(pool_,
-                       [&](pg::Transaction& tx) {
-                         return Remove<Host>(tx, caller, {key.infra_env_id, key.id},
-                                             precondition.resource_version, purge,
-                                             precondition.fence);
-                       })
-      .status();
-}
-
-absl::StatusOr<Host> ResourceStore::UpdateHostStatus(const Caller& caller, const HostKey& key,
-                                                     const HostStatusChange& change) {
-  return Announce(committed_, v1::CHANGE_TYPE_UPDATED,
-                  ChangeStatus(pool_, caller, validators_, {key.infra_env_id, key.id}, change,
-                               types::v1::HostStatus_Name));
-}
-
-}  // namespace assisted::inventory
+#endif  // ASSISTED_SERVICES_INVENTORY_RESOURCE_ROWS_H_
