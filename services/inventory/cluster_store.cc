@@ -18,7 +18,7 @@ using resource_rows::AttachHosts;
 using resource_rows::Bind;
 using resource_rows::ChangeStatus;
 using resource_rows::CountHosts;
-using resource_rows::CreatedSecret;
+using resource_rows::CreateWithPullSecret;
 using resource_rows::Decode;
 using resource_rows::FetchPage;
 using resource_rows::Insert;
@@ -45,17 +45,7 @@ absl::StatusOr<Cluster> ClusterStore::Create(const Caller& caller, Cluster clust
   if (cluster.status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
     cluster.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
   }
-  RETURN_IF_ERROR(Traits<Cluster>::Validate(options_.validators, cluster));
-  if (!pull_secret.empty() && options_.validators.pull_secret) {
-    RETURN_IF_ERROR(options_.validators.pull_secret(pull_secret));
-  }
-  if (cluster.id().empty()) cluster.set_id(NewUuid());  // the sealed secret is bound to it
-  ASSIGN_OR_RETURN(pg::Param secret,
-                   CreatedSecret<Cluster>(options_.sealer, cluster.id(), pull_secret));
-  return Announce(options_.committed, v1::CHANGE_TYPE_CREATED,
-                  InTransaction(pool_, [&](pg::Transaction& tx) {
-                    return Insert(tx, caller, cluster, secret);
-                  }));
+  return CreateWithPullSecret(pool_, caller, options_, std::move(cluster), pull_secret);
 }
 
 absl::StatusOr<Cluster> ClusterStore::Get(const Caller& caller, const std::string& id,

@@ -14,7 +14,7 @@ namespace {
 using google::protobuf::FieldMask;
 using resource_rows::Announce;
 using resource_rows::Bind;
-using resource_rows::CreatedSecret;
+using resource_rows::CreateWithPullSecret;
 using resource_rows::FetchPage;
 using resource_rows::Insert;
 using resource_rows::Page;
@@ -33,17 +33,7 @@ namespace sql = resource_sql;
 
 absl::StatusOr<InfraEnv> InfraEnvStore::Create(const Caller& caller, InfraEnv infra_env,
                                                const std::string& pull_secret) {
-  RETURN_IF_ERROR(Traits<InfraEnv>::Validate(options_.validators, infra_env));
-  if (!pull_secret.empty() && options_.validators.pull_secret) {
-    RETURN_IF_ERROR(options_.validators.pull_secret(pull_secret));
-  }
-  if (infra_env.id().empty()) infra_env.set_id(NewUuid());  // the sealed secret is bound to it
-  ASSIGN_OR_RETURN(pg::Param secret,
-                   CreatedSecret<InfraEnv>(options_.sealer, infra_env.id(), pull_secret));
-  return Announce(options_.committed, v1::CHANGE_TYPE_CREATED,
-                  InTransaction(pool_, [&](pg::Transaction& tx) {
-                    return Insert(tx, caller, infra_env, secret);
-                  }));
+  return CreateWithPullSecret(pool_, caller, options_, std::move(infra_env), pull_secret);
 }
 
 absl::StatusOr<InfraEnv> InfraEnvStore::Get(const Caller& caller, const std::string& id) {

@@ -134,16 +134,18 @@ inline constexpr char kSoftDelete[] =
 inline constexpr char kPurge[] = "DELETE FROM %1$s WHERE %2$s";
 
 // Soft delete or purge of every live host with %1$s (cluster_id or infra_env_id) = ?, returning
-// what the change-log append needs (%2$s: the version the log records), into `removed`.
+// into `removed` what the change-log append needs (the version: the one the log records).
+#define ASSISTED_REMOVED_HOST                                            \
+  " RETURNING id::text AS id, infra_env_id::text AS infra_env_id_text, " \
+  "coalesce(cluster_id::text, '') AS cluster_id_text, status, "
 inline constexpr char kSoftDeleteHosts[] =
     "WITH removed AS (UPDATE hosts SET deleted_at = now(), updated_at = now(), resource_version = "
-    "resource_version + 1 WHERE %1$s = ?::uuid AND deleted_at IS NULL RETURNING id::text AS id, "
-    "infra_env_id::text AS infra_env_id_text, coalesce(cluster_id::text, '') AS cluster_id_text, "
-    "status, resource_version), ";
+    "resource_version + 1 WHERE %1$s = ?::uuid AND deleted_at IS NULL" ASSISTED_REMOVED_HOST
+    "resource_version), ";
 inline constexpr char kPurgeHosts[] =
-    "WITH removed AS (DELETE FROM hosts WHERE %1$s = ?::uuid RETURNING id::text AS id, "
-    "infra_env_id::text AS infra_env_id_text, coalesce(cluster_id::text, '') AS cluster_id_text, "
-    "status, resource_version + 1 AS resource_version), ";
+    "WITH removed AS (DELETE FROM hosts WHERE %1$s = ?::uuid" ASSISTED_REMOVED_HOST
+    "resource_version + 1 AS resource_version), ";
+#undef ASSISTED_REMOVED_HOST
 inline constexpr char kPurgeArtifactsOfCluster[] =
     "DELETE FROM artifacts WHERE cluster_id = $1::uuid";
 inline constexpr char kCountLiveHostsOfInfraEnv[] =

@@ -780,14 +780,26 @@ inline void OmitReports(Host& host) {
   host.clear_domain_name_resolutions();
 }
 
-// The secret column of a new cluster or infra-env: NULL without a pull secret, else sealed.
+// Creates a cluster or infra-env (M) after its input checks, with `pull_secret` (if any)
+// sealed into its secret column (bound to its id, which is made here when it has none).
 template <typename M>
-absl::StatusOr<pg::Param> CreatedSecret(const crypto::Sealer* sealer, const std::string& id,
-                                        const std::string& pull_secret) {
-  if (pull_secret.empty()) return pg::Param();
-  ASSIGN_OR_RETURN(std::string sealed,
-                   SealText(sealer, pull_secret, SecretPlace(Traits<M>::kTable, "secret", id)));
-  return pg::Param(std::move(sealed));
+absl::StatusOr<M> CreateWithPullSecret(pg::Pool& pool, const Caller& caller,
+                                       const ResourceStoreOptions& options, M message,
+                                       const std::string& pull_secret) {
+  RETURN_IF_ERROR(Traits<M>::Validate(options.validators, message));
+  if (!pull_secret.empty() && options.validators.pull_secret) {
+    RETURN_IF_ERROR(options.validators.pull_secret(pull_secret));
+  }
+  if (message.id().empty()) message.set_id(NewUuid());
+  pg::Param secret;  // NULL without a pull secret
+  if (!pull_secret.empty()) {
+    ASSIGN_OR_RETURN(secret, SealText(options.sealer, pull_secret,
+                                      SecretPlace(Traits<M>::kTable, "secret", message.id())));
+  }
+  return Announce(options.committed, v1::CHANGE_TYPE_CREATED,
+                  InTransaction(pool, [&](pg::Transaction& tx) {
+                    return Insert(tx, caller, message, secret);
+                  }));
 }
 
 // A status compare-and-set of `key`, in one statement when it writes nothing but the status

@@ -87,7 +87,8 @@ ArtifactSelection SelectionOf(const Request& request) {
 }
 
 // The status compare-and-set an Update*StatusRequest asks for.
-ClusterStatusChange StatusChangeOf(const v1::UpdateClusterStatusRequest& request) {
+template <typename Change, typename Request>
+Change StatusChangeOf(const Request& request) {
   return {.expected = request.expected_status(),
           .next = request.new_status(),
           .info = request.status_info(),
@@ -95,13 +96,11 @@ ClusterStatusChange StatusChangeOf(const v1::UpdateClusterStatusRequest& request
           .patch_mask = request.patch_mask(),
           .fence = FenceOf(request.fence())};
 }
-HostStatusChange StatusChangeOf(const v1::UpdateHostStatusRequest& request) {
-  return {.expected = request.expected_status(),
-          .next = request.new_status(),
-          .info = request.status_info(),
-          .patch = request.patch(),
-          .patch_mask = request.patch_mask(),
-          .fence = FenceOf(request.fence())};
+
+// The precondition of a write request that may be fenced.
+template <typename Request>
+Precondition PreconditionOf(const Request& request) {
+  return {.resource_version = request.resource_version(), .fence = FenceOf(request.fence())};
 }
 
 }  // namespace
@@ -150,10 +149,9 @@ grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster.id", request->cluster().id())},
       [&] {
-        return stores_.clusters.Update(
-            CallerOf(*context), request->cluster(), request->update_mask(),
-            {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
-            request->pull_secret());
+        return stores_.clusters.Update(CallerOf(*context), request->cluster(),
+                                       request->update_mask(), PreconditionOf(*request),
+                                       request->pull_secret());
       },
       response);
 }
@@ -162,10 +160,8 @@ grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
                                                  const v1::DeleteClusterRequest* request,
                                                  google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.clusters.Delete(
-        CallerOf(*context), request->id(),
-        {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
-        request->purge());
+    return stores_.clusters.Delete(CallerOf(*context), request->id(), PreconditionOf(*request),
+                                   request->purge());
   });
 }
 
@@ -176,7 +172,7 @@ grpc::Status InventoryServiceImpl::UpdateClusterStatus(
       {CheckId("id", request->id())},
       [&] {
         return stores_.clusters.UpdateStatus(CallerOf(*context), request->id(),
-                                             StatusChangeOf(*request));
+                                             StatusChangeOf<ClusterStatusChange>(*request));
       },
       response);
 }
@@ -234,10 +230,8 @@ grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
                                                   const v1::DeleteInfraEnvRequest* request,
                                                   google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.infra_envs.Delete(
-        CallerOf(*context), request->id(),
-        {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
-        request->force());
+    return stores_.infra_envs.Delete(CallerOf(*context), request->id(), PreconditionOf(*request),
+                                     request->force());
   });
 }
 
@@ -344,9 +338,8 @@ grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
        CheckId("host.id", request->host().id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
       [&] {
-        return stores_.hosts.Update(
-            CallerOf(*context), request->host(), request->update_mask(),
-            {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())});
+        return stores_.hosts.Update(CallerOf(*context), request->host(), request->update_mask(),
+                                    PreconditionOf(*request));
       },
       response);
 }
@@ -356,10 +349,8 @@ grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
                                               google::protobuf::Empty*) {
   return CheckedEmpty(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())}, [&] {
-        return stores_.hosts.Delete(
-            CallerOf(*context), {request->infra_env_id(), request->id()},
-            {.resource_version = request->resource_version(), .fence = FenceOf(request->fence())},
-            request->purge());
+        return stores_.hosts.Delete(CallerOf(*context), {request->infra_env_id(), request->id()},
+                                    PreconditionOf(*request), request->purge());
       });
 }
 
@@ -369,8 +360,9 @@ grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
       [&] {
-        return stores_.hosts.UpdateStatus(
-            CallerOf(*context), {request->infra_env_id(), request->id()}, StatusChangeOf(*request));
+        return stores_.hosts.UpdateStatus(CallerOf(*context),
+                                          {request->infra_env_id(), request->id()},
+                                          StatusChangeOf<HostStatusChange>(*request));
       },
       response);
 }
