@@ -21,7 +21,6 @@ using resource_rows::CountHosts;
 using resource_rows::CreateWithPullSecret;
 using resource_rows::Decode;
 using resource_rows::FetchPage;
-using resource_rows::Insert;
 using resource_rows::Key;
 using resource_rows::NotFound;
 using resource_rows::Page;
@@ -32,8 +31,7 @@ using resource_rows::Remove;
 using resource_rows::RemoveHostsWhere;
 using resource_rows::SelectList;
 using resource_rows::SelectRow;
-using resource_rows::Traits;
-using resource_rows::UpdateFields;
+using resource_rows::UpdateAndAnnounce;
 using types::v1::Cluster;
 using types::v1::Host;
 namespace sql = resource_sql;
@@ -116,10 +114,7 @@ absl::StatusOr<Cluster> ClusterStore::Update(const Caller& caller, const Cluster
                                              const FieldMask& mask,
                                              const Precondition& precondition,
                                              const std::string& pull_secret) {
-  return Announce(
-      options_.committed, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, options_.validators, patch, mask, precondition.resource_version,
-                   precondition.fence, pull_secret, options_.sealer));
+  return UpdateAndAnnounce(pool_, caller, options_, patch, mask, precondition, pull_secret);
 }
 
 absl::Status ClusterStore::Delete(const Caller& caller, const std::string& id,

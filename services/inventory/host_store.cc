@@ -26,7 +26,7 @@ using resource_rows::ReadRow;
 using resource_rows::Remove;
 using resource_rows::SelectList;
 using resource_rows::Traits;
-using resource_rows::UpdateFields;
+using resource_rows::UpdateAndAnnounce;
 using types::v1::Host;
 namespace sql = resource_sql;
 
@@ -105,10 +105,7 @@ absl::StatusOr<v1::ListHostsResponse> HostStore::List(const Caller& caller,
 
 absl::StatusOr<Host> HostStore::Update(const Caller& caller, const Host& patch,
                                        const FieldMask& mask, const Precondition& precondition) {
-  return Announce(
-      options_.committed, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, options_.validators, patch, mask, precondition.resource_version,
-                   precondition.fence, std::string(), nullptr));
+  return UpdateAndAnnounce(pool_, caller, options_, patch, mask, precondition, "");
 }
 
 absl::Status HostStore::Delete(const Caller& caller, const HostKey& key,

@@ -12,11 +12,9 @@ namespace assisted::inventory {
 namespace {
 
 using google::protobuf::FieldMask;
-using resource_rows::Announce;
 using resource_rows::Bind;
 using resource_rows::CreateWithPullSecret;
 using resource_rows::FetchPage;
-using resource_rows::Insert;
 using resource_rows::Page;
 using resource_rows::PageFrom;
 using resource_rows::PullSecretOf;
@@ -24,8 +22,7 @@ using resource_rows::ReadRow;
 using resource_rows::Remove;
 using resource_rows::RemoveHostsWhere;
 using resource_rows::SelectList;
-using resource_rows::Traits;
-using resource_rows::UpdateFields;
+using resource_rows::UpdateAndAnnounce;
 using types::v1::InfraEnv;
 namespace sql = resource_sql;
 
@@ -69,10 +66,7 @@ absl::StatusOr<InfraEnv> InfraEnvStore::Update(const Caller& caller, const Infra
                                                const FieldMask& mask,
                                                const Precondition& precondition,
                                                const std::string& pull_secret) {
-  return Announce(
-      options_.committed, v1::CHANGE_TYPE_UPDATED,
-      UpdateFields(pool_, caller, options_.validators, patch, mask, precondition.resource_version,
-                   precondition.fence, pull_secret, options_.sealer));
+  return UpdateAndAnnounce(pool_, caller, options_, patch, mask, precondition, pull_secret);
 }
 
 absl::Status InfraEnvStore::Delete(const Caller& caller, const std::string& id,

@@ -606,6 +606,19 @@ absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Valid
   return locked();  // a busy row: wait for its lock instead of racing again
 }
 
+// UpdateFields with a store's options; a success is told to its commit hook.
+template <typename M>
+absl::StatusOr<M> UpdateAndAnnounce(pg::Pool& pool, const Caller& caller,
+                                    const ResourceStoreOptions& options, const M& patch,
+                                    const google::protobuf::FieldMask& mask,
+                                    const Precondition& precondition,
+                                    const std::string& pull_secret) {
+  return Announce(
+      options.committed, v1::CHANGE_TYPE_UPDATED,
+      UpdateFields(pool, caller, options.validators, patch, mask, precondition.resource_version,
+                   precondition.fence, pull_secret, options.sealer));
+}
+
 // Status compare-and-set without a patch or fence, the orchestrator's most frequent write, in
 // one statement. Only the status, status_info and status_updated_at change.
 template <typename M>
