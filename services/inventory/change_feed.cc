@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/status/status_macros.h"
 #include "postgresql/libpq-fe.h"
+#include "services/inventory/change_log.h"
 #include "services/inventory/store_common.h"
 #include "services/inventory/transaction.h"
 
@@ -18,12 +19,6 @@ namespace {
 // Arbitrary but fixed: the advisory lock key of the sequencer.
 constexpr char kSequencerLock[] = "SELECT pg_try_advisory_xact_lock(7301000002)";
 constexpr int kBatch = 5000;
-
-int64_t ToInt64(absl::string_view text) {
-  int64_t value = 0;
-  (void)absl::SimpleAtoi(text, &value);
-  return value;
-}
 
 }  // namespace
 

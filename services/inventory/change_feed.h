@@ -2,7 +2,7 @@
 //
 // The change log's moving parts, and the inventory's periodic maintenance (log retention,
 // purging soft-deleted rows), which runs on the same thread under the same lock. Writers append
-// rows with no sequence number in their own transactions (store_common.h: AppendChange). The
+// rows with no sequence number in their own transactions (change_log.h). The
 // ChangeFeed of every inventory replica LISTENs for those appends; one replica at a time (whoever
 // wins a transaction-level advisory lock) numbers the committed rows in order, and everyone learns
 // the new head through NOTIFY. Because only committed rows get numbers, a watcher that has seen seq

@@ -6,7 +6,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/cluster_store.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -19,13 +19,13 @@ class ChangeFeedTest : public InventoryDbTest {
  protected:
   void SetUp() override {
     InventoryDbTest::SetUp();
-    resources_ = std::make_unique<ResourceStore>(*pool_, Validators{});
+    clusters_ = std::make_unique<ClusterStore>(*pool_);
   }
 
   std::string NewCluster() {
-    v1::CreateClusterRequest create;
-    create.mutable_cluster()->set_name("c");
-    auto cluster = resources_->CreateCluster(Caller::System(), create);
+    types::v1::Cluster to_be;
+    to_be.set_name("c");
+    auto cluster = clusters_->Create(Caller::System(), to_be);
     EXPECT_THAT(cluster, IsOk());
     return cluster.ok() ? cluster->id() : "";
   }
@@ -38,16 +38,17 @@ class ChangeFeedTest : public InventoryDbTest {
     return events.ok() ? *events : std::vector<v1::WatchEvent>();
   }
 
-  std::unique_ptr<ResourceStore> resources_;
+  std::unique_ptr<ClusterStore> clusters_;
 };
 
 TEST_F(ChangeFeedTest, CommittedChangesGetConsecutiveNumbersInCommitOrder) {
   const std::string id = NewCluster();
-  v1::UpdateClusterRequest update;
-  update.mutable_cluster()->set_id(id);
-  update.mutable_cluster()->set_name("renamed");
-  update.mutable_update_mask()->add_paths("name");
-  ASSERT_THAT(resources_->UpdateCluster(Caller::System(), update), IsOk());
+  types::v1::Cluster patch;
+  patch.set_id(id);
+  patch.set_name("renamed");
+  google::protobuf::FieldMask mask;
+  mask.add_paths("name");
+  ASSERT_THAT(clusters_->Update(Caller::System(), patch, mask), IsOk());
   EXPECT_EQ(SequencePending(*pool_)->numbered, 2);
   EXPECT_EQ(SequencePending(*pool_)->numbered, 0);
   const std::vector<v1::WatchEvent> events = All();
@@ -118,18 +119,16 @@ TEST_F(ChangeFeedTest, RetentionTrimsTheOldestAndRemembersWhere) {
 
 TEST_F(ChangeFeedTest, SoftDeletedResourcesArePurgedOnlyAfterTheirGracePeriod) {
   const std::string id = NewCluster();
-  v1::DeleteClusterRequest remove;
-  remove.set_id(id);
-  ASSERT_THAT(resources_->DeleteCluster(Caller::System(), remove), IsOk());
+  ASSERT_THAT(clusters_->Delete(Caller::System(), id), IsOk());
   EXPECT_THAT(PurgeDeleted(*pool_, absl::Hours(72)), IsOkAndHolds(0));
-  v1::GetClusterRequest get;
-  get.set_id(id);
-  get.set_include_deleted(true);
-  EXPECT_THAT(resources_->GetCluster(Caller::System(), get), IsOk());
+  auto get = [&] {
+    return clusters_->Get(Caller::System(), id, /*include_hosts=*/false,
+                          /*include_deleted=*/true);
+  };
+  EXPECT_THAT(get(), IsOk());
   absl::SleepFor(absl::Milliseconds(1100));
   EXPECT_THAT(PurgeDeleted(*pool_, absl::Seconds(1)), IsOkAndHolds(1));
-  EXPECT_THAT(resources_->GetCluster(Caller::System(), get),
-              ::assisted::testing::StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(get(), ::assisted::testing::StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(ChangeFeedTest, TheFeedPublishesNewHeadsToWaiters) {
@@ -147,9 +146,9 @@ TEST_F(ChangeFeedTest, AWriteIsHintedToWaitersBeforeItsNumberAndThenNumbered) {
   auto feed = ChangeFeed::Start({.dsn = dsn(), .poll_interval = absl::Seconds(30)}, *pool_,
                                 log::Logger::Discard());
   ASSERT_THAT(feed, IsOk());
-  resources_ = std::make_unique<ResourceStore>(
-      *pool_, Validators{}, PageLimits{},
-      [feed = feed->get()](const Change& change) { feed->Hint(change); });
+  clusters_ = std::make_unique<ClusterStore>(
+      *pool_, ResourceStoreOptions{
+                  .committed = [feed = feed->get()](const Change& change) { feed->Hint(change); }});
   const int64_t head = (*feed)->head();
   uint64_t hint = (*feed)->last_hint();
   const std::string id = NewCluster();

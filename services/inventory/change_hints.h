@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "assisted/inventory/v1/inventory_service.pb.h"
-#include "services/inventory/store_common.h"
+#include "services/inventory/change_log.h"
 
 namespace assisted::inventory {
 

@@ -7,9 +7,11 @@
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/inventory/resource_store.h"
+#include "services/inventory/artifact_store.h"
+#include "services/inventory/cluster_store.h"
+#include "services/inventory/infra_env_store.h"
 #include "services/inventory/secret_columns.h"
-#include "services/inventory/side_stores.h"
+#include "services/inventory/signing_key_store.h"
 #include "services/inventory/store_test_base.h"
 
 namespace assisted::inventory {
@@ -39,8 +41,10 @@ class SecretsAtRestTest : public InventoryDbTest {
 
   // Stores that seal with `sealer` (null: in plain, as an inventory did before sealing).
   void UseSealer(const crypto::Sealer* sealer) {
-    resources_ =
-        std::make_unique<ResourceStore>(*pool_, Validators{}, PageLimits{}, nullptr, sealer);
+    clusters_ = std::make_unique<ClusterStore>(*pool_, ResourceStoreOptions{.sealer = sealer});
+    infra_envs_ = std::make_unique<InfraEnvStore>(*pool_, ResourceStoreOptions{.sealer = sealer});
+    signing_keys_ =
+        std::make_unique<SigningKeyStore>(*pool_, ResourceStoreOptions{.sealer = sealer});
     artifacts_ = std::make_unique<ArtifactStore>(*pool_, 1 << 20, sealer);
   }
 
@@ -61,54 +65,47 @@ class SecretsAtRestTest : public InventoryDbTest {
   }
 
   types::v1::Cluster NewCluster() {
-    v1::CreateClusterRequest request;
-    request.mutable_cluster()->set_name("sealed");
-    request.mutable_cluster()->set_base_dns_domain("example.com");
-    request.set_pull_secret(PullSecret());
+    types::v1::Cluster to_be;
+    to_be.set_name("sealed");
+    to_be.set_base_dns_domain("example.com");
     absl::StatusOr<types::v1::Cluster> cluster =
-        resources_->CreateCluster(Caller::System(), request);
+        clusters_->Create(Caller::System(), to_be, PullSecret());
     EXPECT_THAT(cluster.status(), IsOk());
     return cluster.value_or(types::v1::Cluster());
   }
 
   types::v1::InfraEnv NewInfraEnv(const std::string& cluster_id) {
-    v1::CreateInfraEnvRequest request;
-    request.mutable_infra_env()->set_name("discovery");
-    request.mutable_infra_env()->set_cluster_id(cluster_id);
-    request.set_pull_secret(PullSecret());
+    types::v1::InfraEnv to_be;
+    to_be.set_name("discovery");
+    to_be.set_cluster_id(cluster_id);
     absl::StatusOr<types::v1::InfraEnv> infra_env =
-        resources_->CreateInfraEnv(Caller::System(), request);
+        infra_envs_->Create(Caller::System(), to_be, PullSecret());
     EXPECT_THAT(infra_env.status(), IsOk());
     return infra_env.value_or(types::v1::InfraEnv());
   }
 
   void PutArtifact(const std::string& cluster_id, const std::string& name,
                    const std::string& content, int64_t offset = 0) {
-    v1::PutArtifactRequest request;
-    request.set_cluster_id(cluster_id);
-    request.set_name(name);
-    request.set_kind(v1::ARTIFACT_KIND_CREDENTIALS);
-    request.set_content(content);
-    request.set_offset(offset);
-    EXPECT_THAT(artifacts_->Put(Caller::System(), request).status(), IsOk());
+    EXPECT_THAT(artifacts_
+                    ->Put(Caller::System(), {.cluster_id = cluster_id,
+                                             .name = name,
+                                             .kind = v1::ARTIFACT_KIND_CREDENTIALS,
+                                             .content = content,
+                                             .offset = offset})
+                    .status(),
+                IsOk());
   }
 
   absl::StatusOr<std::string> ReadArtifact(const std::string& cluster_id, const std::string& name,
                                            int64_t offset = 0, int64_t length = 0) {
-    v1::GetArtifactRequest request;
-    request.set_cluster_id(cluster_id);
-    request.set_name(name);
-    request.set_offset(offset);
-    request.set_length(length);
-    absl::StatusOr<v1::Artifact> artifact = artifacts_->Get(Caller::System(), request);
+    absl::StatusOr<v1::Artifact> artifact =
+        artifacts_->Get(Caller::System(), cluster_id, name, {.offset = offset, .length = length});
     if (!artifact.ok()) return artifact.status();
     return artifact->content();
   }
 
   absl::StatusOr<std::string> PullSecretOf(const types::v1::Cluster& cluster) {
-    v1::GetPullSecretRequest request;
-    request.set_cluster_id(cluster.id());
-    return resources_->GetPullSecret(Caller::System(), request);
+    return clusters_->GetPullSecret(Caller::System(), cluster.id());
   }
 
   // Every row of every table as PostgreSQL prints it, what a dump holds (bytea in hex).
@@ -145,7 +142,7 @@ class SecretsAtRestTest : public InventoryDbTest {
     Written written{.cluster = NewCluster()};
     written.infra_env = NewInfraEnv(written.cluster.id());
     absl::StatusOr<std::string> signing_key =
-        resources_->GetInfraEnvSigningKey(Caller::System(), written.infra_env.id());
+        signing_keys_->Get(Caller::System(), written.infra_env.id());
     EXPECT_THAT(signing_key.status(), IsOk());
     written.signing_key = signing_key.value_or("");
     PutArtifact(written.cluster.id(), "tls/root-ca.key", kRootCaKey);
@@ -166,7 +163,7 @@ class SecretsAtRestTest : public InventoryDbTest {
   // The stores read every secret back as it was written.
   void ExpectReadable(const Written& written) {
     EXPECT_THAT(PullSecretOf(written.cluster), IsOkAndHolds(PullSecret()));
-    EXPECT_THAT(resources_->GetInfraEnvSigningKey(Caller::System(), written.infra_env.id()),
+    EXPECT_THAT(signing_keys_->Get(Caller::System(), written.infra_env.id()),
                 IsOkAndHolds(written.signing_key));
     EXPECT_THAT(ReadArtifact(written.cluster.id(), "tls/root-ca.key"), IsOkAndHolds(kRootCaKey));
     EXPECT_THAT(ReadArtifact(written.cluster.id(), "kubeadmin-password"),
@@ -182,7 +179,9 @@ class SecretsAtRestTest : public InventoryDbTest {
   }
 
   const crypto::Sealer sealer_ = MakeSealer('k');
-  std::unique_ptr<ResourceStore> resources_;
+  std::unique_ptr<ClusterStore> clusters_;
+  std::unique_ptr<InfraEnvStore> infra_envs_;
+  std::unique_ptr<SigningKeyStore> signing_keys_;
   std::unique_ptr<ArtifactStore> artifacts_;
 };
 
@@ -195,18 +194,15 @@ TEST_F(SecretsAtRestTest, ADatabaseDumpRevealsNoSecret) {
 TEST_F(SecretsAtRestTest, ListingReadsNoSecretAndReportsThePlaintextsSizeAndHash) {
   const types::v1::Cluster cluster = NewCluster();
   PutArtifact(cluster.id(), "tls/root-ca.key", kRootCaKey);
-  v1::ListArtifactsRequest list;
-  list.set_cluster_id(cluster.id());
-  absl::StatusOr<v1::ListArtifactsResponse> listed = artifacts_->List(Caller::System(), list);
+  absl::StatusOr<std::vector<v1::ArtifactInfo>> listed =
+      artifacts_->List(Caller::System(), cluster.id(), {});
   ASSERT_THAT(listed.status(), IsOk());
-  ASSERT_EQ(listed->artifacts_size(), 1);
-  EXPECT_EQ(listed->artifacts(0).size_bytes(), std::string(kRootCaKey).size());
-  EXPECT_EQ(listed->artifacts(0).sha256(),
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].size_bytes(), std::string(kRootCaKey).size());
+  EXPECT_EQ((*listed)[0].sha256(),
             Sql("SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", {kRootCaKey}));
   // Clusters are listed with whether they have a pull secret, not with it.
-  v1::ListClustersRequest clusters;
-  absl::StatusOr<v1::ListClustersResponse> all =
-      resources_->ListClusters(Caller::System(), clusters);
+  absl::StatusOr<v1::ListClustersResponse> all = clusters_->List(Caller::System(), {});
   ASSERT_THAT(all.status(), IsOk());
   EXPECT_TRUE(all->clusters(0).pull_secret_set());
 }
@@ -220,12 +216,11 @@ TEST_F(SecretsAtRestTest, SealedArtifactsUploadAndReadInChunks) {
   EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key", 5, 20),
               IsOkAndHolds(pem.substr(5, 20)));
   EXPECT_THAT(ReadArtifact(cluster.id(), "tls/root-ca.key", 30), IsOkAndHolds(pem.substr(30)));
-  v1::PutArtifactRequest past_the_end;
-  past_the_end.set_cluster_id(cluster.id());
-  past_the_end.set_name("tls/root-ca.key");
-  past_the_end.set_kind(v1::ARTIFACT_KIND_CREDENTIALS);
-  past_the_end.set_offset(pem.size() + 1);
-  past_the_end.set_content("x");
+  const ArtifactWrite past_the_end{.cluster_id = cluster.id(),
+                                   .name = "tls/root-ca.key",
+                                   .kind = v1::ARTIFACT_KIND_CREDENTIALS,
+                                   .content = "x",
+                                   .offset = static_cast<int64_t>(pem.size() + 1)};
   EXPECT_THAT(artifacts_->Put(Caller::System(), past_the_end).status(),
               StatusIs(absl::StatusCode::kFailedPrecondition,
                        HasSubstr(absl::StrCat(pem.size(), " bytes"))));

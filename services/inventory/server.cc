@@ -6,13 +6,18 @@
 #include "lib/pg/pool.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
+#include "services/inventory/artifact_store.h"
 #include "services/inventory/change_feed.h"
+#include "services/inventory/cluster_store.h"
+#include "services/inventory/event_store.h"
+#include "services/inventory/host_store.h"
+#include "services/inventory/infra_env_store.h"
+#include "services/inventory/input_checks.h"
+#include "services/inventory/lease_store.h"
 #include "services/inventory/migrations.h"
-#include "services/inventory/resource_store.h"
 #include "services/inventory/secret_columns.h"
 #include "services/inventory/service.h"
-#include "services/inventory/side_stores.h"
-#include "services/inventory/validation.h"
+#include "services/inventory/signing_key_store.h"
 
 namespace assisted::inventory {
 namespace {
@@ -92,7 +97,10 @@ namespace {
 struct Parts {
   std::unique_ptr<crypto::Sealer> sealer;  // null: secrets stored in plain (development)
   std::unique_ptr<pg::Pool> pool;
-  std::unique_ptr<ResourceStore> resources;
+  std::unique_ptr<ClusterStore> clusters;
+  std::unique_ptr<InfraEnvStore> infra_envs;
+  std::unique_ptr<HostStore> hosts;
+  std::unique_ptr<SigningKeyStore> signing_keys;
   std::unique_ptr<EventStore> events;
   std::unique_ptr<ArtifactStore> artifacts;
   std::unique_ptr<LeaseStore> leases;
@@ -152,14 +160,17 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   ASSIGN_OR_RETURN(parts->feed, ChangeFeed::Start({.dsn = config.postgres_dsn,
                                                    .keep_changes = config.change_log_keep},
                                                   *parts->pool, context.log.Child("feed")));
-  parts->resources = std::make_unique<ResourceStore>(
-      *parts->pool,
-      Validators{.cluster = ValidateCluster,
-                 .infra_env = ValidateInfraEnv,
-                 .host = ValidateHost,
-                 .pull_secret = ValidatePullSecret},
-      PageLimits{}, [feed = parts->feed.get()](const Change& change) { feed->Hint(change); },
-      parts->sealer.get());
+  const ResourceStoreOptions resource_options{
+      .validators = {.cluster = ValidateCluster,
+                     .infra_env = ValidateInfraEnv,
+                     .host = ValidateHost,
+                     .pull_secret = ValidatePullSecret},
+      .committed = [feed = parts->feed.get()](const Change& change) { feed->Hint(change); },
+      .sealer = parts->sealer.get()};
+  parts->clusters = std::make_unique<ClusterStore>(*parts->pool, resource_options);
+  parts->infra_envs = std::make_unique<InfraEnvStore>(*parts->pool, resource_options);
+  parts->hosts = std::make_unique<HostStore>(*parts->pool, resource_options);
+  parts->signing_keys = std::make_unique<SigningKeyStore>(*parts->pool, resource_options);
   parts->events = std::make_unique<EventStore>(*parts->pool);
   parts->artifacts =
       std::make_unique<ArtifactStore>(*parts->pool, config.max_artifact_bytes, parts->sealer.get());
@@ -172,11 +183,12 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
 
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
-  host->Add(std::make_unique<InventoryServiceImpl>(
-                Stores{*parts->resources, *parts->events, *parts->artifacts, *parts->leases,
-                       *parts->pool, *parts->feed},
-                config.watch_bookmark_interval),
-            v1::InventoryService::service_full_name());
+  host->Add(
+      std::make_unique<InventoryServiceImpl>(
+          Stores{*parts->clusters, *parts->infra_envs, *parts->hosts, *parts->signing_keys,
+                 *parts->events, *parts->artifacts, *parts->leases, *parts->pool, *parts->feed},
+          config.watch_bookmark_interval),
+      v1::InventoryService::service_full_name());
   RETURN_IF_ERROR(host->Start(config.grpc, context));
   return host;
 }

@@ -1,9 +1,12 @@
 #include "services/inventory/service.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "lib/grpc/identity.h"
 #include "lib/status/grpc_status.h"
-#include "services/inventory/validation.h"
+#include "lib/status/status_macros.h"
+#include "services/inventory/input_checks.h"
 
 namespace assisted::inventory {
 namespace {
@@ -68,6 +71,38 @@ grpc::Status CheckedEmpty(std::initializer_list<absl::Status> checks, Call call)
   return Reply(call());
 }
 
+// The enum values of a repeated enum field.
+template <typename Enum>
+std::vector<Enum> EnumsOf(const google::protobuf::RepeatedField<int>& values) {
+  std::vector<Enum> out;
+  for (int value : values) out.push_back(static_cast<Enum>(value));
+  return out;
+}
+
+// The artifacts a List or Delete request names.
+template <typename Request>
+ArtifactSelection SelectionOf(const Request& request) {
+  return {.name_prefix = request.name_prefix(),
+          .kinds = EnumsOf<v1::ArtifactKind>(request.kinds())};
+}
+
+// The status compare-and-set an Update*StatusRequest asks for.
+template <typename Change, typename Request>
+Change StatusChangeOf(const Request& request) {
+  return {.expected = request.expected_status(),
+          .next = request.new_status(),
+          .info = request.status_info(),
+          .patch = request.patch(),
+          .patch_mask = request.patch_mask(),
+          .fence = FenceOf(request.fence())};
+}
+
+// The precondition of a write request that may be fenced.
+template <typename Request>
+Precondition PreconditionOf(const Request& request) {
+  return {.resource_version = request.resource_version(), .fence = FenceOf(request.fence())};
+}
+
 }  // namespace
 
 grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
@@ -75,7 +110,11 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
                                                  types::v1::Cluster* response) {
   return Checked(
       {CheckId("cluster.id", request->cluster().id(), true)},
-      [&] { return stores_.resources.CreateCluster(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.clusters.Create(CallerOf(*context), request->cluster(),
+                                       request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
@@ -83,13 +122,25 @@ grpc::Status InventoryServiceImpl::GetCluster(grpc::ServerContext* context,
                                               types::v1::Cluster* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.GetCluster(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.clusters.Get(CallerOf(*context), request->id(), request->include_hosts(),
+                                    request->include_deleted());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::ListClusters(grpc::ServerContext* context,
                                                 const v1::ListClustersRequest* request,
                                                 v1::ListClustersResponse* response) {
-  return Reply(stores_.resources.ListClusters(CallerOf(*context), *request), response);
+  ClusterQuery query{.page = {.token = request->page_token(), .size = request->page_size()},
+                     .owner_scope = request->owner_scope(),
+                     .statuses = EnumsOf<types::v1::ClusterStatus>(request->statuses()),
+                     .kinds = EnumsOf<types::v1::ClusterKind>(request->kinds()),
+                     .openshift_cluster_id = request->openshift_cluster_id(),
+                     .include_deleted = request->include_deleted(),
+                     .include_hosts = request->include_hosts()};
+  if (request->has_updated_before()) query.updated_before = request->updated_before();
+  return Reply(stores_.clusters.List(CallerOf(*context), query), response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
@@ -97,14 +148,20 @@ grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
                                                  types::v1::Cluster* response) {
   return Checked(
       {CheckId("cluster.id", request->cluster().id())},
-      [&] { return stores_.resources.UpdateCluster(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.clusters.Update(CallerOf(*context), request->cluster(),
+                                       request->update_mask(), PreconditionOf(*request),
+                                       request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteCluster(grpc::ServerContext* context,
                                                  const v1::DeleteClusterRequest* request,
                                                  google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.resources.DeleteCluster(CallerOf(*context), *request);
+    return stores_.clusters.Delete(CallerOf(*context), request->id(), PreconditionOf(*request),
+                                   request->purge());
   });
 }
 
@@ -113,7 +170,10 @@ grpc::Status InventoryServiceImpl::UpdateClusterStatus(
     types::v1::Cluster* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.UpdateClusterStatus(CallerOf(*context), *request); },
+      [&] {
+        return stores_.clusters.UpdateStatus(CallerOf(*context), request->id(),
+                                             StatusChangeOf<ClusterStatusChange>(*request));
+      },
       response);
 }
 
@@ -123,7 +183,11 @@ grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
   return Checked(
       {CheckId("infra_env.id", request->infra_env().id(), true),
        CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
-      [&] { return stores_.resources.CreateInfraEnv(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.infra_envs.Create(CallerOf(*context), request->infra_env(),
+                                         request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
@@ -131,7 +195,7 @@ grpc::Status InventoryServiceImpl::GetInfraEnv(grpc::ServerContext* context,
                                                types::v1::InfraEnv* response) {
   return Checked(
       {CheckId("id", request->id())},
-      [&] { return stores_.resources.GetInfraEnv(CallerOf(*context), *request); }, response);
+      [&] { return stores_.infra_envs.Get(CallerOf(*context), request->id()); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
@@ -139,7 +203,13 @@ grpc::Status InventoryServiceImpl::ListInfraEnvs(grpc::ServerContext* context,
                                                  v1::ListInfraEnvsResponse* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id(), true)},
-      [&] { return stores_.resources.ListInfraEnvs(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.infra_envs.List(CallerOf(*context), {.page = {.token = request->page_token(),
+                                                                     .size = request->page_size()},
+                                                            .owner_scope = request->owner_scope(),
+                                                            .cluster_id = request->cluster_id()});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
@@ -148,14 +218,20 @@ grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
   return Checked(
       {CheckId("infra_env.id", request->infra_env().id()),
        CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
-      [&] { return stores_.resources.UpdateInfraEnv(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.infra_envs.Update(
+            CallerOf(*context), request->infra_env(), request->update_mask(),
+            {.resource_version = request->resource_version()}, request->pull_secret());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteInfraEnv(grpc::ServerContext* context,
                                                   const v1::DeleteInfraEnvRequest* request,
                                                   google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("id", request->id())}, [&] {
-    return stores_.resources.DeleteInfraEnv(CallerOf(*context), *request);
+    return stores_.infra_envs.Delete(CallerOf(*context), request->id(), PreconditionOf(*request),
+                                     request->force());
   });
 }
 
@@ -166,8 +242,17 @@ grpc::Status InventoryServiceImpl::GetPullSecret(grpc::ServerContext* context,
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
       [&]() -> absl::StatusOr<v1::GetPullSecretResponse> {
-        absl::StatusOr<std::string> secret =
-            stores_.resources.GetPullSecret(CallerOf(*context), *request);
+        absl::StatusOr<std::string> secret;
+        switch (request->owner_case()) {
+          case v1::GetPullSecretRequest::kClusterId:
+            secret = stores_.clusters.GetPullSecret(CallerOf(*context), request->cluster_id());
+            break;
+          case v1::GetPullSecretRequest::kInfraEnvId:
+            secret = stores_.infra_envs.GetPullSecret(CallerOf(*context), request->infra_env_id());
+            break;
+          default:
+            return absl::InvalidArgumentError("owner: give cluster_id or infra_env_id");
+        }
         if (!secret.ok()) return secret.status();
         v1::GetPullSecretResponse out;
         out.set_pull_secret(*std::move(secret));
@@ -183,7 +268,7 @@ grpc::Status InventoryServiceImpl::GetInfraEnvSigningKey(
       {CheckId("infra_env_id", request->infra_env_id())},
       [&]() -> absl::StatusOr<v1::GetInfraEnvSigningKeyResponse> {
         absl::StatusOr<std::string> key =
-            stores_.resources.GetInfraEnvSigningKey(CallerOf(*context), request->infra_env_id());
+            stores_.signing_keys.Get(CallerOf(*context), request->infra_env_id());
         if (!key.ok()) return key.status();
         v1::GetInfraEnvSigningKeyResponse out;
         out.set_signing_key(*std::move(key));
@@ -196,9 +281,7 @@ grpc::Status InventoryServiceImpl::RegenerateInfraEnvSigningKey(
     grpc::ServerContext* context, const v1::RegenerateInfraEnvSigningKeyRequest* request,
     google::protobuf::Empty*) {
   return CheckedEmpty({CheckId("infra_env_id", request->infra_env_id())}, [&] {
-    return stores_.resources
-        .RegenerateInfraEnvSigningKey(CallerOf(*context), request->infra_env_id())
-        .status();
+    return stores_.signing_keys.Regenerate(CallerOf(*context), request->infra_env_id()).status();
   });
 }
 
@@ -209,7 +292,7 @@ grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
       {CheckId("host.id", request->host().id()),
        CheckId("host.infra_env_id", request->host().infra_env_id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
-      [&] { return stores_.resources.CreateHost(CallerOf(*context), *request); }, response);
+      [&] { return stores_.hosts.Create(CallerOf(*context), request->host()); }, response);
 }
 
 grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
@@ -217,7 +300,11 @@ grpc::Status InventoryServiceImpl::GetHost(grpc::ServerContext* context,
                                            types::v1::Host* response) {
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-      [&] { return stores_.resources.GetHost(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.hosts.Get(CallerOf(*context), {request->infra_env_id(), request->id()},
+                                 request->include_deleted());
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
@@ -226,7 +313,21 @@ grpc::Status InventoryServiceImpl::ListHosts(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
-      [&] { return stores_.resources.ListHosts(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.hosts.List(
+            CallerOf(*context),
+            {.page = {.token = request->page_token(), .size = request->page_size()},
+             .owner_scope = request->owner_scope(),
+             .cluster_id = request->cluster_id(),
+             .infra_env_id = request->infra_env_id(),
+             .statuses = EnumsOf<types::v1::HostStatus>(request->statuses()),
+             .roles = EnumsOf<types::v1::HostRole>(request->roles()),
+             .include_deleted = request->include_deleted(),
+             .unbound_only = request->unbound_only(),
+             .omit_reports = request->omit_reports(),
+             .held_by_other_than = request->held_by_other_than()});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
@@ -236,15 +337,21 @@ grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
       {CheckId("host.infra_env_id", request->host().infra_env_id()),
        CheckId("host.id", request->host().id()),
        CheckId("host.cluster_id", request->host().cluster_id(), true)},
-      [&] { return stores_.resources.UpdateHost(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.hosts.Update(CallerOf(*context), request->host(), request->update_mask(),
+                                    PreconditionOf(*request));
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteHost(grpc::ServerContext* context,
                                               const v1::DeleteHostRequest* request,
                                               google::protobuf::Empty*) {
   return CheckedEmpty(
-      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-      [&] { return stores_.resources.DeleteHost(CallerOf(*context), *request); });
+      {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())}, [&] {
+        return stores_.hosts.Delete(CallerOf(*context), {request->infra_env_id(), request->id()},
+                                    PreconditionOf(*request), request->purge());
+      });
 }
 
 grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context,
@@ -252,7 +359,12 @@ grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context
                                                     types::v1::Host* response) {
   return Checked(
       {CheckId("infra_env_id", request->infra_env_id()), CheckId("id", request->id())},
-      [&] { return stores_.resources.UpdateHostStatus(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.hosts.UpdateStatus(CallerOf(*context),
+                                          {request->infra_env_id(), request->id()},
+                                          StatusChangeOf<HostStatusChange>(*request));
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,
@@ -263,7 +375,7 @@ grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,
       {CheckId("event.cluster_id", event.cluster_id(), true),
        CheckId("event.host_id", event.host_id(), true),
        CheckId("event.infra_env_id", event.infra_env_id(), true)},
-      [&] { return stores_.events.Append(CallerOf(*context), *request); }, response);
+      [&] { return stores_.events.Append(CallerOf(*context), event); }, response);
 }
 
 grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
@@ -279,7 +391,23 @@ grpc::Status InventoryServiceImpl::ListEvents(grpc::ServerContext* context,
       {CheckId("cluster_id", request->cluster_id(), true),
        CheckId("host_id", request->host_id(), true),
        CheckId("infra_env_id", request->infra_env_id(), true)},
-      [&] { return stores_.events.List(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.events.List(
+            CallerOf(*context),
+            {.owner_scope = request->owner_scope(),
+             .cluster_id = request->cluster_id(),
+             .host_id = request->host_id(),
+             .infra_env_id = request->infra_env_id(),
+             .host_ids = {request->host_ids().begin(), request->host_ids().end()},
+             .cluster_level = request->cluster_level(),
+             .severities = EnumsOf<types::v1::EventSeverity>(request->severities()),
+             .categories = EnumsOf<types::v1::EventCategory>(request->categories()),
+             .message = request->message(),
+             .limit = request->limit(),
+             .offset = request->offset(),
+             .newest_first = request->order() == v1::SORT_ORDER_DESC});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
@@ -287,7 +415,19 @@ grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
                                                v1::ArtifactInfo* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.Put(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.artifacts.Put(CallerOf(*context),
+                                     {.cluster_id = request->cluster_id(),
+                                      .name = request->name(),
+                                      .kind = request->kind(),
+                                      .content_type = request->content_type(),
+                                      .content = request->content(),
+                                      .offset = request->offset(),
+                                      .partial = request->partial(),
+                                      .if_absent = request->if_absent()},
+                                     FenceOf(request->fence()));
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::GetArtifact(grpc::ServerContext* context,
@@ -295,7 +435,13 @@ grpc::Status InventoryServiceImpl::GetArtifact(grpc::ServerContext* context,
                                                v1::Artifact* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.Get(CallerOf(*context), *request); }, response);
+      [&] {
+        return stores_.artifacts.Get(CallerOf(*context), request->cluster_id(), request->name(),
+                                     {.metadata_only = request->metadata_only(),
+                                      .offset = request->offset(),
+                                      .length = request->length()});
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::ListArtifacts(grpc::ServerContext* context,
@@ -303,7 +449,15 @@ grpc::Status InventoryServiceImpl::ListArtifacts(grpc::ServerContext* context,
                                                  v1::ListArtifactsResponse* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.List(CallerOf(*context), *request); }, response);
+      [&]() -> absl::StatusOr<v1::ListArtifactsResponse> {
+        ASSIGN_OR_RETURN(std::vector<v1::ArtifactInfo> infos,
+                         stores_.artifacts.List(CallerOf(*context), request->cluster_id(),
+                                                SelectionOf(*request)));
+        v1::ListArtifactsResponse out;
+        for (v1::ArtifactInfo& info : infos) *out.add_artifacts() = std::move(info);
+        return out;
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
@@ -311,12 +465,23 @@ grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
                                                    v1::DeleteArtifactsResponse* response) {
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
-      [&] { return stores_.artifacts.Delete(CallerOf(*context), *request); }, response);
+      [&]() -> absl::StatusOr<v1::DeleteArtifactsResponse> {
+        ASSIGN_OR_RETURN(int64_t deleted, stores_.artifacts.Delete(
+                                              CallerOf(*context), request->cluster_id(),
+                                              SelectionOf(*request), FenceOf(request->fence())));
+        v1::DeleteArtifactsResponse out;
+        out.set_deleted_count(deleted);
+        return out;
+      },
+      response);
 }
 
 grpc::Status InventoryServiceImpl::Lease(grpc::ServerContext*, const v1::LeaseRequest* request,
                                          v1::LeaseResponse* response) {
-  return Reply(stores_.leases.Lease(*request), response);
+  const absl::Duration ttl =
+      absl::Seconds(request->ttl().seconds()) + absl::Nanoseconds(request->ttl().nanos());
+  return Reply(stores_.leases.Lease(request->action(), request->name(), request->holder(), ttl),
+               response);
 }
 
 grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,

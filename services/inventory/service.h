@@ -1,23 +1,31 @@
 // File: services/inventory/service.h
 //
-// The gRPC face of the inventory: turns each InventoryService call into a store call with the
-// caller's identity (lib/grpc/identity.h) and the result into a gRPC status. No business logic
-// lives here. Handlers are synchronous: each is one short transaction, and the server's bounded
-// thread pool (--grpc-max-threads) is the back-pressure.
+// The gRPC face of the inventory: turns each InventoryService request into a store call with
+// plain arguments and the caller's identity (lib/grpc/identity.h), and the result into a gRPC
+// status. No business logic lives here. Handlers are synchronous: each is one short transaction,
+// and the server's bounded thread pool (--grpc-max-threads) is the back-pressure.
 
 #ifndef ASSISTED_SERVICES_INVENTORY_SERVICE_H_
 #define ASSISTED_SERVICES_INVENTORY_SERVICE_H_
 
 #include "absl/time/time.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "services/inventory/artifact_store.h"
 #include "services/inventory/change_feed.h"
-#include "services/inventory/resource_store.h"
-#include "services/inventory/side_stores.h"
+#include "services/inventory/cluster_store.h"
+#include "services/inventory/event_store.h"
+#include "services/inventory/host_store.h"
+#include "services/inventory/infra_env_store.h"
+#include "services/inventory/lease_store.h"
+#include "services/inventory/signing_key_store.h"
 
 namespace assisted::inventory {
 
 struct Stores {
-  ResourceStore& resources;
+  ClusterStore& clusters;
+  InfraEnvStore& infra_envs;
+  HostStore& hosts;
+  SigningKeyStore& signing_keys;
   EventStore& events;
   ArtifactStore& artifacts;
   LeaseStore& leases;

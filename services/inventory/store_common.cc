@@ -44,35 +44,27 @@ types::v1::Owner OwnerFor(const Caller& caller, const types::v1::Owner& requeste
   return owner;
 }
 
-absl::Status CheckFence(pg::Transaction& tx, const v1::LeaseFence& fence) {
-  if (fence.name().empty()) return absl::OkStatus();
-  ASSIGN_OR_RETURN(pg::Result lease, tx.Exec("SELECT holder, epoch, expires_at > now() FROM leases "
-                                             "WHERE name = $1 FOR SHARE",
-                                             {fence.name()}));
-  if (lease.rows() == 0) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("lease ", fence.name(), " is not held; this write is fenced off"));
-  }
-  const std::string epoch(lease.Get(0, 1));
-  if (epoch != absl::StrCat(fence.epoch()) || lease.Get(0, 2) != "t") {
-    return absl::FailedPreconditionError(
-        absl::StrCat("lease ", fence.name(), " is at epoch ", epoch,
-                     (lease.Get(0, 2) == "t" ? "" : " (expired)"), " held by ", lease.Get(0, 0),
-                     "; a writer fenced at epoch ", fence.epoch(), " may no longer write"));
-  }
-  return absl::OkStatus();
+Fence FenceOf(const v1::LeaseFence& fence) {
+  return {.lease = fence.name(), .epoch = fence.epoch()};
 }
 
-absl::Status AppendChange(pg::Transaction& tx, const Change& change) {
-  // The notification is delivered at commit; identical ones in a transaction fold into one.
-  return tx
-      .Exec(
-          "WITH appended AS (INSERT INTO changes (kind, resource_id, infra_env_id, cluster_id, "
-          "resource_version, change_type, status) VALUES ($1, $2, $3, $4, $5, $6, $7) "
-          "RETURNING 1) SELECT pg_notify('assisted_change', '') FROM appended",
-          {v1::ResourceKind_Name(change.kind), change.id, change.infra_env_id, change.cluster_id,
-           absl::StrCat(change.resource_version), v1::ChangeType_Name(change.type), change.status})
-      .status();
+absl::Status CheckFence(pg::Transaction& tx, const Fence& fence) {
+  if (fence.lease.empty()) return absl::OkStatus();
+  ASSIGN_OR_RETURN(pg::Result lease, tx.Exec("SELECT holder, epoch, expires_at > now() FROM leases "
+                                             "WHERE name = $1 FOR SHARE",
+                                             {fence.lease}));
+  if (lease.rows() == 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("lease ", fence.lease, " is not held; this write is fenced off"));
+  }
+  const std::string epoch(lease.Get(0, 1));
+  if (epoch != absl::StrCat(fence.epoch) || lease.Get(0, 2) != "t") {
+    return absl::FailedPreconditionError(
+        absl::StrCat("lease ", fence.lease, " is at epoch ", epoch,
+                     (lease.Get(0, 2) == "t" ? "" : " (expired)"), " held by ", lease.Get(0, 0),
+                     "; a writer fenced at epoch ", fence.epoch, " may no longer write"));
+  }
+  return absl::OkStatus();
 }
 
 std::string ToJson(const google::protobuf::Message& message) {
@@ -95,10 +87,6 @@ absl::Status FromJson(absl::string_view json, google::protobuf::Message& message
   return absl::OkStatus();
 }
 
-std::string MicrosColumn(absl::string_view column) {
-  return absl::StrCat("(extract(epoch from ", column, ") * 1000000)::bigint");
-}
-
 void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& out) {
   int64_t micros = 0;
   if (micros_text.empty() || !absl::SimpleAtoi(micros_text, &micros)) return;
@@ -107,10 +95,6 @@ void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& ou
 
 std::string MicrosText(const google::protobuf::Timestamp& at) {
   return absl::StrCat(google::protobuf::util::TimeUtil::TimestampToMicroseconds(at));
-}
-
-std::string TimestampFromMicrosParam(int n) {
-  return absl::StrCat("(timestamptz 'epoch' + $", n, "::bigint * interval '1 microsecond')");
 }
 
 std::string EncodePageToken(const std::vector<std::string>& keys) {
@@ -128,6 +112,16 @@ absl::StatusOr<std::vector<std::string>> DecodePageToken(absl::string_view token
     return absl::InvalidArgumentError("page_token: not a token this service issued");
   }
   return keys;
+}
+
+int64_t ToInt64(absl::string_view text) {
+  int64_t value = 0;
+  (void)absl::SimpleAtoi(text, &value);
+  return value;
+}
+
+std::string ArrayLiteral(const std::vector<std::string>& values) {
+  return absl::StrCat("{", absl::StrJoin(values, ","), "}");
 }
 
 std::string NewUuid() {

@@ -1,8 +1,7 @@
 // File: services/inventory/store_common.h
 //
-// Pieces every inventory store shares: who is calling (tenancy), lease fencing, the change log
-// append, protobuf <-> JSON documents, timestamps and page tokens. Nothing here opens a
-// transaction; callers pass theirs in.
+// Pieces every inventory store shares: who is calling (tenancy), lease fencing, protobuf <-> JSON
+// documents, timestamps and page tokens. Nothing here opens a transaction; callers pass theirs in.
 
 #ifndef ASSISTED_SERVICES_INVENTORY_STORE_COMMON_H_
 #define ASSISTED_SERVICES_INVENTORY_STORE_COMMON_H_
@@ -55,40 +54,48 @@ std::string TenancyPredicate(const Caller& caller, const types::v1::Owner& scope
 // The owner to record for a new row: the caller's identity, or `requested` for system callers.
 types::v1::Owner OwnerFor(const Caller& caller, const types::v1::Owner& requested);
 
+// Proves that a write comes from the current holder of a lease (leader-only writers set it;
+// every other writer leaves `lease` empty).
+struct Fence {
+  std::string lease;  // the lease's name, e.g. "orchestrator-leader"; empty: not fenced
+  int64_t epoch = 0;  // the epoch the writer acquired it at
+};
+// The Fence a request's LeaseFence carries.
+Fence FenceOf(const v1::LeaseFence& fence);
+
 // FAILED_PRECONDITION unless `fence` is empty or names a lease currently held at its epoch.
 // Locks the lease row (FOR SHARE) so it cannot change hands before `tx` commits.
-absl::Status CheckFence(pg::Transaction& tx, const v1::LeaseFence& fence);
-
-// Appends one change to the log within `tx` and wakes the sequencer at commit.
-struct Change {
-  v1::ResourceKind kind;
-  std::string id;
-  std::string infra_env_id;
-  std::string cluster_id;
-  int64_t resource_version = 0;
-  v1::ChangeType type;
-  std::string status;  // enum value name, or ""
-};
-absl::Status AppendChange(pg::Transaction& tx, const Change& change);
+absl::Status CheckFence(pg::Transaction& tx, const Fence& fence);
 
 // Protobuf messages as JSON documents (proto field names; unknown fields ignored on the way
 // back in, so older binaries read newer documents).
 std::string ToJson(const google::protobuf::Message& message);
 absl::Status FromJson(absl::string_view json, google::protobuf::Message& message);
 
-// SQL expression selecting a timestamptz column as microseconds since the epoch.
-std::string MicrosColumn(absl::string_view column);
 // Parses such a column's text into a Timestamp (leaves it unset for NULL/empty).
 void SetTimestamp(absl::string_view micros_text, google::protobuf::Timestamp& out);
-// A Timestamp as microseconds since the epoch, in text (for a TimestampFromMicrosParam).
+// A Timestamp as microseconds since the epoch, in text (a bigint parameter).
 std::string MicrosText(const google::protobuf::Timestamp& at);
-// SQL expression turning a microseconds parameter ($n) back into timestamptz, exactly.
-std::string TimestampFromMicrosParam(int n);
 
 // Opaque page tokens carrying the keyset position of the last row returned.
 std::string EncodePageToken(const std::vector<std::string>& keys);
 absl::StatusOr<std::vector<std::string>> DecodePageToken(absl::string_view token,
                                                          size_t expected_keys);
+
+// A bigint column's text as a number (0 for NULL).
+int64_t ToInt64(absl::string_view text);
+
+// The value of an array parameter (text[], uuid[]) holding `values`, which must need no quoting
+// in an array literal (enum names, UUIDs).
+std::string ArrayLiteral(const std::vector<std::string>& values);
+
+// The names of enum `values` (e.g. "HOST_STATUS_KNOWN"), as the tables store them.
+template <typename Enum, typename Values>
+std::vector<std::string> EnumNames(const Values& values, const std::string& (*name)(Enum)) {
+  std::vector<std::string> names;
+  for (auto value : values) names.push_back(name(static_cast<Enum>(value)));
+  return names;
+}
 
 // A new random (version 4) UUID in canonical lower-case form.
 std::string NewUuid();

@@ -1,4 +1,4 @@
-#include "services/inventory/validation.h"
+#include "services/inventory/input_checks.h"
 
 #include <algorithm>
 #include <array>

@@ -1,4 +1,4 @@
-// File: services/inventory/validation.h
+// File: services/inventory/input_checks.h
 //
 // The input checks InventoryService applies before it writes anything: ids, names, DNS
 // domains, cluster networks and VIPs, pull secrets and SSH keys. Pure functions: no I/O, no
@@ -27,8 +27,8 @@
 // the network, whether enough hosts fit a machine network or a registry accepts the pull
 // secret are validations the orchestrator runs (reference §4).
 
-#ifndef ASSISTED_SERVICES_INVENTORY_VALIDATION_H_
-#define ASSISTED_SERVICES_INVENTORY_VALIDATION_H_
+#ifndef ASSISTED_SERVICES_INVENTORY_INPUT_CHECKS_H_
+#define ASSISTED_SERVICES_INVENTORY_INPUT_CHECKS_H_
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
@@ -150,4 +150,4 @@ absl::Status ValidateUpdateHostRequest(const ::assisted::inventory::v1::UpdateHo
 
 }  // namespace assisted::inventory
 
-#endif  // ASSISTED_SERVICES_INVENTORY_VALIDATION_H_
+#endif  // ASSISTED_SERVICES_INVENTORY_INPUT_CHECKS_H_
