@@ -109,7 +109,8 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
                                                  const v1::CreateClusterRequest* request,
                                                  types::v1::Cluster* response) {
   return Checked(
-      {CheckId("cluster.id", request->cluster().id(), true)},
+      {CheckId("cluster.id", request->cluster().id(), true),
+       ValidateCreateClusterRequest(*request)},
       [&] {
         return stores_.clusters.Create(CallerOf(*context), request->cluster(),
                                        request->pull_secret());
@@ -147,7 +148,7 @@ grpc::Status InventoryServiceImpl::UpdateCluster(grpc::ServerContext* context,
                                                  const v1::UpdateClusterRequest* request,
                                                  types::v1::Cluster* response) {
   return Checked(
-      {CheckId("cluster.id", request->cluster().id())},
+      {CheckId("cluster.id", request->cluster().id()), ValidateUpdateClusterRequest(*request)},
       [&] {
         return stores_.clusters.Update(CallerOf(*context), request->cluster(),
                                        request->update_mask(), PreconditionOf(*request),
@@ -182,7 +183,8 @@ grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
                                                   types::v1::InfraEnv* response) {
   return Checked(
       {CheckId("infra_env.id", request->infra_env().id(), true),
-       CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
+       CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true),
+       ValidateCreateInfraEnvRequest(*request)},
       [&] {
         return stores_.infra_envs.Create(CallerOf(*context), request->infra_env(),
                                          request->pull_secret());
@@ -217,7 +219,8 @@ grpc::Status InventoryServiceImpl::UpdateInfraEnv(grpc::ServerContext* context,
                                                   types::v1::InfraEnv* response) {
   return Checked(
       {CheckId("infra_env.id", request->infra_env().id()),
-       CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true)},
+       CheckId("infra_env.cluster_id", request->infra_env().cluster_id(), true),
+       ValidateUpdateInfraEnvRequest(*request)},
       [&] {
         return stores_.infra_envs.Update(
             CallerOf(*context), request->infra_env(), request->update_mask(),
@@ -291,7 +294,8 @@ grpc::Status InventoryServiceImpl::CreateHost(grpc::ServerContext* context,
   return Checked(
       {CheckId("host.id", request->host().id()),
        CheckId("host.infra_env_id", request->host().infra_env_id()),
-       CheckId("host.cluster_id", request->host().cluster_id(), true)},
+       CheckId("host.cluster_id", request->host().cluster_id(), true),
+       ValidateCreateHostRequest(*request)},
       [&] { return stores_.hosts.Create(CallerOf(*context), request->host()); }, response);
 }
 
@@ -336,7 +340,8 @@ grpc::Status InventoryServiceImpl::UpdateHost(grpc::ServerContext* context,
   return Checked(
       {CheckId("host.infra_env_id", request->host().infra_env_id()),
        CheckId("host.id", request->host().id()),
-       CheckId("host.cluster_id", request->host().cluster_id(), true)},
+       CheckId("host.cluster_id", request->host().cluster_id(), true),
+       ValidateUpdateHostRequest(*request)},
       [&] {
         return stores_.hosts.Update(CallerOf(*context), request->host(), request->update_mask(),
                                     PreconditionOf(*request));

@@ -85,6 +85,27 @@ TEST_F(InventoryTest, CallerMetadataScopesEveryCallToItsTenant) {
   EXPECT_THAT(bad.error_message(), HasSubstr("id:"));
 }
 
+// A cluster or an infra-env without a name is refused at the edge, naming the field, like
+// every other malformed input (the request checks existed but nothing called them).
+TEST_F(InventoryTest, ClustersAndInfraEnvsWithoutANameAreRefusedNamingTheField) {
+  types::v1::Cluster cluster;
+  const grpc::Status nameless_cluster = CreateCluster("", &cluster);
+  EXPECT_EQ(nameless_cluster.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(nameless_cluster.error_message(), HasSubstr("cluster.name"));
+
+  inv::CreateInfraEnvRequest nameless;
+  types::v1::InfraEnv infra_env;
+  const grpc::Status nameless_infra_env =
+      stub_->CreateInfraEnv(Context().get(), nameless, &infra_env);
+  EXPECT_EQ(nameless_infra_env.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(nameless_infra_env.error_message(), HasSubstr("infra_env.name"));
+
+  inv::ListClustersRequest list;
+  inv::ListClustersResponse listed;
+  ASSERT_TRUE(stub_->ListClusters(Context().get(), list, &listed).ok());
+  EXPECT_EQ(listed.clusters_size(), 0);
+}
+
 TEST_F(InventoryTest, SecretsAreWriteOnly) {
   inv::CreateInfraEnvRequest create_infra_env;
   create_infra_env.mutable_infra_env()->set_name("discovery");
