@@ -14,23 +14,23 @@ WorkQueue::~WorkQueue() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-bool WorkQueue::Submit(std::function<void()> work) {
+bool WorkQueue::Submit(std::function<void()> work, Lane lane) {
   absl::MutexLock lock(&mu_);
-  if (stopping_ || queue_.size() >= max_backlog_) return false;
-  queue_.push_back(std::move(work));
+  if (stopping_ || queued() >= max_backlog_) return false;
+  (lane == Lane::kSession ? session_ : background_).push_back(std::move(work));
   return true;
 }
 
 size_t WorkQueue::backlog() const {
   absl::MutexLock lock(&mu_);
-  return queue_.size();
+  return queued();
 }
 
 void WorkQueue::WaitIdle() const {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
       +[](const WorkQueue* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-        return self->queue_.empty() && self->running_ == 0;
+        return self->queued() == 0 && self->running_ == 0;
       },
       this));
 }
@@ -42,12 +42,13 @@ void WorkQueue::Run() {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
           +[](WorkQueue* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-            return self->stopping_ || !self->queue_.empty();
+            return self->stopping_ || self->queued() > 0;
           },
           this));
-      if (queue_.empty()) return;  // stopping, and everything submitted is done
-      work = std::move(queue_.front());
-      queue_.pop_front();
+      if (queued() == 0) return;  // stopping, and everything submitted is done
+      std::deque<std::function<void()>>& lane = session_.empty() ? background_ : session_;
+      work = std::move(lane.front());
+      lane.pop_front();
       ++running_;
     }
     work();
