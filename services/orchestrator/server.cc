@@ -47,7 +47,7 @@ void Config::Register(config::Parser& parser) {
   parser
       .Duration("agent-registration-deadline", &agent_streams.registration_deadline,
                 "an agent stream that has not registered this long after opening is closed "
-                "(checked every --monitor-interval)")
+                "(the monitor wakes at that deadline)")
       .Range(absl::Seconds(1), absl::Hours(1));
   parser.Int("workers", &workers, "threads doing inventory work for agent streams").Range(1, 256);
   parser
@@ -64,7 +64,8 @@ void Config::Register(config::Parser& parser) {
                 "this replica's name in hosts' agent_stream_holder (default: a random one)");
   parser
       .Duration("monitor-interval", &monitor_interval,
-                "how often silent agents and status time limits are checked")
+                "the longest the monitor sleeps between its deadlines, and how often a host in "
+                "a state with time limits is re-judged")
       .Range(absl::Milliseconds(10), absl::Minutes(10));
   parser
       .Duration("recheck-after", &recheck_after,
