@@ -48,15 +48,13 @@ AgentHub::AgentHub(InventoryPort& inventory, HubOptions options, Random& random,
                                                  std::make_unique<DefaultInstructions>(random))),
       progress_(*OwnedOr<ProgressSink*>(parts.progress, own_progress_,
                                         std::make_unique<LoggingProgressSink>(log_))),
-      registrations_(parts.registrations),
-      signing_keys_(std::make_unique<InfraEnvSigningKeys>(
-          [this](const std::string& infra_env_id) {
-            return inventory_.GetInfraEnvSigningKey(infra_env_id);
-          },
-          clock_, InfraEnvSigningKeys::Options{.ttl = options_.signing_key_ttl})),
       metrics_(*OwnedOr<prometheus::Registry*>(parts.metrics, own_metrics_registry_,
                                                std::make_unique<prometheus::Registry>())),
       admission_(options_.streams),
+      registrar_(inventory_,
+                 {.agent_token_key = options_.agent_token_key,
+                  .signing_key_ttl = options_.signing_key_ttl},
+                 liveness_.replica_id(), parts.registrations, clock_, log_),
       refresher_(*OwnedOr<Refresher*>(
           parts.refresher, own_refresher_,
           std::make_unique<Refresher>(inventory_, RefreshOptions{.timeouts = options_.timeouts},

@@ -42,7 +42,8 @@
 //     streams (replica_presence.h), which then go disconnected like any host whose stream closed.
 //
 // The hub's rooms: agent_hub.cc (streams, the agent table, pushing instructions, the Watch),
-// hub_registration.cc (admission and registration), hub_results.cc (results, progress and log
+// hub_registration.cc (admission and registration, checked and written by the Registrar,
+// registrar.h), hub_results.cc (results, progress and log
 // chunks applied, then refreshed), hub_monitor.cc (the deadlines above).
 //
 // Steady-state database writes: zero per heartbeat; per host two per connection plus one per
@@ -62,11 +63,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
-#include "lib/inventory_client/signing_keys.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
@@ -82,6 +81,7 @@
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresh_scheduler.h"
 #include "services/orchestrator/refresher.h"
+#include "services/orchestrator/registrar.h"
 #include "services/orchestrator/replica_presence.h"
 #include "services/orchestrator/stream_admission.h"
 
@@ -184,16 +184,12 @@ class AgentHub final : public SessionHandler {
   using Target = RefreshTarget;
 
   void Register(const std::shared_ptr<Session>& session, const agent::v1::Register& request);
-  // OK when the stream's token (authorization: Bearer) is an agent token of `infra_env_id`
-  // signed with its current signing key, or when no key is configured; UNAUTHENTICATED naming
-  // the problem otherwise, or the inventory's error when the key could not be read.
-  absl::Status CheckToken(const Session& session, const std::string& infra_env_id);
   void ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                    const types::v1::StepResult& result);
   void ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
                      const agent::v1::Progress& progress);
-  void Refuse(const std::shared_ptr<Session>& session, const std::string& reason,
-              agent::v1::RegistrationAction action, grpc::StatusCode code);
+  // Sends the refusal as Registered (not accepted) and closes the stream with its status.
+  void Refuse(const std::shared_ptr<Session>& session, const Refusal& refusal);
   // The scheduler's Judge: the refresher's refresh of `target`.
   absl::StatusOr<RefreshOutcome> Judge(const Target& target, const types::v1::Host* written);
   // A copy of what the hub knows of `session`'s agent, taken under the lock.
@@ -259,11 +255,10 @@ class AgentHub final : public SessionHandler {
   InstructionSource& instructions_;
   std::unique_ptr<ProgressSink> own_progress_;
   ProgressSink& progress_;
-  RegistrationSink* const registrations_;
-  const std::unique_ptr<InfraEnvSigningKeys> signing_keys_;
   std::unique_ptr<prometheus::Registry> own_metrics_registry_;
   HubMetrics metrics_;
   StreamAdmission admission_;
+  Registrar registrar_;
   std::unique_ptr<Refresher> own_refresher_;
   Refresher& refresher_;
   ReplicaPresence presence_;

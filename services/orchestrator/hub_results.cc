@@ -9,11 +9,8 @@
 #include "services/orchestrator/step_results.h"
 
 namespace assisted::orchestrator {
-namespace {
 
 namespace inv = inventory::v1;
-
-}  // namespace
 
 void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
                              const agent::v1::LogChunk& chunk) {

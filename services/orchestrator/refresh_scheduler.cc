@@ -26,7 +26,7 @@ RefreshScheduler::RefreshScheduler(SchedulerOptions options, Judge judge, Then t
       metrics_(metrics),
       clock_(clock),
       log_(std::move(log)),
-      queue_(options.workers, options.max_backlog) {}
+      queue_(options.workers, options.max_backlog, &clock_, options.max_background_wait) {}
 
 bool RefreshScheduler::RunSessionWork(std::function<void()> work) {
   return queue_.Submit(std::move(work), WorkQueue::Lane::kSession);

@@ -52,6 +52,9 @@ struct RefreshTarget {
 struct SchedulerOptions {
   int workers = 8;
   size_t max_backlog = 100000;  // queued work, both lanes, before shedding load
+  // How long background refreshes may wait behind session work before they get every other
+  // worker (work_queue.h).
+  absl::Duration max_background_wait = absl::Seconds(1);
 };
 
 class RefreshScheduler {
@@ -63,7 +66,8 @@ class RefreshScheduler {
   // Runs after each successful judgement, on the same thread.
   using Then = std::function<void(const RefreshOutcome& outcome)>;
 
-  // `clock` times the waits and refreshes reported to `metrics`; both must outlive this.
+  // `clock` ages the background lane and times the waits and refreshes reported to `metrics`;
+  // both must outlive this.
   RefreshScheduler(SchedulerOptions options, Judge judge, Then then, HubMetrics& metrics,
                    const Clock& clock, log::Logger log);
   // Finishes the queued work, then joins the workers.

@@ -39,7 +39,12 @@ class RefreshSchedulerTest : public ::testing::Test {
  protected:
   // Holds the one worker until Release, so everything queued meanwhile waits.
   void HoldTheWorker() {
-    ASSERT_TRUE(scheduler_.RunSessionWork([this] { gate_.WaitForNotification(); }));
+    absl::Notification held;
+    ASSERT_TRUE(scheduler_.RunSessionWork([this, &held] {
+      held.Notify();
+      gate_.WaitForNotification();
+    }));
+    held.WaitForNotification();
   }
   void Release() {
     gate_.Notify();

@@ -2,7 +2,11 @@
 
 namespace assisted::orchestrator {
 
-WorkQueue::WorkQueue(int threads, size_t max_backlog) : max_backlog_(max_backlog) {
+WorkQueue::WorkQueue(int threads, size_t max_backlog, const Clock* clock,
+                     absl::Duration max_background_wait)
+    : max_backlog_(max_backlog),
+      clock_(clock != nullptr ? *clock : real_clock_),
+      max_background_wait_(max_background_wait) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
@@ -17,7 +21,7 @@ WorkQueue::~WorkQueue() {
 bool WorkQueue::Submit(std::function<void()> work, Lane lane) {
   absl::MutexLock lock(&mu_);
   if (stopping_ || queued() >= max_backlog_) return false;
-  (lane == Lane::kSession ? session_ : background_).push_back(std::move(work));
+  (lane == Lane::kSession ? session_ : background_).push_back({std::move(work), clock_.Now()});
   return true;
 }
 
@@ -35,6 +39,14 @@ void WorkQueue::WaitIdle() const {
       this));
 }
 
+std::deque<WorkQueue::Item>& WorkQueue::NextLane() {
+  if (session_.empty()) return background_;
+  if (background_.empty()) return session_;
+  const bool overdue = clock_.Now() - background_.front().queued >= max_background_wait_;
+  took_background_ = overdue && !took_background_;
+  return took_background_ ? background_ : session_;
+}
+
 void WorkQueue::Run() {
   while (true) {
     std::function<void()> work;
@@ -46,8 +58,8 @@ void WorkQueue::Run() {
           },
           this));
       if (queued() == 0) return;  // stopping, and everything submitted is done
-      std::deque<std::function<void()>>& lane = session_.empty() ? background_ : session_;
-      work = std::move(lane.front());
+      std::deque<Item>& lane = NextLane();
+      work = std::move(lane.front().work);
       lane.pop_front();
       ++running_;
     }
