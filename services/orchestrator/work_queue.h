@@ -34,7 +34,7 @@ class WorkQueue {
 
   // `clock` (null: the real one) ages background work; it must outlive the queue.
   WorkQueue(int threads, size_t max_backlog, const Clock* clock = nullptr,
-            absl::Duration max_background_wait = absl::Seconds(1));
+            absl::Duration max_background_wait = absl::Milliseconds(25));
   // Finishes what was submitted, then joins the threads.
   ~WorkQueue();
   WorkQueue(const WorkQueue&) = delete;
