@@ -17,8 +17,9 @@
 //     change to one step's arguments re-runs that step alone. A reconnecting agent process
 //     reports the steps it ran (Register.steps_run) and those count as sent: after a restart
 //     of this service the fleet re-registers without running its discovery again.
-//     Refreshes of one cluster never run twice at once on a replica: a request that arrives
-//     while one runs makes it run once more afterwards (bursts coalesce).
+//   * When refreshes run is the RefreshScheduler's (refresh_scheduler.h): an agent's own work
+//     (its messages, and the refresh each one causes) goes ahead of the refreshes Watch events
+//     and the monitor ask for, which coalesce per cluster and are dropped when already judged.
 //   * Streams are admitted by StreamAdmission (stream_admission.h): only registered ones count
 //     toward streams.max_registered; the monitor closes those that do not register in time. A
 //     result is applied only for a step pushed to that stream (or reported run by the same agent
@@ -28,21 +29,27 @@
 //   * Liveness lives in memory (liveness.h): an open stream is a live agent (keepalive breaks
 //     the stream of a peer that stops answering); only registration and stream close write to
 //     the database (holder + checked_in_at).
-//   * The monitor (MonitorOnce, every `monitor_interval` on its own thread, driven by the
-//     injected Clock so tests call it with a FakeClock) refreshes the clusters of hosts whose
-//     stream closed here once the disconnection timeout has passed since (they go
-//     `disconnected` by the core's rules; a new stream heals them), and of hosts in states with
-//     time limits (preparing, installing, ...), so status timeouts fire. It also re-runs the
+//   * The monitor (MonitorOnce, on its own thread, driven by the injected Clock so tests call it
+//     with a FakeClock) wakes at the nearest deadline (deadlines.h), at least every
+//     `monitor_interval`: never a scan of every agent. Its deadlines: a host whose stream closed
+//     here is refreshed once the disconnection timeout has passed (it goes `disconnected` by the
+//     core's rules; a new stream heals it); a host in a state with time limits (preparing,
+//     installing, ...) is refreshed every `monitor_interval`, so status timeouts fire; the
 //     steps behind a host's failing validations (a registry, NTP server or peer that was down
-//     for a while), after `recheck_after` and then backing off; a passing host is never asked
-//     again, so a healthy fleet costs nothing however large. And it keeps this replica's
-//     presence lease and hands back the hosts of replicas that died holding their streams
-//     (replica_presence.h), which then go disconnected like any host whose stream closed.
+//     for a while) run again after `recheck_after` and then backing off (a passing host is never
+//     asked again); a stream that has not registered in time is closed. Every pass also keeps
+//     this replica's presence lease and hands back the hosts of replicas that died holding their
+//     streams (replica_presence.h), which then go disconnected like any host whose stream closed.
+//
+// The hub's rooms: agent_hub.cc (streams, the agent table, pushing instructions, the Watch),
+// hub_registration.cc (admission and registration, checked and written by the Registrar,
+// registrar.h), hub_results.cc (results, progress and log
+// chunks applied, then refreshed), hub_monitor.cc (the deadlines above).
 //
 // Steady-state database writes: zero per heartbeat; per host two per connection plus one per
 // status or validation-outcome change, so a quiet fleet of any size costs nothing.
 //
-// All blocking work (inventory calls) runs on the hub's WorkQueue, one message at a time per
+// All blocking work (inventory calls) runs on the scheduler's workers, one message at a time per
 // session and in order; gRPC threads only queue.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_AGENT_HUB_H_
@@ -56,11 +63,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
-#include "lib/inventory_client/signing_keys.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
@@ -68,15 +73,17 @@
 #include "services/orchestrator/agent_session.h"
 #include "services/orchestrator/controller_token.h"
 #include "services/orchestrator/core/timeouts.h"
+#include "services/orchestrator/deadlines.h"
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/hub_metrics.h"
 #include "services/orchestrator/instructions.h"
 #include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresh_scheduler.h"
 #include "services/orchestrator/refresher.h"
+#include "services/orchestrator/registrar.h"
 #include "services/orchestrator/replica_presence.h"
 #include "services/orchestrator/stream_admission.h"
-#include "services/orchestrator/work_queue.h"
 
 namespace assisted::orchestrator {
 
@@ -88,7 +95,9 @@ struct HubOptions {
   // This replica's id in Host.agent_stream_holder; empty: a random one.
   std::string replica_id;
   core::Timeouts timeouts;
-  // How often the monitor runs; zero: no monitor thread (tests call MonitorOnce).
+  // The longest the monitor sleeps between passes, and how often a host in a state with time
+  // limits is refreshed; zero: no monitor thread (tests call MonitorOnce), and such hosts are
+  // refreshed on every pass.
   absl::Duration monitor_interval = absl::Seconds(5);
   // A host failing validations that a step re-run can change (core::StepsToRecheck) has those
   // steps re-run this long after the failure was judged, then after twice as long each time it
@@ -124,7 +133,7 @@ struct HubParts {
   RegistrationSink* registrations = nullptr;  // optional: none records registrations only
   EventSink* events = nullptr;
   const Clock* clock = nullptr;
-  // Shared with the user actions (InstallActions), so that one refresher judges for every
+  // Shared with the user actions (actions/), so that one refresher judges for every
   // trigger: `refresher` must read `liveness` and emit to `events`; both or neither.
   LivenessTracker* liveness = nullptr;
   Refresher* refresher = nullptr;
@@ -149,7 +158,7 @@ class AgentHub final : public SessionHandler {
   void MonitorOnce();
 
   // Returns once the hub's queued work (stream ends, refreshes) is done; for tests.
-  void WaitIdle() const { queue_.WaitIdle(); }
+  void WaitIdle() const { scheduler_.WaitIdle(); }
 
   // Sessions open now, and hosts with a registered session.
   int open_sessions() const;
@@ -172,54 +181,41 @@ class AgentHub final : public SessionHandler {
     absl::Time recheck_at = absl::InfiniteFuture();
     absl::Duration recheck_backoff;
   };
-  // What to refresh: a cluster, or an unbound host.
-  struct Target {
-    std::string infra_env_id;
-    std::string host_id;
-    std::string cluster_id;
-    std::string Key() const;
-  };
+  using Target = RefreshTarget;
 
   void Register(const std::shared_ptr<Session>& session, const agent::v1::Register& request);
-  // OK when the stream's token (authorization: Bearer) is an agent token of `infra_env_id`
-  // signed with its current signing key, or when no key is configured; UNAUTHENTICATED naming
-  // the problem otherwise, or the inventory's error when the key could not be read.
-  absl::Status CheckToken(const Session& session, const std::string& infra_env_id);
   void ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq,
                    const types::v1::StepResult& result);
   void ApplyProgress(const std::shared_ptr<Session>& session, uint64_t seq,
                      const agent::v1::Progress& progress);
-  void Refuse(const std::shared_ptr<Session>& session, const std::string& reason,
-              agent::v1::RegistrationAction action, grpc::StatusCode code);
-  // Refreshes `target` (coalesced per cluster) and pushes changed instructions to the streams
-  // this replica holds in it. `written`, when given, is the target host as an inventory write
-  // just returned it: an unbound host's refresh starts from it instead of reading it again.
-  void Refresh(const Target& target, const types::v1::Host* written = nullptr);
+  // Sends the refusal as Registered (not accepted) and closes the stream with its status.
+  void Refuse(const std::shared_ptr<Session>& session, const Refusal& refusal);
+  // The scheduler's Judge: the refresher's refresh of `target`.
+  absl::StatusOr<RefreshOutcome> Judge(const Target& target, const types::v1::Host* written);
   // A copy of what the hub knows of `session`'s agent, taken under the lock.
   Agent AgentOf(const Session& session);
   // Stores a chunk of a log bundle as the cluster artifact logs/<host|controller>_<host>.tar.gz
   // (partial until the last chunk), then acknowledges it.
   void ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
                      const agent::v1::LogChunk& chunk);
-  // Queues Refresh on a worker, unless a refresh of the same target is already waiting: then
-  // this one joins it. With `cause` (a Watch event), the refresh is skipped when, by the time a
-  // worker takes it, a refresh here has already judged that version or a later one, for every
-  // cause that joined it.
-  void RefreshLater(const Target& target,
-                    std::optional<inventory::v1::WatchEvent> cause = std::nullopt);
-  // Records the resource versions a refresh read or wrote.
-  void RememberJudged(const RefreshOutcome& outcome);
-  // Whether a refresh here already judged `event`'s version of its resource (its own write,
-  // echoed by the Watch, or a change it read before the event arrived).
-  bool AlreadyJudged(const inventory::v1::WatchEvent& event) const
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The scheduler's Then: pushes changed instructions to the streams this replica holds.
   void PushChanged(const RefreshOutcome& outcome);
-  // Schedules (or cancels) re-runs of the steps `host`'s failing validations came from.
-  void ScheduleRechecks(const types::v1::Host& host, Agent& agent)
+  // Sets the monitor's deadlines that follow from `agent`'s status and validations (`host`):
+  // re-runs of the steps its failing validations came from, and the periodic refresh of a
+  // state with time limits; cancels them when they no longer apply.
+  void SetAgentDeadlines(const types::v1::Host& host, Agent& agent)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // The monitor's part: due re-checks are forgotten as sent and their hosts refreshed (which
-  // sends them again); the next ones back off.
-  void SendDueRechecks(absl::Time now);
+  // Arms (or cancels) the periodic refresh of a host in a state with time limits.
+  void ArmTimedState(const std::string& host_key, types::v1::HostStatus status);
+  // The agent holding `host_key`'s stream here, or null.
+  Agent* AgentOfHost(const std::string& host_key) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The monitor's handling of one due deadline (a key of deadlines_); adds to `due` what to
+  // refresh.
+  void OnDeadline(const std::string& key, absl::Time now,
+                  absl::flat_hash_map<std::string, Target>& due);
+  // A due re-check of `host_key`: its steps are forgotten as sent and its host refreshed (which
+  // sends them again); the next one backs off.
+  std::optional<Target> DueRecheck(const std::string& host_key, absl::Time now);
   // Records that the stream for `host` closed: holder cleared, checked_in_at = last heard.
   void RecordDisconnect(const Agent& agent, absl::Time last_heard);
   // Clears the host's agent_stream_holder if it is still `holder` (and sets checked_in_at to
@@ -230,6 +226,13 @@ class AgentHub final : public SessionHandler {
                      const std::string& holder, std::optional<absl::Time> last_heard);
   // The monitor's part: hands back the hosts of replicas that are gone (replica_presence.h).
   void AdoptOrphans(absl::Time now);
+  // Keys of deadlines_: the earliest unregistered stream's, and per host (by HostKey).
+  static constexpr char kAdmissionDeadline[] = "admission";
+  static std::string ClosedKey(const std::string& host_key);
+  static std::string RecheckKey(const std::string& host_key);
+  static std::string TimedKey(const std::string& host_key);
+  static google::protobuf::Timestamp Timestamp(absl::Time time);
+
   void OnWatchEvent(const inventory::v1::WatchEvent& event);
   void OnWatchResync();
   void MonitorLoop();
@@ -252,11 +255,10 @@ class AgentHub final : public SessionHandler {
   InstructionSource& instructions_;
   std::unique_ptr<ProgressSink> own_progress_;
   ProgressSink& progress_;
-  RegistrationSink* const registrations_;
-  const std::unique_ptr<InfraEnvSigningKeys> signing_keys_;
   std::unique_ptr<prometheus::Registry> own_metrics_registry_;
   HubMetrics metrics_;
   StreamAdmission admission_;
+  Registrar registrar_;
   std::unique_ptr<Refresher> own_refresher_;
   Refresher& refresher_;
   ReplicaPresence presence_;
@@ -266,27 +268,13 @@ class AgentHub final : public SessionHandler {
   absl::flat_hash_map<std::string, std::weak_ptr<Session>> by_host_ ABSL_GUARDED_BY(mu_);
   // Streams held per cluster, to tell which Watch events concern this replica.
   absl::flat_hash_map<std::string, int> per_cluster_ ABSL_GUARDED_BY(mu_);
-  // Refreshes running, and those asked for again while running.
-  absl::flat_hash_set<std::string> refreshing_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_set<std::string> refresh_again_ ABSL_GUARDED_BY(mu_);
-  // Refreshes waiting in the work queue, by Target::Key(). Joining a waiting refresh keeps the
-  // queue to one entry per target: a fleet registering used to queue tens of thousands, most
-  // of them the Watch echoes (hint and numbered) of the hub's own writes.
-  struct WaitingRefresh {
-    bool unconditional = false;  // asked for without a change to check
-    std::vector<inventory::v1::WatchEvent> causes;
-  };
-  absl::flat_hash_map<std::string, WaitingRefresh> waiting_ ABSL_GUARDED_BY(mu_);
-  // "c/<cluster id>" or "h/<host id>" -> the newest resource_version a refresh here judged. A
-  // refresh writes its hosts and cluster, and the Watch brings every write back: without this,
-  // each refresh caused one more per host it wrote (a storm while a fleet discovers).
-  absl::flat_hash_map<std::string, int64_t> judged_versions_ ABSL_GUARDED_BY(mu_);
-  // Hosts whose stream closed here: refresh them once their disconnection timeout passed.
-  absl::flat_hash_map<std::string, std::pair<Target, absl::Time>> closed_ ABSL_GUARDED_BY(mu_);
+  // Hosts whose stream closed here, by host key: refreshed once their deadline in deadlines_
+  // ("closed/<host key>": the disconnection timeout since last heard) passed.
+  absl::flat_hash_map<std::string, Target> closed_ ABSL_GUARDED_BY(mu_);
   absl::Time next_orphan_sweep_ ABSL_GUARDED_BY(mu_);
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 
-  WorkQueue queue_;  // its threads stop before the state above goes away
+  Deadlines deadlines_;
+  RefreshScheduler scheduler_;  // its threads stop before the state above goes away
   std::unique_ptr<WatchSubscription> watch_;
   std::thread monitor_;
 };

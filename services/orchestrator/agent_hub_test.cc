@@ -245,6 +245,27 @@ TEST_F(AgentHubTest, AStreamThatDoesNotRegisterInTimeIsClosedByTheMonitor) {
   EXPECT_TRUE(session->closed());
 }
 
+TEST_F(AgentHubTest, EachUnregisteredStreamIsClosedAtItsOwnDeadlineAndARegisteredOneNever) {
+  auto early = std::make_shared<Session>("10.0.0.1:1000");
+  hub_->OnOpen(early);
+  std::shared_ptr<Session> registered = Connect(HostId(1), "agent-1");
+  hub_->WaitIdle();
+  clock_.Advance(absl::Seconds(20));
+  auto late = std::make_shared<Session>("10.0.0.2:1000");
+  hub_->OnOpen(late);
+
+  clock_.Advance(absl::Seconds(11));  // 31 s after the first opened, 11 s after the second
+  hub_->MonitorOnce();
+  EXPECT_TRUE(early->closed());
+  EXPECT_FALSE(late->closed());
+  hub_->OnClosed(early);
+
+  clock_.Advance(absl::Seconds(20));  // the second one's 30 s have passed
+  hub_->MonitorOnce();
+  EXPECT_TRUE(late->closed());
+  EXPECT_FALSE(registered->closed());
+}
+
 TEST_F(AgentHubTest, AChangeMadeElsewhereReachesTheHubThroughTheWatch) {
   HubOptions options;
   options.workers = 1;

@@ -2,7 +2,7 @@
 //
 // The orchestrator's user-visible events (inventory AppendEvent): host registration, host and
 // cluster status changes, validations that start failing or pass again, and the milestones of
-// user actions (install/actions.h). One sink serves them all, so every event counts against the
+// user actions (actions/). One sink serves them all, so every event counts against the
 // same rate limit. Each host (or cluster, for cluster events) has a token bucket, so a flapping
 // host cannot flood the events table: beyond its burst it gets `rate` events per second, the
 // rest are dropped and counted. Appends go out on the caller's thread (the hub's workers, the

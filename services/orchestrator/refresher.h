@@ -1,7 +1,7 @@
 // File: services/orchestrator/refresher.h
 //
 // THE refresh engine: every trigger (an agent's registration, result or progress, a Watch
-// event, the monitor's deadlines, a user action through InstallActions) re-judges a cluster
+// event, the monitor's deadlines, a user action in actions/) re-judges a cluster
 // here and nowhere else. A refresh judges every host's validations (several depend on the other
 // hosts: connectivity majority, hostname uniqueness, IP collisions, the machine network), every
 // host's refresh transition, then the cluster's validations, refresh transition and progress;

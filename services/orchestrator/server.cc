@@ -11,14 +11,14 @@
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
 #include "lib/time/clock.h"
+#include "services/orchestrator/actions/agent_seams.h"
+#include "services/orchestrator/actions/orchestrator_service.h"
+#include "services/orchestrator/actions/user_actions.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/controller_service.h"
 #include "services/orchestrator/events.h"
-#include "services/orchestrator/install/actions.h"
-#include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
-#include "services/orchestrator/install/orchestrator_service.h"
 #include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 #include "services/orchestrator/refresher.h"
@@ -47,7 +47,7 @@ void Config::Register(config::Parser& parser) {
   parser
       .Duration("agent-registration-deadline", &agent_streams.registration_deadline,
                 "an agent stream that has not registered this long after opening is closed "
-                "(checked every --monitor-interval)")
+                "(the monitor wakes at that deadline)")
       .Range(absl::Seconds(1), absl::Hours(1));
   parser.Int("workers", &workers, "threads doing inventory work for agent streams").Range(1, 256);
   parser
@@ -64,7 +64,8 @@ void Config::Register(config::Parser& parser) {
                 "this replica's name in hosts' agent_stream_holder (default: a random one)");
   parser
       .Duration("monitor-interval", &monitor_interval,
-                "how often silent agents and status time limits are checked")
+                "the longest the monitor sleeps between its deadlines, and how often a host in "
+                "a state with time limits is re-judged")
       .Range(absl::Milliseconds(10), absl::Minutes(10));
   parser
       .Duration("recheck-after", &recheck_after,
@@ -111,11 +112,11 @@ struct Parts {
   std::unique_ptr<LivenessTracker> liveness;
   std::unique_ptr<InventoryEvents> events;
   std::unique_ptr<Refresher> refresher;
-  std::unique_ptr<install::InstallActions> actions;
+  std::unique_ptr<actions::UserActions> actions;
   std::unique_ptr<DefaultInstructions> next_steps;
-  std::unique_ptr<install::InstallStepSource> instructions;
-  std::unique_ptr<install::InstallProgressSink> progress;
-  std::unique_ptr<install::InstallRegistrationSink> registrations;
+  std::unique_ptr<actions::InstallStepSource> instructions;
+  std::unique_ptr<actions::InstallProgressSink> progress;
+  std::unique_ptr<actions::InstallRegistrationSink> registrations;
   std::unique_ptr<AgentHub> hub;
 };
 
@@ -180,20 +181,21 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   parts->refresher = std::make_unique<Refresher>(
       *parts->inventory, RefreshOptions{.timeouts = options.timeouts}, parts->clock,
       *parts->liveness, *parts->events, context.log.Child("agents"), parts->files.get());
-  parts->actions = std::make_unique<install::InstallActions>(
+  parts->actions = std::make_unique<actions::UserActions>(
       *parts->inventory,
-      install::ActionsOptions{.timeouts = options.timeouts,
+      actions::ActionsOptions{.timeouts = options.timeouts,
                               .os_image = {config.os_image_url, config.os_image_sha256}},
       parts->clock, parts->random, context.log.Child("install"),
-      install::ActionsParts{*parts->refresher, *parts->events, *parts->files});
+      actions::ActionsParts{*parts->refresher, *parts->events, *parts->files});
   ASSIGN_OR_RETURN(std::vector<ReleaseImage> release_images,
                    ParseReleaseImages(config.release_images));
   parts->next_steps =
       std::make_unique<DefaultInstructions>(parts->random, std::move(release_images));
   parts->instructions =
-      std::make_unique<install::InstallStepSource>(*parts->actions, *parts->next_steps);
-  parts->progress = std::make_unique<install::InstallProgressSink>(*parts->actions);
-  parts->registrations = std::make_unique<install::InstallRegistrationSink>(*parts->actions);
+      std::make_unique<actions::InstallStepSource>(parts->actions->hosts(), *parts->next_steps);
+  parts->progress = std::make_unique<actions::InstallProgressSink>(parts->actions->progress());
+  parts->registrations =
+      std::make_unique<actions::InstallRegistrationSink>(parts->actions->hosts());
   parts->hub = std::make_unique<AgentHub>(*parts->inventory, std::move(options), parts->random,
                                           context.log.Child("agents"),
                                           HubParts{.instructions = parts->instructions.get(),
@@ -208,7 +210,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   host->Keep(parts);
   host->Add(std::make_unique<AgentServiceImpl>(*parts->hub),
             agent::v1::AgentService::service_full_name());
-  auto management = std::make_unique<install::OrchestratorServiceImpl>(*parts->actions);
+  auto management = std::make_unique<actions::OrchestratorServiceImpl>(*parts->actions);
   host->Add(std::make_unique<ControllerServiceImpl>(*management, parts->controller_tokens.get(),
                                                     *parts->inventory, parts->clock),
             v1::ControllerService::service_full_name());

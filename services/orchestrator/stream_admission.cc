@@ -1,5 +1,7 @@
 #include "services/orchestrator/stream_admission.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace assisted::orchestrator {
@@ -81,6 +83,15 @@ std::vector<std::shared_ptr<Session>> StreamAdmission::Overdue(absl::Time now) c
     }
   }
   return overdue;
+}
+
+absl::Time StreamAdmission::NextDeadline() const {
+  absl::Time next = absl::InfiniteFuture();
+  absl::MutexLock lock(&mu_);
+  for (const auto& [key, stream] : streams_) {
+    if (!stream.registered) next = std::min(next, stream.opened + limits_.registration_deadline);
+  }
+  return next;
 }
 
 int StreamAdmission::open() const {

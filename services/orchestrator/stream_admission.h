@@ -15,7 +15,7 @@
 // Only registered streams count toward the global cap, so idle unregistered streams can no
 // longer lock the fleet out; they are capped per peer address (IP, without the port: one
 // machine opening many connections) and closed once overdue (Overdue, called by the hub's
-// monitor, so the deadline holds to within one monitor interval).
+// monitor, which wakes at NextDeadline).
 //
 // Thread-safe; never blocks beyond its own mutex.
 //
@@ -76,6 +76,8 @@ class StreamAdmission {
 
   // Open streams still unregistered `registration_deadline` after they opened.
   std::vector<std::shared_ptr<Session>> Overdue(absl::Time now) const;
+  // When the next unregistered stream is overdue; InfiniteFuture when every stream registered.
+  absl::Time NextDeadline() const;
 
   int open() const;
   int registered() const;

@@ -2,7 +2,11 @@
 
 namespace assisted::orchestrator {
 
-WorkQueue::WorkQueue(int threads, size_t max_backlog) : max_backlog_(max_backlog) {
+WorkQueue::WorkQueue(int threads, size_t max_backlog, const Clock* clock,
+                     absl::Duration max_background_wait)
+    : max_backlog_(max_backlog),
+      clock_(clock != nullptr ? *clock : real_clock_),
+      max_background_wait_(max_background_wait) {
   for (int i = 0; i < threads; ++i) threads_.emplace_back([this] { Run(); });
 }
 
@@ -14,25 +18,33 @@ WorkQueue::~WorkQueue() {
   for (std::thread& thread : threads_) thread.join();
 }
 
-bool WorkQueue::Submit(std::function<void()> work) {
+bool WorkQueue::Submit(std::function<void()> work, Lane lane) {
   absl::MutexLock lock(&mu_);
-  if (stopping_ || queue_.size() >= max_backlog_) return false;
-  queue_.push_back(std::move(work));
+  if (stopping_ || queued() >= max_backlog_) return false;
+  (lane == Lane::kSession ? session_ : background_).push_back({std::move(work), clock_.Now()});
   return true;
 }
 
 size_t WorkQueue::backlog() const {
   absl::MutexLock lock(&mu_);
-  return queue_.size();
+  return queued();
 }
 
 void WorkQueue::WaitIdle() const {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(
       +[](const WorkQueue* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-        return self->queue_.empty() && self->running_ == 0;
+        return self->queued() == 0 && self->running_ == 0;
       },
       this));
+}
+
+std::deque<WorkQueue::Item>& WorkQueue::NextLane() {
+  if (session_.empty()) return background_;
+  if (background_.empty()) return session_;
+  const bool overdue = clock_.Now() - background_.front().queued >= max_background_wait_;
+  took_background_ = overdue && !took_background_;
+  return took_background_ ? background_ : session_;
 }
 
 void WorkQueue::Run() {
@@ -42,12 +54,13 @@ void WorkQueue::Run() {
       absl::MutexLock lock(&mu_);
       mu_.Await(absl::Condition(
           +[](WorkQueue* self) ABSL_EXCLUSIVE_LOCKS_REQUIRED(self->mu_) {
-            return self->stopping_ || !self->queue_.empty();
+            return self->stopping_ || self->queued() > 0;
           },
           this));
-      if (queue_.empty()) return;  // stopping, and everything submitted is done
-      work = std::move(queue_.front());
-      queue_.pop_front();
+      if (queued() == 0) return;  // stopping, and everything submitted is done
+      std::deque<Item>& lane = NextLane();
+      work = std::move(lane.front().work);
+      lane.pop_front();
       ++running_;
     }
     work();

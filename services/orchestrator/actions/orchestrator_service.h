@@ -1,21 +1,21 @@
-// File: services/orchestrator/install/orchestrator_service.h
+// File: services/orchestrator/actions/orchestrator_service.h
 //
-// assisted.orchestrator.v1.OrchestratorService over InstallActions: a synchronous gRPC service
-// (its handlers block on inventory calls; the server's thread cap bounds them) that only checks
-// required ids and converts statuses. BindHost and UnbindHost are not implemented yet
-// (UNIMPLEMENTED).
+// assisted.orchestrator.v1.OrchestratorService over the user actions (user_actions.h): a
+// synchronous gRPC service (its handlers block on inventory calls; the server's thread cap bounds
+// them) that only checks required ids and converts statuses. BindHost and UnbindHost are not
+// implemented yet (UNIMPLEMENTED).
 
-#ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
-#define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_ORCHESTRATOR_SERVICE_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_ORCHESTRATOR_SERVICE_H_
 
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
-#include "services/orchestrator/install/actions.h"
+#include "services/orchestrator/actions/user_actions.h"
 
-namespace assisted::orchestrator::install {
+namespace assisted::orchestrator::actions {
 
 class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
  public:
-  explicit OrchestratorServiceImpl(InstallActions& actions) : actions_(actions) {}
+  explicit OrchestratorServiceImpl(UserActions& actions) : actions_(actions) {}
 
   grpc::Status InstallCluster(grpc::ServerContext* context,
                               const v1::InstallClusterRequest* request,
@@ -57,9 +57,9 @@ class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
                                     types::v1::Cluster* response) override;
 
  private:
-  InstallActions& actions_;
+  UserActions& actions_;
 };
 
-}  // namespace assisted::orchestrator::install
+}  // namespace assisted::orchestrator::actions
 
-#endif  // ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ORCHESTRATOR_SERVICE_H_
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_ORCHESTRATOR_SERVICE_H_

@@ -1,4 +1,4 @@
-#include "services/orchestrator/install/orchestrator_service.h"
+#include "services/orchestrator/actions/orchestrator_service.h"
 
 #include <initializer_list>
 #include <utility>
@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/status/grpc_status.h"
 
-namespace assisted::orchestrator::install {
+namespace assisted::orchestrator::actions {
 namespace {
 
 // INVALID_ARGUMENT naming the first empty field of {name, value} pairs.
@@ -34,7 +34,7 @@ grpc::Status OrchestratorServiceImpl::InstallCluster(grpc::ServerContext*,
                                                      types::v1::Cluster* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
-      [&] { return actions_.InstallCluster(request->cluster_id()); }, response);
+      [&] { return actions_.clusters().InstallCluster(request->cluster_id()); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::CancelInstallation(
@@ -42,7 +42,7 @@ grpc::Status OrchestratorServiceImpl::CancelInstallation(
     types::v1::Cluster* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
-      [&] { return actions_.CancelInstallation(request->cluster_id()); }, response);
+      [&] { return actions_.clusters().CancelInstallation(request->cluster_id()); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::ResetCluster(grpc::ServerContext*,
@@ -50,7 +50,7 @@ grpc::Status OrchestratorServiceImpl::ResetCluster(grpc::ServerContext*,
                                                    types::v1::Cluster* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
-      [&] { return actions_.ResetCluster(request->cluster_id()); }, response);
+      [&] { return actions_.clusters().ResetCluster(request->cluster_id()); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::AllowAddWorkers(grpc::ServerContext*,
@@ -58,7 +58,7 @@ grpc::Status OrchestratorServiceImpl::AllowAddWorkers(grpc::ServerContext*,
                                                       types::v1::Cluster* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
-      [&] { return actions_.AllowAddWorkers(request->cluster_id()); }, response);
+      [&] { return actions_.clusters().AllowAddWorkers(request->cluster_id()); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::RefreshCluster(grpc::ServerContext*,
@@ -66,7 +66,7 @@ grpc::Status OrchestratorServiceImpl::RefreshCluster(grpc::ServerContext*,
                                                      types::v1::Cluster* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
-      [&] { return actions_.RefreshCluster(request->cluster_id()); }, response);
+      [&] { return actions_.clusters().RefreshCluster(request->cluster_id()); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::GetClusterValidations(
@@ -74,7 +74,7 @@ grpc::Status OrchestratorServiceImpl::GetClusterValidations(
     v1::GetClusterValidationsResponse* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
-      [&] { return actions_.GetClusterValidations(request->cluster_id()); }, response);
+      [&] { return actions_.clusters().GetClusterValidations(request->cluster_id()); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::InstallHost(grpc::ServerContext*,
@@ -82,7 +82,8 @@ grpc::Status OrchestratorServiceImpl::InstallHost(grpc::ServerContext*,
                                                   types::v1::Host* response) {
   return Answer(
       Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
-      [&] { return actions_.InstallHost(request->infra_env_id(), request->host_id()); }, response);
+      [&] { return actions_.hosts().InstallHost(request->infra_env_id(), request->host_id()); },
+      response);
 }
 
 grpc::Status OrchestratorServiceImpl::ResetHost(grpc::ServerContext*,
@@ -90,7 +91,8 @@ grpc::Status OrchestratorServiceImpl::ResetHost(grpc::ServerContext*,
                                                 types::v1::Host* response) {
   return Answer(
       Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
-      [&] { return actions_.ResetHost(request->infra_env_id(), request->host_id()); }, response);
+      [&] { return actions_.hosts().ResetHost(request->infra_env_id(), request->host_id()); },
+      response);
 }
 
 grpc::Status OrchestratorServiceImpl::UpdateHost(grpc::ServerContext*,
@@ -98,7 +100,7 @@ grpc::Status OrchestratorServiceImpl::UpdateHost(grpc::ServerContext*,
                                                  types::v1::Host* response) {
   return Answer(
       Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
-      [&] { return actions_.UpdateHost(*request); }, response);
+      [&] { return actions_.hosts().UpdateHost(*request); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::UpdateHostProgress(
@@ -106,8 +108,9 @@ grpc::Status OrchestratorServiceImpl::UpdateHostProgress(
   return Answer(
       Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
       [&] {
-        return actions_.ApplyHostProgress(request->infra_env_id(), request->host_id(),
-                                          request->current_stage(), request->progress_info());
+        return actions_.progress().ApplyHostProgress(request->infra_env_id(), request->host_id(),
+                                                     request->current_stage(),
+                                                     request->progress_info());
       },
       response);
 }
@@ -118,8 +121,8 @@ grpc::Status OrchestratorServiceImpl::UpdateFinalizingProgress(
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
       [&] {
-        return actions_.UpdateFinalizingProgress(request->cluster_id(),
-                                                 request->finalizing_stage());
+        return actions_.progress().UpdateFinalizingProgress(request->cluster_id(),
+                                                            request->finalizing_stage());
       },
       response);
 }
@@ -129,7 +132,7 @@ grpc::Status OrchestratorServiceImpl::ReportOperatorStatus(
     types::v1::Cluster* response) {
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}, {"name", &request->name()}}),
-      [&] { return actions_.ReportOperatorStatus(*request); }, response);
+      [&] { return actions_.progress().ReportOperatorStatus(*request); }, response);
 }
 
 grpc::Status OrchestratorServiceImpl::UploadIngressCert(grpc::ServerContext*,
@@ -138,7 +141,10 @@ grpc::Status OrchestratorServiceImpl::UploadIngressCert(grpc::ServerContext*,
   return Answer(
       Required(
           {{"cluster_id", &request->cluster_id()}, {"ca_certificate", &request->ca_certificate()}}),
-      [&] { return actions_.UploadIngressCert(request->cluster_id(), request->ca_certificate()); },
+      [&] {
+        return actions_.progress().UploadIngressCert(request->cluster_id(),
+                                                     request->ca_certificate());
+      },
       response);
 }
 
@@ -148,10 +154,10 @@ grpc::Status OrchestratorServiceImpl::CompleteInstallation(
   return Answer(
       Required({{"cluster_id", &request->cluster_id()}}),
       [&] {
-        return actions_.CompleteInstallation(request->cluster_id(), request->is_success(),
-                                             request->error_info());
+        return actions_.progress().CompleteInstallation(
+            request->cluster_id(), request->is_success(), request->error_info());
       },
       response);
 }
 
-}  // namespace assisted::orchestrator::install
+}  // namespace assisted::orchestrator::actions

@@ -1,8 +1,8 @@
-#include "services/orchestrator/install/agent_seams.h"
+#include "services/orchestrator/actions/agent_seams.h"
 
 #include "lib/status/status_macros.h"
 
-namespace assisted::orchestrator::install {
+namespace assisted::orchestrator::actions {
 
 absl::StatusOr<std::vector<types::v1::Step>> InstallStepSource::StepsFor(
     const InstructionInput& input) {
@@ -16,4 +16,4 @@ absl::StatusOr<std::vector<types::v1::Step>> InstallStepSource::StepsFor(
   return steps;
 }
 
-}  // namespace assisted::orchestrator::install
+}  // namespace assisted::orchestrator::actions

@@ -23,10 +23,10 @@
 #include "lib/testing/test_files.h"
 #include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
+#include "services/orchestrator/actions/agent_seams.h"
+#include "services/orchestrator/actions/user_actions.h"
 #include "services/orchestrator/core/testing_fixtures.h"
 #include "services/orchestrator/events.h"
-#include "services/orchestrator/install/actions.h"
-#include "services/orchestrator/install/agent_seams.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
@@ -284,7 +284,7 @@ class InstallTest : public PostgresTest {
     ASSERT_EQ(Refresh().status(), types::v1::CLUSTER_STATUS_INSTALLED);
   }
 
-  // InstallActions in this process, on the same inventory (what the agent hub's seams call),
+  // The user actions in this process, on the same inventory (what the agent hub's seams call),
   // with a refresher of its own that holds no agent streams.
   struct InProcess {
     InProcess(std::shared_ptr<grpc::Channel> channel, const Clock& clock, Random& random)
@@ -299,7 +299,7 @@ class InstallTest : public PostgresTest {
     orchestrator::LivenessTracker liveness;
     orchestrator::NoEvents events;
     orchestrator::Refresher refresher;
-    orchestrator::install::InstallActions actions;
+    orchestrator::actions::UserActions actions;
   };
   std::unique_ptr<InProcess> InProcessActions() {
     return std::make_unique<InProcess>(
@@ -623,9 +623,10 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
   cluster = FinishPreparation();
   ASSERT_EQ(cluster.status(), types::v1::CLUSTER_STATUS_INSTALLING) << cluster.status_info();
   const std::unique_ptr<InProcess> in_process = InProcessActions();
-  orchestrator::install::InstallActions& actions = in_process->actions;
+  orchestrator::actions::UserActions& actions = in_process->actions;
   const types::v1::Host host = cluster.hosts(0);
-  absl::StatusOr<std::vector<types::v1::Step>> steps = actions.InstallInstructions(host, cluster);
+  absl::StatusOr<std::vector<types::v1::Step>> steps =
+      actions.hosts().InstallInstructions(host, cluster);
   ASSERT_THAT(steps, IsOk());
   ASSERT_EQ(steps->size(), 1u);
   EXPECT_EQ((*steps)[0].step_type(), types::v1::STEP_TYPE_INSTALL);
@@ -649,7 +650,7 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
       return std::vector<types::v1::Step>{step};
     }
   } planned;
-  orchestrator::install::InstallStepSource source(actions, planned);
+  orchestrator::actions::InstallStepSource source(actions.hosts(), planned);
   const std::vector<types::v1::Host> members(cluster.hosts().begin(), cluster.hosts().end());
   absl::StatusOr<std::vector<types::v1::Step>> pushed = source.StepsFor({host, &cluster, members});
   ASSERT_THAT(pushed, IsOk());
@@ -658,7 +659,7 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
 
   agent::v1::Progress progress;
   progress.set_current_stage(types::v1::HOST_STAGE_INSTALLING);
-  orchestrator::install::InstallProgressSink sink(actions);
+  orchestrator::actions::InstallProgressSink sink(actions.progress());
   EXPECT_THAT(sink.OnProgress(host, progress), IsOk());
   types::v1::Host stored;
   ASSERT_TRUE(Progress(std::stoi(host.id().substr(35)), types::v1::HOST_STAGE_INSTALLING, &stored)
@@ -667,12 +668,13 @@ TEST_F(InstallTest, InstallingHostsGetTheInstallStepAndAgentProgressTakesTheSame
   EXPECT_EQ(stored.progress().current_stage(), types::v1::HOST_STAGE_INSTALLING);
   // A report that can never apply is acknowledged (logged), not retried forever.
   progress.set_current_stage(types::v1::HOST_STAGE_STARTING_INSTALLATION);
-  EXPECT_THAT(actions.ApplyAgentProgress(host, progress), IsOk());
+  EXPECT_THAT(actions.progress().ApplyAgentProgress(host, progress), IsOk());
   for (const types::v1::Host& h : Hosts()) {
     if (h.id() == host.id()) {
       EXPECT_EQ(h.progress().current_stage(), types::v1::HOST_STAGE_INSTALLING);
       // No longer in `installing`: no install step.
-      absl::StatusOr<std::vector<types::v1::Step>> none = actions.InstallInstructions(h, cluster);
+      absl::StatusOr<std::vector<types::v1::Step>> none =
+          actions.hosts().InstallInstructions(h, cluster);
       ASSERT_THAT(none, IsOk());
       EXPECT_TRUE(none->empty());
       pushed = source.StepsFor({h, &cluster, members});

@@ -1,0 +1,106 @@
+#include "services/orchestrator/actions/cluster_actions.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "absl/strings/str_cat.h"
+#include "lib/status/status_macros.h"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/hw_requirements.h"
+#include "services/orchestrator/core/inventory_util.h"
+#include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/roles.h"
+
+namespace assisted::orchestrator::actions {
+
+namespace inv = inventory::v1;
+using types::v1::Cluster;
+using types::v1::Host;
+
+absl::StatusOr<Cluster> ClusterActions::RefreshCluster(const std::string& cluster_id) {
+  return context_.Refresh(cluster_id);
+}
+
+absl::Status ClusterActions::AssignRolesAndBootstrap(const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(std::unique_ptr<ActionContext::Loaded> loaded, context_.Load(cluster_id));
+  if (loaded->cluster.status() != core::cluster_status::kReady) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cluster ", cluster_id, " is ", core::ClusterStatusName(loaded->cluster.status()),
+        ", it must be ready to install: ", loaded->cluster.status_info()));
+  }
+  ASSIGN_OR_RETURN(
+      core::ClusterFacts facts,
+      core::BuildClusterFacts(&loaded->cluster, loaded->views, core::DefaultHwRequirements(), {}));
+  for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
+    auto host = std::find_if(loaded->hosts.begin(), loaded->hosts.end(),
+                             [&](const Host& h) { return h.id() == assignment.host_id; });
+    if (host == loaded->hosts.end() || host->role() == assignment.role) continue;
+    core::HostFieldsUpdate update;
+    update.fields.set_role(assignment.role);
+    update.Mark("role");
+    ASSIGN_OR_RETURN(*host, context_.inventory.UpdateHost(host->infra_env_id(), host->id(), update,
+                                                          host->resource_version()));
+  }
+  const bool has_bootstrap = std::any_of(loaded->hosts.begin(), loaded->hosts.end(),
+                                         [](const Host& h) { return h.bootstrap(); });
+  if (has_bootstrap) return absl::OkStatus();
+  ASSIGN_OR_RETURN(std::string bootstrap_id, core::ChooseBootstrap(loaded->pointers, facts));
+  for (const Host& host : loaded->hosts) {
+    if (host.id() != bootstrap_id) continue;
+    core::HostFieldsUpdate update;
+    update.fields.set_bootstrap(true);
+    update.Mark("bootstrap");
+    RETURN_IF_ERROR(context_.inventory
+                        .UpdateHost(host.infra_env_id(), host.id(), update, host.resource_version())
+                        .status());
+    context_.Event("host_bootstrap_set", cluster_id, &host,
+                   absl::StrCat("Host ", core::EffectiveHostname(host), ": set as bootstrap"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Cluster> ClusterActions::InstallCluster(const std::string& cluster_id) {
+  RETURN_IF_ERROR(context_.Refresh(cluster_id).status());
+  RETURN_IF_ERROR(RetryWhileAborted([&] { return AssignRolesAndBootstrap(cluster_id); }));
+  RETURN_IF_ERROR(
+      context_.FireCluster(cluster_id, core::ClusterEvent::kPrepareForInstallation).status());
+  context_.Event("cluster_installation_started", cluster_id, nullptr,
+                 "Installation of the cluster started");
+  return context_.Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> ClusterActions::CancelInstallation(const std::string& cluster_id) {
+  RETURN_IF_ERROR(context_.FireCluster(cluster_id, core::ClusterEvent::kCancel).status());
+  return context_.Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> ClusterActions::ResetCluster(const std::string& cluster_id) {
+  RETURN_IF_ERROR(context_.FireCluster(cluster_id, core::ClusterEvent::kReset).status());
+  return context_.Refresh(cluster_id);
+}
+
+absl::StatusOr<Cluster> ClusterActions::AllowAddWorkers(const std::string& cluster_id) {
+  core::ClusterFieldsUpdate day2;
+  day2.fields.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+  day2.Mark("kind");
+  return context_.FireCluster(cluster_id, core::ClusterEvent::kAllowAddHosts, std::move(day2));
+}
+
+absl::StatusOr<v1::GetClusterValidationsResponse> ClusterActions::GetClusterValidations(
+    const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true));
+  v1::GetClusterValidationsResponse response;
+  *response.mutable_cluster_validations() = cluster.validations_info();
+  *response.mutable_ignored_cluster_validations() = cluster.ignored_cluster_validations();
+  *response.mutable_ignored_host_validations() = cluster.ignored_host_validations();
+  for (const Host& host : cluster.hosts()) {
+    v1::HostValidations& entry = *response.add_hosts();
+    entry.set_infra_env_id(host.infra_env_id());
+    entry.set_host_id(host.id());
+    entry.set_status(host.status());
+    *entry.mutable_validations() = host.validations_info();
+  }
+  return response;
+}
+
+}  // namespace assisted::orchestrator::actions

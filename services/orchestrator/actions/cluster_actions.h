@@ -1,0 +1,51 @@
+// File: services/orchestrator/actions/cluster_actions.h
+//
+// The user's actions on a cluster, decided by the core's cluster table and written by the one
+// refresher (action_context.h):
+// - InstallCluster: refresh, require `ready` (FAILED_PRECONDITION naming the current status),
+//   auto-assign roles (core/roles.h), choose the bootstrap host, move the cluster to
+//   preparing-for-installation (PrepareForInstallation row). The refresh that follows generates
+//   the installation files once (install/artifacts.h, through the refresher) and walks hosts
+//   through preparing to installing as the tables say; a preparing cluster whose files are not
+//   all stored yet (a restart midway) generates them again on its next refresh.
+// - CancelInstallation and ResetCluster (their rows carry the hosts along), AllowAddWorkers
+//   (day 2), RefreshCluster and GetClusterValidations.
+
+#ifndef ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
+#define ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "assisted/orchestrator/v1/orchestrator_service.pb.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "services/orchestrator/actions/action_context.h"
+
+namespace assisted::orchestrator::actions {
+
+class ClusterActions {
+ public:
+  // `context` must outlive the actions.
+  explicit ClusterActions(ActionContext& context) : context_(context) {}
+
+  absl::StatusOr<types::v1::Cluster> InstallCluster(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> CancelInstallation(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> ResetCluster(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> AllowAddWorkers(const std::string& cluster_id);
+  // Re-evaluates every host and the cluster until nothing changes (bounded), generating missing
+  // installation files of a preparing cluster first. Returns the cluster with its hosts.
+  absl::StatusOr<types::v1::Cluster> RefreshCluster(const std::string& cluster_id);
+  absl::StatusOr<v1::GetClusterValidationsResponse> GetClusterValidations(
+      const std::string& cluster_id);
+
+ private:
+  // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the
+  // bootstrap host. ABORTED when a host changed meanwhile (the caller retries).
+  absl::Status AssignRolesAndBootstrap(const std::string& cluster_id);
+
+  ActionContext& context_;
+};
+
+}  // namespace assisted::orchestrator::actions
+
+#endif  // ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_

@@ -1,0 +1,112 @@
+// File: services/orchestrator/actions/cluster_actions_test.cc
+//
+// Every user action on a cluster, accepted and refused, on an in-memory inventory and a fake clock
+// (actions_test_fixture.h): no PostgreSQL, no processes, no sleeping.
+
+#include "services/orchestrator/actions/cluster_actions.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "services/orchestrator/actions/actions_test_fixture.h"
+
+namespace assisted::orchestrator::actions {
+namespace {
+
+using ::assisted::testing::IsOk;
+using install::kInstallConfigName;
+using types::v1::Cluster;
+using types::v1::Host;
+
+class ClusterActionsTest : public ActionsTest {};
+
+// ---- InstallCluster ------------------------------------------------------------------------
+
+TEST_F(ClusterActionsTest, InstallingAReadyClusterPreparesItWithRolesABootstrapAndItsFiles) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  absl::StatusOr<Cluster> cluster = actions_.clusters().InstallCluster("c1");
+  ASSERT_THAT(cluster, IsOk());
+  EXPECT_EQ(cluster->status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION)
+      << cluster->status_info();
+  int bootstraps = 0;
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(StoredHost(i).role(), types::v1::HOST_ROLE_MASTER);
+    bootstraps += StoredHost(i).bootstrap() ? 1 : 0;
+  }
+  EXPECT_EQ(bootstraps, 1);
+  EXPECT_THAT(inventory_.ArtifactContent("c1", kInstallConfigName), IsOk());
+  EXPECT_TRUE(inventory_.ArtifactContent("c1", kInstallConfigName)->has_value());
+  EXPECT_EQ(inventory_.Cluster("c1").last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS);
+}
+
+TEST_F(ClusterActionsTest, InstallingAClusterThatIsNotReadyIsRefusedNamingItsStatus) {
+  // InstallCluster refreshes first: without its disks, a host keeps the cluster from ready.
+  Host host = StoredHost(2);
+  host.mutable_inventory()->clear_disks();
+  inventory_.AddHost(host);
+  Store(types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  absl::StatusOr<Cluster> refused = actions_.clusters().InstallCluster("c1");
+  EXPECT_EQ(CodeOf(refused), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("insufficient"), std::string::npos) << refused.status();
+  EXPECT_FALSE(inventory_.ArtifactContent("c1", kInstallConfigName)->has_value());
+}
+
+// ---- CancelInstallation --------------------------------------------------------------------
+
+TEST_F(ClusterActionsTest, CancellingAnInstallingClusterCancelsItAndItsHosts) {
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS);
+  absl::StatusOr<Cluster> cluster = actions_.clusters().CancelInstallation("c1");
+  ASSERT_THAT(cluster, IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_CANCELLED);
+  for (int i = 1; i <= 3; ++i) EXPECT_EQ(StoredHost(i).status(), types::v1::HOST_STATUS_CANCELLED);
+}
+
+TEST_F(ClusterActionsTest, CancellingAClusterThatIsNotInstallingIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  EXPECT_EQ(CodeOf(actions_.clusters().CancelInstallation("c1")),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
+}
+
+// ---- ResetCluster --------------------------------------------------------------------------
+
+TEST_F(ClusterActionsTest, ResettingACancelledClusterResetsItsHostsAndDeletesItsFiles) {
+  ASSERT_THAT(inventory_.PutArtifact({.cluster_id = "c1",
+                                      .name = kInstallConfigName,
+                                      .kind = inventory::v1::ARTIFACT_KIND_INSTALL_CONFIG,
+                                      .content = "x"}),
+              IsOk());
+  Store(types::v1::CLUSTER_STATUS_CANCELLED, types::v1::HOST_STATUS_CANCELLED);
+  ASSERT_THAT(actions_.clusters().ResetCluster("c1"), IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  for (int i = 1; i <= 3; ++i) {
+    EXPECT_EQ(StoredHost(i).status(), types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION);
+  }
+  EXPECT_FALSE(inventory_.ArtifactContent("c1", kInstallConfigName)->has_value());
+}
+
+TEST_F(ClusterActionsTest, ResettingAReadyClusterIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  EXPECT_EQ(CodeOf(actions_.clusters().ResetCluster("c1")), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
+}
+
+// ---- AllowAddWorkers -----------------------------------------------------------------------
+
+TEST_F(ClusterActionsTest, AnInstalledClusterOpensToDay2Hosts) {
+  Store(types::v1::CLUSTER_STATUS_INSTALLED, types::v1::HOST_STATUS_INSTALLED);
+  absl::StatusOr<Cluster> cluster = actions_.clusters().AllowAddWorkers("c1");
+  ASSERT_THAT(cluster, IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+  EXPECT_EQ(inventory_.Cluster("c1").kind(), types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+}
+
+TEST_F(ClusterActionsTest, AClusterNotInstalledYetDoesNotOpenToDay2Hosts) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  EXPECT_EQ(CodeOf(actions_.clusters().AllowAddWorkers("c1")),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator::actions

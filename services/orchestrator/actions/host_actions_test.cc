@@ -1,0 +1,141 @@
+// File: services/orchestrator/actions/host_actions_test.cc
+//
+// Every user action on a host, and a new agent process on a known host, accepted and refused, on an
+// in-memory inventory and a fake clock (actions_test_fixture.h): no PostgreSQL, no processes, no
+// sleeping.
+
+#include "services/orchestrator/actions/host_actions.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "services/orchestrator/actions/actions_test_fixture.h"
+#include "services/orchestrator/install/ignition_configs.h"
+
+namespace assisted::orchestrator::actions {
+namespace {
+
+using ::assisted::testing::IsOk;
+using install::HostIgnitionName;
+using orchestrator::testing::HostId;
+using orchestrator::testing::kInfraEnvId;
+using types::v1::Cluster;
+using types::v1::Host;
+
+class HostActionsTest : public ActionsTest {};
+
+// ---- InstallHost (day 2) -------------------------------------------------------------------
+
+TEST_F(HostActionsTest, ADay2HostOfAnAddingHostsClusterInstallsAsAWorker) {
+  // An installation stored the root CA the day-2 host's Ignition config derives from.
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  ASSERT_THAT(actions_.clusters().InstallCluster("c1"), IsOk());
+  Cluster cluster = inventory_.Cluster("c1");
+  cluster.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+  cluster.set_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+  inventory_.AddCluster(cluster);
+  Host host = StoredHost(3);
+  host.set_status(types::v1::HOST_STATUS_KNOWN);
+  host.set_role(types::v1::HOST_ROLE_AUTO_ASSIGN);
+  inventory_.AddHost(host);
+  absl::StatusOr<Host> installed = actions_.hosts().InstallHost(kInfraEnvId, HostId(3));
+  ASSERT_THAT(installed, IsOk());
+  EXPECT_EQ(installed->status(), types::v1::HOST_STATUS_INSTALLING) << installed->status_info();
+  EXPECT_EQ(StoredHost(3).role(), types::v1::HOST_ROLE_WORKER);
+  EXPECT_TRUE(inventory_.ArtifactContent("c1", HostIgnitionName(HostId(3)))->has_value());
+}
+
+TEST_F(HostActionsTest, AHostOfAClusterNotAddingHostsIsNotInstalledOnItsOwn) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  EXPECT_EQ(CodeOf(actions_.hosts().InstallHost(kInfraEnvId, HostId(1))),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(StoredHost(1).status(), types::v1::HOST_STATUS_KNOWN);
+}
+
+// ---- ResetHost -----------------------------------------------------------------------------
+
+TEST_F(HostActionsTest, AFailedHostIsResetUntilItBootsTheDiscoveryImage) {
+  Store(types::v1::CLUSTER_STATUS_ERROR, types::v1::HOST_STATUS_ERROR);
+  absl::StatusOr<Host> reset = actions_.hosts().ResetHost(kInfraEnvId, HostId(1));
+  ASSERT_THAT(reset, IsOk());
+  EXPECT_EQ(reset->status(), types::v1::HOST_STATUS_RESETTING_PENDING_USER_ACTION);
+}
+
+TEST_F(HostActionsTest, ADisconnectedHostIsNotReset) {
+  Store(types::v1::CLUSTER_STATUS_INSUFFICIENT, types::v1::HOST_STATUS_DISCONNECTED);
+  EXPECT_EQ(CodeOf(actions_.hosts().ResetHost(kInfraEnvId, HostId(1))),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(StoredHost(1).status(), types::v1::HOST_STATUS_DISCONNECTED);
+}
+
+// ---- UpdateHost ----------------------------------------------------------------------------
+
+v1::UpdateHostRequest HostEdit(int i, const std::string& path) {
+  v1::UpdateHostRequest request;
+  request.set_infra_env_id(kInfraEnvId);
+  request.set_host_id(HostId(i));
+  request.mutable_update_mask()->add_paths(path);
+  return request;
+}
+
+TEST_F(HostActionsTest, AUserChosenRoleIsStoredAndJudged) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  v1::UpdateHostRequest request = HostEdit(1, "role");
+  request.mutable_host()->set_role(types::v1::HOST_ROLE_WORKER);
+  absl::StatusOr<Host> updated = actions_.hosts().UpdateHost(request);
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(StoredHost(1).role(), types::v1::HOST_ROLE_WORKER);
+  // Two masters cannot make the three the cluster asks for.
+  EXPECT_NE(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
+}
+
+TEST_F(HostActionsTest, ARoleThatIsNoRoleIsRefusedAndNothingChanges) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  v1::UpdateHostRequest request = HostEdit(1, "role");
+  request.mutable_host()->set_role(types::v1::HOST_ROLE_BOOTSTRAP);
+  EXPECT_EQ(CodeOf(actions_.hosts().UpdateHost(request)), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(StoredHost(1).role(), types::v1::HOST_ROLE_AUTO_ASSIGN);
+}
+
+TEST_F(HostActionsTest, AnEligibleInstallationDiskIsStoredWithItsPath) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  v1::UpdateHostRequest request = HostEdit(1, "installation_disk_id");
+  request.mutable_host()->set_installation_disk_id(StoredHost(1).inventory().disks(0).id());
+  ASSERT_THAT(actions_.hosts().UpdateHost(request), IsOk());
+  EXPECT_EQ(StoredHost(1).installation_disk_path(), StoredHost(1).inventory().disks(0).path());
+}
+
+TEST_F(HostActionsTest, ADiskTheHostDoesNotHaveIsRefused) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  v1::UpdateHostRequest request = HostEdit(1, "installation_disk_id");
+  request.mutable_host()->set_installation_disk_id("no-such-disk");
+  EXPECT_EQ(CodeOf(actions_.hosts().UpdateHost(request)), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(HostActionsTest, AHostIsNotEditedOnceItsInstallationBegan) {
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
+  v1::UpdateHostRequest request = HostEdit(1, "requested_hostname");
+  request.mutable_host()->set_requested_hostname("late");
+  EXPECT_EQ(CodeOf(actions_.hosts().UpdateHost(request)), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(StoredHost(1).requested_hostname(), "");
+}
+
+TEST_F(HostActionsTest, AnEditOnAnOlderVersionOfTheHostIsAborted) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  v1::UpdateHostRequest request = HostEdit(1, "requested_hostname");
+  request.mutable_host()->set_requested_hostname("stale");
+  request.set_resource_version(StoredHost(1).resource_version() - 1);
+  EXPECT_EQ(CodeOf(actions_.hosts().UpdateHost(request)), absl::StatusCode::kAborted);
+}
+
+// ---- RegisterAgain -------------------------------------------------------------------------
+
+TEST_F(HostActionsTest, AKnownHostWhoseAgentRestartedIsDiscoveredAgain) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  absl::StatusOr<Host> host = actions_.hosts().RegisterAgain(StoredHost(1));
+  ASSERT_THAT(host, IsOk());
+  EXPECT_EQ(host->status(), types::v1::HOST_STATUS_DISCOVERING);
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator::actions

@@ -1,0 +1,155 @@
+// File: services/orchestrator/refresh_scheduler_test.cc
+//
+// When the hub's refreshes run, with a fake judge and a fake clock: an agent's own work goes
+// ahead of a herd's Watch echoes, waiting refreshes of one target coalesce, and an echo of a
+// version already judged is never refreshed. One worker, held at a gate while work is queued,
+// makes the order deterministic: no sleeping.
+
+#include "services/orchestrator/refresh_scheduler.h"
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/time/clock.h"
+#include "prometheus/registry.h"
+
+namespace assisted::orchestrator {
+namespace {
+
+namespace inv = inventory::v1;
+using ::testing::ElementsAre;
+using ::testing::ElementsAreArray;
+
+RefreshTarget Cluster(const std::string& id) { return RefreshTarget{"", "", id}; }
+
+inv::WatchEvent ClusterChanged(const std::string& id, int64_t version) {
+  inv::WatchEvent event;
+  event.set_kind(inv::RESOURCE_KIND_CLUSTER);
+  event.set_id(id);
+  event.set_resource_version(version);
+  return event;
+}
+
+class RefreshSchedulerTest : public ::testing::Test {
+ protected:
+  // Holds the one worker until Release, so everything queued meanwhile waits.
+  void HoldTheWorker() {
+    absl::Notification held;
+    ASSERT_TRUE(scheduler_.RunSessionWork([this, &held] {
+      held.Notify();
+      gate_.WaitForNotification();
+    }));
+    held.WaitForNotification();
+  }
+  void Release() {
+    gate_.Notify();
+    scheduler_.WaitIdle();
+  }
+
+  void Record(const std::string& what) {
+    absl::MutexLock lock(&mu_);
+    ran_.push_back(what);
+  }
+  std::vector<std::string> Ran() {
+    absl::MutexLock lock(&mu_);
+    return ran_;
+  }
+
+  // Judges every cluster at `version_` (what the inventory would return).
+  absl::StatusOr<RefreshOutcome> Judge(const RefreshTarget& target, const types::v1::Host*) {
+    Record(absl::StrCat("refresh ", target.Key()));
+    RefreshOutcome outcome;
+    outcome.cluster.emplace();
+    outcome.cluster->set_id(target.cluster_id);
+    outcome.cluster->set_resource_version(version_);
+    return outcome;
+  }
+
+  FakeClock clock_;
+  prometheus::Registry registry_;
+  HubMetrics metrics_{registry_};
+  absl::Notification gate_;
+  absl::Mutex mu_;
+  std::vector<std::string> ran_ ABSL_GUARDED_BY(mu_);
+  int64_t version_ = 1;
+  RefreshScheduler scheduler_{{.workers = 1, .max_backlog = 100000},
+                              [this](const RefreshTarget& target, const types::v1::Host* host) {
+                                return Judge(target, host);
+                              },
+                              [](const RefreshOutcome&) {},
+                              metrics_,
+                              clock_,
+                              log::Logger::Discard()};
+};
+
+TEST_F(RefreshSchedulerTest, AHostsOwnRefreshRunsBeforeTheEchoesOfARegistrationHerd) {
+  ASSERT_NO_FATAL_FAILURE(HoldTheWorker());
+  // A herd registered: the Watch echoes its writes, one refresh per cluster waits.
+  constexpr int kHerdClusters = 1000;
+  for (int i = 0; i < kHerdClusters; ++i) {
+    scheduler_.RefreshLater(Cluster(absl::StrCat("herd-", i)), ClusterChanged("herd", 0));
+  }
+  // Then one more agent registers: its message and the refresh it causes are session work.
+  ASSERT_TRUE(scheduler_.RunSessionWork([this] {
+    Record("register");
+    scheduler_.RefreshNow(Cluster("mine"));
+  }));
+  Release();
+  const std::vector<std::string> ran = Ran();
+  ASSERT_EQ(ran.size(), kHerdClusters + 2u);
+  EXPECT_EQ(ran[0], "register");
+  EXPECT_EQ(ran[1], "refresh mine");
+  EXPECT_EQ(ran[2], "refresh herd-0");  // the echoes keep their order after it
+  EXPECT_EQ(ran.back(), absl::StrCat("refresh herd-", kHerdClusters - 1));
+}
+
+TEST_F(RefreshSchedulerTest, EveryAgentsSessionWorkGoesAheadOfEchoesQueuedBeforeIt) {
+  ASSERT_NO_FATAL_FAILURE(HoldTheWorker());
+  scheduler_.RefreshLater(Cluster("echo-1"));
+  scheduler_.RefreshLater(Cluster("echo-2"));
+  for (const char* agent : {"agent-1", "agent-2"}) {
+    ASSERT_TRUE(scheduler_.RunSessionWork([this, agent] { Record(agent); }));
+  }
+  Release();
+  EXPECT_THAT(Ran(), ElementsAre("agent-1", "agent-2", "refresh echo-1", "refresh echo-2"));
+}
+
+TEST_F(RefreshSchedulerTest, RefreshesOfOneClusterAskedForWhileOneWaitsRunOnce) {
+  ASSERT_NO_FATAL_FAILURE(HoldTheWorker());
+  for (int version = 1; version <= 5; ++version) {
+    scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", version));
+  }
+  scheduler_.RefreshLater(Cluster("c2"));
+  scheduler_.RefreshLater(Cluster("c1"));
+  Release();
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1", "refresh c2"));
+}
+
+TEST_F(RefreshSchedulerTest, AnEchoOfAVersionAlreadyJudgedHereIsNotRefreshed) {
+  version_ = 7;
+  scheduler_.RefreshNow(Cluster("c1"));  // judges (and writes) c1 at version 7
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 7));  // its own write, echoed
+  scheduler_.WaitIdle();
+  EXPECT_TRUE(scheduler_.AlreadyJudged(ClusterChanged("c1", 6)));
+  EXPECT_FALSE(scheduler_.AlreadyJudged(ClusterChanged("c1", 8)));
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 8));  // a change made elsewhere
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1", "refresh c1"));
+}
+
+TEST_F(RefreshSchedulerTest, AWaitingEchoJudgedMeanwhileByTheHostsOwnRefreshIsSkipped) {
+  ASSERT_NO_FATAL_FAILURE(HoldTheWorker());
+  version_ = 3;
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 3));
+  ASSERT_TRUE(scheduler_.RunSessionWork([this] { scheduler_.RefreshNow(Cluster("c1")); }));
+  Release();
+  EXPECT_THAT(Ran(), ElementsAreArray({"refresh c1"}));  // the echo found version 3 judged
+}
+
+}  // namespace
+}  // namespace assisted::orchestrator
