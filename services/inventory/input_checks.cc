@@ -721,9 +721,6 @@ absl::Status ValidateUpdateInfraEnvRequest(const inventory_v1::UpdateInfraEnvReq
 absl::Status ValidateCreateHostRequest(const inventory_v1::CreateHostRequest& request) {
   RETURN_IF_ERROR(ValidateRequiredUuid(request.host().id(), "host.id"));
   RETURN_IF_ERROR(ValidateRequiredUuid(request.host().infra_env_id(), "host.infra_env_id"));
-  if (request.host().status() == types::v1::HOST_STATUS_UNSPECIFIED) {
-    return Invalid("host.status", "required");
-  }
   return ValidateHost(request.host());
 }
 

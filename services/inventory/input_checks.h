@@ -142,7 +142,8 @@ absl::Status ValidateCreateInfraEnvRequest(
 absl::Status ValidateUpdateInfraEnvRequest(
     const ::assisted::inventory::v1::UpdateInfraEnvRequest& request);
 
-// ValidateHost, plus: host.id and host.infra_env_id are required and host.status is set.
+// ValidateHost, plus: host.id and host.infra_env_id are required. No status means the store's
+// default (discovering, or discovering-unbound without a cluster): what a registration creates.
 absl::Status ValidateCreateHostRequest(const ::assisted::inventory::v1::CreateHostRequest& request);
 
 // host.id and host.infra_env_id are required; the merged host still needs ValidateHost.

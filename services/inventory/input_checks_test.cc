@@ -818,9 +818,6 @@ TEST(ValidateRequests, HostRequests) {
   EXPECT_THAT(ValidateCreateHostRequest(create),
               StatusIs(absl::StatusCode::kInvalidArgument, "host.infra_env_id: required"));
   create.mutable_host()->set_infra_env_id(kUuid);
-  EXPECT_THAT(ValidateCreateHostRequest(create),
-              StatusIs(absl::StatusCode::kInvalidArgument, "host.status: required"));
-  create.mutable_host()->set_status(types::v1::HOST_STATUS_DISCOVERING_UNBOUND);
   EXPECT_THAT(ValidateCreateHostRequest(create), IsOk());
   create.mutable_host()->set_requested_hostname("Master-0");
   EXPECT_THAT(ValidateCreateHostRequest(create), StatusIs(absl::StatusCode::kInvalidArgument,
