@@ -206,10 +206,12 @@ absl::Status VmFleet::Boot(int vm, const BootOptions& boot) {
     absl::StrAppend(&uplink, ",guestfwd=tcp:", forward.guest_address, ":", forward.guest_port,
                     "-cmd:", options_.relay, " ", forward.host_port);
   }
+  // TCG with one host thread for all vCPUs: a machine with the vCPUs a role requires must not
+  // take more than one core of the host.
   std::vector<std::string> argv = {
       options_.qemu,
       "-accel",
-      "tcg",
+      "tcg,thread=single",
       "-machine",
       "q35",
       "-m",
