@@ -96,6 +96,11 @@ absl::StatusOr<std::unique_ptr<VmFleet>> VmFleet::Create(VmFleetOptions options)
     }
   }
   std::error_code error;
+  options.relay = fs::absolute(options.relay, error).string();
+  if (error || !fs::exists(options.relay)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(options.relay, " is missing: the test needs //tests/vm:guest_forward_relay"));
+  }
   fs::create_directories(options.dir, error);
   if (error) return absl::InternalError(absl::StrCat("cannot create ", options.dir));
   std::unique_ptr<VmFleet> fleet(new VmFleet(std::move(options)));
@@ -199,12 +204,14 @@ absl::Status VmFleet::Boot(int vm, const BootOptions& boot) {
   std::string uplink = "user,id=uplink,restrict=on,net=10.0.2.0/24";
   for (const GuestForward& forward : options_.forwards) {
     absl::StrAppend(&uplink, ",guestfwd=tcp:", forward.guest_address, ":", forward.guest_port,
-                    "-tcp:127.0.0.1:", forward.host_port);
+                    "-cmd:", options_.relay, " ", forward.host_port);
   }
+  // TCG with one host thread for all vCPUs: a machine with the vCPUs a role requires must not
+  // take more than one core of the host.
   std::vector<std::string> argv = {
       options_.qemu,
       "-accel",
-      "tcg",
+      "tcg,thread=single",
       "-machine",
       "q35",
       "-m",

@@ -14,8 +14,8 @@
 // - UEFI firmware (OVMF) with its own variable store, so boot entries survive its reboots;
 // - a sparse raw virtio disk (`disk_bytes`) and, per boot, an optional CD-ROM booted first;
 // - NIC 1, "uplink": QEMU user-mode networking with restrict=on, so the guest reaches nothing
-//   but the `forwards` (guest address:port → a port on the host's 127.0.0.1) and gets its address
-//   by DHCP (10.0.2.15);
+//   but the `forwards` (guest address:port → a port on the host's 127.0.0.1, one host connection
+//   per guest connection, made when the guest connects) and gets its address by DHCP (10.0.2.15);
 // - NIC 2, "private": a virtual Ethernet segment shared by the fleet's machines only, carried
 //   as unix datagrams through a hub thread of the fleet (no IP address of the host is used);
 // - both NICs with fixed MACs (`mac`, and `mac` with its last byte + 0x80 for the private one);
@@ -57,6 +57,9 @@ struct VmFleetOptions {
   std::string qemu = "qemu-system-x86_64";
   std::string ovmf_code = "/usr/share/OVMF/OVMF_CODE_4M.fd";
   std::string ovmf_vars = "/usr/share/OVMF/OVMF_VARS_4M.fd";
+  // tests/vm/guest_forward_relay: QEMU runs it once per guest connection to a forward (relative
+  // paths are taken from the working directory, a test's runfiles).
+  std::string relay = "tests/vm/guest_forward_relay";
 };
 
 struct VmSpec {

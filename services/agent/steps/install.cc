@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 
@@ -21,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "lib/status/status_macros.h"
 #include "services/agent/steps/block_device.h"
+#include "services/agent/steps/install_disk.h"
 #include "services/agent/steps/json_args.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/unique_fd.h"
@@ -86,6 +89,25 @@ absl::Status ReadAll(int fd, char* data, size_t n, int64_t offset, absl::string_
 }
 
 int64_t AlignUp(int64_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// SHA-256 of the first `size` bytes of the disk open at `fd`.
+absl::StatusOr<std::string> DigestOfDisk(int fd, int64_t size) {
+  Sha256 digest;
+  std::string buffer(1 << 20, '\0');
+  for (int64_t at = 0; at < size;) {
+    const size_t n = static_cast<size_t>(std::min<int64_t>(buffer.size(), size - at));
+    RETURN_IF_ERROR(ReadAll(fd, buffer.data(), n, at, "the OS image"));
+    digest.Update(buffer.data(), n);
+    at += static_cast<int64_t>(n);
+  }
+  return digest.Hex();
+}
+
+// Where the install record lives on the boot partition of an installed GPT image.
+constexpr char kRecordPath[] = "assisted/install.json";
+constexpr char kIgnitionPath[] = "ignition/config.ign";
+constexpr char kKargsPath[] = "kargs.cfg";
+constexpr char kFirstbootNetworkDir[] = "coreos-firstboot-network";
 
 // Streams the OS image into the disk at offset 0, hashing it; reports each new whole percentage
 // through `percent` (when the size is known). Returns the bytes written.
@@ -201,10 +223,44 @@ struct Written {
   std::string ignition_sha256;
 };
 
+// What coreos-installer does after writing a GPT disk image: the backup GPT moves to the end of
+// the disk, the Ignition goes to the boot partition where the installed OS's first boot reads
+// it, the installer args edit the kernel arguments and copy the network keyfiles; the install
+// record goes next to the Ignition. Everything is read back.
+absl::Status FinishDiskImage(int fd, const std::string& target, const InstallRequest& request,
+                             const json& record, process::ProcessRunner& processes) {
+  ASSIGN_OR_RETURN(const InstallerArgs args, ParseInstallerArgs(request.installer_args));
+  RETURN_IF_ERROR(RelocateBackupGpt(fd));
+  RETURN_IF_ERROR(CheckGpt(fd));
+  ASSIGN_OR_RETURN(BootPartition boot, BootPartition::Find(target, processes));
+  RETURN_IF_ERROR(boot.WriteFile(kIgnitionPath, request.ignition));
+  if (!args.append_kargs.empty() || !args.delete_kargs.empty()) {
+    ASSIGN_OR_RETURN(const std::string kargs, boot.ReadFile(kKargsPath));
+    ASSIGN_OR_RETURN(const std::string edited,
+                     EditKargs(kargs, args.append_kargs, args.delete_kargs));
+    RETURN_IF_ERROR(boot.WriteFile(kKargsPath, edited));
+  }
+  if (args.copy_network) {
+    std::error_code error;
+    for (const auto& entry : std::filesystem::directory_iterator(args.network_dir, error)) {
+      if (!entry.is_regular_file() || !absl::EndsWith(entry.path().string(), ".nmconnection")) {
+        continue;
+      }
+      std::ifstream in(entry.path(), std::ios::binary);
+      const std::string keyfile((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+      RETURN_IF_ERROR(boot.WriteFile(
+          absl::StrCat(kFirstbootNetworkDir, "/", entry.path().filename().string()), keyfile));
+    }
+  }
+  return boot.WriteFile(kRecordPath, DumpJson(record));
+}
+
 // Writes image, Ignition and footer to `target`, then reads everything back and checks it.
 // Codes: NOT_FOUND/UNAVAILABLE/DATA_LOSS for the image (exit 2), others exit 1.
 absl::StatusOr<Written> WriteDisk(const std::string& target, const InstallRequest& request,
                                   const StepContext& context, const InstallOptions& options,
+                                  process::ProcessRunner& processes,
                                   std::function<void(int)> percent) {
   UniqueFd fd(open(target.c_str(), O_RDWR | O_CLOEXEC));
   if (!fd.valid()) {
@@ -234,20 +290,35 @@ absl::StatusOr<Written> WriteDisk(const std::string& target, const InstallReques
     return absl::DataLossError(absl::StrCat("the OS image's sha256 is ", written.os_image_sha256,
                                             ", expected ", request.os_image_sha256));
   }
-  const int64_t ignition_offset = AlignUp(writer.written);
-  RETURN_IF_ERROR(WriteAll(fd.get(), request.ignition.data(), request.ignition.size(),
-                           ignition_offset, "the Ignition to the disk"));
-  const json footer = {{"os_image_size", writer.written},
+  const json record = {{"os_image_size", writer.written},
                        {"os_image_sha256", written.os_image_sha256},
                        {"os_image_url", request.os_image_url},
-                       {"ignition_offset", ignition_offset},
-                       {"ignition_size", ignition_size},
                        {"ignition_sha256", written.ignition_sha256},
                        {"cluster_id", request.cluster_id},
                        {"host_id", request.host_id},
                        {"role", request.role},
                        {"bootstrap", request.bootstrap},
                        {"installer_args", request.installer_args}};
+  // Read back before anything edits the image's GPT or boot partition.
+  ASSIGN_OR_RETURN(const std::string on_disk, DigestOfDisk(fd.get(), writer.written));
+  if (on_disk != written.os_image_sha256) {
+    return absl::InternalError("the disk does not read back the OS image that was written");
+  }
+  absl::StatusOr<std::vector<GptPartition>> gpt = ReadGpt(fd.get());
+  const bool disk_image =
+      gpt.ok() &&
+      std::any_of(gpt->begin(), gpt->end(), [](const GptPartition& p) { return p.name == "boot"; });
+  if (!gpt.ok() && gpt.status().code() == absl::StatusCode::kDataLoss) return gpt.status();
+  if (disk_image) {
+    RETURN_IF_ERROR(FinishDiskImage(fd.get(), target, request, record, processes));
+    return written;
+  }
+  const int64_t ignition_offset = AlignUp(writer.written);
+  RETURN_IF_ERROR(WriteAll(fd.get(), request.ignition.data(), request.ignition.size(),
+                           ignition_offset, "the Ignition to the disk"));
+  json footer = record;
+  footer["ignition_offset"] = ignition_offset;
+  footer["ignition_size"] = ignition_size;
   std::string block = absl::StrCat(kFooterMagic, DumpJson(footer), "\n");
   if (static_cast<int64_t>(block.size()) > kFooterBytes) {
     return absl::InvalidArgumentError(
@@ -273,12 +344,82 @@ bool IsImageFailure(const absl::Status& status) {
          status.code() == absl::StatusCode::kDataLoss;
 }
 
+// The fields the footer and the install record share.
+absl::Status ParseRecord(const json& record, const std::string& path, InstalledDisk& disk) {
+  if (!record.is_object()) return absl::DataLossError(absl::StrCat(path, ": unreadable record"));
+  try {
+    disk.os_image_size = record.at("os_image_size").get<int64_t>();
+    disk.os_image_sha256 = record.at("os_image_sha256").get<std::string>();
+    disk.os_image_url = record.at("os_image_url").get<std::string>();
+    disk.ignition_sha256 = record.at("ignition_sha256").get<std::string>();
+    disk.cluster_id = record.at("cluster_id").get<std::string>();
+    disk.host_id = record.at("host_id").get<std::string>();
+    disk.role = record.at("role").get<std::string>();
+    disk.bootstrap = record.at("bootstrap").get<bool>();
+    disk.installer_args = record.at("installer_args").get<std::vector<std::string>>();
+  } catch (const json::exception& e) {
+    return absl::DataLossError(absl::StrCat(path, ": bad install record: ", e.what()));
+  }
+  return absl::OkStatus();
+}
+
+// An installed GPT disk image: the record and the Ignition from its boot partition. The image's
+// digest was checked on read-back at install time; the install then edited its GPT and boot
+// partition, so it is not recomputed here.
+absl::StatusOr<InstalledDisk> ReadInstalledDiskImage(const std::string& path, BootPartition& boot) {
+  absl::StatusOr<std::string> record = boot.ReadFile(kRecordPath);
+  if (record.status().code() == absl::StatusCode::kNotFound) {
+    return absl::NotFoundError(absl::StrCat(path, " holds no installation"));
+  }
+  RETURN_IF_ERROR(record.status());
+  InstalledDisk disk;
+  RETURN_IF_ERROR(ParseRecord(json::parse(*record, nullptr, false), path, disk));
+  ASSIGN_OR_RETURN(disk.ignition, boot.ReadFile(kIgnitionPath));
+  if (Sha256Hex(disk.ignition) != disk.ignition_sha256) {
+    return absl::DataLossError(
+        absl::StrCat(path, ": the Ignition on disk does not match its sha256"));
+  }
+  return disk;
+}
+
 }  // namespace
 
 std::string Sha256Hex(absl::string_view data) {
   Sha256 digest;
   digest.Update(data.data(), data.size());
   return digest.Hex();
+}
+
+absl::StatusOr<InstallerArgs> ParseInstallerArgs(const std::vector<std::string>& args) {
+  InstallerArgs parsed;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    // "--flag value" or "--flag=value".
+    auto value = [&](absl::string_view flag) -> absl::StatusOr<std::string> {
+      if (absl::StartsWith(arg, absl::StrCat(flag, "="))) return arg.substr(flag.size() + 1);
+      if (i + 1 >= args.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("installer_args: ", flag, " needs a value"));
+      }
+      return args[++i];
+    };
+    if (arg == "--append-karg" || absl::StartsWith(arg, "--append-karg=")) {
+      ASSIGN_OR_RETURN(std::string karg, value("--append-karg"));
+      parsed.append_kargs.push_back(std::move(karg));
+    } else if (arg == "--delete-karg" || absl::StartsWith(arg, "--delete-karg=")) {
+      ASSIGN_OR_RETURN(std::string karg, value("--delete-karg"));
+      parsed.delete_kargs.push_back(std::move(karg));
+    } else if (arg == "--copy-network" || arg == "-n") {
+      parsed.copy_network = true;
+    } else if (arg == "--network-dir" || absl::StartsWith(arg, "--network-dir=")) {
+      ASSIGN_OR_RETURN(parsed.network_dir, value("--network-dir"));
+    } else {
+      return absl::InvalidArgumentError(
+          absl::StrCat("installer_args: \"", arg,
+                       "\" is not supported (--append-karg, --delete-karg, --copy-network, "
+                       "--network-dir)"));
+    }
+  }
+  return parsed;
 }
 
 absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step) {
@@ -309,6 +450,7 @@ absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step) {
   }
   ASSIGN_OR_RETURN(json installer_args, ArrayField(args, "installer_args", Need::kOptional, 64));
   ASSIGN_OR_RETURN(r.installer_args, StringList(installer_args, "installer_args", 64));
+  RETURN_IF_ERROR(ParseInstallerArgs(r.installer_args).status());
   if (!args.contains("os_image") || !args["os_image"].is_object()) {
     return absl::InvalidArgumentError("os_image must be an object with url and sha256");
   }
@@ -404,7 +546,7 @@ StepResult InstallStep::Run(const Step& step, StepContext& context) {
     }
     progress(stage, "0%", 0);
     absl::StatusOr<Written> result =
-        WriteDisk(*target, *request, context, options_, [&](int percent) {
+        WriteDisk(*target, *request, context, options_, context.processes, [&](int percent) {
           progress(types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, absl::StrCat(percent, "%"),
                    percent);
         });
@@ -437,6 +579,10 @@ StepResult InstallStep::Run(const Step& step, StepContext& context) {
 }
 
 absl::StatusOr<InstalledDisk> ReadInstalledDisk(const std::string& path) {
+  process::LocalProcessRunner processes;
+  absl::StatusOr<BootPartition> boot = BootPartition::Find(path, processes);
+  if (boot.ok()) return ReadInstalledDiskImage(path, *boot);
+  if (boot.status().code() == absl::StatusCode::kDataLoss) return boot.status();
   UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) {
     return absl::NotFoundError(absl::StrCat("cannot open ", path, ": ", std::strerror(errno)));
@@ -454,22 +600,13 @@ absl::StatusOr<InstalledDisk> ReadInstalledDisk(const std::string& path) {
   const size_t end = block.find('\n', start);
   const json footer =
       json::parse(block.substr(start, end == std::string::npos ? 0 : end - start), nullptr, false);
-  if (!footer.is_object()) return absl::DataLossError(absl::StrCat(path, ": unreadable footer"));
   InstalledDisk disk;
+  RETURN_IF_ERROR(ParseRecord(footer, path, disk));
   int64_t ignition_offset = 0;
   int64_t ignition_size = 0;
   try {
-    disk.os_image_size = footer.at("os_image_size").get<int64_t>();
-    disk.os_image_sha256 = footer.at("os_image_sha256").get<std::string>();
-    disk.os_image_url = footer.at("os_image_url").get<std::string>();
     ignition_offset = footer.at("ignition_offset").get<int64_t>();
     ignition_size = footer.at("ignition_size").get<int64_t>();
-    disk.ignition_sha256 = footer.at("ignition_sha256").get<std::string>();
-    disk.cluster_id = footer.at("cluster_id").get<std::string>();
-    disk.host_id = footer.at("host_id").get<std::string>();
-    disk.role = footer.at("role").get<std::string>();
-    disk.bootstrap = footer.at("bootstrap").get<bool>();
-    disk.installer_args = footer.at("installer_args").get<std::vector<std::string>>();
   } catch (const json::exception& e) {
     return absl::DataLossError(absl::StrCat(path, ": bad footer: ", e.what()));
   }
@@ -477,15 +614,8 @@ absl::StatusOr<InstalledDisk> ReadInstalledDisk(const std::string& path) {
       ignition_offset + ignition_size > size - kFooterBytes) {
     return absl::DataLossError(absl::StrCat(path, ": footer offsets out of range"));
   }
-  Sha256 image;
-  std::string buffer(1 << 20, '\0');
-  for (int64_t at = 0; at < disk.os_image_size;) {
-    const size_t n = static_cast<size_t>(std::min<int64_t>(buffer.size(), disk.os_image_size - at));
-    RETURN_IF_ERROR(ReadAll(fd.get(), buffer.data(), n, at, "the OS image"));
-    image.Update(buffer.data(), n);
-    at += static_cast<int64_t>(n);
-  }
-  if (image.Hex() != disk.os_image_sha256) {
+  ASSIGN_OR_RETURN(const std::string image, DigestOfDisk(fd.get(), disk.os_image_size));
+  if (image != disk.os_image_sha256) {
     return absl::DataLossError(
         absl::StrCat(path, ": the OS image on disk does not match its sha256"));
   }

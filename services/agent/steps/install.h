@@ -12,9 +12,10 @@
 //                                                   role master with bootstrap true)
 //     "bootstrap": true | false,                    optional, default false
 //     "boot_device": "/dev/...",                    required; the installation disk
-//     "installer_args": ["--append-karg", "..."],  optional; recorded in the disk footer (the
-//                                                   agent writes the image itself, it does not
-//                                                   run coreos-installer)
+//     "installer_args": ["--append-karg", "..."],  optional; --append-karg, --delete-karg,
+//                                                   --copy-network (-n), --network-dir, applied
+//                                                   as coreos-installer does (see below); any
+//                                                   other argument is refused
 //     "os_image": {"url": "https://...|http://...|file:///...",   required
 //                  "sha256": "<64 hex>"},           optional; the image is refused on mismatch
 //     "ignition": "<the host's full Ignition JSON text>",         required, non-empty
@@ -48,16 +49,22 @@
 // "ignition_sha256"}) is sent when the disk is written and verified, BEFORE "Rebooting"; the
 // reboot then happens through InstallReporter::RebootAfterResult.
 //
-// Disk layout written (the same on a block device and on a simulated host's disk image file):
-//   [0, S)             the OS image bytes, S = os_image_size
-//   [I, I + N)         the Ignition text, I = S rounded up to 1 MiB, N = its length
-//   [D - 4096, D)      the footer, D = device size: "ASSISTED-INSTALL-1\n" followed by one line
-//                      of JSON {"os_image_size","os_image_sha256","os_image_url",
-//                      "ignition_offset","ignition_size","ignition_sha256","cluster_id",
-//                      "host_id","role","bootstrap","installer_args"} and zero padding.
-// Everything is read back after writing and checked against the digests. The boot order is then
-// set with `efibootmgr -c -d <disk> -p 2 -L "Red Hat Enterprise Linux" -l \EFI\redhat\shimx64.efi`
-// on UEFI hosts (failure only logged; skipped in simulation and on BIOS hosts).
+// Disk layout written (the same on a block device and on a simulated host's disk image file).
+// The OS image is streamed to [0, S) (S its size), its sha256 checked, and read back. Then:
+// - an OS disk image — a GPT with a partition named "boot" (./dev os-images' disk.raw, an RHCOS
+//   metal image) — is finished the way `coreos-installer install` does (install_disk.h): the
+//   backup GPT moves to the end of the disk; on the boot partition's ext4, written without
+//   mounting: ignition/config.ign (mode 0600; the installed OS's initramfs applies it at first
+//   boot), kargs.cfg with --append-karg/--delete-karg applied, coreos-firstboot-network/ with
+//   the *.nmconnection keyfiles of --network-dir for --copy-network, and assisted/install.json,
+//   the install record {"os_image_size","os_image_sha256","os_image_url","ignition_sha256",
+//   "cluster_id","host_id","role","bootstrap","installer_args"}; each file is read back;
+// - any other image (a simulated host's placeholder bytes) is followed by the Ignition at
+//   I = S rounded up to 1 MiB, and the record, with "ignition_offset" and "ignition_size", is a
+//   footer in the disk's last 4096 bytes: "ASSISTED-INSTALL-1\n", one line of JSON, zeros.
+// The boot order is then set with `efibootmgr -c -d <disk> -p 2 -L "Red Hat Enterprise Linux"
+// -l \EFI\redhat\shimx64.efi` on UEFI hosts (failure only logged; skipped in simulation and on
+// BIOS hosts).
 
 #ifndef ASSISTED_SERVICES_AGENT_STEPS_INSTALL_H_
 #define ASSISTED_SERVICES_AGENT_STEPS_INSTALL_H_
@@ -86,6 +93,16 @@ struct InstallRequest {
   std::string ignition;
   bool sno = false;  // high_availability_mode "None"
 };
+
+// The installer_args the install step applies, as coreos-installer would.
+struct InstallerArgs {
+  std::vector<std::string> append_kargs;                               // --append-karg ARG
+  std::vector<std::string> delete_kargs;                               // --delete-karg ARG
+  bool copy_network = false;                                           // --copy-network, -n
+  std::string network_dir = "/etc/NetworkManager/system-connections";  // --network-dir DIR
+};
+// INVALID_ARGUMENT naming an unsupported or incomplete argument.
+absl::StatusOr<InstallerArgs> ParseInstallerArgs(const std::vector<std::string>& args);
 
 // Parses and checks args[0]; INVALID_ARGUMENT naming the field.
 absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step);
@@ -123,7 +140,7 @@ class InstallStep final : public StepExecutor {
   const InstallOptions options_;
 };
 
-// What an installed disk holds, as read back from its footer and verified.
+// What an installed disk holds, as read back from its install record and verified.
 struct InstalledDisk {
   int64_t os_image_size = 0;
   std::string os_image_sha256;
@@ -137,9 +154,10 @@ struct InstalledDisk {
   std::vector<std::string> installer_args;
 };
 
-// Reads the layout above from `path` (a disk or disk image) and checks both digests against the
-// bytes on disk. NOT_FOUND when there is no footer (nothing installed); DATA_LOSS when a digest
-// does not match.
+// Reads the layout above from `path` (a disk or disk image) and checks the Ignition's digest, and
+// for a placeholder image the image's (an installed disk image's GPT and boot partition were
+// edited after its read-back). NOT_FOUND when there is no record (nothing installed);
+// DATA_LOSS when a digest does not match or the GPT is damaged.
 absl::StatusOr<InstalledDisk> ReadInstalledDisk(const std::string& path);
 
 // Lower-case hex SHA-256 of `data` (shared by the writer, the reader and tests).

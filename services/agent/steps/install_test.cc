@@ -1,5 +1,7 @@
 #include "services/agent/steps/install.h"
 
+#include <fcntl.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -9,16 +11,20 @@
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
+#include "services/agent/steps/install_disk.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/test_util.h"
+#include "services/agent/steps/unique_fd.h"
 
 namespace assisted::agent::steps {
 namespace {
 
 using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
 using ::assisted::testing::StatusIs;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using types::v1::HostStage;
 
 class RecordingReporter final : public InstallReporter {
@@ -134,6 +140,51 @@ TEST_F(InstallTest, MasterWritesImageAndIgnitionAndReportsItsStages) {
   const nlohmann::json output = nlohmann::json::parse(result.output());
   EXPECT_EQ(output["os_image_sha256"], Sha256Hex(image_));
   EXPECT_EQ(output["ignition_sha256"], Sha256Hex(ignition_));
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST_F(InstallTest, OsDiskImageIsFinishedTheWayCoreosInstallerDoes) {
+  const std::string os_disk = dir_ + "/os-disk.img";
+  ASSERT_THAT(testing::MakeOsDiskImage(os_disk, "root=LABEL=root rw quiet"), IsOk());
+  const std::string image = ReadAll(os_disk);
+  std::filesystem::resize_file(disk_, 128 << 20);
+  nlohmann::json request = Request("master");
+  request["os_image"] = {{"url", "file://" + os_disk}, {"sha256", Sha256Hex(image)}};
+  request["installer_args"] = {"--append-karg", "ip=dhcp", "--delete-karg=quiet"};
+  const StepResult result = Run(request);
+  ASSERT_EQ(result.exit_code(), 0) << result.error();
+
+  // The GPT spans the whole disk; the Ignition and the kernel arguments are on the boot
+  // partition, where the installed OS's initramfs and grub read them; no footer.
+  UniqueFd fd(open(disk_.c_str(), O_RDONLY));
+  EXPECT_THAT(CheckGpt(fd.get()), IsOk());
+  absl::StatusOr<BootPartition> boot = BootPartition::Find(disk_, holder_.local_processes);
+  ASSERT_THAT(boot, IsOk());
+  EXPECT_THAT(boot->ReadFile("ignition/config.ign"), IsOkAndHolds(ignition_));
+  EXPECT_THAT(boot->ReadFile("kargs.cfg"),
+              IsOkAndHolds("set kargs=\"root=LABEL=root rw ip=dhcp\"\n"));
+  EXPECT_THAT(ReadAll(disk_), Not(HasSubstr("ASSISTED-INSTALL-1")));
+  absl::StatusOr<InstalledDisk> disk = ReadInstalledDisk(disk_);
+  ASSERT_THAT(disk, IsOk());
+  EXPECT_EQ(disk->ignition, ignition_);
+  EXPECT_EQ(disk->os_image_sha256, Sha256Hex(image));
+  EXPECT_EQ(disk->host_id, "h1");
+  EXPECT_THAT(disk->installer_args, ElementsAre("--append-karg", "ip=dhcp", "--delete-karg=quiet"));
+}
+
+TEST_F(InstallTest, UnsupportedInstallerArgumentIsRefusedBeforeTheDiskIsTouched) {
+  nlohmann::json request = Request("master");
+  request["installer_args"] = {"--append-karg", "ip=dhcp", "--firstboot-args=x"};
+  const StepResult result = Run(request);
+  EXPECT_EQ(result.exit_code(), -1);
+  EXPECT_THAT(result.error(), HasSubstr("--firstboot-args=x"));
+  request["installer_args"] = {"--append-karg"};
+  EXPECT_THAT(Run(request).error(), HasSubstr("needs a value"));
+  EXPECT_THAT(ReadInstalledDisk(disk_), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(InstallTest, StageListsPerRole) {

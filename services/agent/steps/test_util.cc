@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -90,6 +92,27 @@ Step MakeStep(StepType type, std::vector<std::string> args, uint32_t serial) {
   step.set_step_id(absl::StrFormat("%s-%08x", StepTypeName(type), serial));
   for (std::string& arg : args) step.add_args(std::move(arg));
   return step;
+}
+
+absl::Status MakeOsDiskImage(const std::string& path, const std::string& kargs) {
+  const std::string tree = path + ".boot";
+  std::filesystem::create_directories(tree);
+  std::ofstream(tree + "/kargs.cfg") << "set kargs=\"" << kargs << "\"\n";
+  const std::string script = absl::StrCat(
+      "set -e; truncate -s 48M '", path, "'; sfdisk -q --label gpt '", path, "' <<EOF\n",
+      "start=1MiB, size=1MiB, type=21686148-6449-6E6F-744E-656564454649, name=BIOS-BOOT\n",
+      "start=2MiB, size=4MiB, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name=EFI-SYSTEM\n",
+      "start=6MiB, size=16MiB, name=boot\n", "start=22MiB, size=25MiB, name=root\n", "EOF\n",
+      "mkfs.ext4 -q -F -L boot -d '", tree, "' -E offset=", kOsDiskImageBootOffset, " '", path,
+      "' 16M\n");
+  process::LocalProcessRunner runner;
+  absl::StatusOr<process::CommandResult> made = runner.Run({.argv = {"sh", "-c", script}});
+  if (!made.ok()) return made.status();
+  if (made->exit_code != 0) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cannot make an OS disk image (needs sfdisk, mkfs.ext4): ", made->stderr_data));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace assisted::agent::steps::testing

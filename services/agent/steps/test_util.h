@@ -99,6 +99,13 @@ class LoopbackServer {
 // A step of `type` with a well-formed id ("<type>-<8 hex>", `serial` as the hex) and `args`.
 Step MakeStep(StepType type, std::vector<std::string> args = {}, uint32_t serial = 1);
 
+// A 48 MiB OS disk image at `path` laid out like ./dev os-images' disk.raw, made with the tools a
+// user would use (sfdisk, mkfs.ext4): GPT with BIOS-BOOT, EFI-SYSTEM, boot (ext4 at
+// kOsDiskImageBootOffset, 16 MiB, holding kargs.cfg with `set kargs="<kargs>"`) and root (ending
+// at 47 MiB). FAILED_PRECONDITION with the tool's words when one is missing or fails.
+inline constexpr int64_t kOsDiskImageBootOffset = 6 << 20;
+absl::Status MakeOsDiskImage(const std::string& path, const std::string& kargs);
+
 }  // namespace assisted::agent::steps::testing
 
 #endif  // ASSISTED_SERVICES_AGENT_STEPS_TEST_UTIL_H_
