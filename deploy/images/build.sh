@@ -12,9 +12,9 @@
 # revision, source) and writes it as an oci-archive. No registry is contacted.
 #
 # Usage: deploy/images/build.sh OUTPUT_ROOT BAZEL_BIN VERSION REVISION
-# Writes OUTPUT_ROOT/store/<image>-<inputs hash>.tar and points OUTPUT_ROOT/current/<image>.tar
-# at it; an image whose inputs (package list, this directory, binaries, version, revision, UI
-# files) did not change is not rebuilt. Prints one line per image: name, size, path.
+# Writes OUTPUT_ROOT/store/<image>-<inputs hash>.tar (removing that image's older archives) and
+# points OUTPUT_ROOT/current/<image>.tar at it; an image whose inputs (package list, this
+# directory, binaries, version, revision, UI files) did not change is not rebuilt. Prints one line per image: name, size, path.
 # Needs root (mmdebstrap and buildah's storage).
 #
 # Hook for the web UI: ASSISTED_UI_DIR names a directory of built UI files (ui/'s output); they
@@ -119,6 +119,9 @@ make_root() {
   fi
   # Nothing here runs a shell: remove any a package brought along (the agent's tools included).
   rm -f "$root"/{bin,usr/bin}/{sh,bash,rbash,dash}
+  local shells
+  shells=$(find "$root" \( -name sh -o -name bash -o -name dash -o -name busybox \) \( -type f -o -type l \))
+  [ -z "$shells" ] || die "the $name image would carry a shell: $shells"
   mkdir -p "$root/etc" "$root/usr/bin" "$root/tmp" "$root/var/lib/assisted"
   chmod 1777 "$root/tmp"
   printf 'root:x:0:0:root:/root:/usr/sbin/nologin\nnonroot:x:%d:%d:nonroot:/var/lib/assisted:/usr/sbin/nologin\n' \
@@ -162,6 +165,36 @@ commit_image() {
     "oci-archive:$archive:assisted-$name:$VERSION" >/dev/null
 }
 
+# What a registry and a kubelet will read from the archive: user, entrypoint and labels.
+VERIFY_PY='
+import json, sys
+name, version, revision = sys.argv[1:4]
+config = json.load(sys.stdin)["config"]
+labels = config.get("Labels", {})
+want = {"org.opencontainers.image.version": version, "org.opencontainers.image.revision": revision,
+        "org.opencontainers.image.title": "assisted-" + name}
+bad = [key for key, value in want.items() if labels.get(key) != value]
+if config.get("User") != "65532:65532":
+    bad.append("user %r" % config.get("User"))
+if not (config.get("Entrypoint") or [""])[0].startswith("/usr/bin/"):
+    bad.append("entrypoint")
+if bad:
+    sys.exit("images: %s: wrong %s" % (name, ", ".join(bad)))
+'
+# Then the archive, read back as a container, runs its entrypoint (--version). Isolation chroot:
+# buildah's default OCI runtime needs namespaces a CI sandbox may not give.
+verify_archive() {
+  local ctr status=0
+  skopeo inspect --config "oci-archive:$2" | python3 -c "$VERIFY_PY" "$1" "$VERSION" "$REVISION" ||
+    die "$1: the archive's image config is not what was asked (or skopeo cannot read it)"
+  ctr=$(buildah "${STORAGE[@]}" from --quiet "oci-archive:$2")
+  buildah "${STORAGE[@]}" run --isolation chroot "$ctr" -- \
+    "$(buildah "${STORAGE[@]}" inspect --format '{{index .OCIv1.Config.Entrypoint 0}}' "$ctr")" \
+    --version >/dev/null 2>"$WORK/run.log" || status=$?
+  buildah "${STORAGE[@]}" rm "$ctr" >/dev/null
+  [ "$status" -eq 0 ] || { cat "$WORK/run.log" >&2; die "$1: the image's entrypoint does not run"; }
+}
+
 mkdir -p "$OUT_ROOT/store" "$OUT_ROOT/current"
 WORK=$(mktemp -d "$OUT_ROOT/work.XXXXXX")
 trap 'rm -rf --one-file-system "$WORK"' EXIT
@@ -177,8 +210,13 @@ for name in "${IMAGES[@]}"; do
     make_root "$name" "$WORK/root"
     say "$name: buildah commit"
     commit_image "$name" "$WORK/root" "$archive.tmp"
+    verify_archive "$name" "$archive.tmp"
     mv "$archive.tmp" "$archive"
   fi
   ln -sfn "../store/$name-$hash.tar" "$OUT_ROOT/current/$name.tar"
+  # Every commit changes the revision label: keep the newest archive of each image only.
+  find "$OUT_ROOT/store" -maxdepth 1 -name "$name-*.tar" ! -name "$name-$hash.tar" -delete
   printf 'assisted-%-13s %6s  %s\n' "$name" "$(du -h "$archive" | cut -f1)" "$archive"
 done
+# The archives are the output: nothing needs to stay in buildah's private storage.
+buildah "${STORAGE[@]}" rmi --all >/dev/null 2>&1 || true
