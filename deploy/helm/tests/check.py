@@ -324,7 +324,7 @@ def main():
     flags = {}
     for name in os.listdir(flags_dir):
         flags[name[: -len(".env")]] = set(open(os.path.join(flags_dir, name)).read().split())
-    problems = []
+    problems = [f"values.yaml: {'.'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(base_values)]
     scenarios = sorted(n[: -len(".values.yaml")] for n in os.listdir(rendered_dir) if n.endswith(".values.yaml"))
     if not scenarios:
         problems.append("no scenarios rendered")
