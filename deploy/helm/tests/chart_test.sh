@@ -18,13 +18,15 @@ PYTHON=/usr/bin/python3  # Debian's, with python3-yaml and python3-jsonschema
 GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$TMP/gocache" GOFLAGS= HOME="$TMP" \
   go build -o "$TMP/render" "$HELM_DIR/render/render.go"
 
-# The ASSISTED_* variables each binary reads, from its --help.
+# The ASSISTED_* variables each binary reads, from its --help, and the binary itself (check.py
+# runs it with each container's environment).
 mkdir -p "$TMP/flags" "$TMP/rendered"
 for binary in inventory/assisted-inventory orchestrator/assisted-orchestrator image/assisted-image \
   gateway/assisted-gateway; do
   "$RUNFILES/services/$binary" --help 2>&1 | grep -o '\[ASSISTED_[A-Z0-9_]*\]' | tr -d '[]' \
     >"$TMP/flags/$(basename "$binary").env"
   [ -s "$TMP/flags/$(basename "$binary").env" ] || { echo "no flags from $binary --help"; exit 1; }
+  echo "$RUNFILES/services/$binary" >"$TMP/flags/$(basename "$binary").path"
 done
 
 status=0

@@ -3,7 +3,8 @@
 Usage: check.py SCHEMA VALUES_YAML FLAGS_DIR RENDERED_DIR
   SCHEMA        values.schema.json
   VALUES_YAML   the chart's values.yaml
-  FLAGS_DIR     <binary>.env files: the ASSISTED_* variables each binary's --help names
+  FLAGS_DIR     <binary>.env: the ASSISTED_* variables each binary's --help names;
+                <binary>.path: the binary
   RENDERED_DIR  <scenario>.yaml (render's output) and <scenario>.values.yaml (its values file)
 
 For each scenario: the values (values.yaml with the scenario's file over it) satisfy the schema;
@@ -11,7 +12,8 @@ every rendered document parses as YAML and is a Kubernetes object of a known api
 with the fields the API server requires; and the objects agree with each other and with the
 binaries: every Service, NetworkPolicy, PodDisruptionBudget and ServiceMonitor selects pods or
 Services that exist, named ports exist on the pods, volume mounts name volumes, every
-ASSISTED_* variable is a flag of the container's binary, every file an env variable names lies
+ASSISTED_* variable is a flag of the container's binary and its value parses (the binary,
+run with --version and the container's environment, exits 0), every file an env variable names lies
 under a mount, every service address names a Service port, and the internal certificate covers
 every internal address. Prints one line per problem; exits 1 if there is any.
 """
@@ -20,6 +22,7 @@ import copy
 import json
 import os
 import re
+import subprocess
 import sys
 
 import jsonschema
@@ -159,6 +162,8 @@ def check_container(c, where, container, volumes, flags):
         if isinstance(value, str) and FILE_ENV.match(env_name) and value.startswith("/"):
             if not any(value.startswith(path.rstrip("/") + "/") for path in mounts.values()):
                 c.fail(where, f"env {env_name}={value} lies under no volume mount")
+    if binary:
+        check_env_parses(c, where, binary, container.get("env", []), flags)
     for probe_name in ("startupProbe", "livenessProbe", "readinessProbe"):
         probe = container.get(probe_name)
         if probe is None:
@@ -175,6 +180,23 @@ def check_container(c, where, container, volumes, flags):
         if handlers[0] == "grpc" and not isinstance(port, int):
             c.fail(where, f"{probe_name}: a grpc probe needs a port number")
     return port_names, {e["name"]: e for e in container.get("env", []) if "name" in e}
+
+
+def check_env_parses(c, where, binary, env_entries, flags):
+    """Runs the binary with --version and the container's environment: it reads every ASSISTED_*
+    variable before acting on --version, and exits 2 naming the first it cannot parse. Values
+    from Secrets and the pod become placeholders of the right shape."""
+    env = {"PATH": "/usr/bin:/bin"}
+    for entry in env_entries:
+        if "value" in entry:
+            env[entry["name"]] = entry["value"]
+        elif get(entry, "valueFrom", "fieldRef"):
+            env[entry["name"]] = "assisted-orchestrator-5d9c7b8f4-x2x7q"
+        else:
+            env[entry["name"]] = "host=placeholder dbname=assisted"
+    result = subprocess.run([flags["path:" + binary], "--version"], env=env, capture_output=True, text=True, timeout=30)
+    if result.returncode != 0:
+        c.fail(where, f"{binary} refuses its environment: {(result.stderr or result.stdout).strip()}")
 
 
 def check_pod_spec(c, where, spec, flags):
@@ -323,7 +345,11 @@ def main():
     base_values = yaml.safe_load(open(values_path))
     flags = {}
     for name in os.listdir(flags_dir):
-        flags[name[: -len(".env")]] = set(open(os.path.join(flags_dir, name)).read().split())
+        content = open(os.path.join(flags_dir, name)).read()
+        if name.endswith(".env"):
+            flags[name[: -len(".env")]] = set(content.split())
+        elif name.endswith(".path"):
+            flags["path:" + name[: -len(".path")]] = content.strip()
     problems = [f"values.yaml: {'.'.join(map(str, e.path))}: {e.message}" for e in validator.iter_errors(base_values)]
     scenarios = sorted(n[: -len(".values.yaml")] for n in os.listdir(rendered_dir) if n.endswith(".values.yaml"))
     if not scenarios:
