@@ -40,7 +40,8 @@ for values in "$HELM_DIR"/tests/values/*.yaml; do
   fi
 done
 "$PYTHON" "$HELM_DIR/tests/check.py" "$HELM_DIR/assisted/values.schema.json" \
-  "$HELM_DIR/assisted/values.yaml" "$TMP/flags" "$TMP/rendered" || status=1
+  "$HELM_DIR/assisted/values.yaml" "$TMP/flags" "$TMP/rendered" "$RUNFILES/deploy/images/build.sh" ||
+  status=1
 
 for values in "$HELM_DIR"/tests/refused/*.yaml; do
   scenario=$(basename "$values" .yaml)

@@ -1,11 +1,12 @@
 """Checks what the chart renders (deploy/helm/render: NOT helm, see README "Checking the chart").
 
-Usage: check.py SCHEMA VALUES_YAML FLAGS_DIR RENDERED_DIR
+Usage: check.py SCHEMA VALUES_YAML FLAGS_DIR RENDERED_DIR IMAGES_BUILD_SH
   SCHEMA        values.schema.json
   VALUES_YAML   the chart's values.yaml
   FLAGS_DIR     <binary>.env: the ASSISTED_* variables each binary's --help names;
                 <binary>.path: the binary
   RENDERED_DIR  <scenario>.yaml (render's output) and <scenario>.values.yaml (its values file)
+  IMAGES_BUILD_SH  deploy/images/build.sh: which image holds which binaries, and its user
 
 For each scenario: the values (values.yaml with the scenario's file over it) satisfy the schema;
 every rendered document parses as YAML and is a Kubernetes object of a known apiVersion/kind
@@ -15,7 +16,8 @@ Services that exist, named ports exist on the pods, volume mounts name volumes, 
 ASSISTED_* variable is a flag of the container's binary and its value parses (the binary,
 run with --version and the container's environment, exits 0), every file an env variable names lies
 under a mount, every service address names a Service port, and the internal certificate covers
-every internal address. Prints one line per problem; exits 1 if there is any.
+every internal address; and each container's image is one deploy/images builds, holding the
+command it runs, with the user the pod runs as. Prints one line per problem; exits 1 if there is any.
 """
 
 import copy
@@ -199,6 +201,28 @@ def check_env_parses(c, where, binary, env_entries, flags):
         c.fail(where, f"{binary} refuses its environment: {(result.stderr or result.stdout).strip()}")
 
 
+def read_images(build_sh):
+    """{image name: binaries it holds} and the non-root uid, from deploy/images/build.sh."""
+    text = open(build_sh).read()
+    images = {m.group(1): {p.rsplit("/", 1)[-1] for p in m.group(2).split()}
+              for m in re.finditer(r'^\s*\[([a-z]+)\]="([^"]*)"', text, flags=re.M)}
+    uid = int(re.search(r"^NONROOT=(\d+)", text, flags=re.M).group(1))
+    return images, uid
+
+
+def check_image(c, where, container, spec, images):
+    """The container runs an image deploy/images builds, a binary in it, as its user."""
+    built, uid = images
+    match = re.search(r"/assisted-([a-z]+):[^/]+$", container.get("image", ""))
+    if not match or match.group(1) not in built:
+        return  # a repository of the operator's own (<component>.image.repository)
+    command = (container.get("command") or [""])[0]
+    if command.rsplit("/", 1)[-1] not in built[match.group(1)]:
+        c.fail(where, f"runs {command!r}, which the assisted-{match.group(1)} image does not hold")
+    if get(spec, "securityContext", "runAsUser") not in (None, uid):
+        c.fail(where, f"runs as uid {get(spec, 'securityContext', 'runAsUser')}, the images' user is {uid}")
+
+
 def check_pod_spec(c, where, spec, flags):
     volumes = set()
     for volume in spec.get("volumes", []):
@@ -211,6 +235,7 @@ def check_pod_spec(c, where, spec, flags):
     port_names, env = set(), {}
     for container in containers:
         names, container_env = check_container(c, f"{where} container {container.get('name')}", container, volumes, flags)
+        check_image(c, f"{where} container {container.get('name')}", container, spec, flags["images"])
         port_names |= names
         env.update(container_env)
     if get(spec, "securityContext", "runAsNonRoot") is not True:
@@ -338,12 +363,12 @@ def check_scenario(c, docs, flags):
 
 
 def main():
-    schema_path, values_path, flags_dir, rendered_dir = sys.argv[1:5]
+    schema_path, values_path, flags_dir, rendered_dir, images_build_sh = sys.argv[1:6]
     schema = json.load(open(schema_path))
     jsonschema.Draft7Validator.check_schema(schema)
     validator = jsonschema.Draft7Validator(schema)
     base_values = yaml.safe_load(open(values_path))
-    flags = {}
+    flags = {"images": read_images(images_build_sh)}
     for name in os.listdir(flags_dir):
         content = open(os.path.join(flags_dir, name)).read()
         if name.endswith(".env"):
