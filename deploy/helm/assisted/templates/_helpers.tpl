@@ -64,10 +64,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%v" (include "assisted.componentFullname" .) .port }}
 {{- end }}
 
-{{/* Container image of a component. */}}
+{{/* Container image of a component: <image.registry>/assisted-<component>:<tag>, as
+./dev images names them, unless the component names a repository of its own. */}}
 {{- define "assisted.image" -}}
 {{- $image := .values.image | default dict }}
-{{- $repository := $image.repository | default .root.Values.image.repository }}
+{{- $repository := $image.repository | default (printf "%s/assisted-%s" (.root.Values.image.registry | trimSuffix "/") .component) }}
 {{- $tag := $image.tag | default .root.Values.image.tag | default .root.Chart.AppVersion }}
 {{- printf "%s:%v" $repository $tag }}
 {{- end }}
@@ -97,12 +98,19 @@ when neither that nor insecureInternalListeners (development only) is chosen. Ar
 {{- $internal := .Values.internalTls }}
 {{- if $internal.enabled }}
 {{- if not $internal.existingSecret }}
-{{- fail "internalTls.enabled needs internalTls.existingSecret (ca.crt, tls.crt, tls.key)" }}
+{{- if not .Values.internalTls.certManager.enabled }}
+{{- fail "internalTls.enabled needs internalTls.existingSecret (ca.crt, tls.crt, tls.key) or internalTls.certManager.enabled" }}
+{{- end }}
 {{- end -}}
 true
 {{- else if not .Values.insecureInternalListeners }}
 {{- fail "the internal listeners need internalTls.enabled (mutual TLS between the services, see docs/security.md) or insecureInternalListeners=true (development only)" }}
 {{- end }}
+{{- end }}
+
+{{/* The Secret holding the internal CA, certificate and key: the given one, or cert-manager's. */}}
+{{- define "assisted.internalTlsSecretName" -}}
+{{- .Values.internalTls.existingSecret | default (printf "%s-internal-tls" (include "assisted.fullname" .)) }}
 {{- end }}
 
 {{/* "true" for the components whose main gRPC port is internal (inventory, image). */}}
@@ -170,6 +178,47 @@ Env of the internal mutual TLS and listeners (docs/security.md). Args: root, com
 {{- end }}
 {{- end }}
 
+{{/*
+Files a component reads from Secrets (keys, JWKS), each mounted read-only at
+/etc/assisted/<name> and named by an env variable: a list of dicts
+  name  volume and directory name      secret  Secret name
+  key   key in that Secret              env     ASSISTED_* variable holding the file's path
+"assisted.secretFileEnv", "…Mounts" and "…Volumes" render the three parts. Args: files.
+*/}}
+{{- define "assisted.secretFileEnv" -}}
+{{- range . }}
+- name: {{ .env }}
+  value: {{ printf "/etc/assisted/%s/%s" .name .key | quote }}
+{{- end }}
+{{- end }}
+
+{{- define "assisted.secretFileMounts" -}}
+{{- range . }}
+- name: {{ .name }}
+  mountPath: {{ printf "/etc/assisted/%s" .name }}
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{- define "assisted.secretFileVolumes" -}}
+{{- range . }}
+- name: {{ .name }}
+  secret:
+    secretName: {{ .secret }}
+    defaultMode: 0440
+    items:
+      - key: {{ .key }}
+        path: {{ .key }}
+{{- end }}
+{{- end }}
+
+{{/* The shared URL-signing key (orchestrator, image, gateway) as a secret file. Args: root ($). */}}
+{{- define "assisted.urlSigningFile" -}}
+{{- $u := .Values.urlSigning }}
+{{- $secret := required "urlSigning.existingSecret is required: a Secret with the URL-signing key every orchestrator, image and gateway replica shares (README \"Secrets\")" $u.existingSecret }}
+{{- toJson (dict "name" "url-signing" "secret" $secret "key" $u.key "env" "ASSISTED_URL_SIGNING_KEY_FILE") }}
+{{- end }}
+
 {{/* terminationGracePeriodSeconds: preStop sleep + --shutdown-grace + margin. */}}
 {{- define "assisted.terminationGracePeriodSeconds" -}}
 {{- $base := add (int .Values.preStopSleepSeconds) (int .Values.shutdownGraceSeconds) }}
@@ -227,22 +276,36 @@ TLS), as a list of env entries. Args: root, component, values.
 {{- end }}
 
 {{/*
-Health check handler on the gRPC port: the kubelet's native gRPC probe
-(grpc.health.v1.Health, service ""), or tcpSocket when the port speaks TLS because the
-kubelet's gRPC probe is plaintext only. Args: root, component, values.
+Probe handlers. Args: root, component, values, and kind: startup | liveness | readiness.
+- image and gateway: HTTP on their http port, /health for liveness and start-up, /ready for
+  readiness (the image service is ready once its base images are usable, the gateway once its
+  backends answer);
+- inventory and orchestrator: the kubelet's native gRPC probe on the gRPC port, readiness
+  asking for the service the port exists for (assisted.inventory.v1.InventoryService,
+  assisted.agent.v1.AgentService); tcpSocket when the port speaks TLS, because the kubelet's
+  gRPC probe is plaintext only.
 */}}
 {{- define "assisted.probeHandler" -}}
-{{- if include "assisted.tlsEnabled" . -}}
+{{- $served := dict "inventory" "assisted.inventory.v1.InventoryService" "orchestrator" "assisted.agent.v1.AgentService" }}
+{{- if get .values.ports "http" -}}
+httpGet:
+  path: {{ ternary "/ready" "/health" (eq .kind "readiness") }}
+  port: http
+{{- else if include "assisted.tlsEnabled" . -}}
 tcpSocket:
   port: grpc
 {{- else -}}
 grpc:
   port: {{ .values.ports.grpc }}
+  {{- if eq .kind "readiness" }}
+  service: {{ get $served .component }}
+  {{- end }}
 {{- end }}
 {{- end }}
 
 {{/*
-The one Deployment all four services use. Args: root, component, values, env.
+The one Deployment all four services use. Args: root, component, values, env (extra env
+entries), files (secret files, see assisted.secretFileEnv), volumes and mounts (extra ones).
 */}}
 {{- define "assisted.deployment" -}}
 {{- $root := .root }}
@@ -315,6 +378,9 @@ spec:
             {{- toYaml ($v.command | default (list (printf "assisted-%s" .component))) | nindent 12 }}
           env:
             {{- include "assisted.commonEnv" . | nindent 12 }}
+            {{- with get . "files" }}
+            {{- include "assisted.secretFileEnv" . | trim | nindent 12 }}
+            {{- end }}
             {{- with .env }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -339,13 +405,13 @@ spec:
               containerPort: {{ $v.ports.metrics }}
               protocol: TCP
           startupProbe:
-            {{- include "assisted.probeHandler" . | nindent 12 }}
+            {{- include "assisted.probeHandler" (dict "root" $root "component" .component "values" $v "kind" "startup") | nindent 12 }}
             {{- toYaml $root.Values.probes.startup | nindent 12 }}
           livenessProbe:
-            {{- include "assisted.probeHandler" . | nindent 12 }}
+            {{- include "assisted.probeHandler" (dict "root" $root "component" .component "values" $v "kind" "liveness") | nindent 12 }}
             {{- toYaml $root.Values.probes.liveness | nindent 12 }}
           readinessProbe:
-            {{- include "assisted.probeHandler" . | nindent 12 }}
+            {{- include "assisted.probeHandler" (dict "root" $root "component" .component "values" $v "kind" "readiness") | nindent 12 }}
             {{- toYaml $root.Values.probes.readiness | nindent 12 }}
           {{- if gt (int $root.Values.preStopSleepSeconds) 0 }}
           lifecycle:
@@ -374,6 +440,12 @@ spec:
               mountPath: {{ $root.Values.internalTls.mountPath }}
               readOnly: true
             {{- end }}
+            {{- with get . "files" }}
+            {{- include "assisted.secretFileMounts" . | trim | nindent 12 }}
+            {{- end }}
+            {{- with get . "mounts" }}
+            {{- toYaml . | nindent 12 }}
+            {{- end }}
             {{- with $v.extraVolumeMounts }}
             {{- toYaml . | nindent 12 }}
             {{- end }}
@@ -389,8 +461,14 @@ spec:
         {{- if $internalTls }}
         - name: internal-tls
           secret:
-            secretName: {{ $root.Values.internalTls.existingSecret }}
+            secretName: {{ include "assisted.internalTlsSecretName" $root }}
             defaultMode: 0440
+        {{- end }}
+        {{- with get . "files" }}
+        {{- include "assisted.secretFileVolumes" . | trim | nindent 8 }}
+        {{- end }}
+        {{- with get . "volumes" }}
+        {{- toYaml . | nindent 8 }}
         {{- end }}
         {{- with $v.extraVolumes }}
         {{- toYaml . | nindent 8 }}
