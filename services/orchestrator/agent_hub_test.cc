@@ -160,6 +160,31 @@ TEST_F(AgentHubTest, AStepResultIsAppliedOnceAndItsRepeatIsNotAppliedAgain) {
   EXPECT_FALSE(session->closed());
 }
 
+// The host's clock is stored as read at checked_in_at: every write that moves checked_in_at
+// moves the clock by as much, or half an hour of quiet before a result reads as half an hour of
+// clock skew (HubTest.AQuietConnectedHostsClockStaysInSyncHoweverLongItIsQuiet failed so).
+TEST_F(AgentHubTest, AResultAfterALongQuietKeepsTheHostsClockInStepWithItsCheckIn) {
+  auto session = std::make_shared<Session>("10.0.0.1:1234");
+  hub_->OnOpen(session);
+  agent::v1::AgentMessage message;
+  agent::v1::Register& registration = *message.mutable_register_();
+  registration.set_host_id(HostId(1));
+  registration.set_infra_env_id(kInfraEnvId);
+  registration.set_agent_instance_id("agent-1");
+  registration.set_agent_version("v1");
+  *registration.mutable_inventory() = core::testing::HealthyHost(1).inventory();
+  *registration.mutable_agent_time() = core::testing::Ts(clock_.Now());
+  hub_->OnMessage(session, message);
+  hub_->WaitIdle();
+
+  clock_.Advance(absl::Minutes(30));
+  SendNtpResult(session, 1);
+  hub_->WaitIdle();
+  const types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(1));
+  EXPECT_EQ(host.timestamp().seconds(), host.checked_in_at().seconds()) << host.DebugString();
+  EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN) << host.status_info();
+}
+
 TEST_F(AgentHubTest, AResultResentAfterAReconnectOfTheSameAgentIsNotAppliedAgain) {
   std::shared_ptr<Session> first = Connect(HostId(1), "agent-1");
   hub_->WaitIdle();

@@ -66,10 +66,7 @@ void AgentHub::ReleaseStream(const std::string& infra_env_id, const std::string&
     if (host->agent_stream_holder() != holder) return;
     core::HostFieldsUpdate update;
     update.Mark("agent_stream_holder");
-    if (last_heard.has_value()) {
-      *update.fields.mutable_checked_in_at() = Timestamp(*last_heard);
-      update.Mark("checked_in_at");
-    }
+    if (last_heard.has_value()) MarkCheckedIn(*host, *last_heard, update);
     absl::StatusOr<types::v1::Host> written =
         inventory_.UpdateHost(infra_env_id, host_id, update, host->resource_version());
     if (written.ok()) {

@@ -97,10 +97,8 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
     HostFieldsUpdate update;
     update.fields.set_agent_instance_id(agent.instance_id);
     update.fields.set_agent_applied_seq(seq);
-    *update.fields.mutable_checked_in_at() = Timestamp(clock_.Now());
-    for (const char* path : {"agent_instance_id", "agent_applied_seq", "checked_in_at"}) {
-      update.Mark(path);
-    }
+    MarkCheckedIn(*host, clock_.Now(), update);
+    for (const char* path : {"agent_instance_id", "agent_applied_seq"}) update.Mark(path);
     absl::StatusOr<HostFieldsUpdate> fields = NormalizeStepResult(result, *host);
     if (!fields.ok()) {
       // Over a limit, or the agent and the orchestrator disagree on a format: sending it again

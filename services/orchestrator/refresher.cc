@@ -164,6 +164,15 @@ Refresher::Refresher(InventoryPort& inventory, RefreshOptions options, const Clo
       log_(std::move(log)),
       files_(files) {}
 
+void MarkCheckedIn(const types::v1::Host& stored, absl::Time at, core::HostFieldsUpdate& update) {
+  *update.fields.mutable_checked_in_at() = ToTimestamp(at);
+  update.Mark("checked_in_at");
+  if (!stored.has_timestamp() || !stored.has_checked_in_at()) return;
+  const absl::Duration since = at - FromTimestamp(stored.checked_in_at());
+  *update.fields.mutable_timestamp() = ToTimestamp(FromTimestamp(stored.timestamp()) + since);
+  update.Mark("timestamp");
+}
+
 types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time now) const {
   std::optional<absl::Time> heard =
       liveness_.LastHeard(HostKey(stored.infra_env_id(), stored.id()));
@@ -173,13 +182,10 @@ types::v1::Host Refresher::Observed(const types::v1::Host& stored, absl::Time no
   }
   types::v1::Host observed = stored;
   if (!heard) return observed;
-  *observed.mutable_checked_in_at() = ToTimestamp(*heard);
-  if (stored.has_timestamp() && stored.has_checked_in_at()) {
-    // The host's clock was read when the service's read checked_in_at: both move on together,
-    // or the clock-sync validation would take a quiet stream's silence for clock skew.
-    const absl::Duration since = *heard - FromTimestamp(stored.checked_in_at());
-    *observed.mutable_timestamp() = ToTimestamp(FromTimestamp(stored.timestamp()) + since);
-  }
+  core::HostFieldsUpdate check_in;
+  MarkCheckedIn(stored, *heard, check_in);
+  *observed.mutable_checked_in_at() = check_in.fields.checked_in_at();
+  if (check_in.fields.has_timestamp()) *observed.mutable_timestamp() = check_in.fields.timestamp();
   return observed;
 }
 

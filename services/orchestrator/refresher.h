@@ -52,6 +52,12 @@
 
 namespace assisted::orchestrator {
 
+// Records in `update` that `stored` was heard from at `at`: checked_in_at moves there and, when
+// the host's clock was read at the stored checked_in_at, its timestamp moves on by as much. The
+// two stay a pair, so a quiet stream's silence never reads as clock skew. Every writer of
+// checked_in_at goes through here.
+void MarkCheckedIn(const types::v1::Host& stored, absl::Time at, core::HostFieldsUpdate& update);
+
 struct RefreshOptions {
   core::Timeouts timeouts;
   core::DecisionSettings decisions;
