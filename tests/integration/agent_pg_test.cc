@@ -15,6 +15,7 @@
 #include "lib/file/read_file.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
 #include "tests/harness/service_launcher.h"
@@ -34,17 +35,6 @@ int Count(const std::string& text, const std::string& needle) {
     ++count;
   }
   return count;
-}
-
-// Waits until `done()` or `timeout`; the agent's progress shows in its log and the inventory.
-template <typename Done>
-bool Eventually(Done done, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (done()) return true;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return false;
 }
 
 TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
@@ -94,7 +84,7 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
     grpc::ClientContext context;
     return stub->GetHost(&context, get, &host).ok();
   };
-  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15)))
+  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15), "the host registered"))
       << ReadFile(log, "test file").value_or("");
   {
     // The host came with the machine's real hardware inventory.
@@ -109,7 +99,7 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   }
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 1; },
-      absl::Seconds(5)))
+      absl::Seconds(5), "the agent's log says registered"))
       << ReadFile(log, "test file").value_or("") << (*orchestrator)->Log();
 
   // The orchestrator goes away and comes back on the same address: the agent re-registers.
@@ -118,7 +108,7 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
       [&] {
         return ReadFile(log, "test file").value_or("").find("reconnecting") != std::string::npos;
       },
-      absl::Seconds(15)))
+      absl::Seconds(15), "the agent reconnecting"))
       << ReadFile(log, "test file").value_or("");
   auto restarted = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                             .args = orchestrator_args,
@@ -127,7 +117,7 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   ASSERT_THAT(restarted, IsOk());
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 2; },
-      absl::Seconds(20)))
+      absl::Seconds(20), "the agent registered again"))
       << ReadFile(log, "test file").value_or("");
 
   (*agent)->Signal(SIGTERM);
