@@ -7,6 +7,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
+#include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "openssl/evp.h"
 #include "tests/harness/gateway_service.h"
@@ -117,6 +118,17 @@ absl::Status Stack::StartOrchestrator(int grpc_port, int internal_grpc_port) {
   orchestrator_stub_ = orchestrator::v1::OrchestratorService::NewStub(
       Plaintext(orchestrator_->internal_grpc_target()));
   return absl::OkStatus();
+}
+
+absl::StatusOr<types::v1::InfraEnv> Stack::CreateInfraEnv(const std::string& name) const {
+  inventory::v1::CreateInfraEnvRequest create;
+  create.mutable_infra_env()->set_name(name);
+  types::v1::InfraEnv infra_env;
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  const grpc::Status status = inventory_stub_->CreateInfraEnv(&context, create, &infra_env);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return infra_env;
 }
 
 absl::Status Stack::RestartOrchestrator() {

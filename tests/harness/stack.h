@@ -95,6 +95,9 @@ class Stack {
     return *orchestrator_stub_;
   }
 
+  // An infra-env named `name` without a cluster (where a test's hosts register).
+  absl::StatusOr<::assisted::types::v1::InfraEnv> CreateInfraEnv(const std::string& name) const;
+
   // Starts the orchestrator again on the same ports with the same flags, after the test has
   // killed or stopped it (a crash and a restart, as a supervisor would do).
   absl::Status RestartOrchestrator();

@@ -15,7 +15,6 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
 #include "lib/log/log.h"
@@ -51,10 +50,9 @@ class AgentFaultTest : public StackTest {
 
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name("faults");
-    grpc::ClientContext context;
-    ASSERT_TRUE(stack().inventory_stub().CreateInfraEnv(&context, create, &infra_env_).ok());
+    absl::StatusOr<types::v1::InfraEnv> infra_env = stack().CreateInfraEnv("faults");
+    ASSERT_THAT(infra_env, IsOk());
+    infra_env_ = *std::move(infra_env);
   }
 
   types::v1::Host StoredHost(const std::string& id) {

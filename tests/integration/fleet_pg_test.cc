@@ -9,7 +9,6 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/log/log.h"
 #include "lib/testing/status_matchers.h"
@@ -30,10 +29,9 @@ class FleetTest : public StackTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name("discovery");
-    grpc::ClientContext context;
-    ASSERT_TRUE(stack().inventory_stub().CreateInfraEnv(&context, create, &infra_env_).ok());
+    absl::StatusOr<types::v1::InfraEnv> infra_env = stack().CreateInfraEnv("discovery");
+    ASSERT_THAT(infra_env, IsOk());
+    infra_env_ = *std::move(infra_env);
   }
 
   Fleet::Options Options(const std::string& profile, int count) {

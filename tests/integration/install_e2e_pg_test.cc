@@ -18,7 +18,6 @@
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/log/log.h"
 #include "lib/testing/status_matchers.h"
