@@ -70,7 +70,7 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
   stack->orchestrator_args_.insert(stack->orchestrator_args_.end(),
                                    options.orchestrator_flags.begin(),
                                    options.orchestrator_flags.end());
-  RETURN_IF_ERROR(stack->StartOrchestrator(options.orchestrator_grpc_port, 0));
+  RETURN_IF_ERROR(stack->StartOrchestrator(/*grpc_port=*/0, /*internal_grpc_port=*/0));
 
   std::string image_address;
   if (options.image) {

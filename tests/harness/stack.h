@@ -40,8 +40,6 @@ struct StackOptions {
   // Flags beyond those that wire the services together, per service.
   std::vector<std::string> inventory_flags;
   std::vector<std::string> orchestrator_flags;
-  // The orchestrator's agent port; 0 picks a free one.
-  int orchestrator_grpc_port = 0;
   // With an OS image of this many MiB of noise for the orchestrator to hand out
   // (--os-image-url=file://…, --os-image-sha256); 0: none (simulated installs need one).
   int os_image_mib = 0;
