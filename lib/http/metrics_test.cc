@@ -13,6 +13,7 @@
 #include "lib/http/test_client.h"
 #include "lib/testing/status_matchers.h"
 #include "prometheus/registry.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::http {
 namespace {
@@ -48,14 +49,15 @@ double Value(prometheus::Registry& registry, const std::string& name,
   return -1;
 }
 
-// Polls until `value()` equals `want` (connection gauges settle asynchronously).
-template <typename Fn>
-bool Eventually(Fn value, double want) {
-  for (int i = 0; i < 200; ++i) {
-    if (value() == want) return true;
-    absl::SleepFor(absl::Milliseconds(10));
-  }
-  return false;
+// A gauge of `registry` reaching `want` (connection gauges settle asynchronously).
+::testing::AssertionResult GaugeReaches(prometheus::Registry& registry, const std::string& name,
+                                        double want) {
+  return assisted::testing::Eventually(
+      [&] {
+        const double value = Value(registry, name);
+        return assisted::testing::Observed{value == want, absl::StrCat(value)};
+      },
+      absl::Seconds(2), absl::StrCat(name, " = ", want));
 }
 
 TEST(HttpMetrics, CountsResponsesBytesInFlightConnectionsAndTimeouts) {
@@ -98,8 +100,7 @@ TEST(HttpMetrics, CountsResponsesBytesInFlightConnectionsAndTimeouts) {
             12);
   EXPECT_EQ(Value(*registry, "assisted_http_server_handling_seconds", {{"route", "/items/{id}"}}),
             2);
-  EXPECT_TRUE(
-      Eventually([&]() { return Value(*registry, "assisted_http_server_open_connections"); }, 0));
+  EXPECT_TRUE(GaugeReaches(*registry, "assisted_http_server_open_connections", 0));
 
   std::thread slow([&]() {
     CurlClient client;
@@ -109,8 +110,7 @@ TEST(HttpMetrics, CountsResponsesBytesInFlightConnectionsAndTimeouts) {
   EXPECT_EQ(Value(*registry, "assisted_http_server_in_flight_requests"), 1);
   held.Release();
   slow.join();
-  EXPECT_TRUE(
-      Eventually([&]() { return Value(*registry, "assisted_http_server_in_flight_requests"); }, 0));
+  EXPECT_TRUE(GaugeReaches(*registry, "assisted_http_server_in_flight_requests", 0));
 
   absl::StatusOr<RawConnection> sloth = RawConnection::Connect((*server)->port());
   ASSERT_THAT(sloth, IsOk());

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "lib/http/test_client.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::http {
 namespace {
@@ -22,6 +23,7 @@ using ::assisted::http::test::CurlRequest;
 using ::assisted::http::test::CurlResponse;
 using ::assisted::http::test::HeldHandler;
 using ::assisted::http::test::RawConnection;
+using ::assisted::testing::Eventually;
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
@@ -417,13 +419,12 @@ TEST(HttpServer, APeerPastItsConnectionCapIsRefused) {
   EXPECT_TRUE(served(held.front()));
   // Closing one frees its place for a newcomer (the server notices the close asynchronously).
   held.pop_back();
-  bool admitted = false;
-  for (int attempt = 0; attempt < 100 && !admitted; ++attempt) {
-    RawConnection next = Connect(*server);
-    admitted = served(next);
-    if (!admitted) absl::SleepFor(absl::Milliseconds(20));
-  }
-  EXPECT_TRUE(admitted);
+  EXPECT_TRUE(Eventually(
+      [&] {
+        RawConnection next = Connect(*server);
+        return served(next);
+      },
+      absl::Seconds(2), "a newcomer admitted in the freed place"));
 }
 
 // Found by fuzz/http_request_fuzzer: Boost.Beast 1.74 asserts that a chunk header it resumes
@@ -587,12 +588,8 @@ TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
   ASSERT_THAT(idle_end, IsOk());
   EXPECT_EQ(*idle_end, "");
   // The listener goes away: new connections are refused.
-  bool refused = false;
-  for (int i = 0; i < 100 && !refused; ++i) {
-    refused = !RawConnection::Connect(port).ok();
-    if (!refused) absl::SleepFor(absl::Milliseconds(10));
-  }
-  EXPECT_TRUE(refused);
+  EXPECT_TRUE(Eventually([&] { return !RawConnection::Connect(port).ok(); }, absl::Seconds(2),
+                         "new connections refused"));
   EXPECT_FALSE(shut_down);
 
   held.Release();

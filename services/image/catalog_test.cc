@@ -11,6 +11,7 @@
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "services/image/minimal_iso.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
 
 namespace assisted::image {
@@ -106,10 +107,8 @@ TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
                                            {}, Dir() + "/http.log");
   ASSERT_THAT(server, IsOk());
   const std::string url = absl::StrCat("http://127.0.0.1:", *port, "/base.iso");
-  for (int i = 0; i < 50; ++i) {
-    if (assisted::testing::HttpGet(url).ok()) break;
-    absl::SleepFor(absl::Milliseconds(100));
-  }
+  ASSERT_TRUE(assisted::testing::Eventually([&] { return assisted::testing::HttpGet(url).ok(); },
+                                            absl::Seconds(5), "the HTTP server answering"));
   {
     Catalog catalog(Cache(), {Image(url)}, fetcher_, runner_, log::Logger::Discard());
     ASSERT_THAT(catalog.Prepare(), IsOk());

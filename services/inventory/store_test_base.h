@@ -48,6 +48,16 @@ class InventoryDbTest : public assisted::testing::PostgresTest {
     return cluster.ok() ? cluster->id() : "";
   }
 
+  // Runs `sql` on the test's database. Tests use it to move a row's now()-stamped times into
+  // the past (an expired lease, a deletion past its grace period) instead of sleeping until the
+  // database clock gets there.
+  void ExecSql(const std::string& sql) {
+    auto connection = pool_->Acquire();
+    ASSERT_TRUE(connection.ok()) << connection.status();
+    auto result = (*connection)->Exec(sql);
+    ASSERT_TRUE(result.ok()) << sql << ": " << result.status();
+  }
+
   std::unique_ptr<pg::Pool> pool_;
 };
 

@@ -15,7 +15,6 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
 #include "lib/log/log.h"
@@ -25,9 +24,8 @@
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
 #include "tests/harness/host_watch.h"
-#include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -39,41 +37,22 @@ using ::assisted::agent::simulation::testing::ProfilePath;
 using types::v1::HOST_STATUS_DISCONNECTED_UNBOUND;
 using types::v1::HOST_STATUS_KNOWN_UNBOUND;
 
-class AgentFaultTest : public PostgresTest {
+class AgentFaultTest : public StackTest {
  protected:
-  void SetUp() override {
-    PostgresTest::SetUp();
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    StartOrchestrator(0);
-    stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name("faults");
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub_->CreateInfraEnv(&context, create, &infra_env_).ok());
-  }
-
-  void TearDown() override {
-    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
-  }
-
   // The orchestrator with short time limits: a stream whose peer stops answering pings is
   // dropped after ~2 s, and a host without a stream is disconnected 2 s later.
-  void StartOrchestrator(int port) {
-    auto orchestrator = LaunchedService::Launch(
-        {.binary = "services/orchestrator/assisted-orchestrator",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--host-disconnection-timeout=2s", "--monitor-interval=200ms",
-                  "--grpc-keepalive-time=1s", "--grpc-keepalive-timeout=1s",
-                  // The whole fleet reconnects at once from this one address.
-                  "--max-unregistered-agent-streams-per-peer=1000"},
-         .grpc_port = port,
-         .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
+  StackOptions Options() const override {
+    return {.orchestrator_flags = {"--host-disconnection-timeout=2s", "--monitor-interval=200ms",
+                                   "--grpc-keepalive-time=1s", "--grpc-keepalive-timeout=1s",
+                                   // The whole fleet reconnects at once from this one address.
+                                   "--max-unregistered-agent-streams-per-peer=1000"}};
+  }
+
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
+    absl::StatusOr<types::v1::InfraEnv> infra_env = stack().CreateInfraEnv("faults");
+    ASSERT_THAT(infra_env, IsOk());
+    infra_env_ = *std::move(infra_env);
   }
 
   types::v1::Host StoredHost(const std::string& id) {
@@ -82,13 +61,10 @@ class AgentFaultTest : public PostgresTest {
     get.set_id(id);
     types::v1::Host host;
     grpc::ClientContext context;
-    EXPECT_TRUE(stub_->GetHost(&context, get, &host).ok()) << id;
+    EXPECT_TRUE(stack().inventory_stub().GetHost(&context, get, &host).ok()) << id;
     return host;
   }
 
-  std::unique_ptr<LaunchedService> inventory_;
-  std::unique_ptr<LaunchedService> orchestrator_;
-  std::unique_ptr<inv::InventoryService::Stub> stub_;
   types::v1::InfraEnv infra_env_;
 };
 
@@ -158,7 +134,7 @@ TEST_F(AgentFaultTest, AKilledOrchestratorLosesNoResultAndEveryAgentComesBack) {
   Fleet::Options options;
   options.profile = ProfilePath("worker");
   options.count = kAgents;
-  options.orchestrator_address = orchestrator_->grpc_target();
+  options.orchestrator_address = orchestrator().grpc_target();
   options.infra_env_id = infra_env_.id();
   options.agent_token = "fault-token";
   options.state_dir = ::testing::TempDir() + "/fault-fleet";
@@ -169,7 +145,7 @@ TEST_F(AgentFaultTest, AKilledOrchestratorLosesNoResultAndEveryAgentComesBack) {
   for (int i = 0; i < kAgents; ++i) ids.push_back((*fleet)->host_id(i));
 
   const StatusWatch judged = WatchHostsUntil(
-      *stub_, infra_env_.id(), 1,
+      stack().inventory_stub(), infra_env_.id(), 1,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_KNOWN_UNBOUND); },
       absl::Seconds(90));
   ASSERT_TRUE(judged.done) << judged.error << " " << StoredHost(ids[0]).status_info();
@@ -178,9 +154,8 @@ TEST_F(AgentFaultTest, AKilledOrchestratorLosesNoResultAndEveryAgentComesBack) {
   // What every agent had sent when the orchestrator died, acknowledged or not.
   const std::map<int, uint64_t> sent_before_kill =
       LastSent(nlohmann::json::parse((*fleet)->Records()));
-  const int port = orchestrator_->grpc_port();
-  orchestrator_->Kill();
-  StartOrchestrator(port);
+  orchestrator().Kill();
+  ASSERT_THAT(stack().RestartOrchestrator(), IsOk());
   const absl::Time restarted_at = absl::Now();
   // The backoff is 1 s × 1.6 per attempt, at most 120 s: every agent is back well within it.
   EXPECT_TRUE(books.AwaitRegistrations(kAgents, 2, absl::Seconds(120)));
@@ -219,7 +194,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
   const std::string log_path = ::testing::TempDir() + "/frozen-agent.log";
   auto agent = process::Subprocess::Start(
       {RunfilePath("services/agent/assisted-agent"),
-       "--orchestrator-address=" + orchestrator_->grpc_target(),
+       "--orchestrator-address=" + orchestrator().grpc_target(),
        "--infra-env-id=" + infra_env_.id(), std::string("--host-id=") + kHost,
        "--agent-token=frozen-token", "--simulate=" + ProfilePath("worker"),
        "--state-dir=" + ::testing::TempDir() + "/frozen-agent", "--probe-port=0"},
@@ -229,7 +204,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
   const auto agent_log = [&] { return ReadFile(log_path, "agent log").value_or(""); };
 
   const StatusWatch known = WatchHostsUntil(
-      *stub_, infra_env_.id(), 1,
+      stack().inventory_stub(), infra_env_.id(), 1,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_KNOWN_UNBOUND); },
       absl::Seconds(60));
   ASSERT_TRUE(known.done) << known.error << " " << agent_log();
@@ -237,7 +212,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
   (*agent)->Signal(SIGSTOP);
   const absl::Time frozen_at = absl::Now();
   const StatusWatch lost = WatchHostsUntil(
-      *stub_, infra_env_.id(), known.last_seq,
+      stack().inventory_stub(), infra_env_.id(), known.last_seq,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_DISCONNECTED_UNBOUND); },
       absl::Seconds(60));
   EXPECT_TRUE(lost.done) << lost.error << " " << StoredHost(kHost).status_info();
@@ -246,7 +221,7 @@ TEST_F(AgentFaultTest, AFrozenAgentMakesItsHostDisconnectedAndItHealsWhenResumed
 
   (*agent)->Signal(SIGCONT);
   const StatusWatch healed = WatchHostsUntil(
-      *stub_, infra_env_.id(), lost.last_seq,
+      stack().inventory_stub(), infra_env_.id(), lost.last_seq,
       [&](const HostStatuses& seen) { return AllAre(seen, ids, HOST_STATUS_KNOWN_UNBOUND); },
       absl::Seconds(120));
   EXPECT_TRUE(healed.done) << healed.error << " " << StoredHost(kHost).status_info() << "\n"

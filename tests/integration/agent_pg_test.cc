@@ -10,14 +10,13 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
-#include "tests/harness/postgres_test.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -36,43 +35,12 @@ int Count(const std::string& text, const std::string& needle) {
   return count;
 }
 
-// Waits until `done()` or `timeout`; the agent's progress shows in its log and the inventory.
-template <typename Done>
-bool Eventually(Done done, absl::Duration timeout) {
-  const absl::Time deadline = absl::Now() + timeout;
-  while (absl::Now() < deadline) {
-    if (done()) return true;
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  return false;
-}
+class AgentTest : public StackTest {};
 
-TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
-  auto postgres = PostgresServer::Start();
-  ASSERT_THAT(postgres, IsOk());
-  auto dsn = (*postgres)->CreateDatabase();
-  ASSERT_THAT(dsn, IsOk());
-  auto inventory = LaunchedService::Launch(
-      {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + *dsn}});
-  ASSERT_THAT(inventory, IsOk());
-  const std::vector<std::string> orchestrator_args = {"--inventory-address=" +
-                                                      (*inventory)->grpc_target()};
-  auto orchestrator =
-      LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                               .args = orchestrator_args,
-                               .internal_grpc = true});
-  ASSERT_THAT(orchestrator, IsOk());
-  const int port = (*orchestrator)->grpc_port();
-
-  auto stub = inv::InventoryService::NewStub(
-      grpc::CreateChannel((*inventory)->grpc_target(), grpc::InsecureChannelCredentials()));
-  inv::CreateInfraEnvRequest create;
-  create.mutable_infra_env()->set_name("discovery");
-  types::v1::InfraEnv infra_env;
-  {
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub->CreateInfraEnv(&context, create, &infra_env).ok());
-  }
+TEST_F(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
+  absl::StatusOr<types::v1::InfraEnv> infra_env = stack().CreateInfraEnv("discovery");
+  ASSERT_THAT(infra_env, IsOk());
+  inv::InventoryService::Stub* stub = &stack().inventory_stub();
 
   const std::string log = ::testing::TempDir() + "/agent.log";
   // Tests run side by side: the connectivity probe listens on a free port, not the default.
@@ -80,26 +48,26 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   ASSERT_THAT(probe_port, IsOk());
   auto agent = process::Subprocess::Start(
       {RunfilePath("services/agent/assisted-agent"),
-       "--orchestrator-address=" + (*orchestrator)->grpc_target(),
-       "--infra-env-id=" + infra_env.id(), std::string("--host-id=") + kHost,
+       "--orchestrator-address=" + orchestrator().grpc_target(),
+       "--infra-env-id=" + infra_env->id(), std::string("--host-id=") + kHost,
        "--agent-token=s3cret-token", absl::StrCat("--probe-port=", *probe_port)},
       {}, log);
   ASSERT_THAT(agent, IsOk());
 
   auto host_registered = [&] {
     inv::GetHostRequest get;
-    get.set_infra_env_id(infra_env.id());
+    get.set_infra_env_id(infra_env->id());
     get.set_id(kHost);
     types::v1::Host host;
     grpc::ClientContext context;
     return stub->GetHost(&context, get, &host).ok();
   };
-  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15)))
+  EXPECT_TRUE(Eventually(host_registered, absl::Seconds(15), "the host registered"))
       << ReadFile(log, "test file").value_or("");
   {
     // The host came with the machine's real hardware inventory.
     inv::GetHostRequest get;
-    get.set_infra_env_id(infra_env.id());
+    get.set_infra_env_id(infra_env->id());
     get.set_id(kHost);
     types::v1::Host host;
     grpc::ClientContext context;
@@ -109,25 +77,21 @@ TEST(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm) {
   }
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 1; },
-      absl::Seconds(5)))
-      << ReadFile(log, "test file").value_or("") << (*orchestrator)->Log();
+      absl::Seconds(5), "the agent's log says registered"))
+      << ReadFile(log, "test file").value_or("") << orchestrator().Log();
 
   // The orchestrator goes away and comes back on the same address: the agent re-registers.
-  EXPECT_EQ((*orchestrator)->Stop(), 0);
+  EXPECT_EQ(orchestrator().Stop(), 0);
   EXPECT_TRUE(Eventually(
       [&] {
         return ReadFile(log, "test file").value_or("").find("reconnecting") != std::string::npos;
       },
-      absl::Seconds(15)))
+      absl::Seconds(15), "the agent reconnecting"))
       << ReadFile(log, "test file").value_or("");
-  auto restarted = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                            .args = orchestrator_args,
-                                            .grpc_port = port,
-                                            .internal_grpc = true});
-  ASSERT_THAT(restarted, IsOk());
+  ASSERT_THAT(stack().RestartOrchestrator(), IsOk());
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 2; },
-      absl::Seconds(20)))
+      absl::Seconds(20), "the agent registered again"))
       << ReadFile(log, "test file").value_or("");
 
   (*agent)->Signal(SIGTERM);

@@ -11,11 +11,10 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/eventually.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -100,35 +99,19 @@ class Stream {
   std::vector<agent::Instruction> instructions_;
 };
 
-class AgentStreamTest : public PostgresTest {
+class AgentStreamTest : public StackTest {
  protected:
-  void SetUp() override {
-    PostgresTest::SetUp();
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    // Streams must register within 2 s (checked every 200 ms), four at a time from one address.
-    auto orchestrator = LaunchedService::Launch(
-        {.binary = "services/orchestrator/assisted-orchestrator",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--agent-registration-deadline=2s", "--monitor-interval=200ms",
-                  "--max-unregistered-agent-streams-per-peer=4"},
-         .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    inventory_stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    agent_stub_ = agent::AgentService::NewStub(
-        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name("discovery");
-    grpc::ClientContext context;
-    ASSERT_TRUE(inventory_stub_->CreateInfraEnv(&context, create, &infra_env_).ok());
+  // Streams must register within 2 s (checked every 200 ms), four at a time from one address.
+  StackOptions Options() const override {
+    return {.orchestrator_flags = {"--agent-registration-deadline=2s", "--monitor-interval=200ms",
+                                   "--max-unregistered-agent-streams-per-peer=4"}};
   }
 
-  void TearDown() override {
-    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
+    absl::StatusOr<types::v1::InfraEnv> infra_env = stack().CreateInfraEnv("discovery");
+    ASSERT_THAT(infra_env, IsOk());
+    infra_env_ = *std::move(infra_env);
   }
 
   agent::AgentMessage Registration(const std::string& instance) {
@@ -160,19 +143,15 @@ class AgentStreamTest : public PostgresTest {
     get.set_id(kHost);
     types::v1::Host host;
     grpc::ClientContext context;
-    EXPECT_TRUE(inventory_stub_->GetHost(&context, get, &host).ok());
+    EXPECT_TRUE(stack().inventory_stub().GetHost(&context, get, &host).ok());
     return host;
   }
 
-  std::unique_ptr<LaunchedService> inventory_;
-  std::unique_ptr<LaunchedService> orchestrator_;
-  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
-  std::unique_ptr<agent::AgentService::Stub> agent_stub_;
   types::v1::InfraEnv infra_env_;
 };
 
 TEST_F(AgentStreamTest, RegistersTheHostAndPushesItsInstructions) {
-  Stream stream(*agent_stub_);
+  Stream stream(stack().agent_stub());
   ASSERT_TRUE(stream.Send(Registration("instance-1")));
   auto registered = stream.Next();
   ASSERT_TRUE(registered.has_value());
@@ -191,7 +170,7 @@ TEST_F(AgentStreamTest, RegistersTheHostAndPushesItsInstructions) {
 }
 
 TEST_F(AgentStreamTest, TheHostIsJudgedOnItsInventoryAndLeavesDiscovering) {
-  Stream stream(*agent_stub_);
+  Stream stream(stack().agent_stub());
   agent::AgentMessage registration = Registration("instance-1");
   types::v1::Inventory& inventory = *registration.mutable_register_()->mutable_inventory();
   inventory.mutable_cpu()->set_count(1);  // too few cores for any role
@@ -199,12 +178,14 @@ TEST_F(AgentStreamTest, TheHostIsJudgedOnItsInventoryAndLeavesDiscovering) {
   ASSERT_TRUE(stream.Send(registration));
   ASSERT_TRUE(stream.Next().has_value());
   // The registration's refresh judges the host, or the watch feed's if that one was first.
-  types::v1::Host host = StoredHost();
-  for (const absl::Time deadline = absl::Now() + absl::Seconds(10);
-       host.status() == types::v1::HOST_STATUS_DISCOVERING_UNBOUND && absl::Now() < deadline;
-       host = StoredHost()) {
-    absl::SleepFor(absl::Milliseconds(20));
-  }
+  types::v1::Host host;
+  EXPECT_TRUE(Eventually(
+      [&] {
+        host = StoredHost();
+        return Observed{host.status() != types::v1::HOST_STATUS_DISCOVERING_UNBOUND,
+                        types::v1::HostStatus_Name(host.status())};
+      },
+      absl::Seconds(10), "the host judged"));
   EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND) << host.status_info();
   EXPECT_GT(host.validations_info_size(), 0);
   bool cpu_failed = false;
@@ -219,7 +200,7 @@ TEST_F(AgentStreamTest, TheHostIsJudgedOnItsInventoryAndLeavesDiscovering) {
 TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
   std::string ntp_step;
   {
-    Stream stream(*agent_stub_);
+    Stream stream(stack().agent_stub());
     ASSERT_TRUE(stream.Send(Registration("instance-1")));
     ASSERT_TRUE(stream.Next().has_value());
     ntp_step = stream.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
@@ -233,7 +214,7 @@ TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
   EXPECT_EQ(applied.agent_applied_seq(), 1u);
   EXPECT_EQ(applied.ntp_sources(), "[]");  // stored unwrapped, as the core reads it
 
-  Stream again(*agent_stub_);
+  Stream again(stack().agent_stub());
   ASSERT_TRUE(again.Send(Registration("instance-1")));
   auto registered = again.Next();
   ASSERT_TRUE(registered.has_value());
@@ -251,7 +232,7 @@ TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
 
 TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
   {
-    Stream stream(*agent_stub_);
+    Stream stream(stack().agent_stub());
     ASSERT_TRUE(stream.Send(Registration("instance-1")));
     ASSERT_TRUE(stream.Next().has_value());
     ASSERT_TRUE(
@@ -259,7 +240,7 @@ TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
     ASSERT_TRUE(stream.Next().has_value());
     stream.Finish();
   }
-  Stream restarted(*agent_stub_);
+  Stream restarted(stack().agent_stub());
   ASSERT_TRUE(restarted.Send(Registration("instance-2")));
   auto registered = restarted.Next();
   ASSERT_TRUE(registered.has_value());
@@ -288,7 +269,7 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
   types::v1::Cluster cluster;
   {
     grpc::ClientContext context;
-    ASSERT_TRUE(inventory_stub_->CreateCluster(&context, create_cluster, &cluster).ok());
+    ASSERT_TRUE(stack().inventory_stub().CreateCluster(&context, create_cluster, &cluster).ok());
   }
   inv::CreateInfraEnvRequest create_infra_env;
   create_infra_env.mutable_infra_env()->set_name("reconnect");
@@ -296,7 +277,7 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
   types::v1::InfraEnv bound;
   {
     grpc::ClientContext context;
-    ASSERT_TRUE(inventory_stub_->CreateInfraEnv(&context, create_infra_env, &bound).ok());
+    ASSERT_TRUE(stack().inventory_stub().CreateInfraEnv(&context, create_infra_env, &bound).ok());
   }
   auto registration = [&](const std::vector<agent::Instruction>& steps_run) {
     agent::AgentMessage message = Registration("instance-1");
@@ -307,7 +288,7 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
     return message;
   };
 
-  Stream first(*agent_stub_);
+  Stream first(stack().agent_stub());
   ASSERT_TRUE(first.Send(registration({})));
   ASSERT_TRUE(first.AwaitInstructions());
   first.Finish();  // collects what else was pushed before the stream closed
@@ -318,7 +299,7 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
 
   // The same agent process comes back reporting what it ran: none of it is pushed again, only
   // the step whose arguments a later change makes new.
-  Stream again(*agent_stub_);
+  Stream again(stack().agent_stub());
   ASSERT_TRUE(again.Send(registration(first.instructions())));
   auto registered = again.Next();
   ASSERT_TRUE(registered.has_value() && registered->registered().accepted());
@@ -329,7 +310,7 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
   {
     types::v1::Cluster updated;
     grpc::ClientContext context;
-    ASSERT_TRUE(inventory_stub_->UpdateCluster(&context, update, &updated).ok());
+    ASSERT_TRUE(stack().inventory_stub().UpdateCluster(&context, update, &updated).ok());
   }
   ASSERT_TRUE(again.AwaitInstruction([](const types::v1::Step& step) {
     return absl::StrContains(absl::StrJoin(step.args(), " "), "marker.example.com");
@@ -341,7 +322,7 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
   again.Finish();
 
   // Without the report, a reconnect is a fresh start: the same work is pushed again.
-  Stream unreported(*agent_stub_);
+  Stream unreported(stack().agent_stub());
   ASSERT_TRUE(unreported.Send(registration({})));
   ASSERT_TRUE(unreported.AwaitInstructions());
   unreported.Finish();
@@ -353,10 +334,10 @@ TEST_F(AgentStreamTest, AReconnectingAgentIsPushedOnlyWorkItHasNotRunYet) {
 }
 
 TEST_F(AgentStreamTest, ANewerConnectionFromTheSameHostReplacesTheOlderOne) {
-  Stream first(*agent_stub_);
+  Stream first(stack().agent_stub());
   ASSERT_TRUE(first.Send(Registration("instance-1")));
   ASSERT_TRUE(first.Next().has_value());
-  Stream second(*agent_stub_);
+  Stream second(stack().agent_stub());
   ASSERT_TRUE(second.Send(Registration("instance-1")));
   ASSERT_TRUE(second.Next().has_value());
   EXPECT_FALSE(first.Next().has_value());
@@ -366,11 +347,11 @@ TEST_F(AgentStreamTest, ANewerConnectionFromTheSameHostReplacesTheOlderOne) {
 }
 
 TEST_F(AgentStreamTest, RefusesStreamsThatDoNotStartWithAValidRegistration) {
-  Stream unregistered(*agent_stub_);
+  Stream unregistered(stack().agent_stub());
   ASSERT_TRUE(unregistered.Send(Result(1, "{}", "ntp-synchronizer-0000abcd")));
   EXPECT_EQ(unregistered.Finish().error_code(), grpc::StatusCode::FAILED_PRECONDITION);
 
-  Stream unknown(*agent_stub_);
+  Stream unknown(stack().agent_stub());
   agent::AgentMessage registration = Registration("instance-1");
   registration.mutable_register_()->set_infra_env_id("00000000-0000-4000-8000-000000000000");
   ASSERT_TRUE(unknown.Send(registration));
@@ -380,7 +361,7 @@ TEST_F(AgentStreamTest, RefusesStreamsThatDoNotStartWithAValidRegistration) {
   EXPECT_EQ(refused->registered().next_action(), agent::REGISTRATION_ACTION_GIVE_UP);
   EXPECT_EQ(unknown.Finish().error_code(), grpc::StatusCode::NOT_FOUND);
 
-  Stream bad(*agent_stub_);
+  Stream bad(stack().agent_stub());
   registration.mutable_register_()->set_host_id("NOT-A-UUID");
   ASSERT_TRUE(bad.Send(registration));
   EXPECT_EQ(bad.Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
@@ -400,7 +381,7 @@ void ExpectRejected(Stream& stream, uint64_t seq, const std::string& reason) {
 }
 
 TEST_F(AgentStreamTest, AResultForAStepNeverPushedIsNotApplied) {
-  Stream stream(*agent_stub_);
+  Stream stream(stack().agent_stub());
   ASSERT_TRUE(stream.Send(Registration("instance-1")));
   ASSERT_TRUE(stream.Next().has_value());
   ASSERT_TRUE(
@@ -419,7 +400,7 @@ TEST_F(AgentStreamTest, AResultForAStepNeverPushedIsNotApplied) {
 }
 
 TEST_F(AgentStreamTest, ADeeplyNestedStepOutputIsRefusedAndTheOrchestratorLives) {
-  Stream stream(*agent_stub_);
+  Stream stream(stack().agent_stub());
   ASSERT_TRUE(stream.Send(Registration("instance-1")));
   ASSERT_TRUE(stream.Next().has_value());
   const std::string ntp = stream.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
@@ -438,7 +419,7 @@ TEST_F(AgentStreamTest, ADeeplyNestedStepOutputIsRefusedAndTheOrchestratorLives)
 
 TEST_F(AgentStreamTest, AStreamThatNeverRegistersIsClosedAfterTheDeadline) {
   // The client gives up after 10 s: without the service's deadline this fails, never hangs.
-  Stream idle(*agent_stub_, absl::Seconds(10));
+  Stream idle(stack().agent_stub(), absl::Seconds(10));
   const grpc::Status ended = idle.AwaitEnd();
   EXPECT_EQ(ended.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
   EXPECT_THAT(ended.error_message(), HasSubstr("did not register within 2s"));
@@ -447,7 +428,7 @@ TEST_F(AgentStreamTest, AStreamThatNeverRegistersIsClosedAfterTheDeadline) {
 TEST_F(AgentStreamTest, UnregisteredStreamsFromOnePeerAreCapped) {
   std::vector<std::unique_ptr<Stream>> idle;
   for (int i = 0; i < 5; ++i) {
-    idle.push_back(std::make_unique<Stream>(*agent_stub_, absl::Seconds(10)));
+    idle.push_back(std::make_unique<Stream>(stack().agent_stub(), absl::Seconds(10)));
   }
   int refused = 0, overdue = 0;
   for (const std::unique_ptr<Stream>& stream : idle) {

@@ -5,7 +5,6 @@
 // PostgreSQL, inventory, orchestrator, image service and gateway processes; JWT auth on.
 #include <filesystem>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
@@ -17,14 +16,11 @@
 #include "nlohmann/json.hpp"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
-#include "services/agent/steps/install.h"
 #include "services/gateway/jwt.h"
 #include "tests/harness/gateway_service.h"
-#include "tests/harness/image_service.h"
 #include "tests/harness/install_checks.h"
-#include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -46,49 +42,24 @@ std::string WriteFile(const std::string& name, const std::string& content) {
 
 using Outcome = AictlOutcome;
 
-class DemoFlowTest : public PostgresTest {
+class DemoFlowTest : public StackTest {
  protected:
+  StackOptions Options() const override {
+    return {.orchestrator_flags = {"--monitor-interval=200ms"},
+            .os_image_mib = 2,
+            .authenticate_agents = true,
+            .image = true,
+            .gateway = true,
+            .jwt_secret = kJwtSecret,
+            .url_signing_key = kUrlKey};
+  }
+
   void SetUp() override {
-    PostgresTest::SetUp();
-    const std::string url_key = WriteFile("url.key", kUrlKey);
-    std::string os_image(2 << 20, '\0');
-    std::mt19937_64 noise(7);
-    for (char& byte : os_image) byte = static_cast<char>(noise());
-    const std::string os_image_path = WriteFile("os-image.raw", os_image);
+    ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
+    server_ = stack().gateway_http();
+    base_iso_size_ = std::filesystem::file_size(stack().base_iso());
 
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator = LaunchedService::Launch(
-        {.binary = "services/orchestrator/assisted-orchestrator",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--url-signing-key-file=" + url_key, "--monitor-interval=200ms",
-                  "--os-image-url=file://" + os_image_path,
-                  "--os-image-sha256=" + agent::steps::Sha256Hex(os_image)},
-         .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-
-    auto image = LaunchImageService({.dir = ::testing::TempDir() + "/demo-flow",
-                                     .inventory_address = inventory_->grpc_target(),
-                                     .url_signing_key_file = url_key,
-                                     .orchestrator_address = orchestrator_->grpc_target()});
-    ASSERT_THAT(image, IsOk());
-    image_ = std::move(image->service);
-    base_iso_size_ = std::filesystem::file_size(image->base_iso);
-
-    auto gateway =
-        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                              .orchestrator_address = orchestrator_->internal_grpc_target(),
-                              .image_address = image_->grpc_target(),
-                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
-                              .url_signing_key_file = url_key});
-    ASSERT_THAT(gateway, IsOk());
-    gateway_ = std::move(gateway->service);
-    server_ = gateway->http_base;
-
-    Outcome token = Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key",
+    Outcome token = Aictl({"token", "issue", "--secret-file=" + stack().jwt_secret_file(),
                            "--user=demo", "--org=demo"},
                           /*with_token=*/false);
     ASSERT_EQ(token.code, 0) << token.err;
@@ -97,10 +68,7 @@ class DemoFlowTest : public PostgresTest {
 
   void TearDown() override {
     if (fleet_ != nullptr) fleet_->Stop();
-    if (HasFailure()) {
-      if (orchestrator_ != nullptr) std::cerr << "--- orchestrator log\n" << orchestrator_->Log();
-      if (gateway_ != nullptr) std::cerr << "--- gateway log\n" << gateway_->Log();
-    }
+    StackTest::TearDown();
   }
 
   // aictl with `args`, against this test's gateway, as the demo user unless told otherwise.
@@ -108,7 +76,6 @@ class DemoFlowTest : public PostgresTest {
     return RunAictl(server_, with_token ? token_ : "", args);
   }
 
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
   std::unique_ptr<agent::Fleet> fleet_;
   std::string server_, token_;
   uintmax_t base_iso_size_ = 0;
@@ -158,7 +125,7 @@ TEST_F(DemoFlowTest, CompactClusterFromRegistrationToCredentialsOverRest) {
   options.seed = cluster_id;
   options.stage_delay = absl::Milliseconds(50);
   ASSERT_THAT(agent::ApplyDiscoveryIso(iso, options), IsOk());
-  EXPECT_EQ(options.orchestrator_address, orchestrator_->grpc_target());
+  EXPECT_EQ(options.orchestrator_address, orchestrator().grpc_target());
   EXPECT_EQ(options.infra_env_id, infra_env_id);
   EXPECT_FALSE(options.agent_token.empty());
   auto fleet = agent::Fleet::Start(options, nullptr, log::Logger::Discard());

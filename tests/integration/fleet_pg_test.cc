@@ -9,15 +9,13 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/log/log.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -27,37 +25,20 @@ using ::assisted::agent::Fleet;
 using ::assisted::agent::FleetEvent;
 using ::assisted::agent::simulation::testing::ProfilePath;
 
-class FleetTest : public PostgresTest {
+class FleetTest : public StackTest {
  protected:
   void SetUp() override {
-    PostgresTest::SetUp();
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator =
-        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
-                                 .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name("discovery");
-    grpc::ClientContext context;
-    ASSERT_TRUE(stub_->CreateInfraEnv(&context, create, &infra_env_).ok());
-  }
-
-  void TearDown() override {
-    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+    ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
+    absl::StatusOr<types::v1::InfraEnv> infra_env = stack().CreateInfraEnv("discovery");
+    ASSERT_THAT(infra_env, IsOk());
+    infra_env_ = *std::move(infra_env);
   }
 
   Fleet::Options Options(const std::string& profile, int count) {
     Fleet::Options options;
     options.profile = ProfilePath(profile);
     options.count = count;
-    options.orchestrator_address = orchestrator_->grpc_target();
+    options.orchestrator_address = orchestrator().grpc_target();
     options.infra_env_id = infra_env_.id();
     options.agent_token = "fleet-token";
     options.state_dir = ::testing::TempDir() + "/fleet-" + profile;
@@ -77,7 +58,7 @@ class FleetTest : public PostgresTest {
     request.set_from_beginning(true);  // changes made before the watch count too
     request.mutable_filter()->set_infra_env_id(infra_env_.id());
     request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_HOST);
-    auto reader = stub_->Watch(&context, request);
+    auto reader = stack().inventory_stub().Watch(&context, request);
     inv::WatchEvent event;
     while (reader->Read(&event)) {
       if (event.status_case() != inv::WatchEvent::kHostStatus) continue;
@@ -106,13 +87,10 @@ class FleetTest : public PostgresTest {
     get.set_id(id);
     types::v1::Host host;
     grpc::ClientContext context;
-    EXPECT_TRUE(stub_->GetHost(&context, get, &host).ok()) << id;
+    EXPECT_TRUE(stack().inventory_stub().GetHost(&context, get, &host).ok()) << id;
     return host;
   }
 
-  std::unique_ptr<LaunchedService> inventory_;
-  std::unique_ptr<LaunchedService> orchestrator_;
-  std::unique_ptr<inv::InventoryService::Stub> stub_;
   types::v1::InfraEnv infra_env_;
 };
 
@@ -207,7 +185,8 @@ TEST_F(FleetTest, BoundSimulatedHostsBecomeKnown) {
   types::v1::Cluster cluster;
   {
     grpc::ClientContext context;
-    const grpc::Status created = stub_->CreateCluster(&context, create_cluster, &cluster);
+    const grpc::Status created =
+        stack().inventory_stub().CreateCluster(&context, create_cluster, &cluster);
     ASSERT_TRUE(created.ok()) << created.error_message();
   }
   inv::CreateInfraEnvRequest create;
@@ -215,7 +194,7 @@ TEST_F(FleetTest, BoundSimulatedHostsBecomeKnown) {
   create.mutable_infra_env()->set_cluster_id(cluster.id());
   {
     grpc::ClientContext context;
-    ASSERT_TRUE(stub_->CreateInfraEnv(&context, create, &infra_env_).ok());
+    ASSERT_TRUE(stack().inventory_stub().CreateInfraEnv(&context, create, &infra_env_).ok());
   }
   auto masters = Fleet::Start(Options("master", 3), nullptr, log::Logger::Discard());
   ASSERT_THAT(masters, IsOk());

@@ -19,7 +19,6 @@
 #include "gmock/gmock.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/auth/token.h"
 #include "lib/http/test_client.h"
@@ -29,10 +28,9 @@
 #include "services/gateway/api.h"
 #include "services/gateway/json_model.h"
 #include "services/gateway/jwt.h"
-#include "tests/harness/image_service.h"
-#include "tests/harness/postgres_test.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 #include "yaml-cpp/yaml.h"
 
 namespace assisted::testing {
@@ -80,59 +78,25 @@ std::string DownloadToken(const std::string& infra_env_id) {
       .value();
 }
 
-class GatewayTest : public PostgresTest {
+class GatewayTest : public StackTest {
  protected:
   // Whether the test needs the real image service (a test ISO is built for it).
   virtual bool WithImageService() const { return false; }
 
-  void SetUp() override {
-    PostgresTest::SetUp();
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator =
-        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
-                                 .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    auto http_port = FreePort();
-    auto no_image = FreePort();  // nothing listens there unless the image service runs
-    ASSERT_THAT(http_port, IsOk());
-    ASSERT_THAT(no_image, IsOk());
-    http_port_ = *http_port;
-    base_ = absl::StrCat("http://127.0.0.1:", *http_port);
-    std::string image_address = absl::StrCat("127.0.0.1:", *no_image);
-    const std::string url_key_file = WriteFile("url.key", kUrlKey);
-    if (WithImageService()) {
-      auto image = LaunchImageService({.dir = ::testing::TempDir() + "/gateway-image",
-                                       .inventory_address = inventory_->grpc_target(),
-                                       .url_signing_key_file = url_key_file});
-      ASSERT_THAT(image, IsOk());
-      image_ = std::move(image->service);
-      image_address = image_->grpc_target();
-    }
-    auto gateway = LaunchedService::Launch(
-        {.binary = "services/gateway/assisted-gateway",
-         .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                  "--inventory-address=" + inventory_->grpc_target(),
-                  "--orchestrator-address=" + orchestrator_->internal_grpc_target(),
-                  "--image-address=" + image_address,
-                  "--jwt-secret-file=" + WriteFile("jwt.key", kSecret),
-                  "--url-signing-key-file=" + url_key_file, "--backend-timeout=3s"}});
-    ASSERT_THAT(gateway, IsOk());
-    gateway_ = *std::move(gateway);
-    inventory_stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    alice_ = UserToken("alice", "acme");
-    bob_ = UserToken("bob", "other");
+  StackOptions Options() const override {
+    return {.image = WithImageService(),
+            .gateway = true,
+            .gateway_flags = {"--backend-timeout=3s"},
+            .jwt_secret = kSecret,
+            .url_signing_key = kUrlKey};
   }
 
-  void TearDown() override {
-    if (HasFailure()) {
-      if (gateway_ != nullptr) std::cerr << "--- gateway log\n" << gateway_->Log();
-    }
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
+    base_ = stack().gateway_http();
+    ASSERT_TRUE(absl::SimpleAtoi(base_.substr(base_.rfind(':') + 1), &http_port_)) << base_;
+    alice_ = UserToken("alice", "acme");
+    bob_ = UserToken("bob", "other");
   }
 
   // Sends `request` on a connection of its own and returns everything the gateway answers
@@ -201,7 +165,7 @@ class GatewayTest : public PostgresTest {
     host.mutable_owner()->set_org_id("acme");
     grpc::ClientContext context;
     types::Host created;
-    ASSERT_TRUE(inventory_stub_->CreateHost(&context, create, &created).ok());
+    ASSERT_TRUE(stack().inventory_stub().CreateHost(&context, create, &created).ok());
   }
 
   // A route's path with the fixture's ids filled in.
@@ -243,7 +207,7 @@ class GatewayTest : public PostgresTest {
 
   // A sample without labels of the gateway's metrics; -1 when it has none of that name.
   double GatewayMetric(const std::string& name) {
-    absl::StatusOr<CurlResponse> metrics = client_->Fetch(gateway_->metrics_url(), {});
+    absl::StatusOr<CurlResponse> metrics = client_->Fetch(stack().gateway().metrics_url(), {});
     if (!metrics.ok()) return -1;
     for (absl::string_view line : absl::StrSplit(metrics->body, '\n')) {
       double value = 0;
@@ -255,17 +219,16 @@ class GatewayTest : public PostgresTest {
   // GETs `path` as `token` until the gateway answers it from its read cache (which stands down
   // until the gateway follows the inventory's change log) and returns that answer.
   CurlResponse CachedGet(const std::string& token, const std::string& path) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (true) {
-      const double hits = GatewayMetric(kCacheHits);
-      CurlResponse response = As(token, "GET", path);
-      if (GatewayMetric(kCacheHits) > hits) return response;
-      if (absl::Now() > deadline) {
-        ADD_FAILURE() << "GET " << path << " never came from the read cache";
-        return response;
-      }
-      absl::SleepFor(absl::Milliseconds(20));
-    }
+    CurlResponse response;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          const double hits = GatewayMetric(kCacheHits);
+          response = As(token, "GET", path);
+          return Observed{GatewayMetric(kCacheHits) > hits,
+                          absl::StrCat(response.status, " ", response.body)};
+        },
+        absl::Seconds(10), absl::StrCat("GET ", path, " answered from the read cache")));
+    return response;
   }
 
   // GETs `path` as `token` until `done` holds for its 200 JSON answer or `timeout` passes;
@@ -273,24 +236,19 @@ class GatewayTest : public PostgresTest {
   Json GetUntil(const std::string& token, const std::string& path,
                 const std::function<bool(const Json&)>& done,
                 absl::Duration timeout = absl::Seconds(5)) {
-    const absl::Time deadline = absl::Now() + timeout;
-    while (true) {
-      CurlResponse response = As(token, "GET", path);
-      Json json = response.status == 200 ? Json::parse(response.body) : Json();
-      if (response.status == 200 && done(json)) return json;
-      if (absl::Now() > deadline) {
-        ADD_FAILURE() << "GET " << path << " still answers " << response.status << " "
-                      << response.body;
-        return json;
-      }
-      absl::SleepFor(absl::Milliseconds(20));
-    }
+    Json json;
+    EXPECT_TRUE(Eventually(
+        [&] {
+          CurlResponse response = As(token, "GET", path);
+          json = response.status == 200 ? Json::parse(response.body) : Json();
+          return Observed{response.status == 200 && done(json),
+                          absl::StrCat(response.status, " ", response.body)};
+        },
+        timeout, absl::StrCat("GET ", path, " answering as expected")));
+    return json;
   }
 
   static constexpr char kCacheHits[] = "assisted_gateway_read_cache_hits_total";
-
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
-  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
 
   // The agent token of an infra-env, as the image service bakes it into the discovery image:
   // signed with the infra-env's signing key too.
@@ -299,7 +257,8 @@ class GatewayTest : public PostgresTest {
     request.set_infra_env_id(infra_env_id);
     inv::GetInfraEnvSigningKeyResponse key;
     grpc::ClientContext context;
-    const grpc::Status status = inventory_stub_->GetInfraEnvSigningKey(&context, request, &key);
+    const grpc::Status status =
+        stack().inventory_stub().GetInfraEnvSigningKey(&context, request, &key);
     EXPECT_TRUE(status.ok()) << status.error_message();
     return auth::SignToken({.service = kUrlKey, .infra_env = key.signing_key()},
                            auth::TokenPurpose::kAgent, infra_env_id, absl::Now() + absl::Hours(1))
@@ -449,7 +408,7 @@ TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {
     event.mutable_owner()->set_org_id("acme");
     grpc::ClientContext context;
     types::Event stored;
-    ASSERT_TRUE(inventory_stub_->AppendEvent(&context, append, &stored).ok());
+    ASSERT_TRUE(stack().inventory_stub().AppendEvent(&context, append, &stored).ok());
   }
   CurlResponse events = As(alice_, "GET", "/events?cluster_id=" + cluster_id_);
   ASSERT_EQ(events.status, 200) << events.body;
@@ -482,7 +441,7 @@ TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {
     put.set_content(absl::StrCat("content of ", name));
     grpc::ClientContext context;
     inv::ArtifactInfo info;
-    ASSERT_TRUE(inventory_stub_->PutArtifact(&context, put, &info).ok());
+    ASSERT_TRUE(stack().inventory_stub().PutArtifact(&context, put, &info).ok());
   }
   const std::string downloads = "/clusters/" + cluster_id_ + "/downloads/";
   CurlResponse kubeconfig = As(alice_, "GET", downloads + "credentials?file_name=kubeconfig");
@@ -564,7 +523,7 @@ TEST_F(GatewayTest, ReadCacheFollowsWritesMadeElsewhereThroughTheChangeLog) {
   rename.mutable_update_mask()->add_paths("name");
   grpc::ClientContext rename_context;
   types::Cluster renamed;
-  ASSERT_TRUE(inventory_stub_->UpdateCluster(&rename_context, rename, &renamed).ok());
+  ASSERT_TRUE(stack().inventory_stub().UpdateCluster(&rename_context, rename, &renamed).ok());
   GetUntil(alice_, cluster, [](const Json& json) { return json["name"] == "elsewhere"; });
 
   // The host moves to the other cluster: both clusters' host lists follow.
@@ -575,7 +534,7 @@ TEST_F(GatewayTest, ReadCacheFollowsWritesMadeElsewhereThroughTheChangeLog) {
   move.mutable_update_mask()->add_paths("cluster_id");
   grpc::ClientContext move_context;
   types::Host moved;
-  grpc::Status status = inventory_stub_->UpdateHost(&move_context, move, &moved);
+  grpc::Status status = stack().inventory_stub().UpdateHost(&move_context, move, &moved);
   ASSERT_TRUE(status.ok()) << status.error_message();
   GetUntil(alice_, cluster + "/hosts", [](const Json& json) { return json.empty(); });
   GetUntil(alice_, "/clusters/" + other_id + "/hosts",
@@ -608,7 +567,7 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
     create.mutable_infra_env()->set_name("elsewhere");
     types::InfraEnv created;
     grpc::ClientContext context;
-    ASSERT_TRUE(inventory_stub_->CreateInfraEnv(&context, create, &created).ok());
+    ASSERT_TRUE(stack().inventory_stub().CreateInfraEnv(&context, create, &created).ok());
     other_infra_env = created.id();
   }
   struct Credential {
@@ -860,11 +819,11 @@ TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
 
 TEST_F(GatewayTest, BackendOutagesAre503WithRetryAfter) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
-  orchestrator_->Stop();
+  orchestrator().Stop();
   CurlResponse install = As(alice_, "POST", "/clusters/" + cluster_id_ + "/actions/install");
   ExpectError(install, 503, "orchestrator unavailable");
   EXPECT_EQ(install.Header("retry-after").value_or(""), "1");
-  inventory_->Stop();
+  inventory().Stop();
   ExpectError(As(alice_, "GET", "/clusters/" + cluster_id_), 503, "inventory unavailable");
   CurlResponse ready = Fetch("GET", "/ready");
   EXPECT_EQ(ready.status, 503);
@@ -1100,7 +1059,7 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
     put.set_content("s3cr3t-Pass");
     grpc::ClientContext context;
     inv::ArtifactInfo info;
-    ASSERT_TRUE(inventory_stub_->PutArtifact(&context, put, &info).ok());
+    ASSERT_TRUE(stack().inventory_stub().PutArtifact(&context, put, &info).ok());
   }
   CurlResponse credentials = As(alice_, "GET", "/clusters/" + cluster_id_ + "/credentials");
   expect_valid(credentials, "credentials", false);

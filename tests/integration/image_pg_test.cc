@@ -61,16 +61,10 @@ class ImageTest : public PostgresTest {
                                R"(/base.iso","version":"416.94.1"}])")}});
     ASSERT_THAT(image, IsOk());
     image_ = *std::move(image);
-    // Ready once the base image is fetched and verified.
-    for (int i = 0; i < 100; ++i) {
-      if (CheckHealth(image_->grpc_target(), "assisted.image.v1.ImageService").value_or("") ==
-          "SERVING") {
-        break;
-      }
-      absl::SleepFor(absl::Milliseconds(100));
-    }
-    ASSERT_THAT(CheckHealth(image_->grpc_target(), "assisted.image.v1.ImageService"),
-                IsOkAndHolds("SERVING"));
+    // Ready once the base image is fetched and verified: the health Watch says so.
+    ASSERT_TRUE(
+        WaitServing(image_->grpc_target(), "assisted.image.v1.ImageService", absl::Seconds(10)))
+        << image_->Log();
 
     auto inventory_stub = inv::InventoryService::NewStub(
         grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,6 @@
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/log/log.h"
 #include "lib/testing/status_matchers.h"
@@ -31,8 +29,7 @@
 #include "services/orchestrator/core/stages.h"
 #include "tests/harness/host_watch.h"
 #include "tests/harness/install_checks.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -57,47 +54,16 @@ struct Topology {
   int workers;
 };
 
-class InstallE2eTest : public PostgresTest {
+class InstallE2eTest : public StackTest {
  protected:
-  void SetUp() override {
-    PostgresTest::SetUp();
-    // The OS image the hosts write: a few MiB of noise, so a digest mismatch cannot hide.
-    os_image_ = ::testing::TempDir() + "/os-image.raw";
-    std::string bytes(3 << 20, '\0');
-    std::mt19937_64 noise(42);
-    for (char& byte : bytes) byte = static_cast<char>(noise());
-    std::ofstream(os_image_, std::ios::binary) << bytes;
-    os_image_sha256_ = agent::steps::Sha256Hex(bytes);
-
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    ASSERT_NO_FATAL_FAILURE(StartOrchestrator(0, 0));
-    stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    orchestrator_stub_ = orch::OrchestratorService::NewStub(grpc::CreateChannel(
-        orchestrator_->internal_grpc_target(), grpc::InsecureChannelCredentials()));
-  }
-
-  // Starts the orchestrator (again, on `port` and `internal_port`, after a crash; 0 picks a
-  // free port).
-  void StartOrchestrator(int port, int internal_port) {
-    auto orchestrator = LaunchedService::Launch(
-        {.binary = "services/orchestrator/assisted-orchestrator",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--os-image-url=file://" + os_image_, "--os-image-sha256=" + os_image_sha256_,
-                  "--monitor-interval=200ms"},
-         .grpc_port = port,
-         .internal_grpc = true,
-         .internal_grpc_port = internal_port});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
+  // The OS image the hosts write: a few MiB of noise, so a digest mismatch cannot hide.
+  StackOptions Options() const override {
+    return {.orchestrator_flags = {"--monitor-interval=200ms"}, .os_image_mib = 3};
   }
 
   void TearDown() override {
     for (auto& fleet : fleets_) fleet->Stop();
-    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+    StackTest::TearDown();
   }
 
   // The cluster the simulation profiles are made for ("demo" on 192.168.122.0/24; the profiles
@@ -123,7 +89,8 @@ class InstallE2eTest : public PostgresTest {
     spec.add_service_networks()->set_cidr("172.30.0.0/16");
     create.set_pull_secret(kPullSecret);
     grpc::ClientContext context;
-    const grpc::Status created = stub_->CreateCluster(&context, create, &cluster_);
+    const grpc::Status created =
+        stack().inventory_stub().CreateCluster(&context, create, &cluster_);
     ASSERT_TRUE(created.ok()) << created.error_message();
     inv::CreateInfraEnvRequest create_infra_env;
     create_infra_env.mutable_infra_env()->set_name("demo");
@@ -131,7 +98,7 @@ class InstallE2eTest : public PostgresTest {
     create_infra_env.set_pull_secret(kPullSecret);
     grpc::ClientContext infra_env_context;
     const grpc::Status infra_env =
-        stub_->CreateInfraEnv(&infra_env_context, create_infra_env, &infra_env_);
+        stack().inventory_stub().CreateInfraEnv(&infra_env_context, create_infra_env, &infra_env_);
     ASSERT_TRUE(infra_env.ok()) << infra_env.error_message();
   }
 
@@ -144,7 +111,7 @@ class InstallE2eTest : public PostgresTest {
     Fleet::Options options;
     options.profile = profile_file.empty() ? ProfilePath(profile) : profile_file;
     options.count = count;
-    options.orchestrator_address = orchestrator_->grpc_target();
+    options.orchestrator_address = orchestrator().grpc_target();
     options.infra_env_id = infra_env_.id();
     options.agent_token = "e2e-token";
     options.state_dir = StateDir();
@@ -184,7 +151,7 @@ class InstallE2eTest : public PostgresTest {
   // Waits for every host in `ids` known and the cluster ready; the change-feed position after.
   int64_t AwaitReady(const std::vector<std::string>& ids, int64_t after_seq) {
     const StatusWatch ready = WatchClusterUntil(
-        *stub_, cluster_.id(), after_seq,
+        stack().inventory_stub(), cluster_.id(), after_seq,
         [&](const StatusWatch& watch) {
           return watch.cluster == CLUSTER_STATUS_READY &&
                  AllAre(watch.seen, ids, HOST_STATUS_KNOWN);
@@ -198,7 +165,7 @@ class InstallE2eTest : public PostgresTest {
   StatusWatch AwaitCluster(int64_t after_seq, std::vector<types::v1::ClusterStatus> statuses,
                            absl::Duration timeout = absl::Seconds(180)) {
     return WatchClusterUntil(
-        *stub_, cluster_.id(), after_seq,
+        stack().inventory_stub(), cluster_.id(), after_seq,
         [&](const StatusWatch& watch) {
           return std::find(statuses.begin(), statuses.end(), watch.cluster) != statuses.end();
         },
@@ -208,7 +175,7 @@ class InstallE2eTest : public PostgresTest {
   // Waits until some host of the cluster reports `status`.
   StatusWatch AwaitAnyHost(int64_t after_seq, types::v1::HostStatus status) {
     return WatchClusterUntil(
-        *stub_, cluster_.id(), after_seq,
+        stack().inventory_stub(), cluster_.id(), after_seq,
         [&](const StatusWatch& watch) {
           for (const auto& [id, seen] : watch.seen) {
             if (seen == status) return true;
@@ -240,14 +207,14 @@ class InstallE2eTest : public PostgresTest {
     request.set_cluster_id(cluster_.id());
     types::v1::Cluster cluster;
     grpc::ClientContext context;
-    return (orchestrator_stub_.get()->*method)(&context, request, &cluster);
+    return (stack().orchestrator_stub().*method)(&context, request, &cluster);
   }
 
   grpc::Status Install(types::v1::Cluster* cluster) {
     orch::InstallClusterRequest request;
     request.set_cluster_id(cluster_.id());
     grpc::ClientContext context;
-    return orchestrator_stub_->InstallCluster(&context, request, cluster);
+    return stack().orchestrator_stub().InstallCluster(&context, request, cluster);
   }
 
   types::v1::Cluster StoredCluster() {
@@ -256,7 +223,7 @@ class InstallE2eTest : public PostgresTest {
     get.set_include_hosts(true);
     types::v1::Cluster cluster;
     grpc::ClientContext context;
-    EXPECT_TRUE(stub_->GetCluster(&context, get, &cluster).ok());
+    EXPECT_TRUE(stack().inventory_stub().GetCluster(&context, get, &cluster).ok());
     return cluster;
   }
 
@@ -269,7 +236,7 @@ class InstallE2eTest : public PostgresTest {
     list.set_message("reached installation stage");
     inv::ListEventsResponse events;
     grpc::ClientContext context;
-    EXPECT_TRUE(stub_->ListEvents(&context, list, &events).ok());
+    EXPECT_TRUE(stack().inventory_stub().ListEvents(&context, list, &events).ok());
     std::vector<std::string> stages;
     for (const types::v1::Event& event : events.events()) {
       const std::string& message = event.message();
@@ -296,12 +263,6 @@ class InstallE2eTest : public PostgresTest {
     return text;
   }
 
-  std::string os_image_;
-  std::string os_image_sha256_;
-  std::unique_ptr<LaunchedService> inventory_;
-  std::unique_ptr<LaunchedService> orchestrator_;
-  std::unique_ptr<inv::InventoryService::Stub> stub_;
-  std::unique_ptr<orch::OrchestratorService::Stub> orchestrator_stub_;
   types::v1::Cluster cluster_;
   types::v1::InfraEnv infra_env_;
   std::vector<std::unique_ptr<Fleet>> fleets_;
@@ -352,20 +313,23 @@ TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstal
     absl::StatusOr<agent::steps::InstalledDisk> disk =
         agent::steps::ReadInstalledDisk(disk_of_[id]);
     ASSERT_THAT(disk, IsOk()) << disk_of_[id];
-    EXPECT_EQ(disk->os_image_sha256, os_image_sha256_);
+    EXPECT_EQ(disk->os_image_sha256, stack().os_image_sha256());
     EXPECT_EQ(disk->host_id, id);
     EXPECT_EQ(disk->cluster_id, cluster_.id());
-    EXPECT_EQ(disk->ignition, GetArtifact(*stub_, cluster_.id(), "host-" + id + ".ign"));
+    EXPECT_EQ(disk->ignition,
+              GetArtifact(stack().inventory_stub(), cluster_.id(), "host-" + id + ".ign"));
   }
 
   // What the user downloads.
   std::vector<std::string> ignition = {"master.ign", "worker.ign"};
   if (!sno) ignition.push_back("bootstrap.ign");
   for (const std::string& id : ids) ignition.push_back("host-" + id + ".ign");
-  ExpectValidIgnition(*stub_, cluster_.id(), ignition);
-  EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
-  EXPECT_TRUE(GetArtifact(*stub_, cluster_.id(), "kubeadmin-password").has_value());
-  EXPECT_TRUE(GetArtifact(*stub_, cluster_.id(), "install-config.yaml").has_value());
+  ExpectValidIgnition(stack().inventory_stub(), cluster_.id(), ignition);
+  EXPECT_FALSE(ExpectVerifiableKubeconfig(stack().inventory_stub(), cluster_.id()).empty());
+  EXPECT_TRUE(
+      GetArtifact(stack().inventory_stub(), cluster_.id(), "kubeadmin-password").has_value());
+  EXPECT_TRUE(
+      GetArtifact(stack().inventory_stub(), cluster_.id(), "install-config.yaml").has_value());
 }
 
 INSTANTIATE_TEST_SUITE_P(Topologies, InstallTopologyTest,
@@ -410,8 +374,9 @@ TEST_F(InstallE2eTest, AFailedWorkerIsInErrorAndTheOthersStillInstallTheCluster)
         << host.id() << ": " << host.status_info();
   }
   // The failed host was asked for its logs: the bundle it streamed is the cluster's artifact.
-  absl::StatusOr<std::string> logs = WatchArtifactUntilComplete(
-      *stub_, cluster_.id(), installing_seq, "logs/host_" + broken + ".tar.gz", absl::Seconds(60));
+  absl::StatusOr<std::string> logs =
+      WatchArtifactUntilComplete(stack().inventory_stub(), cluster_.id(), installing_seq,
+                                 "logs/host_" + broken + ".tar.gz", absl::Seconds(60));
   ASSERT_THAT(logs, IsOk());
   ASSERT_GE(logs->size(), 2u);
   EXPECT_EQ(static_cast<unsigned char>((*logs)[0]), 0x1f);  // gzip
@@ -464,7 +429,7 @@ TEST_F(InstallE2eTest, CancelMidInstallThenResetRebootAndInstallAgain) {
       AwaitCluster(ready_again, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
   ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
   EXPECT_EQ(StoredCluster().status(), CLUSTER_STATUS_INSTALLED) << Describe();
-  EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
+  EXPECT_FALSE(ExpectVerifiableKubeconfig(stack().inventory_stub(), cluster_.id()).empty());
 }
 
 TEST_F(InstallE2eTest,
@@ -472,25 +437,23 @@ TEST_F(InstallE2eTest,
   int64_t seq = 0;
   const std::vector<std::string> ids = StartReadyCluster(3, 0, &seq, absl::Milliseconds(300));
   ASSERT_FALSE(HasFailure());
-  const int port = orchestrator_->grpc_port();
-  const int internal_port = orchestrator_->internal_grpc_port();
   types::v1::Cluster installing;
   ASSERT_TRUE(Install(&installing).ok());
   EXPECT_EQ(installing.status(), types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
-  orchestrator_->Kill();  // while preparing
-  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port, internal_port));
+  orchestrator().Kill();  // while preparing
+  ASSERT_THAT(stack().RestartOrchestrator(), IsOk());
 
   const StatusWatch started = AwaitAnyHost(seq, HOST_STATUS_INSTALLING_IN_PROGRESS);
   ASSERT_TRUE(started.done) << started.error << "\n" << Describe();
-  orchestrator_->Kill();  // while installing
-  ASSERT_NO_FATAL_FAILURE(StartOrchestrator(port, internal_port));
+  orchestrator().Kill();  // while installing
+  ASSERT_THAT(stack().RestartOrchestrator(), IsOk());
 
   const StatusWatch done =
       AwaitCluster(started.last_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
   ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
   EXPECT_EQ(StoredCluster().status(), CLUSTER_STATUS_INSTALLED) << Describe();
-  ExpectValidIgnition(*stub_, cluster_.id(), {"master.ign", "bootstrap.ign"});
-  EXPECT_FALSE(ExpectVerifiableKubeconfig(*stub_, cluster_.id()).empty());
+  ExpectValidIgnition(stack().inventory_stub(), cluster_.id(), {"master.ign", "bootstrap.ign"});
+  EXPECT_FALSE(ExpectVerifiableKubeconfig(stack().inventory_stub(), cluster_.id()).empty());
 }
 
 TEST_F(InstallE2eTest, Day2WorkersBootedLaterJoinTheInstalledClusterOneByOne) {
@@ -507,7 +470,8 @@ TEST_F(InstallE2eTest, Day2WorkersBootedLaterJoinTheInstalledClusterOneByOne) {
   allow.set_cluster_id(cluster_.id());
   types::v1::Cluster adding;
   grpc::ClientContext allow_context;
-  const grpc::Status allowed = orchestrator_stub_->AllowAddWorkers(&allow_context, allow, &adding);
+  const grpc::Status allowed =
+      stack().orchestrator_stub().AllowAddWorkers(&allow_context, allow, &adding);
   ASSERT_TRUE(allowed.ok()) << allowed.error_message();
   EXPECT_EQ(adding.status(), types::v1::CLUSTER_STATUS_ADDING_HOSTS);
 
@@ -515,7 +479,7 @@ TEST_F(InstallE2eTest, Day2WorkersBootedLaterJoinTheInstalledClusterOneByOne) {
   const std::vector<std::string> workers = StartHosts("worker", 2, absl::Milliseconds(100));
   ASSERT_EQ(workers.size(), 2u);
   const StatusWatch known = WatchClusterUntil(
-      *stub_, cluster_.id(), installed.last_seq,
+      stack().inventory_stub(), cluster_.id(), installed.last_seq,
       [&](const StatusWatch& watch) { return AllAre(watch.seen, workers, HOST_STATUS_KNOWN); },
       absl::Seconds(90));
   ASSERT_TRUE(known.done) << known.error << "\n" << Describe();
@@ -526,10 +490,10 @@ TEST_F(InstallE2eTest, Day2WorkersBootedLaterJoinTheInstalledClusterOneByOne) {
     request.set_host_id(worker);
     types::v1::Host host;
     grpc::ClientContext context;
-    const grpc::Status started = orchestrator_stub_->InstallHost(&context, request, &host);
+    const grpc::Status started = stack().orchestrator_stub().InstallHost(&context, request, &host);
     ASSERT_TRUE(started.ok()) << started.error_message();
     const StatusWatch joined = WatchClusterUntil(
-        *stub_, cluster_.id(), after,
+        stack().inventory_stub(), cluster_.id(), after,
         [&](const StatusWatch& watch) {
           return AllAre(watch.seen, {worker}, types::v1::HOST_STATUS_ADDED_TO_EXISTING_CLUSTER);
         },
@@ -540,9 +504,10 @@ TEST_F(InstallE2eTest, Day2WorkersBootedLaterJoinTheInstalledClusterOneByOne) {
         agent::steps::ReadInstalledDisk(disk_of_[worker]);
     ASSERT_THAT(disk, IsOk()) << disk_of_[worker];
     EXPECT_EQ(disk->host_id, worker);
-    EXPECT_EQ(disk->ignition, GetArtifact(*stub_, cluster_.id(), "host-" + worker + ".ign"));
+    EXPECT_EQ(disk->ignition,
+              GetArtifact(stack().inventory_stub(), cluster_.id(), "host-" + worker + ".ign"));
   }
-  ExpectValidIgnition(*stub_, cluster_.id(),
+  ExpectValidIgnition(stack().inventory_stub(), cluster_.id(),
                       {"host-" + workers[0] + ".ign", "host-" + workers[1] + ".ign"});
   EXPECT_EQ(StoredCluster().status(), types::v1::CLUSTER_STATUS_ADDING_HOSTS);
 }
@@ -575,7 +540,7 @@ TEST_F(InstallE2eTest, AHostThatBootsTheDiscoveryImageAgainWaitsForTheUser) {
   ASSERT_TRUE(Install(&installing).ok());
 
   const StatusWatch waiting = WatchClusterUntil(
-      *stub_, cluster_.id(), seq,
+      stack().inventory_stub(), cluster_.id(), seq,
       [&](const StatusWatch& watch) {
         return AllAre(watch.seen, stubborn, types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION);
       },

@@ -3,7 +3,6 @@
 // surviving a database crash-restart under write load without losing an acknowledged write.
 #include <atomic>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -16,6 +15,7 @@
 #include "lib/grpc/identity.h"
 #include "lib/pg/connection.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
 #include "tests/harness/service_launcher.h"
@@ -198,7 +198,7 @@ class Watcher {
     thread_ = std::thread([this] {
       inv::WatchEvent event;
       while (reader_->Read(&event)) {
-        std::lock_guard<std::mutex> lock(mu_);
+        absl::MutexLock lock(&mu_);
         events_.push_back(event);
       }
     });
@@ -213,39 +213,38 @@ class Watcher {
 
   // Waits until `count` non-bookmark events arrived (or 10 s).
   std::vector<inv::WatchEvent> Changes(size_t count) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (absl::Now() < deadline) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        std::vector<inv::WatchEvent> changes;
-        for (const auto& event : events_) {
-          if (event.change_type() != inv::CHANGE_TYPE_BOOKMARK) changes.push_back(event);
-        }
-        if (changes.size() >= count) return changes;
-      }
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    return {};
+    std::vector<inv::WatchEvent> changes;
+    const bool arrived = EventuallyUnder(
+        mu_,
+        [&] {
+          changes.clear();
+          for (const auto& event : events_) {
+            if (event.change_type() != inv::CHANGE_TYPE_BOOKMARK) changes.push_back(event);
+          }
+          return Observed{changes.size() >= count, absl::StrCat(changes.size(), " changes")};
+        },
+        absl::Seconds(10), absl::StrCat(count, " changes on the watch"));
+    return arrived ? changes : std::vector<inv::WatchEvent>();
   }
 
   int64_t FirstBookmark() {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (absl::Now() < deadline) {
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        if (!events_.empty()) return events_.front().seq();
-      }
-      absl::SleepFor(absl::Milliseconds(20));
+    if (!EventuallyUnder(
+            mu_,
+            [&] {
+              return Observed{!events_.empty(), ""};
+            },
+            absl::Seconds(10), "a first event on the watch")) {
+      return -1;
     }
-    return -1;
+    absl::MutexLock lock(&mu_);
+    return events_.front().seq();
   }
 
  private:
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReader<inv::WatchEvent>> reader_;
-  std::mutex mu_;
-  std::vector<inv::WatchEvent> events_;
+  absl::Mutex mu_;
+  std::vector<inv::WatchEvent> events_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 
@@ -370,7 +369,7 @@ TEST_F(InventoryTest, AWatchFromTheBeginningHearsEarlierChangesWhateverIsNumbere
 
 TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowledgedWrites) {
   std::atomic<bool> running{true};
-  std::mutex mu;
+  absl::Mutex mu;
   std::vector<std::string> acknowledged;
   std::map<grpc::StatusCode, int> failures;
   std::map<grpc::StatusCode, std::string> messages;
@@ -380,7 +379,7 @@ TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowl
       for (int i = 0; running; ++i) {
         types::v1::Cluster cluster;
         const grpc::Status status = CreateCluster(absl::StrCat("w", w, "-", i), &cluster);
-        std::lock_guard<std::mutex> lock(mu);
+        absl::MutexLock lock(&mu);
         if (status.ok()) {
           acknowledged.push_back(cluster.id());
         } else {
@@ -390,9 +389,24 @@ TEST_F(InventoryTest, SurvivesADatabaseCrashRestartUnderLoadWithoutLosingAcknowl
       }
     });
   }
-  absl::SleepFor(absl::Seconds(1));
+  // Load before the crash, and after it until the writers are acknowledged again: waits on
+  // the writers' own progress, not on a guess of how long that takes.
+  auto acknowledged_at_least = [&](size_t count) {
+    return EventuallyUnder(
+        mu,
+        [&] {
+          return Observed{acknowledged.size() >= count, absl::StrCat(acknowledged.size())};
+        },
+        absl::Seconds(30), absl::StrCat(count, " acknowledged writes"));
+  };
+  EXPECT_TRUE(acknowledged_at_least(20));
   ASSERT_THAT(Server()->RestartImmediately(), IsOk());
-  absl::SleepFor(absl::Seconds(2));
+  size_t at_restart;
+  {
+    absl::MutexLock lock(&mu);
+    at_restart = acknowledged.size();
+  }
+  EXPECT_TRUE(acknowledged_at_least(at_restart + 20));
   running = false;
   for (auto& writer : writers) writer.join();
 

@@ -25,6 +25,7 @@
 #include "tests/harness/image_service.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -88,26 +89,10 @@ ClusterAndInfraEnv CreateClusterAndInfraEnv(inv::InventoryService::Stub& invento
 
 // The inventory and an orchestrator that authenticates agents (and so controllers), on
 // loopback without TLS as the harness runs them.
-class AgentPortTest : public PostgresTest {
+class AgentPortTest : public StackTest {
  protected:
-  void SetUp() override {
-    PostgresTest::SetUp();
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator = LaunchedService::Launch(
-        {.binary = "services/orchestrator/assisted-orchestrator",
-         .args = {"--inventory-address=" + inventory_->grpc_target(),
-                  "--url-signing-key-file=" + WriteTestFile("url.key", kUrlKey)},
-         .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    inventory_stub_ = inv::InventoryService::NewStub(Plaintext(inventory_->grpc_target()));
-  }
-
-  void TearDown() override {
-    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+  StackOptions Options() const override {
+    return {.authenticate_agents = true, .url_signing_key = kUrlKey};
   }
 
   // A cluster, its infra-env and one host of it: {cluster id, infra-env id, host id}.
@@ -115,27 +100,24 @@ class AgentPortTest : public PostgresTest {
     std::string cluster_id, infra_env_id, host_id;
   };
   ClusterWithHost MakeCluster(const std::string& name, const std::string& host_id) {
-    const ClusterAndInfraEnv made = CreateClusterAndInfraEnv(*inventory_stub_, name, kPullSecret);
+    const ClusterAndInfraEnv made =
+        CreateClusterAndInfraEnv(stack().inventory_stub(), name, kPullSecret);
     inv::CreateHostRequest create_host;
     create_host.mutable_host()->set_id(host_id);
     create_host.mutable_host()->set_infra_env_id(made.infra_env_id);
     create_host.mutable_host()->set_cluster_id(made.cluster_id);
     create_host.mutable_host()->set_status(types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS);
     types::v1::Host host;
-    EXPECT_TRUE(inventory_stub_->CreateHost(Context().get(), create_host, &host).ok());
+    EXPECT_TRUE(stack().inventory_stub().CreateHost(Context().get(), create_host, &host).ok());
     return {made.cluster_id, made.infra_env_id, host_id};
   }
-
-  std::unique_ptr<LaunchedService> inventory_;
-  std::unique_ptr<LaunchedService> orchestrator_;
-  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
 };
 
 // Attack: a host on the agents' network calls the management API (install, reset, host edits
 // with Ignition overrides, ingress CA upload...) on the agent port, with no credential at all.
 TEST_F(AgentPortTest, TheManagementApiIsNotServedOnTheAgentPort) {
   const ClusterWithHost victim = MakeCluster("victim", "6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c01");
-  auto on_agent_port = orch::OrchestratorService::NewStub(Plaintext(orchestrator_->grpc_target()));
+  auto on_agent_port = orch::OrchestratorService::NewStub(Plaintext(orchestrator().grpc_target()));
   orch::InstallClusterRequest install;
   install.set_cluster_id(victim.cluster_id);
   types::v1::Cluster cluster;
@@ -150,7 +132,7 @@ TEST_F(AgentPortTest, TheManagementApiIsNotServedOnTheAgentPort) {
 
   // The internal listener serves it (the state machine answers: the cluster is not ready).
   auto internal =
-      orch::OrchestratorService::NewStub(Plaintext(orchestrator_->internal_grpc_target()));
+      orch::OrchestratorService::NewStub(Plaintext(orchestrator().internal_grpc_target()));
   EXPECT_EQ(internal->InstallCluster(Context().get(), install, &cluster).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
 }
@@ -169,7 +151,7 @@ TEST_F(AgentPortTest, ControllerCallsNeedAControllerTokenOfTheirOwnCluster) {
       *auth::SignToken({.service = kUrlKey, .infra_env = "some infra-env signing key"},
                        auth::TokenPurpose::kAgent, mine.infra_env_id, absl::Now() + absl::Hours(1));
 
-  auto controller = orch::ControllerService::NewStub(Plaintext(orchestrator_->grpc_target()));
+  auto controller = orch::ControllerService::NewStub(Plaintext(orchestrator().grpc_target()));
   auto finalize = [&](const std::string& bearer) {
     orch::UpdateFinalizingProgressRequest request;
     request.set_cluster_id(mine.cluster_id);

@@ -23,10 +23,8 @@
 #include "services/agent/boot/discovery_media.h"
 #include "services/gateway/jwt.h"
 #include "tests/harness/gateway_service.h"
-#include "tests/harness/image_service.h"
-#include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -65,44 +63,24 @@ std::string SegmentAfter(const std::string& url, const std::string& marker) {
   return url.substr(begin, url.find('/', begin) - begin);
 }
 
-class TokensTest : public PostgresTest {
+class TokensTest : public StackTest {
  protected:
+  StackOptions Options() const override {
+    return {.authenticate_agents = true,
+            .image = true,
+            .gateway = true,
+            .jwt_secret = kJwtSecret,
+            .url_signing_key = kUrlKey};
+  }
+
   void SetUp() override {
-    PostgresTest::SetUp();
-    const std::string url_key = WriteFile("url.key", kUrlKey);
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator =
-        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target(),
-                                          "--url-signing-key-file=" + url_key},
-                                 .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    auto image = LaunchImageService({.dir = ::testing::TempDir() + "/tokens-image",
-                                     .inventory_address = inventory_->grpc_target(),
-                                     .url_signing_key_file = url_key,
-                                     .orchestrator_address = orchestrator_->grpc_target()});
-    ASSERT_THAT(image, IsOk());
-    image_ = std::move(image->service);
-    image_http_ = image->http_base;
-    auto gateway =
-        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                              .orchestrator_address = orchestrator_->internal_grpc_target(),
-                              .image_address = image_->grpc_target(),
-                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
-                              .url_signing_key_file = url_key});
-    ASSERT_THAT(gateway, IsOk());
-    gateway_ = std::move(gateway->service);
-    gateway_http_ = gateway->http_base;
+    ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
+    image_http_ = stack().image_http();
+    gateway_http_ = stack().gateway_http();
     alice_ = UserToken("alice", "acme");
 
     image_stub_ = img::ImageService::NewStub(
-        grpc::CreateChannel(image_->grpc_target(), grpc::InsecureChannelCredentials()));
-    agent_stub_ = agent::AgentService::NewStub(
-        grpc::CreateChannel(orchestrator_->grpc_target(), grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(stack().image().grpc_target(), grpc::InsecureChannelCredentials()));
 
     // alice's infra-env, registered through the REST API as a user would.
     std::vector<std::string> args = {
@@ -115,14 +93,6 @@ class TokensTest : public PostgresTest {
     AictlOutcome created = Aictl(args);
     ASSERT_EQ(created.code, 0) << created.err;
     infra_env_id_ = Json::parse(created.out)["id"];
-  }
-
-  void TearDown() override {
-    if (HasFailure()) {
-      if (orchestrator_ != nullptr) std::cerr << "--- orchestrator log\n" << orchestrator_->Log();
-      if (gateway_ != nullptr) std::cerr << "--- gateway log\n" << gateway_->Log();
-      if (image_ != nullptr) std::cerr << "--- image log\n" << image_->Log();
-    }
   }
 
   // aictl with `args` against this test's gateway, as alice unless `token` says otherwise.
@@ -176,7 +146,7 @@ class TokensTest : public PostgresTest {
     grpc::ClientContext context;
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(20)));
     context.AddMetadata("authorization", "Bearer " + token);
-    auto stream = agent_stub_->Connect(&context);
+    auto stream = stack().agent_stub().Connect(&context);
     agent::AgentMessage message;
     agent::Register& registration = *message.mutable_register_();
     registration.set_host_id(kHost);
@@ -218,9 +188,7 @@ class TokensTest : public PostgresTest {
     return response.ok() ? response->status : 0;
   }
 
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
   std::unique_ptr<img::ImageService::Stub> image_stub_;
-  std::unique_ptr<agent::AgentService::Stub> agent_stub_;
   std::string image_http_, gateway_http_, alice_, infra_env_id_;
 };
 

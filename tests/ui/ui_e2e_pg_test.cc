@@ -25,7 +25,7 @@ TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutag
   // "cannot be reached" banner come and go; it stops its own copy at the end.
   RunScenario("errors", {{"UI_EXPIRED_TOKEN", Token("demo", "demo", -absl::Hours(1))},
                          {"UI_OTHER_CLUSTER", other.Trimmed()},
-                         {"UI_GATEWAY_PID", std::to_string(gateway_->pid())}});
+                         {"UI_GATEWAY_PID", std::to_string(stack().gateway().pid())}});
 }
 
 }  // namespace

@@ -14,15 +14,14 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 
-class UiStackTest : public PostgresTest {
+class UiStackTest : public StackTest {
  protected:
+  StackOptions Options() const override;
   void SetUp() override;
-  void TearDown() override;
 
   // A bearer token of the stack's local issuer for `user` of `org`, expiring after `valid_for`
   // (negative: already expired).
@@ -41,7 +40,6 @@ class UiStackTest : public PostgresTest {
   static std::map<std::string, std::string> FleetEnv(const std::string& state_dir);
 
   std::string ui_dir_;
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
   std::string server_;  // the gateway, "http://127.0.0.1:PORT"
 };
 

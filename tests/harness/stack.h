@@ -1,0 +1,139 @@
+// File: tests/harness/stack.h
+//
+// The services a test runs against, started as real processes on loopback: the inventory on
+// the test's PostgreSQL database, the orchestrator (agent port and management port), and when
+// asked the image service and the gateway. Every integration test that needs "the stack" uses
+// this one fixture instead of starting the services itself.
+//
+//   class InstallTest : public StackTest {
+//    protected:
+//     StackOptions Options() const override {
+//       return {.orchestrator_flags = {"--monitor-interval=200ms"}, .gateway = true};
+//     }
+//   };
+//   TEST_F(InstallTest, …) { stack().inventory_stub().CreateCluster(…); }
+//
+// Contract: Start returns once every service asked for answers its health check SERVING (or
+// an error carrying the failing service's log tail). The stack sets the flags that wire the
+// services together (addresses, the DSN, key files); a test adds only what it is about, per
+// service. Plaintext gRPC on loopback: tests of TLS between services set up their own. On a
+// failed test, StackTest prints every service's log.
+
+#ifndef ASSISTED_TESTS_HARNESS_STACK_H_
+#define ASSISTED_TESTS_HARNESS_STACK_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "tests/harness/postgres_test.h"
+#include "tests/harness/service_launcher.h"
+
+namespace assisted::testing {
+
+struct StackOptions {
+  // Flags beyond those that wire the services together, per service.
+  std::vector<std::string> inventory_flags;
+  std::vector<std::string> orchestrator_flags;
+  // With an OS image of this many MiB of noise for the orchestrator to hand out
+  // (--os-image-url=file://…, --os-image-sha256); 0: none (simulated installs need one).
+  int os_image_mib = 0;
+  // The orchestrator checks agents' (and controllers') tokens: it gets the URL signing key
+  // those tokens are signed with. Off, it takes any agent, as a bare test harness needs.
+  bool authenticate_agents = false;
+
+  // The image service, with a test base ISO built into its own folder under the test's
+  // temporary directory.
+  bool image = false;
+  std::vector<std::string> image_flags;
+
+  // The gateway in front of them (JWT auth with `jwt_secret`). Without the image service its
+  // image address is a loopback port where nothing listens.
+  bool gateway = false;
+  std::vector<std::string> gateway_flags;
+  std::string jwt_secret = "stack-test-jwt-secret-0123456789abcdef0123456789";
+
+  // The URL signing key shared by the orchestrator, the image service and the gateway.
+  std::string url_signing_key = "stack-test-url-signing-key-0123456789abcdef0123";
+};
+
+class Stack {
+ public:
+  // Starts the services `options` asks for against the database at `dsn`.
+  static absl::StatusOr<std::unique_ptr<Stack>> Start(const std::string& dsn,
+                                                      const StackOptions& options);
+
+  LaunchedService& inventory() const { return *inventory_; }
+  LaunchedService& orchestrator() const { return *orchestrator_; }
+  // Only with StackOptions::image / ::gateway.
+  LaunchedService& image() const { return *image_; }
+  LaunchedService& gateway() const { return *gateway_; }
+  // "http://127.0.0.1:PORT" of the image service's downloads and of the gateway's REST API.
+  const std::string& image_http() const { return image_http_; }
+  const std::string& gateway_http() const { return gateway_http_; }
+  // The base ISO the image service serves.
+  const std::string& base_iso() const { return base_iso_; }
+  // The hex SHA-256 of the OS image (StackOptions::os_image_mib), as hosts must verify it.
+  const std::string& os_image_sha256() const { return os_image_sha256_; }
+  // Files holding the keys (for a test that signs tokens the way a service does).
+  const std::string& url_signing_key_file() const { return url_signing_key_file_; }
+  const std::string& jwt_secret_file() const { return jwt_secret_file_; }
+
+  // Plaintext stubs on the inventory, the orchestrator's agent port and its management port.
+  ::assisted::inventory::v1::InventoryService::Stub& inventory_stub() const {
+    return *inventory_stub_;
+  }
+  ::assisted::agent::v1::AgentService::Stub& agent_stub() const { return *agent_stub_; }
+  ::assisted::orchestrator::v1::OrchestratorService::Stub& orchestrator_stub() const {
+    return *orchestrator_stub_;
+  }
+
+  // An infra-env named `name` without a cluster (where a test's hosts register).
+  absl::StatusOr<::assisted::types::v1::InfraEnv> CreateInfraEnv(const std::string& name) const;
+
+  // Starts the orchestrator again on the same ports with the same flags, after the test has
+  // killed or stopped it (a crash and a restart, as a supervisor would do).
+  absl::Status RestartOrchestrator();
+
+  // Every running service's log, each under a "--- name log" line.
+  std::string Logs() const;
+
+ private:
+  Stack() = default;
+  absl::Status StartOrchestrator(int grpc_port, int internal_grpc_port);
+
+  StackOptions options_;
+  std::vector<std::string> orchestrator_args_;
+  std::string url_signing_key_file_, jwt_secret_file_, os_image_sha256_, base_iso_, image_http_,
+      gateway_http_;
+  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
+  std::unique_ptr<::assisted::inventory::v1::InventoryService::Stub> inventory_stub_;
+  std::unique_ptr<::assisted::agent::v1::AgentService::Stub> agent_stub_;
+  std::unique_ptr<::assisted::orchestrator::v1::OrchestratorService::Stub> orchestrator_stub_;
+};
+
+// A gtest fixture: a fresh database and a started stack per test, its logs printed when the
+// test failed. Override Options() to say which services and flags.
+class StackTest : public PostgresTest {
+ protected:
+  virtual StackOptions Options() const { return {}; }
+
+  void SetUp() override;
+  void TearDown() override;
+
+  Stack& stack() const { return *stack_; }
+  LaunchedService& inventory() const { return stack_->inventory(); }
+  LaunchedService& orchestrator() const { return stack_->orchestrator(); }
+
+ private:
+  std::unique_ptr<Stack> stack_;
+};
+
+}  // namespace assisted::testing
+
+#endif  // ASSISTED_TESTS_HARNESS_STACK_H_
