@@ -7,6 +7,7 @@ import {
   interfaceNameProblem,
   macProblem,
   nmstateProblem,
+  overlapProblem,
   reasonOnField,
   staticNetworkConfig,
   trustBundleProblem,
@@ -89,4 +90,13 @@ describe('reasonOnField', () => {
       'routes.config[0].next-hop-interface: "eth9" is not an interface',
     ));
   it('keeps a reason without a path', () => expect(reasonOnField('certificate 1 is bad')).toBe('certificate 1 is bad'));
+});
+
+describe('overlapProblem', () => {
+  it('names the first earlier block either way round, only within a family', () => {
+    expect(overlapProblem('10.128.0.0/14', [['machine network', '192.168.122.0/24']])).toBe('');
+    expect(overlapProblem('10.0.0.0/8', [['machine network', '10.1.2.0/24']])).toBe('Overlaps the machine network (10.1.2.0/24).');
+    expect(overlapProblem('10.1.2.0/24', [['cluster network', '10.0.0.0/8']])).toBe('Overlaps the cluster network (10.0.0.0/8).');
+    expect(overlapProblem('fd00::/48', [['machine network', '10.0.0.0/8']])).toBe('');
+  });
 });

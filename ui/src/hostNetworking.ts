@@ -5,7 +5,7 @@
 // "infra_env.static_network_config[0].network_yaml: nmstate: …") is placed on the wizard's
 // field by fieldOfReason.
 import { load } from 'js-yaml';
-import { parseCidr } from './validation';
+import { cidrContains, parseCidr } from './validation';
 
 export interface HostNetwork {
   yaml: string;
@@ -114,4 +114,16 @@ export function fieldOfReason(reason: string): string {
 // (and NMState's own prefix), e.g. 'routes.config[0].next-hop-interface: "eth9" is not …'.
 export function reasonOnField(reason: string): string {
   return reason.replace(/^[A-Za-z_.]+(\[\d+\][A-Za-z_.]*)*: /, '').replace(/^nmstate: /, '');
+}
+
+// Address blocks must not overlap (the inventory refuses it): a problem naming the first earlier
+// block `text` overlaps, or ''. `earlier` lists [name, CIDR] of the blocks checked before it.
+export function overlapProblem(text: string, earlier: [string, string][]): string {
+  const cidr = parseCidr(text);
+  if (!cidr) return '';
+  for (const [name, other] of earlier) {
+    const block = parseCidr(other);
+    if (block && (cidrContains(block, cidr.address) || cidrContains(cidr, block.address))) return `Overlaps the ${name} (${other.trim()}).`;
+  }
+  return '';
 }

@@ -384,7 +384,7 @@ routes:
       next-hop-interface: ${routeInterface}
 `;
 
-// The wizard's advanced parts: dual stack with advanced CIDRs (an inline host-prefix error),
+// The wizard's advanced parts: dual stack with advanced CIDRs (inline host-prefix and overlap errors),
 // static networking per host (a YAML syntax error caught in the browser, then an NMState
 // mistake only the API sees, shown on its field, fixed, and created), a trust bundle and the
 // minimal ISO; then what the API stored.
@@ -420,9 +420,13 @@ async function wizard(page) {
   if (!(await nextDisabled(page))) fail('Next is enabled while the host prefix is wrong');
   await shot(page, '04b-wizard-dual-stack-advanced');
   await paste(page, '#host-prefix', '24');
+  await paste(page, '#service-network', '192.168.0.0/16');
+  const overlap = await problemOf(page, 'service-network');
+  if (!overlap.includes('Overlaps the machine network (192.168.122.0/24)')) fail(`a service network over the machine network not flagged: "${overlap}"`);
+  await paste(page, '#service-network', '172.30.0.0/16');
   await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent.trim() === 'Next' && !b.disabled));
   await clickText(page, 'Next');
-  log('dual stack with advanced CIDRs; a wrong host prefix flagged inline');
+  log('dual stack with advanced CIDRs; a wrong host prefix and overlapping networks flagged inline');
 
   await page.waitForSelector('#image-minimal', { visible: true });
   await page.click('#image-minimal');

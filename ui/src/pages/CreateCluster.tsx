@@ -37,6 +37,7 @@ import {
   interfaceNameProblem,
   macProblem,
   nmstateProblem,
+  overlapProblem,
   reasonOnField,
   staticNetworkConfig,
   trustBundleProblem,
@@ -169,18 +170,26 @@ export function CreateCluster() {
     'machine-network': either(cidrProblem(machineNetwork), familyProblem(machineNetwork, 4)),
     'api-vip': managedVips ? vipProblem(apiVip, machineNetwork, ingressVip, 'Ingress VIP') : '',
     'ingress-vip': managedVips ? vipProblem(ingressVip, machineNetwork, apiVip, 'API VIP') : '',
-    'cluster-network': either(cidrProblem(clusterNetwork), familyProblem(clusterNetwork, 4)),
+    'cluster-network': either(cidrProblem(clusterNetwork), familyProblem(clusterNetwork, 4), overlapProblem(clusterNetwork, [['machine network', machineNetwork]])),
     'host-prefix': hostPrefixProblem(hostPrefix, clusterNetwork),
-    'service-network': either(cidrProblem(serviceNetwork), familyProblem(serviceNetwork, 4)),
+    'service-network': either(
+      cidrProblem(serviceNetwork),
+      familyProblem(serviceNetwork, 4),
+      overlapProblem(serviceNetwork, [['machine network', machineNetwork], ['cluster network', clusterNetwork]]),
+    ),
     'trust-bundle': trustBundleProblem(trustBundle),
   };
   if (dualStack) {
     problems['machine-network-6'] = either(cidrProblem(machineNetwork6), familyProblem(machineNetwork6, 6));
     problems['api-vip-6'] = managedVips ? vipProblem(apiVip6, machineNetwork6, ingressVip6, 'Ingress VIP (IPv6)') : '';
     problems['ingress-vip-6'] = managedVips ? vipProblem(ingressVip6, machineNetwork6, apiVip6, 'API VIP (IPv6)') : '';
-    problems['cluster-network-6'] = either(cidrProblem(clusterNetwork6), familyProblem(clusterNetwork6, 6));
+    problems['cluster-network-6'] = either(cidrProblem(clusterNetwork6), familyProblem(clusterNetwork6, 6), overlapProblem(clusterNetwork6, [['IPv6 machine network', machineNetwork6]]));
     problems['host-prefix-6'] = hostPrefixProblem(hostPrefix6, clusterNetwork6);
-    problems['service-network-6'] = either(cidrProblem(serviceNetwork6), familyProblem(serviceNetwork6, 6));
+    problems['service-network-6'] = either(
+      cidrProblem(serviceNetwork6),
+      familyProblem(serviceNetwork6, 6),
+      overlapProblem(serviceNetwork6, [['IPv6 machine network', machineNetwork6], ['IPv6 cluster network', clusterNetwork6]]),
+    );
   }
   if (staticIps) {
     hosts.forEach((h, i) => {
