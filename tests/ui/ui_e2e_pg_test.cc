@@ -1,6 +1,6 @@
 // The web UI end to end in a real headless Chromium (ui/tests/e2e.mjs, puppeteer-core driving
 // Debian's chromium) against the real services (ui_stack.h), with simulated hosts booted from
-// the ISO the UI offers. Skips without ASSISTED_UI_DIR (./dev test sets it).
+// the ISO the UI offers. Skips without ASSISTED_TEST_UI_PROJECT (./dev test sets it).
 #include "gtest/gtest.h"
 #include "tests/harness/gateway_service.h"
 #include "tests/ui/ui_stack.h"
@@ -12,6 +12,10 @@ class UiEndToEndTest : public UiStackTest {};
 
 TEST_F(UiEndToEndTest, SignInCreateDiscoverInstallAndDownloadCredentialsInChromium) {
   RunScenario("flow", FleetEnv(::testing::TempDir() + "/ui-e2e-fleet"));
+}
+
+TEST_F(UiEndToEndTest, WizardShowsNmstateErrorsInlineThenCreatesDualStackWithStaticNetworking) {
+  RunScenario("wizard", {});
 }
 
 TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutageShowsABanner) {

@@ -3,7 +3,7 @@
 // starts (real services, PostgreSQL, JWT auth) and simulated hosts this script boots from the
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
-//   node tests/e2e.mjs SCENARIO      (flow | errors | latency)
+//   node tests/e2e.mjs SCENARIO      (flow | wizard | errors | latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -15,7 +15,7 @@
 //   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
 //   CHROMIUM           the browser (default /usr/bin/chromium)
 //   SCREENSHOT_DIR     where each screen's PNG goes (optional)
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import axe from 'axe-core';
@@ -109,6 +109,20 @@ async function pressButton(page, label) {
 
 async function problemOf(page, id) {
   return page.$eval(`[data-testid="${id}-problem"]`, (e) => e.textContent).catch(() => '');
+}
+
+// Replaces the text of field `selector` as a paste would (one input event), for long values.
+async function paste(page, selector, text) {
+  await page.click(selector);
+  await page.keyboard.down('Control');
+  await page.keyboard.press('a');
+  await page.keyboard.up('Control');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.sendCharacter(text);
+}
+
+async function nextDisabled(page) {
+  return page.evaluate(() => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next')?.disabled);
 }
 
 async function signIn(page, token) {
@@ -262,13 +276,14 @@ async function flow(page) {
   await keyType(page, 'ingress-vip', '192.168.122.5');
   const same = await problemOf(page, 'ingress-vip');
   if (!same.includes('Must differ')) fail(`equal VIPs not flagged: "${same}"`);
-  const nextDisabled = await page.evaluate(() => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next')?.disabled);
-  if (!nextDisabled) fail('Next is enabled while a VIP is wrong');
+  if (!(await nextDisabled(page))) fail('Next is enabled while a VIP is wrong');
   await shot(page, '04-wizard-networking-invalid');
   await keyType(page, 'ingress-vip', '192.168.122.6');
   if ((await problemOf(page, 'ingress-vip')) !== '') fail('a valid ingress VIP still flagged');
   log('wizard by keyboard only; inline VIP errors shown, Next off while they stand');
   await pressButton(page, 'Next');
+  await page.waitForSelector('#image-full', { visible: true });
+  await pressButton(page, 'Next');  // host networking: DHCP and the full ISO, as they come
   await byText(page, 'e2e.example.com');
   await shot(page, '05-wizard-review');
   await pressButton(page, 'Create cluster');
@@ -348,6 +363,127 @@ async function flow(page) {
   await page.goto(base, { waitUntil: 'load' });
   await byText(page, 'installed', '[data-testid="cluster-row-e2e"] *');
   await shot(page, '10-clusters-list');
+}
+
+// Static networking whose route goes through an interface the YAML does not define is valid
+// YAML, so only the API can refuse it.
+const staticYaml = (routeInterface) => `interfaces:
+  - name: eth0
+    type: ethernet
+    state: up
+    ipv4:
+      enabled: true
+      dhcp: false
+      address:
+        - ip: 192.168.122.20
+          prefix-length: 24
+routes:
+  config:
+    - destination: 0.0.0.0/0
+      next-hop-address: 192.168.122.1
+      next-hop-interface: ${routeInterface}
+`;
+
+// The wizard's advanced parts: dual stack with advanced CIDRs (inline host-prefix and overlap errors),
+// static networking per host (a YAML syntax error caught in the browser, then an NMState
+// mistake only the API sees, shown on its field, fixed, and created), a trust bundle and the
+// minimal ISO; then what the API stored.
+async function wizard(page) {
+  const certificate = spawnSync(
+    'openssl',
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', '/dev/null', '-subj', '/CN=e2e registry CA', '-days', '1'],
+    { encoding: 'utf8' },
+  );
+  if (certificate.status !== 0) fail(`openssl: ${certificate.stderr}`);
+  await page.goto(base, { waitUntil: 'load' });
+  await signIn(page, env.UI_TOKEN);
+  await clickText(page, 'Create cluster');
+  await page.waitForSelector('#name', { visible: true });
+  await page.type('#name', 'static');
+  await page.type('#domain', 'example.com');
+  await paste(page, '#pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+  await clickText(page, 'Next');
+
+  await page.waitForSelector('#stack-dual', { visible: true });
+  await page.click('#stack-dual');
+  await page.type('#machine-network', '192.168.122.0/24');
+  await page.type('#machine-network-6', 'fd00:1::/64');
+  await page.type('#api-vip', '192.168.122.5');
+  await page.type('#ingress-vip', '192.168.122.6');
+  await page.type('#api-vip-6', 'fd00:1::5');
+  await page.type('#ingress-vip-6', 'fd00:1::6');
+  await page.click('#advanced-networking');
+  await page.waitForSelector('#host-prefix', { visible: true });
+  await paste(page, '#host-prefix', '26');
+  const prefix = await problemOf(page, 'host-prefix');
+  if (!prefix.includes('Between 14 and 25')) fail(`a host prefix too long for 10.128.0.0/14 not flagged: "${prefix}"`);
+  if (!(await nextDisabled(page))) fail('Next is enabled while the host prefix is wrong');
+  await shot(page, '04b-wizard-dual-stack-advanced');
+  await paste(page, '#host-prefix', '24');
+  await paste(page, '#service-network', '192.168.0.0/16');
+  const overlap = await problemOf(page, 'service-network');
+  if (!overlap.includes('Overlaps the machine network (192.168.122.0/24)')) fail(`a service network over the machine network not flagged: "${overlap}"`);
+  await paste(page, '#service-network', '172.30.0.0/16');
+  await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent.trim() === 'Next' && !b.disabled));
+  await clickText(page, 'Next');
+  log('dual stack with advanced CIDRs; a wrong host prefix and overlapping networks flagged inline');
+
+  await page.waitForSelector('#image-minimal', { visible: true });
+  await page.click('#image-minimal');
+  await page.click('#static-ips');
+  await page.waitForSelector('#host-0-yaml', { visible: true });
+  await page.type('#host-0-mac', '52:54:00:aa:bb:01');
+  await paste(page, '#host-0-yaml', 'interfaces:\n  - name: eth0\n   type: ethernet\n');
+  const syntax = await problemOf(page, 'host-0-yaml');
+  if (!/YAML syntax error at line 3/.test(syntax)) fail(`a YAML syntax error not flagged with its line: "${syntax}"`);
+  if (!(await nextDisabled(page))) fail('Next is enabled while the YAML does not parse');
+  await paste(page, '#host-0-yaml', staticYaml('eth9'));
+  if ((await problemOf(page, 'host-0-yaml')) !== '') fail('valid YAML still flagged');
+  await paste(page, '#trust-bundle', certificate.stdout);
+  log('a YAML syntax error shown inline with its line, then fixed');
+  await clickText(page, 'Next');
+  await byText(page, 'minimal ISO');
+  await clickText(page, 'Create cluster');
+
+  // The API refuses the route through eth9: its reason shows on the review step and on the
+  // YAML field, where a link leads.
+  const alert = await page.waitForSelector('[data-testid="create-error"]', { timeout: 20_000 });
+  const said = await alert.evaluate((e) => e.textContent);
+  if (!said.includes('next-hop-interface')) fail(`the API's NMState error is not shown: "${said}"`);
+  await page.click('[data-testid="go-to-field"]');
+  await page.waitForSelector('[data-testid="host-0-yaml-problem"]', { visible: true });
+  await page.waitForFunction(() => document.activeElement?.id === 'host-0-yaml', { timeout: 5_000 });
+  const inline = await problemOf(page, 'host-0-yaml');
+  if (!inline.includes('"eth9" is not an interface this document configures')) fail(`the API's reason is not on the YAML field: "${inline}"`);
+  await shot(page, '05b-wizard-static-network-api-error');
+  log(`the API's NMState error shown on the field: ${inline}`);
+  await paste(page, '#host-0-yaml', staticYaml('eth0'));
+  if ((await problemOf(page, 'host-0-yaml')) !== '') fail("the API's error stayed after the YAML was edited");
+  await clickText(page, 'Next');
+  await clickText(page, 'Try again');
+  await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
+  const clusterId = page.url().split('/').pop();
+  log(`fixed; cluster ${clusterId} created`);
+
+  const cluster = await rest('GET', `/clusters/${clusterId}`);
+  const cidrs = (list) => (list ?? []).map((n) => n.cidr).join(' ');
+  if (cidrs(cluster.machine_networks) !== '192.168.122.0/24 fd00:1::/64') fail(`machine networks: ${cidrs(cluster.machine_networks)}`);
+  if (cluster.cluster_networks?.[0]?.host_prefix !== 24 || cluster.cluster_networks?.length !== 2) fail(`cluster networks: ${JSON.stringify(cluster.cluster_networks)}`);
+  if ((cluster.api_vips ?? []).length !== 2) fail(`API VIPs: ${JSON.stringify(cluster.api_vips)}`);
+  const [infraEnv] = await rest('GET', `/infra-envs?cluster_id=${clusterId}`);
+  if (infraEnv.type !== 'minimal-iso') fail(`image type ${infraEnv.type}`);
+  if (!infraEnv.static_network_config.includes('next-hop-interface: eth0')) fail(`static network: ${infraEnv.static_network_config}`);
+  if (!infraEnv.additional_trust_bundle?.includes('BEGIN CERTIFICATE')) fail('no trust bundle stored');
+  log('the API holds both stacks, host prefix 24, the fixed YAML, the trust bundle and the minimal ISO');
+
+  // The discovery screen offers the type the wizard chose and can switch it.
+  await page.waitForFunction(() => document.querySelector('#image-type')?.value === 'minimal-iso', { timeout: 20_000 });
+  await page.select('#image-type', 'full-iso');
+  await clickText(page, 'Generate discovery ISO');
+  await page.waitForSelector('[data-testid="iso-link"]', { timeout: 20_000 });
+  const [switched] = await rest('GET', `/infra-envs?cluster_id=${clusterId}`);
+  if (switched.type !== 'full-iso') fail(`the discovery screen did not switch the image type: ${switched.type}`);
+  log('discovery screen: minimal ISO as chosen in the wizard, switched to full before generating');
 }
 
 // What the screen showed when a step failed: its text, and a screenshot.
@@ -481,7 +617,7 @@ async function latency() {
   });
 }
 
-const scenarios = { flow: () => inBrowser(flow), errors: () => inBrowser(errors), latency };
+const scenarios = { flow: () => inBrowser(flow), wizard: () => inBrowser(wizard), errors: () => inBrowser(errors), latency };
 try {
   if (!base) fail('UI_BASE is not set');
   if (!scenarios[scenario]) fail(`unknown scenario ${scenario}`);

@@ -175,10 +175,18 @@ function useAttempt(): [string, (action: () => Promise<void>) => void] {
 
 function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
   const [isoUrl, setIsoUrl] = useState('');
+  const [imageType, setImageType] = useState<'full-iso' | 'minimal-iso' | ''>('');
   const [error, attempt] = useAttempt();
   if (!infraEnv) return <EmptyState titleText="No discovery image" headingLevel="h4" />;
+  // The type chosen here, else the one the wizard stored.
+  const chosen = imageType || (infraEnv.type === 'minimal-iso' ? 'minimal-iso' : 'full-iso');
   const generate = () =>
     attempt(async () => {
+      if (chosen !== infraEnv.type) {
+        await must(
+          api.PATCH('/api/assisted-install/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: infraEnv.id } }, body: { image_type: chosen } }),
+        );
+      }
       const answer = await must(
         api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: infraEnv.id } } }),
       );
@@ -189,7 +197,21 @@ function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
   return (
     <>
       {error && <Alert variant="danger" isInline title={error} />}
-      <Flex>
+      <Flex alignItems={{ default: 'alignItemsCenter' }}>
+        <FlexItem>
+          <FormSelect
+            id="image-type"
+            aria-label="Discovery image type"
+            value={chosen}
+            onChange={(_e, v) => {
+              setImageType(v as 'full-iso' | 'minimal-iso');
+              setIsoUrl('');
+            }}
+          >
+            <FormSelectOption value="full-iso" label="Full ISO (boots without reaching the image service)" />
+            <FormSelectOption value="minimal-iso" label="Minimal ISO (fetches the rest at boot)" />
+          </FormSelect>
+        </FlexItem>
         <FlexItem>
           <Button variant="primary" onClick={generate} data-testid="generate-iso">
             Generate discovery ISO

@@ -1,5 +1,9 @@
 import {
   Alert,
+  Button,
+  Card,
+  CardBody,
+  CardTitle,
   DescriptionList,
   DescriptionListDescription,
   DescriptionListGroup,
@@ -19,10 +23,26 @@ import {
   Title,
   Wizard,
   WizardStep,
+  useWizardContext,
 } from '@patternfly/react-core';
 import { useEffect, useState } from 'react';
-import { api, must, type ClusterCreateParams } from '../api/client';
+import { api, fetchText, must, type ClusterCreateParams } from '../api/client';
 import { navigate } from '../router';
+import {
+  EMPTY_HOST,
+  duplicateMacProblem,
+  familyProblem,
+  fieldOfReason,
+  hostPrefixProblem,
+  interfaceNameProblem,
+  macProblem,
+  nmstateProblem,
+  overlapProblem,
+  reasonOnField,
+  staticNetworkConfig,
+  trustBundleProblem,
+  type HostNetwork,
+} from '../hostNetworking';
 import { baseDomainProblem, cidrProblem, clusterNameProblem, pullSecretProblem, sshKeyProblem, vipProblem } from '../validation';
 
 type Topology = 'sno' | 'compact' | 'ha';
@@ -54,6 +74,34 @@ function Field(props: { label: string; id: string; problem: string; show: boolea
   );
 }
 
+type ImageType = 'full-iso' | 'minimal-iso';
+
+// Which wizard step holds each field the API may name in an error, to offer a way back to it.
+const STEP_OF_FIELD: [RegExp, string, string][] = [
+  [/^host-|^trust-bundle$/, 'host-networking', 'Host networking and image'],
+  [/./, 'networking', 'Networking'],
+];
+
+// Inside the wizard: a link to the step that holds `field`, which then takes the focus (and so
+// scrolls into view with its problem under it).
+function GoToField({ field }: { field: string }) {
+  const { goToStepById } = useWizardContext();
+  const [, id, name] = STEP_OF_FIELD.find(([pattern]) => pattern.test(field)) ?? STEP_OF_FIELD[1];
+  const go = () => {
+    goToStepById(id);
+    requestAnimationFrame(() => {
+      const element = document.getElementById(field);
+      element?.focus();
+      element?.scrollIntoView({ block: 'center' });
+    });
+  };
+  return (
+    <Button variant="link" isInline onClick={go} data-testid="go-to-field">
+      Go to {name}
+    </Button>
+  );
+}
+
 export function CreateCluster() {
   const [versions, setVersions] = useState<string[]>([]);
   const [name, setName] = useState('');
@@ -62,14 +110,34 @@ export function CreateCluster() {
   const [pullSecret, setPullSecret] = useState('');
   const [sshKey, setSshKey] = useState('');
   const [topology, setTopology] = useState<Topology>('compact');
+  const [dualStack, setDualStack] = useState(false);
   const [machineNetwork, setMachineNetwork] = useState('');
+  const [machineNetwork6, setMachineNetwork6] = useState('');
   const [userManaged, setUserManaged] = useState(false);
   const [apiVip, setApiVip] = useState('');
+  const [apiVip6, setApiVip6] = useState('');
   const [ingressVip, setIngressVip] = useState('');
+  const [ingressVip6, setIngressVip6] = useState('');
+  const [advanced, setAdvanced] = useState(false);
+  const [clusterNetwork, setClusterNetwork] = useState('10.128.0.0/14');
+  const [hostPrefix, setHostPrefix] = useState('23');
+  const [serviceNetwork, setServiceNetwork] = useState('172.30.0.0/16');
+  const [clusterNetwork6, setClusterNetwork6] = useState('fd01::/48');
+  const [hostPrefix6, setHostPrefix6] = useState('64');
+  const [serviceNetwork6, setServiceNetwork6] = useState('fd02::/112');
   const [httpProxy, setHttpProxy] = useState('');
   const [ntp, setNtp] = useState('');
+  const [imageType, setImageType] = useState<ImageType>('full-iso');
+  const [staticIps, setStaticIps] = useState(false);
+  const [hosts, setHosts] = useState<HostNetwork[]>([{ ...EMPTY_HOST }]);
+  const [trustBundle, setTrustBundle] = useState('');
   const [touched, setTouched] = useState<Record<string, boolean>>({});
+  // What the API said about a field at the last attempt; editing the field clears it.
+  const [serverProblems, setServerProblems] = useState<Record<string, string>>({});
   const [error, setError] = useState('');
+  const [errorField, setErrorField] = useState('');
+  // Once created, a retry updates the same cluster and discovery image instead of adding more.
+  const [created, setCreated] = useState<{ clusterId: string; infraEnvId: string } | null>(null);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -84,23 +152,70 @@ export function CreateCluster() {
   }, []);
 
   const touch = (id: string) => setTouched((t) => ({ ...t, [id]: true }));
+  // Editing a field drops what the API said about it: the user is fixing it.
+  const dropServerProblem = (id: string) =>
+    setServerProblems((p) => (id in p ? Object.fromEntries(Object.entries(p).filter(([k]) => k !== id)) : p));
+  const edit = (id: string, set: (v: string) => void) => (v: string) => {
+    set(v);
+    dropServerProblem(id);
+  };
   const sno = topology === 'sno';
   const managedVips = !sno && !userManaged;
-  const problems = {
+  const either = (...problems: string[]) => problems.find((p) => p !== '') ?? '';
+  const problems: Record<string, string> = {
     name: clusterNameProblem(name),
     domain: baseDomainProblem(domain),
     pullSecret: pullSecretProblem(pullSecret),
     sshKey: sshKeyProblem(sshKey),
-    machineNetwork: cidrProblem(machineNetwork),
-    apiVip: managedVips ? vipProblem(apiVip, machineNetwork, ingressVip, 'Ingress VIP') : '',
-    ingressVip: managedVips ? vipProblem(ingressVip, machineNetwork, apiVip, 'API VIP') : '',
+    'machine-network': either(cidrProblem(machineNetwork), familyProblem(machineNetwork, 4)),
+    'api-vip': managedVips ? vipProblem(apiVip, machineNetwork, ingressVip, 'Ingress VIP') : '',
+    'ingress-vip': managedVips ? vipProblem(ingressVip, machineNetwork, apiVip, 'API VIP') : '',
+    'cluster-network': either(cidrProblem(clusterNetwork), familyProblem(clusterNetwork, 4), overlapProblem(clusterNetwork, [['machine network', machineNetwork]])),
+    'host-prefix': hostPrefixProblem(hostPrefix, clusterNetwork),
+    'service-network': either(
+      cidrProblem(serviceNetwork),
+      familyProblem(serviceNetwork, 4),
+      overlapProblem(serviceNetwork, [['machine network', machineNetwork], ['cluster network', clusterNetwork]]),
+    ),
+    'trust-bundle': trustBundleProblem(trustBundle),
   };
-  const detailsOk = !problems.name && !problems.domain && !problems.pullSecret && !problems.sshKey && version !== '';
-  const networkOk = !problems.machineNetwork && !problems.apiVip && !problems.ingressVip;
+  if (dualStack) {
+    problems['machine-network-6'] = either(cidrProblem(machineNetwork6), familyProblem(machineNetwork6, 6));
+    problems['api-vip-6'] = managedVips ? vipProblem(apiVip6, machineNetwork6, ingressVip6, 'Ingress VIP (IPv6)') : '';
+    problems['ingress-vip-6'] = managedVips ? vipProblem(ingressVip6, machineNetwork6, apiVip6, 'API VIP (IPv6)') : '';
+    problems['cluster-network-6'] = either(cidrProblem(clusterNetwork6), familyProblem(clusterNetwork6, 6), overlapProblem(clusterNetwork6, [['IPv6 machine network', machineNetwork6]]));
+    problems['host-prefix-6'] = hostPrefixProblem(hostPrefix6, clusterNetwork6);
+    problems['service-network-6'] = either(
+      cidrProblem(serviceNetwork6),
+      familyProblem(serviceNetwork6, 6),
+      overlapProblem(serviceNetwork6, [['IPv6 machine network', machineNetwork6], ['IPv6 cluster network', clusterNetwork6]]),
+    );
+  }
+  if (staticIps) {
+    hosts.forEach((h, i) => {
+      problems[`host-${i}-yaml`] = nmstateProblem(h.yaml);
+      problems[`host-${i}-mac`] = either(macProblem(h.mac), duplicateMacProblem(hosts, i));
+      problems[`host-${i}-nic`] = interfaceNameProblem(h.nic);
+    });
+  }
+  // What a field shows: the client's own check first, else what the API said at the last try.
+  const problemOf = (id: string) => problems[id] || serverProblems[id] || '';
+  const clean = (pattern: RegExp) => Object.entries(problems).every(([id, p]) => !pattern.test(id) || p === '');
+  const detailsOk = clean(/^(name|domain|pullSecret|sshKey)$/) && version !== '';
+  const networkOk = clean(/network|vip|prefix/);
+  const hostNetworkOk = clean(/^host-|^trust-bundle$/);
+  const serverOk = Object.keys(serverProblems).length === 0;
+  // The advanced section opens by itself when one of its fields is wrong (e.g. the API refused it).
+  const advancedShown = advanced || Object.keys(problems).concat(Object.keys(serverProblems)).some((id) => /^(cluster-network|host-prefix|service-network)/.test(id) && problemOf(id) !== '');
 
-  const create = async () => {
-    setBusy(true);
-    setError('');
+  const setHost = (index: number, change: Partial<HostNetwork>, field: string) => {
+    setHosts((list) => list.map((h, i) => (i === index ? { ...h, ...change } : h)));
+    dropServerProblem(field);
+  };
+
+  const clusterBody = (): ClusterCreateParams => {
+    const pick = (v4: string, v6: string) => (dualStack ? [v4, v6] : [v4]).map((v) => v.trim());
+    const prefixes = pick(hostPrefix, hostPrefix6);
     const body: ClusterCreateParams = {
       name,
       base_dns_domain: domain,
@@ -108,42 +223,77 @@ export function CreateCluster() {
       pull_secret: pullSecret.trim(),
       control_plane_count: sno ? 1 : 3,
       high_availability_mode: sno ? 'None' : 'Full',
-      machine_networks: [{ cidr: machineNetwork.trim() }],
+      machine_networks: pick(machineNetwork, machineNetwork6).map((cidr) => ({ cidr })),
+      cluster_networks: pick(clusterNetwork, clusterNetwork6).map((cidr, i) => ({ cidr, host_prefix: Number(prefixes[i]) })),
+      service_networks: pick(serviceNetwork, serviceNetwork6).map((cidr) => ({ cidr })),
       user_managed_networking: sno || userManaged,
     };
     if (sshKey.trim()) body.ssh_public_key = sshKey.trim();
     if (managedVips) {
-      body.api_vips = [{ ip: apiVip.trim() }];
-      body.ingress_vips = [{ ip: ingressVip.trim() }];
+      body.api_vips = pick(apiVip, apiVip6).map((ip) => ({ ip }));
+      body.ingress_vips = pick(ingressVip, ingressVip6).map((ip) => ({ ip }));
     }
     if (httpProxy.trim()) body.http_proxy = httpProxy.trim();
     if (ntp.trim()) body.additional_ntp_source = ntp.trim();
+    return body;
+  };
+
+  const infraEnvFields = () => ({
+    image_type: imageType,
+    static_network_config: staticIps ? staticNetworkConfig(hosts) : [],
+    additional_trust_bundle: trustBundle.trim(),
+    ...(sshKey.trim() ? { ssh_authorized_key: sshKey.trim() } : {}),
+  });
+
+  // Creates the cluster and its discovery image (or, after a failed try, updates them), then
+  // asks for the discovery Ignition: building it checks the static networking and the trust
+  // bundle the way the image service will, so a mistake the client cannot see (a route through
+  // an interface the YAML does not define, a certificate OpenSSL refuses) shows here, on its
+  // field, instead of on the cluster's page later.
+  const create = async () => {
+    setBusy(true);
+    setError('');
+    setErrorField('');
+    let ids = created;
     try {
-      const cluster = await must(api.POST('/api/assisted-install/v2/clusters', { body }));
-      // Every cluster gets its discovery image definition right away: the next screen offers it.
-      await must(
-        api.POST('/api/assisted-install/v2/infra-envs', {
-          body: {
-            name: `${name}-discovery`,
-            cluster_id: cluster.id,
-            pull_secret: pullSecret.trim(),
-            openshift_version: version,
-            image_type: 'full-iso',
-            ...(sshKey.trim() ? { ssh_authorized_key: sshKey.trim() } : {}),
-          },
-        }),
-      );
-      navigate(`/clusters/${cluster.id}`);
+      const body = clusterBody();
+      if (!ids) {
+        const cluster = await must(api.POST('/api/assisted-install/v2/clusters', { body }));
+        const infraEnv = await must(
+          api.POST('/api/assisted-install/v2/infra-envs', {
+            body: { name: `${name}-discovery`, cluster_id: cluster.id, pull_secret: pullSecret.trim(), openshift_version: version, ...infraEnvFields() },
+          }),
+        );
+        ids = { clusterId: cluster.id, infraEnvId: infraEnv.id };
+        setCreated(ids);
+      } else {
+        const { openshift_version: _v, high_availability_mode: _h, ...update } = body;
+        await must(api.PATCH('/api/assisted-install/v2/clusters/{cluster_id}', { params: { path: { cluster_id: ids.clusterId } }, body: update }));
+        await must(api.PATCH('/api/assisted-install/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: ids.infraEnvId } }, body: infraEnvFields() }));
+      }
+      await fetchText(`/api/assisted-install/v2/infra-envs/${ids.infraEnvId}/downloads/files?file_name=discovery.ign`);
+      navigate(`/clusters/${ids.clusterId}`);
     } catch (e) {
-      setError((e as Error).message);
+      const reason = (e as Error).message;
+      const field = fieldOfReason(reason);
+      if (field) setServerProblems((p) => ({ ...p, [field]: `Refused by the API: ${reasonOnField(reason)}` }));
+      setErrorField(field);
+      setError(ids ? `The cluster was created, but its discovery image cannot be built: ${reason}` : reason);
       setBusy(false);
     }
   };
 
+  // A text field with its inline problem.
+  const text = (label: string, id: string, value: string, set: (v: string) => void, helper?: string) => (
+    <Field label={label} id={id} problem={problemOf(id)} show={!!touched[id] || value !== '' || !!serverProblems[id]} helper={helper} required>
+      <TextInput id={id} value={value} onChange={(_e, v) => edit(id, set)(v)} onBlur={() => touch(id)} validated={problemOf(id) && (value || touched[id]) ? 'error' : 'default'} />
+    </Field>
+  );
+
   return (
     <PageSection>
       <Title headingLevel="h2">Create cluster</Title>
-      <Wizard onClose={() => navigate('/')} onSave={create} height={640} isVisitRequired>
+      <Wizard onClose={() => navigate('/')} onSave={create} height={720} isVisitRequired>
         <WizardStep name="Cluster details" id="details" footer={{ isNextDisabled: !detailsOk }}>
           <Form onSubmit={(e) => e.preventDefault()}>
             <Field label="Cluster name" id="name" problem={problems.name} show={!!touched.name} required>
@@ -174,20 +324,21 @@ export function CreateCluster() {
         </WizardStep>
         <WizardStep name="Networking" id="networking" footer={{ isNextDisabled: !networkOk }}>
           <Form onSubmit={(e) => e.preventDefault()}>
-            <Field label="Machine network" id="machine-network" problem={problems.machineNetwork} show={!!touched.machineNetwork || machineNetwork !== ''} helper="The subnet the hosts' addresses are in, e.g. 192.168.122.0/24." required>
-              <TextInput id="machine-network" value={machineNetwork} onChange={(_e, v) => setMachineNetwork(v)} onBlur={() => touch('machineNetwork')} />
-            </Field>
+            <FormGroup label="IP stack" role="radiogroup" fieldId="stack" isInline>
+              <Radio id="stack-ipv4" name="stack" label="IPv4" isChecked={!dualStack} onChange={() => setDualStack(false)} />
+              <Radio id="stack-dual" name="stack" label="Dual stack (IPv4 and IPv6)" isChecked={dualStack} onChange={() => setDualStack(true)} />
+            </FormGroup>
+            {text('Machine network', 'machine-network', machineNetwork, setMachineNetwork, "The subnet the hosts' addresses are in, e.g. 192.168.122.0/24.")}
+            {dualStack && text('Machine network (IPv6)', 'machine-network-6', machineNetwork6, setMachineNetwork6, "The hosts' IPv6 subnet, e.g. fd00:1::/64.")}
             {!sno && (
               <Switch id="user-managed" label="User-managed networking (you provide the load balancer and DNS)" isChecked={userManaged} onChange={(_e, v) => setUserManaged(v)} />
             )}
             {managedVips && (
               <>
-                <Field label="API VIP" id="api-vip" problem={problems.apiVip} show={!!touched.apiVip || apiVip !== ''} required>
-                  <TextInput id="api-vip" value={apiVip} onChange={(_e, v) => setApiVip(v)} onBlur={() => touch('apiVip')} validated={apiVip && problems.apiVip ? 'error' : 'default'} />
-                </Field>
-                <Field label="Ingress VIP" id="ingress-vip" problem={problems.ingressVip} show={!!touched.ingressVip || ingressVip !== ''} required>
-                  <TextInput id="ingress-vip" value={ingressVip} onChange={(_e, v) => setIngressVip(v)} onBlur={() => touch('ingressVip')} validated={ingressVip && problems.ingressVip ? 'error' : 'default'} />
-                </Field>
+                {text('API VIP', 'api-vip', apiVip, setApiVip)}
+                {text('Ingress VIP', 'ingress-vip', ingressVip, setIngressVip)}
+                {dualStack && text('API VIP (IPv6)', 'api-vip-6', apiVip6, setApiVip6)}
+                {dualStack && text('Ingress VIP (IPv6)', 'ingress-vip-6', ingressVip6, setIngressVip6)}
               </>
             )}
             <FormGroup label="HTTP proxy (optional)" fieldId="http-proxy">
@@ -196,17 +347,76 @@ export function CreateCluster() {
             <FormGroup label="Additional NTP source (optional)" fieldId="ntp">
               <TextInput id="ntp" value={ntp} onChange={(_e, v) => setNtp(v)} />
             </FormGroup>
+            <Switch id="advanced-networking" label="Advanced: cluster and service networks" isChecked={advancedShown} onChange={(_e, v) => setAdvanced(v)} />
+            {advancedShown && (
+              <>
+                {text('Cluster network', 'cluster-network', clusterNetwork, setClusterNetwork, 'Pod addresses, split into one slice per host.')}
+                {text('Host prefix', 'host-prefix', hostPrefix, setHostPrefix, "Each host's slice of the cluster network.")}
+                {text('Service network', 'service-network', serviceNetwork, setServiceNetwork, 'Addresses of Kubernetes services.')}
+                {dualStack && text('Cluster network (IPv6)', 'cluster-network-6', clusterNetwork6, setClusterNetwork6)}
+                {dualStack && text('Host prefix (IPv6)', 'host-prefix-6', hostPrefix6, setHostPrefix6)}
+                {dualStack && text('Service network (IPv6)', 'service-network-6', serviceNetwork6, setServiceNetwork6)}
+              </>
+            )}
           </Form>
         </WizardStep>
-        <WizardStep name="Review and create" id="review" footer={{ nextButtonText: 'Create cluster', isNextDisabled: busy || !detailsOk || !networkOk }}>
-          {error && <Alert variant="danger" isInline title="The cluster was not created" data-testid="create-error">{error}</Alert>}
+        <WizardStep name="Host networking and image" id="host-networking" footer={{ isNextDisabled: !hostNetworkOk }}>
+          <Form onSubmit={(e) => e.preventDefault()}>
+            <FormGroup label="Discovery image" role="radiogroup" fieldId="image-type" isStack>
+              <Radio id="image-full" name="image-type" label="Full ISO" description="Boots without network access to the image service (about 1 GB)." isChecked={imageType === 'full-iso'} onChange={() => setImageType('full-iso')} />
+              <Radio id="image-minimal" name="image-type" label="Minimal ISO" description="Small; fetches the rest over the network at boot." isChecked={imageType === 'minimal-iso'} onChange={() => setImageType('minimal-iso')} />
+            </FormGroup>
+            <Switch id="static-ips" label="Static IP addresses: an NMState YAML per host" isChecked={staticIps} onChange={(_e, v) => setStaticIps(v)} />
+            {staticIps &&
+              hosts.map((host, i) => (
+                <Card key={i} isCompact data-testid={`static-host-${i}`}>
+                  <CardTitle component="h3">Host {i + 1}</CardTitle>
+                  <CardBody>
+                    <Field label="MAC address" id={`host-${i}-mac`} problem={problemOf(`host-${i}-mac`)} show={!!touched[`host-${i}-mac`] || host.mac !== '' || !!serverProblems[`host-${i}-mac`]} helper="The MAC of the interface that identifies this host." required>
+                      <TextInput id={`host-${i}-mac`} value={host.mac} onChange={(_e, v) => setHost(i, { mac: v }, `host-${i}-mac`)} onBlur={() => touch(`host-${i}-mac`)} />
+                    </Field>
+                    <Field label="Interface name in the YAML" id={`host-${i}-nic`} problem={problemOf(`host-${i}-nic`)} show required>
+                      <TextInput id={`host-${i}-nic`} value={host.nic} onChange={(_e, v) => setHost(i, { nic: v }, `host-${i}-nic`)} />
+                    </Field>
+                    <Field label="NMState YAML" id={`host-${i}-yaml`} problem={problemOf(`host-${i}-yaml`)} show required>
+                      <TextArea id={`host-${i}-yaml`} value={host.yaml} onChange={(_e, v) => setHost(i, { yaml: v }, `host-${i}-yaml`)} rows={10} className="ai-mono" aria-label={`NMState YAML of host ${i + 1}`} validated={problemOf(`host-${i}-yaml`) ? 'error' : 'default'} />
+                    </Field>
+                    {hosts.length > 1 && (
+                      <Button variant="secondary" isDanger onClick={() => setHosts((list) => list.filter((_h, j) => j !== i))}>
+                        Remove host {i + 1}
+                      </Button>
+                    )}
+                  </CardBody>
+                </Card>
+              ))}
+            {staticIps && (
+              <Button variant="secondary" onClick={() => setHosts((list) => [...list, { ...EMPTY_HOST }])} data-testid="add-static-host">
+                Add host
+              </Button>
+            )}
+            <Field label="Additional trust bundle (optional)" id="trust-bundle" problem={problemOf('trust-bundle')} show={trustBundle !== '' || !!serverProblems['trust-bundle']} helper="PEM certificates the hosts trust, e.g. your registry's or proxy's CA.">
+              <TextArea id="trust-bundle" value={trustBundle} onChange={(_e, v) => edit('trust-bundle', setTrustBundle)(v)} rows={4} className="ai-mono" aria-label="Additional trust bundle" />
+            </Field>
+          </Form>
+        </WizardStep>
+        <WizardStep name="Review and create" id="review" footer={{ nextButtonText: created ? 'Try again' : 'Create cluster', isNextDisabled: busy || !detailsOk || !networkOk || !hostNetworkOk || !serverOk }}>
+          {error && (
+            <Alert variant="danger" isInline title={created ? 'The discovery image cannot be built' : 'The cluster was not created'} data-testid="create-error">
+              {error} {errorField && <GoToField field={errorField} />}
+            </Alert>
+          )}
           <DescriptionList isHorizontal>
             {[
               ['Name', `${name}.${domain}`],
               ['Version', version],
               ['Topology', TOPOLOGIES.find((t) => t.value === topology)?.label ?? ''],
-              ['Machine network', machineNetwork],
-              ['Networking', sno || userManaged ? 'user-managed' : `cluster-managed, API ${apiVip}, Ingress ${ingressVip}`],
+              ['Machine network', dualStack ? `${machineNetwork}, ${machineNetwork6}` : machineNetwork],
+              ['Networking', sno || userManaged ? 'user-managed' : `cluster-managed, API ${dualStack ? `${apiVip}, ${apiVip6}` : apiVip}, Ingress ${dualStack ? `${ingressVip}, ${ingressVip6}` : ingressVip}`],
+              ['Cluster network', dualStack ? `${clusterNetwork} (/${hostPrefix}), ${clusterNetwork6} (/${hostPrefix6})` : `${clusterNetwork} (/${hostPrefix} per host)`],
+              ['Service network', dualStack ? `${serviceNetwork}, ${serviceNetwork6}` : serviceNetwork],
+              ['Discovery image', imageType === 'full-iso' ? 'full ISO' : 'minimal ISO'],
+              ['Static networking', staticIps ? `${hosts.length} host${hosts.length === 1 ? '' : 's'}` : 'DHCP'],
+              ['Trust bundle', trustBundle.trim() ? `${trustBundle.match(/BEGIN CERTIFICATE/g)?.length ?? 0} certificate(s)` : 'none'],
             ].map(([term, value]) => (
               <DescriptionListGroup key={term}>
                 <DescriptionListTerm>{term}</DescriptionListTerm>
@@ -219,3 +429,4 @@ export function CreateCluster() {
     </PageSection>
   );
 }
+
