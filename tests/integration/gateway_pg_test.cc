@@ -26,6 +26,7 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/api.h"
+#include "services/gateway/change_stream.h"
 #include "services/gateway/json_model.h"
 #include "services/gateway/jwt.h"
 #include "tests/harness/eventually.h"
@@ -39,6 +40,7 @@ namespace {
 namespace inv = ::assisted::inventory::v1;
 namespace types = ::assisted::types::v1;
 using ::assisted::gateway::Access;
+using ::assisted::gateway::ChangeStream;
 using ::assisted::gateway::FieldRule;
 using ::assisted::gateway::Model;
 using ::assisted::gateway::RestApi;
@@ -56,12 +58,6 @@ constexpr char kUrlKey[] = "url-signing-key-for-gateway-tests-0123456789abcdef";
 constexpr char kSshKey[] =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test";
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})";
-
-std::string WriteFile(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << content;
-  return path;
-}
 
 std::string UserToken(const std::string& user, const std::string& org,
                       absl::Duration ttl = absl::Hours(1), const std::string& secret = kSecret) {
@@ -852,7 +848,11 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
       }
     }
   }
-  for (const RouteInfo& route : RestApi::Routes()) {
+  // The change stream registers itself beside the REST table.
+  std::vector<RouteInfo> routes = RestApi::Routes();
+  routes.push_back(
+      {.method = "GET", .path = ChangeStream::kPath, .query = {"cluster_id", "last_event_id"}});
+  for (const RouteInfo& route : routes) {
     const std::string key = route.method + " " + route.path;
     served.insert(key);
     for (const std::string& query : route.query) {
