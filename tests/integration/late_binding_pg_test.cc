@@ -5,6 +5,7 @@
 // attack: a host is never bound into another tenant's cluster. Real PostgreSQL, inventory,
 // orchestrator and gateway processes; JWT auth on.
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@
 #include "nlohmann/json.hpp"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
+#include "services/agent/steps/install.h"
 #include "services/gateway/jwt.h"
 #include "tests/harness/host_watch.h"
 #include "tests/harness/postgres_test.h"
@@ -39,10 +41,12 @@ constexpr char kPrefix[] = "/api/assisted-install/v2";
 constexpr char kJwtSecret[] = "late-binding-test-jwt-secret-0123456789abcdef";
 constexpr char kUrlKey[] = "late-binding-test-url-signing-key-0123456789abcdef";
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})";
+constexpr char kSshKey[] =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test";
 
 std::string WriteFile(const std::string& name, const std::string& content) {
   const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path) << content;
+  std::ofstream(path, std::ios::binary) << content;
   return path;
 }
 
@@ -58,13 +62,21 @@ class LateBindingTest : public PostgresTest {
  protected:
   void SetUp() override {
     PostgresTest::SetUp();
+    // The OS image installing hosts write: noise, so a digest mismatch cannot hide.
+    std::string os_image(2 << 20, '\0');
+    std::mt19937_64 noise(21);
+    for (char& byte : os_image) byte = static_cast<char>(noise());
+    const std::string os_image_path = WriteFile("os-image.raw", os_image);
     auto inventory = LaunchedService::Launch(
         {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
     ASSERT_THAT(inventory, IsOk());
     inventory_ = *std::move(inventory);
     auto orchestrator =
         LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
+                                 .args = {"--inventory-address=" + inventory_->grpc_target(),
+                                          "--os-image-url=file://" + os_image_path,
+                                          "--os-image-sha256=" + agent::steps::Sha256Hex(os_image),
+                                          "--monitor-interval=200ms"},
                                  .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
@@ -144,7 +156,9 @@ class LateBindingTest : public PostgresTest {
     options.orchestrator_address = orchestrator_->grpc_target();
     options.infra_env_id = infra_env_id;
     options.agent_token = "fleet-token";
-    options.state_dir = ::testing::TempDir() + "/late-binding-hosts";
+    options.state_dir =
+        absl::StrCat(::testing::TempDir(), "/late-binding-",
+                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
     options.seed = "late-binding";
     options.step_threads = 2;
     auto fleet = agent::Fleet::Start(options, nullptr, log::Logger::Discard());
@@ -153,6 +167,41 @@ class LateBindingTest : public PostgresTest {
     fleet_ = *std::move(fleet);
     std::vector<std::string> ids;
     for (int i = 0; i < count; ++i) ids.push_back(fleet_->host_id(i));
+    return ids;
+  }
+
+  // Boots `count` pool hosts, waits for them known-unbound, binds each to `cluster_id` over
+  // REST and waits for them known and the cluster ready; their ids and the change-feed
+  // position after.
+  std::vector<std::string> BindReadyCluster(const std::string& pool, const std::string& cluster_id,
+                                            int count, int64_t* seq) {
+    const std::vector<std::string> ids = BootHosts(pool, count);
+    EXPECT_EQ(ids.size(), static_cast<size_t>(count));
+    StatusWatch unbound = WatchHostsUntil(
+        *stub_, pool, 1,
+        [&](const HostStatuses& seen) {
+          return AllAre(seen, ids, types::v1::HOST_STATUS_KNOWN_UNBOUND);
+        },
+        absl::Seconds(60));
+    EXPECT_TRUE(unbound.done) << unbound.error;
+    for (const std::string& id : ids) {
+      CurlResponse bound =
+          As(alice_, "POST", HostPath(pool, id) + "/actions/bind", {{"cluster_id", cluster_id}});
+      EXPECT_EQ(bound.status, 200) << bound.body;
+      if (bound.status == 200) {
+        EXPECT_EQ(Json::parse(bound.body)["cluster_id"], cluster_id) << bound.body;
+      }
+    }
+    StatusWatch ready = WatchClusterUntil(
+        *stub_, cluster_id, unbound.last_seq,
+        [&](const StatusWatch& w) {
+          return w.cluster == types::v1::CLUSTER_STATUS_READY &&
+                 AllAre(w.seen, ids, types::v1::HOST_STATUS_KNOWN);
+        },
+        absl::Seconds(120));
+    EXPECT_TRUE(ready.done) << ready.error << "; " << ids[0] << ": "
+                            << StoredHost(pool, ids[0]).status_info();
+    *seq = ready.last_seq;
     return ids;
   }
 
@@ -182,34 +231,9 @@ TEST_F(LateBindingTest, PoolHostsBoundOverRestBecomeKnownInTheClusterAndUnboundR
   const std::string pool = RegisterPool(alice_);
   ASSERT_FALSE(cluster_id.empty());
   ASSERT_FALSE(pool.empty());
-  const std::vector<std::string> ids = BootHosts(pool, 3);
-  ASSERT_EQ(ids.size(), 3u);
-
-  StatusWatch unbound = WatchHostsUntil(
-      *stub_, pool, 1,
-      [&](const HostStatuses& seen) {
-        return AllAre(seen, ids, types::v1::HOST_STATUS_KNOWN_UNBOUND);
-      },
-      absl::Seconds(60));
-  ASSERT_TRUE(unbound.done) << unbound.error;
-
-  for (const std::string& id : ids) {
-    CurlResponse bound =
-        As(alice_, "POST", HostPath(pool, id) + "/actions/bind", {{"cluster_id", cluster_id}});
-    ASSERT_EQ(bound.status, 200) << bound.body;
-    EXPECT_EQ(Json::parse(bound.body)["cluster_id"], cluster_id) << bound.body;
-  }
-  StatusWatch known = WatchHostsUntil(
-      *stub_, pool, unbound.last_seq,
-      [&](const HostStatuses& seen) { return AllAre(seen, ids, types::v1::HOST_STATUS_KNOWN); },
-      absl::Seconds(120));
-  ASSERT_TRUE(known.done) << known.error << "; " << ids[0] << " is "
-                          << StoredHost(pool, ids[0]).status_info();
-  StatusWatch ready = WatchClusterUntil(
-      *stub_, cluster_id, 1,
-      [](const StatusWatch& w) { return w.cluster == types::v1::CLUSTER_STATUS_READY; },
-      absl::Seconds(60));
-  ASSERT_TRUE(ready.done) << ready.error;
+  int64_t seq = 0;
+  const std::vector<std::string> ids = BindReadyCluster(pool, cluster_id, 3, &seq);
+  ASSERT_FALSE(HasFailure());
 
   // Bound already: a second bind is refused, naming why.
   CurlResponse again =
@@ -221,7 +245,7 @@ TEST_F(LateBindingTest, PoolHostsBoundOverRestBecomeKnownInTheClusterAndUnboundR
   CurlResponse released = As(alice_, "POST", HostPath(pool, ids[2]) + "/actions/unbind");
   ASSERT_EQ(released.status, 200) << released.body;
   StatusWatch back = WatchHostsUntil(
-      *stub_, pool, known.last_seq,
+      *stub_, pool, seq,
       [&](const HostStatuses& seen) {
         return AllAre(seen, {ids[2]}, types::v1::HOST_STATUS_KNOWN_UNBOUND);
       },
@@ -229,10 +253,41 @@ TEST_F(LateBindingTest, PoolHostsBoundOverRestBecomeKnownInTheClusterAndUnboundR
   ASSERT_TRUE(back.done) << back.error;
   EXPECT_EQ(StoredHost(pool, ids[2]).cluster_id(), "");
   StatusWatch short_of_masters = WatchClusterUntil(
-      *stub_, cluster_id, ready.last_seq,
+      *stub_, cluster_id, seq,
       [](const StatusWatch& w) { return w.cluster == types::v1::CLUSTER_STATUS_INSUFFICIENT; },
       absl::Seconds(60));
   EXPECT_TRUE(short_of_masters.done) << short_of_masters.error;
+}
+
+TEST_F(LateBindingTest, BoundPoolHostsInstallAndAnInstalledHostUnboundWaitsForItsReboot) {
+  const std::string cluster_id = RegisterCluster(alice_, "demo");
+  const std::string pool = RegisterPool(alice_);
+  ASSERT_FALSE(cluster_id.empty());
+  ASSERT_FALSE(pool.empty());
+  int64_t seq = 0;
+  const std::vector<std::string> ids = BindReadyCluster(pool, cluster_id, 3, &seq);
+  ASSERT_FALSE(HasFailure());
+
+  CurlResponse install = As(alice_, "POST", "/clusters/" + cluster_id + "/actions/install");
+  ASSERT_EQ(install.status, 202) << install.body;
+  StatusWatch installed = WatchClusterUntil(
+      *stub_, cluster_id, seq,
+      [&](const StatusWatch& w) {
+        return w.cluster == types::v1::CLUSTER_STATUS_INSTALLED &&
+               AllAre(w.seen, ids, types::v1::HOST_STATUS_INSTALLED);
+      },
+      absl::Seconds(180));
+  ASSERT_TRUE(installed.done) << installed.error;
+
+  // Its disk holds the cluster's OS: unbound, it waits for the user to boot the discovery
+  // image again (the reference's reclaim, which would stage that image itself, is not built).
+  CurlResponse released = As(alice_, "POST", HostPath(pool, ids[0]) + "/actions/unbind");
+  ASSERT_EQ(released.status, 200) << released.body;
+  const Json host = Json::parse(released.body);
+  EXPECT_EQ(host["status"], "unbinding-pending-user-action") << released.body;
+  EXPECT_THAT(host.value("status_info", ""),
+              ::testing::HasSubstr("reboot it into the discovery image"));
+  EXPECT_EQ(StoredHost(pool, ids[0]).cluster_id(), "");
 }
 
 TEST_F(LateBindingTest, BindingAHostIntoAnotherTenantsClusterIsRefused) {
