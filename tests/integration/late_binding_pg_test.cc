@@ -23,6 +23,7 @@
 #include "services/agent/simulation/profile_paths.h"
 #include "services/agent/steps/install.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/host_watch.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/probes.h"
@@ -80,21 +81,17 @@ class LateBindingTest : public PostgresTest {
                                  .internal_grpc = true});
     ASSERT_THAT(orchestrator, IsOk());
     orchestrator_ = *std::move(orchestrator);
-    auto http_port = FreePort();
     auto no_image = FreePort();  // binding needs no image service: nothing listens there
-    ASSERT_THAT(http_port, IsOk());
     ASSERT_THAT(no_image, IsOk());
-    base_ = absl::StrCat("http://127.0.0.1:", *http_port);
-    auto gateway = LaunchedService::Launch(
-        {.binary = "services/gateway/assisted-gateway",
-         .args = {absl::StrCat("--http-listen=127.0.0.1:", *http_port),
-                  "--inventory-address=" + inventory_->grpc_target(),
-                  "--orchestrator-address=" + orchestrator_->internal_grpc_target(),
-                  absl::StrCat("--image-address=127.0.0.1:", *no_image),
-                  "--jwt-secret-file=" + WriteFile("jwt.key", kJwtSecret),
-                  "--url-signing-key-file=" + WriteFile("url.key", kUrlKey)}});
+    auto gateway =
+        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
+                              .orchestrator_address = orchestrator_->internal_grpc_target(),
+                              .image_address = absl::StrCat("127.0.0.1:", *no_image),
+                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
+                              .url_signing_key_file = WriteFile("url.key", kUrlKey)});
     ASSERT_THAT(gateway, IsOk());
-    gateway_ = *std::move(gateway);
+    gateway_ = std::move(gateway->service);
+    base_ = gateway->http_base;
     stub_ = inv::InventoryService::NewStub(
         grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
     alice_ = UserToken("alice", "acme");
@@ -170,20 +167,33 @@ class LateBindingTest : public PostgresTest {
     return ids;
   }
 
-  // Boots `count` pool hosts, waits for them known-unbound, binds each to `cluster_id` over
-  // REST and waits for them known and the cluster ready; their ids and the change-feed
-  // position after.
-  std::vector<std::string> BindReadyCluster(const std::string& pool, const std::string& cluster_id,
-                                            int count, int64_t* seq) {
+  // Alice's cluster `name` (three masters) and pool, filled by BindReadyCluster.
+  struct BoundCluster {
+    std::string cluster_id;
+    std::string pool;              // the infra-env without a cluster
+    std::vector<std::string> ids;  // the bound hosts
+    int64_t seq = 0;               // the change-feed position once they are known
+  };
+
+  // Registers alice's cluster `name` and pool, boots `count` hosts into the pool, waits for
+  // them known-unbound, binds each to the cluster over REST and waits for them known and the
+  // cluster ready.
+  void BindReadyCluster(const std::string& name, int count, BoundCluster* out) {
+    out->cluster_id = RegisterCluster(alice_, name);
+    out->pool = RegisterPool(alice_);
+    ASSERT_FALSE(out->cluster_id.empty());
+    ASSERT_FALSE(out->pool.empty());
+    const std::string& pool = out->pool;
+    const std::string& cluster_id = out->cluster_id;
     const std::vector<std::string> ids = BootHosts(pool, count);
-    EXPECT_EQ(ids.size(), static_cast<size_t>(count));
+    ASSERT_EQ(ids.size(), static_cast<size_t>(count));
     StatusWatch unbound = WatchHostsUntil(
         *stub_, pool, 1,
         [&](const HostStatuses& seen) {
           return AllAre(seen, ids, types::v1::HOST_STATUS_KNOWN_UNBOUND);
         },
         absl::Seconds(60));
-    EXPECT_TRUE(unbound.done) << unbound.error;
+    ASSERT_TRUE(unbound.done) << unbound.error;
     for (const std::string& id : ids) {
       CurlResponse bound =
           As(alice_, "POST", HostPath(pool, id) + "/actions/bind", {{"cluster_id", cluster_id}});
@@ -199,10 +209,10 @@ class LateBindingTest : public PostgresTest {
                  AllAre(w.seen, ids, types::v1::HOST_STATUS_KNOWN);
         },
         absl::Seconds(120));
-    EXPECT_TRUE(ready.done) << ready.error << "; " << ids[0] << ": "
+    ASSERT_TRUE(ready.done) << ready.error << "; " << ids[0] << ": "
                             << StoredHost(pool, ids[0]).status_info();
-    *seq = ready.last_seq;
-    return ids;
+    out->ids = ids;
+    out->seq = ready.last_seq;
   }
 
   std::string HostPath(const std::string& infra_env_id, const std::string& host_id) {
@@ -227,13 +237,11 @@ class LateBindingTest : public PostgresTest {
 };
 
 TEST_F(LateBindingTest, PoolHostsBoundOverRestBecomeKnownInTheClusterAndUnboundReturnToThePool) {
-  const std::string cluster_id = RegisterCluster(alice_, "late");
-  const std::string pool = RegisterPool(alice_);
-  ASSERT_FALSE(cluster_id.empty());
-  ASSERT_FALSE(pool.empty());
-  int64_t seq = 0;
-  const std::vector<std::string> ids = BindReadyCluster(pool, cluster_id, 3, &seq);
-  ASSERT_FALSE(HasFailure());
+  BoundCluster bound;
+  ASSERT_NO_FATAL_FAILURE(BindReadyCluster("late", 3, &bound));
+  const std::string& cluster_id = bound.cluster_id;
+  const std::string& pool = bound.pool;
+  const std::vector<std::string>& ids = bound.ids;
 
   // Bound already: a second bind is refused, naming why.
   CurlResponse again =
@@ -245,7 +253,7 @@ TEST_F(LateBindingTest, PoolHostsBoundOverRestBecomeKnownInTheClusterAndUnboundR
   CurlResponse released = As(alice_, "POST", HostPath(pool, ids[2]) + "/actions/unbind");
   ASSERT_EQ(released.status, 200) << released.body;
   StatusWatch back = WatchHostsUntil(
-      *stub_, pool, seq,
+      *stub_, pool, bound.seq,
       [&](const HostStatuses& seen) {
         return AllAre(seen, {ids[2]}, types::v1::HOST_STATUS_KNOWN_UNBOUND);
       },
@@ -253,25 +261,23 @@ TEST_F(LateBindingTest, PoolHostsBoundOverRestBecomeKnownInTheClusterAndUnboundR
   ASSERT_TRUE(back.done) << back.error;
   EXPECT_EQ(StoredHost(pool, ids[2]).cluster_id(), "");
   StatusWatch short_of_masters = WatchClusterUntil(
-      *stub_, cluster_id, seq,
+      *stub_, cluster_id, bound.seq,
       [](const StatusWatch& w) { return w.cluster == types::v1::CLUSTER_STATUS_INSUFFICIENT; },
       absl::Seconds(60));
   EXPECT_TRUE(short_of_masters.done) << short_of_masters.error;
 }
 
 TEST_F(LateBindingTest, BoundPoolHostsInstallAndAnInstalledHostUnboundWaitsForItsReboot) {
-  const std::string cluster_id = RegisterCluster(alice_, "demo");
-  const std::string pool = RegisterPool(alice_);
-  ASSERT_FALSE(cluster_id.empty());
-  ASSERT_FALSE(pool.empty());
-  int64_t seq = 0;
-  const std::vector<std::string> ids = BindReadyCluster(pool, cluster_id, 3, &seq);
-  ASSERT_FALSE(HasFailure());
+  BoundCluster bound;
+  ASSERT_NO_FATAL_FAILURE(BindReadyCluster("demo", 3, &bound));
+  const std::string& cluster_id = bound.cluster_id;
+  const std::string& pool = bound.pool;
+  const std::vector<std::string>& ids = bound.ids;
 
   CurlResponse install = As(alice_, "POST", "/clusters/" + cluster_id + "/actions/install");
   ASSERT_EQ(install.status, 202) << install.body;
   StatusWatch installed = WatchClusterUntil(
-      *stub_, cluster_id, seq,
+      *stub_, cluster_id, bound.seq,
       [&](const StatusWatch& w) {
         return w.cluster == types::v1::CLUSTER_STATUS_INSTALLED &&
                AllAre(w.seen, ids, types::v1::HOST_STATUS_INSTALLED);
