@@ -112,7 +112,8 @@ void ActionContext::ApplyClusterEffects(const Loaded& loaded,
 }
 
 absl::StatusOr<Host> ActionContext::FireHost(const Host& stored, const Cluster* cluster,
-                                             core::HostEvent event) {
+                                             core::HostEvent event,
+                                             const core::HostFieldsUpdate& fields) {
   Host host = stored;
   absl::Status last;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -120,7 +121,7 @@ absl::StatusOr<Host> ActionContext::FireHost(const Host& stored, const Cluster* 
         host, cluster, {&host}, nullptr, clock.Now(), options.timeouts, options.decisions);
     ASSIGN_OR_RETURN(core::HostDecision decision,
                      core::HostStateMachine().Fire(event, host.status(), context));
-    absl::StatusOr<Host> written = refresher.Apply(host, decision);
+    absl::StatusOr<Host> written = refresher.Apply(host, decision, fields);
     if (!absl::IsAborted(written.status())) return written;
     last = written.status();
     ASSIGN_OR_RETURN(host, inventory.GetHost(stored.infra_env_id(), stored.id()));

@@ -106,10 +106,11 @@ class ActionContext {
   absl::StatusOr<types::v1::Cluster> FireCluster(const std::string& cluster_id,
                                                  core::ClusterEvent event,
                                                  core::ClusterFieldsUpdate fields = {});
-  // Fires `event` on `stored` and writes the decision, re-reading the host after a lost race.
+  // Fires `event` on `stored` and writes the decision (with `fields`), re-reading the host
+  // after a lost race.
   absl::StatusOr<types::v1::Host> FireHost(const types::v1::Host& stored,
-                                           const types::v1::Cluster* cluster,
-                                           core::HostEvent event);
+                                           const types::v1::Cluster* cluster, core::HostEvent event,
+                                           const core::HostFieldsUpdate& fields = {});
 
   // A milestone event (best effort: a failed event is logged by the sink, the action stands).
   void Event(const std::string& name, const std::string& cluster_id, const types::v1::Host* host,

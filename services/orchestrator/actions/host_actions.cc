@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
+#include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/cluster_state_machine.h"
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/inventory_util.h"
@@ -26,6 +28,20 @@ bool InstallationBegan(types::v1::HostStatus status) {
     if (s == status) return true;
   }
   return false;
+}
+
+// The inventory's tenancy rule: the members of an organisation share its records; without an
+// organisation a record is its user's alone.
+bool SameTenant(const types::v1::Owner& a, const types::v1::Owner& b) {
+  if (!a.org_id().empty() || !b.org_id().empty()) return a.org_id() == b.org_id();
+  return a.user_name() == b.user_name();
+}
+
+// The cluster states a host may join in (the reference's).
+bool AcceptsHosts(types::v1::ClusterStatus status) {
+  using namespace core::cluster_status;  // NOLINT
+  return status == kInsufficient || status == kReady || status == kPendingForInput ||
+         status == kAddingHosts;
 }
 
 }  // namespace
@@ -162,6 +178,75 @@ absl::StatusOr<Host> HostActions::UpdateHost(const v1::UpdateHostRequest& reques
   if (written.cluster_id().empty()) return written;
   RETURN_IF_ERROR(context_.Refresh(written.cluster_id()).status());
   return context_.inventory.GetHost(written.infra_env_id(), written.id());
+}
+
+absl::StatusOr<Host> HostActions::BindHost(const std::string& infra_env_id,
+                                           const std::string& host_id,
+                                           const std::string& cluster_id) {
+  if (cluster_id.empty()) return absl::InvalidArgumentError("cluster_id: required");
+  ASSIGN_OR_RETURN(Host host, context_.inventory.GetHost(infra_env_id, host_id));
+  if (!host.cluster_id().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "host ", host_id, " is already bound to cluster ", host.cluster_id(), "; unbind it first"));
+  }
+  ASSIGN_OR_RETURN(types::v1::InfraEnv infra_env,
+                   context_.inventory.GetInfraEnv(host.infra_env_id()));
+  if (!infra_env.cluster_id().empty() && infra_env.cluster_id() != cluster_id) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cluster_id: the host's infra-env belongs to cluster ", infra_env.cluster_id(),
+                     "; its hosts join no other"));
+  }
+  absl::StatusOr<Cluster> cluster = context_.inventory.GetCluster(cluster_id, false);
+  // Another tenant's cluster is as absent as an unknown one: its existence is not told.
+  if (absl::IsNotFound(cluster.status()) ||
+      (cluster.ok() && !SameTenant(cluster->owner(), infra_env.owner()))) {
+    return absl::NotFoundError(absl::StrCat("cluster_id: cluster ", cluster_id, " not found"));
+  }
+  RETURN_IF_ERROR(cluster.status());
+  if (!AcceptsHosts(cluster->status())) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cluster_id: cluster ", cluster_id, " is ", core::ClusterStatusName(cluster->status()),
+        ": hosts join clusters that are insufficient, ready, pending-for-input or adding-hosts"));
+  }
+  if (cluster->cpu_architecture() != types::v1::CPU_ARCHITECTURE_MULTI &&
+      core::ArchitectureName(cluster->cpu_architecture()) !=
+          core::ArchitectureName(infra_env.cpu_architecture())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cluster_id: cluster ", cluster_id, " installs ",
+        core::ArchitectureName(cluster->cpu_architecture()), "; the host's infra-env boots ",
+        core::ArchitectureName(infra_env.cpu_architecture())));
+  }
+  core::HostFieldsUpdate into;
+  into.fields.set_cluster_id(cluster_id);
+  into.Mark("cluster_id");
+  // Fired as the pool host it still is; the decision writes the cluster_id with the status.
+  RETURN_IF_ERROR(context_.FireHost(host, nullptr, core::HostEvent::kBind, into).status());
+  // The same refresh as any trigger's judges it in its new cluster.
+  RETURN_IF_ERROR(context_.Refresh(cluster_id).status());
+  return context_.inventory.GetHost(host.infra_env_id(), host.id());
+}
+
+absl::StatusOr<Host> HostActions::UnbindHost(const std::string& infra_env_id,
+                                             const std::string& host_id) {
+  ASSIGN_OR_RETURN(Host host, context_.inventory.GetHost(infra_env_id, host_id));
+  if (host.cluster_id().empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("host ", host_id, " is not bound to a cluster"));
+  }
+  ASSIGN_OR_RETURN(types::v1::InfraEnv infra_env,
+                   context_.inventory.GetInfraEnv(host.infra_env_id()));
+  if (!infra_env.cluster_id().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "host ", host_id, " cannot be unbound: its infra-env belongs to cluster ",
+        infra_env.cluster_id(), " (only hosts of an infra-env without a cluster have a pool)"));
+  }
+  const std::string cluster_id = host.cluster_id();
+  ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, false));
+  ASSIGN_OR_RETURN(Host unbound, context_.FireHost(host, &cluster, core::HostEvent::kUnbind));
+  // The cluster is judged without it, and it in the pool (unless it waits for a reboot).
+  RETURN_IF_ERROR(context_.Refresh(cluster_id).status());
+  RETURN_IF_ERROR(context_.refresher.RefreshHost(unbound).status());
+  return context_.inventory.GetHost(host.infra_env_id(), host.id());
 }
 
 absl::StatusOr<std::vector<types::v1::Step>> HostActions::InstallInstructions(

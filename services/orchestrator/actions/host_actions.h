@@ -2,7 +2,8 @@
 //
 // The user's actions on one host, decided by the core's host table and written by the one
 // refresher (action_context.h): day-2 install, reset, edits (role, name, installation disk, ...)
-// until its installation begins; and the two host facts the agent hub asks of the actions: a
+// until its installation begins, late binding (bind a pool host to a cluster, unbind it back);
+// and the two host facts the agent hub asks of the actions: a
 // new agent process on a known host (its register event) and the install step of a host in
 // `installing`.
 
@@ -33,6 +34,20 @@ class HostActions {
   absl::StatusOr<types::v1::Host> ResetHost(const std::string& infra_env_id,
                                             const std::string& host_id);
   absl::StatusOr<types::v1::Host> UpdateHost(const v1::UpdateHostRequest& request);
+
+  // Late binding. BindHost moves a pool host (its infra-env has no cluster, or `cluster_id`
+  // itself) into `cluster_id` and refreshes the cluster: the host is answered as judged there
+  // (known when its checks pass). The cluster must be the host's tenant's (NOT_FOUND
+  // otherwise, as for an unknown one), accept hosts (insufficient, ready, pending-for-input,
+  // adding-hosts) and install the infra-env's architecture (or multi). UnbindHost releases a
+  // bound host of a cluster-less infra-env back to its pool and refreshes both: before its
+  // installation began the host is judged in the pool, after it waits unbound for the user to
+  // reboot it into the discovery image. Refusals name the field at fault.
+  absl::StatusOr<types::v1::Host> BindHost(const std::string& infra_env_id,
+                                           const std::string& host_id,
+                                           const std::string& cluster_id);
+  absl::StatusOr<types::v1::Host> UnbindHost(const std::string& infra_env_id,
+                                             const std::string& host_id);
 
   // A new agent process registered for `host` (it booted the discovery image again): fires the
   // host state machine's register event and writes its decision. A state with no register row

@@ -103,6 +103,29 @@ grpc::Status OrchestratorServiceImpl::UpdateHost(grpc::ServerContext*,
       [&] { return actions_.hosts().UpdateHost(*request); }, response);
 }
 
+grpc::Status OrchestratorServiceImpl::BindHost(grpc::ServerContext*,
+                                               const v1::BindHostRequest* request,
+                                               types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()},
+                {"host_id", &request->host_id()},
+                {"cluster_id", &request->cluster_id()}}),
+      [&] {
+        return actions_.hosts().BindHost(request->infra_env_id(), request->host_id(),
+                                         request->cluster_id());
+      },
+      response);
+}
+
+grpc::Status OrchestratorServiceImpl::UnbindHost(grpc::ServerContext*,
+                                                 const v1::UnbindHostRequest* request,
+                                                 types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()}, {"host_id", &request->host_id()}}),
+      [&] { return actions_.hosts().UnbindHost(request->infra_env_id(), request->host_id()); },
+      response);
+}
+
 grpc::Status OrchestratorServiceImpl::UpdateHostProgress(
     grpc::ServerContext*, const v1::UpdateHostProgressRequest* request, types::v1::Host* response) {
   return Answer(

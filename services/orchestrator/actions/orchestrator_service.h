@@ -2,8 +2,7 @@
 //
 // assisted.orchestrator.v1.OrchestratorService over the user actions (user_actions.h): a
 // synchronous gRPC service (its handlers block on inventory calls; the server's thread cap bounds
-// them) that only checks required ids and converts statuses. BindHost and UnbindHost are not
-// implemented yet (UNIMPLEMENTED).
+// them) that only checks required ids and converts statuses.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_ORCHESTRATOR_SERVICE_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_ORCHESTRATOR_SERVICE_H_
@@ -38,6 +37,10 @@ class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
                            types::v1::Host* response) override;
   grpc::Status ResetHost(grpc::ServerContext* context, const v1::ResetHostRequest* request,
                          types::v1::Host* response) override;
+  grpc::Status BindHost(grpc::ServerContext* context, const v1::BindHostRequest* request,
+                        types::v1::Host* response) override;
+  grpc::Status UnbindHost(grpc::ServerContext* context, const v1::UnbindHostRequest* request,
+                          types::v1::Host* response) override;
   grpc::Status UpdateHost(grpc::ServerContext* context, const v1::UpdateHostRequest* request,
                           types::v1::Host* response) override;
   grpc::Status UpdateHostProgress(grpc::ServerContext* context,

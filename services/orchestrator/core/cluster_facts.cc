@@ -10,8 +10,6 @@
 
 namespace assisted::orchestrator::core {
 
-namespace {
-
 absl::string_view ArchitectureName(types::v1::CpuArchitecture arch) {
   switch (arch) {
     case types::v1::CPU_ARCHITECTURE_AARCH64:
@@ -25,8 +23,6 @@ absl::string_view ArchitectureName(types::v1::CpuArchitecture arch) {
       return "x86_64";
   }
 }
-
-}  // namespace
 
 absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster,
                                                const std::vector<HostView>& hosts,

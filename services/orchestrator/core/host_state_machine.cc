@@ -236,6 +236,8 @@ std::vector<HostRow> BuildRows() {
                             "; the cluster installation continues without it");
       });
   const std::string kKnownInfo = "Host is ready to be installed";
+  const std::string kUnbindPuaInfo =
+      "Host is unbound from its cluster; reboot it into the discovery image to use it again";
   const std::string kDisconnectedInfo =
       "Host has stopped communicating with the installation service (agent silent or discovery "
       "media disconnected)";
@@ -255,7 +257,8 @@ std::vector<HostRow> BuildRows() {
        Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
        "A new host registers to its infra-env only (unbound)."},
       {Ev::kRegister,
-       {kDiscovering, kKnown, kDisconnected, kInsufficient, kResettingPua, kPendingForInput},
+       {kDiscovering, kKnown, kDisconnected, kInsufficient, kResettingPua, kPendingForInput,
+        kBinding},
        Always<HostContext>(),
        kDiscovering,
        Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
@@ -294,11 +297,13 @@ std::vector<HostRow> BuildRows() {
        Act::Do({E::kAskAgentToLeave}),
        "A host that booted the discovery image after installation is told to go away."},
       {Ev::kRegister,
-       {kDiscoveringUnbound, kDisconnectedUnbound, kInsufficientUnbound, kKnownUnbound},
+       {kDiscoveringUnbound, kDisconnectedUnbound, kInsufficientUnbound, kKnownUnbound, kUnbinding,
+        kUnbindingPua},
        Always<HostContext>(),
        kDiscoveringUnbound,
        Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
-       "An unbound host re-registers into its infra-env pool."},
+       "An unbound or unbinding host re-registers into its infra-env pool (an unbound host "
+       "pending user action was rebooted into the discovery image, as asked)."},
 
       // ---- installer progress ----------------------------------------------------------------
       {Ev::kProgress,
@@ -371,6 +376,27 @@ std::vector<HostRow> BuildRows() {
                 "installation",
                 {E::kClearInstallation}),
        "Reset: the user must reboot the host into the discovery image; it then re-registers."},
+      {Ev::kBind,
+       {kDiscoveringUnbound, kKnownUnbound, kDisconnectedUnbound},
+       Always<HostContext>(),
+       kBinding,
+       Act::Say("Host is being bound to a cluster", {E::kBindToCluster}),
+       "A pool host joins a cluster; its next refresh judges it there."},
+      {Ev::kUnbind,
+       {kKnown, kDiscovering, kDisconnected, kInsufficient, kPendingForInput, kBinding},
+       Always<HostContext>(),
+       kUnbinding,
+       Act::Say("Host is being unbound from its cluster", {E::kUnbindFromCluster}),
+       "Unbinding before installation: its next refresh judges it in the pool."},
+      {Ev::kUnbind,
+       {kPreparing, kPreparingFailed, kPreparingSuccessful, kInstalling, kInProgress,
+        kInstallingPua, kInstalled, kAdded, kError, kCancelled},
+       Always<HostContext>(),
+       kUnbindingPua,
+       Act::Say(kUnbindPuaInfo, {E::kUnbindFromCluster}),
+       "Unbinding once installation began (an installed host included: the reference's reclaim, "
+       "which would stage the discovery image on its disk, is not supported): the disk was "
+       "touched, the user must reboot the host into the discovery image."},
 
       // ---- refresh: preparation --------------------------------------------------------------
       {Ev::kRefresh,
@@ -448,7 +474,8 @@ std::vector<HostRow> BuildRows() {
        "Wait for the cluster to notice the failed preparation (not in the reference, which has "
        "no rule here)."},
       {Ev::kRefresh,
-       {kDiscovering, kInsufficient, kKnown, kPendingForInput, kDisconnected, kPreparingFailed},
+       {kDiscovering, kInsufficient, kKnown, kPendingForInput, kDisconnected, kPreparingFailed,
+        kBinding},
        offline,
        kDisconnected,
        Act::Say(kDisconnectedInfo),
@@ -544,20 +571,20 @@ std::vector<HostRow> BuildRows() {
 
       // ---- refresh: discovery (bound) --------------------------------------------------------
       {Ev::kRefresh,
-       {kDisconnected, kDiscovering},
+       {kDisconnected, kDiscovering, kBinding},
        Not(inventory),
        kDiscovering,
        Act::Say("Waiting for host to send hardware details"),
        "Connected but no usable inventory yet (none, or fully truncated)."},
       {Ev::kRefresh,
-       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
+       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput, kBinding},
        Not(min_hw),
        kInsufficient,
        insufficient_hw,
        "Fails the minimum hardware of every role. (The reference also requires has-inventory here; "
        "without an inventory the hardware validations pend, so this row covers that case too.)"},
       {Ev::kRefresh,
-       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
+       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput, kBinding},
        Not(input),
        kPendingForInput,
        Act::Explain("Waiting for user input: <failing validations>",
@@ -568,13 +595,13 @@ std::vector<HostRow> BuildRows() {
                     }),
        "Hardware is fine but the cluster lacks input the user must give (machine CIDR)."},
       {Ev::kRefresh,
-       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
+       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput, kBinding},
        Not(sufficient),
        kInsufficient,
        not_ready,
        "Some validation required to install fails."},
       {Ev::kRefresh,
-       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput},
+       {kDisconnected, kDiscovering, kInsufficient, kKnown, kPendingForInput, kBinding},
        Always<HostContext>(),
        kKnown,
        Act::Say(kKnownInfo),
@@ -582,19 +609,19 @@ std::vector<HostRow> BuildRows() {
 
       // ---- refresh: unbound pool ---------------------------------------------------------------
       {Ev::kRefresh,
-       {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound},
+       {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound, kUnbinding},
        Not(connected),
        kDisconnectedUnbound,
        Act::Say(kDisconnectedInfo),
        "A pool host went silent."},
       {Ev::kRefresh,
-       {kDisconnectedUnbound, kDiscoveringUnbound},
+       {kDisconnectedUnbound, kDiscoveringUnbound, kUnbinding},
        Not(inventory),
        kDiscoveringUnbound,
        Act::Say("Waiting for host to send hardware details"),
        "A pool host without a usable inventory."},
       {Ev::kRefresh,
-       {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound},
+       {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound, kUnbinding},
        Not(unbound_min_hw),
        kInsufficientUnbound,
        Act::Explain("Host does not meet the minimum hardware requirements: <failing validations>",
@@ -607,7 +634,7 @@ std::vector<HostRow> BuildRows() {
                     }),
        "A pool host below the smallest role's minimum, or with an invalid hostname."},
       {Ev::kRefresh,
-       {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound},
+       {kDiscoveringUnbound, kInsufficientUnbound, kKnownUnbound, kDisconnectedUnbound, kUnbinding},
        Always<HostContext>(),
        kKnownUnbound,
        Act::Say("Host is ready to be bound to a cluster"),
@@ -621,14 +648,14 @@ std::vector<HostRow> BuildRows() {
        Act::Do({E::kSetLogsTimedOut}),
        "Log collection ran out of time."},
       {Ev::kRefresh,
-       {kError, kCancelled, kResetting, kAdded, kReclaiming, kReclaimingRebooting, kBinding,
-        kUnbinding, kUnbindingPua, kDisabled, kDisabledUnbound},
+       {kError, kCancelled, kResetting, kAdded, kReclaiming, kReclaimingRebooting, kUnbindingPua,
+        kDisabled, kDisabledUnbound},
        Always<HostContext>(),
        std::nullopt,
        A{},
-       "States only an event leaves. Resetting, binding, unbinding, reclaiming and disabled are "
-       "never entered here (the reference's legacy reset and its bind/unbind/reclaim flows): "
-       "listed so that refresh decides for every state."},
+       "States only an event leaves. Resetting, reclaiming and disabled are never entered here "
+       "(the reference's legacy reset and its reclaim flow): listed so that refresh decides for "
+       "every state."},
   };
 }
 
@@ -694,6 +721,17 @@ HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecisio
         fields.set_logs_info(types::v1::LOGS_STATE_TIMEOUT);
         update.Mark("logs_info");
         break;
+      case HostEffect::kBindToCluster:
+        forget_checks();
+        break;
+      case HostEffect::kUnbindFromCluster:
+        forget_installation();
+        forget_checks();
+        fields.clear_cluster_id();
+        fields.set_role(types::v1::HOST_ROLE_AUTO_ASSIGN);
+        update.Mark("cluster_id");
+        update.Mark("role");
+        break;
       case HostEffect::kRecordProgress:
       case HostEffect::kAskAgentToLeave:
       case HostEffect::kStopInstallation:
@@ -717,6 +755,10 @@ absl::string_view HostEventName(HostEvent event) {
       return "RefreshHost";
     case HostEvent::kProgress:
       return "HostProgressChanged";
+    case HostEvent::kBind:
+      return "BindHost";
+    case HostEvent::kUnbind:
+      return "UnbindHost";
   }
   return "unknown";
 }
@@ -745,6 +787,10 @@ absl::string_view HostEffectName(HostEffect effect) {
       return "clear-installation";
     case HostEffect::kStopInstallation:
       return "stop-installation";
+    case HostEffect::kBindToCluster:
+      return "bind-to-cluster";
+    case HostEffect::kUnbindFromCluster:
+      return "unbind-from-cluster";
   }
   return "unknown";
 }
@@ -756,7 +802,7 @@ const HostMachine& HostStateMachine() {
       if (types::v1::HostStatus_IsValid(s)) states.push_back(static_cast<HostStatus>(s));
     }
     std::vector<HostEvent> events;
-    for (int e = 0; e <= static_cast<int>(HostEvent::kProgress); ++e) {
+    for (int e = 0; e <= static_cast<int>(HostEvent::kUnbind); ++e) {
       events.push_back(static_cast<HostEvent>(e));
     }
     return new HostMachine("host", std::move(states), std::move(events), BuildRows(),

@@ -1,13 +1,23 @@
 // File: services/orchestrator/core/host_state_machine.h
 //
 // The host state machine: all 28 host states and the transitions this product carries out
-// (register, installer progress, cancel, day-2 install, reset, refresh by the monitor) as one
-// table read top to bottom (see engine.h). Bound and unbound ("-unbound", the infra-env pool)
-// hosts share the table. The reference's bind, unbind, reclaim and media-disconnect events and
-// its install-step failure event are not supported: no row stands for them (a lost discovery
-// medium is judged by refresh through media_status; an install failure arrives as the Failed
-// stage), and the states only they enter (binding, unbinding, reclaiming, ...) are never
-// entered; nor are the legacy `resetting` and `disabled`. Refresh still decides for them.
+// (register, installer progress, cancel, day-2 install, reset, bind, unbind, refresh by the
+// monitor) as one table read top to bottom (see engine.h). Bound and unbound ("-unbound", the
+// infra-env pool) hosts share the table.
+//
+// Late binding: bind moves a pool host to `binding` and unbind a bound one to `unbinding` (or
+// `unbinding-pending-user-action` once its disk was touched), writing the new cluster_id with
+// the status. Unlike the reference, whose agent must exit and register again, our agent keeps
+// its one stream and the service re-reads the host's cluster on every push: the next refresh
+// judges a binding host as a discovering one of its new cluster, and an unbinding one as a
+// pool host. A host left pending user action re-registers into the pool once rebooted.
+//
+// Not supported, so no row stands for them: the reference's reclaim events (reclaiming,
+// reclaiming-rebooting: staging discovery boot artifacts on an installed disk), its media-
+// disconnect event (a lost discovery medium is judged by refresh through media_status) and its
+// install-step failure event (an install failure arrives as the Failed stage); the states only
+// they enter are never entered, nor are the legacy `resetting` and `disabled`. Refresh still
+// decides for them.
 //
 //   HostContext ctx = ...;                       // facts about the host, its cluster, the time
 //   absl::StatusOr<HostDecision> d = HostStateMachine().Fire(HostEvent::kRefresh, status, ctx);
@@ -80,6 +90,8 @@ enum class HostEvent {
   kReset,     // the cluster installation was reset
   kRefresh,   // the monitor re-evaluates validations and timeouts
   kProgress,  // the installer reported a stage
+  kBind,      // the user binds a pool host to a cluster (the caller writes its cluster_id)
+  kUnbind,    // the user releases a host from its cluster back to its infra-env's pool
 };
 
 // What the caller must do besides storing the new status and status_info.
@@ -95,6 +107,8 @@ enum class HostEffect {
   kSetLogsTimedOut,               // logs_info = timeout
   kClearInstallation,             // reset: clear progress, bootstrap flag and install results
   kStopInstallation,              // send stop-installation and gather logs
+  kBindToCluster,      // forget the pool's checks; the action's own fields carry the cluster_id
+  kUnbindFromCluster,  // clear cluster_id, role, bootstrap flag, progress and checks
 };
 
 // Everything the host rows look at. Plain data: the caller fills it from the stored host, its

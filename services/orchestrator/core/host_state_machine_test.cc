@@ -101,6 +101,8 @@ std::vector<Case> Cases() {
       {"failed host registers", Ev::kRegister, kError, Nothing, kError},
       {"installed host registers", Ev::kRegister, kInstalled, Nothing, kInstalled},
       {"pool host registers", Ev::kRegister, kKnownUnbound, Unbound, kDiscoveringUnbound},
+      {"unbound host rebooted into discovery as asked", Ev::kRegister, kUnbindingPua, Unbound,
+       kDiscoveringUnbound},
       {"cancelled host may not register", Ev::kRegister, kCancelled, Nothing, kCancelled, "", true},
       {"pending-user-action host at another stage may not register", Ev::kRegister, kInstallingPua,
        [](HostContext& c, V&) { AtStage(c, HOST_STAGE_CONFIGURING); }, kInstallingPua, "", true},
@@ -304,6 +306,26 @@ std::vector<Case> Cases() {
        kInsufficientUnbound, "localhost is forbidden"},
       {"pool host ready", Ev::kRefresh, kDiscoveringUnbound, Unbound, kKnownUnbound},
 
+      // ---- late binding ----
+      {"pool host is bound", Ev::kBind, kKnownUnbound, Unbound, kBinding, "being bound"},
+      {"silent pool host is bound", Ev::kBind, kDisconnectedUnbound, Unbound, kBinding},
+      {"insufficient pool host may not be bound", Ev::kBind, kInsufficientUnbound, Unbound,
+       kInsufficientUnbound, "", true},
+      {"bound host may not be bound again", Ev::kBind, kKnown, Nothing, kKnown, "", true},
+      {"binding host is judged in its cluster", Ev::kRefresh, kBinding, Nothing, kKnown,
+       "ready to be installed"},
+      {"binding host without inventory is discovering", Ev::kRefresh, kBinding,
+       [](HostContext&, V& v) { Pend(v, host_id::kHasInventory); }, kDiscovering},
+      {"known host is unbound", Ev::kUnbind, kKnown, Nothing, kUnbinding, "being unbound"},
+      {"installed host is unbound: reboot needed", Ev::kUnbind, kInstalled, Nothing, kUnbindingPua,
+       "reboot it into the discovery image"},
+      {"pool host may not be unbound", Ev::kUnbind, kKnownUnbound, Unbound, kKnownUnbound, "",
+       true},
+      {"unbinding host is judged in the pool", Ev::kRefresh, kUnbinding, Unbound, kKnownUnbound,
+       "ready to be bound"},
+      {"unbound host pending user action waits", Ev::kRefresh, kUnbindingPua, Unbound,
+       kUnbindingPua},
+
       // ---- refresh: nothing to do ----
       {"log collection timed out", Ev::kRefresh, kError,
        [](HostContext& c, V&) {
@@ -431,10 +453,10 @@ TEST(HostStateMachine, RefreshDecidesForEveryExistingState) {
   }
 }
 
-TEST(HostStateMachine, HasTwentyEightStatesAndSixEvents) {
+TEST(HostStateMachine, HasTwentyEightStatesAndEightEvents) {
   // 28 states plus the pseudo-state "no host yet"; only the events the product fires.
   EXPECT_EQ(HostStateMachine().states().size(), 29u);
-  EXPECT_EQ(HostStateMachine().events().size(), 6u);
+  EXPECT_EQ(HostStateMachine().events().size(), 8u);
 }
 
 // ---- effects as fields -------------------------------------------------------------------
@@ -480,6 +502,19 @@ TEST(HostEffectFields, EffectsCarriedOutOffTheRecordWriteNothing) {
     EXPECT_TRUE(HostEffectFields(testing::HealthyHost(1), DecisionWith({effect}), kNow).empty())
         << HostEffectName(effect);
   }
+}
+
+TEST(HostEffectFields, UnbindingReleasesTheHostFromItsCluster) {
+  types::v1::Host host = testing::HealthyHost(1);
+  host.set_cluster_id("c1");
+  host.set_role(types::v1::HOST_ROLE_MASTER);
+  host.set_bootstrap(true);
+  types::v1::Host written = host;
+  HostEffectFields(host, DecisionWith({HostEffect::kUnbindFromCluster}), kNow).ApplyTo(written);
+  EXPECT_EQ(written.cluster_id(), "");
+  EXPECT_EQ(written.role(), types::v1::HOST_ROLE_AUTO_ASSIGN);
+  EXPECT_FALSE(written.bootstrap());
+  EXPECT_EQ(written.inventory().hostname(), host.inventory().hostname());  // kept for the pool
 }
 
 }  // namespace

@@ -75,6 +75,11 @@ types::v1::Host FakeInventory::AddHost(types::v1::Host host) {
   return hosts_[{host.infra_env_id(), host.id()}] = std::move(host);
 }
 
+void FakeInventory::RemoveHost(const std::string& infra_env_id, const std::string& id) {
+  absl::MutexLock lock(&mu_);
+  hosts_.erase({infra_env_id, id});
+}
+
 types::v1::Cluster FakeInventory::Cluster(const std::string& id) const {
   absl::MutexLock lock(&mu_);
   auto it = clusters_.find(id);

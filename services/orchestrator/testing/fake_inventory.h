@@ -46,6 +46,8 @@ class FakeInventory final : public InventoryPort {
   types::v1::Cluster AddCluster(types::v1::Cluster cluster, std::string pull_secret = "{}");
   types::v1::InfraEnv AddInfraEnv(types::v1::InfraEnv infra_env, std::string signing_key = "");
   types::v1::Host AddHost(types::v1::Host host);
+  // Forgets a seeded host (no Watch event), e.g. to seed it again under another infra-env.
+  void RemoveHost(const std::string& infra_env_id, const std::string& id);
 
   // What is stored now (NOT_FOUND-free: a default record when absent).
   types::v1::Cluster Cluster(const std::string& id) const;
