@@ -23,6 +23,7 @@
 #include "google/protobuf/timestamp.pb.h"
 #include "lib/json/bounded.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/proto_time.h"
 
 namespace assisted::gateway {
 namespace {
@@ -82,9 +83,7 @@ absl::Status FieldError(absl::string_view field, absl::string_view problem) {
 }
 
 std::string FormatTimestamp(const google::protobuf::Timestamp& ts) {
-  return absl::FormatTime(kRfc3339,
-                          absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos()),
-                          absl::UTCTimeZone());
+  return absl::FormatTime(kRfc3339, FromTimestamp(ts), absl::UTCTimeZone());
 }
 
 const char* JsonTypeName(const Json& json) { return json.type_name(); }

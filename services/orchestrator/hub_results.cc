@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/step_results.h"
 
@@ -97,7 +98,7 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
     HostFieldsUpdate update;
     update.fields.set_agent_instance_id(agent.instance_id);
     update.fields.set_agent_applied_seq(seq);
-    *update.fields.mutable_checked_in_at() = Timestamp(clock_.Now());
+    *update.fields.mutable_checked_in_at() = ToTimestamp(clock_.Now());
     for (const char* path : {"agent_instance_id", "agent_applied_seq", "checked_in_at"}) {
       update.Mark(path);
     }
