@@ -1,10 +1,10 @@
 #include "services/image/publisher.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "lib/auth/token.h"
+#include "lib/enums/architecture.h"
 #include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
@@ -19,13 +19,6 @@ namespace inv = inventory::v1;
 constexpr absl::Duration kAgentTokenLife = absl::Hours(24 * 3650);
 
 constexpr absl::Duration kInventoryTimeout = absl::Seconds(10);
-
-std::string ArchitectureName(types::v1::CpuArchitecture arch) {
-  if (arch == types::v1::CPU_ARCHITECTURE_UNSPECIFIED) return "x86_64";
-  absl::string_view name = types::v1::CpuArchitecture_Name(arch);
-  absl::ConsumePrefix(&name, "CPU_ARCHITECTURE_");
-  return absl::AsciiStrToLower(name);
-}
 
 }  // namespace
 
@@ -116,7 +109,7 @@ absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv&
   const std::string version = infra_env.openshift_version().empty()
                                   ? options_.default_openshift_version
                                   : infra_env.openshift_version();
-  return catalog_.Find(version, ArchitectureName(infra_env.cpu_architecture()));
+  return catalog_.Find(version, enums::OsImageArchitecture(infra_env.cpu_architecture()));
 }
 
 absl::StatusOr<std::shared_ptr<const Download>> Publisher::Get(Artifact artifact,
