@@ -47,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "assisted/types/v1/infra_env.pb.h"
+#include "lib/ignition/discovery_layout.h"
 
 namespace assisted::image {
 
@@ -84,17 +85,17 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(const types::v1::InfraE
                                                          absl::string_view pull_secret,
                                                          const DiscoveryIgnitionSettings& settings);
 
-// Paths and names other parts of the image service (and tests) refer to.
-inline constexpr char kAgentUnitName[] = "assisted-agent.service";
-inline constexpr char kAgentEnvPath[] = "/etc/assisted/agent.env";
-inline constexpr char kAgentCaBundlePath[] = "/etc/assisted/ca.pem";
-inline constexpr char kPullSecretPath[] = "/root/.docker/config.json";
-inline constexpr char kNetworkConfigDir[] = "/etc/assisted/network";
-inline constexpr char kNetworkScriptPath[] = "/usr/local/bin/pre-network-manager-config.sh";
-inline constexpr char kNetworkUnitName[] = "pre-network-manager-config.service";
-inline constexpr char kRegistriesConfPath[] = "/etc/containers/registries.conf";
-inline constexpr char kMirrorCaPath[] =
-    "/etc/pki/ca-trust/source/anchors/assisted-mirror-registries.pem";
+// The layout the config writes (lib/ignition/discovery_layout.h), under the names the image
+// service and its tests have always used.
+using discovery_layout::kAgentCaBundlePath;
+using discovery_layout::kAgentEnvPath;
+using discovery_layout::kAgentUnitName;
+using discovery_layout::kMirrorCaPath;
+using discovery_layout::kNetworkConfigDir;
+using discovery_layout::kNetworkScriptPath;
+using discovery_layout::kNetworkUnitName;
+using discovery_layout::kPullSecretPath;
+using discovery_layout::kRegistriesConfPath;
 
 }  // namespace assisted::image
 
