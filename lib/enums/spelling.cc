@@ -38,6 +38,20 @@ const absl::flat_hash_map<std::string, std::string>& Overrides() {
       {"INSTALLATION_PREPARATION_STATUS_NOT_STARTED", "not_started"},
       {"FINALIZING_STAGE_WAITING_FOR_OLM_OPERATOR_SETUP_JOBS",
        "Waiting for OLM operator setup jobs"},
+      // Disk drive types as the agent's inventory reports them (ghw's names).
+      {"DRIVE_TYPE_UNKNOWN", "Unknown"},
+      {"DRIVE_TYPE_HDD", "HDD"},
+      {"DRIVE_TYPE_FDD", "FDD"},
+      {"DRIVE_TYPE_ODD", "ODD"},
+      {"DRIVE_TYPE_SSD", "SSD"},
+      {"DRIVE_TYPE_MULTIPATH", "Multipath"},
+      {"DRIVE_TYPE_ISCSI", "iSCSI"},
+      {"DRIVE_TYPE_FC", "FC"},
+      {"DRIVE_TYPE_LVM", "LVM"},
+      {"DRIVE_TYPE_RAID", "RAID"},
+      {"DRIVE_TYPE_ECKD", "ECKD"},
+      {"DRIVE_TYPE_ECKD_ESE", "ECKD (ESE)"},
+      {"DRIVE_TYPE_FBA", "FBA"},
   };
   return *overrides;
 }

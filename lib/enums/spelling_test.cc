@@ -2,6 +2,7 @@
 
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/common.pb.h"
+#include "assisted/types/v1/hardware.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
 #include "assisted/types/v1/validation.pb.h"
@@ -35,6 +36,13 @@ TEST(EnumTextTest, ReferenceSpellingsOverrideTheRule) {
   EXPECT_EQ(EnumText(types::CPU_ARCHITECTURE_X86_64), "x86_64");
   EXPECT_EQ(EnumText(types::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATOR_SETUP_JOBS),
             "Waiting for OLM operator setup jobs");
+}
+
+TEST(EnumTextTest, DriveTypesReadAsTheInventoryReportsThem) {
+  EXPECT_EQ(EnumText(types::DRIVE_TYPE_HDD), "HDD");
+  EXPECT_EQ(EnumText(types::DRIVE_TYPE_ISCSI), "iSCSI");
+  EXPECT_EQ(EnumText(types::DRIVE_TYPE_ECKD_ESE), "ECKD (ESE)");
+  EXPECT_EQ(EnumText(types::DRIVE_TYPE_VIRTUAL), "virtual");
 }
 
 TEST(EnumTextTest, RestArchitecturesKeepArm64AndAarch64Apart) {
