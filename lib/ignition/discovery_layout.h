@@ -1,10 +1,10 @@
 // File: lib/ignition/discovery_layout.h
 //
 // Where the discovery Ignition puts things on a host booted from a discovery image. The image
-// service writes this layout (services/image/discovery_ignition.h) and the agent's boot tooling
-// reads it back out of a discovery ISO (services/agent/boot/discovery_media.h), so both take the
-// names from here rather than one reaching into the other's internals. Changing a value changes
-// what already-built images contain: old images keep the old layout.
+// service and aictl write this layout (lib/ignition/discovery_ignition.h) and the agent's boot
+// tooling reads it back out of a discovery ISO (services/agent/boot/discovery_media.h), so both
+// take the names from here rather than one reaching into the other's internals. Changing a value
+// changes what already-built images contain: old images keep the old layout.
 
 #ifndef ASSISTED_LIB_IGNITION_DISCOVERY_LAYOUT_H_
 #define ASSISTED_LIB_IGNITION_DISCOVERY_LAYOUT_H_

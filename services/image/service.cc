@@ -22,7 +22,8 @@ std::string Sha256Hex(absl::string_view data) {
 grpc::Status ImageServiceImpl::GetDiscoveryIgnition(grpc::ServerContext*,
                                                     const v1::GetDiscoveryIgnitionRequest* request,
                                                     v1::GetDiscoveryIgnitionResponse* response) {
-  absl::StatusOr<DiscoveryIgnition> ignition = publisher_.Ignition(request->infra_env_id());
+  absl::StatusOr<discovery::DiscoveryIgnition> ignition =
+      publisher_.Ignition(request->infra_env_id());
   if (!ignition.ok()) return ToGrpcStatus(ignition.status());
   response->set_ignition_json(ignition->config);
   response->set_sha256(Sha256Hex(ignition->config));
