@@ -1,13 +1,11 @@
 #include "services/gateway/json_model.h"
 
-#include <cctype>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <utility>
 
 #include "absl/algorithm/container.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -23,13 +21,12 @@
 #include "google/protobuf/timestamp.pb.h"
 #include "lib/json/bounded.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/proto_time.h"
 
 namespace assisted::gateway {
 namespace {
 
 using google::protobuf::Descriptor;
-using google::protobuf::EnumDescriptor;
-using google::protobuf::EnumValueDescriptor;
 using google::protobuf::FieldDescriptor;
 using google::protobuf::Message;
 using google::protobuf::Reflection;
@@ -37,54 +34,12 @@ using google::protobuf::Reflection;
 constexpr int kMaxDepth = 64;
 constexpr char kRfc3339[] = "%Y-%m-%dT%H:%M:%E*SZ";
 
-// Enum values whose API text is not derived by rule (the reference's spelling).
-const absl::flat_hash_map<std::string, std::string>& EnumOverrides() {
-  static const auto* overrides = new absl::flat_hash_map<std::string, std::string>{
-      {"CLUSTER_KIND_CLUSTER", "Cluster"},
-      {"CLUSTER_KIND_ADD_HOSTS_CLUSTER", "AddHostsCluster"},
-      {"CLUSTER_KIND_DISCONNECTED_CLUSTER", "DisconnectedCluster"},
-      {"HOST_KIND_HOST", "Host"},
-      {"HOST_KIND_ADD_TO_EXISTING_CLUSTER_HOST", "AddToExistingClusterHost"},
-      {"NETWORK_TYPE_OPENSHIFT_SDN", "OpenShiftSDN"},
-      {"NETWORK_TYPE_OVN_KUBERNETES", "OVNKubernetes"},
-      {"NETWORK_TYPE_CISCO_ACI", "CiscoACI"},
-      {"NETWORK_TYPE_CILIUM", "Cilium"},
-      {"NETWORK_TYPE_CALICO", "Calico"},
-      {"NETWORK_TYPE_NONE", "None"},
-      {"HIGH_AVAILABILITY_MODE_FULL", "Full"},
-      {"HIGH_AVAILABILITY_MODE_NONE", "None"},
-      {"CPU_ARCHITECTURE_X86_64", "x86_64"},
-      {"INSTALLATION_PREPARATION_STATUS_NOT_STARTED", "not_started"},
-      {"FINALIZING_STAGE_WAITING_FOR_OLM_OPERATOR_SETUP_JOBS",
-       "Waiting for OLM operator setup jobs"},
-  };
-  return *overrides;
-}
-
-// "ClusterStatus" -> "CLUSTER_STATUS_": the prefix every value of the enum carries.
-std::string ValuePrefix(const EnumDescriptor& type) {
-  std::string prefix;
-  for (char c : type.name()) {
-    if (std::isupper(static_cast<unsigned char>(c)) && !prefix.empty()) prefix.push_back('_');
-    prefix.push_back(absl::ascii_toupper(c));
-  }
-  prefix.push_back('_');
-  return prefix;
-}
-
-// Stages read as sentences in the reference ("Writing image to disk").
-bool IsSentenceEnum(const EnumDescriptor& type) {
-  return type.name() == "HostStage" || type.name() == "FinalizingStage";
-}
-
 absl::Status FieldError(absl::string_view field, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
 }
 
 std::string FormatTimestamp(const google::protobuf::Timestamp& ts) {
-  return absl::FormatTime(kRfc3339,
-                          absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos()),
-                          absl::UTCTimeZone());
+  return absl::FormatTime(kRfc3339, FromTimestamp(ts), absl::UTCTimeZone());
 }
 
 const char* JsonTypeName(const Json& json) { return json.type_name(); }
@@ -680,30 +635,6 @@ absl::Status RuleFromJson(const FieldRule& rule, const Json& value, const FieldD
 }
 
 }  // namespace
-
-std::string EnumText(const EnumValueDescriptor& value) {
-  if (value.number() == 0) return "";
-  if (auto it = EnumOverrides().find(value.name()); it != EnumOverrides().end()) return it->second;
-  std::string text(absl::StripPrefix(value.name(), ValuePrefix(*value.type())));
-  absl::AsciiStrToLower(&text);
-  const bool sentence = IsSentenceEnum(*value.type());
-  for (char& c : text) {
-    if (c == '_') c = sentence ? ' ' : '-';
-  }
-  if (sentence && !text.empty()) text[0] = absl::ascii_toupper(text[0]);
-  return text;
-}
-
-absl::StatusOr<int> EnumFromText(const EnumDescriptor& type, absl::string_view text,
-                                 absl::string_view field) {
-  std::vector<std::string> choices;
-  for (int i = 1; i < type.value_count(); ++i) {
-    std::string candidate = EnumText(*type.value(i));
-    if (candidate == text) return type.value(i)->number();
-    choices.push_back(absl::StrCat("\"", candidate, "\""));
-  }
-  return FieldError(field, absl::StrCat("must be one of ", absl::StrJoin(choices, ", ")));
-}
 
 Json MessageToJson(const Message& message) {
   Json object = Json::object();

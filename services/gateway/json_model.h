@@ -26,6 +26,7 @@
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/field_mask.pb.h"
 #include "google/protobuf/message.h"
+#include "lib/enums/spelling.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::gateway {
@@ -93,17 +94,10 @@ const Model& InfraEnvModel();
 const Model& HostModel();
 const Model& EventModel();
 
-// The text of an enum value in the API ("pending-for-input"); empty for the UNSPECIFIED value.
-std::string EnumText(const google::protobuf::EnumValueDescriptor& value);
-// The enum value whose text is `text`; INVALID_ARGUMENT naming `field` and listing the choices.
-absl::StatusOr<int> EnumFromText(const google::protobuf::EnumDescriptor& type,
-                                 absl::string_view text, absl::string_view field);
-template <typename E>
-std::string EnumText(E value) {
-  const google::protobuf::EnumValueDescriptor* v =
-      google::protobuf::GetEnumDescriptor<E>()->FindValueByNumber(static_cast<int>(value));
-  return v == nullptr ? std::string() : EnumText(*v);
-}
+// Enum values read and written as the API spells them ("pending-for-input"); the spelling is
+// shared with the orchestrator and aictl (lib/enums/spelling.h).
+using ::assisted::enums::EnumFromText;
+using ::assisted::enums::EnumText;
 
 // Generic conversions by proto field names (used for nested messages and simple payloads).
 Json MessageToJson(const google::protobuf::Message& message);

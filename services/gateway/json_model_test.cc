@@ -389,6 +389,22 @@ TEST(HostModel, ShowsUpstreamJsonTypes) {
             "https://bmc.example.com");
 }
 
+TEST(HostModel, InventoryDriveTypesUseTheReferenceSpelling) {
+  // aictl's rootDeviceHints and the orchestrator's messages read "HDD", "ECKD (ESE)", as the
+  // reference inventory spells them.
+  types::Host host;
+  host.mutable_inventory()->add_disks()->set_drive_type(types::DRIVE_TYPE_HDD);
+  host.mutable_inventory()->add_disks()->set_drive_type(types::DRIVE_TYPE_ECKD_ESE);
+  host.mutable_inventory()->add_disks()->set_drive_type(types::DRIVE_TYPE_VIRTUAL);
+  Json json = ToJson(HostModel(), host);
+  ASSERT_TRUE(json["inventory"].is_string()) << json.dump();
+  const Json disks = Json::parse(json["inventory"].get<std::string>())["disks"];
+  ASSERT_EQ(disks.size(), 3u) << disks.dump();
+  EXPECT_EQ(disks[0]["drive_type"], "HDD");
+  EXPECT_EQ(disks[1]["drive_type"], "ECKD (ESE)");
+  EXPECT_EQ(disks[2]["drive_type"], "virtual");
+}
+
 TEST(HostModel, UpdateReadsSkipFormattingAndFencing) {
   types::Host host;
   absl::StatusOr<Decoded> decoded = FromJson(

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -17,6 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "curl/curl.h"
+#include "lib/enums/architecture.h"
 #include "lib/iso/iso9660.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -111,6 +113,7 @@ absl::StatusOr<std::vector<OsImage>> ParseOsImages(absl::string_view json) {
     OsImage image;
     ASSIGN_OR_RETURN(image.openshift_version, field("openshift_version", true));
     ASSIGN_OR_RETURN(image.cpu_architecture, field("cpu_architecture", true));
+    image.cpu_architecture = enums::CanonicalOsImageArchitecture(image.cpu_architecture);
     ASSIGN_OR_RETURN(image.url, field("url", true));
     ASSIGN_OR_RETURN(image.version, field("version", false));
     ASSIGN_OR_RETURN(image.sha256, field("sha256", false));
@@ -291,11 +294,9 @@ std::vector<v1::BaseImage> Catalog::List() const {
   for (const Entry& entry : entries_) {
     v1::BaseImage& image = images.emplace_back();
     image.set_openshift_version(entry.source.openshift_version);
-    types::v1::CpuArchitecture arch;
-    if (types::v1::CpuArchitecture_Parse(
-            absl::StrCat("CPU_ARCHITECTURE_", absl::AsciiStrToUpper(entry.source.cpu_architecture)),
-            &arch)) {
-      image.set_cpu_architecture(arch);
+    if (std::optional<types::v1::CpuArchitecture> architecture =
+            enums::CpuArchitectureFromOsImageName(entry.source.cpu_architecture)) {
+      image.set_cpu_architecture(*architecture);
     }
     image.set_url(entry.source.url);
     image.set_version(entry.source.version);

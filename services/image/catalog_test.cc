@@ -71,6 +71,16 @@ TEST_F(CatalogTest, ParsesTheImageList) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("os_images[0].url")));
 }
 
+TEST_F(CatalogTest, AnUpstreamArm64EntryIsFoundAsAarch64) {
+  // Upstream's OS_IMAGES spells 64-bit ARM "arm64"; every lookup asks for "aarch64"
+  // (enums::OsImageArchitecture), so the entry must be stored under that name.
+  auto images = ParseOsImages(
+      R"([{"openshift_version":"4.16","cpu_architecture":"arm64","url":"file:///a.iso"}])");
+  ASSERT_THAT(images, IsOk());
+  ASSERT_EQ(images->size(), 1u);
+  EXPECT_EQ((*images)[0].cpu_architecture, "aarch64");
+}
+
 TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
   Catalog catalog(Cache(), {Image("file://" + Dir() + "/base.iso")}, fetcher_, runner_,
                   log::Logger::Discard());

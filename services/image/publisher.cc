@@ -1,10 +1,10 @@
 #include "services/image/publisher.h"
 
-#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "lib/auth/token.h"
+#include "lib/enums/architecture.h"
 #include "lib/grpc/channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
@@ -19,13 +19,6 @@ namespace inv = inventory::v1;
 constexpr absl::Duration kAgentTokenLife = absl::Hours(24 * 3650);
 
 constexpr absl::Duration kInventoryTimeout = absl::Seconds(10);
-
-std::string ArchitectureName(types::v1::CpuArchitecture arch) {
-  if (arch == types::v1::CPU_ARCHITECTURE_UNSPECIFIED) return "x86_64";
-  absl::string_view name = types::v1::CpuArchitecture_Name(arch);
-  absl::ConsumePrefix(&name, "CPU_ARCHITECTURE_");
-  return absl::AsciiStrToLower(name);
-}
 
 }  // namespace
 
@@ -101,13 +94,15 @@ absl::StatusOr<std::string> Publisher::AgentToken(const InfraEnvRecord& record) 
                          created + kAgentTokenLife);
 }
 
-absl::StatusOr<DiscoveryIgnition> Publisher::IgnitionOf(const InfraEnvRecord& record) const {
-  DiscoveryIgnitionSettings settings = options_.ignition;
+absl::StatusOr<discovery::DiscoveryIgnition> Publisher::IgnitionOf(
+    const InfraEnvRecord& record) const {
+  discovery::DiscoveryIgnitionSettings settings = options_.ignition;
   ASSIGN_OR_RETURN(settings.agent_token, AgentToken(record));
-  return BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings);
+  return discovery::BuildDiscoveryIgnition(record.infra_env, record.pull_secret, settings);
 }
 
-absl::StatusOr<DiscoveryIgnition> Publisher::Ignition(const std::string& infra_env_id) const {
+absl::StatusOr<discovery::DiscoveryIgnition> Publisher::Ignition(
+    const std::string& infra_env_id) const {
   ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
   return IgnitionOf(record);
 }
@@ -116,7 +111,7 @@ absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv&
   const std::string version = infra_env.openshift_version().empty()
                                   ? options_.default_openshift_version
                                   : infra_env.openshift_version();
-  return catalog_.Find(version, ArchitectureName(infra_env.cpu_architecture()));
+  return catalog_.Find(version, enums::OsImageArchitecture(infra_env.cpu_architecture()));
 }
 
 absl::StatusOr<std::shared_ptr<const Download>> Publisher::Get(Artifact artifact,
@@ -154,7 +149,7 @@ absl::StatusOr<std::unique_ptr<Download>> Publisher::Build(Artifact artifact,
                                                            const CachedImage& base) const {
   if (artifact == Artifact::kKernel) return PxeKernel(base);
   if (artifact == Artifact::kRootfs) return PxeRootfs(base);
-  ASSIGN_OR_RETURN(DiscoveryIgnition ignition, IgnitionOf(record));
+  ASSIGN_OR_RETURN(discovery::DiscoveryIgnition ignition, IgnitionOf(record));
   const std::string kargs = absl::StrJoin(ignition.kernel_arguments, " ");
   if (artifact == Artifact::kInitrd) {
     return PxeInitrd(base, ignition.config, ignition.initrd_archive);
@@ -180,7 +175,7 @@ absl::StatusOr<std::string> Publisher::Ipxe(absl::string_view token, absl::Time 
                    auth::VerifyToken({.service = options_.signing_key},
                                      auth::TokenPurpose::kDownload, token, now));
   ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(claims.resource_id));
-  ASSIGN_OR_RETURN(DiscoveryIgnition ignition, IgnitionOf(record));
+  ASSIGN_OR_RETURN(discovery::DiscoveryIgnition ignition, IgnitionOf(record));
   // The kernel line (the host's /proc/cmdline) names the rootfs with a rootfs token: the
   // download token of the script's own URL would open the initrd and its agent token.
   ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrlOf(record.infra_env));

@@ -27,9 +27,9 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/types/v1/infra_env.pb.h"
 #include "grpcpp/channel.h"
+#include "lib/ignition/discovery_ignition.h"
 #include "services/image/artifacts.h"
 #include "services/image/catalog.h"
-#include "services/image/discovery_ignition.h"
 #include "services/image/download_cache.h"
 
 namespace assisted::image {
@@ -63,7 +63,8 @@ struct PublisherOptions {
   std::string public_url = "http://localhost:8888";  // how clients reach the HTTP port
   std::string signing_key;                           // >= 32 bytes of secret
   absl::Duration url_ttl = absl::Hours(4);
-  DiscoveryIgnitionSettings ignition;     // orchestrator address, TLS; the token is filled in
+  discovery::DiscoveryIgnitionSettings
+      ignition;                           // orchestrator address, TLS; the token is filled in
   std::string default_openshift_version;  // for infra-envs that name none
 };
 
@@ -81,7 +82,7 @@ class Publisher {
   absl::StatusOr<std::string> PxeUrl(const std::string& infra_env_id, absl::Time now) const;
 
   // The discovery Ignition JSON of an infra-env.
-  absl::StatusOr<DiscoveryIgnition> Ignition(const std::string& infra_env_id) const;
+  absl::StatusOr<discovery::DiscoveryIgnition> Ignition(const std::string& infra_env_id) const;
 
   enum class Artifact { kIso, kMinimalIso, kInitrd, kKernel, kRootfs };
   // The artifact behind `token`: a rootfs token for kRootfs, a download token for the others
@@ -112,7 +113,7 @@ class Publisher {
   absl::StatusOr<std::string> Url(const std::string& infra_env_id, absl::Time now,
                                   absl::string_view prefix, absl::string_view suffix) const;
   absl::StatusOr<std::string> RootfsUrlOf(const types::v1::InfraEnv& infra_env) const;
-  absl::StatusOr<DiscoveryIgnition> IgnitionOf(const InfraEnvRecord& record) const;
+  absl::StatusOr<discovery::DiscoveryIgnition> IgnitionOf(const InfraEnvRecord& record) const;
   absl::StatusOr<const CachedImage*> BaseFor(const types::v1::InfraEnv& infra_env) const;
   // `artifact` of the infra-env, from the cache or built (and cached).
   absl::StatusOr<std::shared_ptr<const Download>> Cached(Artifact artifact,

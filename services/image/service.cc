@@ -4,8 +4,8 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
 #include "lib/status/grpc_status.h"
+#include "lib/time/proto_time.h"
 
 namespace assisted::image {
 namespace {
@@ -17,20 +17,17 @@ std::string Sha256Hex(absl::string_view data) {
   return absl::BytesToHexString(absl::string_view(reinterpret_cast<char*>(digest), length));
 }
 
-google::protobuf::Timestamp ToProto(absl::Time time) {
-  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
-}
-
 }  // namespace
 
 grpc::Status ImageServiceImpl::GetDiscoveryIgnition(grpc::ServerContext*,
                                                     const v1::GetDiscoveryIgnitionRequest* request,
                                                     v1::GetDiscoveryIgnitionResponse* response) {
-  absl::StatusOr<DiscoveryIgnition> ignition = publisher_.Ignition(request->infra_env_id());
+  absl::StatusOr<discovery::DiscoveryIgnition> ignition =
+      publisher_.Ignition(request->infra_env_id());
   if (!ignition.ok()) return ToGrpcStatus(ignition.status());
   response->set_ignition_json(ignition->config);
   response->set_sha256(Sha256Hex(ignition->config));
-  *response->mutable_generated_at() = ToProto(clock_.Now());
+  *response->mutable_generated_at() = ToTimestamp(clock_.Now());
   return grpc::Status::OK;
 }
 
@@ -49,7 +46,7 @@ grpc::Status ImageServiceImpl::GetImageUrl(grpc::ServerContext*,
   response->set_pxe_initrd_url(*pxe + "initrd");
   response->set_kernel_url(*pxe + "vmlinuz");
   response->set_rootfs_url(*std::move(rootfs));
-  *response->mutable_expires_at() = ToProto(now + publisher_.url_ttl());
+  *response->mutable_expires_at() = ToTimestamp(now + publisher_.url_ttl());
   return grpc::Status::OK;
 }
 

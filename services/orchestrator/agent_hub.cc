@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -24,10 +23,6 @@ T OwnedOr(T borrowed, std::unique_ptr<std::remove_pointer_t<T>>& owned,
 }
 
 }  // namespace
-
-google::protobuf::Timestamp AgentHub::Timestamp(absl::Time time) {
-  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
-}
 
 AgentHub::AgentHub(InventoryPort& inventory, HubOptions options, Random& random, log::Logger log,
                    HubParts parts)

@@ -231,7 +231,6 @@ class AgentHub final : public SessionHandler {
   static std::string ClosedKey(const std::string& host_key);
   static std::string RecheckKey(const std::string& host_key);
   static std::string TimedKey(const std::string& host_key);
-  static google::protobuf::Timestamp Timestamp(absl::Time time);
 
   void OnWatchEvent(const inventory::v1::WatchEvent& event);
   void OnWatchResync();

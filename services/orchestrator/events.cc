@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "google/protobuf/util/time_util.h"
+#include "lib/time/proto_time.h"
 
 namespace assisted::orchestrator {
 
@@ -48,8 +48,7 @@ void InventoryEvents::Emit(types::v1::Event event) {
   const std::string& subject = !event.host_id().empty() ? event.host_id() : event.cluster_id();
   if (!limiter_.Allow(subject)) return;
   if (!event.has_event_time()) {
-    *event.mutable_event_time() =
-        google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(clock_.Now()));
+    *event.mutable_event_time() = ToTimestamp(clock_.Now());
   }
   if (absl::Status appended = inventory_.AppendEvent(event); !appended.ok()) {
     log_.Warning("cannot append an event", {{"name", event.name()}, {"error", appended.message()}});

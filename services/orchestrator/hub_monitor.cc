@@ -9,7 +9,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/core/next_steps.h"
 
@@ -70,8 +70,7 @@ void AgentHub::ReleaseStream(const std::string& infra_env_id, const std::string&
     absl::StatusOr<types::v1::Host> written =
         inventory_.UpdateHost(infra_env_id, host_id, update, host->resource_version());
     if (written.ok()) {
-      const absl::Time heard = absl::FromUnixMicros(
-          google::protobuf::util::TimeUtil::TimestampToMicroseconds(written->checked_in_at()));
+      const absl::Time heard = FromTimestamp(written->checked_in_at());
       const std::string key = HostKey(infra_env_id, host_id);
       {
         absl::MutexLock lock(&mu_);

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/step_results.h"
 

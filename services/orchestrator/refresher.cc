@@ -6,8 +6,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
@@ -29,14 +29,6 @@ struct ClusterChoices {
   core::DiskPolicy disk_policy;
   std::vector<core::RoleAssignment> roles;
 };
-
-google::protobuf::Timestamp ToTimestamp(absl::Time time) {
-  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
-}
-
-absl::Time FromTimestamp(const google::protobuf::Timestamp& timestamp) {
-  return absl::FromUnixMicros(google::protobuf::util::TimeUtil::TimestampToMicroseconds(timestamp));
-}
 
 std::string DisplayName(const types::v1::Host& host) {
   if (!host.requested_hostname().empty()) return host.requested_hostname();

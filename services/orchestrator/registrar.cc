@@ -4,8 +4,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
 #include "lib/auth/token.h"
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/step_results.h"
 
 namespace assisted::orchestrator {
@@ -28,10 +28,6 @@ absl::Status StatusInto(absl::StatusOr<T> result, T& out) {
   if (!result.ok()) return result.status();
   out = *std::move(result);
   return absl::OkStatus();
-}
-
-google::protobuf::Timestamp ToTimestamp(absl::Time time) {
-  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
 }
 
 }  // namespace

@@ -4,25 +4,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "lib/enums/architecture.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::orchestrator {
 namespace {
-
-// "x86_64" for an unset architecture, as everywhere else in the services.
-std::string ArchitectureName(types::v1::CpuArchitecture architecture) {
-  switch (architecture) {
-    case types::v1::CPU_ARCHITECTURE_AARCH64:
-    case types::v1::CPU_ARCHITECTURE_ARM64:
-      return "aarch64";
-    case types::v1::CPU_ARCHITECTURE_PPC64LE:
-      return "ppc64le";
-    case types::v1::CPU_ARCHITECTURE_S390X:
-      return "s390x";
-    default:
-      return "x86_64";
-  }
-}
 
 // "4.16.3" -> "4.16"; "4.16" stays.
 std::string MinorOf(absl::string_view version) {
@@ -54,6 +40,7 @@ absl::StatusOr<std::vector<ReleaseImage>> ParseReleaseImages(absl::string_view j
             absl::StrCat("release images[", i, "].", name, ": must be a non-empty string"));
       }
     }
+    image.cpu_architecture = enums::CanonicalOsImageArchitecture(image.cpu_architecture);
     images.push_back(std::move(image));
   }
   return images;
@@ -62,7 +49,7 @@ absl::StatusOr<std::vector<ReleaseImage>> ParseReleaseImages(absl::string_view j
 std::string ReleaseImageFor(const types::v1::Cluster& cluster,
                             const std::vector<ReleaseImage>& catalog) {
   if (!cluster.ocp_release_image().empty()) return cluster.ocp_release_image();
-  const std::string architecture = ArchitectureName(cluster.cpu_architecture());
+  const absl::string_view architecture = enums::OsImageArchitecture(cluster.cpu_architecture());
   const std::string& version = cluster.openshift_version();
   const ReleaseImage* minor_match = nullptr;
   for (const ReleaseImage& image : catalog) {

@@ -27,6 +27,15 @@ TEST(ReleaseImages, TheDefaultCatalogNamesA416ReleaseForBothArchitectures) {
   EXPECT_EQ(ReleaseImageFor(ClusterOf("4.15", types::v1::CPU_ARCHITECTURE_X86_64), *catalog), "");
 }
 
+TEST(ReleaseImages, AnUpstreamArm64EntryServesBothArmSpellingsOfTheCluster) {
+  absl::StatusOr<std::vector<ReleaseImage>> catalog = ParseReleaseImages(R"([
+    {"openshift_version":"4.16","cpu_architecture":"arm64","url":"arm"}])");
+  ASSERT_THAT(catalog, IsOk());
+  EXPECT_EQ(ReleaseImageFor(ClusterOf("4.16", types::v1::CPU_ARCHITECTURE_ARM64), *catalog), "arm");
+  EXPECT_EQ(ReleaseImageFor(ClusterOf("4.16", types::v1::CPU_ARCHITECTURE_AARCH64), *catalog),
+            "arm");
+}
+
 TEST(ReleaseImages, AFullVersionBeatsItsMinorAndTheClustersOwnImageBeatsBoth) {
   absl::StatusOr<std::vector<ReleaseImage>> catalog = ParseReleaseImages(R"([
     {"openshift_version":"4.16","cpu_architecture":"x86_64","url":"minor"},

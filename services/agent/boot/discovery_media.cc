@@ -11,11 +11,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "lib/ignition/config_builder.h"
+#include "lib/ignition/discovery_layout.h"
 #include "lib/iso/embed.h"
 #include "lib/iso/iso9660.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
-#include "services/image/discovery_ignition.h"
 
 namespace assisted::agent::boot {
 namespace {
@@ -52,15 +52,15 @@ absl::StatusOr<std::string> AgentCommandLine(const json& config) {
   const json systemd = config.value("systemd", json::object());
   const json units = systemd.is_object() ? systemd.value("units", json::array()) : json::array();
   for (const json& unit : units) {
-    if (!unit.is_object() || unit.value("name", "") != image::kAgentUnitName) continue;
+    if (!unit.is_object() || unit.value("name", "") != discovery_layout::kAgentUnitName) continue;
     const json contents = unit.value("contents", json());
     if (!contents.is_string()) break;
     for (absl::string_view line : absl::StrSplit(contents.get<std::string>(), '\n')) {
       if (absl::ConsumePrefix(&line, "ExecStart=")) return std::string(line);
     }
-    return Missing(absl::StrCat(image::kAgentUnitName, " has no ExecStart"));
+    return Missing(absl::StrCat(discovery_layout::kAgentUnitName, " has no ExecStart"));
   }
-  return Missing(absl::StrCat("no ", image::kAgentUnitName, " unit"));
+  return Missing(absl::StrCat("no ", discovery_layout::kAgentUnitName, " unit"));
 }
 
 }  // namespace
@@ -88,16 +88,16 @@ absl::StatusOr<DiscoverySettings> SettingsFromIgnition(absl::string_view config_
   if (settings.infra_env_id.empty())
     return Missing("the agent's command line has no --infra-env-id");
   ASSIGN_OR_RETURN(std::optional<std::string> environment,
-                   FileContents(config, image::kAgentEnvPath));
+                   FileContents(config, discovery_layout::kAgentEnvPath));
   for (absl::string_view line : absl::StrSplit(environment.value_or(""), '\n')) {
     if (absl::ConsumePrefix(&line, "ASSISTED_AGENT_TOKEN="))
       settings.agent_token = std::string(line);
   }
   if (ca_bundle) {
     ASSIGN_OR_RETURN(std::optional<std::string> pem,
-                     FileContents(config, image::kAgentCaBundlePath));
+                     FileContents(config, discovery_layout::kAgentCaBundlePath));
     if (!pem.has_value() || pem->empty()) {
-      return Missing(absl::StrCat("--ca-bundle is set but ", image::kAgentCaBundlePath,
+      return Missing(absl::StrCat("--ca-bundle is set but ", discovery_layout::kAgentCaBundlePath,
                                   " is not in the config"));
     }
     settings.ca_bundle_pem = *std::move(pem);

@@ -11,13 +11,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
+#include "lib/ignition/discovery_ignition.h"
 #include "lib/iso/cpio.h"
 #include "lib/iso/embed.h"
 #include "lib/iso/test_image.h"
 #include "lib/process/subprocess.h"
 #include "lib/status/status_macros.h"
 #include "lib/testing/status_matchers.h"
-#include "services/image/discovery_ignition.h"
 
 namespace assisted::agent::boot {
 namespace {
@@ -32,11 +32,11 @@ std::string TestCa() {
   return ReadFile("services/image/testdata/orchestrator_ca.pem", "test CA").value_or("");
 }
 
-absl::StatusOr<std::string> Discovery(const image::DiscoveryIgnitionSettings& settings) {
+absl::StatusOr<std::string> Discovery(const discovery::DiscoveryIgnitionSettings& settings) {
   types::v1::InfraEnv infra_env;
   infra_env.set_id(kInfraEnvId);
-  ASSIGN_OR_RETURN(image::DiscoveryIgnition built,
-                   image::BuildDiscoveryIgnition(infra_env, "", settings));
+  ASSIGN_OR_RETURN(discovery::DiscoveryIgnition built,
+                   discovery::BuildDiscoveryIgnition(infra_env, "", settings));
   return built.config;
 }
 

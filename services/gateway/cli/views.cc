@@ -12,6 +12,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "assisted/types/v1/host.pb.h"
+#include "lib/enums/spelling.h"
 #include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 
@@ -202,7 +204,7 @@ std::string HostTable(const json& hosts) {
   for (const json& host : sorted) {
     const std::vector<std::string> failing = FailingValidations(host);
     std::string role = TextField(host, "role");
-    if (role.empty() || role == "auto-assign") {
+    if (role.empty() || role == enums::EnumText(types::v1::HOST_ROLE_AUTO_ASSIGN)) {
       const std::string suggested = TextField(host, "suggested_role");
       role = suggested.empty() ? "auto" : absl::StrCat("(", suggested, ")");
     }

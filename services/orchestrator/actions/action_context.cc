@@ -12,10 +12,6 @@ namespace inv = inventory::v1;
 using types::v1::Cluster;
 using types::v1::Host;
 
-google::protobuf::Timestamp TimestampOf(absl::Time time) {
-  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
-}
-
 ActionContext::ActionContext(InventoryPort& inventory_port, ActionsOptions action_options,
                              const Clock& action_clock, Random& action_random, log::Logger logger,
                              ActionsParts parts)

@@ -21,7 +21,6 @@
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "google/protobuf/timestamp.pb.h"
-#include "google/protobuf/util/time_util.h"
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
@@ -75,8 +74,6 @@ auto RetryWhileAborted(const Attempt& attempt) {
   }
   return outcome;
 }
-
-google::protobuf::Timestamp TimestampOf(absl::Time time);
 
 // The parts, and the steps several actions take. Members are public: the actions are its only
 // users, and each must outlive it.

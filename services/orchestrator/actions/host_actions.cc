@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "lib/enums/architecture.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
@@ -209,12 +210,12 @@ absl::StatusOr<Host> HostActions::BindHost(const std::string& infra_env_id,
         ": hosts join clusters that are insufficient, ready, pending-for-input or adding-hosts"));
   }
   if (cluster->cpu_architecture() != types::v1::CPU_ARCHITECTURE_MULTI &&
-      core::ArchitectureName(cluster->cpu_architecture()) !=
-          core::ArchitectureName(infra_env.cpu_architecture())) {
+      enums::OsImageArchitecture(cluster->cpu_architecture()) !=
+          enums::OsImageArchitecture(infra_env.cpu_architecture())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "cluster_id: cluster ", cluster_id, " installs ",
-        core::ArchitectureName(cluster->cpu_architecture()), "; the host's infra-env boots ",
-        core::ArchitectureName(infra_env.cpu_architecture())));
+        enums::OsImageArchitecture(cluster->cpu_architecture()), "; the host's infra-env boots ",
+        enums::OsImageArchitecture(infra_env.cpu_architecture())));
   }
   core::HostFieldsUpdate into;
   into.fields.set_cluster_id(cluster_id);

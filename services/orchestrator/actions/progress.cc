@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/inventory_util.h"
@@ -60,8 +61,8 @@ absl::StatusOr<Host> ProgressActions::ApplyHostProgress(const std::string& infra
     if (decision.Has(core::HostEffect::kRecordProgress) || stage == types::v1::HOST_STAGE_FAILED) {
       types::v1::HostProgress& progress = *recorded.fields.mutable_progress();
       progress = host.progress();
-      if (new_stage) *progress.mutable_stage_started_at() = TimestampOf(now);
-      *progress.mutable_stage_updated_at() = TimestampOf(now);
+      if (new_stage) *progress.mutable_stage_started_at() = ToTimestamp(now);
+      *progress.mutable_stage_updated_at() = ToTimestamp(now);
       progress.set_current_stage(stage);
       progress.set_progress_info(info);
       progress.set_stage_timed_out(false);
@@ -116,7 +117,7 @@ absl::StatusOr<Cluster> ProgressActions::UpdateFinalizingProgress(
   types::v1::ClusterProgress& progress = *reported.fields.mutable_progress();
   progress = cluster.progress();
   if (progress.finalizing_stage() != stage) {
-    *progress.mutable_finalizing_stage_started_at() = TimestampOf(context_.clock.Now());
+    *progress.mutable_finalizing_stage_started_at() = ToTimestamp(context_.clock.Now());
     progress.set_finalizing_stage_timed_out(false);
   }
   progress.set_finalizing_stage(stage);
@@ -151,7 +152,7 @@ absl::StatusOr<Cluster> ProgressActions::ReportOperatorStatus(
     op->set_status(report.status());
     op->set_status_info(report.status_info());
     if (!report.version().empty()) op->set_version(report.version());
-    *op->mutable_status_updated_at() = TimestampOf(context_.clock.Now());
+    *op->mutable_status_updated_at() = ToTimestamp(context_.clock.Now());
     update.Mark("monitored_operators");
     absl::StatusOr<Cluster> written =
         context_.inventory.UpdateCluster(cluster.id(), update, cluster.resource_version());

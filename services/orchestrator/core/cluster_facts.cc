@@ -5,24 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/enums/architecture.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/inventory_util.h"
 
 namespace assisted::orchestrator::core {
-
-absl::string_view ArchitectureName(types::v1::CpuArchitecture arch) {
-  switch (arch) {
-    case types::v1::CPU_ARCHITECTURE_AARCH64:
-    case types::v1::CPU_ARCHITECTURE_ARM64:
-      return "aarch64";
-    case types::v1::CPU_ARCHITECTURE_PPC64LE:
-      return "ppc64le";
-    case types::v1::CPU_ARCHITECTURE_S390X:
-      return "s390x";
-    default:
-      return "x86_64";
-  }
-}
 
 absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster,
                                                const std::vector<HostView>& hosts,
@@ -42,7 +29,7 @@ absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster
     ASSIGN_OR_RETURN(f.requirements, catalog.ForVersion(version));
   }
   if (cluster != nullptr) {
-    f.architecture = std::string(ArchitectureName(cluster->cpu_architecture()));
+    f.architecture = std::string(enums::OsImageArchitecture(cluster->cpu_architecture()));
     for (const types::v1::MachineNetwork& m : cluster->machine_networks()) {
       absl::StatusOr<net::Cidr> cidr = net::Cidr::Parse(m.cidr());
       if (cidr.ok()) f.machine_networks.push_back(*cidr);

@@ -64,10 +64,6 @@ struct ClusterFacts {
   bool UsesL3() const { return user_managed_networking || user_managed_load_balancer; }
 };
 
-// The architecture's spelling in the hardware requirements and in messages: arm64 is aarch64,
-// unspecified (and multi, which has no requirements of its own) x86_64.
-absl::string_view ArchitectureName(types::v1::CpuArchitecture arch);
-
 // Builds the facts. `cluster` may be null (unbound hosts: default requirements, no networks).
 // INVALID_ARGUMENT when the cluster's openshift_version does not parse.
 absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster,

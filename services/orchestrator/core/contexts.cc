@@ -4,16 +4,13 @@
 
 #include <algorithm>
 
+#include "lib/time/proto_time.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/progress.h"
 
 namespace assisted::orchestrator::core {
 
 namespace {
-
-absl::Time TimeOf(const google::protobuf::Timestamp& ts) {
-  return absl::FromUnixSeconds(ts.seconds()) + absl::Nanoseconds(ts.nanos());
-}
 
 bool SingleNode(const types::v1::Cluster& cluster) {
   return cluster.control_plane_count() == 1 ||
@@ -50,14 +47,14 @@ HostContext MakeHostContext(const types::v1::Host& host, const types::v1::Cluste
   c.bootstrap = host.bootstrap();
   c.role = host.role();
   c.stage = host.progress().current_stage();
-  c.status_updated_at = TimeOf(host.status_updated_at());
-  c.stage_updated_at = TimeOf(host.progress().stage_updated_at());
-  c.checked_in_at = TimeOf(host.checked_in_at());
+  c.status_updated_at = FromTimestamp(host.status_updated_at());
+  c.stage_updated_at = FromTimestamp(host.progress().stage_updated_at());
+  c.checked_in_at = FromTimestamp(host.checked_in_at());
   c.media_disconnected = host.media_status() == types::v1::MEDIA_STATUS_DISCONNECTED;
   c.connection_timed_out = host.connection_timed_out();
   c.stage_timed_out = host.progress().stage_timed_out();
   c.logs_info = host.logs_info();
-  c.logs_started_at = TimeOf(host.logs_started_at());
+  c.logs_started_at = FromTimestamp(host.logs_started_at());
   c.validations = validations;
   if (const types::v1::Disk* disk = InstallationDisk(host)) {
     c.installation_disk = disk->path();
@@ -93,10 +90,10 @@ ClusterContext MakeClusterContext(const types::v1::Cluster& cluster,
   c.hosts = RolesAndStatuses(hosts);
   c.topology = TopologyOf(cluster);
   c.preparation = cluster.last_installation_preparation().status();
-  c.status_updated_at = TimeOf(cluster.status_updated_at());
-  c.install_started_at = TimeOf(cluster.install_started_at());
+  c.status_updated_at = FromTimestamp(cluster.status_updated_at());
+  c.install_started_at = FromTimestamp(cluster.install_started_at());
   c.finalizing_stage = cluster.progress().finalizing_stage();
-  c.finalizing_stage_started_at = TimeOf(cluster.progress().finalizing_stage_started_at());
+  c.finalizing_stage_started_at = FromTimestamp(cluster.progress().finalizing_stage_started_at());
   c.finalizing_stage_timed_out = cluster.progress().finalizing_stage_timed_out();
   c.kubeconfig_exists = kubeconfig_exists;
   c.operators_available = true;
@@ -106,7 +103,7 @@ ClusterContext MakeClusterContext(const types::v1::Cluster& cluster,
         c.operators_available && op.status() == types::v1::OPERATOR_STATUS_AVAILABLE;
   }
   c.logs_info = cluster.logs_info();
-  c.logs_started_at = TimeOf(cluster.controller_logs_started_at());
+  c.logs_started_at = FromTimestamp(cluster.controller_logs_started_at());
   return c;
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "lib/enums/spelling.h"
 #include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
@@ -180,40 +181,7 @@ absl::string_view RequirementRoleName(RequirementRole role) {
   return "unknown";
 }
 
-absl::string_view DriveTypeName(types::v1::DriveType type) {
-  switch (type) {
-    case types::v1::DRIVE_TYPE_UNKNOWN:
-      return "Unknown";
-    case types::v1::DRIVE_TYPE_HDD:
-      return "HDD";
-    case types::v1::DRIVE_TYPE_FDD:
-      return "FDD";
-    case types::v1::DRIVE_TYPE_ODD:
-      return "ODD";
-    case types::v1::DRIVE_TYPE_SSD:
-      return "SSD";
-    case types::v1::DRIVE_TYPE_VIRTUAL:
-      return "virtual";
-    case types::v1::DRIVE_TYPE_MULTIPATH:
-      return "Multipath";
-    case types::v1::DRIVE_TYPE_ISCSI:
-      return "iSCSI";
-    case types::v1::DRIVE_TYPE_FC:
-      return "FC";
-    case types::v1::DRIVE_TYPE_LVM:
-      return "LVM";
-    case types::v1::DRIVE_TYPE_RAID:
-      return "RAID";
-    case types::v1::DRIVE_TYPE_ECKD:
-      return "ECKD";
-    case types::v1::DRIVE_TYPE_ECKD_ESE:
-      return "ECKD (ESE)";
-    case types::v1::DRIVE_TYPE_FBA:
-      return "FBA";
-    default:
-      return "";
-  }
-}
+absl::string_view DriveTypeName(types::v1::DriveType type) { return enums::EnumText(type); }
 
 std::optional<types::v1::DriveType> ParseDriveType(absl::string_view name) {
   for (int t = types::v1::DriveType_MIN + 1; t <= types::v1::DriveType_MAX; ++t) {

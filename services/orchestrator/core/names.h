@@ -3,6 +3,8 @@
 // Canonical strings of the shared enums, exactly as the reference API spells them
 // ("installing-in-progress", "Writing image to disk", "connectivity-check", ...). Used in status
 // messages, step ids and the generated docs. Values outside the enums print as "unknown".
+// The spelling itself lives in lib/enums/spelling.h (shared with the gateway and aictl); these
+// are its typed names for the core.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_NAMES_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_NAMES_H_

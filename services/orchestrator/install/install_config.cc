@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/enums/spelling.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "yaml-cpp/yaml.h"
@@ -26,21 +27,10 @@ absl::Status Invalid(absl::string_view field, absl::string_view problem) {
 constexpr absl::string_view kForbiddenOverrides[] = {"apiVersion", "baseDomain", "metadata",
                                                      "pullSecret"};
 
-const char* NetworkTypeName(types::v1::NetworkType type) {
-  switch (type) {
-    case types::v1::NETWORK_TYPE_OPENSHIFT_SDN:
-      return "OpenShiftSDN";
-    case types::v1::NETWORK_TYPE_CISCO_ACI:
-      return "CiscoACI";
-    case types::v1::NETWORK_TYPE_CILIUM:
-      return "Cilium";
-    case types::v1::NETWORK_TYPE_CALICO:
-      return "Calico";
-    case types::v1::NETWORK_TYPE_NONE:
-      return "None";
-    default:
-      return "OVNKubernetes";
-  }
+// install-config's networkType is the REST spelling ("OVNKubernetes"); unset means the default.
+const std::string& NetworkTypeName(types::v1::NetworkType type) {
+  const std::string& name = enums::EnumText(type);
+  return name.empty() ? enums::EnumText(types::v1::NETWORK_TYPE_OVN_KUBERNETES) : name;
 }
 
 // The baremetal platform (with VIPs) applies to multi-node clusters whose network the cluster

@@ -6,23 +6,19 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/time_util.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/proto_time.h"
 
 namespace assisted::orchestrator::testing {
 namespace {
 
 namespace inv = inventory::v1;
 
-google::protobuf::Timestamp Ts(absl::Time time) {
-  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(time));
-}
-
 // The inventory's own timestamps of a write at `now`: updated_at always, status_updated_at when
 // the status moved (or was never set), created_at once.
 template <typename Record>
 void Stamp(Record& record, bool status_moved, absl::Time now) {
-  const google::protobuf::Timestamp at = Ts(now);
+  const google::protobuf::Timestamp at = ToTimestamp(now);
   *record.mutable_updated_at() = at;
   if (status_moved || !record.has_status_updated_at()) *record.mutable_status_updated_at() = at;
   if (!record.has_created_at()) *record.mutable_created_at() = at;

@@ -12,8 +12,8 @@
 #include "absl/strings/strip.h"
 #include "assisted/types/v1/infra_env.pb.h"
 #include "lib/ignition/config_builder.h"
+#include "lib/ignition/discovery_ignition.h"
 #include "lib/status/status_macros.h"
-#include "services/image/discovery_ignition.h"
 
 namespace assisted::cli::agent {
 namespace {
@@ -275,11 +275,11 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageId
 
 absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definition,
                                                const AgentImageIdentity& identity) {
-  const image::DiscoveryIgnitionSettings settings = {
+  const discovery::DiscoveryIgnitionSettings settings = {
       .orchestrator_address = HostPort(definition.agent.rendezvous_ip, kAgentPort)};
-  absl::StatusOr<image::DiscoveryIgnition> discovery = image::BuildDiscoveryIgnition(
+  absl::StatusOr<discovery::DiscoveryIgnition> built = discovery::BuildDiscoveryIgnition(
       InfraEnvFor(definition, identity.infra_env_id), definition.install.pull_secret, settings);
-  if (!discovery.ok()) return InUsersTerms(discovery.status(), definition);
+  if (!built.ok()) return InUsersTerms(built.status(), definition);
 
   ignition::ConfigBuilder extra;
   extra.AddFile({.path = kRendezvousEnvPath, .contents = RendezvousEnv(definition, identity)});
@@ -327,7 +327,7 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
         {.path = absl::StrCat(kCredentialsDir, "/", name), .mode = 0600, .contents = *contents});
   }
   ASSIGN_OR_RETURN(std::string extra_json, extra.Build());
-  return Combine(discovery->config, extra_json);
+  return Combine(built->config, extra_json);
 }
 
 }  // namespace assisted::cli::agent

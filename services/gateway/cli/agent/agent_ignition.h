@@ -2,7 +2,7 @@
 //
 // The one Ignition config every host of an agent-based install boots with (it goes into the
 // ISO's embed area). It is the discovery Ignition the image service makes for an infra-env
-// (services/image/discovery_ignition.h: the agent, static networking by MAC applied before
+// (lib/ignition/discovery_ignition.h: the agent, static networking by MAC applied before
 // NetworkManager starts, registries.conf for the mirrors, the trust bundle, SSH key, pull
 // secret, NTP, proxy), built from the cluster definition with the agent pointed at
 // rendezvousIP:9090, plus what the agent-based flow adds:

@@ -7,10 +7,14 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/host.pb.h"
+#include "lib/enums/spelling.h"
 
 namespace assisted::cli::agent {
 namespace {
 
+namespace types = ::assisted::types::v1;
 using nlohmann::json;
 
 std::string Text(const json& object, const char* key) {
@@ -25,10 +29,20 @@ int64_t Integer(const json& object, const char* key) {
   return it != object.end() && it->is_number_integer() ? it->get<int64_t>() : 0;
 }
 
+// The status a REST object reports, read with the gateway's own spelling (lib/enums);
+// UNSPECIFIED when it has none or one this aictl does not know.
+template <typename Status>
+Status StatusOf(const json& object) {
+  absl::StatusOr<int> value = enums::EnumFromText(*google::protobuf::GetEnumDescriptor<Status>(),
+                                                  Text(object, "status"), "status");
+  return value.ok() ? static_cast<Status>(*value) : static_cast<Status>(0);
+}
+
 // Statuses in which a host's name, role and disk may still change.
-bool BeforeInstallation(const std::string& status) {
-  static const std::set<std::string> kStatuses = {"discovering", "known", "insufficient",
-                                                  "pending-for-input", "disconnected"};
+bool BeforeInstallation(types::HostStatus status) {
+  static const std::set<types::HostStatus> kStatuses = {
+      types::HOST_STATUS_DISCOVERING, types::HOST_STATUS_KNOWN, types::HOST_STATUS_INSUFFICIENT,
+      types::HOST_STATUS_PENDING_FOR_INPUT, types::HOST_STATUS_DISCONNECTED};
   return kStatuses.count(status) > 0;
 }
 
@@ -100,17 +114,23 @@ std::optional<std::string> DiskMatchingHints(const json& hints, const json& disk
 
 NodeZeroPlan PlanNodeZero(const json& definition, const json& cluster, const json& hosts) {
   NodeZeroPlan plan;
-  const std::string cluster_status = Text(cluster, "status");
-  const bool before_install =
-      cluster_status != "preparing-for-installation" && cluster_status != "installing" &&
-      cluster_status != "installing-pending-user-action" && cluster_status != "finalizing" &&
-      cluster_status != "installed" && cluster_status != "error" && cluster_status != "cancelled";
+  const types::ClusterStatus cluster_status = StatusOf<types::ClusterStatus>(cluster);
+  static const std::set<types::ClusterStatus> kInstallingOrAfter = {
+      types::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION,
+      types::CLUSTER_STATUS_INSTALLING,
+      types::CLUSTER_STATUS_INSTALLING_PENDING_USER_ACTION,
+      types::CLUSTER_STATUS_FINALIZING,
+      types::CLUSTER_STATUS_INSTALLED,
+      types::CLUSTER_STATUS_ERROR,
+      types::CLUSTER_STATUS_CANCELLED};
+  const bool before_install = kInstallingOrAfter.count(cluster_status) == 0;
   if (!before_install) return plan;
   std::vector<std::string> unmatched_disks;
   int64_t known = 0;
   for (const json& host : hosts.is_array() ? hosts : json::array()) {
-    if (Text(host, "status") == "known") ++known;
-    if (!BeforeInstallation(Text(host, "status"))) continue;
+    const types::HostStatus host_status = StatusOf<types::HostStatus>(host);
+    if (host_status == types::HOST_STATUS_KNOWN) ++known;
+    if (!BeforeInstallation(host_status)) continue;
     const json inventory = Inventory(host);
     const json* defined = DefinedHost(definition, inventory);
     if (defined == nullptr) continue;
@@ -144,9 +164,9 @@ NodeZeroPlan PlanNodeZero(const json& definition, const json& cluster, const jso
     plan.waiting_for = "host names, roles and disks being applied";
   } else if (known < expected) {
     plan.waiting_for = absl::StrCat(known, " of ", expected, " hosts are known");
-  } else if (cluster_status != "ready") {
-    plan.waiting_for =
-        absl::StrCat("the cluster is ", cluster_status, ": ", Text(cluster, "status_info"));
+  } else if (cluster_status != types::CLUSTER_STATUS_READY) {
+    plan.waiting_for = absl::StrCat("the cluster is ", Text(cluster, "status"), ": ",
+                                    Text(cluster, "status_info"));
   } else {
     plan.start_install = true;
   }

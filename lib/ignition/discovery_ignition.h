@@ -1,4 +1,4 @@
-// File: services/image/discovery_ignition.h
+// File: lib/ignition/discovery_ignition.h
 //
 // The discovery Ignition of an infra-env: what a host booted from the discovery image needs to
 // run our agent and reach the orchestrator (reference agent-and-image.md §1.1, §5, §7).
@@ -38,8 +38,8 @@
 // "infra_env.static_network_config[1].network_yaml: nmstate: interfaces[0].type: ...",
 // "settings.orchestrator_address: ..."); secrets never appear in messages.
 
-#ifndef ASSISTED_SERVICES_IMAGE_DISCOVERY_IGNITION_H_
-#define ASSISTED_SERVICES_IMAGE_DISCOVERY_IGNITION_H_
+#ifndef ASSISTED_LIB_IGNITION_DISCOVERY_IGNITION_H_
+#define ASSISTED_LIB_IGNITION_DISCOVERY_IGNITION_H_
 
 #include <string>
 #include <vector>
@@ -47,10 +47,12 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "assisted/types/v1/infra_env.pb.h"
+#include "lib/ignition/discovery_layout.h"
 
-namespace assisted::image {
+namespace assisted::discovery {
 
-// What the image service knows that the infra-env does not.
+// What the image service (or aictl, for the agent-based installer) knows that the infra-env
+// does not.
 struct DiscoveryIgnitionSettings {
   // host:port of the orchestrator's AgentService as hosts reach it. Required.
   std::string orchestrator_address;
@@ -84,18 +86,17 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(const types::v1::InfraE
                                                          absl::string_view pull_secret,
                                                          const DiscoveryIgnitionSettings& settings);
 
-// Paths and names other parts of the image service (and tests) refer to.
-inline constexpr char kAgentUnitName[] = "assisted-agent.service";
-inline constexpr char kAgentEnvPath[] = "/etc/assisted/agent.env";
-inline constexpr char kAgentCaBundlePath[] = "/etc/assisted/ca.pem";
-inline constexpr char kPullSecretPath[] = "/root/.docker/config.json";
-inline constexpr char kNetworkConfigDir[] = "/etc/assisted/network";
-inline constexpr char kNetworkScriptPath[] = "/usr/local/bin/pre-network-manager-config.sh";
-inline constexpr char kNetworkUnitName[] = "pre-network-manager-config.service";
-inline constexpr char kRegistriesConfPath[] = "/etc/containers/registries.conf";
-inline constexpr char kMirrorCaPath[] =
-    "/etc/pki/ca-trust/source/anchors/assisted-mirror-registries.pem";
+// The layout the config writes (lib/ignition/discovery_layout.h), under the names its tests use.
+using discovery_layout::kAgentCaBundlePath;
+using discovery_layout::kAgentEnvPath;
+using discovery_layout::kAgentUnitName;
+using discovery_layout::kMirrorCaPath;
+using discovery_layout::kNetworkConfigDir;
+using discovery_layout::kNetworkScriptPath;
+using discovery_layout::kNetworkUnitName;
+using discovery_layout::kPullSecretPath;
+using discovery_layout::kRegistriesConfPath;
 
-}  // namespace assisted::image
+}  // namespace assisted::discovery
 
-#endif  // ASSISTED_SERVICES_IMAGE_DISCOVERY_IGNITION_H_
+#endif  // ASSISTED_LIB_IGNITION_DISCOVERY_IGNITION_H_

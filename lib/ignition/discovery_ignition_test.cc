@@ -1,4 +1,4 @@
-#include "services/image/discovery_ignition.h"
+#include "lib/ignition/discovery_ignition.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -21,7 +21,7 @@
 #include "lib/testing/test_files.h"
 #include "nlohmann/json.hpp"
 
-namespace assisted::image {
+namespace assisted::discovery {
 namespace {
 
 using ::assisted::testing::IsOk;
@@ -715,4 +715,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<InvalidCase>& info) { return info.param.name; });
 
 }  // namespace
-}  // namespace assisted::image
+}  // namespace assisted::discovery

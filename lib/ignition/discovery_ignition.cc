@@ -1,4 +1,4 @@
-#include "services/image/discovery_ignition.h"
+#include "lib/ignition/discovery_ignition.h"
 
 #include <openssl/bio.h>
 #include <openssl/pem.h>
@@ -27,7 +27,7 @@
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
 
-namespace assisted::image {
+namespace assisted::discovery {
 namespace {
 
 using ::assisted::types::v1::InfraEnv;
@@ -670,4 +670,4 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(
   return result;
 }
 
-}  // namespace assisted::image
+}  // namespace assisted::discovery
