@@ -91,6 +91,31 @@ async function tabTo(page, test) {
   fail(`Tab never reached ${test}`);
 }
 
+// Waits until `condition` (run in the page with `args`) holds, polling every frame, instead of
+// reading the screen once right after input: that read holds only if nothing the input sets off
+// (a re-render, a timer such as the wizard's focus move) runs after the input's acknowledgement,
+// which a loaded machine does not promise. After `timeout`, fails with what `describe` (run
+// here, so it may read the page) says.
+async function expectOnScreen(page, condition, args, describe, timeout = 30_000) {
+  try {
+    await page.waitForFunction(condition, { timeout, polling: 'raf' }, ...args);
+  } catch (error) {
+    if (error?.name !== 'TimeoutError') throw error;
+    fail(await describe());
+  }
+}
+
+// Field `selector` holds exactly `text`: a keystroke that went to another element (the focus
+// moved while typing) fails here, naming the field, instead of as a check that reads it later.
+async function expectValue(page, selector, text) {
+  await expectOnScreen(
+    page,
+    (s, t) => document.querySelector(s)?.value === t,
+    [selector, text],
+    async () => `${selector} holds ${JSON.stringify(await page.$eval(selector, (e) => e.value).catch(() => '(no such field)'))}, not the ${JSON.stringify(text)} typed`,
+  );
+}
+
 // Tab to field `id`, replace its text with `text` by typing.
 async function keyType(page, id, text) {
   await tabTo(page, `(e) => e.id === ${JSON.stringify(id)}`);
@@ -99,6 +124,13 @@ async function keyType(page, id, text) {
   await page.keyboard.up('Control');
   await page.keyboard.press('Backspace');
   await page.keyboard.type(text);
+  await expectValue(page, `#${id}`, text);
+}
+
+// Types `text` into the empty field `selector` (page.type focuses it first).
+async function typeInto(page, selector, text) {
+  await page.type(selector, text);
+  await expectValue(page, selector, text);
 }
 
 // Tab to the enabled button labelled `label` and press Enter.
@@ -111,6 +143,20 @@ async function problemOf(page, id) {
   return page.$eval(`[data-testid="${id}-problem"]`, (e) => e.textContent).catch(() => '');
 }
 
+// Waits until field `id` shows a problem containing `wanted` (or, for '', shows none); else fails
+// with `what` and the problem it shows.
+async function expectProblem(page, id, wanted, what) {
+  await expectOnScreen(
+    page,
+    (i, w) => {
+      const shown = document.querySelector(`[data-testid="${i}-problem"]`)?.textContent ?? '';
+      return w === '' ? shown === '' : shown.includes(w);
+    },
+    [id, wanted],
+    async () => `${what}: "${await problemOf(page, id)}"`,
+  );
+}
+
 // Replaces the text of field `selector` as a paste would (one input event), for long values.
 async function paste(page, selector, text) {
   await page.click(selector);
@@ -119,10 +165,32 @@ async function paste(page, selector, text) {
   await page.keyboard.up('Control');
   await page.keyboard.press('Backspace');
   await page.keyboard.sendCharacter(text);
+  await expectValue(page, selector, text);
 }
 
-async function nextDisabled(page) {
-  return page.evaluate(() => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next')?.disabled);
+// Waits until the wizard's Next button is disabled (or enabled), else fails with `what`.
+async function expectNextDisabled(page, disabled, what) {
+  await expectOnScreen(
+    page,
+    (d) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next')?.disabled === d,
+    [disabled],
+    async () => what,
+  );
+}
+
+// Moves the wizard to its next step by `advance` (Enter or a click on Next) and waits for what
+// PatternFly's Wizard does after: it focuses the new step's content from a setTimeout(0) once
+// the step renders. Input the browser handles before that timer (a loaded renderer may run it
+// first) is typed into a field the focus then leaves (keystrokes lost), or is Enter on a
+// button the focus then leaves.
+async function nextStep(page, advance) {
+  await advance();
+  await expectOnScreen(
+    page,
+    () => document.activeElement?.classList.contains('pf-v6-c-wizard__main'),
+    [],
+    async () => `the wizard never focused its next step; the focus is on ${await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 200))}`,
+  );
 }
 
 async function signIn(page, token) {
@@ -267,23 +335,21 @@ async function flow(page) {
   await keyType(page, 'ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
   await tabTo(page, "(e) => e.id === 'topology-compact' && e.checked");
   await shot(page, '03-wizard-details');
-  await pressButton(page, 'Next');
+  await nextStep(page, () => pressButton(page, 'Next'));
   await keyType(page, 'machine-network', '192.168.122.0/24');
   await keyType(page, 'api-vip', '10.0.0.5');
-  const outside = await problemOf(page, 'api-vip');
-  if (!outside.includes('Not inside the machine network')) fail(`API VIP outside the network not flagged: "${outside}"`);
+  await expectProblem(page, 'api-vip', 'Not inside the machine network', 'API VIP outside the network not flagged');
   await keyType(page, 'api-vip', '192.168.122.5');
   await keyType(page, 'ingress-vip', '192.168.122.5');
-  const same = await problemOf(page, 'ingress-vip');
-  if (!same.includes('Must differ')) fail(`equal VIPs not flagged: "${same}"`);
-  if (!(await nextDisabled(page))) fail('Next is enabled while a VIP is wrong');
+  await expectProblem(page, 'ingress-vip', 'Must differ', 'equal VIPs not flagged');
+  await expectNextDisabled(page, true, 'Next is enabled while a VIP is wrong');
   await shot(page, '04-wizard-networking-invalid');
   await keyType(page, 'ingress-vip', '192.168.122.6');
-  if ((await problemOf(page, 'ingress-vip')) !== '') fail('a valid ingress VIP still flagged');
+  await expectProblem(page, 'ingress-vip', '', 'a valid ingress VIP still flagged');
   log('wizard by keyboard only; inline VIP errors shown, Next off while they stand');
-  await pressButton(page, 'Next');
+  await nextStep(page, () => pressButton(page, 'Next'));
   await page.waitForSelector('#image-full', { visible: true });
-  await pressButton(page, 'Next');  // host networking: DHCP and the full ISO, as they come
+  await nextStep(page, () => pressButton(page, 'Next'));  // host networking: DHCP and the full ISO, as they come
   await byText(page, 'e2e.example.com');
   await shot(page, '05-wizard-review');
   await pressButton(page, 'Create cluster');
@@ -399,49 +465,46 @@ async function wizard(page) {
   await signIn(page, env.UI_TOKEN);
   await clickText(page, 'Create cluster');
   await page.waitForSelector('#name', { visible: true });
-  await page.type('#name', 'static');
-  await page.type('#domain', 'example.com');
+  await typeInto(page, '#name', 'static');
+  await typeInto(page, '#domain', 'example.com');
   await paste(page, '#pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
-  await clickText(page, 'Next');
+  await nextStep(page, () => clickText(page, 'Next'));
 
   await page.waitForSelector('#stack-dual', { visible: true });
   await page.click('#stack-dual');
-  await page.type('#machine-network', '192.168.122.0/24');
-  await page.type('#machine-network-6', 'fd00:1::/64');
-  await page.type('#api-vip', '192.168.122.5');
-  await page.type('#ingress-vip', '192.168.122.6');
-  await page.type('#api-vip-6', 'fd00:1::5');
-  await page.type('#ingress-vip-6', 'fd00:1::6');
+  await typeInto(page, '#machine-network', '192.168.122.0/24');
+  await typeInto(page, '#machine-network-6', 'fd00:1::/64');
+  await typeInto(page, '#api-vip', '192.168.122.5');
+  await typeInto(page, '#ingress-vip', '192.168.122.6');
+  await typeInto(page, '#api-vip-6', 'fd00:1::5');
+  await typeInto(page, '#ingress-vip-6', 'fd00:1::6');
   await page.click('#advanced-networking');
   await page.waitForSelector('#host-prefix', { visible: true });
   await paste(page, '#host-prefix', '26');
-  const prefix = await problemOf(page, 'host-prefix');
-  if (!prefix.includes('Between 14 and 25')) fail(`a host prefix too long for 10.128.0.0/14 not flagged: "${prefix}"`);
-  if (!(await nextDisabled(page))) fail('Next is enabled while the host prefix is wrong');
+  await expectProblem(page, 'host-prefix', 'Between 14 and 25', 'a host prefix too long for 10.128.0.0/14 not flagged');
+  await expectNextDisabled(page, true, 'Next is enabled while the host prefix is wrong');
   await shot(page, '04b-wizard-dual-stack-advanced');
   await paste(page, '#host-prefix', '24');
   await paste(page, '#service-network', '192.168.0.0/16');
-  const overlap = await problemOf(page, 'service-network');
-  if (!overlap.includes('Overlaps the machine network (192.168.122.0/24)')) fail(`a service network over the machine network not flagged: "${overlap}"`);
+  await expectProblem(page, 'service-network', 'Overlaps the machine network (192.168.122.0/24)', 'a service network over the machine network not flagged');
   await paste(page, '#service-network', '172.30.0.0/16');
-  await page.waitForFunction(() => [...document.querySelectorAll('button')].some((b) => b.textContent.trim() === 'Next' && !b.disabled));
-  await clickText(page, 'Next');
+  await expectNextDisabled(page, false, 'Next stays disabled once the networks are right');
+  await nextStep(page, () => clickText(page, 'Next'));
   log('dual stack with advanced CIDRs; a wrong host prefix and overlapping networks flagged inline');
 
   await page.waitForSelector('#image-minimal', { visible: true });
   await page.click('#image-minimal');
   await page.click('#static-ips');
   await page.waitForSelector('#host-0-yaml', { visible: true });
-  await page.type('#host-0-mac', '52:54:00:aa:bb:01');
+  await typeInto(page, '#host-0-mac', '52:54:00:aa:bb:01');
   await paste(page, '#host-0-yaml', 'interfaces:\n  - name: eth0\n   type: ethernet\n');
-  const syntax = await problemOf(page, 'host-0-yaml');
-  if (!/YAML syntax error at line 3/.test(syntax)) fail(`a YAML syntax error not flagged with its line: "${syntax}"`);
-  if (!(await nextDisabled(page))) fail('Next is enabled while the YAML does not parse');
+  await expectProblem(page, 'host-0-yaml', 'YAML syntax error at line 3', 'a YAML syntax error not flagged with its line');
+  await expectNextDisabled(page, true, 'Next is enabled while the YAML does not parse');
   await paste(page, '#host-0-yaml', staticYaml('eth9'));
-  if ((await problemOf(page, 'host-0-yaml')) !== '') fail('valid YAML still flagged');
+  await expectProblem(page, 'host-0-yaml', '', 'valid YAML still flagged');
   await paste(page, '#trust-bundle', certificate.stdout);
   log('a YAML syntax error shown inline with its line, then fixed');
-  await clickText(page, 'Next');
+  await nextStep(page, () => clickText(page, 'Next'));
   await byText(page, 'minimal ISO');
   await clickText(page, 'Create cluster');
 
@@ -453,13 +516,12 @@ async function wizard(page) {
   await page.click('[data-testid="go-to-field"]');
   await page.waitForSelector('[data-testid="host-0-yaml-problem"]', { visible: true });
   await page.waitForFunction(() => document.activeElement?.id === 'host-0-yaml', { timeout: 5_000 });
-  const inline = await problemOf(page, 'host-0-yaml');
-  if (!inline.includes('"eth9" is not an interface this document configures')) fail(`the API's reason is not on the YAML field: "${inline}"`);
+  await expectProblem(page, 'host-0-yaml', '"eth9" is not an interface this document configures', "the API's reason is not on the YAML field");
   await shot(page, '05b-wizard-static-network-api-error');
-  log(`the API's NMState error shown on the field: ${inline}`);
+  log(`the API's NMState error shown on the field: ${await problemOf(page, 'host-0-yaml')}`);
   await paste(page, '#host-0-yaml', staticYaml('eth0'));
-  if ((await problemOf(page, 'host-0-yaml')) !== '') fail("the API's error stayed after the YAML was edited");
-  await clickText(page, 'Next');
+  await expectProblem(page, 'host-0-yaml', '', "the API's error stayed after the YAML was edited");
+  await nextStep(page, () => clickText(page, 'Next'));
   await clickText(page, 'Try again');
   await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
   const clusterId = page.url().split('/').pop();
