@@ -58,6 +58,14 @@ absl::StatusOr<Cluster> ActionContext::Refresh(const std::string& cluster_id) {
   return cluster;
 }
 
+absl::Status ActionContext::JudgeAfterStoredChange(const std::string& cluster_id) {
+  absl::Status judged = Refresh(cluster_id).status();
+  if (!absl::IsAborted(judged)) return judged;
+  log.Info("another refresher judged the cluster first",
+           {{"cluster_id", cluster_id}, {"race", judged.message()}});
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Cluster> ActionContext::FireCluster(const std::string& cluster_id,
                                                    core::ClusterEvent event,
                                                    core::ClusterFieldsUpdate fields) {

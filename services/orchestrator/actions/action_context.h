@@ -98,6 +98,11 @@ class ActionContext {
   // The refresher's RefreshCluster; returns the cluster with its hosts as stored after it.
   absl::StatusOr<types::v1::Cluster> Refresh(const std::string& cluster_id);
 
+  // Judges the cluster again after an action stored its change. A judgement that kept losing
+  // compare-and-sets is not the action's failure: the refresher that won read the stored change
+  // and judged it, so that outcome is OK (and logged); any other error is returned.
+  absl::Status JudgeAfterStoredChange(const std::string& cluster_id);
+
   // Fires a user action on the cluster and writes the decision (with `fields`), then carries
   // out its effects on the hosts (cancel, reset) and artifacts (reset deletes the files).
   absl::StatusOr<types::v1::Cluster> FireCluster(const std::string& cluster_id,

@@ -177,7 +177,7 @@ absl::StatusOr<Host> HostActions::UpdateHost(const v1::UpdateHostRequest& reques
   ASSIGN_OR_RETURN(Host written, context_.inventory.UpdateHost(host.infra_env_id(), host.id(),
                                                                update, request.resource_version()));
   if (written.cluster_id().empty()) return written;
-  RETURN_IF_ERROR(context_.Refresh(written.cluster_id()).status());
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(written.cluster_id()));
   return context_.inventory.GetHost(written.infra_env_id(), written.id());
 }
 
@@ -223,7 +223,7 @@ absl::StatusOr<Host> HostActions::BindHost(const std::string& infra_env_id,
   // Fired as the pool host it still is; the decision writes the cluster_id with the status.
   RETURN_IF_ERROR(context_.FireHost(host, nullptr, core::HostEvent::kBind, into).status());
   // The same refresh as any trigger's judges it in its new cluster.
-  RETURN_IF_ERROR(context_.Refresh(cluster_id).status());
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(cluster_id));
   return context_.inventory.GetHost(host.infra_env_id(), host.id());
 }
 
@@ -245,7 +245,7 @@ absl::StatusOr<Host> HostActions::UnbindHost(const std::string& infra_env_id,
   ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, false));
   ASSIGN_OR_RETURN(Host unbound, context_.FireHost(host, &cluster, core::HostEvent::kUnbind));
   // The cluster is judged without it, and it in the pool (unless it waits for a reboot).
-  RETURN_IF_ERROR(context_.Refresh(cluster_id).status());
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(cluster_id));
   RETURN_IF_ERROR(context_.refresher.RefreshHost(unbound).status());
   return context_.inventory.GetHost(host.infra_env_id(), host.id());
 }
