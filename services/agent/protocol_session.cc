@@ -186,9 +186,9 @@ class ProtocolSession::Stream final
     if (release) RemoveHold();
   }
 
+  // The session takes the last reference (this may be deleted on return).
   void OnDone(const grpc::Status& status) override {
-    session_.OnStreamDone(*this, status);
-    std::shared_ptr<Stream> last = std::move(self_);  // may delete this on return
+    session_.OnStreamDone(std::move(self_), status);
   }
 
  private:
@@ -478,18 +478,25 @@ void ProtocolSession::OnRegistration(Stream& stream, const v1::Registered& regis
   listener_.OnRegistered(registered);
 }
 
-void ProtocolSession::OnStreamDone(Stream& stream, const grpc::Status& status) {
+void ProtocolSession::OnStreamDone(std::shared_ptr<Stream> stream, const grpc::Status& status) {
   absl::Status why;
   bool was_registered = false;
+  std::shared_ptr<Stream> current;
   {
     absl::MutexLock lock(&mu_);
-    if (&stream != current_.get()) return;
+    if (stream != current_) return;
     was_registered = registered_;
     registered_ = false;  // from now on what is sent waits in the outbox
     why = end_why_.ok() ? StreamEnded(status) : end_why_;
     end_why_ = absl::OkStatus();
-    current_ = nullptr;
+    current = std::move(current_);
   }
+  // The stream (its ClientContext holds the channel) goes now, while channel_ still holds the
+  // channel and before the session can finish: once AwaitFinished() returns the owner may drop
+  // the channel, and gRPC 1.51 crashes when a channel's last reference is dropped on its
+  // callback thread (the teardown joins that thread from itself and frees its queue under it).
+  current.reset();
+  stream.reset();
   AfterStream(std::move(why), was_registered, /*attempt=*/0);
 }
 

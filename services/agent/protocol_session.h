@@ -218,7 +218,8 @@ class ProtocolSession {
   void Connect(uint64_t attempt);
   void OnMessage(Stream& stream, const v1::ServiceMessage& message);
   void OnRegistration(Stream& stream, const v1::Registered& registered);
-  void OnStreamDone(Stream& stream, const grpc::Status& status);
+  // `stream` is the stream's own last reference: it is released before the session moves on.
+  void OnStreamDone(std::shared_ptr<Stream> stream, const grpc::Status& status);
   // Ends `stream` because of `why` (the first reason given for a stream is the one reported).
   void EndStream(Stream& stream, absl::Status why);
   // Scheduled: cancels stream `generation` if it is still not registered.

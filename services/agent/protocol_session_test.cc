@@ -178,8 +178,10 @@ class RecordingListener final : public ProtocolSession::Listener {
     ended_.push_back({why, was_registered});
   }
   void OnFinished(const absl::Status& why) override {
+    const long held = on_finished ? on_finished() : -1;
     absl::MutexLock lock(&mu_);
     finished_.push_back(why);
+    held_at_finish_ = held;
   }
 
   bool AwaitRegistered(int count) {
@@ -206,6 +208,14 @@ class RecordingListener final : public ProtocolSession::Listener {
     absl::MutexLock lock(&mu_);
     return instructions_;
   }
+  // What `on_finished` returned when the session finished last.
+  long held_at_finish() const {
+    absl::MutexLock lock(&mu_);
+    return held_at_finish_;
+  }
+  // Called as the session finishes (set before the session can finish, read on its thread).
+  std::function<long()> on_finished;
+
   size_t finished_count() const {
     absl::MutexLock lock(&mu_);
     return finished_.size();
@@ -224,6 +234,7 @@ class RecordingListener final : public ProtocolSession::Listener {
   uint64_t acknowledged_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<Ended> ended_ ABSL_GUARDED_BY(mu_);
   std::vector<absl::Status> finished_ ABSL_GUARDED_BY(mu_);
+  long held_at_finish_ ABSL_GUARDED_BY(mu_) = -1;
 };
 
 // A server running `scripts`, and a session towards it with a manual scheduler and fake clock.
@@ -495,6 +506,46 @@ TEST_F(ProtocolSessionTest, ANewInstanceAfterARebootNumbersFromOneAndForgetsItsS
   EXPECT_EQ(second.agent_instance_id(), "instance-2");
   EXPECT_EQ(second.steps_run_size(), 0);
   EXPECT_EQ(session.Send(ProgressAt(types::v1::HOST_STAGE_STARTING_INSTALLATION)), 1u);
+}
+
+// gRPC (1.51) must never see a channel's last reference dropped on its own callback thread: the
+// channel's teardown then joins that thread from itself, fails, frees the callback queue under
+// it, and the process aborts later ("grpc_cq_internal_unref ... assertion failed: prior > 0",
+// seen in fleet_test and here at the start of the test after one that ended a stream). So a
+// stream lets go of its channel before the session reports finished: once AwaitFinished()
+// returns, the owner may destroy the session (its channel) on its own thread.
+TEST_F(ProtocolSessionTest, AFinishedSessionsStreamNoLongerHoldsTheChannel) {
+  // The orchestrator ends the session (Stop EXIT), so no thread of the test holds the stream.
+  Serve({[](grpc::ServerContext& context, ServerStream& stream, const v1::AgentMessage&) {
+    stream.Write(Accepted());
+    v1::ServiceMessage stop;
+    stop.mutable_stop()->set_action(v1::STOP_ACTION_EXIT);
+    stream.Write(stop);
+    return UntilTheAgentLeaves(context, stream);
+  }});
+  struct Holders {
+    absl::Mutex mu;
+    std::weak_ptr<grpc::Channel> channel ABSL_GUARDED_BY(mu);
+  };
+  auto holders = std::make_shared<Holders>();
+  auto holders_now = [&holders] {
+    absl::MutexLock lock(&holders->mu);
+    return holders->channel.use_count();
+  };
+  listener_.on_finished = [&] { return holders_now(); };
+  ProtocolSession& session =
+      Session([holders, target = target_]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+        std::shared_ptr<grpc::Channel> channel =
+            grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+        absl::MutexLock lock(&holders->mu);
+        holders->channel = channel;
+        return channel;
+      });
+  session.Start();
+  EXPECT_EQ(session.AwaitFinished().code(), absl::StatusCode::kCancelled);
+  // The session's own two (channel_ and its stub), no stream's: a live call's count varies with
+  // what gRPC holds for it, so it is no baseline.
+  EXPECT_EQ(listener_.held_at_finish(), 2);
 }
 
 }  // namespace
