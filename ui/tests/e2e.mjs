@@ -391,6 +391,20 @@ async function flow(page) {
   );
   const failing = await page.$eval('[data-testid="cluster-validations"]', (e) => e.textContent);
   log(`a worker in a compact cluster: ${await statusText(page)}, failing: ${failing}`);
+  // Each failing validation shows the API's message and fix hint, as the API words them.
+  const shown = await page.$$eval('[data-testid="cluster-validations"] .ai-failing', (items) =>
+    items.map((i) => ({ id: i.dataset.testid.slice('failing-'.length), text: i.textContent, hint: i.querySelector('[data-testid="fix-hint"]')?.textContent ?? '' })),
+  );
+  const served = Object.values(JSON.parse((await rest('GET', `/clusters/${clusterId}`)).validations_info)).flat();
+  for (const item of shown) {
+    const api = served.find((v) => v.id === item.id);
+    if (!api?.hint) fail(`the API gives no hint for failing ${item.id}`);
+    if (!item.text.includes(api.message) || item.hint !== `How to fix: ${api.hint}`) {
+      fail(`${item.id} shows "${item.text}", not the API's message "${api.message}" and hint "${api.hint}"`);
+    }
+  }
+  if (shown.length === 0) fail('no failing validation shown');
+  log(`fix hints shown as the API gives them: ${shown.map((i) => `${i.id}: ${i.hint}`).join('; ')}`);
   await shot(page, '07b-failing-validation');
   await (await page.$(roleOfFirst)).select('master');
   await page.waitForFunction((s) => document.querySelector(s)?.value === 'master', { timeout: 20_000 }, roleOfFirst);

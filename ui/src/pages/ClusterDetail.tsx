@@ -16,8 +16,6 @@ import {
   FlexItem,
   FormSelect,
   FormSelectOption,
-  List,
-  ListItem,
   PageSection,
   Title,
   ToggleGroup,
@@ -26,8 +24,9 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { memo, useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv, type ValidationResult } from '../api/client';
+import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
+import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
 
 interface Disk {
@@ -75,19 +74,6 @@ function sortHosts(hosts: Host[]): Host[] {
 // Roles can change until the install starts.
 const EDITABLE = new Set(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
 const ROLES = ['auto-assign', 'master', 'worker'] as const;
-
-// Each failing validation with the API's own message.
-function FailingList({ failing }: { failing: ValidationResult[] }) {
-  return (
-    <List isPlain>
-      {failing.map((v) => (
-        <ListItem key={v.id} className="ai-failing">
-          <strong>{v.id}</strong>: {v.message}
-        </ListItem>
-      ))}
-    </List>
-  );
-}
 
 // Rows re-render only when their host object changed (reads of one host keep the others').
 const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: (message: string) => void }) {
