@@ -10,6 +10,7 @@ export type InfraEnv = components['schemas']['infra-env'] & Record<string, unkno
 export type ClusterCreateParams = components['schemas']['cluster-create-params'];
 export type ApiEvent = components['schemas']['event'];
 export type ApiError = components['schemas']['error'];
+export type WebUiConfig = components['schemas']['web-ui-config'];
 
 const TOKEN_KEY = 'assisted.token';
 
