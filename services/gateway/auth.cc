@@ -10,6 +10,9 @@
 namespace assisted::gateway {
 namespace {
 
+constexpr char kCredentialsRequired[] =
+    "authentication required: Authorization: Bearer <token>, X-Secret-Key or Image-Token";
+
 // A claim's string value, or "".
 std::string StringClaim(const nlohmann::json& claims, const char* name) {
   if (!claims.contains(name) || !claims[name].is_string()) return "";
@@ -96,8 +99,13 @@ absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& reque
   if (!image) image = request.Query("image_token");
   if (!image) image = request.Query("api_key");
   if (image) return ScopedToken(options_, *image, Principal::Kind::kImage, now);
-  return absl::UnauthenticatedError(
-      "authentication required: Authorization: Bearer <token>, X-Secret-Key or Image-Token");
+  if (!options_.read_only_cluster_id.empty()) {
+    Principal viewer;
+    viewer.kind = Principal::Kind::kViewer;
+    viewer.cluster_id = options_.read_only_cluster_id;
+    return viewer;
+  }
+  return absl::UnauthenticatedError(kCredentialsRequired);
 }
 
 absl::Status Authenticator::Authorize(const Principal& principal, Access access,
@@ -106,6 +114,9 @@ absl::Status Authenticator::Authorize(const Principal& principal, Access access,
     case Principal::Kind::kSystem:
     case Principal::Kind::kUser:
       return absl::OkStatus();
+    case Principal::Kind::kViewer:
+      // Exactly what a caller without credentials hears where there is no viewer.
+      return absl::UnauthenticatedError(kCredentialsRequired);
     case Principal::Kind::kAgent:
     case Principal::Kind::kImage:
       break;

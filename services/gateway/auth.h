@@ -13,7 +13,9 @@
 //     of a signed download URL. Neither kind passes for the other (nor does a rootfs token).
 // Agent and image tokens only ever reach routes of their own infra-env (anything else is
 // NOT_FOUND) and never a cluster's files or credentials. With --auth=none (development only)
-// every caller is an anonymous system caller.
+// every caller is an anonymous system caller. With --read-only-cluster (the agent-based
+// installer's node 0) a caller without any credentials is a viewer of that one cluster: it may
+// follow that cluster's changes and read its progress view (progress_view.h), nothing else.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_AUTH_H_
 #define ASSISTED_SERVICES_GATEWAY_AUTH_H_
@@ -32,10 +34,11 @@ namespace assisted::gateway {
 
 // Who made a request.
 struct Principal {
-  enum class Kind { kSystem, kUser, kAgent, kImage };
+  enum class Kind { kSystem, kUser, kAgent, kImage, kViewer };
   Kind kind = Kind::kSystem;
   grpcutil::Identity identity;  // users: forwarded to the inventory; empty otherwise
   std::string infra_env_id;     // agents and image tokens: the only infra-env they may touch
+  std::string cluster_id;       // viewers: the only cluster they may watch
 };
 
 // What a route accepts.
@@ -54,6 +57,8 @@ struct AuthOptions {
   std::string url_signing_key;  // verifies agent and image tokens; empty: refused
   // The current signing key of an infra-env, for agent tokens; empty: agent tokens refused.
   auth::InfraEnvKeyLookup infra_env_signing_key;
+  // Callers without credentials are viewers of this cluster; empty: they are refused.
+  std::string read_only_cluster_id;
 };
 
 class Authenticator {
@@ -69,7 +74,7 @@ class Authenticator {
 
   // Whether `principal` may use a route with `access` for `request`: PERMISSION_DENIED for an
   // agent or image token on a route that is not theirs by kind, NOT_FOUND for another
-  // infra-env than the token's.
+  // infra-env than the token's, UNAUTHENTICATED for a viewer (no REST route is theirs).
   static absl::Status Authorize(const Principal& principal, Access access,
                                 const http::Request& request);
 

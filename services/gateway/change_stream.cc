@@ -5,6 +5,7 @@
 
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
@@ -214,6 +215,13 @@ absl::StatusOr<http::Response> ChangeStream::Answer(const http::Request& request
   }
   if (absl::optional<absl::string_view> header = request.headers.Get("Last-Event-ID")) {
     position = std::string(*header);
+  }
+  // A viewer (no credentials, --read-only-cluster) follows its one cluster and nothing else.
+  if (caller.kind == Principal::Kind::kViewer &&
+      (cluster_id.empty() || !absl::EqualsIgnoreCase(cluster_id, caller.cluster_id))) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "authentication required: without credentials only cluster ", caller.cluster_id,
+        "'s changes are served"));
   }
   if (!cluster_id.empty()) RETURN_IF_ERROR(can_read_cluster_(caller, cluster_id));
 

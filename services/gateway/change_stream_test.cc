@@ -53,8 +53,10 @@ class ChangeStreamTest : public ::testing::Test {
     // Only kMine is the caller's: everything else is another tenant's, NOT_FOUND.
     stream_ = std::make_unique<ChangeStream>(
         feed_, *authenticator_, clock_,
-        [](const Principal&, const std::string& cluster_id) {
-          return cluster_id == kMine ? absl::OkStatus()
+        // The gateway's own reads (no tenant: a viewer's) see every cluster.
+        [](const Principal& caller, const std::string& cluster_id) {
+          return caller.identity.system() || cluster_id == kMine
+                     ? absl::OkStatus()
                                      : absl::NotFoundError("cluster " + cluster_id + " not found");
         },
         options);
@@ -173,6 +175,26 @@ TEST_F(ChangeStreamTest, RefusesCallersWithoutTokenAndOtherTenantsClusters) {
   EXPECT_EQ(Get("?cluster_id=" + std::string(kTheirs)).status, 404);
   EXPECT_EQ(Get("?cluster_id=not-a-uuid").status, 400);
   EXPECT_EQ(Get("?since=1").status, 400);
+}
+
+TEST_F(ChangeStreamTest, WithoutCredentialsAReadOnlyGatewayShowsItsOneClusterOnly) {
+  auto authenticator =
+      Authenticator::Create({.hs256_secret = kSecret, .read_only_cluster_id = kTheirs});
+  ASSERT_TRUE(authenticator.ok()) << authenticator.status();
+  authenticator_ = *std::move(authenticator);
+  MakeStream({.max_wait = absl::Milliseconds(200), .max_watchers = 4});
+  feed_.Append(HostChange(kTheirs, "h1"));
+  feed_.Append(HostChange(kMine, "h2"));
+  const http::Response watched =
+      Get("?cluster_id=" + std::string(kTheirs), Position(0), /*with_token=*/false);
+  EXPECT_EQ(watched.status, 200);
+  EXPECT_THAT(Body(watched), HasSubstr("\"id\":\"h1\""));
+  EXPECT_THAT(Body(watched), Not(HasSubstr("\"id\":\"h2\"")));
+  // Any other cluster, or every cluster, still needs a token.
+  EXPECT_EQ(Get("?cluster_id=" + std::string(kMine), "", /*with_token=*/false).status, 401);
+  EXPECT_EQ(Get("", "", /*with_token=*/false).status, 401);
+  // A token is used as before.
+  EXPECT_EQ(Get("?cluster_id=" + std::string(kMine)).status, 200);
 }
 
 TEST_F(ChangeStreamTest, BeyondMaxWatchersAnswersAtOnceWithASlowRetry) {

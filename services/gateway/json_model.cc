@@ -278,7 +278,8 @@ bool IsSet(const Message& message, const FieldDescriptor& field) {
   return field.is_repeated() ? r.FieldSize(message, &field) > 0 : r.HasField(message, &field);
 }
 
-// validations_info text: {"<category>": [{"id", "status", "message"}]} in result order.
+// validations_info text: {"<category>": [{"id", "status", "message"[, "hint"]}]} in result
+// order; "hint" (an addition to upstream's model) only where the check gave one.
 std::string ValidationsText(const Message& message, const FieldDescriptor& field) {
   const Reflection& r = *message.GetReflection();
   Json groups = Json::object();
@@ -287,9 +288,11 @@ std::string ValidationsText(const Message& message, const FieldDescriptor& field
         static_cast<const types::v1::ValidationResult&>(r.GetRepeatedMessage(message, &field, i));
     std::string category = EnumText(result.category());
     if (category.empty()) category = "other";
-    groups[category].push_back({{"id", result.id()},
-                                {"status", EnumText(result.status())},
-                                {"message", result.message()}});
+    Json entry = {{"id", result.id()},
+                  {"status", EnumText(result.status())},
+                  {"message", result.message()}};
+    if (!result.hint().empty()) entry["hint"] = result.hint();
+    groups[category].push_back(std::move(entry));
   }
   return Dump(groups);
 }

@@ -74,6 +74,20 @@ TEST(ClusterModel, ShowsFlattenedProxyOwnerAndValidationsText) {
   EXPECT_FALSE(json.contains("owner"));
 }
 
+TEST(ClusterModel, AFailingValidationCarriesItsFixHint) {
+  types::Cluster cluster;
+  types::ValidationResult* v = cluster.add_validations_info();
+  v->set_id("api-vips-valid");
+  v->set_status(types::VALIDATION_STATUS_FAILURE);
+  v->set_category(types::VALIDATION_CATEGORY_NETWORK);
+  v->set_message("api vip 10.0.0.5 does not belong to machine-network-cidr");
+  v->set_hint("Choose a free API VIP inside the machine network");
+  EXPECT_EQ(Json::parse(ToJson(ClusterModel(), cluster)["validations_info"].get<std::string>()),
+            Json::parse(R"({"network":[{"id":"api-vips-valid","status":"failure",
+                "message":"api vip 10.0.0.5 does not belong to machine-network-cidr",
+                "hint":"Choose a free API VIP inside the machine network"}]})"));
+}
+
 TEST(ClusterModel, CreateReadsFieldsAndTheSecretApart) {
   Json body = Json::parse(R"({"name":"c","openshift_version":"4.16","pull_secret":"{}",
       "no_proxy":"x","cluster_networks":[{"cidr":"10.0.0.0/8","host_prefix":23}],

@@ -71,6 +71,7 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
     ASSIGN_OR_RETURN(options.jwks, ReadFile(config.jwks_file, "--jwks-file"));
   }
   options.expected = {.issuer = config.jwt_issuer, .audience = config.jwt_audience};
+  options.read_only_cluster_id = config.read_only_cluster;
   if (options.hs256_secret.empty() && options.jwks.empty()) {
     // Refuse every user rather than accept anyone: a random key nobody holds.
     log.Warning("no --jwt-secret-file or --jwks-file: no user token can be valid");
@@ -127,6 +128,11 @@ void Config::Register(config::Parser& parser) {
   parser.Int("read-cache-mib", &read_cache_mib, "memory bound of the read cache's answers (MiB)")
       .Range(1, 1 << 20);
   parser.String("ui-dir", &ui_dir, "the web UI's built files (ui/dist), served at /; empty: none");
+  parser
+      .String("read-only-cluster", &read_only_cluster,
+              "agent-based installer (node 0): callers without credentials may watch this "
+              "cluster's progress read-only, and the UI opens it without sign-in; empty: none")
+      .Check(config::OptionalUuid);
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
@@ -144,7 +150,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   ASSIGN_OR_RETURN(parts->authenticator, Authenticator::Create(std::move(auth)));
   ASSIGN_OR_RETURN(parts->web_ui, WebUi::Start({.ui_dir = config.ui_dir,
                                                 .handler_threads = config.http.handler_threads,
-                                                .follow_changes = config.read_cache_entries == 0},
+                                                .follow_changes = config.read_cache_entries == 0,
+                                                .read_only_cluster_id = config.read_only_cluster},
                                                *parts->backends, *parts->authenticator,
                                                parts->clock, context.log.Child("web-ui")));
   if (config.read_cache_entries > 0) {

@@ -50,6 +50,9 @@ struct Config {
   int read_cache_mib = 256;
   // The web UI's built files (ui/'s build output), served at "/"; empty: no UI.
   std::string ui_dir;
+  // The agent-based installer's node 0: the one cluster anyone may watch read-only without
+  // credentials (the UI opens its progress); empty: none.
+  std::string read_only_cluster;
 
   void Register(config::Parser& parser);
 };

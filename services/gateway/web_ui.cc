@@ -32,6 +32,7 @@ absl::StatusOr<std::unique_ptr<WebUi>> WebUi::Start(const WebUiOptions& options,
       *ui->feed_, authenticator, clock, std::move(can_read_cluster),
       ChangeStream::Options{.max_wait = absl::Seconds(25),
                             .max_watchers = std::max(1, options.handler_threads / 4)});
+  ui->progress_ = std::make_unique<ProgressView>(backends, options.read_only_cluster_id);
   if (options.follow_changes) {
     ui->follower_ = std::make_unique<inventory_client::WatchFollower>(
         backends.inventory(),
@@ -39,6 +40,12 @@ absl::StatusOr<std::unique_ptr<WebUi>> WebUi::Start(const WebUiOptions& options,
         ui->feed_->FollowerCallbacks(), log.Child("changes"));
   }
   return ui;
+}
+
+std::vector<WebUi::Route> WebUi::Routes() {
+  return {{"GET", ChangeStream::kPath, {"cluster_id", "last_event_id"}},
+          {"GET", ProgressView::kConfigPath, {}},
+          {"GET", ProgressView::kProgressPath, {}}};
 }
 
 std::vector<inventory::v1::ResourceKind> WebUi::WatchedKinds() {
@@ -59,6 +66,7 @@ WebUi::~WebUi() {
 
 absl::Status WebUi::Register(http::Router& router) const {
   RETURN_IF_ERROR(stream_->Register(router));
+  RETURN_IF_ERROR(progress_->Register(router));
   if (files_ != nullptr) RETURN_IF_ERROR(files_->Register(router));
   return absl::OkStatus();
 }

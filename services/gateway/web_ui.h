@@ -1,9 +1,10 @@
 // File: services/gateway/web_ui.h
 //
 // What the gateway adds for the web UI, in one place so the server's composition root stays
-// small: the built files at "/" (static_files.h, only with --ui-dir) and the live change stream
+// small: the built files at "/" (static_files.h, only with --ui-dir), the live change stream
 // (change_stream.h, always: other clients may follow it too), fed by a follower of the
-// inventory's change log of its own.
+// inventory's change log of its own, and the UI's config and read-only progress view
+// (progress_view.h).
 
 #ifndef ASSISTED_SERVICES_GATEWAY_WEB_UI_H_
 #define ASSISTED_SERVICES_GATEWAY_WEB_UI_H_
@@ -20,6 +21,7 @@
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
 #include "services/gateway/change_stream.h"
+#include "services/gateway/progress_view.h"
 #include "services/gateway/static_files.h"
 
 namespace assisted::gateway {
@@ -30,6 +32,8 @@ struct WebUiOptions {
   // Follow the change log itself. False when the caller already follows it (the read cache)
   // and feeds the stream through AfterCache().
   bool follow_changes = true;
+  // --read-only-cluster: the agent-based installer's cluster the UI shows without sign-in.
+  std::string read_only_cluster_id;
 };
 
 class WebUi {
@@ -43,6 +47,13 @@ class WebUi {
   ~WebUi();
 
   absl::Status Register(http::Router& router) const;
+
+  // The routes registered besides the REST table's (for the OpenAPI document's test).
+  struct Route {
+    std::string method, path;
+    std::vector<std::string> query;
+  };
+  static std::vector<Route> Routes();
 
   // The kinds the change stream shows.
   static std::vector<inventory::v1::ResourceKind> WatchedKinds();
@@ -61,6 +72,7 @@ class WebUi {
   std::unique_ptr<StaticFiles> files_;
   std::unique_ptr<ChangeFeed> feed_;
   std::unique_ptr<ChangeStream> stream_;
+  std::unique_ptr<ProgressView> progress_;
   std::unique_ptr<inventory_client::WatchFollower> follower_;
 };
 

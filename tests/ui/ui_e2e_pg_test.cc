@@ -32,5 +32,36 @@ TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutag
                          {"UI_GATEWAY_PID", std::to_string(stack().gateway().pid())}});
 }
 
+// The agent-based installer's node 0: a gateway with --read-only-cluster serves that cluster's
+// progress without sign-in, read-only and live, and nothing else without credentials.
+TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn) {
+  const std::string owner = Token("agent-installer", "agent-installer", absl::Hours(1));
+  const std::string pull_secret = WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})");
+  const auto create = [&](const std::string& token, const std::string& name) {
+    AictlOutcome created =
+        RunAictl(server_, token,
+                 {"clusters", "create", "--name=" + name, "--base-domain=example.com",
+                  "--openshift-version=4.16", "--user-managed-networking",
+                  "--pull-secret-file=" + pull_secret});
+    EXPECT_EQ(created.code, 0) << created.err;
+    return created.Trimmed();
+  };
+  const std::string cluster = create(owner, "kni22");
+  const std::string other = create(Token("demo", "demo", absl::Hours(1)), "theirs");
+  ASSERT_FALSE(HasFailure());
+  absl::StatusOr<RunningGateway> node_zero = LaunchGatewayService(
+      {.inventory_address = stack().inventory().grpc_target(),
+       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
+       .image_address = stack().image().grpc_target(),
+       .jwt_secret_file = stack().jwt_secret_file(),
+       .url_signing_key_file = stack().url_signing_key_file(),
+       .extra_args = {"--ui-dir=" + ui_dir_ + "/dist", "--read-only-cluster=" + cluster}});
+  ASSERT_TRUE(node_zero.ok()) << node_zero.status();
+  RunScenario("agent-based", {{"UI_BASE", node_zero->http_base},
+                              {"UI_READ_ONLY_CLUSTER", cluster},
+                              {"UI_NODE_ZERO_TOKEN", owner},
+                              {"UI_OTHER_CLUSTER", other}});
+}
+
 }  // namespace
 }  // namespace assisted::testing

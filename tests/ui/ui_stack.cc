@@ -58,6 +58,7 @@ void UiStackTest::SetUp() {
 std::map<std::string, std::string> UiStackTest::FleetEnv(const std::string& state_dir) {
   return {{"FLEET_BIN", RunfilePath("services/agent/assisted-agent-fleet")},
           {"FLEET_PROFILE", agent::simulation::testing::ProfilePath("master")},
+          {"FLEET_WORKER_PROFILE", agent::simulation::testing::ProfilePath("worker")},
           {"FLEET_STATE_DIR", state_dir}};
 }
 
@@ -65,7 +66,7 @@ std::string UiStackTest::RunScenario(const std::string& scenario,
                                      std::map<std::string, std::string> env,
                                      absl::Duration timeout) {
   const char* outputs = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  env["UI_BASE"] = server_;
+  env.emplace("UI_BASE", server_);
   env["UI_TOKEN"] = Token("demo", "demo", absl::Hours(1));
   env["CHROMIUM"] = "/usr/bin/chromium";
   env["SCREENSHOT_DIR"] =

@@ -30,8 +30,9 @@ class UiStackTest : public StackTest {
   // A file under the test's temporary folder holding `content`; its path.
   static std::string WriteFile(const std::string& name, const std::string& content);
 
-  // Runs ui/tests/e2e.mjs `scenario` with `env` added to what every scenario gets (UI_BASE,
-  // UI_TOKEN of user demo, CHROMIUM, SCREENSHOT_DIR: the test's undeclared outputs); expects it
+  // Runs ui/tests/e2e.mjs `scenario` with `env` added to what every scenario gets (UI_BASE
+  // unless `env` names another gateway, UI_TOKEN of user demo, CHROMIUM, SCREENSHOT_DIR: the
+  // test's undeclared outputs); expects it
   // to exit 0 within `timeout`. Returns what it printed.
   std::string RunScenario(const std::string& scenario, std::map<std::string, std::string> env,
                           absl::Duration timeout = absl::Minutes(8));

@@ -13,7 +13,7 @@ import {
   ToolbarItem,
 } from '@patternfly/react-core';
 import { useEffect, useState } from 'react';
-import { connection, session } from './api/client';
+import { api, connection, session, type WebUiConfig } from './api/client';
 import { ClusterDetail } from './pages/ClusterDetail';
 import { ClustersList } from './pages/ClustersList';
 import { CreateCluster } from './pages/CreateCluster';
@@ -43,6 +43,30 @@ function useBackendDown(): boolean {
   return down;
 }
 
+// What the gateway serves this UI for (GET web-ui/config, public): null until it answers.
+function useWebUiConfig(): WebUiConfig | null {
+  const [config, setConfig] = useState<WebUiConfig | null>(null);
+  useEffect(() => {
+    let stopped = false;
+    const load = async () => {
+      for (let attempt = 0; !stopped; attempt++) {
+        try {
+          const { data } = await api.GET('/api/assisted-install/v2/web-ui/config');
+          if (data) return setConfig(data);
+        } catch {
+          /* the banner says the gateway is down; ask again */
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** attempt, 10_000)));
+      }
+    };
+    void load();
+    return () => {
+      stopped = true;
+    };
+  }, []);
+  return config;
+}
+
 const UUID = /^\/clusters\/([0-9a-f-]{36})$/;
 
 export function App() {
@@ -50,6 +74,7 @@ export function App() {
   const signedIn = useSignedIn();
   const down = useBackendDown();
   const path = usePath();
+  const config = useWebUiConfig();
 
   const masthead = (
     <Masthead>
@@ -79,7 +104,11 @@ export function App() {
   );
 
   let content;
-  if (!signedIn) {
+  if (config === null) {
+    content = <PageSection>Loading…</PageSection>;
+  } else if (!signedIn && config.mode === 'agent-based' && config.cluster_id) {
+    content = <ClusterDetail clusterId={config.cluster_id} readOnly />;
+  } else if (!signedIn) {
     content = <SignIn onSignedIn={() => rerender((n) => n + 1)} />;
   } else if (path === '/clusters/new') {
     content = <CreateCluster />;

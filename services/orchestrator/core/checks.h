@@ -1,7 +1,8 @@
 // File: services/orchestrator/core/checks.h
 //
-// Validations are a list of named pure checks `(const Context&) -> {status, message}`. A list is
-// data: the core lists (CoreHostChecks, CoreClusterChecks) can be extended by appending checks
+// Validations are a list of named pure checks `(const Context&) -> {status, message}`, each with
+// the fix hint a failure carries (what the user can do about it; the API shows it beside the
+// message, so the UI and the docs never keep their own copy). A list is data: the core lists (CoreHostChecks, CoreClusterChecks) can be extended by appending checks
 // with new ids (operator requirements, ...) without touching the runner.
 //
 //   ValidationResults r = RunChecks(CoreHostChecks(), ctx, disabled_ids);
@@ -42,10 +43,13 @@ struct Check {
   absl::string_view id;
   types::v1::ValidationCategory category;
   CheckResult (*run)(const Ctx&);
+  // What the user can do when it fails; reported with failures and errors only.
+  absl::string_view hint;
 };
 
 // Runs every check of `checks` in order. A check whose id is in `disabled` (the deployment's
 // DISABLED_*_VALIDATIONS) is not run and reports "disabled", which every gate counts as passed.
+// Failures and errors carry their check's hint; other outcomes none.
 template <typename Ctx>
 ValidationResults RunChecks(const std::vector<Check<Ctx>>& checks, const Ctx& ctx,
                             const absl::flat_hash_set<std::string>& disabled = {}) {
@@ -55,7 +59,10 @@ ValidationResults RunChecks(const std::vector<Check<Ctx>>& checks, const Ctx& ct
                         ? CheckResult{types::v1::VALIDATION_STATUS_DISABLED,
                                       "Validation disabled by the service configuration"}
                         : check.run(ctx);
-    results.Set({std::string(check.id), r.status, check.category, std::move(r.message)});
+    const bool failed = r.status == types::v1::VALIDATION_STATUS_FAILURE ||
+                        r.status == types::v1::VALIDATION_STATUS_ERROR;
+    results.Set({std::string(check.id), r.status, check.category, std::move(r.message),
+                 failed ? std::string(check.hint) : std::string()});
   }
   return results;
 }

@@ -278,6 +278,10 @@ TEST(ClusterValidations, EveryIdHasPassFailAndPendingCases) {
   testing::ExpectEveryIdCovered(Cases(), CoreClusterValidationIds(), NeverPending());
 }
 
+TEST(ClusterValidations, EveryCoreCheckHasAFixHint) {
+  for (const ClusterCheck& c : CoreClusterChecks()) EXPECT_FALSE(c.hint.empty()) << c.id;
+}
+
 TEST(ClusterValidations, HealthyClusterPassesEverything) {
   World w;
   ValidationResults results = w.Validate();

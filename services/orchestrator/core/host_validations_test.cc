@@ -517,6 +517,31 @@ TEST(HostValidations, CoreChecksMatchTheIdList) {
   EXPECT_EQ(ids, expected);
 }
 
+TEST(HostValidations, EveryCoreCheckHasAFixHint) {
+  for (const HostCheck& c : CoreHostChecks()) EXPECT_FALSE(c.hint.empty()) << c.id;
+}
+
+TEST(HostValidations, AFailureCarriesItsChecksHintAndAPassNone) {
+  World w;
+  w.inv().mutable_cpu()->set_count(1);
+  ValidationResults r = w.Validate();
+  const ValidationOutcome* failed = r.Find(id::kHasMinCpuCores);
+  ASSERT_NE(failed, nullptr);
+  ASSERT_EQ(failed->status, types::v1::VALIDATION_STATUS_FAILURE);
+  EXPECT_THAT(failed->hint, ::testing::HasSubstr("more CPU cores"));
+  const ValidationOutcome* passed = r.Find(id::kHasMinMemory);
+  ASSERT_NE(passed, nullptr);
+  EXPECT_EQ(passed->status, kOk);
+  EXPECT_EQ(passed->hint, "");
+  types::v1::Host host;
+  r.ToProto(host.mutable_validations_info());
+  for (const types::v1::ValidationResult& v : host.validations_info()) {
+    if (v.id() == id::kHasMinCpuCores) {
+      EXPECT_EQ(v.hint(), failed->hint);
+    }
+  }
+}
+
 TEST(HostValidations, DisabledChecksReportDisabled) {
   World w;
   w.inv().mutable_cpu()->set_count(1);

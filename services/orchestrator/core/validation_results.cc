@@ -95,6 +95,7 @@ void ValidationResults::ToProto(
     r->set_status(o.status);
     r->set_category(o.category);
     r->set_message(o.message);
+    r->set_hint(o.hint);
   }
 }
 

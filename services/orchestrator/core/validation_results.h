@@ -25,6 +25,7 @@ struct ValidationOutcome {
   types::v1::ValidationStatus status = types::v1::VALIDATION_STATUS_UNSPECIFIED;
   types::v1::ValidationCategory category = types::v1::VALIDATION_CATEGORY_UNSPECIFIED;
   std::string message;
+  std::string hint;  // failures and errors: what the user can do about it
 };
 
 class ValidationResults {

@@ -60,7 +60,9 @@ export function followChanges(
       controller = new AbortController();
       let delay = 0;
       try {
-        const headers: Record<string, string> = { Authorization: `Bearer ${session.token() ?? ''}` };
+        // Without a token (the agent-based read-only view) the gateway decides what may be seen.
+        const token = session.token();
+        const headers: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
         if (position) headers['Last-Event-ID'] = position;
         const response = await fetch(url, { headers, signal: controller.signal, cache: 'no-store' });
         if (response.status === 401) {

@@ -10,6 +10,7 @@ export type InfraEnv = components['schemas']['infra-env'] & Record<string, unkno
 export type ClusterCreateParams = components['schemas']['cluster-create-params'];
 export type ApiEvent = components['schemas']['event'];
 export type ApiError = components['schemas']['error'];
+export type WebUiConfig = components['schemas']['web-ui-config'];
 
 const TOKEN_KEY = 'assisted.token';
 
@@ -110,11 +111,13 @@ export async function download(url: string, filename: string): Promise<void> {
   setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
 }
 
-// The parsed validations_info text: category -> results.
+// The parsed validations_info text (its format is described by the OpenAPI document): category
+// -> results. `hint` comes with failures and errors: what the user can do about them.
 export interface ValidationResult {
   id: string;
   status: string;
   message: string;
+  hint?: string;
 }
 export function validationsOf(text: unknown): Record<string, ValidationResult[]> {
   if (typeof text !== 'string' || text === '') return {};

@@ -3,6 +3,8 @@ import { Label, Progress, ProgressMeasureLocation } from '@patternfly/react-core
 // Status words are the API's own (its enums), shown as they come; only their colour is ours.
 const COLOURS: Record<string, 'green' | 'red' | 'orange' | 'blue' | 'grey' | 'purple'> = {
   installed: 'green',
+  'adding-hosts': 'green',
+  'added-to-existing-cluster': 'green',
   ready: 'green',
   known: 'green',
   error: 'red',

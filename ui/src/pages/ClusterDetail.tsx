@@ -16,8 +16,6 @@ import {
   FlexItem,
   FormSelect,
   FormSelectOption,
-  List,
-  ListItem,
   PageSection,
   Title,
   ToggleGroup,
@@ -26,8 +24,9 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { memo, useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv, type ValidationResult } from '../api/client';
+import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
+import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
 
 interface Disk {
@@ -76,25 +75,12 @@ function sortHosts(hosts: Host[]): Host[] {
 const EDITABLE = new Set(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
 const ROLES = ['auto-assign', 'master', 'worker'] as const;
 
-// Each failing validation with the API's own message.
-function FailingList({ failing }: { failing: ValidationResult[] }) {
-  return (
-    <List isPlain>
-      {failing.map((v) => (
-        <ListItem key={v.id} className="ai-failing">
-          <strong>{v.id}</strong>: {v.message}
-        </ListItem>
-      ))}
-    </List>
-  );
-}
-
 // Rows re-render only when their host object changed (reads of one host keep the others').
-const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: (message: string) => void }) {
+const HostRow = memo(function HostRow({ host, onError, readOnly }: { host: Host; onError: (message: string) => void; readOnly: boolean }) {
   const inventory = inventoryOf(host);
   const progress = (host.progress ?? {}) as HostProgress;
   const failing = failingValidations(host.validations_info);
-  const editable = EDITABLE.has(host.status);
+  const editable = !readOnly && EDITABLE.has(host.status);
   const name = hostName(host);
   const patch = async (body: Record<string, unknown>) => {
     try {
@@ -102,6 +88,18 @@ const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: 
         api.PATCH('/api/assisted-install/v2/infra-envs/{infra_env_id}/hosts/{host_id}', {
           params: { path: { infra_env_id: host.infra_env_id!, host_id: host.id } },
           body,
+        }),
+      );
+    } catch (e) {
+      onError(`${name}: ${(e as Error).message}`);
+    }
+  };
+  // A day-2 host joins the installed cluster on its own, once the user says so.
+  const installDay2Host = async () => {
+    try {
+      await must(
+        api.POST('/api/assisted-install/v2/infra-envs/{infra_env_id}/hosts/{host_id}/actions/install', {
+          params: { path: { infra_env_id: host.infra_env_id!, host_id: host.id } },
         }),
       );
     } catch (e) {
@@ -146,7 +144,11 @@ const HostRow = memo(function HostRow({ host, onError }: { host: Host; onError: 
         {host.status_info ? <div>{host.status_info}</div> : null}
       </Td>
       <Td dataLabel="Progress">
-        {progress.current_stage ? (
+        {!readOnly && host.kind === 'AddToExistingClusterHost' && host.status === 'known' ? (
+          <Button variant="primary" size="sm" data-testid={`install-host-${name}`} onClick={() => void installDay2Host()}>
+            Install host
+          </Button>
+        ) : progress.current_stage ? (
           <>
             <div data-testid="stage">{progress.current_stage}{progress.progress_info ? ` (${progress.progress_info})` : ''}</div>
             <Percent value={progress.installation_percentage ?? 0} title={`${name} installation`} />
@@ -304,7 +306,9 @@ function Credentials({ cluster }: { cluster: Cluster }) {
   );
 }
 
-export function ClusterDetail({ clusterId }: { clusterId: string }) {
+// `readOnly`: the agent-based installer's progress view on node 0 (no sign-in): everything is
+// read from the gateway's read-only progress document, and nothing can be changed.
+export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: string; readOnly?: boolean }) {
   const [cluster, setCluster] = useState<Cluster | null>(null);
   const [hosts, setHosts] = useState<Host[]>([]);
   const [infraEnv, setInfraEnv] = useState<InfraEnv | null>(null);
@@ -351,7 +355,22 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
       return sortHosts([...byId.values()]);
     });
   };
+  const readProgressView = async () => {
+    const view = await must(api.GET('/api/assisted-install/v2/web-ui/progress'));
+    setCluster(view.cluster as Cluster);
+    setHosts(sortHosts((view.cluster.hosts as Host[] | undefined) ?? []));
+    setEvents(view.events as ApiEvent[]);
+  };
   const load = async (changes: Change[] | null) => {
+    if (readOnly) {
+      try {
+        await readProgressView();
+        setError('');
+      } catch (e) {
+        if (!(e instanceof Unreachable)) setError((e as Error).message);
+      }
+      return;
+    }
     try {
       const kinds = new Set((changes ?? []).map((c) => c.kind));
       if (changes === null || kinds.has('cluster')) {
@@ -372,7 +391,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
   };
   useLiveReload(clusterId, load);
 
-  const action = async (name: 'install' | 'cancel' | 'reset') => {
+  const action = async (name: 'install' | 'cancel' | 'reset' | 'allow-add-hosts') => {
     try {
       await must(api.POST(`/api/assisted-install/v2/clusters/{cluster_id}/actions/${name}` as '/api/assisted-install/v2/clusters/{cluster_id}/actions/install', { params: { path: { cluster_id: clusterId } } }));
       setError('');
@@ -407,23 +426,30 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
         <FlexItem data-testid="cluster-status">
           <StatusLabel status={status} />
         </FlexItem>
-        <FlexItem align={{ default: 'alignRight' }}>
-          {(status === 'ready' || status === 'insufficient' || status === 'pending-for-input') && (
-            <Button variant="primary" isDisabled={status !== 'ready'} onClick={() => action('install')} data-testid="install">
-              Install cluster
-            </Button>
-          )}{' '}
-          {installing && (
-            <Button variant="danger" onClick={() => action('cancel')}>
-              Cancel installation
-            </Button>
-          )}{' '}
-          {(status === 'error' || status === 'cancelled') && (
-            <Button variant="secondary" onClick={() => action('reset')}>
-              Reset
-            </Button>
-          )}
-        </FlexItem>
+        {!readOnly && (
+          <FlexItem align={{ default: 'alignRight' }}>
+            {(status === 'ready' || status === 'insufficient' || status === 'pending-for-input') && (
+              <Button variant="primary" isDisabled={status !== 'ready'} onClick={() => action('install')} data-testid="install">
+                Install cluster
+              </Button>
+            )}{' '}
+            {installing && (
+              <Button variant="danger" onClick={() => action('cancel')}>
+                Cancel installation
+              </Button>
+            )}{' '}
+            {status === 'installed' && (
+              <Button variant="primary" onClick={() => action('allow-add-hosts')} data-testid="add-hosts">
+                Add hosts
+              </Button>
+            )}{' '}
+            {(status === 'error' || status === 'cancelled') && (
+              <Button variant="secondary" onClick={() => action('reset')}>
+                Reset
+              </Button>
+            )}
+          </FlexItem>
+        )}
       </Flex>
       {error && <Alert variant="danger" isInline title={error} data-testid="cluster-error" />}
       <Card>
@@ -442,7 +468,13 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
           <div data-testid="cluster-validations">{clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}</div>
         </CardBody>
       </Card>
-      {status === 'installed' && (
+      {readOnly && (
+        <Alert variant="info" isInline title="Read-only progress view" data-testid="read-only">
+          This is the installation running on this machine (node 0 of the agent-based installer). Nothing can be changed here, and no
+          credentials are shown: the kubeconfig and the kubeadmin password are in the auth/ folder where the image was created.
+        </Alert>
+      )}
+      {!readOnly && (status === 'installed' || status === 'adding-hosts') && (
         <Card>
           <CardTitle>Credentials</CardTitle>
           <CardBody>
@@ -450,10 +482,16 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
           </CardBody>
         </Card>
       )}
-      {!installing && status !== 'installed' && (
+      {!readOnly && !installing && status !== 'installed' && (
         <Card>
-          <CardTitle>Host discovery</CardTitle>
+          <CardTitle>{status === 'adding-hosts' ? 'Add hosts to the installed cluster' : 'Host discovery'}</CardTitle>
           <CardBody>
+            {status === 'adding-hosts' && (
+              <p data-testid="day2-help">
+                Boot each new host from this discovery image. It joins the running cluster as a worker once it is known and you install
+                it (Install host, in its row); the hosts already installed are not touched.
+              </p>
+            )}
             <Discovery infraEnv={infraEnv} />
           </CardBody>
         </Card>
@@ -480,7 +518,7 @@ export function ClusterDetail({ clusterId }: { clusterId: string }) {
               </Thead>
               <Tbody>
                 {hosts.map((h) => (
-                  <HostRow key={h.id} host={h} onError={setError} />
+                  <HostRow key={h.id} host={h} onError={setError} readOnly={readOnly} />
                 ))}
               </Tbody>
             </Table>
