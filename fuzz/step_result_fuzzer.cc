@@ -71,9 +71,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     result.set_step_type(static_cast<StepType>(type % (assisted::types::v1::StepType_MAX + 1)));
     result.set_exit_code(kExitCodes[in.Byte() % std::size(kExitCodes)]);
     if (in.Byte() % 2 == 1) {
-      host.set_disks_info(
-          R"([{"path": "/dev/sda", "disk_speed": {"tested": true, "speed_ms": 9, "exit_code": 0}},
-              {"path": "/dev/sdb"}, 7, "x"])");
+      assisted::types::v1::DiskInfo* disk = host.mutable_disks_info_report()->add_disks();
+      disk->set_path("/dev/sda");
+      disk->mutable_disk_speed()->set_tested(true);
+      disk->mutable_disk_speed()->set_speed_ms(9);
+      host.mutable_disks_info_report()->add_disks()->set_path("/dev/sdb");
     }
     result.set_output(std::string(in.Rest()));
   }

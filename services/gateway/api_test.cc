@@ -103,7 +103,7 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
         types::v1::Host* host = cluster->add_hosts();
         *host = StoredHost(kInfraEnvId, kHostId);
         host->set_role(role);
-        host->set_connectivity("{}");
+        host->mutable_connectivity_report();  // reported, empty
       }
     }
     return grpc::Status::OK;

@@ -21,6 +21,7 @@
 #include "google/protobuf/timestamp.pb.h"
 #include "lib/json/bounded.h"
 #include "lib/status/status_macros.h"
+#include "lib/step_reports/reference_json.h"
 #include "lib/time/proto_time.h"
 
 namespace assisted::gateway {
@@ -548,6 +549,9 @@ Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescrip
     }
     case FieldKind::kNodeLabels:
       return Dump(FieldToJson(parent, field));  // {"key": "value"} text, as upstream stores it
+    case FieldKind::kReportText:
+      return step_reports::ToReferenceJson(parent.GetReflection()->GetMessage(parent, &field),
+                                           step_reports::FindHostReportField(field.name())->form);
     case FieldKind::kUnixSeconds:
       return static_cast<const google::protobuf::Timestamp&>(
                  parent.GetReflection()->GetMessage(parent, &field))
@@ -949,14 +953,14 @@ const Model& HostModel() {
           {"stage_updated_at", "progress.stage_updated_at", kOut},
           {"progress_stages", "progress_stages", kOut},
           {"inventory", "inventory", kOut, FieldKind::kJsonText},
-          {"connectivity", "connectivity", kOut},
-          {"api_vip_connectivity", "api_vip_connectivity", kOut},
-          {"tang_connectivity", "tang_connectivity", kOut},
-          {"free_addresses", "free_addresses", kOut},
-          {"ntp_sources", "ntp_sources", kOut},
-          {"disks_info", "disks_info", kOut},
-          {"images_status", "images_status", kOut},
-          {"domain_name_resolutions", "domain_name_resolutions", kOut},
+          {"connectivity", "connectivity_report", kOut, FieldKind::kReportText},
+          {"api_vip_connectivity", "api_vip_connectivity_report", kOut, FieldKind::kReportText},
+          {"tang_connectivity", "tang_connectivity_report", kOut, FieldKind::kReportText},
+          {"free_addresses", "free_addresses_report", kOut, FieldKind::kReportText},
+          {"ntp_sources", "ntp_sources_report", kOut, FieldKind::kReportText},
+          {"disks_info", "disks_info_report", kOut, FieldKind::kReportText},
+          {"images_status", "images_status_report", kOut, FieldKind::kReportText},
+          {"domain_name_resolutions", "domain_name_resolutions_report", kOut, FieldKind::kReportText},
           {"installation_disk_path", "installation_disk_path", kOut},
           {"installation_disk_id", "installation_disk_id", kOut},
           {"disks_selected_config", "installation_disk_id", kUpdate, FieldKind::kDisksSelected},

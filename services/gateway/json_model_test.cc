@@ -403,6 +403,33 @@ TEST(HostModel, ShowsUpstreamJsonTypes) {
             "https://bmc.example.com");
 }
 
+TEST(HostModel, ShowsTheTypedReportsAsTheReferencesJsonStrings) {
+  types::Host host;
+  types::NtpSource* ntp = host.mutable_ntp_sources_report()->add_ntp_sources();
+  ntp->set_source_name("clock");
+  ntp->set_source_state("synced");
+  host.mutable_connectivity_report()->add_remote_hosts()->set_host_id("h2");
+  types::DiskInfo* disk = host.mutable_disks_info_report()->add_disks();
+  disk->set_path("/dev/sda");
+  disk->mutable_disk_speed()->set_tested(true);
+  disk->mutable_disk_speed()->set_speed_ms(3);
+  host.mutable_api_vip_connectivity_report()->set_is_success(true);
+  Json json = ToJson(HostModel(), host);
+  // Strings, as upstream shows them; lists bare where upstream stores a list.
+  EXPECT_EQ(json["ntp_sources"], R"([{"source_name":"clock","source_state":"synced"}])");
+  ASSERT_TRUE(json["connectivity"].is_string()) << json.dump();
+  EXPECT_EQ(Json::parse(json["connectivity"].get<std::string>()),
+            Json::parse(R"({"remote_hosts":[{"host_id":"h2","l2_connectivity":[],
+                "l3_connectivity":[],"mtu_report":[]}]})"));
+  ASSERT_TRUE(json["disks_info"].is_string()) << json.dump();
+  EXPECT_EQ(Json::parse(json["disks_info"].get<std::string>())[0]["disk_speed"]["speed_ms"], 3);
+  EXPECT_EQ(Json::parse(json["api_vip_connectivity"].get<std::string>())["is_success"], true);
+  // Not reported: not shown, as before.
+  EXPECT_FALSE(json.contains("images_status"));
+  EXPECT_FALSE(json.contains("free_addresses"));
+  EXPECT_FALSE(json.contains("ntp_sources_report"));
+}
+
 TEST(HostModel, InventoryDriveTypesUseTheReferenceSpelling) {
   // aictl's rootDeviceHints and the orchestrator's messages read "HDD", "ECKD (ESE)", as the
   // reference inventory spells them.

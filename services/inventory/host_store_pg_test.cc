@@ -93,5 +93,37 @@ TEST_F(HostStoreTest, HostsHeldByOtherReplicasAreListedByHolder) {
   EXPECT_EQ(held->hosts_size(), 0);
 }
 
+TEST_F(HostStoreTest, ARowStoredWithReportsAsJsonTextIsReadWithTypedReports) {
+  // What an inventory from before the typed report fields stored: the agent's reports as the
+  // reference's JSON text, in the row's binary proto.
+  const InfraEnv infra_env = NewInfraEnv(alice_);
+  Host old;
+  old.set_id(Uuid(7, 1));
+  old.set_infra_env_id(infra_env.id());
+  old.set_ntp_sources(R"([{"source_name":"clock","source_state":"synced"}])");
+  old.set_connectivity(R"({"remote_hosts":[{"host_id":"h2","l3_connectivity":[]}]})");
+  old.set_images_status("{unreadable");
+  ASSERT_THAT(hosts_->Create(alice_, old), IsOk());
+
+  auto read = hosts_->Get(alice_, {infra_env.id(), old.id()});
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->ntp_sources(), "");
+  ASSERT_EQ(read->ntp_sources_report().ntp_sources_size(), 1);
+  EXPECT_EQ(read->ntp_sources_report().ntp_sources(0).source_state(), "synced");
+  EXPECT_EQ(read->connectivity_report().remote_hosts(0).host_id(), "h2");
+  EXPECT_FALSE(read->has_images_status_report());  // unreadable: as if never reported
+
+  // The next write stores the typed form; the text is gone for good.
+  Host patch;
+  patch.set_id(old.id());
+  patch.set_infra_env_id(infra_env.id());
+  patch.set_requested_hostname("renamed");
+  ASSERT_THAT(hosts_->Update(Caller::System(), patch, Mask({"requested_hostname"})), IsOk());
+  read = hosts_->Get(alice_, {infra_env.id(), old.id()});
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->connectivity(), "");
+  EXPECT_EQ(read->ntp_sources_report().ntp_sources(0).source_name(), "clock");
+}
+
 }  // namespace
 }  // namespace assisted::inventory

@@ -32,6 +32,7 @@
 #include "lib/crypto/sealed.h"
 #include "lib/pg/pool.h"
 #include "lib/status/status_macros.h"
+#include "lib/step_reports/reference_json.h"
 #include "services/inventory/change_log.h"
 #include "services/inventory/resource_common.h"
 #include "services/inventory/resource_queries.h"
@@ -132,6 +133,7 @@ struct Traits<Cluster> {
   static void SetStatusTime(const google::protobuf::Timestamp& at, Cluster& c) {
     *c.mutable_status_updated_at() = at;
   }
+  static void UpgradeStored(Cluster&) {}
   static void SetDeletedAt(const google::protobuf::Timestamp& at, Cluster& c) {
     *c.mutable_deleted_at() = at;
   }
@@ -174,6 +176,7 @@ struct Traits<InfraEnv> {
   static void MoveSqlFields(InfraEnv&, InfraEnv&) {}
   static void SetStatusTime(const google::protobuf::Timestamp&, InfraEnv&) {}
   static void SetDeletedAt(const google::protobuf::Timestamp&, InfraEnv&) {}
+  static void UpgradeStored(InfraEnv&) {}
   static absl::Status Validate(const Validators& v, const InfraEnv& e) {
     return v.infra_env ? v.infra_env(e) : absl::OkStatus();
   }
@@ -230,6 +233,9 @@ struct Traits<Host> {
   static void SetDeletedAt(const google::protobuf::Timestamp& at, Host& h) {
     *h.mutable_deleted_at() = at;
   }
+  // Rows written before the typed report fields keep the reports as JSON text; the typed
+  // fields are what every reader uses.
+  static void UpgradeStored(Host& h) { step_reports::UpgradeLegacyReports(h); }
   static absl::Status Validate(const Validators& v, const Host& h) {
     return v.host ? v.host(h) : absl::OkStatus();
   }
@@ -279,6 +285,7 @@ absl::StatusOr<M> Decode(const pg::Result& rows, int row, const M* written = nul
       }
     }
   }
+  T::UpgradeStored(message);
   message.set_id(std::string(rows.Get(row, 0)));
   message.mutable_owner()->set_user_name(std::string(rows.Get(row, 1)));
   message.mutable_owner()->set_org_id(std::string(rows.Get(row, 2)));
@@ -783,6 +790,9 @@ inline absl::Status AttachHosts(pg::Transaction& tx,
 // Host fields filled from agent reports: large, and not needed by list views.
 inline void OmitReports(Host& host) {
   host.clear_inventory();
+  for (const step_reports::HostReportField& report : step_reports::HostReportFields()) {
+    host.GetReflection()->ClearField(&host, host.GetDescriptor()->FindFieldByName(report.typed));
+  }
   host.clear_connectivity();
   host.clear_api_vip_connectivity();
   host.clear_tang_connectivity();

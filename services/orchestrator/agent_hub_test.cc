@@ -152,7 +152,8 @@ TEST_F(AgentHubTest, AStepResultIsAppliedOnceAndItsRepeatIsNotAppliedAgain) {
   hub_->WaitIdle();
   types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(1));
   EXPECT_EQ(host.agent_applied_seq(), 1u);
-  EXPECT_NE(host.ntp_sources().find("synced"), std::string::npos);
+  ASSERT_EQ(host.ntp_sources_report().ntp_sources_size(), 1);
+  EXPECT_EQ(host.ntp_sources_report().ntp_sources(0).source_state(), "synced");
   const int writes = inventory_.host_writes();
   SendNtpResult(session, 1);  // the same message again
   hub_->WaitIdle();
@@ -213,7 +214,7 @@ TEST_F(AgentHubTest, AResultForAStepNeverSentIsRejectedAndNotStored) {
   hub_->OnMessage(session, message);
   hub_->WaitIdle();
   const types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(1));
-  EXPECT_EQ(host.ntp_sources().find("rogue"), std::string::npos);
+  EXPECT_FALSE(host.has_ntp_sources_report());
   EXPECT_EQ(host.agent_applied_seq(), 0u);
 }
 

@@ -346,8 +346,8 @@ class HubTest : public assisted::testing::PostgresTest {
       *create.mutable_host() = Host(i);
       create.mutable_host()->set_cluster_id(cluster_.id());
       create.mutable_host()->set_status(types::v1::HOST_STATUS_DISCOVERING);
-      create.mutable_host()->set_images_status(core::testing::kPulledImagesStatus);
-      create.mutable_host()->set_disks_info(core::testing::kFastDisksInfo);
+      *create.mutable_host()->mutable_images_status_report() = core::testing::PulledImagesStatus();
+      *create.mutable_host()->mutable_disks_info_report() = core::testing::FastDisksInfo();
       types::v1::Host created;
       grpc::ClientContext context;
       const grpc::Status status = stub_->CreateHost(&context, create, &created);
@@ -679,8 +679,8 @@ TEST_F(HubTest, AHostTheHubMovesToPreparingRunsItsPreparationChecksAfresh) {
   for (const types::v1::Host& host : cluster.hosts()) {
     EXPECT_EQ(host.status(), types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION)
         << host.id() << ": " << host.status_info();
-    EXPECT_EQ(host.images_status(), "") << host.id();
-    EXPECT_EQ(host.disks_info(), "") << host.id();
+    EXPECT_FALSE(host.has_images_status_report()) << host.id();
+    EXPECT_FALSE(host.has_disks_info_report()) << host.id();
   }
 }
 
@@ -696,10 +696,10 @@ TEST_F(HubTest, AClusterTheHubMovesToInstallingRecordsWhenItsInstallationStarted
     inv::UpdateHostRequest update;
     update.mutable_host()->set_id(HostId(i));
     update.mutable_host()->set_infra_env_id(infra_env_.id());
-    update.mutable_host()->set_images_status(core::testing::kPulledImagesStatus);
-    update.mutable_host()->set_disks_info(core::testing::kFastDisksInfo);
-    update.mutable_update_mask()->add_paths("images_status");
-    update.mutable_update_mask()->add_paths("disks_info");
+    *update.mutable_host()->mutable_images_status_report() = core::testing::PulledImagesStatus();
+    *update.mutable_host()->mutable_disks_info_report() = core::testing::FastDisksInfo();
+    update.mutable_update_mask()->add_paths("images_status_report");
+    update.mutable_update_mask()->add_paths("disks_info_report");
     types::v1::Host written;
     grpc::ClientContext context;
     const grpc::Status status = stub_->UpdateHost(&context, update, &written);

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -172,9 +173,10 @@ absl::StatusOr<std::vector<types::v1::Step>> DefaultInstructions::StepsFor(
               : input.cluster->kind() == types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER
                   ? core::StepsKind::kDay2
                   : core::StepsKind::kDay1;
-  next.disk_speed_measured =
-      !input.host.disks_info().empty() &&
-      input.host.disks_info().find(input.host.installation_disk_path()) != std::string::npos;
+  next.disk_speed_measured = absl::c_any_of(
+      input.host.disks_info_report().disks(), [&](const types::v1::DiskInfo& disk) {
+        return disk.path() == input.host.installation_disk_path();
+      });
   next.persistent_boot =
       input.host.inventory().boot().device_type() == types::v1::BOOT_DEVICE_TYPE_PERSISTENT;
   core::NextSteps selected;

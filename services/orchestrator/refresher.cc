@@ -265,7 +265,7 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   for (const types::v1::Host& host : hosts) observed.push_back(Observed(host, now));
   std::vector<core::HostReports> reports;
   reports.reserve(observed.size());
-  for (const types::v1::Host& host : observed) reports.push_back(core::ParseHostReports(host));
+  for (const types::v1::Host& host : observed) reports.push_back(core::ReportsOf(host));
   auto views = [&] {
     std::vector<core::HostView> out;
     for (size_t i = 0; i < observed.size(); ++i) out.push_back({&observed[i], &reports[i]});

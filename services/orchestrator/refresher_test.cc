@@ -6,6 +6,7 @@
 #include "services/orchestrator/refresher.h"
 
 #include "gtest/gtest.h"
+#include "lib/step_reports/reference_json.h"
 #include "lib/testing/status_matchers.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/testing/fake_inventory.h"
@@ -45,6 +46,25 @@ TEST_F(RefresherTest, DiscoveredHostsWithHealthyReportsBecomeKnownAndTheClusterR
     status_event = status_event || event.name() == "host_status_updated";
   }
   EXPECT_TRUE(status_event);
+}
+
+TEST_F(RefresherTest, TheRefreshReadsTheTypedReportsAndNeverTheirJsonText) {
+  // Every report text field garbage, the typed reports healthy: were any of the texts parsed
+  // (as every refresh did before the typed fields), the host's checks would pend.
+  for (int i = 1; i <= 3; ++i) {
+    types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(i));
+    for (const step_reports::HostReportField& report : step_reports::HostReportFields()) {
+      host.GetReflection()->SetString(&host, host.GetDescriptor()->FindFieldByName(report.text),
+                                      "{not json");
+    }
+    inventory_.AddHost(host);
+  }
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  for (int i = 1; i <= 3; ++i) {
+    const types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(i));
+    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_KNOWN) << host.status_info();
+  }
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
 }
 
 TEST_F(RefresherTest, ASecondRefreshOfAnUnchangedClusterWritesNothing) {

@@ -2,106 +2,126 @@
 
 #include "services/orchestrator/step_results.h"
 
+#include <memory>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "google/protobuf/util/json_util.h"
 #include "lib/json/bounded.h"
-#include "nlohmann/json.hpp"
-#include "services/orchestrator/core/agent_reports.h"
+#include "lib/status/status_macros.h"
+#include "lib/step_reports/reference_json.h"
 
 namespace assisted::orchestrator {
 namespace {
 
-using nlohmann::json;
+using google::protobuf::FieldDescriptor;
+using google::protobuf::Message;
+using step_reports::JsonForm;
+using types::v1::StepResult;
 using types::v1::StepType;
 
 // The reference agent's exit code for "the discovery media could not be read".
 constexpr int kMediaDisconnected = 256;
 
-absl::Status ShapeError(const types::v1::StepResult& result, absl::string_view problem) {
+// A step type whose result carries a typed report: the StepResult member that holds it, the
+// Host field that keeps it (none for disk speed: merged into disks_info_report per disk), and
+// how an older agent wrote it as text in `output`.
+struct Route {
+  StepType type;
+  const char* member;
+  const char* host_field;
+  JsonForm text_form;
+};
+
+constexpr Route kRoutes[] = {
+    {types::v1::STEP_TYPE_INVENTORY, "inventory", "inventory", JsonForm::kObject},
+    {types::v1::STEP_TYPE_CONNECTIVITY_CHECK, "connectivity", "connectivity_report",
+     JsonForm::kObject},
+    {types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES, "free_addresses", "free_addresses_report",
+     JsonForm::kList},
+    {types::v1::STEP_TYPE_NTP_SYNCHRONIZER, "ntp_synchronization", "ntp_sources_report",
+     JsonForm::kObject},
+    {types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK, "disk_speed", nullptr, JsonForm::kObject},
+    {types::v1::STEP_TYPE_DOMAIN_RESOLUTION, "domain_resolution",
+     "domain_name_resolutions_report", JsonForm::kObject},
+    {types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY, "image_availability",
+     "images_status_report", JsonForm::kObject},
+    {types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK, "api_vip_connectivity",
+     "api_vip_connectivity_report", JsonForm::kObject},
+    {types::v1::STEP_TYPE_TANG_CONNECTIVITY_CHECK, "tang_connectivity", "tang_connectivity_report",
+     JsonForm::kObject},
+};
+
+const Route* RouteOf(StepType type) {
+  for (const Route& route : kRoutes) {
+    if (route.type == type) return &route;
+  }
+  return nullptr;
+}
+
+absl::Status ShapeError(const StepResult& result, absl::string_view problem) {
   return absl::InvalidArgumentError(absl::StrCat(types::v1::StepType_Name(result.step_type()),
                                                  " result ", result.step_id(), ": ", problem));
 }
 
-// Checks `text` with the core parser `parse` and stores it in the string field `path`.
-template <typename Parser>
-absl::Status Store(const types::v1::StepResult& result, std::string text, const char* path,
-                   Parser parse, HostFieldsUpdate& update) {
-  if (absl::Status parsed = parse(text).status(); !parsed.ok()) {
-    return ShapeError(result, parsed.message());
+// The report member `result` carries, or nullptr.
+const FieldDescriptor* ReportMember(const StepResult& result) {
+  if (result.report_case() == StepResult::REPORT_NOT_SET) return nullptr;
+  return StepResult::descriptor()->FindFieldByNumber(result.report_case());
+}
+
+// OK when the report member is the one of the result's step type and within the size limit.
+absl::Status CheckReportMember(const StepResult& result, const Route* route) {
+  const FieldDescriptor* member = ReportMember(result);
+  if (member == nullptr) return absl::OkStatus();
+  const std::string field = absl::StrCat("step_result.", member->name());
+  if (route == nullptr || member->name() != route->member) {
+    return ShapeError(result, absl::StrCat(field, ": not the report of this step type",
+                                           route == nullptr ? " (it has none)" : ""));
   }
-  const auto* field = types::v1::Host::descriptor()->FindFieldByName(path);
-  update.fields.GetReflection()->SetString(&update.fields, field, std::move(text));
-  update.paths.emplace_back(path);
+  const size_t size = result.GetReflection()->GetMessage(result, member).ByteSizeLong();
+  const size_t limit = route->type == types::v1::STEP_TYPE_INVENTORY ? kMaxInventoryBytes
+                                                                     : kMaxStepOutputBytes;
+  if (size > limit) {
+    return ShapeError(result,
+                      absl::StrCat(field, ": ", size, " bytes, more than the limit of ", limit));
+  }
   return absl::OkStatus();
 }
 
-// The member `key` of the JSON object in the result's output, as JSON text.
-absl::StatusOr<std::string> Unwrap(const types::v1::StepResult& result, const char* key) {
-  const json document = json::parse(result.output(), nullptr, /*allow_exceptions=*/false);
-  if (!document.is_object() || !document.contains(key)) {
-    return ShapeError(result, absl::StrCat("output is not an object with \"", key, "\""));
+// The typed report of `result`: its member, or what an older agent wrote in `output`, parsed
+// here once. `parsed` owns the latter.
+absl::StatusOr<const Message*> ReportOf(const StepResult& result, const Route& route,
+                                        std::unique_ptr<Message>& parsed) {
+  const FieldDescriptor* member = StepResult::descriptor()->FindFieldByName(route.member);
+  const Message& slot = result.GetReflection()->GetMessage(result, member);
+  if (ReportMember(result) != nullptr) return &slot;
+  if (result.output().empty()) {
+    return ShapeError(result, absl::StrCat("step_result.", route.member, ": missing"));
   }
-  return document[key].dump();
+  parsed.reset(slot.New());
+  if (absl::Status status = step_reports::ParseReferenceJson(result.output(), route.text_form,
+                                                             "step_result.output", *parsed);
+      !status.ok()) {
+    return ShapeError(result, status.message());
+  }
+  return parsed.get();
 }
 
-absl::Status Inventory(const types::v1::StepResult& result, HostFieldsUpdate& update) {
-  if (result.has_inventory()) {
-    *update.fields.mutable_inventory() = result.inventory();
-  } else {
-    google::protobuf::util::JsonParseOptions options;
-    options.ignore_unknown_fields = true;
-    const auto parsed = google::protobuf::util::JsonStringToMessage(
-        result.output(), update.fields.mutable_inventory(), options);
-    if (!parsed.ok()) {
-      return ShapeError(result,
-                        absl::StrCat("output is not an inventory: ", parsed.message().ToString()));
-    }
+// One disk's measurement merged into the host's disks_info_report: other disks keep theirs.
+absl::StatusOr<types::v1::DisksInfo> MergeDiskSpeed(const StepResult& result,
+                                                    const types::v1::DiskSpeedCheckResponse& check,
+                                                    const types::v1::Host& current) {
+  if (check.path().empty()) return ShapeError(result, "step_result.disk_speed.path: missing");
+  types::v1::DisksInfo merged;
+  for (const types::v1::DiskInfo& disk : current.disks_info_report().disks()) {
+    if (disk.path() != check.path()) *merged.add_disks() = disk;
   }
-  update.paths.emplace_back("inventory");
-  return absl::OkStatus();
-}
-
-// free-network-addresses has no core reader: [{"network", "free_addresses": [...]}].
-absl::StatusOr<bool> ParseFreeAddresses(absl::string_view text) {
-  const json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  bool valid = document.is_array();
-  for (const json& network : valid ? document : json::array()) {
-    valid = valid && network.is_object() && network.contains("network") &&
-            network["network"].is_string() &&
-            network.value("free_addresses", json::array()).is_array();
-  }
-  if (!valid) return absl::InvalidArgumentError("not a list of {network, free_addresses}");
-  return true;
-}
-
-// One disk's measurement merged into the host's disks_info: other disks keep theirs.
-absl::StatusOr<std::string> DiskSpeed(const types::v1::StepResult& result,
-                                      const types::v1::Host& current) {
-  const json output = json::parse(result.output(), nullptr, /*allow_exceptions=*/false);
-  if (!output.is_object() || !output.contains("path") || !output["path"].is_string()) {
-    return ShapeError(result, "output has no \"path\"");
-  }
-  const bool measured =
-      output.contains("io_sync_duration") && output["io_sync_duration"].is_number();
-  if (result.exit_code() == 0 && !measured) {
-    return ShapeError(result, "a successful check must report \"io_sync_duration\"");
-  }
-  json disks = json::parse(current.disks_info(), nullptr, /*allow_exceptions=*/false);
-  if (!disks.is_array()) disks = json::array();  // nothing stored yet, or unreadable: start over
-  json merged = json::array();
-  for (json& disk : disks) {
-    if (!disk.is_object() || disk.value("path", "") != output["path"]) {
-      merged.push_back(std::move(disk));
-    }
-  }
-  merged.push_back({{"path", output["path"]},
-                    {"disk_speed",
-                     {{"tested", true},
-                      {"speed_ms", measured ? output["io_sync_duration"] : json(0)},
-                      {"exit_code", result.exit_code()}}}});
-  return merged.dump();
+  types::v1::DiskInfo& disk = *merged.add_disks();
+  disk.set_path(check.path());
+  disk.mutable_disk_speed()->set_tested(true);
+  disk.mutable_disk_speed()->set_speed_ms(result.exit_code() == 0 ? check.io_sync_duration() : 0);
+  disk.mutable_disk_speed()->set_exit_code(result.exit_code());
+  return merged;
 }
 
 }  // namespace
@@ -113,19 +133,18 @@ absl::Status CheckInventorySize(const types::v1::Inventory& inventory, absl::str
       absl::StrCat(field, ": ", size, " bytes, more than the limit of ", kMaxInventoryBytes));
 }
 
-absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const types::v1::StepResult& result,
+absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const StepResult& result,
                                                      const types::v1::Host& current) {
-  // Before any parse: everything below walks the output recursively.
+  // Before any parse: the text parser below walks the output recursively.
   if (absl::Status bounded = untrusted::CheckJsonBounds(
           result.output(), "step_result.output",
           {.max_bytes = kMaxStepOutputBytes, .max_depth = kMaxStepOutputDepth});
       !bounded.ok()) {
     return ShapeError(result, bounded.message());
   }
-  if (absl::Status sized = CheckInventorySize(result.inventory(), "step_result.inventory");
-      !sized.ok()) {
-    return ShapeError(result, sized.message());
-  }
+  const StepType type = result.step_type();
+  const Route* route = RouteOf(type);
+  RETURN_IF_ERROR(CheckReportMember(result, route));
   HostFieldsUpdate update;
   if (result.exit_code() == kMediaDisconnected) {
     update.fields.set_media_status(types::v1::MEDIA_STATUS_DISCONNECTED);
@@ -137,57 +156,26 @@ absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const types::v1::StepResult
     update.fields.set_media_status(types::v1::MEDIA_STATUS_CONNECTED);
     update.paths.emplace_back("media_status");
   }
-  const StepType type = result.step_type();
   // A failed step carries no finding, except these two, whose failure is the finding.
   const bool failure_is_finding = type == types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY ||
                                   type == types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK;
-  if (result.exit_code() != 0 && !(failure_is_finding && !result.output().empty())) {
+  const bool reported = ReportMember(result) != nullptr || !result.output().empty();
+  if (route == nullptr || (result.exit_code() != 0 && !(failure_is_finding && reported))) {
+    return update;  // logs, stop, install...: nothing to keep on the host
+  }
+  std::unique_ptr<Message> parsed;
+  ASSIGN_OR_RETURN(const Message* report, ReportOf(result, *route, parsed));
+  if (route->host_field == nullptr) {
+    ASSIGN_OR_RETURN(
+        *update.fields.mutable_disks_info_report(),
+        MergeDiskSpeed(result, static_cast<const types::v1::DiskSpeedCheckResponse&>(*report),
+                       current));
+    update.paths.emplace_back("disks_info_report");
     return update;
   }
-  absl::Status stored;
-  switch (type) {
-    case types::v1::STEP_TYPE_INVENTORY:
-      stored = Inventory(result, update);
-      break;
-    case types::v1::STEP_TYPE_CONNECTIVITY_CHECK:
-      stored = Store(result, result.output(), "connectivity", core::ParseConnectivity, update);
-      break;
-    case types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES:
-      stored = Store(result, result.output(), "free_addresses", ParseFreeAddresses, update);
-      break;
-    case types::v1::STEP_TYPE_NTP_SYNCHRONIZER: {
-      absl::StatusOr<std::string> text = Unwrap(result, "ntp_sources");
-      stored = text.ok() ? Store(result, *text, "ntp_sources", core::ParseNtpSources, update)
-                         : text.status();
-      break;
-    }
-    case types::v1::STEP_TYPE_DOMAIN_RESOLUTION:
-      stored = Store(result, result.output(), "domain_name_resolutions",
-                     core::ParseDomainResolutions, update);
-      break;
-    case types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY: {
-      absl::StatusOr<std::string> text = Unwrap(result, "images");
-      stored = text.ok() ? Store(result, *text, "images_status", core::ParseImagesStatus, update)
-                         : text.status();
-      break;
-    }
-    case types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK: {
-      absl::StatusOr<std::string> text = DiskSpeed(result, current);
-      stored = text.ok() ? Store(result, *text, "disks_info", core::ParseDisksInfo, update)
-                         : text.status();
-      break;
-    }
-    case types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK:
-      stored =
-          Store(result, result.output(), "api_vip_connectivity", core::ParseReachability, update);
-      break;
-    case types::v1::STEP_TYPE_TANG_CONNECTIVITY_CHECK:
-      stored = Store(result, result.output(), "tang_connectivity", core::ParseReachability, update);
-      break;
-    default:
-      break;  // logs, stop, install...: nothing to keep on the host
-  }
-  if (!stored.ok()) return stored;
+  const FieldDescriptor* field = types::v1::Host::descriptor()->FindFieldByName(route->host_field);
+  update.fields.GetReflection()->MutableMessage(&update.fields, field)->CopyFrom(*report);
+  update.paths.emplace_back(route->host_field);
   return update;
 }
 

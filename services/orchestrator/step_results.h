@@ -1,23 +1,23 @@
 // File: services/orchestrator/step_results.h
 //
-// Turns one agent step result into the host fields the orchestrator stores, in the shape the
-// core's validations read (core/agent_reports.h). The agent sends some outputs wrapped or per
-// call; this is the one place that knows it:
+// Turns one agent step result into the host fields the orchestrator stores. The agent sends each
+// report typed, in the StepResult member of its step type; an agent from before typed reports
+// sent the reference's JSON in `output`, which is parsed here, once (lib/step_reports):
 //
-//   step type                      agent output                     stored as
-//   inventory                      StepResult.inventory (proto)     Host.inventory
-//   connectivity-check             {"remote_hosts": [...]}          connectivity, as is
-//   free-network-addresses         [{"network", "free_addresses"}]  free_addresses, as is
-//   ntp-synchronizer               {"ntp_sources": [...]}           ntp_sources = the array
-//   domain-resolution              {"resolutions": [...]}           domain_name_resolutions
-//   container-image-availability   {"images": [...]}, exit 0 or 2   images_status = the array
-//   installation-disk-speed-check  {"io_sync_duration", "path"}     disks_info: the entry of that
-//                                  (exit 1: {"path"} only)          path replaced, others kept
-//   api-vip / tang connectivity    {"is_success", ...}              api_vip/tang_connectivity
+//   step type                      StepResult member     stored in Host
+//   inventory                      inventory             inventory
+//   connectivity-check             connectivity          connectivity_report
+//   free-network-addresses         free_addresses        free_addresses_report
+//   ntp-synchronizer               ntp_synchronization   ntp_sources_report
+//   domain-resolution              domain_resolution     domain_name_resolutions_report
+//   container-image-availability   image_availability    images_status_report (also on exit 2)
+//   installation-disk-speed-check  disk_speed            disks_info_report: the entry of that
+//                                  (exit 1: path only)   path replaced, others kept
+//   api-vip / tang connectivity    api_vip_connectivity  api_vip / tang_connectivity_report
+//                                  tang_connectivity
 //
-// Every stored text is first parsed with the core's own parser, so what is written is what the
-// validations can read. A failed step stores nothing, except the two whose failure is itself
-// the finding (an image that could not be pulled, a disk that could not be measured).
+// A failed step stores nothing, except the two whose failure is itself the finding (an image
+// that could not be pulled, a disk that could not be measured).
 //
 //   ASSIGN_OR_RETURN(HostFieldsUpdate update, NormalizeStepResult(result, host));
 //   for (const std::string& path : update.paths) mask.add_paths(path);
@@ -36,7 +36,8 @@
 
 namespace assisted::orchestrator {
 
-// What one result may carry. The agent's largest real outputs are a few tens of kilobytes (a
+// What one result may carry (the output text, and each typed report but the inventory, are
+// held to kMaxStepOutputBytes). The agent's largest real outputs are a few tens of kilobytes (a
 // host with hundreds of disks or interfaces), so 1 MiB is generous and still keeps a hostile
 // agent from making the orchestrator parse and store megabytes per message. No agent output
 // nests more than about eight levels; 64 leaves room and is far from what overflows a stack.
@@ -54,10 +55,12 @@ using core::HostFieldsUpdate;
 absl::Status CheckInventorySize(const types::v1::Inventory& inventory, absl::string_view field);
 
 // The host fields `result` sets, given the host as stored (`current`: disk speeds merge into
-// its disks_info). INVALID_ARGUMENT naming the step type when a successful result's output does
-// not have the documented shape (the agent and the orchestrator disagree: nothing is stored),
-// and naming the field when the output or inventory is larger or nests deeper than the limits
-// above (checked before anything parses it).
+// its disks_info_report). INVALID_ARGUMENT naming the step type and the field when the result
+// carries the report member of another step type (or one where its type has none), when a
+// successful result has no report or its text output does not have the documented shape (the
+// agent and the orchestrator disagree: nothing is stored), and when the output, the report or
+// the inventory is larger (or the output nests deeper) than the limits above, checked before
+// anything parses it.
 absl::StatusOr<HostFieldsUpdate> NormalizeStepResult(const types::v1::StepResult& result,
                                                      const types::v1::Host& current);
 

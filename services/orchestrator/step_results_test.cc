@@ -1,11 +1,12 @@
 // Each step type the core validations read, produced by the agent's own executors (simulated
-// host: same code paths, answers from hooks), normalised, then read back with the core parsers.
+// host: same code paths, answers from hooks), normalised, then read back as the core reads it.
 
 #include "services/orchestrator/step_results.h"
 
 #include <fstream>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -124,7 +125,7 @@ TEST_F(StepResultsTest, ConnectivityIsStoredAsTheCoreReadsIt) {
           {R"([{"host_id": "11111111-1111-1111-1111-111111111111", "nics": [{"name": "eth0",
            "mac": "52:54:00:00:00:11", "ip_addresses": ["192.168.111.11/24"]}]}])"});
   ASSERT_EQ(result.exit_code(), 0) << result.error();
-  const core::HostReports reports = core::ParseHostReports(Apply(result, {}));
+  const core::HostReports reports = core::ReportsOf(Apply(result, {}));
   ASSERT_TRUE(reports.connectivity.has_value());
   ASSERT_EQ(reports.connectivity->remote_hosts.size(), 1u);
   const core::RemoteHostConnectivity& remote = reports.connectivity->remote_hosts[0];
@@ -138,15 +139,17 @@ TEST_F(StepResultsTest, FreeAddressesAreKeptAsSent) {
       Run(types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES, {R"(["192.168.111.8/30"])"});
   ASSERT_EQ(result.exit_code(), 0) << result.error();
   const types::v1::Host host = Apply(result, {});
-  EXPECT_THAT(host.free_addresses(), HasSubstr("192.168.111.9"));
-  EXPECT_THAT(host.free_addresses(), HasSubstr("\"network\""));
+  ASSERT_EQ(host.free_addresses_report().networks_size(), 1);
+  EXPECT_EQ(host.free_addresses_report().networks(0).network(), "192.168.111.8/30");
+  EXPECT_THAT(host.free_addresses_report().networks(0).free_addresses(),
+              ::testing::Contains("192.168.111.9"));
 }
 
 TEST_F(StepResultsTest, NtpSourcesAreUnwrapped) {
   const StepResult result =
       Run(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {R"({"ntp_source": "clock.example.com"})"});
   ASSERT_EQ(result.exit_code(), 0) << result.error();
-  const core::HostReports reports = core::ParseHostReports(Apply(result, {}));
+  const core::HostReports reports = core::ReportsOf(Apply(result, {}));
   ASSERT_TRUE(reports.ntp_sources.has_value());
   ASSERT_EQ(reports.ntp_sources->size(), 2u);
   EXPECT_EQ((*reports.ntp_sources)[0].name, "clock.example.com");
@@ -158,7 +161,7 @@ TEST_F(StepResultsTest, DomainResolutionsAreStoredAsTheCoreReadsThem) {
                                 {R"({"domains": [{"domain_name": "api.demo.example.com"},
                            {"domain_name": "nothing.example.com"}]})"});
   ASSERT_EQ(result.exit_code(), 0) << result.error();
-  const core::HostReports reports = core::ParseHostReports(Apply(result, {}));
+  const core::HostReports reports = core::ReportsOf(Apply(result, {}));
   ASSERT_NE(reports.Resolution("api.demo.example.com"), nullptr);
   EXPECT_TRUE(reports.Resolution("api.demo.example.com")->Resolved());
   ASSERT_NE(reports.Resolution("nothing.example.com"), nullptr);
@@ -171,7 +174,7 @@ TEST_F(StepResultsTest, ImageAvailabilityIsStoredEvenWhenAnImageFailed) {
           {R"({"images": ["quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64",
                           "registry.example.com/missing:1"], "timeout": 60})"});
   EXPECT_EQ(result.exit_code(), 2);  // the reference agent's "some image failed"
-  const core::HostReports reports = core::ParseHostReports(Apply(result, {}));
+  const core::HostReports reports = core::ReportsOf(Apply(result, {}));
   ASSERT_TRUE(reports.images.has_value());
   ASSERT_EQ(reports.images->size(), 2u);
   EXPECT_TRUE((*reports.images)[0].success);
@@ -180,14 +183,17 @@ TEST_F(StepResultsTest, ImageAvailabilityIsStoredEvenWhenAnImageFailed) {
 
 TEST_F(StepResultsTest, DiskSpeedMergesIntoDisksInfoPerPath) {
   types::v1::Host host;
-  host.set_disks_info(
-      R"([{"path": "/dev/sdb", "disk_speed": {"tested": true, "speed_ms": 3, "exit_code": 0}},
-          {"path": "/dev/sda", "disk_speed": {"tested": true, "speed_ms": 99, "exit_code": 0}}])");
+  for (const auto& [path, ms] : {std::pair{"/dev/sdb", 3}, std::pair{"/dev/sda", 99}}) {
+    types::v1::DiskInfo* disk = host.mutable_disks_info_report()->add_disks();
+    disk->set_path(path);
+    disk->mutable_disk_speed()->set_tested(true);
+    disk->mutable_disk_speed()->set_speed_ms(ms);
+  }
   const StepResult measured =
       Run(types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK, {R"({"path": "/dev/sda"})", "60"});
   ASSERT_EQ(measured.exit_code(), 0) << measured.error();
   host = Apply(measured, host);
-  core::HostReports reports = core::ParseHostReports(host);
+  core::HostReports reports = core::ReportsOf(host);
   ASSERT_TRUE(reports.disk_speeds.has_value());
   EXPECT_EQ(reports.disk_speeds->size(), 2u);
   ASSERT_NE(reports.SpeedOf("/dev/sdb"), nullptr);
@@ -200,7 +206,7 @@ TEST_F(StepResultsTest, DiskSpeedMergesIntoDisksInfoPerPath) {
   const StepResult failed =
       Run(types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK, {R"({"path": "/dev/sdz"})"});
   ASSERT_NE(failed.exit_code(), 0);
-  reports = core::ParseHostReports(Apply(failed, host));
+  reports = core::ReportsOf(Apply(failed, host));
   ASSERT_NE(reports.SpeedOf("/dev/sdz"), nullptr);
   EXPECT_NE(reports.SpeedOf("/dev/sdz")->exit_code, 0);
 }
@@ -237,9 +243,63 @@ TEST_F(StepResultsTest, OutputsOfTheWrongShapeAreRefusedNamingTheStep) {
   EXPECT_THAT(NormalizeStepResult(result, {}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument));
   result.set_step_type(types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK);
-  result.set_output(R"({"path": "/dev/sda"})");  // success without a measurement
+  result.set_output(R"({"io_sync_duration": 3})");  // a measurement of no disk
   EXPECT_THAT(NormalizeStepResult(result, {}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("io_sync_duration")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("disk_speed.path")));
+  result.set_step_type(types::v1::STEP_TYPE_DOMAIN_RESOLUTION);
+  result.clear_output();  // a success that reports nothing
+  EXPECT_THAT(
+      NormalizeStepResult(result, {}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("step_result.domain_resolution")));
+}
+
+TEST_F(StepResultsTest, AReportOfAnotherStepTypeIsRefusedNamingTheMember) {
+  StepResult result;
+  result.set_step_id("ntp-synchronizer-00000001");
+  result.set_step_type(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
+  result.mutable_connectivity()->add_remote_hosts()->set_host_id("h2");
+  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("step_result.connectivity: not the report of this step type")));
+  // Even on failure, and for a step type that reports nothing typed.
+  result.set_exit_code(1);
+  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  result.set_step_type(types::v1::STEP_TYPE_LOGS_GATHER);
+  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("it has none")));
+}
+
+TEST_F(StepResultsTest, ATypedReportIsStoredAsSent) {
+  StepResult result;
+  result.set_step_type(types::v1::STEP_TYPE_TANG_CONNECTIVITY_CHECK);
+  result.mutable_tang_connectivity()->set_is_success(true);
+  result.mutable_tang_connectivity()->add_tang_server_response()->set_tang_url("http://tang");
+  const types::v1::Host host = Apply(result, {});
+  EXPECT_TRUE(host.tang_connectivity_report().is_success());
+  EXPECT_EQ(host.tang_connectivity_report().tang_server_response(0).tang_url(), "http://tang");
+  EXPECT_TRUE(core::ReportsOf(host).tang->success);
+}
+
+TEST_F(StepResultsTest, TheTextOutputOfAnOlderAgentIsParsedOnceIntoTheTypedField) {
+  StepResult result;
+  result.set_step_type(types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
+  result.set_output(R"({"ntp_sources":[{"source_name":"clock","source_state":"synced"}]})");
+  const types::v1::Host host = Apply(result, {});
+  EXPECT_EQ(host.ntp_sources(), "");  // the text field is not written
+  ASSERT_EQ(host.ntp_sources_report().ntp_sources_size(), 1);
+  EXPECT_EQ(host.ntp_sources_report().ntp_sources(0).source_state(), "synced");
+}
+
+TEST(StepResultBounds, ATypedReportOverTheSizeLimitIsRefusedNamingTheMember) {
+  StepResult result;
+  result.set_step_id("domain-resolution-00000001");
+  result.set_step_type(types::v1::STEP_TYPE_DOMAIN_RESOLUTION);
+  result.mutable_domain_resolution()->add_resolutions()->set_domain_name(
+      std::string(kMaxStepOutputBytes, 'a'));
+  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("step_result.domain_resolution: ")));
 }
 
 // An output nested deeper than any agent writes, but small enough to pass the size limit: a

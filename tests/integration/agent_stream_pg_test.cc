@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
+#include "lib/step_reports/reference_json.h"
 #include "lib/testing/status_matchers.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/stack.h"
@@ -24,6 +25,12 @@ namespace agent = ::assisted::agent::v1;
 using ::testing::HasSubstr;
 
 constexpr char kHost[] = "0a1b2c3d-4e5f-4789-8bcd-ef0123456789";
+
+// The host's NTP report as the REST API shows it (Host.ntp_sources); "" when none is stored.
+std::string NtpSourcesText(const types::v1::Host& host) {
+  if (!host.has_ntp_sources_report()) return "";
+  return step_reports::ToReferenceJson(host.ntp_sources_report(), step_reports::JsonForm::kList);
+}
 
 // One agent stream driven by the test.
 class Stream {
@@ -212,7 +219,7 @@ TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
   }
   const types::v1::Host applied = StoredHost();
   EXPECT_EQ(applied.agent_applied_seq(), 1u);
-  EXPECT_EQ(applied.ntp_sources(), "[]");  // stored unwrapped, as the core reads it
+  EXPECT_EQ(NtpSourcesText(applied), "[]");  // as the REST API shows it
 
   Stream again(stack().agent_stub());
   ASSERT_TRUE(again.Send(Registration("instance-1")));
@@ -226,7 +233,7 @@ TEST_F(AgentStreamTest, AResultIsAppliedOnceThoughSentAgainAfterAReconnect) {
   ASSERT_TRUE(ack.has_value() && ack->has_ack());
   EXPECT_EQ(ack->ack().up_to_seq(), 1u);
   const types::v1::Host after = StoredHost();
-  EXPECT_EQ(after.ntp_sources(), "[]");  // not applied twice
+  EXPECT_EQ(NtpSourcesText(after), "[]");  // not applied twice
   EXPECT_EQ(after.agent_applied_seq(), 1u);
 }
 
@@ -249,7 +256,7 @@ TEST_F(AgentStreamTest, ANewAgentProcessStartsItsNumberingAfresh) {
       Result(1, R"({"ntp_sources":[{"source_name":"second","source_state":"synced"}]})",
              restarted.PushedStepId(types::v1::STEP_TYPE_NTP_SYNCHRONIZER))));
   ASSERT_TRUE(restarted.Next().has_value());
-  EXPECT_EQ(StoredHost().ntp_sources(), R"([{"source_name":"second","source_state":"synced"}])");
+  EXPECT_EQ(NtpSourcesText(StoredHost()), R"([{"source_name":"second","source_state":"synced"}])");
 }
 
 // (type, args) of a step: what makes two pushes the same work.
@@ -396,7 +403,7 @@ TEST_F(AgentStreamTest, AResultForAStepNeverPushedIsNotApplied) {
   chunk.mutable_log_chunk()->set_last(true);
   ASSERT_TRUE(stream.Send(chunk));
   ExpectRejected(stream, 2, "no logs were asked for");
-  EXPECT_EQ(StoredHost().ntp_sources(), "");
+  EXPECT_EQ(NtpSourcesText(StoredHost()), "");
 }
 
 TEST_F(AgentStreamTest, ADeeplyNestedStepOutputIsRefusedAndTheOrchestratorLives) {
@@ -414,7 +421,7 @@ TEST_F(AgentStreamTest, ADeeplyNestedStepOutputIsRefusedAndTheOrchestratorLives)
   auto ack = stream.Next();
   ASSERT_TRUE(ack.has_value() && ack->has_ack()) << (ack ? ack->DebugString() : "none");
   EXPECT_EQ(ack->ack().up_to_seq(), 2u);
-  EXPECT_EQ(StoredHost().ntp_sources(), R"([{"source_name":"after","source_state":"synced"}])");
+  EXPECT_EQ(NtpSourcesText(StoredHost()), R"([{"source_name":"after","source_state":"synced"}])");
 }
 
 TEST_F(AgentStreamTest, AStreamThatNeverRegistersIsClosedAfterTheDeadline) {

@@ -121,24 +121,26 @@ StepResult ApiVipConnectivityCheck::Run(const Step& step, StepContext& context) 
   } else {
     body = Fetch(*request, context.Budget(options_.timeout), context);
   }
-  json out = {{"url", request->url}, {"is_success", false}};
+  StepResult result = SuccessResult();
+  types::v1::ApiVipConnectivityResponse& report = *result.mutable_api_vip_connectivity();
+  report.set_url(request->url);
   if (!body.ok()) {
-    out["download_error"] = std::string(body.status().message());
+    report.set_download_error(std::string(body.status().message()));
   } else {
     const json config = json::parse(*body, nullptr, /*allow_exceptions=*/false);
     const bool valid = config.is_object() && config.contains("ignition") &&
                        config["ignition"].is_object() && config["ignition"].contains("version") &&
                        config["ignition"]["version"].is_string();
     if (valid) {
-      out["is_success"] = true;
-      out["ignition"] = json{{"ignition", {{"version", config["ignition"]["version"]}}}}.dump();
+      report.set_is_success(true);
+      report.set_ignition(json{{"ignition", {{"version", config["ignition"]["version"]}}}}.dump());
     } else {
-      out["download_error"] = "the answer is not an Ignition config";
+      report.set_download_error("the answer is not an Ignition config");
     }
   }
   context.log.Info("api vip connectivity checked",
-                   {{"url", request->url}, {"success", out["is_success"].get<bool>()}});
-  return SuccessResult(DumpJson(out));
+                   {{"url", request->url}, {"success", report.is_success()}});
+  return result;
 }
 
 }  // namespace assisted::agent::steps

@@ -7,6 +7,7 @@
 #include "lib/http/server.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
+#include "services/agent/steps/orchestrator_view.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/test_util.h"
 
@@ -18,6 +19,7 @@ using nlohmann::json;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 
 constexpr StepType kType = types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK;
 
@@ -28,7 +30,7 @@ json RunCheck(const std::string& args, const SimulationHooks* hooks = nullptr) {
   StepContext context = holder.context();
   StepResult result = check.Run(MakeStep(kType, {args}), context);
   EXPECT_EQ(result.exit_code(), 0) << result.error();
-  return json::parse(result.output(), nullptr, false);
+  return json::parse(ReferenceText(result), nullptr, false);
 }
 
 class ApiVipServerTest : public ::testing::Test {

@@ -151,37 +151,33 @@ StepResult ConnectivityCheck::Run(const Step& step, StepContext& context) {
   if (context.cancelled()) return FailureResult(kExitInvalid, "connectivity check cancelled");
 
   const NeighbourTable neighbours = NeighbourTable::Load(options_.neighbour_table, context);
-  std::vector<json> remote_hosts(hosts->size());
-  for (size_t h = 0; h < hosts->size(); ++h) {
-    remote_hosts[h] = {{"host_id", (*hosts)[h].host_id},
-                       {"l2_connectivity", json::array()},
-                       {"l3_connectivity", json::array()},
-                       {"mtu_report", json::array()}};
-  }
+  StepResult result = SuccessResult();
+  types::v1::ConnectivityReport& report = *result.mutable_connectivity();
+  for (const auto& host : *hosts) report.add_remote_hosts()->set_host_id(host.host_id);
   for (size_t i = 0; i < targets.size(); ++i) {
     const auto& [h, address] = targets[i];
     const L3Outcome& o = l3[i];
     const double loss = o.sent == 0 ? 100.0 : 100.0 * (o.sent - o.answered) / o.sent;
     const double rtt_ms =
         o.answered == 0 ? 0.0 : absl::ToDoubleMilliseconds(o.total_rtt) / o.answered;
-    remote_hosts[h]["l3_connectivity"].push_back({{"remote_ip_address", address.ToString()},
-                                                  {"successful", o.answered > 0},
-                                                  {"average_rtt_ms", rtt_ms},
-                                                  {"packet_loss_percentage", loss}});
+    types::v1::ConnectivityRemoteHost& remote = *report.mutable_remote_hosts(static_cast<int>(h));
+    types::v1::L3Connectivity& l3_report = *remote.add_l3_connectivity();
+    l3_report.set_remote_ip_address(address.ToString());
+    l3_report.set_successful(o.answered > 0);
+    l3_report.set_average_rtt_ms(rtt_ms);
+    l3_report.set_packet_loss_percentage(loss);
     // Targets are sorted by address within a host and one MAC per address is known, so the
     // L2 list comes out sorted by address and MAC.
     if (std::optional<Neighbour> n = neighbours.Find(address)) {
-      json l2 = {{"outgoing_nic", n->device},
-                 {"remote_ip_address", address.ToString()},
-                 {"remote_mac", n->mac},
-                 {"successful", (*hosts)[h].macs.count(n->mac) > 0}};
-      if (std::string local = LocalAddressOn(n->device, address); !local.empty()) {
-        l2["outgoing_ip_address"] = local;
-      }
-      remote_hosts[h]["l2_connectivity"].push_back(std::move(l2));
+      types::v1::L2Connectivity& l2 = *remote.add_l2_connectivity();
+      l2.set_outgoing_nic(n->device);
+      l2.set_remote_ip_address(address.ToString());
+      l2.set_remote_mac(n->mac);
+      l2.set_successful((*hosts)[h].macs.count(n->mac) > 0);
+      l2.set_outgoing_ip_address(LocalAddressOn(n->device, address));
     }
   }
-  return SuccessResult(DumpJson({{"remote_hosts", std::move(remote_hosts)}}));
+  return result;
 }
 
 }  // namespace assisted::agent::steps

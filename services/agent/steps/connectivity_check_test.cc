@@ -17,6 +17,7 @@ using ::assisted::testing::IsOk;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 using testing::OrchestratorConnectivity;
 
 constexpr StepType kType = types::v1::STEP_TYPE_CONNECTIVITY_CHECK;
@@ -96,8 +97,8 @@ TEST(ConnectivityCheck, TcpProbesMeasureLossAndRttAndNeighboursGiveL2) {
   EXPECT_EQ(b.l3[0].packet_loss_percentage, 100);
   ASSERT_EQ(b.l2.size(), 1u);
   EXPECT_FALSE(b.l2[0].successful);
-  EXPECT_THAT(result.output(), HasSubstr("\"remote_mac\":\"de:ad:be:ef:00:09\""));
-  EXPECT_THAT(result.output(), HasSubstr("\"outgoing_ip_address\":\"127.0.0.1\""));
+  EXPECT_THAT(ReferenceText(result), HasSubstr("\"remote_mac\":\"de:ad:be:ef:00:09\""));
+  EXPECT_THAT(ReferenceText(result), HasSubstr("\"outgoing_ip_address\":\"127.0.0.1\""));
 }
 
 TEST(ConnectivityCheck, RefusedConnectionMeansTheHostIsUp) {

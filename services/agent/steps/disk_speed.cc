@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -65,10 +66,11 @@ struct FreeDeleter {
 StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
   absl::StatusOr<Request> request = ParseRequest(step);
   if (!request.ok()) return InvalidArgsResult(request.status());
-  const std::string failed_output = DumpJson({{"path", request->path}});
   auto fail = [&](absl::string_view why) {
     context.log.Warning("disk speed check failed", {{"path", request->path}, {"error", why}});
-    return FailureResult(1, why, failed_output);
+    StepResult failed = FailureResult(1, why);
+    failed.mutable_disk_speed()->set_path(request->path);  // the failure is the finding
+    return failed;
   };
 
   const bool simulated = context.simulation != nullptr;
@@ -135,7 +137,11 @@ StepResult DiskSpeedCheck::Run(const Step& step, StepContext& context) {
   context.log.Info(
       "disk speed measured",
       {{"path", request->path}, {"p99", absl::FormatDuration(p99)}, {"writes", latencies.size()}});
-  return SuccessResult(DumpJson({{"io_sync_duration", ms}, {"path", request->path}}));
+  StepResult result = SuccessResult();
+  result.mutable_disk_speed()->set_io_sync_duration(
+      static_cast<int32_t>(std::min<int64_t>(ms, std::numeric_limits<int32_t>::max())));
+  result.mutable_disk_speed()->set_path(request->path);
+  return result;
 }
 
 }  // namespace assisted::agent::steps

@@ -19,6 +19,7 @@ using ::assisted::testing::IsOk;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 using testing::OrchestratorDiskSpeed;
 
 constexpr StepType kType = types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK;
@@ -53,7 +54,7 @@ TEST(DiskSpeedCheck, MeasuresADiskImageWithoutChangingIt) {
   StepContext context = holder.context();
   StepResult result = step.Run(MakeStep(kType, {R"({"path": "/dev/sda"})", "480"}), context);
   ASSERT_EQ(result.exit_code(), 0) << result.error();
-  EXPECT_THAT(result.output(), HasSubstr(R"("path":"/dev/sda")"));
+  EXPECT_THAT(ReferenceText(result), HasSubstr(R"("path":"/dev/sda")"));
   auto speeds = OrchestratorDiskSpeed(result);
   ASSERT_THAT(speeds, IsOk());
   ASSERT_EQ(speeds->size(), 1u);

@@ -83,14 +83,16 @@ StepResult DomainResolution::Run(const Step& step, StepContext& context) {
     }
   });
   if (context.cancelled()) return FailureResult(kExitInvalid, "domain resolution cancelled");
-  json list = json::array();
+  StepResult result = SuccessResult();
+  types::v1::DomainResolutionResponse& report = *result.mutable_domain_resolution();
   for (size_t i = 0; i < names->size(); ++i) {
-    list.push_back({{"domain_name", (*names)[i]},
-                    {"ipv4_addresses", resolved[i].ipv4},
-                    {"ipv6_addresses", resolved[i].ipv6},
-                    {"cnames", resolved[i].cnames}});
+    types::v1::DomainResolution& resolution = *report.add_resolutions();
+    resolution.set_domain_name((*names)[i]);
+    resolution.mutable_ipv4_addresses()->Add(resolved[i].ipv4.begin(), resolved[i].ipv4.end());
+    resolution.mutable_ipv6_addresses()->Add(resolved[i].ipv6.begin(), resolved[i].ipv6.end());
+    resolution.mutable_cnames()->Add(resolved[i].cnames.begin(), resolved[i].cnames.end());
   }
-  return SuccessResult(DumpJson({{"resolutions", std::move(list)}}));
+  return result;
 }
 
 }  // namespace assisted::agent::steps

@@ -17,6 +17,7 @@ using testing::ContextHolder;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 using testing::OrchestratorDomains;
 
 constexpr StepType kType = types::v1::STEP_TYPE_DOMAIN_RESOLUTION;
@@ -39,7 +40,7 @@ TEST(DomainResolution, ResolvesLocalhostWithTheRealResolver) {
   const auto& v6 = (*resolutions)[0].ipv6;
   EXPECT_TRUE(std::find(v4.begin(), v4.end(), "127.0.0.1") != v4.end() ||
               std::find(v6.begin(), v6.end(), "::1") != v6.end())
-      << result.output();
+      << ReferenceText(result);
   EXPECT_THAT((*resolutions)[1].ipv4, ElementsAre("127.0.0.1"));
   EXPECT_TRUE((*resolutions)[1].cnames.empty());
 }
@@ -71,7 +72,7 @@ TEST(DomainResolution, SimulatedResolverAnswersFromItsHook) {
   EXPECT_THAT((*resolutions)[0].ipv6, ElementsAre("fd00::5"));
   EXPECT_THAT((*resolutions)[1].cnames, ElementsAre("ingress.test.example.com"));
   EXPECT_FALSE((*resolutions)[2].Resolved());
-  EXPECT_THAT(result.output(), HasSubstr(R"("cnames":[])"));
+  EXPECT_THAT(ReferenceText(result), HasSubstr(R"("cnames":[])"));
 }
 
 TEST(DomainResolution, BadArgumentsAreMinusOne) {

@@ -93,16 +93,17 @@ StepResult FreeAddresses::Run(const Step& step, StepContext& context) {
   if (context.cancelled()) return FailureResult(kExitInvalid, "address scan cancelled");
 
   const NeighbourTable neighbours = NeighbourTable::Load(options_.neighbour_table, context);
-  json out = json::array();
+  StepResult result = SuccessResult();
+  types::v1::FreeNetworksAddresses& report = *result.mutable_free_addresses();
   size_t i = 0;
   for (const Network& n : *networks) {
-    json free = json::array();
+    types::v1::FreeNetworkAddresses& network = *report.add_networks();
+    network.set_network(n.cidr.ToString());
     for (const net::IpAddress& a : n.hosts) {
-      if (!answered[i++] && !neighbours.Find(a).has_value()) free.push_back(a.ToString());
+      if (!answered[i++] && !neighbours.Find(a).has_value()) network.add_free_addresses(a.ToString());
     }
-    out.push_back({{"network", n.cidr.ToString()}, {"free_addresses", std::move(free)}});
   }
-  return SuccessResult(DumpJson(out));
+  return result;
 }
 
 }  // namespace assisted::agent::steps

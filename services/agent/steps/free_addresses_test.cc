@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
+#include "services/agent/steps/orchestrator_view.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/test_util.h"
 
@@ -18,11 +19,12 @@ using testing::ContextHolder;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 
 constexpr StepType kType = types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES;
 
 std::vector<std::string> FreeOf(const StepResult& result, size_t network) {
-  nlohmann::json j = nlohmann::json::parse(result.output(), nullptr, false);
+  nlohmann::json j = nlohmann::json::parse(ReferenceText(result), nullptr, false);
   std::vector<std::string> out;
   if (!j.is_array() || j.size() <= network) return out;
   for (const auto& a : j[network]["free_addresses"]) out.push_back(a.get<std::string>());
@@ -51,10 +53,10 @@ TEST(FreeAddresses, ReportsAddressesThatNeitherAnswerNorHoldANeighbourEntry) {
   StepResult result =
       step.Run(MakeStep(kType, {R"(["127.0.0.0/29", "127.0.1.8/31", "fd00::/120"])"}), context);
   ASSERT_EQ(result.exit_code(), 0) << result.error();
-  EXPECT_THAT(result.output(), HasSubstr(R"({"free_addresses":)"));
+  EXPECT_THAT(ReferenceText(result), HasSubstr(R"("free_addresses":[)"));
   EXPECT_THAT(FreeOf(result, 0), ElementsAre("127.0.0.1", "127.0.0.2", "127.0.0.4", "127.0.0.6"));
   EXPECT_THAT(FreeOf(result, 1), ElementsAre("127.0.1.8", "127.0.1.9"));  // a /31 has no broadcast
-  nlohmann::json j = nlohmann::json::parse(result.output(), nullptr, false);
+  nlohmann::json j = nlohmann::json::parse(ReferenceText(result), nullptr, false);
   ASSERT_EQ(j.size(), 2u);  // the IPv6 network is skipped
   EXPECT_EQ(j[0]["network"], "127.0.0.0/29");
 }

@@ -162,7 +162,8 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
   if (!images.ok()) return InvalidArgsResult(images.status());
   const absl::Time shared_deadline = context.clock.Now() + shared;
 
-  json list = json::array();
+  StepResult result = SuccessResult();
+  types::v1::ContainerImageAvailabilityResponse& report = *result.mutable_image_availability();
   bool all_ok = true;
   for (const std::string& image : *images) {
     if (context.cancelled()) return FailureResult(kExitInvalid, "image check cancelled");
@@ -186,15 +187,18 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
     }
     const double transfer = absl::ToDoubleSeconds(
         answer.transfer_time > absl::ZeroDuration() ? answer.transfer_time : answer.time);
-    list.push_back({{"name", image},
-                    {"result", ok ? "success" : "failure"},
-                    {"size_bytes", answer.bytes},
-                    {"time", absl::ToDoubleSeconds(answer.time)},
-                    {"download_rate", transfer > 0 ? answer.bytes / transfer / 1e6 : 0.0}});
+    types::v1::ContainerImageAvailability& pulled = *report.add_images();
+    pulled.set_name(image);
+    pulled.set_result(ok ? "success" : "failure");
+    pulled.set_size_bytes(static_cast<double>(answer.bytes));
+    pulled.set_time(absl::ToDoubleSeconds(answer.time));
+    pulled.set_download_rate(transfer > 0 ? answer.bytes / transfer / 1e6 : 0.0);
   }
-  std::string output = DumpJson({{"images", std::move(list)}});
-  if (all_ok) return SuccessResult(std::move(output));
-  return FailureResult(2, "some registries are not reachable", std::move(output));
+  if (!all_ok) {
+    result.set_exit_code(2);  // the reference agent's "some image failed"; the report stays
+    result.set_error("some registries are not reachable");
+  }
+  return result;
 }
 
 }  // namespace assisted::agent::steps

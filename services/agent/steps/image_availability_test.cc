@@ -22,6 +22,7 @@ using ::assisted::testing::StatusIs;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 using testing::OrchestratorImages;
 
 constexpr StepType kType = types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY;
@@ -97,8 +98,8 @@ TEST(ImageAvailability, ReachableMeans200Or401FromTheRegistry) {
     ASSERT_TRUE(image.download_rate_mbps.has_value());
     EXPECT_GT(*image.download_rate_mbps, 0.001) << image.name;  // the validation's floor
   }
-  EXPECT_THAT(result.output(), HasSubstr(R"("size_bytes":)"));
-  EXPECT_THAT(result.output(), HasSubstr(R"("time":)"));
+  EXPECT_THAT(ReferenceText(result), HasSubstr(R"("size_bytes":)"));
+  EXPECT_THAT(ReferenceText(result), HasSubstr(R"("time":)"));
 }
 
 TEST(ImageAvailability, AllReachableExitsZero) {

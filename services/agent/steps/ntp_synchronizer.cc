@@ -81,12 +81,15 @@ std::set<std::string> AddressesOf(const std::string& name) {
   return out;
 }
 
-std::string Output(const std::vector<NtpSourceState>& sources) {
-  json list = json::array();
+StepResult Output(const std::vector<NtpSourceState>& sources) {
+  StepResult result = SuccessResult();
   for (const NtpSourceState& s : sources) {
-    list.push_back({{"source_name", s.name}, {"source_state", s.state}});
+    types::v1::NtpSource& source = *result.mutable_ntp_synchronization()->add_ntp_sources();
+    source.set_source_name(s.name);
+    source.set_source_state(s.state);
   }
-  return DumpJson({{"ntp_sources", std::move(list)}});
+  result.mutable_ntp_synchronization();  // set even when no source answered
+  return result;
 }
 
 }  // namespace
@@ -166,13 +169,13 @@ StepResult NtpSynchronizer::Run(const Step& step, StepContext& context) {
   if (!requested.ok()) return InvalidArgsResult(requested.status());
   if (context.simulation != nullptr) {
     const auto& hook = context.simulation->ntp;
-    return SuccessResult(Output(hook ? hook(*requested) : std::vector<NtpSourceState>()));
+    return Output(hook ? hook(*requested) : std::vector<NtpSourceState>());
   }
   absl::StatusOr<std::vector<NtpSourceState>> chrony = FromChrony(*requested, context);
-  if (chrony.ok()) return SuccessResult(Output(*chrony));
+  if (chrony.ok()) return Output(*chrony);
   context.log.Info("chrony not usable; querying sources over SNTP",
                    {{"reason", chrony.status().message()}});
-  return SuccessResult(Output(FromSntp(*requested, context)));
+  return Output(FromSntp(*requested, context));
 }
 
 }  // namespace assisted::agent::steps

@@ -23,6 +23,7 @@ using ::testing::ElementsAre;
 using testing::Exited;
 using ::testing::HasSubstr;
 using testing::MakeStep;
+using testing::ReferenceText;
 using testing::OrchestratorNtpSources;
 using testing::ScriptedProcessRunner;
 
@@ -101,7 +102,7 @@ TEST(NtpSynchronizer, WithoutChronyAsksEachSourceOverSntp) {
     ASSERT_EQ(result.exit_code(), 0) << result.error();
     EXPECT_THAT(OrchestratorNtpSources(result),
                 IsOkAndHolds(ElementsAre(Source("127.0.0.1", c.state))))
-        << result.output();
+        << ReferenceText(result);
   }
 }
 

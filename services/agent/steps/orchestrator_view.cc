@@ -3,60 +3,67 @@
 #include "services/agent/steps/orchestrator_view.h"
 
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
+#include "lib/step_reports/reference_json.h"
 
 namespace assisted::agent::steps::testing {
 
 namespace {
 
-using nlohmann::json;
-
-// The member `key` of the output object, as JSON text; INVALID_ARGUMENT when absent.
-absl::StatusOr<std::string> Member(const StepResult& result, const char* key) {
-  json j = json::parse(result.output(), nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains(key)) {
-    return absl::InvalidArgumentError(absl::StrCat("output has no \"", key, "\""));
-  }
-  return j[key].dump();
+absl::Status Missing(const char* member) {
+  return absl::InvalidArgumentError(absl::StrCat("the result has no ", member, " report"));
 }
 
 }  // namespace
 
 absl::StatusOr<core::ConnectivityReport> OrchestratorConnectivity(const StepResult& result) {
-  return core::ParseConnectivity(result.output());
+  if (!result.has_connectivity()) return Missing("connectivity");
+  types::v1::Host host;
+  *host.mutable_connectivity_report() = result.connectivity();
+  return *core::ReportsOf(host).connectivity;
 }
 
 absl::StatusOr<std::vector<core::DomainResolution>> OrchestratorDomains(const StepResult& result) {
-  return core::ParseDomainResolutions(result.output());
+  if (!result.has_domain_resolution()) return Missing("domain_resolution");
+  types::v1::Host host;
+  *host.mutable_domain_name_resolutions_report() = result.domain_resolution();
+  return *core::ReportsOf(host).domains;
 }
 
 absl::StatusOr<std::vector<core::NtpSource>> OrchestratorNtpSources(const StepResult& result) {
-  absl::StatusOr<std::string> column = Member(result, "ntp_sources");
-  if (!column.ok()) return column.status();
-  return core::ParseNtpSources(*column);
+  if (!result.has_ntp_synchronization()) return Missing("ntp_synchronization");
+  types::v1::Host host;
+  *host.mutable_ntp_sources_report() = result.ntp_synchronization();
+  return *core::ReportsOf(host).ntp_sources;
 }
 
 absl::StatusOr<std::vector<core::ImageStatus>> OrchestratorImages(const StepResult& result) {
-  absl::StatusOr<std::string> column = Member(result, "images");
-  if (!column.ok()) return column.status();
-  return core::ParseImagesStatus(*column);
+  if (!result.has_image_availability()) return Missing("image_availability");
+  types::v1::Host host;
+  *host.mutable_images_status_report() = result.image_availability();
+  return *core::ReportsOf(host).images;
 }
 
 absl::StatusOr<std::vector<core::DiskSpeed>> OrchestratorDiskSpeed(const StepResult& result) {
-  json j = json::parse(result.output(), nullptr, /*allow_exceptions=*/false);
-  // A failed check reports only the path; its exit code is what the validation reads.
-  const bool measured =
-      j.is_object() && j.contains("io_sync_duration") && j["io_sync_duration"].is_number_integer();
-  if (!j.is_object() || !j.contains("path") || !j["path"].is_string() ||
-      (result.exit_code() == 0 && !measured)) {
-    return absl::InvalidArgumentError("output lacks path or io_sync_duration");
-  }
-  json column = json::array({{{"path", j["path"]},
-                              {"disk_speed",
-                               {{"tested", true},
-                                {"speed_ms", measured ? j["io_sync_duration"] : json(0)},
-                                {"exit_code", result.exit_code()}}}}});
-  return core::ParseDisksInfo(column.dump());
+  if (!result.has_disk_speed() || result.disk_speed().path().empty()) return Missing("disk_speed");
+  types::v1::Host host;
+  types::v1::DiskInfo& disk = *host.mutable_disks_info_report()->add_disks();
+  disk.set_path(result.disk_speed().path());
+  disk.mutable_disk_speed()->set_tested(true);
+  disk.mutable_disk_speed()->set_speed_ms(
+      result.exit_code() == 0 ? result.disk_speed().io_sync_duration() : 0);
+  disk.mutable_disk_speed()->set_exit_code(result.exit_code());
+  return *core::ReportsOf(host).disk_speeds;
+}
+
+std::string ReferenceText(const StepResult& result) {
+  if (result.report_case() == StepResult::REPORT_NOT_SET) return "";
+  const google::protobuf::FieldDescriptor* member =
+      StepResult::descriptor()->FindFieldByNumber(result.report_case());
+  // free-network-addresses is the one output the reference agent prints as a bare list.
+  const step_reports::JsonForm form = result.has_free_addresses()
+                                          ? step_reports::JsonForm::kList
+                                          : step_reports::JsonForm::kObject;
+  return step_reports::ToReferenceJson(result.GetReflection()->GetMessage(result, member), form);
 }
 
 }  // namespace assisted::agent::steps::testing

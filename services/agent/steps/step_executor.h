@@ -107,7 +107,8 @@ class StepExecutor {
 };
 
 // Result builders. `error` is the human-readable reason shown to users.
-StepResult SuccessResult(std::string output);
+// Executors of a step type with a typed report (step.proto) set it on the result.
+StepResult SuccessResult(std::string output = "");
 StepResult FailureResult(int exit_code, absl::string_view error, std::string output = "");
 // exit_code -1 with "invalid arguments: <status message>".
 StepResult InvalidArgsResult(const absl::Status& status);

@@ -39,7 +39,7 @@ absl::StatusOr<std::unique_ptr<ActionContext::Loaded>> ActionContext::Load(
   loaded->hosts.assign(loaded->cluster.hosts().begin(), loaded->cluster.hosts().end());
   loaded->cluster.clear_hosts();
   loaded->reports.reserve(loaded->hosts.size());
-  for (const Host& host : loaded->hosts) loaded->reports.push_back(core::ParseHostReports(host));
+  for (const Host& host : loaded->hosts) loaded->reports.push_back(core::ReportsOf(host));
   for (size_t i = 0; i < loaded->hosts.size(); ++i) {
     loaded->pointers.push_back(&loaded->hosts[i]);
     loaded->views.push_back({&loaded->hosts[i], &loaded->reports[i]});

@@ -59,8 +59,8 @@ std::unique_ptr<grpc::ClientContext> Context() {
 }
 
 // The preparation checks' results (disk speed, image pulls) the agent sends while preparing.
-using ::assisted::orchestrator::core::testing::kFastDisksInfo;
-using ::assisted::orchestrator::core::testing::kPulledImagesStatus;
+using ::assisted::orchestrator::core::testing::FastDisksInfo;
+using ::assisted::orchestrator::core::testing::PulledImagesStatus;
 
 class InstallTest : public PostgresTest {
  protected:
@@ -166,10 +166,10 @@ class InstallTest : public PostgresTest {
       inv::UpdateHostRequest update;
       update.mutable_host()->set_id(HostId(i));
       update.mutable_host()->set_infra_env_id(infra_env_.id());
-      update.mutable_host()->set_images_status(kPulledImagesStatus);
-      update.mutable_host()->set_disks_info(kFastDisksInfo);
+      *update.mutable_host()->mutable_images_status_report() = PulledImagesStatus();
+      *update.mutable_host()->mutable_disks_info_report() = FastDisksInfo();
       *update.mutable_host()->mutable_checked_in_at() = now;
-      for (const char* path : {"images_status", "disks_info", "checked_in_at"}) {
+      for (const char* path : {"images_status_report", "disks_info_report", "checked_in_at"}) {
         update.mutable_update_mask()->add_paths(path);
       }
       types::v1::Host host;

@@ -1,10 +1,10 @@
 // File: services/orchestrator/core/agent_reports.h
 //
-// The agent's step outputs the validations read, as typed values, and their parsers from the
-// JSON the agent sends (the reference's formats, which Host stores verbatim in connectivity,
-// ntp_sources, images_status, disks_info, domain_name_resolutions, api_vip_connectivity and
-// tang_connectivity). Parse once when a result arrives or when a cluster is loaded, then validate
-// many times without touching JSON.
+// The agent's step reports as the validations read them: a view built from the Host's typed
+// report fields (connectivity_report, ntp_sources_report, ... in
+// assisted/types/v1/step_reports.proto) once per refresh, without any JSON. The agent sends
+// these typed; text from older agents or older rows is parsed at the edges (the orchestrator's
+// step results, the inventory's row reader), never here.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_AGENT_REPORTS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_AGENT_REPORTS_H_
@@ -14,7 +14,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "assisted/types/v1/host.pb.h"
 
@@ -43,28 +42,25 @@ struct RemoteHostConnectivity {
   std::vector<L3Probe> l3;
   std::vector<MtuProbe> mtu;
 };
-// connectivity-check output: {"remote_hosts": [{"host_id", "l2_connectivity": [...],
-// "l3_connectivity": [...], "mtu_report": [...]}]}.
+// connectivity-check (Host.connectivity_report).
 struct ConnectivityReport {
   std::vector<RemoteHostConnectivity> remote_hosts;
 };
 
-// ntp-synchronizer output: [{"source_name", "source_state"}] ("synced" counts).
+// ntp-synchronizer (Host.ntp_sources_report): "synced" counts.
 struct NtpSource {
   std::string name;
   std::string state;
 };
 
-// container-image-availability output: [{"name", "result": "success"|"failure",
-// "download_rate" (MB/s)}].
+// container-image-availability (Host.images_status_report).
 struct ImageStatus {
   std::string name;
   bool success = false;
-  std::optional<double> download_rate_mbps;
+  std::optional<double> download_rate_mbps;  // absent when not measured
 };
 
-// installation-disk-speed-check output, stored per disk in disks_info:
-// [{"path", "disk_speed": {"tested", "speed_ms", "exit_code"}}].
+// installation-disk-speed-check, per disk (Host.disks_info_report).
 struct DiskSpeed {
   std::string path;
   bool tested = false;
@@ -72,8 +68,7 @@ struct DiskSpeed {
   int64_t exit_code = 0;
 };
 
-// domain-resolution output: {"resolutions": [{"domain_name", "ipv4_addresses",
-// "ipv6_addresses", "cnames"}]}.
+// domain-resolution (Host.domain_name_resolutions_report).
 struct DomainResolution {
   std::string domain;
   std::vector<std::string> ipv4;
@@ -83,10 +78,10 @@ struct DomainResolution {
   bool Resolved() const { return !ipv4.empty() || !ipv6.empty() || !cnames.empty(); }
 };
 
-// api-vip-connectivity-check / tang-connectivity-check output: {"is_success", ...}.
+// api-vip-connectivity-check / tang-connectivity-check.
 struct ReachabilityCheck {
   bool success = false;
-  std::string error;  // "download_error" (API VIP) or "error"; may be empty
+  std::string error;  // the API VIP check's download_error; may be empty
 };
 
 // Everything parsed for one host. Absent values mean "not reported yet".
@@ -105,18 +100,8 @@ struct HostReports {
   const DomainResolution* Resolution(absl::string_view domain) const;
 };
 
-// Parsers: INVALID_ARGUMENT naming the report when the JSON does not have the expected shape.
-absl::StatusOr<ConnectivityReport> ParseConnectivity(absl::string_view json);
-absl::StatusOr<std::vector<NtpSource>> ParseNtpSources(absl::string_view json);
-absl::StatusOr<std::vector<ImageStatus>> ParseImagesStatus(absl::string_view json);
-absl::StatusOr<std::vector<DiskSpeed>> ParseDisksInfo(absl::string_view json);
-absl::StatusOr<std::vector<DomainResolution>> ParseDomainResolutions(absl::string_view json);
-absl::StatusOr<ReachabilityCheck> ParseReachability(absl::string_view json);
-
-// Parses every non-empty report field of `host`. A field that does not parse is left absent
-// (the validations then pend) and its error is appended to `errors` when given.
-HostReports ParseHostReports(const types::v1::Host& host,
-                             std::vector<std::string>* errors = nullptr);
+// The reports `host` carries, from its typed fields. An unset field is absent.
+HostReports ReportsOf(const types::v1::Host& host);
 
 }  // namespace assisted::orchestrator::core
 

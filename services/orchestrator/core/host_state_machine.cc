@@ -674,10 +674,10 @@ HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecisio
   types::v1::Host& fields = update.fields;
   // The checks of an earlier preparation (or discovery) must not pass this one.
   auto forget_checks = [&] {
-    fields.clear_images_status();
-    fields.clear_disks_info();
-    update.Mark("images_status");
-    update.Mark("disks_info");
+    fields.clear_images_status_report();
+    fields.clear_disks_info_report();
+    update.Mark("images_status_report");
+    update.Mark("disks_info_report");
   };
   auto forget_installation = [&] {
     fields.clear_progress();

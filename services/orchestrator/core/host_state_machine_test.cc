@@ -469,15 +469,16 @@ HostDecision DecisionWith(std::vector<HostEffect> effects) {
 
 TEST(HostEffectFields, PreparingAgainForgetsTheLastPreparationsChecks) {
   types::v1::Host host = testing::HealthyHost(1);
-  host.set_images_status(testing::kPulledImagesStatus);
-  host.set_disks_info(testing::kFastDisksInfo);
+  *host.mutable_images_status_report() = testing::PulledImagesStatus();
+  *host.mutable_disks_info_report() = testing::FastDisksInfo();
   const HostFieldsUpdate update =
       HostEffectFields(host, DecisionWith({HostEffect::kResetInstallationPreparation}), kNow);
-  EXPECT_THAT(update.paths, ::testing::UnorderedElementsAre("images_status", "disks_info"));
+  EXPECT_THAT(update.paths,
+              ::testing::UnorderedElementsAre("images_status_report", "disks_info_report"));
   types::v1::Host written = host;
   update.ApplyTo(written);
-  EXPECT_EQ(written.images_status(), "");
-  EXPECT_EQ(written.disks_info(), "");
+  EXPECT_FALSE(written.has_images_status_report());
+  EXPECT_FALSE(written.has_disks_info_report());
   EXPECT_EQ(written.inventory().hostname(), host.inventory().hostname());
 }
 

@@ -70,6 +70,24 @@ types::v1::Host HealthyHost(int i) {
   return h;
 }
 
+types::v1::ContainerImageAvailabilityResponse PulledImagesStatus() {
+  types::v1::ContainerImageAvailabilityResponse report;
+  types::v1::ContainerImageAvailability* image = report.add_images();
+  image->set_name("quay.io/release");
+  image->set_result("success");
+  image->set_download_rate(50);
+  return report;
+}
+
+types::v1::DisksInfo FastDisksInfo() {
+  types::v1::DisksInfo report;
+  types::v1::DiskInfo* disk = report.add_disks();
+  disk->set_path("/dev/sda");
+  disk->mutable_disk_speed()->set_tested(true);
+  disk->mutable_disk_speed()->set_speed_ms(3);
+  return report;
+}
+
 // Everything a healthy host reports; host i reaches every other host of `n`.
 HostReports HealthyReports(int i, int n) {
   HostReports r;

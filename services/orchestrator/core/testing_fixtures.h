@@ -45,11 +45,10 @@ types::v1::Host HealthyHost(int i);
 HostReports HealthyReports(int i, int n);
 
 // The preparation checks' results as the orchestrator stores them from a healthy agent
-// (Host.images_status, Host.disks_info): the release image pulled, /dev/sda measured at 3 ms.
-inline constexpr char kPulledImagesStatus[] =
-    R"([{"name":"quay.io/release","result":"success","download_rate":50}])";
-inline constexpr char kFastDisksInfo[] =
-    R"([{"path":"/dev/sda","disk_speed":{"tested":true,"speed_ms":3,"exit_code":0}}])";
+// (Host.images_status_report, Host.disks_info_report): the release image pulled, /dev/sda
+// measured at 3 ms.
+types::v1::ContainerImageAvailabilityResponse PulledImagesStatus();
+types::v1::DisksInfo FastDisksInfo();
 
 // Cluster "c1" ("c.example.com", 4.16.3, three masters, baremetal) with machine network
 // 10.0.0.0/24, cluster network 10.128.0.0/14 (/23), service network 172.30.0.0/16, API VIP

@@ -2,8 +2,9 @@
 
 #include "services/orchestrator/testing/healthy_world.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
-#include "nlohmann/json.hpp"
 #include "services/orchestrator/core/testing_fixtures.h"
 
 namespace assisted::orchestrator::testing {
@@ -13,29 +14,37 @@ using core::testing::Ip;
 std::string HostId(int i) { return absl::StrCat("00000000-0000-4000-8000-00000000000", i); }
 
 void AddHealthyReports(int i, int n, types::v1::Host& host) {
-  nlohmann::json remotes = nlohmann::json::array();
+  types::v1::ConnectivityReport& connectivity = *host.mutable_connectivity_report();
   for (int j = 1; j <= n; ++j) {
     if (j == i) continue;
-    remotes.push_back(
-        {{"host_id", HostId(j)},
-         {"l2_connectivity",
-          {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"successful", true}}}},
-         {"l3_connectivity",
-          {{{"remote_ip_address", Ip(j)},
-            {"successful", true},
-            {"average_rtt_ms", 1.5},
-            {"packet_loss_percentage", 0}}}},
-         {"mtu_report",
-          {{{"remote_ip_address", Ip(j)}, {"outgoing_nic", "eth0"}, {"mtu_successful", true}}}}});
+    types::v1::ConnectivityRemoteHost& remote = *connectivity.add_remote_hosts();
+    remote.set_host_id(HostId(j));
+    types::v1::L2Connectivity& l2 = *remote.add_l2_connectivity();
+    l2.set_remote_ip_address(Ip(j));
+    l2.set_outgoing_nic("eth0");
+    l2.set_successful(true);
+    types::v1::L3Connectivity& l3 = *remote.add_l3_connectivity();
+    l3.set_remote_ip_address(Ip(j));
+    l3.set_successful(true);
+    l3.set_average_rtt_ms(1.5);
+    types::v1::MtuReport& mtu = *remote.add_mtu_report();
+    mtu.set_remote_ip_address(Ip(j));
+    mtu.set_outgoing_nic("eth0");
+    mtu.set_mtu_successful(true);
   }
-  host.set_connectivity(nlohmann::json({{"remote_hosts", remotes}}).dump());
-  host.set_api_vip_connectivity(R"({"is_success":true})");  // day-2 hosts check it
-  host.set_ntp_sources(R"([{"source_name":"pool.ntp.org","source_state":"synced"}])");
-  host.set_domain_name_resolutions(
-      R"({"resolutions":[{"domain_name":"api.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
-      R"({"domain_name":"api-int.c.example.com","ipv4_addresses":["10.0.0.5"]},)"
-      R"({"domain_name":"*.apps.c.example.com","ipv4_addresses":["10.0.0.6"]},)"
-      R"({"domain_name":"quay.io","ipv4_addresses":["3.3.3.3"]}]})");
+  host.mutable_api_vip_connectivity_report()->set_is_success(true);  // day-2 hosts check it
+  types::v1::NtpSource& ntp = *host.mutable_ntp_sources_report()->add_ntp_sources();
+  ntp.set_source_name("pool.ntp.org");
+  ntp.set_source_state("synced");
+  for (const auto& [name, address] : {std::pair{"api.c.example.com", "10.0.0.5"},
+                                      std::pair{"api-int.c.example.com", "10.0.0.5"},
+                                      std::pair{"*.apps.c.example.com", "10.0.0.6"},
+                                      std::pair{"quay.io", "3.3.3.3"}}) {
+    types::v1::DomainResolution& resolution =
+        *host.mutable_domain_name_resolutions_report()->add_resolutions();
+    resolution.set_domain_name(name);
+    resolution.add_ipv4_addresses(address);
+  }
 }
 
 void AddHealthyCluster(FakeInventory& inventory, absl::Time now, int hosts) {
