@@ -7,6 +7,7 @@
 #include "lib/metrics/unlabelled.h"
 #include "lib/time/proto_time.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/validation_ids.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -36,9 +37,9 @@ InstallMetrics::InstallMetrics(prometheus::Registry& registry)
                     .Name("assisted_cluster_installation_duration_seconds")
                     .Help("From the start of a cluster's installation to its end, by result.")
                     .Register(registry)),
-      hosts_(metrics::UnlabelledHistogram(
-          registry, "assisted_cluster_installation_hosts",
-          "Enabled hosts of a cluster when its installation started.", kHostBuckets)),
+      hosts_(metrics::UnlabelledHistogram(registry, "assisted_cluster_installation_hosts",
+                                          "Hosts bound to a cluster when its installation started.",
+                                          kHostBuckets)),
       stage_duration_(prometheus::BuildHistogram()
                           .Name("assisted_host_installation_stage_duration_seconds")
                           .Help("Time a host spent in an installation stage before it reported "
@@ -48,15 +49,22 @@ InstallMetrics::InstallMetrics(prometheus::Registry& registry)
                                .Name("assisted_host_validation_failures_total")
                                .Help("Host validations that went from passing to failing, by "
                                      "validation id.")
-                               .Register(registry)) {}
+                               .Register(registry)) {
+  // Every core validation's series exists from the start: a dashboard lists them, and rate()
+  // and increase() see the first failure (a series born with its first count hides it).
+  for (absl::string_view id : core::CoreHostValidationIds()) {
+    validation_failures_.Add({{"validation", std::string(id)}});
+  }
+}
+
+void InstallMetrics::InstallationStarted(const types::v1::Cluster& written, int hosts) {
+  started_.Add({{"openshift_version", written.openshift_version()}}).Increment();
+  hosts_.Observe(hosts);
+}
 
 void InstallMetrics::Written(const core::ClusterDecision& decision,
                              const types::v1::Cluster& written) {
   const std::string& version = written.openshift_version();
-  if (decision.Has(core::ClusterEffect::kStartInstallation)) {
-    started_.Add({{"openshift_version", version}}).Increment();
-    hosts_.Observe(written.enabled_host_count());
-  }
   const bool succeeded = decision.Has(core::ClusterEffect::kCompleteInstallation);
   if (!succeeded && !decision.Has(core::ClusterEffect::kFailInstallation)) return;
   const char* result = succeeded ? "succeeded" : "failed";

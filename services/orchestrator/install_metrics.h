@@ -4,11 +4,12 @@
 // (assisted-service's cluster creations, installation started/result/duration, host phase
 // durations, hosts per cluster, validation failures) under conventional Prometheus names. Built
 // once over the service's prometheus::Registry; the refresher reports every decision it writes
-// through Written() and never touches prometheus-cpp types.
+// through Written() (and each installation its refreshes start) and never touches
+// prometheus-cpp types.
 //   assisted_cluster_installations_started_total{openshift_version}
 //   assisted_cluster_installations_finished_total{openshift_version, result}   succeeded | failed
 //   assisted_cluster_installation_duration_seconds{result}   install_started_at -> completed_at
-//   assisted_cluster_installation_hosts                      enabled hosts when it started
+//   assisted_cluster_installation_hosts                      hosts bound when it started
 //   assisted_host_installation_stage_duration_seconds{stage} time a host spent in a stage
 //                                                            before it reported the next one
 //   assisted_host_validation_failures_total{validation}      host validations that went from
@@ -36,9 +37,11 @@ class InstallMetrics {
  public:
   explicit InstallMetrics(prometheus::Registry& registry);
 
-  // `decision` was written, leaving `written`: counts the installation that
-  // started or finished (the decision's kStartInstallation, kCompleteInstallation or
-  // kFailInstallation effect).
+  // The refresh that wrote `written` started its installation (kStartInstallation) with
+  // `hosts` hosts bound to the cluster.
+  void InstallationStarted(const types::v1::Cluster& written, int hosts);
+  // `decision` was written, leaving `written`: counts the installation that finished (the
+  // decision's kCompleteInstallation or kFailInstallation effect).
   void Written(const core::ClusterDecision& decision, const types::v1::Cluster& written);
   // A write took `stored` to `written`: observes the stage the host left, if it moved on.
   void Written(const types::v1::Host& stored, const types::v1::Host& written);

@@ -38,7 +38,6 @@ core::ClusterDecision Decision(std::vector<ClusterEffect> effects) {
 types::v1::Cluster Cluster(absl::Duration installed_for) {
   types::v1::Cluster cluster;
   cluster.set_openshift_version("4.16");
-  cluster.set_enabled_host_count(5);
   const absl::Time start = absl::FromUnixSeconds(1000);
   *cluster.mutable_install_started_at() = ToTimestamp(start);
   if (installed_for > absl::ZeroDuration()) {
@@ -50,7 +49,7 @@ types::v1::Cluster Cluster(absl::Duration installed_for) {
 TEST(InstallMetrics, CountsStartsAndEndsByVersionAndResultWithTheirDurations) {
   prometheus::Registry registry;
   InstallMetrics metrics(registry);
-  metrics.Written(Decision({ClusterEffect::kStartInstallation}), Cluster(absl::ZeroDuration()));
+  metrics.InstallationStarted(Cluster(absl::ZeroDuration()), 5);
   metrics.Written(Decision({ClusterEffect::kCompleteInstallation}), Cluster(absl::Minutes(40)));
   metrics.Written(Decision({ClusterEffect::kFailInstallation}), Cluster(absl::Minutes(90)));
   metrics.Written(Decision({ClusterEffect::kSetLogsTimedOut}), Cluster(absl::Minutes(1)));
@@ -102,6 +101,7 @@ TEST(InstallMetrics, CountsValidationFailuresById) {
   auto failures = Members(registry, "assisted_host_validation_failures_total");
   EXPECT_EQ(failures["validation=has-inventory"].counter.value, 2);
   EXPECT_EQ(failures["validation=ntp-synced"].counter.value, 1);
+  EXPECT_EQ(failures["validation=hostname-unique"].counter.value, 0) << "not there from the start";
 }
 
 }  // namespace

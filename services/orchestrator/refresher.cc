@@ -353,6 +353,10 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
     update.Mark("validations_info");
     ASSIGN_OR_RETURN(*cluster, Apply(*cluster, decision, std::move(update)));
     outcome.cluster_written = true;
+    // Only a refresh starts an installation, and only it knows the hosts.
+    if (metrics_ != nullptr && decision.Has(core::ClusterEffect::kStartInstallation)) {
+      metrics_->InstallationStarted(*cluster, static_cast<int>(context.hosts.size()));
+    }
   }
   outcome.cluster = std::move(cluster);
   return absl::OkStatus();
