@@ -8,6 +8,7 @@
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/support/channel_arguments.h"
 #include "lib/file/read_file.h"
+#include "lib/grpc/request_id.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::grpcutil {
@@ -85,6 +86,7 @@ std::unique_ptr<grpc::ClientContext> ContextWithin(absl::Duration timeout) {
 std::unique_ptr<grpc::ClientContext> ProbeContextWithin(absl::Duration timeout) {
   auto context = std::make_unique<grpc::ClientContext>();
   context->set_deadline(absl::ToChronoTime(absl::Now() + timeout));
+  ForwardRequestId(*context);
   return context;
 }
 

@@ -9,6 +9,7 @@
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/server_builder.h"
 #include "lib/file/read_file.h"
+#include "lib/grpc/request_id.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::grpcutil {
@@ -127,6 +128,7 @@ absl::StatusOr<std::unique_ptr<GrpcServer>> GrpcServer::Start(
   }
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> creators;
   creators.push_back(std::make_unique<RpcMetricsInterceptorFactory>(server->metrics_.get()));
+  creators.push_back(std::make_unique<RequestIdInterceptorFactory>());
   builder.experimental().SetInterceptorCreators(std::move(creators));
 
   server->server_ = builder.BuildAndStart();

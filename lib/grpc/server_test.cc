@@ -7,6 +7,7 @@
 #include "gtest/gtest.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/health_client.h"
+#include "lib/grpc/request_id.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "prometheus/registry.h"
@@ -21,8 +22,14 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 class EchoServiceImpl final : public assisted::testing::v1::EchoService::Service {
+ public:
+  // The request id the last call ran under (log::CurrentRequestId in the handler).
+  std::string seen_request_id;
+
+ private:
   grpc::Status Echo(grpc::ServerContext*, const assisted::testing::v1::EchoRequest* request,
                     assisted::testing::v1::EchoResponse* response) override {
+    seen_request_id = std::string(log::CurrentRequestId());
     if (request->fail_with_code() != 0) {
       return grpc::Status(static_cast<grpc::StatusCode>(request->fail_with_code()), "asked to");
     }
@@ -146,6 +153,29 @@ TEST_F(GrpcServerTest, CountsRpcsByMethodAndCode) {
   const std::string method = "/" + kEchoName + "/Echo";
   EXPECT_EQ(Handled(method, "OK"), 3);
   EXPECT_EQ(Handled(method, "ABORTED"), 1);
+}
+
+TEST_F(GrpcServerTest, HandlersRunUnderTheRequestIdTheCallerForwarded) {
+  auto server = Start({});
+  ASSERT_THAT(server, IsOk());
+  auto channel = MakeChannel(Local(**server), {});
+  ASSERT_THAT(channel, IsOk());
+  auto stub = assisted::testing::v1::EchoService::NewStub(*channel);
+  assisted::testing::v1::EchoRequest request;
+  assisted::testing::v1::EchoResponse response;
+  {
+    log::RequestIdScope scope("req-42");
+    ASSERT_TRUE(stub->Echo(ContextWithin(absl::Seconds(5)).get(), request, &response).ok());
+  }
+  EXPECT_EQ(echo_.seen_request_id, "req-42");
+
+  ASSERT_TRUE(stub->Echo(ContextWithin(absl::Seconds(5)).get(), request, &response).ok());
+  EXPECT_EQ(echo_.seen_request_id, "") << "a call without an id ran under the previous one";
+
+  std::unique_ptr<grpc::ClientContext> context = ContextWithin(absl::Seconds(5));
+  context->AddMetadata(kRequestIdMetadata, "two words");
+  ASSERT_TRUE(stub->Echo(context.get(), request, &response).ok());
+  EXPECT_EQ(echo_.seen_request_id, "") << "a malformed id was taken";
 }
 
 TEST_F(GrpcServerTest, StopsServingAfterShutdown) {

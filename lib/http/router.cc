@@ -236,6 +236,10 @@ Router::Match Router::Find(absl::string_view method,
   return match;
 }
 
+void Router::WrapHandlers(const std::function<Handler(Handler)>& wrap) {
+  for (Route& route : routes_) route.handler = wrap(std::move(route.handler));
+}
+
 std::vector<std::string> Router::Patterns() const {
   std::vector<std::string> patterns;
   std::set<absl::string_view> seen;

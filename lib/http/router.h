@@ -74,6 +74,10 @@ class Router {
   // Finds the handler for `method` on a path given as decoded segments (Target::segments).
   Match Find(absl::string_view method, const std::vector<std::string>& segments) const;
 
+  // Replaces each route's handler h with wrap(h): what every route does around its own work
+  // (the gateway's request ids and access log). Call before the router goes to the server.
+  void WrapHandlers(const std::function<Handler(Handler)>& wrap);
+
   // The patterns of all routes, in the order they were added (each once).
   std::vector<std::string> Patterns() const;
 

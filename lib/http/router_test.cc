@@ -184,5 +184,25 @@ TEST(Router, HeadFallsBackToGetAnd405ListsTheMethods) {
   EXPECT_THAT(router.Patterns(), ElementsAre("/iso", "/upload", "/special"));
 }
 
+TEST(Router, WrapHandlersPutsTheWrapperAroundEveryRoute) {
+  Router router;
+  ASSERT_THAT(router.Handle("GET", "/a", Named("a")), IsOk());
+  ASSERT_THAT(router.Handle("POST", "/b/{id}", Named("b")), IsOk());
+  router.WrapHandlers([](Handler inner) -> Handler {
+    return [inner = std::move(inner)](const Request& request) {
+      Response response = inner(request);
+      response.headers.Set("X-Wrapped", "yes");
+      return response;
+    };
+  });
+  for (const auto& [method, path] : {std::pair{"GET", "/a"}, std::pair{"POST", "/b/1"}}) {
+    absl::StatusOr<Target> target = ParseTarget(path);
+    ASSERT_THAT(target, IsOk());
+    Router::Match match = router.Find(method, target->segments);
+    ASSERT_EQ(match.kind, Router::Match::Kind::kFound) << path;
+    EXPECT_EQ((*match.handler)(Request{}).headers.Get("X-Wrapped"), "yes") << path;
+  }
+}
+
 }  // namespace
 }  // namespace assisted::http

@@ -32,7 +32,12 @@ template <typename Fn>
 void ForEachField(const Record& record, Fn fn) {
   for (const Field& field : record.context) fn(field);
   for (const Field& field : record.fields) fn(field);
+  if (!record.request_id.empty()) fn(Field("request_id", record.request_id));
 }
+
+// The id of the innermost RequestIdScope of this thread (null: none). Per thread, so no lock;
+// each scope restores its outer one.
+thread_local const std::string* current_request_id = nullptr;
 
 }  // namespace
 
@@ -90,7 +95,11 @@ std::string FormatJson(const Record& record) {
   json["level"] = std::string(LevelName(record.level));
   json["component"] = std::string(record.component);
   json["msg"] = std::string(record.message);
-  ForEachField(record, [&json](const Field& field) { json[field.key] = field.value; });
+  ForEachField(record, [&json](const Field& field) {
+    nlohmann::ordered_json number;
+    if (field.numeric) number = nlohmann::ordered_json::parse(field.value, nullptr, false);
+    json[field.key] = number.is_number() ? std::move(number) : nlohmann::ordered_json(field.value);
+  });
   // Replace invalid UTF-8 rather than throw: a log line must never take the process down.
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
@@ -101,6 +110,26 @@ void StreamSink::Write(const Record& record) {
   absl::MutexLock lock(&mu_);
   std::fwrite(line.data(), 1, line.size(), stream_);
   std::fflush(stream_);
+}
+
+RequestIdScope::RequestIdScope(std::string id) : id_(std::move(id)), outer_(current_request_id) {
+  current_request_id = &id_;
+}
+
+RequestIdScope::~RequestIdScope() { current_request_id = outer_; }
+
+absl::string_view CurrentRequestId() {
+  return current_request_id == nullptr ? absl::string_view() : *current_request_id;
+}
+
+bool IsWellFormedRequestId(absl::string_view id) {
+  if (id.empty() || id.size() > 128) return false;
+  for (char c : id) {
+    if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && !absl::StrContains("-_.:/+=", c)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 Logger Logger::Discard() { return Logger(nullptr, ""); }
@@ -120,7 +149,8 @@ Logger Logger::With(std::string key, const absl::AlphaNum& value) const {
 void Logger::Emit(Level level, absl::string_view message,
                   std::initializer_list<Field> fields) const {
   if (sink_ == nullptr || !sink_->Enabled(level)) return;
-  sink_->Write(Record{absl::Now(), level, component_, message, context_, fields});
+  sink_->Write(
+      Record{absl::Now(), level, component_, message, context_, fields, CurrentRequestId()});
 }
 
 }  // namespace assisted::log

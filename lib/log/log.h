@@ -12,10 +12,12 @@
 #ifndef ASSISTED_LIB_LOG_LOG_H_
 #define ASSISTED_LIB_LOG_LOG_H_
 
+#include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -40,11 +42,18 @@ enum class Format { kText, kJson };
 // "text" or "json"; INVALID_ARGUMENT otherwise.
 absl::StatusOr<Format> ParseFormat(absl::string_view name);
 
-// One structured field. Numbers and strings convert implicitly: {"port", 9091}.
+// One structured field. Numbers and strings convert implicitly: {"port", 9091}. A number stays
+// a number in JSON lines ("port":9091), so log tooling can compare and sum it.
 struct Field {
   Field(std::string k, const absl::AlphaNum& v) : key(std::move(k)), value(v.Piece()) {}
+  template <typename Number, typename = std::enable_if_t<std::is_arithmetic_v<Number> &&
+                                                         !std::is_same_v<Number, bool> &&
+                                                         !std::is_same_v<Number, char>>>
+  Field(std::string k, Number v)
+      : key(std::move(k)), value(absl::AlphaNum(v).Piece()), numeric(std::isfinite(double(v))) {}
   std::string key;
   std::string value;
+  bool numeric = false;  // `value` is a finite number's decimal text
 };
 
 // What a sink receives. Views stay valid only during Sink::Write.
@@ -55,6 +64,9 @@ struct Record {
   absl::string_view message;
   const std::vector<Field>& context;    // fields bound with Logger::With
   std::initializer_list<Field> fields;  // fields of this call
+  // The request this thread works for (RequestIdScope), empty outside one; written as the
+  // field request_id.
+  absl::string_view request_id = {};
 };
 
 class Sink {
@@ -88,6 +100,30 @@ std::string FormatText(const Record& record);
 
 // Formats `record` as one JSON object without the trailing newline.
 std::string FormatJson(const Record& record);
+
+// Names the request the current thread works for until it is destroyed: every record logged
+// on this thread meanwhile carries request_id=<id>, and lib/grpc's ContextWithin forwards it to
+// the services called (metadata x-request-id), whose servers open a scope of their own. Scopes
+// nest (the inner one wins, the outer one is back after it); a scope must end on the thread that
+// opened it. An empty id opens a scope without one.
+class RequestIdScope {
+ public:
+  explicit RequestIdScope(std::string id);
+  ~RequestIdScope();
+  RequestIdScope(const RequestIdScope&) = delete;
+  RequestIdScope& operator=(const RequestIdScope&) = delete;
+
+ private:
+  std::string id_;
+  const std::string* outer_;
+};
+
+// The id of the innermost RequestIdScope open on this thread; empty when there is none.
+absl::string_view CurrentRequestId();
+
+// Whether `id` may serve as a request id taken from a client: 1 to 128 characters of letters,
+// digits and "-_.:/+=" (UUIDs, trace ids, base64), nothing a log line or header could misread.
+bool IsWellFormedRequestId(absl::string_view id);
 
 class Logger {
  public:

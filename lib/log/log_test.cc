@@ -79,7 +79,49 @@ TEST(FormatJson, IsOneParsableObjectEvenWithInvalidUtf8) {
   EXPECT_EQ(json["level"], "error");
   EXPECT_EQ(json["component"], "image");
   EXPECT_EQ(json["cluster_id"], "c1");
-  EXPECT_EQ(json["n"], "3");
+  EXPECT_EQ(json["n"], 3);
+}
+
+TEST(FormatJson, KeepsNumbersNumbersAndNumericLookingTextText) {
+  const std::vector<Field> context;
+  const Record record{absl::UnixEpoch(),
+                      Level::kInfo,
+                      "gateway",
+                      "done",
+                      context,
+                      {{"status", 200},
+                       {"seconds", 0.25},
+                       {"bytes", uint64_t{1} << 40},
+                       {"zip", "007"},
+                       {"nan", std::nan("")}}};
+  const nlohmann::json json = nlohmann::json::parse(FormatJson(record));
+  EXPECT_EQ(json["status"], 200);
+  EXPECT_EQ(json["seconds"], 0.25);
+  EXPECT_EQ(json["bytes"], uint64_t{1} << 40);
+  EXPECT_EQ(json["zip"], "007");
+  EXPECT_TRUE(json["nan"].is_string());
+}
+
+TEST(RequestIdScope, EveryRecordInsideCarriesTheInnermostId) {
+  auto sink = std::make_shared<CaptureSink>();
+  Logger log(sink, "gateway");
+  log.Info("before");
+  {
+    RequestIdScope outer("r-outer");
+    log.Info("outer");
+    {
+      RequestIdScope inner("r-inner");
+      EXPECT_EQ(CurrentRequestId(), "r-inner");
+      log.Info("inner");
+    }
+    log.Info("outer again");
+  }
+  log.Info("after");
+  EXPECT_EQ(CurrentRequestId(), "");
+  EXPECT_THAT(sink->lines, ElementsAre(HasSubstr("before"), HasSubstr("outer request_id=r-outer"),
+                                       HasSubstr("inner request_id=r-inner"),
+                                       HasSubstr("outer again request_id=r-outer"),
+                                       ::testing::EndsWith("after")));
 }
 
 TEST(ParseLevel, AcceptsKnownNamesOnly) {

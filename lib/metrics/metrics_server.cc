@@ -18,12 +18,14 @@ absl::StatusOr<std::unique_ptr<MetricsServer>> MetricsServer::Start(
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen, ": ", e.what()));
   }
   exposer->RegisterCollectable(registry, "/metrics");
+  auto process = std::make_shared<ProcessCollector>();
+  exposer->RegisterCollectable(process, "/metrics");
   const std::vector<int> ports = exposer->GetListeningPorts();
   if (ports.empty()) {
     return absl::UnavailableError(absl::StrCat("cannot serve metrics on ", listen));
   }
-  return std::unique_ptr<MetricsServer>(
-      new MetricsServer(std::move(exposer), std::move(registry), ports.front()));
+  return std::unique_ptr<MetricsServer>(new MetricsServer(std::move(exposer), std::move(registry),
+                                                          std::move(process), ports.front()));
 }
 
 void ExportBuildInfo(prometheus::Registry& registry, const std::string& service,

@@ -1,6 +1,7 @@
 // File: lib/metrics/metrics_server.h
 //
-// Serves a prometheus::Registry at http://<listen>/metrics in the Prometheus text format. Each
+// Serves a prometheus::Registry at http://<listen>/metrics in the Prometheus text format, with
+// the standard process_* metrics (process_collector.h) beside it. Each
 // service builds one registry in its composition root, hands it to the semantic metric classes
 // (see practice 14 in the style guide), and starts one MetricsServer. Domain code never touches
 // prometheus-cpp types.
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "lib/metrics/process_collector.h"
 #include "prometheus/exposer.h"
 #include "prometheus/registry.h"
 
@@ -29,11 +31,16 @@ class MetricsServer {
 
  private:
   MetricsServer(std::unique_ptr<prometheus::Exposer> exposer,
-                std::shared_ptr<prometheus::Registry> registry, int port)
-      : exposer_(std::move(exposer)), registry_(std::move(registry)), port_(port) {}
+                std::shared_ptr<prometheus::Registry> registry,
+                std::shared_ptr<ProcessCollector> process, int port)
+      : exposer_(std::move(exposer)),
+        registry_(std::move(registry)),
+        process_(std::move(process)),
+        port_(port) {}
 
   std::unique_ptr<prometheus::Exposer> exposer_;
   std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<ProcessCollector> process_;  // the exposer holds it weakly
   int port_;
 };
 

@@ -16,6 +16,7 @@
 #include "services/gateway/backends.h"
 #include "services/gateway/read_cache.h"
 #include "services/gateway/read_cache_metrics.h"
+#include "services/gateway/request_context.h"
 #include "services/gateway/web_ui.h"
 
 namespace assisted::gateway {
@@ -176,6 +177,9 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   http::Router router;
   RETURN_IF_ERROR(parts->api->Register(router));
   RETURN_IF_ERROR(parts->web_ui->Register(router));
+  router.WrapHandlers([&parts, access_log = context.log.Child("access")](http::Handler handler) {
+    return WithRequestContext(std::move(handler), access_log, parts->clock);
+  });
   parts->http_metrics = std::make_unique<http::HttpMetrics>(*context.metrics);
   http::HttpServerOptions http_options = config.http;
   // What the HTTP server refuses by itself (413, 400, 503, 404...) is an Error document too.

@@ -13,6 +13,7 @@
 #include "services/inventory/host_store.h"
 #include "services/inventory/infra_env_store.h"
 #include "services/inventory/input_checks.h"
+#include "services/inventory/inventory_metrics.h"
 #include "services/inventory/lease_store.h"
 #include "services/inventory/migrations.h"
 #include "services/inventory/secret_columns.h"
@@ -106,6 +107,7 @@ struct Parts {
   std::unique_ptr<LeaseStore> leases;
   std::unique_ptr<ChangeFeed> feed;
   std::unique_ptr<EventRetention> event_retention;  // null when events are kept forever
+  std::unique_ptr<InventoryMetrics> metrics;
 };
 
 }  // namespace
@@ -181,13 +183,14 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
         config.event_prune_interval, context.log.Child("events"));
   }
 
+  parts->metrics = std::make_unique<InventoryMetrics>(*context.metrics);
   auto host = std::make_unique<service::GrpcServiceHost>();
   host->Keep(parts);
   host->Add(
       std::make_unique<InventoryServiceImpl>(
           Stores{*parts->clusters, *parts->infra_envs, *parts->hosts, *parts->signing_keys,
                  *parts->events, *parts->artifacts, *parts->leases, *parts->pool, *parts->feed},
-          config.watch_bookmark_interval),
+          config.watch_bookmark_interval, parts->metrics.get()),
       v1::InventoryService::service_full_name());
   RETURN_IF_ERROR(host->Start(config.grpc, context));
   return host;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "lib/grpc/identity.h"
+#include "lib/log/log.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
 #include "services/inventory/input_checks.h"
@@ -112,8 +113,10 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
       {CheckId("cluster.id", request->cluster().id(), true),
        ValidateCreateClusterRequest(*request)},
       [&] {
-        return stores_.clusters.Create(CallerOf(*context), request->cluster(),
-                                       request->pull_secret());
+        absl::StatusOr<types::v1::Cluster> created =
+            stores_.clusters.Create(CallerOf(*context), request->cluster(), request->pull_secret());
+        if (created.ok() && metrics_ != nullptr) metrics_->ClusterCreated();
+        return created;
       },
       response);
 }
@@ -375,7 +378,9 @@ grpc::Status InventoryServiceImpl::UpdateHostStatus(grpc::ServerContext* context
 grpc::Status InventoryServiceImpl::AppendEvent(grpc::ServerContext* context,
                                                const v1::AppendEventRequest* request,
                                                types::v1::Event* response) {
-  const types::v1::Event& event = request->event();
+  types::v1::Event event = request->event();
+  // An event a request caused names it (the appender's id, forwarded as x-request-id).
+  if (event.request_id().empty()) event.set_request_id(std::string(log::CurrentRequestId()));
   return Checked(
       {CheckId("event.cluster_id", event.cluster_id(), true),
        CheckId("event.host_id", event.host_id(), true),

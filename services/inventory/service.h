@@ -16,6 +16,7 @@
 #include "services/inventory/event_store.h"
 #include "services/inventory/host_store.h"
 #include "services/inventory/infra_env_store.h"
+#include "services/inventory/inventory_metrics.h"
 #include "services/inventory/lease_store.h"
 #include "services/inventory/signing_key_store.h"
 
@@ -36,8 +37,10 @@ struct Stores {
 class InventoryServiceImpl final : public v1::InventoryService::Service {
  public:
   // `bookmark_interval`: how long a quiet Watch stream goes before a BOOKMARK.
-  InventoryServiceImpl(Stores stores, absl::Duration bookmark_interval = absl::Seconds(10))
-      : stores_(stores), bookmark_interval_(bookmark_interval) {}
+  // `metrics` (may be null) counts what the handlers do.
+  InventoryServiceImpl(Stores stores, absl::Duration bookmark_interval = absl::Seconds(10),
+                       InventoryMetrics* metrics = nullptr)
+      : stores_(stores), bookmark_interval_(bookmark_interval), metrics_(metrics) {}
 
   grpc::Status CreateCluster(grpc::ServerContext* context, const v1::CreateClusterRequest* request,
                              types::v1::Cluster* response) override;
@@ -113,6 +116,7 @@ class InventoryServiceImpl final : public v1::InventoryService::Service {
  private:
   Stores stores_;
   const absl::Duration bookmark_interval_;
+  InventoryMetrics* const metrics_;
 };
 
 }  // namespace assisted::inventory

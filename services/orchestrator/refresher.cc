@@ -48,13 +48,14 @@ bool Failing(types::v1::ValidationStatus status) {
 
 // Events for validations that started failing or passed again (pending ones are not news).
 void EmitValidationEvents(const types::v1::Host& host, const Validations& before,
-                          const Validations& after, EventSink& events) {
+                          const Validations& after, EventSink& events, InstallMetrics* metrics) {
   absl::flat_hash_map<std::string, types::v1::ValidationStatus> previous;
   for (const types::v1::ValidationResult& v : before) previous[v.id()] = v.status();
   for (const types::v1::ValidationResult& v : after) {
     auto it = previous.find(v.id());
     if (it == previous.end()) continue;
     if (Passing(it->second) && Failing(v.status())) {
+      if (metrics != nullptr) metrics->HostValidationFailed(v.id());
       events.Emit(HostEvent(host, "host_validation_failed",
                             absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(),
                                          "' that used to succeed is now failing: ", v.message()),
@@ -147,14 +148,15 @@ bool ValidationOutcomesDiffer(const Validations& a, const Validations& b) {
 
 Refresher::Refresher(InventoryPort& inventory, RefreshOptions options, const Clock& clock,
                      const LivenessView& liveness, EventSink& events, log::Logger log,
-                     InstallationFiles* files)
+                     InstallationFiles* files, InstallMetrics* metrics)
     : inventory_(inventory),
       options_(std::move(options)),
       clock_(clock),
       liveness_(liveness),
       events_(events),
       log_(std::move(log)),
-      files_(files) {}
+      files_(files),
+      metrics_(metrics) {}
 
 void MarkCheckedIn(const types::v1::Host& stored, absl::Time at, core::HostFieldsUpdate& update) {
   *update.fields.mutable_checked_in_at() = ToTimestamp(at);
@@ -311,7 +313,7 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
     updates[i].Mark("validations_info");
     ASSIGN_OR_RETURN(types::v1::Host written, Apply(hosts[i], *decision, std::move(updates[i])));
     ++outcome.hosts_written;
-    EmitValidationEvents(written, hosts[i].validations_info(), results, events_);
+    EmitValidationEvents(written, hosts[i].validations_info(), results, events_, metrics_);
     observed[i] = Observed(written, now);
     hosts[i] = std::move(written);
   }
@@ -351,6 +353,10 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
     update.Mark("validations_info");
     ASSIGN_OR_RETURN(*cluster, Apply(*cluster, decision, std::move(update)));
     outcome.cluster_written = true;
+    // Only a refresh starts an installation, and only it knows the hosts.
+    if (metrics_ != nullptr && decision.Has(core::ClusterEffect::kStartInstallation)) {
+      metrics_->InstallationStarted(*cluster, static_cast<int>(context.hosts.size()));
+    }
   }
   outcome.cluster = std::move(cluster);
   return absl::OkStatus();
@@ -400,6 +406,7 @@ absl::StatusOr<types::v1::Host> Refresher::Apply(const types::v1::Host& stored,
       decision.status_info.empty() ? stored.status_info() : decision.status_info;
   ASSIGN_OR_RETURN(types::v1::Host written,
                    inventory_.UpdateHostStatus(stored, decision.to, info, update));
+  if (metrics_ != nullptr) metrics_->Written(stored, written);
   if (decision.to != stored.status()) {
     log_.Info("host status changed", {{"host_id", stored.id()},
                                       {"from", core::HostStatusName(stored.status())},
@@ -426,6 +433,7 @@ absl::StatusOr<types::v1::Cluster> Refresher::Apply(const types::v1::Cluster& st
       decision.status_info.empty() ? stored.status_info() : decision.status_info;
   ASSIGN_OR_RETURN(types::v1::Cluster written,
                    inventory_.UpdateClusterStatus(stored, decision.to, info, update));
+  if (metrics_ != nullptr) metrics_->Written(decision, written);
   if (decision.to != stored.status()) {
     log_.Info("cluster status changed", {{"cluster_id", stored.id()},
                                          {"from", core::ClusterStatusName(stored.status())},

@@ -47,6 +47,7 @@
 #include "services/orchestrator/core/host_state_machine.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/events.h"
+#include "services/orchestrator/install_metrics.h"
 #include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
 
@@ -86,10 +87,11 @@ class InstallationFiles {
 
 class Refresher {
  public:
-  // `files` may be null: preparing clusters then wait for a refresher that has it.
+  // `files` may be null: preparing clusters then wait for a refresher that has it. `metrics`
+  // (may be null) hears of every write (installation metrics).
   Refresher(InventoryPort& inventory, RefreshOptions options, const Clock& clock,
             const LivenessView& liveness, EventSink& events, log::Logger log,
-            InstallationFiles* files = nullptr);
+            InstallationFiles* files = nullptr, InstallMetrics* metrics = nullptr);
 
   // Refreshes the cluster of the host (or the host alone when it has no cluster).
   absl::StatusOr<RefreshOutcome> RefreshHost(const std::string& infra_env_id,
@@ -141,6 +143,7 @@ class Refresher {
   EventSink& events_;
   log::Logger log_;
   InstallationFiles* const files_;
+  InstallMetrics* const metrics_;
 };
 
 // Whether two validation lists differ in outcome (id or status; messages are ignored, since

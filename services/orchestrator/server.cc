@@ -111,6 +111,7 @@ struct Parts {
   std::unique_ptr<install::ArtifactGenerator> files;
   std::unique_ptr<LivenessTracker> liveness;
   std::unique_ptr<InventoryEvents> events;
+  std::unique_ptr<InstallMetrics> install_metrics;
   std::unique_ptr<Refresher> refresher;
   std::unique_ptr<actions::UserActions> actions;
   std::unique_ptr<DefaultInstructions> next_steps;
@@ -178,9 +179,11 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
       parts->clock);
   parts->events = std::make_unique<InventoryEvents>(*parts->inventory, options.event_rate,
                                                     parts->clock, context.log.Child("events"));
+  parts->install_metrics = std::make_unique<InstallMetrics>(*context.metrics);
   parts->refresher = std::make_unique<Refresher>(
       *parts->inventory, RefreshOptions{.timeouts = options.timeouts}, parts->clock,
-      *parts->liveness, *parts->events, context.log.Child("agents"), parts->files.get());
+      *parts->liveness, *parts->events, context.log.Child("agents"), parts->files.get(),
+      parts->install_metrics.get());
   parts->actions = std::make_unique<actions::UserActions>(
       *parts->inventory,
       actions::ActionsOptions{.timeouts = options.timeouts,

@@ -1,11 +1,12 @@
-"""Checks what the chart renders (deploy/helm/render: NOT helm, see README "Checking the chart").
+"""Checks what the chart renders (`helm template`, see README "Checking the chart").
 
 Usage: check.py SCHEMA VALUES_YAML FLAGS_DIR RENDERED_DIR IMAGES_BUILD_SH
   SCHEMA        values.schema.json
   VALUES_YAML   the chart's values.yaml
   FLAGS_DIR     <binary>.env: the ASSISTED_* variables each binary's --help names;
                 <binary>.path: the binary
-  RENDERED_DIR  <scenario>.yaml (render's output) and <scenario>.values.yaml (its values file)
+  RENDERED_DIR  <scenario>.yaml (helm template's output) and <scenario>.values.yaml (its values
+                files, one YAML document each, merged in order like helm's -f)
   IMAGES_BUILD_SH  deploy/images/build.sh: which image holds which binaries, and its user
 
 For each scenario: the values (values.yaml with the scenario's file over it) satisfy the schema;
@@ -381,7 +382,9 @@ def main():
         problems.append("no scenarios rendered")
     for scenario in scenarios:
         c = Checker(scenario)
-        values = deep_merge(copy.deepcopy(base_values), yaml.safe_load(open(os.path.join(rendered_dir, scenario + ".values.yaml"))) or {})
+        values = copy.deepcopy(base_values)
+        for layer in yaml.safe_load_all(open(os.path.join(rendered_dir, scenario + ".values.yaml"))):
+            deep_merge(values, layer or {})
         for error in validator.iter_errors(values):
             c.fail("values", f"{'.'.join(map(str, error.path))}: {error.message}")
         text = open(os.path.join(rendered_dir, scenario + ".yaml")).read()
