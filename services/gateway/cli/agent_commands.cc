@@ -79,12 +79,11 @@ int RunAgentCreate(const GlobalOptions&, const CommandOptions& options,
 // (agent_ignition.h).
 absl::StatusOr<std::string> NodeZeroToken(const std::string& secret, absl::Duration lifetime) {
   const absl::Time now = absl::Now();
-  return gateway::SignHs256(secret,
-                            {{"sub", agent::kAgentInstallerUser},
-                             {"username", agent::kAgentInstallerUser},
-                             {"org_id", agent::kAgentInstallerUser},
-                             {"iat", absl::ToUnixSeconds(now)},
-                             {"exp", absl::ToUnixSeconds(now + lifetime)}});
+  return gateway::SignHs256(secret, {{"sub", agent::kAgentInstallerUser},
+                                     {"username", agent::kAgentInstallerUser},
+                                     {"org_id", agent::kAgentInstallerUser},
+                                     {"iat", absl::ToUnixSeconds(now)},
+                                     {"exp", absl::ToUnixSeconds(now + lifetime)}});
 }
 
 // `agent wait-for`: waits until node 0 answers and has created the cluster (it boots, starts
@@ -99,7 +98,8 @@ int RunAgentWaitFor(const GlobalOptions&, const CommandOptions& options,
   }
   absl::StatusOr<agent::AgentState> state = agent::ReadState(options.dir);
   if (!state.ok()) return Refused(io, kCommand, state.status());
-  absl::StatusOr<std::string> token = NodeZeroToken(state->gateway_jwt_secret, options.timeout + absl::Hours(1));
+  absl::StatusOr<std::string> token =
+      NodeZeroToken(state->gateway_jwt_secret, options.timeout + absl::Hours(1));
   if (!token.ok()) return Refused(io, kCommand, token.status());
   const absl::Time deadline = absl::Now() + options.timeout;
   RestClient client({.server = state->gateway_url, .token = *token});
@@ -245,8 +245,9 @@ std::vector<Command> AgentCommands() {
                        "the ISO's credentials (tls/root-ca.*, kubeconfig, kubeadmin-password)");
          parser.String("jwt-secret-file", &options.secret_file,
                        "the gateway's --jwt-secret-file: the registration signs its token with it");
-         parser.String("inventory-address", &options.inventory_address,
-                       "the inventory's gRPC host:port, where the credentials are stored")
+         parser
+             .String("inventory-address", &options.inventory_address,
+                     "the inventory's gRPC host:port, where the credentials are stored")
              .Check(config::HostPort);
          parser.Duration("timeout", &options.timeout, "give up (exit 3) after this long")
              .Range(absl::Seconds(1), absl::Hours(24 * 7));

@@ -118,29 +118,26 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
   // Long-running services come back after a crash; their order is the units' After=.
   const std::string restart = "Restart=always\nRestartSec=2\n";
   const std::string images = absl::StrCat("EnvironmentFile=", kNodeZeroImagesEnvPath, "\n");
-  config.AddFile(
-      {.path = kPostgresInitScriptPath, .mode = 0755, .contents = kPostgresInitScript});
+  config.AddFile({.path = kPostgresInitScriptPath, .mode = 0755, .contents = kPostgresInitScript});
   const struct {
     const char* name;
     std::string description;
     std::string service;
   } kUnits[] = {
       {kPostgresUnitName, "PostgreSQL of node 0's services (a unix socket only)",
-       absl::StrCat("Type=notify\nUser=postgres\nStateDirectory=assisted/postgres\n",
-                    "RuntimeDirectory=assisted-postgres\n",
-                    "Environment=PG_BINDIR=", kPostgresBinDir, "\n",
-                    "Environment=PGDATA=", kPostgresData, "\n",
-                    "ExecStartPre=", kPostgresInitScriptPath, "\n",
-                    "ExecStart=", kPostgresBinDir, "/postgres -D ", kPostgresData,
-                    " -c listen_addresses= -k ", kPostgresSocketDir, "\n", restart)},
+       absl::StrCat("Type=notify\nUser=postgres\nStateDirectory=assisted/postgres\n"
+                    "RuntimeDirectory=assisted-postgres\nEnvironment=PG_BINDIR=",
+                    kPostgresBinDir, "\nEnvironment=PGDATA=", kPostgresData, "\nExecStartPre=",
+                    kPostgresInitScriptPath, "\nExecStart=", kPostgresBinDir, "/postgres -D ",
+                    kPostgresData, " -c listen_addresses= -k ", kPostgresSocketDir, "\n", restart)},
       {kInventoryUnitName, "assisted inventory (node 0)",
        absl::StrCat("ExecStart=", kBinDir, "/assisted-inventory --grpc-listen=127.0.0.1:9091",
                     " --metrics-listen=127.0.0.1:9101",
                     " --postgres-dsn=postgresql://assisted@/assisted?host=", kPostgresSocketDir,
                     " --secrets-key-file=", credentials, "secrets.key\n", restart)},
       {kOrchestratorUnitName, "assisted orchestrator (node 0): the agent port on rendezvousIP",
-       absl::StrCat(images, "ExecStart=", kBinDir, "/assisted-orchestrator --grpc-listen=",
-                    agent_port,
+       absl::StrCat(images, "ExecStart=", kBinDir,
+                    "/assisted-orchestrator --grpc-listen=", agent_port,
                     " --internal-grpc-listen=127.0.0.1:9094 --metrics-listen=127.0.0.1:9100",
                     " --inventory-address=127.0.0.1:9091\n", restart)},
       {kImageUnitName, "assisted image service (node 0, loopback only)",
@@ -151,8 +148,8 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
                     " --url-signing-key-file=", credentials, "url.key",
                     " --image-cache-dir=/var/lib/assisted/images\n", restart)},
       {kGatewayUnitName, "assisted gateway (node 0): the REST API on rendezvousIP",
-       absl::StrCat("ExecStart=", kBinDir, "/assisted-gateway --http-listen=",
-                    HostPort(rendezvous, kGatewayPort),
+       absl::StrCat("ExecStart=", kBinDir,
+                    "/assisted-gateway --http-listen=", HostPort(rendezvous, kGatewayPort),
                     " --grpc-listen=127.0.0.1:9093 --metrics-listen=127.0.0.1:9103",
                     " --inventory-address=127.0.0.1:9091 --orchestrator-address=127.0.0.1:9094",
                     " --image-address=127.0.0.1:9092 --auth=jwt --jwt-secret-file=", credentials,
@@ -328,9 +325,9 @@ ordered_json HintsJson(const RootDeviceHints& hints) {
 }  // namespace
 
 const std::vector<std::string>& NodeZeroUnitNames() {
-  static const auto* names = new std::vector<std::string>{
-      kPostgresUnitName, kInventoryUnitName, kOrchestratorUnitName,
-      kImageUnitName,    kGatewayUnitName,   kRegisterUnitName};
+  static const auto* names =
+      new std::vector<std::string>{kPostgresUnitName, kInventoryUnitName, kOrchestratorUnitName,
+                                   kImageUnitName,    kGatewayUnitName,   kRegisterUnitName};
   return *names;
 }
 

@@ -276,10 +276,9 @@ TEST_F(CreateImageFromSeed002, CarriesNodeZerosUnitsListeningOnRendezvousIpOnlyF
     }
   }
   EXPECT_THAT(on_rendezvous_ip,
-              ::testing::UnorderedElementsAre("--grpc-listen=192.168.0.116:9090",
-                                              "--orchestrator-address=192.168.0.116:9090",
-                                              "--http-listen=192.168.0.116:8080",
-                                              "--server=http://192.168.0.116:8080"));
+              ::testing::UnorderedElementsAre(
+                  "--grpc-listen=192.168.0.116:9090", "--orchestrator-address=192.168.0.116:9090",
+                  "--http-listen=192.168.0.116:8080", "--server=http://192.168.0.116:8080"));
   EXPECT_THAT(units["assisted-postgres.service"], HasSubstr("-c listen_addresses= -k "));
   std::map<std::string, std::string> files = Files(*ignition_);
   EXPECT_EQ(files["/etc/assisted/credentials/url.key"].size(), 44u);

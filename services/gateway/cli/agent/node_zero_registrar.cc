@@ -43,8 +43,9 @@ absl::StatusOr<NodeZeroInputs> ReadNodeZeroInputs(const std::string& config_path
   if (!inputs.definition.is_object() || !inputs.definition.contains("cluster") ||
       !inputs.definition["cluster"].is_object() || Text(inputs.definition, "cluster_id").empty() ||
       Text(inputs.definition, "infra_env_id").empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        config_path, ": not a cluster definition (a JSON object with cluster, cluster_id and "
+    return absl::InvalidArgumentError(
+        absl::StrCat(config_path,
+                     ": not a cluster definition (a JSON object with cluster, cluster_id and "
                      "infra_env_id)"));
   }
   ASSIGN_OR_RETURN(inputs.pull_secret, ReadFile(pull_secret_path, "pull secret"));
@@ -56,9 +57,7 @@ absl::StatusOr<NodeZeroInputs> ReadNodeZeroInputs(const std::string& config_path
   return inputs;
 }
 
-std::string NodeZeroRegistrar::cluster_id() const {
-  return Text(inputs_.definition, "cluster_id");
-}
+std::string NodeZeroRegistrar::cluster_id() const { return Text(inputs_.definition, "cluster_id"); }
 
 absl::Status NodeZeroRegistrar::Register() {
   const json& definition = inputs_.definition;
@@ -67,8 +66,8 @@ absl::Status NodeZeroRegistrar::Register() {
   cluster["pull_secret"] = inputs_.pull_secret;
   RETURN_IF_ERROR(CreatedOrExisting(services_.Call("POST", "/clusters", cluster)));
   // A 409 may also mean another user's cluster holds the id: this one must be readable.
-  RETURN_IF_ERROR(services_.Call("GET", absl::StrCat("/clusters/", cluster_id()), std::nullopt)
-                      .status());
+  RETURN_IF_ERROR(
+      services_.Call("GET", absl::StrCat("/clusters/", cluster_id()), std::nullopt).status());
   json infra_env = {{"id", Text(definition, "infra_env_id")},
                     {"name", Text(cluster, "name")},
                     {"cluster_id", cluster_id()},
@@ -102,10 +101,10 @@ absl::StatusOr<bool> NodeZeroRegistrar::Step(std::string& waiting_for) {
             .status());
   }
   if (plan.start_install) {
-    RETURN_IF_ERROR(
-        services_
-            .Call("POST", absl::StrCat("/clusters/", cluster_id(), "/actions/install"), json::object())
-            .status());
+    RETURN_IF_ERROR(services_
+                        .Call("POST", absl::StrCat("/clusters/", cluster_id(), "/actions/install"),
+                              json::object())
+                        .status());
     waiting_for.clear();
     return true;
   }
@@ -126,8 +125,8 @@ absl::Status RunNodeZero(NodeZeroRegistrar& registrar, const RunOptions& options
   };
   const auto wait = [&]() -> absl::Status {
     if (absl::Now() + options.interval > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat("gave up after ",
-                                                      absl::FormatDuration(options.timeout)));
+      return absl::DeadlineExceededError(
+          absl::StrCat("gave up after ", absl::FormatDuration(options.timeout)));
     }
     absl::SleepFor(options.interval);
     return absl::OkStatus();
