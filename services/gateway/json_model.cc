@@ -803,7 +803,9 @@ const Model& ClusterModel() {
       types::v1::Cluster::descriptor(),
       "Cluster",
       {
-          {"id", "id", kOut},
+          // A given id is kept (the agent-based installer creates the cluster its ISO names);
+          // the inventory checks it is a UUID and answers 409 when it is taken.
+          {"id", "id", kOut | kCreate},
           {"kind", "kind", kOut},
           {"name", "name", kOut | kCreate | kUpdate | kRequired},
           {"openshift_version", "openshift_version", kOut | kCreate | kRequired},
@@ -893,7 +895,7 @@ const Model& InfraEnvModel() {
       types::v1::InfraEnv::descriptor(),
       "InfraEnv",
       {
-          {"id", "id", kOut},
+          {"id", "id", kOut | kCreate},  // kept when given, as the cluster's
           {"name", "name", kOut | kCreate | kUpdate | kRequired | kAlways},
           {"type", "type", kOut},
           {"image_type", "type", kCreate | kUpdate},

@@ -104,6 +104,20 @@ TEST(ClusterModel, CreateReadsFieldsAndTheSecretApart) {
   EXPECT_THAT(decoded->mask.paths(), ::testing::Contains("pull_secret"));
 }
 
+// The agent-based installer's node 0 creates the cluster and infra-env its ISO names.
+TEST(ClusterModel, CreateKeepsAGivenId) {
+  Json body = Json::parse(R"({"id":"3f0c2a5e-2b8c-4c1e-9d3a-0f5b6f1e7a21","name":"c",
+      "openshift_version":"4.16","pull_secret":"{}"})");
+  types::Cluster cluster;
+  ASSERT_THAT(FromJson(ClusterModel(), body, kCreate, &cluster), IsOk());
+  EXPECT_EQ(cluster.id(), "3f0c2a5e-2b8c-4c1e-9d3a-0f5b6f1e7a21");
+  types::InfraEnv infra_env;
+  ASSERT_THAT(FromJson(InfraEnvModel(), body, kCreate, &infra_env), IsOk());
+  EXPECT_EQ(infra_env.id(), "3f0c2a5e-2b8c-4c1e-9d3a-0f5b6f1e7a21");
+  EXPECT_THAT(FromJson(ClusterModel(), Json::parse(R"({"id":"x"})"), kUpdate, &cluster),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("id: cannot be set")));
+}
+
 TEST(ClusterModel, RejectsWhatIsNotAcceptedNamingTheField) {
   struct Case {
     const char* body;

@@ -19,7 +19,9 @@ constexpr int kMinMajor = 15;
 constexpr char kUser[] = "app";
 constexpr char kPort[] = "5432";  // only names the socket file; no TCP listener
 
-absl::StatusOr<std::string> FindBindir() {
+}  // namespace
+
+absl::StatusOr<std::string> PostgresBinDir() {
   if (const char* dir = std::getenv("ASSISTED_PG_BINDIR"); dir != nullptr && *dir != '\0') {
     return std::string(dir);
   }
@@ -40,10 +42,8 @@ absl::StatusOr<std::string> FindBindir() {
   return absl::StrCat("/usr/lib/postgresql/", best, "/bin");
 }
 
-}  // namespace
-
 absl::StatusOr<std::unique_ptr<PostgresServer>> PostgresServer::Start() {
-  ASSIGN_OR_RETURN(std::string bindir, FindBindir());
+  ASSIGN_OR_RETURN(std::string bindir, PostgresBinDir());
   // Under /tmp, not the test's TMPDIR: the socket path must stay short (< 108 bytes) and the
   // postgres user must be able to reach it.
   char folder_template[] = "/tmp/assisted-pg-XXXXXX";

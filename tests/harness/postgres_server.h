@@ -16,6 +16,10 @@
 
 namespace assisted::testing {
 
+// The PostgreSQL server binaries' folder: ASSISTED_PG_BINDIR, else the newest
+// /usr/lib/postgresql/N/bin with N >= 15. NOT_FOUND saying what to install when there is none.
+absl::StatusOr<std::string> PostgresBinDir();
+
 class PostgresServer {
  public:
   // Finds the server binaries (ASSISTED_PG_BINDIR, else the newest /usr/lib/postgresql/N/bin

@@ -2,15 +2,24 @@
 // services/gateway/cli/agent/asset_dir.h): one ISO from install-config.yaml + agent-config.yaml.
 #include <algorithm>
 #include <cstdlib>
+#include <memory>
+#include <optional>
 #include <ostream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
+#include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "grpcpp/client_context.h"
+#include "lib/file/read_file.h"
+#include "lib/grpc/channel.h"
+#include "lib/ignition/discovery_layout.h"
 #include "lib/random/random.h"
+#include "lib/status/grpc_status.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/agent/agent_ignition.h"
 #include "services/gateway/cli/agent/asset_dir.h"
+#include "services/gateway/cli/agent/node_zero_registrar.h"
 #include "services/gateway/cli/command.h"
 #include "services/gateway/cli/rest_client.h"
 #include "services/gateway/jwt.h"
@@ -66,15 +75,15 @@ int RunAgentCreate(const GlobalOptions&, const CommandOptions& options,
   return kExitUsage;
 }
 
-// A token of node 0's gateway for the agent installer's user (agent_ignition.h).
-absl::StatusOr<std::string> NodeZeroToken(const agent::AgentState& state, absl::Duration lifetime) {
+// A token of node 0's gateway (signed with its key `secret`) for the agent installer's user
+// (agent_ignition.h).
+absl::StatusOr<std::string> NodeZeroToken(const std::string& secret, absl::Duration lifetime) {
   const absl::Time now = absl::Now();
-  return gateway::SignHs256(state.gateway_jwt_secret,
-                            {{"sub", agent::kAgentInstallerUser},
-                             {"username", agent::kAgentInstallerUser},
-                             {"org_id", agent::kAgentInstallerUser},
-                             {"iat", absl::ToUnixSeconds(now)},
-                             {"exp", absl::ToUnixSeconds(now + lifetime)}});
+  return gateway::SignHs256(secret, {{"sub", agent::kAgentInstallerUser},
+                                     {"username", agent::kAgentInstallerUser},
+                                     {"org_id", agent::kAgentInstallerUser},
+                                     {"iat", absl::ToUnixSeconds(now)},
+                                     {"exp", absl::ToUnixSeconds(now + lifetime)}});
 }
 
 // `agent wait-for`: waits until node 0 answers and has created the cluster (it boots, starts
@@ -89,7 +98,8 @@ int RunAgentWaitFor(const GlobalOptions&, const CommandOptions& options,
   }
   absl::StatusOr<agent::AgentState> state = agent::ReadState(options.dir);
   if (!state.ok()) return Refused(io, kCommand, state.status());
-  absl::StatusOr<std::string> token = NodeZeroToken(*state, options.timeout + absl::Hours(1));
+  absl::StatusOr<std::string> token =
+      NodeZeroToken(state->gateway_jwt_secret, options.timeout + absl::Hours(1));
   if (!token.ok()) return Refused(io, kCommand, token.status());
   const absl::Time deadline = absl::Now() + options.timeout;
   RestClient client({.server = state->gateway_url, .token = *token});
@@ -123,6 +133,62 @@ int RunAgentWaitFor(const GlobalOptions&, const CommandOptions& options,
        absl::StrCat("--timeout=", absl::FormatDuration(absl::Ceil(left, absl::Seconds(1)))),
        absl::StrCat("--interval=", absl::FormatDuration(options.interval))},
       {}, io);
+}
+
+// Node 0's services as `agent run-node-zero` reaches them: the gateway's REST API, and the
+// inventory on loopback for the credentials (artifacts have no REST route to write them).
+class LocalNodeZeroServices final : public agent::NodeZeroServices {
+ public:
+  LocalNodeZeroServices(RestClient& rest, const std::shared_ptr<grpc::Channel>& inventory)
+      : rest_(rest), inventory_(inventory::v1::InventoryService::NewStub(inventory)) {}
+
+  absl::StatusOr<nlohmann::json> Call(absl::string_view method, absl::string_view path,
+                                      const std::optional<nlohmann::json>& body) override {
+    return rest_.Call(method, path, body);
+  }
+
+  absl::Status PutCredential(const std::string& cluster_id, const std::string& name,
+                             const std::string& content) override {
+    inventory::v1::PutArtifactRequest request;
+    request.set_cluster_id(cluster_id);
+    request.set_name(name);
+    request.set_kind(inventory::v1::ARTIFACT_KIND_CREDENTIALS);
+    request.set_content_type(name == "kubeconfig" ? "application/yaml" : "text/plain");
+    request.set_content(content);
+    request.set_if_absent(true);
+    inventory::v1::ArtifactInfo stored;
+    grpc::ClientContext context;
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(30)));
+    return FromGrpcStatus(inventory_->PutArtifact(&context, request, &stored));
+  }
+
+ private:
+  RestClient& rest_;
+  std::unique_ptr<inventory::v1::InventoryService::Stub> inventory_;
+};
+
+// `agent run-node-zero`: node 0's registration (agent/node_zero_registrar.h), started by
+// assisted-node-zero-register.service from the ISO's Ignition.
+int RunAgentNodeZero(const GlobalOptions& global, const CommandOptions& options,
+                     const std::vector<std::string>&, Io io) {
+  constexpr absl::string_view kCommand = "agent run-node-zero";
+  absl::StatusOr<agent::NodeZeroInputs> inputs = agent::ReadNodeZeroInputs(
+      options.config_file, options.pull_secret_file, options.credentials_dir);
+  if (!inputs.ok()) return Refused(io, kCommand, inputs.status());
+  absl::StatusOr<std::string> secret = ReadFile(options.secret_file, "--jwt-secret-file");
+  if (!secret.ok()) return Refused(io, kCommand, secret.status());
+  absl::StatusOr<std::string> token = NodeZeroToken(*secret, options.timeout + absl::Hours(1));
+  if (!token.ok()) return Refused(io, kCommand, token.status());
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> inventory =
+      grpcutil::MakeChannel(options.inventory_address, {});
+  if (!inventory.ok()) return Refused(io, kCommand, inventory.status());
+  RestClient rest({.server = global.server, .token = *token});
+  LocalNodeZeroServices services(rest, *inventory);
+  agent::NodeZeroRegistrar registrar(*std::move(inputs), services);
+  const absl::Status done = agent::RunNodeZero(
+      registrar, {.interval = options.interval, .timeout = options.timeout}, io.err);
+  if (!done.ok()) return Refused(io, kCommand, done);
+  return kExitOk;
 }
 
 void BindDir(config::Parser& parser, CommandOptions& options) {
@@ -161,6 +227,34 @@ std::vector<Command> AgentCommands() {
              .Range(absl::Milliseconds(100), absl::Minutes(10));
        },
        RunAgentWaitFor},
+      {"agent run-node-zero",
+       "agent-based installer, on node 0: create the cluster of cluster.json through the "
+       "gateway (--server), store its credentials, name the hosts and start the install",
+       nullptr,
+       [](config::Parser& parser, CommandOptions& options) {
+         options.config_file = agent::kClusterJsonPath;
+         options.pull_secret_file = discovery_layout::kPullSecretPath;
+         options.credentials_dir = agent::kCredentialsDir;
+         options.secret_file = absl::StrCat(agent::kCredentialsDir, "/jwt.key");
+         options.inventory_address = "127.0.0.1:9091";
+         options.timeout = absl::Hours(24);
+         options.interval = absl::Seconds(2);
+         parser.String("config", &options.config_file, "the cluster definition (cluster.json)");
+         parser.String("pull-secret-file", &options.pull_secret_file, "the pull secret");
+         parser.String("credentials-dir", &options.credentials_dir,
+                       "the ISO's credentials (tls/root-ca.*, kubeconfig, kubeadmin-password)");
+         parser.String("jwt-secret-file", &options.secret_file,
+                       "the gateway's --jwt-secret-file: the registration signs its token with it");
+         parser
+             .String("inventory-address", &options.inventory_address,
+                     "the inventory's gRPC host:port, where the credentials are stored")
+             .Check(config::HostPort);
+         parser.Duration("timeout", &options.timeout, "give up (exit 3) after this long")
+             .Range(absl::Seconds(1), absl::Hours(24 * 7));
+         parser.Duration("interval", &options.interval, "how often to look at the cluster")
+             .Range(absl::Milliseconds(100), absl::Minutes(10));
+       },
+       RunAgentNodeZero},
   };
 }
 

@@ -60,6 +60,11 @@ struct CommandOptions {
   // agent create, agent wait-for (agent_commands.cc)
   std::string dir = ".";
   std::string base_iso;
+  // agent run-node-zero (agent_commands.cc)
+  std::string config_file;
+  std::string pull_secret_file;
+  std::string credentials_dir;
+  std::string inventory_address;
 };
 
 struct Command {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
@@ -19,6 +21,16 @@ using types::v1::Host;
 
 absl::StatusOr<Cluster> ClusterActions::RefreshCluster(const std::string& cluster_id) {
   return context_.Refresh(cluster_id);
+}
+
+absl::StatusOr<std::optional<std::string>> ClusterActions::RendezvousIp(
+    const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(std::vector<types::v1::InfraEnv> infra_envs,
+                   context_.inventory.ListClusterInfraEnvs(cluster_id));
+  for (const types::v1::InfraEnv& infra_env : infra_envs) {
+    if (!infra_env.rendezvous_ip().empty()) return infra_env.rendezvous_ip();
+  }
+  return std::nullopt;
 }
 
 absl::Status ClusterActions::AssignRolesAndBootstrap(const std::string& cluster_id) {
@@ -44,7 +56,9 @@ absl::Status ClusterActions::AssignRolesAndBootstrap(const std::string& cluster_
   const bool has_bootstrap = std::any_of(loaded->hosts.begin(), loaded->hosts.end(),
                                          [](const Host& h) { return h.bootstrap(); });
   if (has_bootstrap) return absl::OkStatus();
-  ASSIGN_OR_RETURN(std::string bootstrap_id, core::ChooseBootstrap(loaded->pointers, facts));
+  ASSIGN_OR_RETURN(std::optional<std::string> rendezvous_ip, RendezvousIp(cluster_id));
+  ASSIGN_OR_RETURN(std::string bootstrap_id,
+                   core::ChooseBootstrap(loaded->pointers, facts, rendezvous_ip));
   for (const Host& host : loaded->hosts) {
     if (host.id() != bootstrap_id) continue;
     core::HostFieldsUpdate update;

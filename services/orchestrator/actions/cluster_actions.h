@@ -14,6 +14,7 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -42,6 +43,9 @@ class ClusterActions {
   // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the
   // bootstrap host. ABORTED when a host changed meanwhile (the caller retries).
   absl::Status AssignRolesAndBootstrap(const std::string& cluster_id);
+  // The rendezvous IP of the cluster's agent-based infra-env (the first of its infra-envs that
+  // names one): the host holding it, node 0, is the bootstrap host. nullopt when none does.
+  absl::StatusOr<std::optional<std::string>> RendezvousIp(const std::string& cluster_id);
 
   ActionContext& context_;
 };

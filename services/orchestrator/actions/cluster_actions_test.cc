@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "services/orchestrator/actions/actions_test_fixture.h"
+#include "services/orchestrator/core/testing_fixtures.h"
 
 namespace assisted::orchestrator::actions {
 namespace {
@@ -38,6 +39,19 @@ TEST_F(ClusterActionsTest, InstallingAReadyClusterPreparesItWithRolesABootstrapA
   EXPECT_TRUE(inventory_.ArtifactContent("c1", kInstallConfigName)->has_value());
   EXPECT_EQ(inventory_.Cluster("c1").last_installation_preparation().status(),
             types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS);
+}
+
+// Agent-based installs: node 0 holds the infra-env's rendezvous IP and runs the service, so it
+// must be the bootstrap host (the last to reboot). Without the IP the chooser takes host 3.
+TEST_F(ClusterActionsTest, TheHostHoldingTheInfraEnvsRendezvousIpIsTheBootstrapHost) {
+  types::v1::InfraEnv infra_env = *inventory_.GetInfraEnv(orchestrator::testing::kInfraEnvId);
+  infra_env.set_rendezvous_ip(core::testing::Ip(1));
+  inventory_.AddInfraEnv(infra_env, "signing-key");
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  ASSERT_THAT(actions_.clusters().InstallCluster("c1"), IsOk());
+  EXPECT_TRUE(StoredHost(1).bootstrap());
+  EXPECT_FALSE(StoredHost(2).bootstrap());
+  EXPECT_FALSE(StoredHost(3).bootstrap());
 }
 
 TEST_F(ClusterActionsTest, InstallingAClusterThatIsNotReadyIsRefusedNamingItsStatus) {

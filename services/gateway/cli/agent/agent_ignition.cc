@@ -13,6 +13,7 @@
 #include "assisted/types/v1/infra_env.pb.h"
 #include "lib/ignition/config_builder.h"
 #include "lib/ignition/discovery_ignition.h"
+#include "lib/ignition/discovery_layout.h"
 #include "lib/status/status_macros.h"
 
 namespace assisted::cli::agent {
@@ -71,6 +72,105 @@ for address in "$sys_class_net"/*/address; do
 done
 echo "assisted-set-hostname: agent-config.yaml names no host with a MAC of this machine"
 )SCRIPT";
+
+// Node 0's services (see the header). Binaries where the live image installs them; PostgreSQL
+// from Debian 12's postgresql-15.
+constexpr char kBinDir[] = "/usr/local/bin";
+constexpr char kPostgresBinDir[] = "/usr/lib/postgresql/15/bin";
+constexpr char kPostgresInitScriptPath[] = "/usr/local/bin/assisted-postgres-init.sh";
+constexpr char kPostgresData[] = "/var/lib/assisted/postgres/data";
+constexpr char kPostgresSocketDir[] = "/run/assisted-postgres";
+constexpr char kPostgresUnitName[] = "assisted-postgres.service";
+constexpr char kInventoryUnitName[] = "assisted-inventory.service";
+constexpr char kOrchestratorUnitName[] = "assisted-orchestrator.service";
+constexpr char kImageUnitName[] = "assisted-image.service";
+constexpr char kGatewayUnitName[] = "assisted-gateway.service";
+constexpr char kRegisterUnitName[] = "assisted-node-zero-register.service";
+
+constexpr char kPostgresInitScript[] = R"SCRIPT(#!/bin/bash
+# Creates node 0's PostgreSQL cluster on its first start: superuser "assisted", trust on the unix
+# socket only (the server listens on no TCP address), database "assisted". initdb works in a
+# scratch folder renamed into place, so a first start interrupted midway begins again.
+set -euo pipefail
+[ -f "$PGDATA/PG_VERSION" ] && exit 0
+rm -rf "$PGDATA.new"
+"$PG_BINDIR/initdb" -D "$PGDATA.new" -A trust -U assisted -E UTF8 --locale=C >/dev/null
+# Single-user mode needs no running server (its session user is the bootstrap superuser).
+echo "CREATE DATABASE assisted" | "$PG_BINDIR/postgres" --single -D "$PGDATA.new" postgres >/dev/null
+mv "$PGDATA.new" "$PGDATA"
+)SCRIPT";
+
+// A unit of node 0: starts where assisted-node-zero.service wrote the marker, after `after`;
+// `service` holds its [Service] lines.
+std::string NodeZeroUnit(absl::string_view description, absl::string_view after,
+                         absl::string_view service) {
+  return absl::StrCat("[Unit]\nDescription=", description,
+                      "\nConditionPathExists=", kNodeZeroMarkerPath, "\nWants=", after,
+                      "\nAfter=", after, "\n\n[Service]\n", service,
+                      "\n[Install]\nWantedBy=multi-user.target\n");
+}
+
+// Node 0's units, each started after the one before it (NodeZeroUnitNames' order).
+void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuilder& config) {
+  const net::IpAddress& rendezvous = definition.agent.rendezvous_ip;
+  const std::string agent_port = HostPort(rendezvous, kAgentPort);
+  const std::string credentials = absl::StrCat(kCredentialsDir, "/");
+  // Long-running services come back after a crash; their order is the units' After=.
+  const std::string restart = "Restart=always\nRestartSec=2\n";
+  const std::string images = absl::StrCat("EnvironmentFile=", kNodeZeroImagesEnvPath, "\n");
+  config.AddFile({.path = kPostgresInitScriptPath, .mode = 0755, .contents = kPostgresInitScript});
+  const struct {
+    const char* name;
+    std::string description;
+    std::string service;
+  } kUnits[] = {
+      {kPostgresUnitName, "PostgreSQL of node 0's services (a unix socket only)",
+       absl::StrCat("Type=notify\nUser=postgres\nStateDirectory=assisted/postgres\n"
+                    "RuntimeDirectory=assisted-postgres\nEnvironment=PG_BINDIR=",
+                    kPostgresBinDir, "\nEnvironment=PGDATA=", kPostgresData, "\nExecStartPre=",
+                    kPostgresInitScriptPath, "\nExecStart=", kPostgresBinDir, "/postgres -D ",
+                    kPostgresData, " -c listen_addresses= -k ", kPostgresSocketDir, "\n", restart)},
+      {kInventoryUnitName, "assisted inventory (node 0)",
+       absl::StrCat("ExecStart=", kBinDir, "/assisted-inventory --grpc-listen=127.0.0.1:9091",
+                    " --metrics-listen=127.0.0.1:9101",
+                    " --postgres-dsn=postgresql://assisted@/assisted?host=", kPostgresSocketDir,
+                    " --secrets-key-file=", credentials, "secrets.key\n", restart)},
+      {kOrchestratorUnitName, "assisted orchestrator (node 0): the agent port on rendezvousIP",
+       absl::StrCat(images, "ExecStart=", kBinDir,
+                    "/assisted-orchestrator --grpc-listen=", agent_port,
+                    " --internal-grpc-listen=127.0.0.1:9094 --metrics-listen=127.0.0.1:9100",
+                    " --inventory-address=127.0.0.1:9091\n", restart)},
+      {kImageUnitName, "assisted image service (node 0, loopback only)",
+       absl::StrCat(images, "StateDirectory=assisted/images\n", "ExecStart=", kBinDir,
+                    "/assisted-image --grpc-listen=127.0.0.1:9092 --metrics-listen=127.0.0.1:9102",
+                    " --http-listen=127.0.0.1:8888 --public-url=http://127.0.0.1:8888",
+                    " --inventory-address=127.0.0.1:9091 --orchestrator-address=", agent_port,
+                    " --url-signing-key-file=", credentials, "url.key",
+                    " --image-cache-dir=/var/lib/assisted/images\n", restart)},
+      {kGatewayUnitName, "assisted gateway (node 0): the REST API on rendezvousIP",
+       absl::StrCat("ExecStart=", kBinDir,
+                    "/assisted-gateway --http-listen=", HostPort(rendezvous, kGatewayPort),
+                    " --grpc-listen=127.0.0.1:9093 --metrics-listen=127.0.0.1:9103",
+                    " --inventory-address=127.0.0.1:9091 --orchestrator-address=127.0.0.1:9094",
+                    " --image-address=127.0.0.1:9092 --auth=jwt --jwt-secret-file=", credentials,
+                    "jwt.key --url-signing-key-file=", credentials, "url.key\n", restart)},
+      // Retries by itself while the gateway does not answer; exits 0 once the install started.
+      {kRegisterUnitName, "Create the cluster of cluster.json on node 0 and start its install",
+       absl::StrCat("Type=simple\nRestart=on-failure\nRestartSec=5\n", "ExecStart=", kBinDir,
+                    "/aictl --server=http://", HostPort(rendezvous, kGatewayPort),
+                    " agent run-node-zero --config=", kClusterJsonPath,
+                    " --pull-secret-file=", discovery_layout::kPullSecretPath,
+                    " --credentials-dir=", kCredentialsDir, " --jwt-secret-file=", credentials,
+                    "jwt.key --inventory-address=127.0.0.1:9091\n")},
+  };
+  std::string after = kNodeZeroUnitName;
+  for (const auto& unit : kUnits) {
+    config.AddUnit({.name = unit.name,
+                    .contents = NodeZeroUnit(unit.description, after, unit.service),
+                    .enabled = true});
+    after = unit.name;
+  }
+}
 
 // A oneshot unit that runs `script` once per boot, `ordering` its [Unit] lines after the
 // description.
@@ -224,6 +324,13 @@ ordered_json HintsJson(const RootDeviceHints& hints) {
 
 }  // namespace
 
+const std::vector<std::string>& NodeZeroUnitNames() {
+  static const auto* names =
+      new std::vector<std::string>{kPostgresUnitName, kInventoryUnitName, kOrchestratorUnitName,
+                                   kImageUnitName,    kGatewayUnitName,   kRegisterUnitName};
+  return *names;
+}
+
 std::string HostPort(const net::IpAddress& ip, int port) {
   return ip.family() == net::Family::kIpv6 ? absl::StrCat("[", ip.ToString(), "]:", port)
                                            : absl::StrCat(ip.ToString(), ":", port);
@@ -233,6 +340,8 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageId
   const InstallConfig& install = definition.install;
   ordered_json cluster = {
       {"name", install.cluster_name},
+      {"openshift_version", kOpenshiftVersion},
+      {"cpu_architecture", "x86_64"},  // the ISO is x86_64
       {"base_dns_domain", install.base_domain},
       {"control_plane_count", install.control_plane_replicas},
       {"high_availability_mode", install.control_plane_replicas == 1 ? "None" : "Full"},
@@ -321,11 +430,14 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
       {"tls/root-ca.key", &credentials.root_ca.private_key_pem},
       {"kubeconfig", &credentials.kubeconfig},
       {"kubeadmin-password", &credentials.kubeadmin_password},
-      {"jwt.key", &identity.gateway_jwt_secret}};
+      {"jwt.key", &identity.gateway_jwt_secret},
+      {"url.key", &identity.url_signing_key},
+      {"secrets.key", &identity.secrets_key}};
   for (const auto& [name, contents] : secrets) {
     extra.AddFile(
         {.path = absl::StrCat(kCredentialsDir, "/", name), .mode = 0600, .contents = *contents});
   }
+  AddNodeZeroUnits(definition, extra);
   ASSIGN_OR_RETURN(std::string extra_json, extra.Build());
   return Combine(built->config, extra_json);
 }

@@ -21,6 +21,14 @@
 //   (services/orchestrator/install/artifacts.h). Node 0 stores them before the install starts, and
 //   the orchestrator derives everything from a stored root CA, so the cluster trusts
 //   DIR/auth/kubeconfig. Every host carries them: there is one image.
+// - node 0's services as units conditioned on /etc/assisted/node0 (NodeZeroUnitNames, in start
+//   order): PostgreSQL (initdb once under /var/lib/assisted, a unix socket only), the inventory,
+//   orchestrator, image service and gateway (loopback listeners, except the agent port and the
+//   gateway's HTTP port on rendezvousIP), and `aictl agent run-node-zero`
+//   (node_zero_registrar.h). The OS image node 0 hands out and the base images of its image
+//   service come from the live image: kNodeZeroImagesEnvPath. /etc/assisted/credentials also
+//   holds url.key (the image service's and gateway's signing key) and secrets.key (the
+//   inventory's) for them.
 // Errors of the discovery builder are translated to the user's files ("infra_env.
 // additional_trust_bundle: ..." becomes "install-config.yaml: additionalTrustBundle: ...").
 
@@ -28,6 +36,7 @@
 #define ASSISTED_SERVICES_GATEWAY_CLI_AGENT_AGENT_IGNITION_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
@@ -47,6 +56,17 @@ inline constexpr char kNodeZeroMarkerPath[] = "/etc/assisted/node0";
 inline constexpr char kNodeZeroUnitName[] = "assisted-node-zero.service";
 inline constexpr char kSetHostnameUnitName[] = "assisted-set-hostname.service";
 inline constexpr char kCredentialsDir[] = "/etc/assisted/credentials";
+// Provided by the live image, not the ISO's Ignition: ASSISTED_OS_IMAGE_URL and
+// ASSISTED_OS_IMAGE_SHA256 (what node 0's orchestrator installs), ASSISTED_OS_IMAGES and
+// ASSISTED_DEFAULT_OPENSHIFT_VERSION (its image service's base images), systemd
+// EnvironmentFile syntax (a JSON value in single quotes).
+inline constexpr char kNodeZeroImagesEnvPath[] = "/usr/share/assisted/node-zero-images.env";
+// The OpenShift version node 0 registers the cluster with; the release installed is the
+// orchestrator's (--os-image-url), whatever the version says.
+inline constexpr char kOpenshiftVersion[] = "4.16";
+
+// Node 0's units, in the order they start (each After= the one before).
+const std::vector<std::string>& NodeZeroUnitNames();
 
 // What `agent create image` makes once for a cluster.
 struct AgentImageIdentity {
@@ -57,6 +77,10 @@ struct AgentImageIdentity {
   orchestrator::install::ClusterCredentials credentials;
   // HS256 key of node 0's gateway (--jwt-secret-file), with which `wait-for` signs its tokens.
   std::string gateway_jwt_secret;
+  // Node 0's image service's and gateway's URL signing key, and its inventory's secrets key
+  // (base64 of 32 random bytes each).
+  std::string url_signing_key;
+  std::string secrets_key;
 };
 
 // The user `wait-for` and node 0's own registration act as on node 0's gateway (user and

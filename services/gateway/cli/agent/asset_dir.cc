@@ -182,6 +182,10 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
   AgentImageIdentity identity{.cluster_id = RandomUuid(random), .infra_env_id = RandomUuid(random)};
   ASSIGN_OR_RETURN(std::string jwt_key, SecureRandomBytes(32));
   identity.gateway_jwt_secret = absl::BytesToHexString(jwt_key);
+  ASSIGN_OR_RETURN(std::string url_key, SecureRandomBytes(32));
+  identity.url_signing_key = absl::Base64Escape(url_key);
+  ASSIGN_OR_RETURN(std::string secrets_key, SecureRandomBytes(32));
+  identity.secrets_key = absl::Base64Escape(secrets_key);
   ASSIGN_OR_RETURN(identity.credentials,
                    orchestrator::install::GenerateCredentials(cluster, now, random));
   ASSIGN_OR_RETURN(std::string ignition, BuildAgentIgnition(definition, identity));

@@ -13,6 +13,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
@@ -253,6 +254,35 @@ TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
   absl::StatusOr<AgentState> read = ReadState(*dir_);
   ASSERT_THAT(read, IsOk());
   EXPECT_EQ(read->cluster_id, created_->cluster_id);
+}
+
+// Node 0's services run only where the marker is, in order, and only the agent port and the
+// gateway's HTTP port listen on rendezvousIP (node_zero_pg_test runs them).
+TEST_F(CreateImageFromSeed002, CarriesNodeZerosUnitsListeningOnRendezvousIpOnlyForAgentsAndUsers) {
+  std::map<std::string, std::string> units;
+  for (const json& unit : (*ignition_)["systemd"]["units"]) {
+    units[unit["name"].get<std::string>()] = unit.value("contents", "");
+  }
+  std::string after = kNodeZeroUnitName;
+  std::vector<std::string> on_rendezvous_ip;
+  for (const std::string& name : NodeZeroUnitNames()) {
+    ASSERT_TRUE(units.count(name)) << name;
+    const std::string& unit = units[name];
+    EXPECT_THAT(unit, HasSubstr("ConditionPathExists=/etc/assisted/node0\n")) << name;
+    EXPECT_THAT(unit, HasSubstr(absl::StrCat("After=", after, "\n"))) << name;
+    after = name;
+    for (absl::string_view word : absl::StrSplit(unit, absl::ByAnyChar(" \n"))) {
+      if (absl::StrContains(word, "192.168.0.116:")) on_rendezvous_ip.emplace_back(word);
+    }
+  }
+  EXPECT_THAT(on_rendezvous_ip,
+              ::testing::UnorderedElementsAre(
+                  "--grpc-listen=192.168.0.116:9090", "--orchestrator-address=192.168.0.116:9090",
+                  "--http-listen=192.168.0.116:8080", "--server=http://192.168.0.116:8080"));
+  EXPECT_THAT(units["assisted-postgres.service"], HasSubstr("-c listen_addresses= -k "));
+  std::map<std::string, std::string> files = Files(*ignition_);
+  EXPECT_EQ(files["/etc/assisted/credentials/url.key"].size(), 44u);
+  EXPECT_EQ(files["/etc/assisted/credentials/secrets.key"].size(), 44u);
 }
 
 // Runs a script of the ISO's own Ignition with `env`, on a fake host under `root`.
