@@ -179,7 +179,9 @@ EOF
 step "live ISO: squashfs"
 TREE="$WORK/iso"
 mkdir -p "$TREE"/{images/pxeboot,coreos,boot/grub}
-mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -noappend -quiet >/dev/null
+# zstd level 3: seconds where the default (15) takes minutes on 2 cores, for a slightly larger ISO.
+mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -Xcompression-level 3 -noappend \
+  -quiet >/dev/null
 cp "$BOOTFILES/vmlinuz" "$BOOTFILES/initrd.img" "$TREE/images/pxeboot/"
 head -c "$IGNITION_AREA_BYTES" /dev/zero >"$TREE/images/ignition.img"
 printf '{"file": "images/ignition.img"}\n' >"$TREE/coreos/igninfo.json"
