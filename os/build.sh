@@ -11,16 +11,21 @@
 #   disk.raw  the OS disk image the install step writes: GPT with BIOS-BOOT (reserved), EFI-SYSTEM
 #             (grub for UEFI), boot (ext4: kernel, initramfs, grub.cfg, kargs.cfg,
 #             ignition.firstboot, ignition/) and root (ext4), as on RHCOS.
+# Both carry the agent (/usr/local/bin/assisted-agent, started by the discovery Ignition) and the
+# post-reboot reporter (/usr/local/bin/assisted-reporter, assisted-reporter.service: runs on an
+# installed disk while the install step's assisted/reporter.json is on its boot partition).
 #
-# Usage: os/build.sh OUTPUT_ROOT AGENT_BINARY
+# Usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY
 # Writes OUTPUT_ROOT/<inputs hash>/{live.iso,disk.raw,manifest.json} and points
 # OUTPUT_ROOT/current at it; does nothing when that hash is already built. The hash covers the
-# package list, every file under os/ and the agent binary. Needs root (mmdebstrap, chroot).
+# package list, every file under os/ and both binaries. Needs root (mmdebstrap, chroot).
 set -euo pipefail
 
 OS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-OUT_ROOT=${1:?usage: os/build.sh OUTPUT_ROOT AGENT_BINARY}
-AGENT=${2:?usage: os/build.sh OUTPUT_ROOT AGENT_BINARY}
+USAGE="usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY"
+OUT_ROOT=${1:?$USAGE}
+AGENT=${2:?$USAGE}
+REPORTER=${3:?$USAGE}
 
 LIVE_LABEL=ASSISTED-LIVE
 IGNITION_AREA_BYTES=$((256 * 1024))
@@ -35,11 +40,12 @@ step() { say "[$((SECONDS - step_started)) s] $*"; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap builds the root file system in a chroot)"
 [ -x "$AGENT" ] || die "no agent binary at $AGENT"
+[ -x "$REPORTER" ] || die "no reporter binary at $REPORTER"
 
-# Debian packages the agent's shared libraries come from, so its runtime is in the image.
+# Debian packages the binaries' shared libraries come from, so their runtime is in the image.
 agent_runtime_packages() {
   local libs
-  libs=$(ldd "$AGENT" | awk '/=> \// { print $3 }' | xargs -r readlink -f)
+  libs=$(ldd "$AGENT" "$REPORTER" | awk '/=> \// { print $3 }' | xargs -r readlink -f)
   # dpkg knows a library under /usr/lib or, before the /usr merge, /lib: ask for both.
   # shellcheck disable=SC2086  # one path per word
   { dpkg -S $libs $(printf '%s\n' $libs | sed 's|^/usr/lib/|/lib/|') 2>/dev/null || true; } |
@@ -54,6 +60,7 @@ inputs_hash() {
     packages | sort -u
     (cd "$OS_DIR" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
     sha256sum <"$AGENT"
+    sha256sum <"$REPORTER"
   } | sha256sum | cut -c1-16
 }
 
@@ -93,7 +100,7 @@ ROOT="$WORK/root"
 cp -a "$BASE" "$ROOT"
 # hooks/customize.sh runs in a private mount namespace: the /proc, /sys and /dev it mounts in
 # the new root vanish with it, whatever happens.
-unshare --mount --fork "$OS_DIR/hooks/customize.sh" "$ROOT" "$OS_DIR" "$AGENT" \
+unshare --mount --fork "$OS_DIR/hooks/customize.sh" "$ROOT" "$OS_DIR" "$AGENT" "$REPORTER" \
   >"$WORK/customize.log" 2>&1 ||
   { grep -v "will not be installed\|could not be found" "$WORK/customize.log" | tail -n 40 >&2;
     die "customizing the root file system failed"; }
@@ -172,7 +179,9 @@ EOF
 step "live ISO: squashfs"
 TREE="$WORK/iso"
 mkdir -p "$TREE"/{images/pxeboot,coreos,boot/grub}
-mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -noappend -quiet >/dev/null
+# zstd level 3: seconds where the default (15) takes minutes on 2 cores, for a slightly larger ISO.
+mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -Xcompression-level 3 -noappend \
+  -quiet >/dev/null
 cp "$BOOTFILES/vmlinuz" "$BOOTFILES/initrd.img" "$TREE/images/pxeboot/"
 head -c "$IGNITION_AREA_BYTES" /dev/zero >"$TREE/images/ignition.img"
 printf '{"file": "images/ignition.img"}\n' >"$TREE/coreos/igninfo.json"

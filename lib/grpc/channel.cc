@@ -19,9 +19,12 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   if (options.client_cert_file.empty() != options.client_key_file.empty()) {
     return absl::InvalidArgumentError("a client certificate and its key must be given together");
   }
-  if (options.tls || !options.ca_bundle_file.empty() || !options.client_cert_file.empty()) {
+  if (options.tls || !options.ca_bundle_file.empty() || !options.ca_bundle_pem.empty() ||
+      !options.client_cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;
-    if (!options.ca_bundle_file.empty()) {
+    if (!options.ca_bundle_pem.empty()) {
+      ssl.pem_root_certs = options.ca_bundle_pem;
+    } else if (!options.ca_bundle_file.empty()) {
       ASSIGN_OR_RETURN(ssl.pem_root_certs, ReadFile(options.ca_bundle_file, "CA bundle"));
     }
     if (!options.client_cert_file.empty()) {

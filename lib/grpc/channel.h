@@ -28,6 +28,7 @@ struct ChannelOptions {
   // Use TLS. With an empty ca_bundle_file the system trust store verifies the server.
   bool tls = false;
   std::string ca_bundle_file;  // PEM; implies tls
+  std::string ca_bundle_pem;   // the same, given as PEM text (takes precedence); implies tls
   // PEM client certificate chain and key, for servers that require mutual TLS; imply tls.
   std::string client_cert_file;
   std::string client_key_file;

@@ -6,6 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
+#include "lib/file/read_file.h"
 #include "lib/grpc/channel.h"
 #include "lib/process/subprocess.h"
 #include "lib/random/random.h"
@@ -40,9 +41,16 @@ class RunnerExecutor final : public StepExecutor,
     std::function<void(const steps::InstallRequest&)> reboot;
   };
 
+  // `controller` is how this agent reaches the orchestrator (no token: the install step's
+  // instruction brings it), `ca_bundle_file` the CA bundle it trusts (may be empty).
   RunnerExecutor(std::function<types::v1::Inventory()> inventory,
-                 const steps::SimulationHooks* simulation)
-      : inventory_(std::move(inventory)), simulation_(simulation) {}
+                 const steps::SimulationHooks* simulation, steps::ControllerAccess controller,
+                 std::string ca_bundle_file, log::Logger log)
+      : inventory_(std::move(inventory)),
+        simulation_(simulation),
+        controller_(std::move(controller)),
+        ca_bundle_file_(std::move(ca_bundle_file)),
+        log_(std::move(log)) {}
 
   // Must be called once before any step runs.
   absl::Status Start(int max_concurrent, Outputs outputs, const log::Logger& log) {
@@ -70,10 +78,16 @@ class RunnerExecutor final : public StepExecutor,
     if (runner_ != nullptr) runner_->Stop();
   }
 
-  void Run(const types::v1::Step& step, std::function<void(types::v1::StepResult)> done) override {
+  void Run(const v1::Instruction& instruction,
+           std::function<void(types::v1::StepResult)> done) override {
+    const types::v1::Step& step = instruction.step();
     {
       absl::MutexLock lock(&mu_);
       done_ = done;
+      // The install step's token is what the installed OS's reporter presents.
+      if (!instruction.controller_token().empty()) {
+        controller_.controller_token = instruction.controller_token();
+      }
     }
     if (step.step_type() == types::v1::STEP_TYPE_INVENTORY) {
       types::v1::StepResult result;
@@ -108,6 +122,28 @@ class RunnerExecutor final : public StepExecutor,
     pending_reboot_ = request;
   }
 
+  std::optional<steps::ControllerAccess> PostRebootAccess() override {
+    steps::ControllerAccess access;
+    {
+      absl::MutexLock lock(&mu_);
+      access = controller_;
+    }
+    if (access.controller_token.empty()) {
+      log_.Warning("no controller token: the installed OS will not report its last stages");
+      return std::nullopt;
+    }
+    if (!ca_bundle_file_.empty()) {
+      absl::StatusOr<std::string> pem = ReadFile(ca_bundle_file_, "CA bundle");
+      if (!pem.ok()) {
+        log_.Error("the installed OS will not report its last stages",
+                   {{"error", pem.status().message()}});
+        return std::nullopt;
+      }
+      access.ca_bundle_pem = *std::move(pem);
+    }
+    return access;
+  }
+
  private:
   static std::string ToJson(const types::v1::Inventory& inventory) {
     std::string json;
@@ -136,12 +172,15 @@ class RunnerExecutor final : public StepExecutor,
 
   std::function<types::v1::Inventory()> inventory_;
   const steps::SimulationHooks* const simulation_;  // null on a real host
+  const std::string ca_bundle_file_;
+  const log::Logger log_;
   Outputs outputs_;
   process::LocalProcessRunner processes_;
   RealClock clock_;
   steps::StepEnvironment environment_;
   absl::Mutex mu_;
   std::function<void(types::v1::StepResult)> done_ ABSL_GUARDED_BY(mu_);
+  steps::ControllerAccess controller_ ABSL_GUARDED_BY(mu_);  // its token: a secret, never logged
   std::optional<steps::InstallRequest> pending_reboot_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<steps::StepRunner> runner_;  // last: its threads use everything above
 };
@@ -154,7 +193,7 @@ class Agent final : public service::RunningService {
       StreamClient::ChannelFactory channels, StreamIdentity identity, const Config& config,
       std::unique_ptr<simulation::SimulatedHost> simulated, log::Logger log) {
     std::unique_ptr<Agent> agent(
-        new Agent(std::move(channels), std::move(identity), std::move(simulated), log));
+        new Agent(std::move(channels), std::move(identity), config, std::move(simulated), log));
     if (config.probe_port > 0 && agent->simulated_ == nullptr) {
       ASSIGN_OR_RETURN(agent->probe_, steps::ProbeListener::Start("0.0.0.0", config.probe_port));
     }
@@ -200,11 +239,15 @@ class Agent final : public service::RunningService {
   }
 
  private:
-  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity,
+  Agent(StreamClient::ChannelFactory channels, StreamIdentity identity, const Config& config,
         std::unique_ptr<simulation::SimulatedHost> simulated, log::Logger log)
       : log_(log),
         simulated_(std::move(simulated)),
-        executor_(identity.inventory, simulated_ ? &simulated_->hooks() : nullptr),
+        executor_(identity.inventory, simulated_ ? &simulated_->hooks() : nullptr,
+                  {.orchestrator_address = config.orchestrator_address,
+                   .tls = config.tls || !config.ca_bundle.empty(),
+                   .infra_env_id = identity.infra_env_id},
+                  config.ca_bundle, log.Child("steps")),
         client_(std::move(channels), std::move(identity), executor_, random_, std::move(log)) {}
 
   const log::Logger log_;

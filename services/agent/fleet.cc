@@ -22,6 +22,7 @@
 #include "lib/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/boot/discovery_media.h"
+#include "services/agent/post_reboot.h"
 #include "services/agent/protocol_session.h"
 #include "services/agent/scheduler.h"
 #include "services/agent/simulation/profile.h"
@@ -106,10 +107,6 @@ struct SentRecord {
   std::string error;  // first 200 characters
   std::string stage;
 };
-
-// One call of the simulated in-cluster controller.
-using ControllerCall =
-    std::function<grpc::Status(orchestrator::v1::ControllerService::Stub&, grpc::ClientContext&)>;
 
 // One simulated host: its hardware and steps around the shared protocol session. Listener calls
 // come on gRPC and timer threads and must not block: steps run on the shared pool.
@@ -337,75 +334,35 @@ class FleetAgent final : public ProtocolSession::Listener,
       Connect();
       return;
     }
-    calls_ = ControllerCalls(request);
+    {
+      absl::MutexLock lock(&mu_);
+      // The installed OS's reporter, as assisted-reporter runs it (post_reboot.h).
+      calls_ = PostRebootReports(steps::ReporterSettingsFor(
+          request, {.controller_token = controller_token_,
+                    .infra_env_id = session_.identity().infra_env_id}));
+    }
     shared_.steps->Post([this] { Call(0, 0); });
   }
 
-  // What the simulated in-cluster controller reports for this host: its stages after the
-  // reboot, and for the bootstrap host the cluster's finalizing stages and completion.
-  std::vector<std::pair<std::string, ControllerCall>> ControllerCalls(
-      const steps::InstallRequest& request) {
-    namespace ov1 = orchestrator::v1;
-    std::vector<std::pair<std::string, ControllerCall>> calls;
-    for (types::v1::HostStage stage : steps::StagesAfterReboot(request)) {
-      ov1::UpdateHostProgressRequest update;
-      update.set_infra_env_id(session_.identity().infra_env_id);
-      update.set_host_id(host_id());
-      update.set_current_stage(stage);
-      calls.emplace_back(types::v1::HostStage_Name(stage),
-                         [update](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
-                           types::v1::Host host;
-                           return stub.UpdateHostProgress(&c, update, &host);
-                         });
-    }
-    if (!request.bootstrap) return calls;
-    for (types::v1::FinalizingStage stage :
-         {types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS,
-          types::v1::FINALIZING_STAGE_ADDING_ROUTER_CA,
-          types::v1::FINALIZING_STAGE_APPLYING_OLM_MANIFESTS,
-          types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION,
-          types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV,
-          types::v1::FINALIZING_STAGE_DONE}) {
-      ov1::UpdateFinalizingProgressRequest update;
-      update.set_cluster_id(request.cluster_id);
-      update.set_finalizing_stage(stage);
-      calls.emplace_back(types::v1::FinalizingStage_Name(stage),
-                         [update](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
-                           types::v1::Cluster cluster;
-                           return stub.UpdateFinalizingProgress(&c, update, &cluster);
-                         });
-    }
-    ov1::CompleteInstallationRequest complete;
-    complete.set_cluster_id(request.cluster_id);
-    complete.set_is_success(true);
-    calls.emplace_back("CompleteInstallation",
-                       [complete](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
-                         types::v1::Cluster cluster;
-                         return stub.CompleteInstallation(&c, complete, &cluster);
-                       });
-    return calls;
-  }
-
-  // On a pool thread: call `index` of calls_ (attempt `attempt`); the next one follows
-  // stage_delay later, a refused one is retried with backoff (at most kMaxAttempts times).
+  // On a pool thread: report `index` of calls_ (attempt `attempt`); the next one follows
+  // stage_delay later, a refused one is retried after RetryDelay (at most kMaxAttempts times).
   void Call(size_t index, int attempt) {
     static constexpr int kMaxAttempts = 120;
+    ControllerReport report;
+    std::string token;
     {
       absl::MutexLock lock(&mu_);
       if (stopped_ || index >= calls_.size()) return;
+      report = calls_[index];
+      token = controller_token_;
     }
-    std::unique_ptr<grpc::ClientContext> context = grpcutil::ContextWithin(absl::Seconds(10));
-    {
-      absl::MutexLock lock(&mu_);
-      AddBearerToken(*context, controller_token_);
-    }
-    const grpc::Status status = calls_[index].second(*controller_, *context);
+    const grpc::Status status = CallReport(*controller_, token, report, absl::Seconds(10));
     if (status.ok()) {
       {
         absl::MutexLock lock(&mu_);
-        reported_.push_back(calls_[index].first);
+        reported_.push_back(report.name);
       }
-      Emit(FleetEvent::Kind::kReported, [&](FleetEvent& e) { e.detail = calls_[index].first; });
+      Emit(FleetEvent::Kind::kReported, [&](FleetEvent& e) { e.detail = report.name; });
       shared_.timer.After(shared_.options.stage_delay, [this, index] {
         shared_.steps->Post([this, index] { Call(index + 1, 0); });
       });
@@ -413,14 +370,12 @@ class FleetAgent final : public ProtocolSession::Listener,
     }
     if (attempt + 1 >= kMaxAttempts) {
       log().Error("controller report refused; giving up",
-                  {{"report", calls_[index].first}, {"error", status.error_message()}});
+                  {{"report", report.name}, {"error", status.error_message()}});
       return;
     }
     log().Debug("controller report refused; retrying",
-                {{"report", calls_[index].first}, {"error", status.error_message()}});
-    const absl::Duration delay =
-        std::min(absl::Milliseconds(100) * (attempt + 1), absl::Seconds(5));
-    shared_.timer.After(delay, [this, index, attempt] {
+                {{"report", report.name}, {"error", status.error_message()}});
+    shared_.timer.After(RetryDelay(attempt), [this, index, attempt] {
       shared_.steps->Post([this, index, attempt] { Call(index, attempt + 1); });
     });
   }
@@ -514,8 +469,7 @@ class FleetAgent final : public ProtocolSession::Listener,
   std::unique_ptr<orchestrator::v1::ControllerService::Stub> controller_;
   // From the install step (Instruction.controller_token); a secret, never logged.
   std::string controller_token_ ABSL_GUARDED_BY(mu_);
-  // Set in AfterReboot before the first Call, read-only afterwards.
-  std::vector<std::pair<std::string, ControllerCall>> calls_;
+  std::vector<ControllerReport> calls_ ABSL_GUARDED_BY(mu_);  // set in AfterReboot
   absl::flat_hash_map<int, std::unique_ptr<steps::StepExecutor>> executors_;
   steps::Cancellation cancellation_;  // set when the agent stops
 

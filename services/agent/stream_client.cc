@@ -23,7 +23,7 @@ void StreamClient::Stop() { session_.Stop(); }
 
 void StreamClient::OnInstruction(const v1::Instruction& instruction, bool first_time) {
   if (!first_time) return;
-  executor_.Run(instruction.step(), [this](types::v1::StepResult result) {
+  executor_.Run(instruction, [this](types::v1::StepResult result) {
     v1::AgentMessage message;
     *message.mutable_step_result() = std::move(result);
     // Kept until acknowledged; if the stream is down now, the next registration sends it.

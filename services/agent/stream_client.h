@@ -18,11 +18,12 @@
 
 namespace assisted::agent {
 
-// Runs one pushed step and reports its result through `done`, from any thread.
+// Runs the step of one pushed instruction (which may also carry the controller token an install
+// step hands to the installed OS) and reports its result through `done`, from any thread.
 class StepExecutor {
  public:
   virtual ~StepExecutor() = default;
-  virtual void Run(const types::v1::Step& step,
+  virtual void Run(const v1::Instruction& instruction,
                    std::function<void(types::v1::StepResult)> done) = 0;
 };
 

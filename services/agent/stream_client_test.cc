@@ -60,7 +60,7 @@ class OutOfOrderService final : public v1::AgentService::Service {
 
 class NoSteps final : public StepExecutor {
  public:
-  void Run(const types::v1::Step&, std::function<void(types::v1::StepResult)>) override {}
+  void Run(const v1::Instruction&, std::function<void(types::v1::StepResult)>) override {}
 };
 
 TEST(StreamClientTest, AReplyOtherThanRegisteredFirstEndsTheStreamAndTheNextOneRegisters) {

@@ -48,15 +48,24 @@ absl::StatusOr<TestCa> TestCa::Create(const std::string& dir, const std::string&
   return TestCa(dir, std::move(ca));
 }
 
-absl::StatusOr<CertificateFiles> TestCa::Issue(const std::string& common_name) const {
+absl::StatusOr<CertificateFiles> TestCa::Issue(const std::string& common_name,
+                                               const std::vector<std::string>& more_ips) const {
   const std::string base = absl::StrCat(dir_, "/", common_name);
   CertificateFiles issued{base + ".pem", base + ".key"};
+  std::string extensions = dir_ + "/leaf.ext";
+  if (!more_ips.empty()) {
+    extensions = base + ".ext";
+    std::string sans = "DNS:localhost,IP:127.0.0.1";
+    for (const std::string& ip : more_ips) absl::StrAppend(&sans, ",IP:", ip);
+    std::ofstream(extensions) << "subjectAltName=" << sans
+                              << "\nextendedKeyUsage=serverAuth,clientAuth\n";
+  }
   std::vector<std::string> request = NewKeyRequest(issued.key, common_name);
   request.insert(request.end(), {"-out", base + ".csr"});
   RETURN_IF_ERROR(Openssl(dir_, std::move(request)));
   RETURN_IF_ERROR(Openssl(dir_, {"x509", "-req", "-in", base + ".csr", "-CA", ca_.cert, "-CAkey",
                                  ca_.key, "-CAcreateserial", "-days", "2", "-extfile",
-                                 dir_ + "/leaf.ext", "-out", issued.cert}));
+                                 extensions, "-out", issued.cert}));
   return issued;
 }
 

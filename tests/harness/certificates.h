@@ -8,6 +8,7 @@
 #define ASSISTED_TESTS_HARNESS_CERTIFICATES_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -24,9 +25,11 @@ class TestCa {
   // Makes a CA named `name` with its files in `dir` (created when missing).
   static absl::StatusOr<TestCa> Create(const std::string& dir, const std::string& name);
 
-  // A certificate for CN `common_name` (and SANs 127.0.0.1, localhost) signed by this CA, in
-  // files named after it. INTERNAL with openssl's complaint when it fails.
-  absl::StatusOr<CertificateFiles> Issue(const std::string& common_name) const;
+  // A certificate for CN `common_name` (and SANs 127.0.0.1, localhost and the IP addresses
+  // `more_ips`, e.g. a guest address of tests/vm) signed by this CA, in files named after it.
+  // INTERNAL with openssl's complaint when it fails.
+  absl::StatusOr<CertificateFiles> Issue(const std::string& common_name,
+                                         const std::vector<std::string>& more_ips = {}) const;
 
   // The CA certificate (what verifying peers trust).
   const std::string& ca_file() const { return ca_.cert; }

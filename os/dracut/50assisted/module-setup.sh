@@ -4,7 +4,9 @@
 #   live ISO: /config.ign, unpacked by the kernel from images/ignition.img (the ISO's embed area,
 #             loaded as a second initrd);
 #   OS disk:  ignition/config.ign on the partition labelled "boot" (written by the install step),
-#             plus NetworkManager keyfiles in coreos-firstboot-network/ (--copy-network).
+#             plus NetworkManager keyfiles in coreos-firstboot-network/ (--copy-network). This OS
+#             is no OpenShift node: a merge from the Machine Config Server is dropped (see
+#             assisted-ignition-setup.sh).
 # Both run only on first boot (ignition.firstboot on the kernel command line).
 
 check() { return 0; }
@@ -15,7 +17,7 @@ install() {
     inst_script "$moddir/is-live-image.sh" /usr/bin/is-live-image
     inst_script "$moddir/assisted-ignition-setup.sh" /usr/sbin/assisted-ignition-setup
     inst_script "$moddir/setfiles-noop.sh" /usr/sbin/setfiles
-    inst_multiple cp mkdir mount umount udevadm grep
+    inst_multiple cp mkdir mount umount udevadm grep jq mv
     inst_simple "$moddir/assisted-live-overlay.service" \
         "$systemdsystemunitdir/assisted-live-overlay.service"
     inst_simple "$moddir/sysroot-live.conf" "$systemdsystemunitdir/sysroot.mount.d/assisted-live.conf"

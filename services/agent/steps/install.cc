@@ -105,6 +105,8 @@ absl::StatusOr<std::string> DigestOfDisk(int fd, int64_t size) {
 
 // Where the install record lives on the boot partition of an installed GPT image.
 constexpr char kRecordPath[] = "assisted/install.json";
+constexpr char kReporterSettingsPath[] = "assisted/reporter.json";
+constexpr int kSecretMode = 0600;
 constexpr char kIgnitionPath[] = "ignition/config.ign";
 constexpr char kKargsPath[] = "kargs.cfg";
 constexpr char kFirstbootNetworkDir[] = "coreos-firstboot-network";
@@ -226,14 +228,16 @@ struct Written {
 // What coreos-installer does after writing a GPT disk image: the backup GPT moves to the end of
 // the disk, the Ignition goes to the boot partition where the installed OS's first boot reads
 // it, the installer args edit the kernel arguments and copy the network keyfiles; the install
-// record goes next to the Ignition. Everything is read back.
+// record goes next to the Ignition, with the post-reboot reporter's settings when there is an
+// `access`. Everything is read back.
 absl::Status FinishDiskImage(int fd, const std::string& target, const InstallRequest& request,
-                             const json& record, process::ProcessRunner& processes) {
+                             const json& record, const std::optional<ControllerAccess>& access,
+                             process::ProcessRunner& processes) {
   ASSIGN_OR_RETURN(const InstallerArgs args, ParseInstallerArgs(request.installer_args));
   RETURN_IF_ERROR(RelocateBackupGpt(fd));
   RETURN_IF_ERROR(CheckGpt(fd));
   ASSIGN_OR_RETURN(BootPartition boot, BootPartition::Find(target, processes));
-  RETURN_IF_ERROR(boot.WriteFile(kIgnitionPath, request.ignition));
+  RETURN_IF_ERROR(boot.WriteFile(kIgnitionPath, request.ignition, kSecretMode));
   if (!args.append_kargs.empty() || !args.delete_kargs.empty()) {
     ASSIGN_OR_RETURN(const std::string kargs, boot.ReadFile(kKargsPath));
     ASSIGN_OR_RETURN(const std::string edited,
@@ -253,12 +257,16 @@ absl::Status FinishDiskImage(int fd, const std::string& target, const InstallReq
           absl::StrCat(kFirstbootNetworkDir, "/", entry.path().filename().string()), keyfile));
     }
   }
-  return boot.WriteFile(kRecordPath, DumpJson(record));
+  RETURN_IF_ERROR(boot.WriteFile(kRecordPath, DumpJson(record)));
+  if (!access.has_value()) return absl::OkStatus();
+  return boot.WriteFile(kReporterSettingsPath,
+                        ReporterSettingsJson(ReporterSettingsFor(request, *access)), kSecretMode);
 }
 
 // Writes image, Ignition and footer to `target`, then reads everything back and checks it.
 // Codes: NOT_FOUND/UNAVAILABLE/DATA_LOSS for the image (exit 2), others exit 1.
 absl::StatusOr<Written> WriteDisk(const std::string& target, const InstallRequest& request,
+                                  const std::optional<ControllerAccess>& access,
                                   const StepContext& context, const InstallOptions& options,
                                   process::ProcessRunner& processes,
                                   std::function<void(int)> percent) {
@@ -310,7 +318,7 @@ absl::StatusOr<Written> WriteDisk(const std::string& target, const InstallReques
       std::any_of(gpt->begin(), gpt->end(), [](const GptPartition& p) { return p.name == "boot"; });
   if (!gpt.ok() && gpt.status().code() == absl::StatusCode::kDataLoss) return gpt.status();
   if (disk_image) {
-    RETURN_IF_ERROR(FinishDiskImage(fd.get(), target, request, record, processes));
+    RETURN_IF_ERROR(FinishDiskImage(fd.get(), target, request, record, access, processes));
     return written;
   }
   const int64_t ignition_offset = AlignUp(writer.written);
@@ -484,6 +492,17 @@ absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step) {
   return r;
 }
 
+ReporterSettings ReporterSettingsFor(const InstallRequest& request, ControllerAccess access) {
+  ReporterSettings settings;
+  settings.access = std::move(access);
+  settings.cluster_id = request.cluster_id;
+  settings.host_id = request.host_id;
+  settings.role = request.role;
+  settings.bootstrap = request.bootstrap;
+  settings.sno = request.sno;
+  return settings;
+}
+
 std::vector<HostStage> StagesBeforeReboot(const InstallRequest& request) {
   using types::v1::HostStage;
   if (request.sno) {
@@ -530,6 +549,8 @@ StepResult InstallStep::Run(const Step& step, StepContext& context) {
   absl::StatusOr<std::string> target = ResolveDisk(request->boot_device, context);
   if (!target.ok()) return fail(kExitWriteFailed, target.status().message());
 
+  const std::optional<ControllerAccess> access =
+      context.install != nullptr ? context.install->PostRebootAccess() : std::nullopt;
   Written written;
   for (HostStage stage : StagesBeforeReboot(*request)) {
     if (stage == types::v1::HOST_STAGE_REBOOTING) break;  // after the result, by the reporter
@@ -546,7 +567,7 @@ StepResult InstallStep::Run(const Step& step, StepContext& context) {
     }
     progress(stage, "0%", 0);
     absl::StatusOr<Written> result =
-        WriteDisk(*target, *request, context, options_, context.processes, [&](int percent) {
+        WriteDisk(*target, *request, access, context, options_, context.processes, [&](int percent) {
           progress(types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, absl::StrCat(percent, "%"),
                    percent);
         });

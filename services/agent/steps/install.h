@@ -35,12 +35,14 @@
 // "Starting installation" and "Installing" carry the role as progress_info; "Writing image to
 // disk" is repeated with progress_info "NN%" (stage_percentage NN) at least every 5 % and at
 // 100 %. The agent does not wait for other hosts in the "Waiting for ..." stages (it has no view
-// of the new cluster; the simulated controller reports what follows). After the reboot the
-// in-cluster controller (simulated: services/agent/simulation/post_reboot.h) reports, through
-// ControllerService.UpdateHostProgress (agent port, with Instruction.controller_token):
+// of the new cluster; the post-reboot reporter reports what follows). After the reboot the
+// post-reboot reporter (services/agent/post_reboot.h: assisted-reporter on the installed OS, or
+// a simulated host of the fleet) reports, through ControllerService.UpdateHostProgress (agent
+// port, with Instruction.controller_token):
 //   bootstrap, master: Configuring, Joined, Done
 //   worker:            Waiting for ignition, Configuring, Joined, Done
 //   SNO:               Joined, Done
+// and, for the bootstrap host (an SNO's host too), the finalizing stages and the completion.
 // A failure at any point: Progress "Failed" with the reason as progress_info, and a step
 // result with exit code 1 (2 when the OS image cannot be fetched or does not match its sha256)
 // and the reason in `error`.
@@ -58,7 +60,11 @@
 //   boot), kargs.cfg with --append-karg/--delete-karg applied, coreos-firstboot-network/ with
 //   the *.nmconnection keyfiles of --network-dir for --copy-network, and assisted/install.json,
 //   the install record {"os_image_size","os_image_sha256","os_image_url","ignition_sha256",
-//   "cluster_id","host_id","role","bootstrap","installer_args"}; each file is read back;
+//   "cluster_id","host_id","role","bootstrap","installer_args"}, and, when the agent holds the
+//   install step's controller token (InstallReporter::PostRebootAccess), assisted/reporter.json
+//   (mode 0600: it holds that token), what the installed OS's assisted-reporter needs
+//   (reporter_settings.h: the agent's orchestrator address, TLS and CA bundle, the token, the
+//   host's infra-env, cluster, id, role and mode); each file is read back;
 // - any other image (a simulated host's placeholder bytes) is followed by the Ignition at
 //   I = S rounded up to 1 MiB, and the record, with "ignition_offset" and "ignition_size", is a
 //   footer in the disk's last 4096 bytes: "ASSISTED-INSTALL-1\n", one line of JSON, zeros.
@@ -70,12 +76,14 @@
 #define ASSISTED_SERVICES_AGENT_STEPS_INSTALL_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "assisted/types/v1/host.pb.h"
+#include "services/agent/steps/reporter_settings.h"
 #include "services/agent/steps/step_executor.h"
 
 namespace assisted::agent::steps {
@@ -118,6 +126,10 @@ class InstallReporter {
   virtual ~InstallReporter() = default;
   // Sends a Progress message (kept until acknowledged, like results). percentage -1: unknown.
   virtual void Progress(types::v1::HostStage stage, const std::string& info, int percentage) = 0;
+  // How the installed OS's post-reboot reporter reaches the orchestrator: what this agent knows
+  // and the install step's controller token. nullopt (simulated hosts, tests): no
+  // assisted/reporter.json is written.
+  virtual std::optional<ControllerAccess> PostRebootAccess() { return std::nullopt; }
   // The install step succeeded: once its result has been handed to the session, report
   // Rebooting and reboot (a real host) or end the discovery session (a simulated host).
   virtual void RebootAfterResult(const InstallRequest& request) = 0;
@@ -139,6 +151,10 @@ class InstallStep final : public StepExecutor {
  private:
   const InstallOptions options_;
 };
+
+// The post-reboot reporter's settings for the host of `request`, reaching the orchestrator
+// with `access`.
+ReporterSettings ReporterSettingsFor(const InstallRequest& request, ControllerAccess access);
 
 // What an installed disk holds, as read back from its install record and verified.
 struct InstalledDisk {

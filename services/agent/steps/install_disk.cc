@@ -14,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/status/status_macros.h"
@@ -273,7 +274,8 @@ absl::StatusOr<process::CommandResult> BootPartition::Debugfs(bool write,
   return result;
 }
 
-absl::Status BootPartition::WriteFile(const std::string& path, absl::string_view content) {
+absl::Status BootPartition::WriteFile(const std::string& path, absl::string_view content,
+                                      int mode) {
   RETURN_IF_ERROR(CheckDebugfsPath(path));
   // debugfs copies from a file of this machine: a private temporary one.
   char source[] = "/tmp/assisted-boot-file-XXXXXX";
@@ -297,10 +299,10 @@ absl::Status BootPartition::WriteFile(const std::string& path, absl::string_view
   }
   ASSIGN_OR_RETURN(const bool exists, Exists(path));
   if (exists) absl::StrAppend(&commands, "rm ", path, "\n");
-  const bool secret = absl::EndsWith(path, ".ign");
+  // debugfs takes the whole i_mode: a regular file (0100000) with `mode`'s permission bits.
   absl::StrAppend(&commands, "write ", source, " ", path, "\n", "sif ", path, " mode 0",
-                  secret ? "100600" : "100644", "\n", "sif ", path, " uid 0\n", "sif ", path,
-                  " gid 0\n");
+                  absl::StrFormat("%o", 0100000 | (mode & 07777)), "\n", "sif ", path,
+                  " uid 0\n", "sif ", path, " gid 0\n");
   absl::StatusOr<process::CommandResult> ran = Debugfs(/*write=*/true, commands);
   unlink(source);
   RETURN_IF_ERROR(ran.status());

@@ -65,10 +65,10 @@ class BootPartition {
   static absl::StatusOr<BootPartition> Find(const std::string& disk,
                                             process::ProcessRunner& processes);
 
-  // Creates or replaces `path` (its folders are created) with `content`, mode 0600 for the
-  // Ignition (it may hold secrets) and 0644 otherwise; reads it back. INTERNAL with debugfs'
-  // words when it cannot.
-  absl::Status WriteFile(const std::string& path, absl::string_view content);
+  // Creates or replaces `path` (its folders are created) with `content`, owned by root with
+  // `mode` (0600 for what holds secrets: the Ignition, the reporter's settings); reads it back.
+  // INTERNAL with debugfs' words when it cannot.
+  absl::Status WriteFile(const std::string& path, absl::string_view content, int mode = 0644);
   // The content of `path`; NOT_FOUND when it does not exist.
   absl::StatusOr<std::string> ReadFile(const std::string& path);
 

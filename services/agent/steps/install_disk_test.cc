@@ -119,9 +119,9 @@ TEST_F(InstallDiskTest, WritesFilesIntoTheBootFileSystemWithoutMounting) {
   absl::StatusOr<BootPartition> boot = BootPartition::Find(disk, processes_);
   ASSERT_THAT(boot, IsOk());
   const std::string ignition = R"({"ignition":{"version":"3.2.0"}})";
-  ASSERT_THAT(boot->WriteFile("ignition/config.ign", ignition), IsOk());
+  ASSERT_THAT(boot->WriteFile("ignition/config.ign", ignition, 0600), IsOk());
   // Replacing works too (a retried install).
-  ASSERT_THAT(boot->WriteFile("ignition/config.ign", ignition + "\n"), IsOk());
+  ASSERT_THAT(boot->WriteFile("ignition/config.ign", ignition + "\n", 0600), IsOk());
   EXPECT_THAT(boot->ReadFile("ignition/config.ign"), IsOkAndHolds(ignition + "\n"));
   EXPECT_THAT(boot->ReadFile("kargs.cfg"),
               IsOkAndHolds("set kargs=\"root=LABEL=root rw quiet\"\n"));

@@ -12,6 +12,7 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/steps/install_disk.h"
+#include "services/agent/steps/reporter_settings.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/test_util.h"
 #include "services/agent/steps/unique_fd.h"
@@ -39,6 +40,14 @@ class RecordingReporter final : public InstallReporter {
     absl::MutexLock lock(&mu_);
     reboot_role_ = request.role;
   }
+  std::optional<ControllerAccess> PostRebootAccess() override {
+    absl::MutexLock lock(&mu_);
+    return access_;
+  }
+  void set_access(ControllerAccess access) {
+    absl::MutexLock lock(&mu_);
+    access_ = std::move(access);
+  }
   std::vector<HostStage> stages() const {
     absl::MutexLock lock(&mu_);
     return stages_;
@@ -62,6 +71,7 @@ class RecordingReporter final : public InstallReporter {
   std::vector<int> percentages_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> infos_ ABSL_GUARDED_BY(mu_);
   std::string reboot_role_ ABSL_GUARDED_BY(mu_);
+  std::optional<ControllerAccess> access_ ABSL_GUARDED_BY(mu_);
 };
 
 void WriteFile(const std::string& path, const std::string& data) {
@@ -174,6 +184,49 @@ TEST_F(InstallTest, OsDiskImageIsFinishedTheWayCoreosInstallerDoes) {
   EXPECT_EQ(disk->os_image_sha256, Sha256Hex(image));
   EXPECT_EQ(disk->host_id, "h1");
   EXPECT_THAT(disk->installer_args, ElementsAre("--append-karg", "ip=dhcp", "--delete-karg=quiet"));
+  // No controller token, no reporter settings.
+  EXPECT_THAT(boot->ReadFile("assisted/reporter.json"), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(InstallTest, OsDiskImageGetsThePostRebootReportersSettingsReadableByRootOnly) {
+  const std::string os_disk = dir_ + "/os-disk.img";
+  ASSERT_THAT(testing::MakeOsDiskImage(os_disk, "root=LABEL=root rw"), IsOk());
+  std::filesystem::resize_file(disk_, 128 << 20);
+  nlohmann::json request = Request("bootstrap");
+  request["os_image"] = {{"url", "file://" + os_disk}, {"sha256", Sha256Hex(ReadAll(os_disk))}};
+  request["high_availability_mode"] = "None";
+  reporter_.set_access({.orchestrator_address = "10.0.2.100:9090",
+                        .tls = true,
+                        .ca_bundle_pem = "PEM",
+                        .controller_token = "controller-token-1",
+                        .infra_env_id = "ie1"});
+  const StepResult result = Run(request);
+  ASSERT_EQ(result.exit_code(), 0) << result.error();
+  EXPECT_THAT(result.output(), Not(HasSubstr("controller-token-1")));
+
+  absl::StatusOr<BootPartition> boot = BootPartition::Find(disk_, holder_.local_processes);
+  ASSERT_THAT(boot, IsOk());
+  absl::StatusOr<std::string> text = boot->ReadFile("assisted/reporter.json");
+  ASSERT_THAT(text, IsOk());
+  absl::StatusOr<ReporterSettings> settings = ParseReporterSettings(*text);
+  ASSERT_THAT(settings, IsOk());
+  EXPECT_EQ(settings->access.orchestrator_address, "10.0.2.100:9090");
+  EXPECT_TRUE(settings->access.tls);
+  EXPECT_EQ(settings->access.ca_bundle_pem, "PEM");
+  EXPECT_EQ(settings->access.controller_token, "controller-token-1");
+  EXPECT_EQ(settings->access.infra_env_id, "ie1");
+  EXPECT_EQ(settings->cluster_id, "c1");
+  EXPECT_EQ(settings->host_id, "h1");
+  EXPECT_EQ(settings->role, "master");
+  EXPECT_TRUE(settings->bootstrap);
+  EXPECT_TRUE(settings->sno);
+  // The token is a secret: root only, like the Ignition.
+  absl::StatusOr<process::CommandResult> stat = holder_.local_processes.Run(
+      {.argv = {"debugfs", "-R", "stat assisted/reporter.json",
+                absl::StrCat(disk_, "?offset=", boot->partition().offset())}});
+  ASSERT_THAT(stat, IsOk());
+  EXPECT_THAT(stat->stdout_data, HasSubstr("Mode:  0600"));
+  EXPECT_THAT(stat->stdout_data, HasSubstr("User:     0"));
 }
 
 TEST_F(InstallTest, UnsupportedInstallerArgumentIsRefusedBeforeTheDiskIsTouched) {

@@ -1,0 +1,174 @@
+// The post-reboot reports against a fake ControllerService served in this process over gRPC.
+#include "services/agent/post_reboot.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
+
+namespace assisted::agent {
+namespace {
+
+namespace ov1 = orchestrator::v1;
+using ::assisted::testing::IsOk;
+using ::assisted::testing::StatusIs;
+using ::testing::Each;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr char kToken[] = "controller-token-for-c1";
+
+// Records each call as "<rpc> <what>" with its authorization; refuses CompleteInstallation
+// `refusals` times first, as the orchestrator does before the cluster is finalizing.
+class FakeController final : public ov1::ControllerService::Service {
+ public:
+  explicit FakeController(int refusals = 0) : refusals_(refusals) {}
+
+  grpc::Status UpdateHostProgress(grpc::ServerContext* context,
+                                  const ov1::UpdateHostProgressRequest* request,
+                                  types::v1::Host*) override {
+    return Record(*context, absl::StrCat("host ", request->infra_env_id(), "/",
+                                         request->host_id(), " ",
+                                         types::v1::HostStage_Name(request->current_stage())));
+  }
+  grpc::Status UpdateFinalizingProgress(grpc::ServerContext* context,
+                                        const ov1::UpdateFinalizingProgressRequest* request,
+                                        types::v1::Cluster*) override {
+    return Record(*context,
+                  absl::StrCat("finalizing ", request->cluster_id(), " ",
+                               types::v1::FinalizingStage_Name(request->finalizing_stage())));
+  }
+  grpc::Status CompleteInstallation(grpc::ServerContext* context,
+                                    const ov1::CompleteInstallationRequest* request,
+                                    types::v1::Cluster*) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (refusals_ > 0) {
+        --refusals_;
+        ++refused_;
+        return grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, "cluster is not finalizing");
+      }
+    }
+    return Record(*context, absl::StrCat("complete ", request->cluster_id(), " ",
+                                         request->is_success() ? "success" : "failure"));
+  }
+
+  std::vector<std::string> calls() {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+  std::vector<std::string> authorizations() {
+    absl::MutexLock lock(&mu_);
+    return authorizations_;
+  }
+  int refused() {
+    absl::MutexLock lock(&mu_);
+    return refused_;
+  }
+
+ private:
+  grpc::Status Record(const grpc::ServerContext& context, std::string call) {
+    auto it = context.client_metadata().find("authorization");
+    absl::MutexLock lock(&mu_);
+    calls_.push_back(std::move(call));
+    authorizations_.push_back(it == context.client_metadata().end()
+                                  ? ""
+                                  : std::string(it->second.data(), it->second.size()));
+    return grpc::Status::OK;
+  }
+
+  absl::Mutex mu_;
+  int refusals_ ABSL_GUARDED_BY(mu_);
+  int refused_ ABSL_GUARDED_BY(mu_) = 0;
+  std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
+};
+
+class PostRebootTest : public ::testing::Test {
+ protected:
+  void Serve(FakeController& fake) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterService(&fake);
+    server_ = builder.BuildAndStart();
+    ASSERT_NE(server_, nullptr);
+  }
+  void TearDown() override {
+    if (server_ != nullptr) server_->Shutdown();
+  }
+
+  steps::ReporterSettings Settings(const std::string& role, bool bootstrap, bool sno) const {
+    steps::ReporterSettings settings;
+    settings.access = {.orchestrator_address = absl::StrCat("127.0.0.1:", port_),
+                       .controller_token = kToken,
+                       .infra_env_id = "ie1"};
+    settings.cluster_id = "c1";
+    settings.host_id = "h1";
+    settings.role = role;
+    settings.bootstrap = bootstrap;
+    settings.sno = sno;
+    return settings;
+  }
+
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+TEST_F(PostRebootTest, SingleNodeHostReportsJoinedDoneFinalizingAndCompletesTheCluster) {
+  FakeController fake;
+  Serve(fake);
+  ASSERT_THAT(ReportAll(Settings("master", /*bootstrap=*/true, /*sno=*/true), {},
+                        log::Logger::Discard()),
+              IsOk());
+  EXPECT_THAT(fake.calls(),
+              ElementsAre("host ie1/h1 HOST_STAGE_JOINED", "host ie1/h1 HOST_STAGE_DONE",
+                          "finalizing c1 FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS",
+                          "finalizing c1 FINALIZING_STAGE_ADDING_ROUTER_CA",
+                          "finalizing c1 FINALIZING_STAGE_APPLYING_OLM_MANIFESTS",
+                          "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION",
+                          "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV",
+                          "finalizing c1 FINALIZING_STAGE_DONE", "complete c1 success"));
+  EXPECT_THAT(fake.authorizations(), Each(absl::StrCat("Bearer ", kToken)));
+}
+
+TEST_F(PostRebootTest, WorkerReportsItsStagesOnly) {
+  FakeController fake;
+  Serve(fake);
+  ASSERT_THAT(ReportAll(Settings("worker", false, false), {}, log::Logger::Discard()), IsOk());
+  EXPECT_THAT(fake.calls(), ElementsAre("host ie1/h1 HOST_STAGE_WAITING_FOR_IGNITION",
+                                        "host ie1/h1 HOST_STAGE_CONFIGURING",
+                                        "host ie1/h1 HOST_STAGE_JOINED",
+                                        "host ie1/h1 HOST_STAGE_DONE"));
+}
+
+TEST_F(PostRebootTest, RefusedCompletionIsRetriedUntilAccepted) {
+  FakeController fake(/*refusals=*/2);
+  Serve(fake);
+  ASSERT_THAT(ReportAll(Settings("master", true, true), {}, log::Logger::Discard()), IsOk());
+  EXPECT_EQ(fake.refused(), 2);
+  EXPECT_EQ(fake.calls().back(), "complete c1 success");
+}
+
+TEST_F(PostRebootTest, AReportRefusedForTooLongEndsWithWhatWasRefused) {
+  FakeController fake(/*refusals=*/1000);
+  Serve(fake);
+  EXPECT_THAT(ReportAll(Settings("master", true, true), {.give_up_after = absl::Milliseconds(300)},
+                        log::Logger::Discard()),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       HasSubstr("CompleteInstallation: cluster is not finalizing")));
+}
+
+TEST(PostRebootReportsTest, RetryDelayGrowsAndIsBounded) {
+  EXPECT_EQ(RetryDelay(0), absl::Milliseconds(100));
+  EXPECT_EQ(RetryDelay(4), absl::Milliseconds(500));
+  EXPECT_EQ(RetryDelay(1000), absl::Seconds(5));
+}
+
+}  // namespace
+}  // namespace assisted::agent

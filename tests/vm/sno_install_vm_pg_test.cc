@@ -1,0 +1,264 @@
+// One real (virtual) machine installs single-node OpenShift's host side end to end and boots
+// into the installed OS, driven through the REST API only: the stack of tests/vm/vm_stack.h; an
+// SNO cluster and infra-env (trusting the test's registry CA); the discovery ISO downloaded from
+// the image service; one QEMU machine booted from it, whose agent registers with its virtual
+// hardware and becomes known; the user names the host and starts the installation; the host's
+// checks while preparing run for real (disk speed on its virtio disk, the release image's
+// registry — a TLS stand-in on the host's loopback); the agent writes ./dev os-images' disk.raw,
+// served over HTTP through a forward with its sha256 (the orchestrator's --os-image-url and
+// --os-image-sha256), onto its disk with the host's Ignition and the post-reboot reporter's
+// settings, reports its stages and reboots (QEMU powers off: -no-reboot). The machine then boots
+// its disk alone: the initramfs applies the Ignition, assisted-reporter reports Joined, Done,
+// the finalizing stages and the completion, and the cluster is installed. A third boot shows the
+// Ignition's file (/etc/hostname: the name the user gave, on the login prompt) with no Ignition
+// run and no report; the disk afterwards holds the install record and no reporter settings.
+//
+// Timings of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_stack.h).
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "lib/http/content.h"
+#include "lib/http/server.h"
+#include "lib/process/subprocess.h"
+#include "lib/status/status_macros.h"
+#include "lib/testing/status_matchers.h"
+#include "nlohmann/json.hpp"
+#include "services/agent/steps/install.h"
+#include "services/agent/steps/install_disk.h"
+#include "services/agent/steps/reporter_settings.h"
+#include "tests/harness/certificates.h"
+#include "tests/harness/probes.h"
+#include "tests/vm/vm_stack.h"
+
+namespace assisted::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kMac[] = "52:54:00:a5:02:01";
+constexpr char kSerial[] = "ASSISTED-VM-0201";
+constexpr char kHostname[] = "sno-vm-0";
+// Where guests reach the OS image and the release image's registry (forwards to loopback).
+constexpr char kImagesGuestAddress[] = "10.0.2.101";
+constexpr int kImagesGuestPort = 8080;
+constexpr char kRegistryGuestAddress[] = "10.0.2.102";
+constexpr int kRegistryGuestPort = 5000;
+// Each phase's bound under TCG. Quiet 2 cores: a few minutes each; on a machine loaded by
+// parallel builds an 8-vCPU guest crawls (soft lockups, 6 minutes to leave the initramfs). The
+// sum, with 2 minutes for the reporter's last words, stays inside bazel's hour for "enormous".
+constexpr absl::Duration kDiscoveryBudget = absl::Minutes(15);
+constexpr absl::Duration kInstallBudget = absl::Minutes(20);
+constexpr absl::Duration kFirstBootBudget = absl::Minutes(12);
+constexpr absl::Duration kLastBootBudget = absl::Minutes(6);
+
+double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
+
+// Serves one file at /<name> over HTTP on the host's loopback (ranges, HEAD: lib/http/content.h).
+class FileServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<FileServer>> Start(const std::string& path,
+                                                           const std::string& name) {
+    ASSIGN_OR_RETURN(std::shared_ptr<const http::SharedFile> file, http::SharedFile::Open(path));
+    http::Content content;
+    content.body.Append(http::Segment::WholeFile(file));
+    http::Router router;
+    RETURN_IF_ERROR(router.Handle("GET", "/" + name, [content](const http::Request& request) {
+      return http::ServeContent(request, content);
+    }));
+    auto server = std::unique_ptr<FileServer>(new FileServer());
+    ASSIGN_OR_RETURN(server->server_,
+                     http::HttpServer::Start({.listen = "127.0.0.1:0", .io_threads = 1},
+                                             std::move(router), nullptr, log::Logger::Discard()));
+    return server;
+  }
+  ~FileServer() { server_->Shutdown(absl::Seconds(1)); }
+  int port() const { return server_->port(); }
+
+ private:
+  FileServer() = default;
+  std::unique_ptr<http::HttpServer> server_;
+};
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class SnoInstallVmTest : public VmStackTest {
+ protected:
+  // The registry stand-in: `openssl s_server -www` answers any GET (the agent's GET /v2/) with
+  // 200 over TLS, with a certificate for the registry's guest address signed by `ca`.
+  void StartRegistry() {
+    auto ca = TestCa::Create(::testing::TempDir() + "/registry-pki", "registry");
+    ASSERT_THAT(ca, IsOk());
+    ca_pem_ = ReadFile(ca->ca_file());
+    auto cert = ca->Issue("registry", {kRegistryGuestAddress});
+    ASSERT_THAT(cert, IsOk());
+    auto port = FreePort();
+    ASSERT_THAT(port, IsOk());
+    registry_port_ = *port;
+    auto registry = process::Subprocess::Start(
+        {"openssl", "s_server", "-quiet", "-www", "-accept", absl::StrCat("127.0.0.1:", *port),
+         "-cert", cert->cert, "-key", cert->key},
+        {}, ::testing::TempDir() + "/registry.log");
+    ASSERT_THAT(registry, IsOk());
+    registry_ = *std::move(registry);
+  }
+
+  // The cluster's status, and its one host (null when none).
+  std::pair<std::string, json> Look() {
+    absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id());
+    absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id() + "/hosts");
+    if (!cluster.ok() || !hosts.ok() || !hosts->is_array() || hosts->empty()) return {"", json()};
+    return {StringField(*cluster, "status"), (*hosts)[0]};
+  }
+
+  std::string ca_pem_;
+  int registry_port_ = 0;
+  std::unique_ptr<process::Subprocess> registry_;
+};
+
+TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheInstalledOs) {
+  const json manifest = json::parse(ReadFile(images() + "/manifest.json"), nullptr, false);
+  ASSERT_TRUE(manifest.is_object()) << images() << "/manifest.json";
+  const std::string disk_sha256 = StringField(manifest, "disk_image_sha256");
+  auto disk_server = FileServer::Start(images() + "/disk.raw", "disk.raw");
+  ASSERT_THAT(disk_server, IsOk());
+  ASSERT_NO_FATAL_FAILURE(StartRegistry());
+  const std::string release =
+      absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
+                   "/openshift-release-dev/ocp-release:4.16.3-x86_64");
+  ASSERT_NO_FATAL_FAILURE(StartStack(
+      {.orchestrator_args = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
+                                          kImagesGuestPort, "/disk.raw"),
+                             "--os-image-sha256=" + disk_sha256,
+                             "--release-images=" + json::array({{{"openshift_version", "4.16"},
+                                                                 {"cpu_architecture", "x86_64"},
+                                                                 {"url", release},
+                                                                 {"version", "4.16.3"}}})
+                                                       .dump()},
+       .forwards = {{kImagesGuestAddress, kImagesGuestPort, (*disk_server)->port()},
+                    {kRegistryGuestAddress, kRegistryGuestPort, registry_port_}}}));
+  ASSERT_NO_FATAL_FAILURE(CreateSnoCluster({{"additional_trust_bundle", ca_pem_}}));
+  const int vm = AddSnoMachine("sno-0", kMac, kSerial);
+  ASSERT_GE(vm, 0);
+
+  // 1. Discovery: the machine boots the ISO, registers and becomes known.
+  const absl::Time power_on = absl::Now();
+  ASSERT_THAT(fleet().Boot(vm, {.cdrom = iso()}), IsOk());
+  HostProgress progress;
+  ASSERT_NO_FATAL_FAILURE(WaitUntilKnown(vm, power_on, kDiscoveryBudget, progress));
+  const std::string host_id = StringField(progress.host, "id");
+  ASSERT_THAT(Rest().Call("PATCH", "/infra-envs/" + infra_env_id() + "/hosts/" + host_id,
+                          json{{"host_name", kHostname}}),
+              IsOk());
+  AictlOutcome ready = Aictl({"wait", cluster_id(), "--for=ready", "--hosts=1", "--timeout=5m",
+                              "--interval=2s"});
+  ASSERT_EQ(ready.code, 0) << ready.out << ready.err;
+
+  // 2. Installation: preparing (disk speed, registry), the install step writes the disk, the
+  // agent reboots the machine.
+  const absl::Time install_started = absl::Now();
+  AictlOutcome install = Aictl({"clusters", "install", cluster_id()});
+  ASSERT_EQ(install.code, 0) << install.out << install.err;
+  absl::Duration installing = absl::InfiniteDuration();
+  std::string last_stage;
+  while (fleet().Running(vm) && absl::Now() - install_started < kInstallBudget) {
+    const auto [cluster_status, host] = Look();
+    const std::string host_status = StringField(host, "status");
+    ASSERT_NE(host_status, "error") << StringField(host, "status_info");
+    ASSERT_THAT(StringField(host, "status_info"), Not(HasSubstr("failed to prepare")));
+    ASSERT_NE(cluster_status, "error");
+    if (installing == absl::InfiniteDuration() && cluster_status == "installing") {
+      installing = absl::Now() - install_started;
+    }
+    const json progress_json = host.value("progress", json::object());
+    const std::string stage = StringField(progress_json, "current_stage");
+    if (stage != last_stage) {
+      std::cout << "  +" << Seconds(absl::Now() - install_started) << " s: host " << host_status
+                << ", stage " << stage << " " << StringField(progress_json, "progress_info")
+                << "\n";
+      last_stage = stage;
+    }
+    absl::SleepFor(absl::Seconds(2));
+  }
+  ASSERT_FALSE(fleet().Running(vm)) << "the machine did not reboot within " << kInstallBudget;
+  const absl::Duration rebooted = absl::Now() - install_started;
+  {
+    const auto [cluster_status, host] = Look();
+    EXPECT_EQ(StringField(host.value("progress", json::object()), "current_stage"), "Rebooting")
+        << host.dump();
+  }
+  auto written = agent::steps::ReadInstalledDisk(fleet().DiskPath(vm));
+  ASSERT_THAT(written, IsOk());
+  EXPECT_EQ(written->host_id, host_id);
+  EXPECT_EQ(written->os_image_sha256, disk_sha256);
+  // Next to the install record: what the reporter needs, from the agent that installed.
+  process::LocalProcessRunner processes;
+  auto boot = agent::steps::BootPartition::Find(fleet().DiskPath(vm), processes);
+  ASSERT_THAT(boot, IsOk());
+  auto settings_text = boot->ReadFile("assisted/reporter.json");
+  ASSERT_THAT(settings_text, IsOk());
+  auto settings = agent::steps::ParseReporterSettings(*settings_text);
+  ASSERT_THAT(settings, IsOk());
+  EXPECT_EQ(settings->access.orchestrator_address,
+            absl::StrCat(kOrchestratorGuestAddress, ":", orchestrator().grpc_port()));
+  EXPECT_FALSE(settings->access.controller_token.empty());
+  EXPECT_EQ(settings->host_id, host_id);
+  EXPECT_TRUE(settings->sno);
+  EXPECT_TRUE(settings->bootstrap);
+
+  // 3. The installed OS's first boot: Ignition, then the reporter; the cluster is installed.
+  const absl::Time first_boot = absl::Now();
+  ASSERT_THAT(fleet().Boot(vm, {}), IsOk());
+  std::string cluster_status;
+  while (absl::Now() - first_boot < kFirstBootBudget) {
+    cluster_status = Look().first;
+    if (cluster_status == "installed") break;
+    ASSERT_TRUE(fleet().Running(vm)) << "the installed OS powered off";
+    ASSERT_THAT(fleet().ConsoleTail(vm, 2000), Not(HasSubstr("Entering emergency mode")));
+    absl::SleepFor(absl::Seconds(2));
+  }
+  ASSERT_EQ(cluster_status, "installed") << Look().second.dump();
+  const absl::Duration installed = absl::Now() - first_boot;
+  // Its settings (and token) are gone once it said so, durably (it syncs first).
+  ASSERT_THAT(fleet().WaitForConsole(vm, "settings removed", absl::Minutes(2)), IsOk());
+  EXPECT_THAT(fleet().ConsoleTail(vm, 1 << 20), HasSubstr("no Machine Config Server"));
+  fleet().PowerOff(vm);
+
+  // 4. Another boot: an ordinary one with the Ignition's file, and nothing left to report.
+  const absl::Time third_boot = absl::Now();
+  ASSERT_THAT(fleet().Boot(vm, {}), IsOk());
+  ASSERT_THAT(fleet().WaitForConsole(vm, absl::StrCat(kHostname, " login:"), kLastBootBudget),
+              IsOk());
+  const absl::Duration login = absl::Now() - third_boot;
+  const std::string console = fleet().ConsoleTail(vm, 1 << 20);
+  EXPECT_THAT(console, Not(HasSubstr("Ignition (files)")));
+  EXPECT_THAT(console, Not(HasSubstr("reporter: reporting")));
+  fleet().PowerOff(vm);
+  auto after = agent::steps::ReadInstalledDisk(fleet().DiskPath(vm));
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->host_id, host_id);
+  EXPECT_THAT(boot->ReadFile("assisted/reporter.json"), StatusIs(absl::StatusCode::kNotFound));
+
+  std::cout << "timings: power-on -> registered " << Seconds(progress.registered)
+            << " s, -> known " << Seconds(progress.validated) << " s; install -> installing "
+            << Seconds(installing) << " s, -> disk written and rebooted " << Seconds(rebooted)
+            << " s; installed OS power-on -> cluster installed " << Seconds(installed)
+            << " s; next boot -> login prompt " << Seconds(login) << " s; consoles in "
+            << fleet().ConsolePath(vm) << " (boot1, boot2 before it)\n";
+  RecordProperty("install_to_rebooted_seconds", static_cast<int>(Seconds(rebooted)));
+  RecordProperty("first_boot_to_installed_seconds", static_cast<int>(Seconds(installed)));
+}
+
+}  // namespace
+}  // namespace assisted::testing

@@ -1,0 +1,247 @@
+// File: tests/vm/vm_stack.cc
+
+#include "tests/vm/vm_stack.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "lib/testing/status_matchers.h"
+#include "tests/harness/image_service.h"
+#include "tests/harness/probes.h"
+
+namespace assisted::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kJwtSecret[] = "vm-stack-test-jwt-secret-0123456789abcdef";
+constexpr char kUrlKey[] = "vm-stack-test-url-signing-key-0123456789abcdef";
+constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}})";
+constexpr char kSshKey[] =
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl vm";
+
+}  // namespace
+
+std::string VmStackTest::WriteTempFile(const std::string& name, const std::string& content) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << content;
+  return path;
+}
+
+void VmStackTest::SetUp() {
+  const char* images = std::getenv("ASSISTED_TEST_OS_IMAGES");
+  if (images == nullptr || *images == '\0') {
+    GTEST_SKIP() << "ASSISTED_TEST_OS_IMAGES is not set: build the images with ./dev os-images "
+                    "(./dev test does both)";
+  }
+  images_ = images;
+  ASSERT_TRUE(std::filesystem::exists(images_ + "/live.iso"))
+      << images_ << "/live.iso is missing: run ./dev os-images";
+  PostgresTest::SetUp();
+}
+
+void VmStackTest::StartStack(const VmStackOptions& options) {
+  const std::string url_key = WriteTempFile("url.key", kUrlKey);
+  auto inventory = LaunchedService::Launch(
+      {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
+  ASSERT_THAT(inventory, IsOk());
+  inventory_ = *std::move(inventory);
+  // The orchestrator listens on loopback only; guests reach it through the forward.
+  auto orchestrator_port = FreePort();
+  ASSERT_THAT(orchestrator_port, IsOk());
+  std::vector<std::string> orchestrator_args = {
+      "--inventory-address=" + inventory_->grpc_target(), "--url-signing-key-file=" + url_key,
+      "--monitor-interval=500ms"};
+  orchestrator_args.insert(orchestrator_args.end(), options.orchestrator_args.begin(),
+                           options.orchestrator_args.end());
+  auto orchestrator = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
+                                               .args = orchestrator_args,
+                                               .grpc_port = *orchestrator_port});
+  ASSERT_THAT(orchestrator, IsOk());
+  orchestrator_ = *std::move(orchestrator);
+
+  auto image = LaunchImageService({.dir = ::testing::TempDir() + "/vm-image",
+                                   .inventory_address = inventory_->grpc_target(),
+                                   .url_signing_key_file = url_key,
+                                   .orchestrator_address = absl::StrCat(
+                                       kOrchestratorGuestAddress, ":", orchestrator_->grpc_port()),
+                                   .base_iso = images_ + "/live.iso"});
+  ASSERT_THAT(image, IsOk());
+  image_ = std::move(image->service);
+
+  auto gateway =
+      LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
+                            .orchestrator_address = orchestrator_->grpc_target(),
+                            .image_address = image_->grpc_target(),
+                            .jwt_secret_file = WriteTempFile("jwt.key", kJwtSecret),
+                            .url_signing_key_file = url_key});
+  ASSERT_THAT(gateway, IsOk());
+  gateway_ = std::move(gateway->service);
+  server_ = gateway->http_base;
+  AictlOutcome token = Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key",
+                              "--user=vm", "--org=vm"},
+                             /*with_token=*/false);
+  ASSERT_EQ(token.code, 0) << token.err;
+  token_ = token.Trimmed();
+
+  std::vector<GuestForward> forwards = {
+      {kOrchestratorGuestAddress, orchestrator_->grpc_port(), orchestrator_->grpc_port()}};
+  forwards.insert(forwards.end(), options.forwards.begin(), options.forwards.end());
+  auto fleet = VmFleet::Create({.dir = ::testing::TempDir() + "/vms", .forwards = forwards});
+  ASSERT_THAT(fleet, IsOk());
+  fleet_ = *std::move(fleet);
+}
+
+void VmStackTest::TearDown() {
+  if (HasFailure() && fleet_ != nullptr) {
+    for (int vm = 0; vm < machines_; ++vm) {
+      std::cerr << "--- console of " << fleet_->spec(vm).name << " (" << fleet_->ConsolePath(vm)
+                << ")\n"
+                << fleet_->ConsoleTail(vm, 30000) << "\n";
+    }
+    if (orchestrator_ != nullptr) std::cerr << "--- orchestrator log\n" << orchestrator_->Log();
+  }
+  fleet_.reset();
+}
+
+AictlOutcome VmStackTest::Aictl(std::vector<std::string> args, bool with_token) {
+  return RunAictl(server_, with_token ? token_ : "", args);
+}
+
+cli::RestClient VmStackTest::Rest() const {
+  return cli::RestClient({.server = server_, .token = token_});
+}
+
+void VmStackTest::CreateSnoCluster(const json& infra_env_fields) {
+  const std::string pull_secret = WriteTempFile("pull-secret.json", kPullSecret);
+  const std::string ssh_key = WriteTempFile("id.pub", kSshKey);
+  AictlOutcome cluster =
+      Aictl({"clusters", "create", "--name=vm", "--base-domain=example.com",
+             "--openshift-version=4.16", "--control-plane-count=1", "--user-managed-networking",
+             // The uplink's subnet (QEMU user-mode networking), as a user would pick the host's.
+             "--machine-networks=10.0.2.0/24", "--pull-secret-file=" + pull_secret,
+             "--ssh-key-file=" + ssh_key});
+  ASSERT_EQ(cluster.code, 0) << cluster.err;
+  cluster_id_ = cluster.Trimmed();
+  AictlOutcome infra_env = Aictl({"infra-envs", "create", "--cluster=" + cluster_id_,
+                                  "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key});
+  ASSERT_EQ(infra_env.code, 0) << infra_env.err;
+  infra_env_id_ = infra_env.Trimmed();
+  if (!infra_env_fields.empty()) {
+    absl::StatusOr<json> patched =
+        Rest().Call("PATCH", "/infra-envs/" + infra_env_id_, infra_env_fields);
+    ASSERT_THAT(patched, IsOk());
+  }
+  iso_ = ::testing::TempDir() + "/discovery.iso";
+  AictlOutcome download = Aictl({"iso", "download", infra_env_id_, "--output-file=" + iso_});
+  ASSERT_EQ(download.code, 0) << download.err;
+}
+
+int VmStackTest::AddSnoMachine(const std::string& name, const std::string& mac,
+                               const std::string& serial) {
+  auto vm = fleet_->Add({.name = name,
+                         .mac = mac,
+                         .serial = serial,
+                         .disk_bytes = kSnoDiskBytes,
+                         .memory_mib = kSnoMemoryMib,
+                         .cpus = kSnoCpus});
+  EXPECT_THAT(vm, IsOk());
+  machines_ = std::max(machines_, vm.ok() ? *vm + 1 : machines_);
+  return vm.value_or(-1);
+}
+
+void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
+                                 HostProgress& progress) {
+  // The host appears once its agent registered; its inventory follows with the first step, and
+  // its validations once the orchestrator evaluated that inventory and the checks' results.
+  const absl::Time deadline = power_on + timeout;
+  while (absl::Now() < deadline) {
+    AictlOutcome hosts = Aictl({"hosts", "list", "--cluster=" + cluster_id_, "-o", "json"});
+    ASSERT_EQ(hosts.code, 0) << hosts.err;
+    const json listed = json::parse(hosts.out, nullptr, /*allow_exceptions=*/false);
+    if (listed.is_array() && listed.size() == 1) {
+      if (progress.registered == absl::InfiniteDuration()) {
+        progress.registered = absl::Now() - power_on;
+      }
+      progress.host = listed[0];
+      if (progress.inventoried == absl::InfiniteDuration() &&
+          !StringField(progress.host, "inventory").empty()) {
+        progress.inventoried = absl::Now() - power_on;
+      }
+      const std::string status = StringField(progress.host, "status");
+      const std::string validations = StringField(progress.host, "validations_info");
+      if (progress.inventoried != absl::InfiniteDuration() &&
+          (status == "known" || status == "insufficient") && HardwareValidated(validations) &&
+          PendingChecks(validations).empty()) {
+        break;
+      }
+    }
+    ASSERT_TRUE(fleet_->Running(vm)) << "the machine powered off before registering";
+    ASSERT_THAT(fleet_->ConsoleTail(vm, 2000), Not(HasSubstr("Entering emergency mode")))
+        << "the machine's boot failed";
+    // The REST API has no watch: poll it, as aictl wait does.
+    absl::SleepFor(absl::Seconds(2));
+  }
+  progress.validated = absl::Now() - power_on;
+  ASSERT_NE(progress.registered, absl::InfiniteDuration())
+      << "no host registered within " << timeout;
+  ASSERT_NE(progress.inventoried, absl::InfiniteDuration()) << progress.host.dump();
+  // ntp-synced fails: no NTP server is within reach of a loopback-only uplink; that validation
+  // is informative, as upstream.
+  ASSERT_EQ(StringField(progress.host, "status"), "known")
+      << StringField(progress.host, "status_info") << "\n"
+      << StringField(progress.host, "validations_info");
+  const std::string validations = StringField(progress.host, "validations_info");
+  EXPECT_TRUE(HardwareValidated(validations)) << validations;
+  EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
+}
+
+std::string StringField(const json& object, const std::string& name) {
+  if (!object.is_object() || !object.contains(name) || !object[name].is_string()) return "";
+  return object[name].get<std::string>();
+}
+
+bool HardwareValidated(const std::string& validations_info) {
+  const json info = json::parse(validations_info, nullptr, false);
+  if (!info.is_object()) return false;
+  int passed = 0;
+  for (const auto& [category, results] : info.items()) {
+    for (const json& v : results) {
+      const std::string id = v.value("id", "");
+      if (id == "has-inventory" || id == "has-min-cpu-cores" || id == "has-min-memory" ||
+          id == "has-min-valid-disks" || id == "has-cpu-cores-for-role" ||
+          id == "has-memory-for-role") {
+        if (v.value("status", "") != "success") return false;
+        ++passed;
+      }
+    }
+  }
+  return passed == 6;
+}
+
+std::vector<std::string> PendingChecks(const std::string& validations_info) {
+  const json info = json::parse(validations_info, nullptr, false);
+  std::vector<std::string> pending;
+  if (!info.is_object()) return {"(no validations)"};
+  for (const auto& [category, results] : info.items()) {
+    for (const json& v : results) {
+      const std::string id = v.value("id", "");
+      if (v.value("status", "") == "pending" && id != "sufficient-installation-disk-speed" &&
+          id != "container-images-available" && id != "mtu-valid") {
+        pending.push_back(id);
+      }
+    }
+  }
+  return pending;
+}
+
+}  // namespace assisted::testing
