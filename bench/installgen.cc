@@ -18,10 +18,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "lib/pki/pki.h"
 #include "lib/random/random.h"
 #include "services/orchestrator/install/ignition_configs.h"
 #include "services/orchestrator/install/install_config.h"
-#include "services/orchestrator/install/pki.h"
 
 namespace install = assisted::orchestrator::install;
 namespace v1 = assisted::types::v1;
@@ -109,10 +109,10 @@ int main() {
   assisted::SystemRandom random;
 
   std::vector<double> credentials_us;
-  install::ClusterCredentials creds;
+  pki::ClusterCredentials creds;
   for (int run = 0; run < kCredentialRuns; ++run) {
     const Clock::time_point start = Clock::now();
-    creds = Check(install::GenerateCredentials(cluster, absl::Now(), random), "credentials");
+    creds = Check(pki::GenerateCredentials(cluster, absl::Now(), random), "credentials");
     credentials_us.push_back(Micros(start));
   }
 
@@ -128,7 +128,7 @@ int main() {
   }
 
   const Clock::time_point all = Clock::now();
-  Check(install::GenerateCredentials(cluster, absl::Now(), random), "credentials");
+  Check(pki::GenerateCredentials(cluster, absl::Now(), random), "credentials");
   Check(install::BuildInstallConfig({.cluster = cluster, .pull_secret = kPullSecret}),
         "install-config");
   for (const char* pool : {"master", "worker"}) {

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/pki/pki.h"
 #include "lib/status/status_macros.h"
 #include "lib/time/proto_time.h"
 #include "services/orchestrator/core/cluster_facts.h"
@@ -15,7 +16,6 @@
 #include "services/orchestrator/core/stages.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_config.h"
-#include "services/orchestrator/install/pki.h"
 
 namespace assisted::orchestrator::actions {
 
@@ -176,7 +176,7 @@ absl::StatusOr<Cluster> ProgressActions::UploadIngressCert(const std::string& cl
         absl::StrCat("cluster ", cluster_id, " has no kubeconfig-noingress: not installing"));
   }
   ASSIGN_OR_RETURN(std::string kubeconfig,
-                   install::AddCertificateAuthority(*noingress, ca_certificate));
+                   pki::AddCertificateAuthority(*noingress, ca_certificate));
   for (const auto& [name, content] :
        {std::pair<const char*, const std::string*>{"ingress-ca.crt", &ca_certificate},
         {install::kKubeconfigName, &kubeconfig}}) {

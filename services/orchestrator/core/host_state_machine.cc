@@ -245,18 +245,6 @@ std::vector<HostRow> BuildRows() {
   return {
       // ---- registration ----------------------------------------------------------------------
       {Ev::kRegister,
-       {kNew},
-       bound,
-       kDiscovering,
-       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
-       "A new host registers to a cluster."},
-      {Ev::kRegister,
-       {kNew},
-       Always<HostContext>(),
-       kDiscoveringUnbound,
-       Act::Say("Waiting for host to send hardware details", {E::kResetForRediscovery}),
-       "A new host registers to its infra-env only (unbound)."},
-      {Ev::kRegister,
        {kDiscovering, kKnown, kDisconnected, kInsufficient, kResettingPua, kPendingForInput,
         kBinding},
        Always<HostContext>(),
@@ -294,8 +282,9 @@ std::vector<HostRow> BuildRows() {
        {kInstalled},
        Always<HostContext>(),
        std::nullopt,
-       Act::Do({E::kAskAgentToLeave}),
-       "A host that booted the discovery image after installation is told to go away."},
+       A{},
+       "A host that booted the discovery image after installation: accepted without change (an "
+       "installed host has no steps to run)."},
       {Ev::kRegister,
        {kDiscoveringUnbound, kDisconnectedUnbound, kInsufficientUnbound, kKnownUnbound, kUnbinding,
         kUnbindingPua},
@@ -733,7 +722,6 @@ HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecisio
         update.Mark("role");
         break;
       case HostEffect::kRecordProgress:
-      case HostEffect::kAskAgentToLeave:
       case HostEffect::kStopInstallation:
         break;
     }
@@ -769,8 +757,6 @@ absl::string_view HostEffectName(HostEffect effect) {
       return "reset-for-rediscovery";
     case HostEffect::kResetInstallationPreparation:
       return "reset-installation-preparation";
-    case HostEffect::kAskAgentToLeave:
-      return "ask-agent-to-leave";
     case HostEffect::kRecordProgress:
       return "record-progress";
     case HostEffect::kSetConnectionTimedOut:

@@ -22,7 +22,9 @@
 //   HostContext ctx = ...;                       // facts about the host, its cluster, the time
 //   absl::StatusOr<HostDecision> d = HostStateMachine().Fire(HostEvent::kRefresh, status, ctx);
 //
-// HOST_STATUS_UNSPECIFIED stands for "no host yet": only kRegister leaves it.
+// HOST_STATUS_UNSPECIFIED stands for "no host yet": no row leaves it. The inventory creates a host
+// in discovering (its infra-env has a cluster) or discovering-unbound, and the first refresh
+// judges it from there.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_HOST_STATE_MACHINE_H_
@@ -98,7 +100,6 @@ enum class HostEvent {
 enum class HostEffect {
   kResetForRediscovery,           // re-registration: forget progress, bootstrap flag, results
   kResetInstallationPreparation,  // clear the disk-speed and image checks of a preparation
-  kAskAgentToLeave,               // answer the agent with "exit" (host already installed)
   kRecordProgress,                // store the reported stage, info, percentage and stage times
   kSetConnectionTimedOut,         // soft timeouts: flag the lost agent, keep installing
   kClearConnectionTimedOut,       // soft timeouts: the agent came back
@@ -162,7 +163,7 @@ const HostMachine& HostStateMachine();
 // The stored fields `decision`'s effects change on `host` (as stored) at `now`: the part of a
 // row's action written with the decision's own compare-and-set, whatever fired it. Effects
 // carried out apart from the host's record add nothing: kRecordProgress (the progress function
-// writes the reported stage), kAskAgentToLeave and kStopInstallation (steps for the agent).
+// writes the reported stage) and kStopInstallation (a step for the agent).
 HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecision& decision,
                                   absl::Time now);
 

@@ -83,8 +83,9 @@ std::vector<Case> Cases() {
   using namespace types::v1;  // NOLINT: cases read better unqualified
   return {
       // ---- register ----
-      {"new host with a cluster", Ev::kRegister, kNew, Nothing, kDiscovering},
-      {"new host without cluster", Ev::kRegister, kNew, Unbound, kDiscoveringUnbound},
+      // The inventory creates a host in its first status; registration only meets stored hosts.
+      {"no register row for a host that does not exist", Ev::kRegister, kNew, Nothing, kNew, "",
+       true},
       {"known host registers again", Ev::kRegister, kKnown, Nothing, kDiscovering},
       {"agent restarted while preparing", Ev::kRegister, kPreparingSuccessful, Nothing, kKnown},
       {"day-1 host booted the ISO after Rebooting", Ev::kRegister, kInProgress,
@@ -453,6 +454,16 @@ TEST(HostStateMachine, RefreshDecidesForEveryExistingState) {
   }
 }
 
+TEST(HostStateMachine, AnInstalledHostsNewAgentChangesNothing) {
+  // No production code would carry out an effect here (the agent is answered Registered like
+  // any other), so the row decides none.
+  Fixture f;
+  absl::StatusOr<HostDecision> d = HostStateMachine().Fire(Ev::kRegister, kInstalled, f.Context());
+  ASSERT_THAT(d, IsOk());
+  EXPECT_EQ(d->to, kInstalled);
+  EXPECT_THAT(d->effects, ::testing::IsEmpty());
+}
+
 TEST(HostStateMachine, HasTwentyEightStatesAndEightEvents) {
   // 28 states plus the pseudo-state "no host yet"; only the events the product fires.
   EXPECT_EQ(HostStateMachine().states().size(), 29u);
@@ -498,8 +509,7 @@ TEST(HostEffectFields, StageEffectsEditTheStoredProgressTogether) {
 }
 
 TEST(HostEffectFields, EffectsCarriedOutOffTheRecordWriteNothing) {
-  for (HostEffect effect :
-       {HostEffect::kRecordProgress, HostEffect::kAskAgentToLeave, HostEffect::kStopInstallation}) {
+  for (HostEffect effect : {HostEffect::kRecordProgress, HostEffect::kStopInstallation}) {
     EXPECT_TRUE(HostEffectFields(testing::HealthyHost(1), DecisionWith({effect}), kNow).empty())
         << HostEffectName(effect);
   }

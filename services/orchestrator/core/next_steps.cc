@@ -102,7 +102,7 @@ bool BackedOff(HostStatus s) {
          s == kDisabledUnbound;
 }
 
-// The agent must leave (restart into its new cluster, or reboot).
+// Hosts on their way into or out of a cluster, or rebooting for reclaim: ask again at once.
 bool Exits(HostStatus s) {
   return s == kBinding || s == kUnbinding || s == kUnbindingPua || s == kReclaimingRebooting;
 }
@@ -209,10 +209,7 @@ NextSteps SelectNextSteps(const NextStepsInput& input, Random& random,
                           const NextStepsConfig& config) {
   NextSteps out;
   out.next_check = BackedOff(input.status) ? config.backed_off : config.interval;
-  if (Exits(input.status)) {
-    out.next_check = absl::ZeroDuration();
-    out.exit_after = true;
-  }
+  if (Exits(input.status)) out.next_check = absl::ZeroDuration();
   std::vector<StepType> types;
   if (input.agent_outdated && PreInstall(input.status)) {
     types = {STEP_TYPE_UPGRADE_AGENT};

@@ -69,7 +69,6 @@ struct NextStepsConfig {
 struct NextSteps {
   std::vector<types::v1::Step> steps;  // step_id and step_type set; args for the caller
   absl::Duration next_check;           // when to ask again
-  bool exit_after = false;             // the agent should exit after these steps
 };
 
 NextSteps SelectNextSteps(const NextStepsInput& input, Random& random,

@@ -44,7 +44,6 @@ TEST(NextSteps, Day1KnownHostRunsTheDiscoveryChecks) {
                           STEP_TYPE_DHCP_LEASE_ALLOCATE, STEP_TYPE_NTP_SYNCHRONIZER,
                           STEP_TYPE_DOMAIN_RESOLUTION, STEP_TYPE_VERIFY_VIPS));
   EXPECT_EQ(n.next_check, absl::Seconds(60));
-  EXPECT_FALSE(n.exit_after);
   EXPECT_EQ(Types(Select(Open(kInsufficient, StepsKind::kDay1))), Types(n));
   EXPECT_EQ(Types(Select(Open(kPendingForInput, StepsKind::kDay1))), Types(n));
 }
@@ -80,7 +79,6 @@ TEST(NextSteps, UnboundAndReclaim) {
               ElementsAre(STEP_TYPE_DOWNLOAD_BOOT_ARTIFACTS));
   NextSteps reboot = Select(Open(kReclaimingRebooting, StepsKind::kUnbound));
   EXPECT_THAT(Types(reboot), ElementsAre(STEP_TYPE_REBOOT_FOR_RECLAIM));
-  EXPECT_TRUE(reboot.exit_after);
   EXPECT_EQ(reboot.next_check, absl::ZeroDuration());
 }
 
@@ -88,7 +86,7 @@ TEST(NextSteps, BindingHostsExitWithoutSteps) {
   for (HostStatus s : {kBinding, kUnbinding, kUnbindingPua}) {
     NextSteps n = Select(Open(s, StepsKind::kDay1));
     EXPECT_THAT(n.steps, IsEmpty());
-    EXPECT_TRUE(n.exit_after);
+    EXPECT_EQ(n.next_check, absl::ZeroDuration());
   }
 }
 

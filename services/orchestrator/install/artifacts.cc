@@ -7,10 +7,10 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/duration.pb.h"
+#include "lib/pki/pki.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/install/ignition_configs.h"
 #include "services/orchestrator/install/install_config.h"
-#include "services/orchestrator/install/pki.h"
 
 namespace assisted::orchestrator::install {
 namespace {
@@ -77,13 +77,13 @@ const types::v1::InfraEnv* InfraEnvOf(const std::vector<types::v1::InfraEnv>& in
 }
 
 // The root CA: the stored one, or a new one stored now.
-absl::StatusOr<KeyPair> RootCa(OnceWriter& writer, const types::v1::Cluster& cluster,
-                               absl::Time now, Random& random) {
+absl::StatusOr<pki::KeyPair> RootCa(OnceWriter& writer, const types::v1::Cluster& cluster,
+                                    absl::Time now, Random& random) {
   ASSIGN_OR_RETURN(std::optional<std::string> cert, writer.Get(kRootCaCertName));
   ASSIGN_OR_RETURN(std::optional<std::string> key, writer.Get(kRootCaKeyName));
-  if (cert && key) return KeyPair{*cert, *key};
-  ASSIGN_OR_RETURN(ClusterCredentials fresh, GenerateCredentials(cluster, now, random));
-  KeyPair ca;
+  if (cert && key) return pki::KeyPair{*cert, *key};
+  ASSIGN_OR_RETURN(pki::ClusterCredentials fresh, pki::GenerateCredentials(cluster, now, random));
+  pki::KeyPair ca;
   // The key first: a certificate without its key would be useless to a resumed generation.
   ASSIGN_OR_RETURN(ca.private_key_pem, writer.Put(kRootCaKeyName, inv::ARTIFACT_KIND_CREDENTIALS,
                                                   kText, fresh.root_ca.private_key_pem));
@@ -152,14 +152,15 @@ absl::Status ArtifactGenerator::GenerateUnderLease(const types::v1::Cluster& clu
                                               kYaml, install_config));
 
   const absl::Time now = clock_.Now();
-  ASSIGN_OR_RETURN(KeyPair ca, RootCa(writer, cluster, now, random_));
+  ASSIGN_OR_RETURN(pki::KeyPair ca, RootCa(writer, cluster, now, random_));
   ASSIGN_OR_RETURN(std::optional<std::string> kubeconfig, writer.Get(kKubeconfigNoIngressName));
   if (!kubeconfig) {
-    ASSIGN_OR_RETURN(KeyPair admin, IssueClientCertificate(ca, "system:admin", "system:masters",
-                                                           now, absl::Hours(24 * 3653), random_));
-    kubeconfig =
-        Kubeconfig(cluster.name(), absl::StrCat("https://api.", ClusterDomain(cluster), ":6443"),
-                   ca.certificate_pem, admin);
+    ASSIGN_OR_RETURN(pki::KeyPair admin,
+                     pki::IssueClientCertificate(ca, "system:admin", "system:masters", now,
+                                                 absl::Hours(24 * 3653), random_));
+    kubeconfig = pki::Kubeconfig(cluster.name(),
+                                 absl::StrCat("https://api.", ClusterDomain(cluster), ":6443"),
+                                 ca.certificate_pem, admin);
   }
   ASSIGN_OR_RETURN(*kubeconfig, writer.Put(kKubeconfigNoIngressName, inv::ARTIFACT_KIND_CREDENTIALS,
                                            kYaml, *kubeconfig));
@@ -167,7 +168,7 @@ absl::Status ArtifactGenerator::GenerateUnderLease(const types::v1::Cluster& clu
       writer.Put(kKubeconfigName, inv::ARTIFACT_KIND_CREDENTIALS, kYaml, *kubeconfig).status());
   RETURN_IF_ERROR(writer
                       .Put(kKubeadminPasswordName, inv::ARTIFACT_KIND_CREDENTIALS, kText,
-                           KubeadminPassword(random_))
+                           pki::KubeadminPassword(random_))
                       .status());
 
   for (const char* pool : {"master", "worker"}) {

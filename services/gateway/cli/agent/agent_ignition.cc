@@ -424,7 +424,7 @@ absl::StatusOr<std::string> BuildAgentIgnition(const ClusterDefinition& definiti
                                  kSetHostnameScriptPath),
          .enabled = true});
   }
-  const orchestrator::install::ClusterCredentials& credentials = identity.credentials;
+  const pki::ClusterCredentials& credentials = identity.credentials;
   const std::pair<const char*, const std::string*> secrets[] = {
       {"tls/root-ca.crt", &credentials.root_ca.certificate_pem},
       {"tls/root-ca.key", &credentials.root_ca.private_key_pem},

@@ -39,9 +39,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "lib/pki/pki.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/agent/cluster_definition.h"
-#include "services/orchestrator/install/pki.h"
 
 namespace assisted::cli::agent {
 
@@ -74,7 +74,7 @@ struct AgentImageIdentity {
   // infra-env, and `wait-for` follows the cluster, both before node 0 exists.
   std::string cluster_id;
   std::string infra_env_id;
-  orchestrator::install::ClusterCredentials credentials;
+  pki::ClusterCredentials credentials;
   // HS256 key of node 0's gateway (--jwt-secret-file), with which `wait-for` signs its tokens.
   std::string gateway_jwt_secret;
   // Node 0's image service's and gateway's URL signing key, and its inventory's secrets key

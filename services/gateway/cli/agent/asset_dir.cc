@@ -19,12 +19,12 @@
 #include "lib/iso/cpio.h"
 #include "lib/iso/embed.h"
 #include "lib/iso/iso9660.h"
+#include "lib/pki/pki.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/agent/agent_ignition.h"
 #include "services/gateway/cli/agent/yaml_reader.h"
 #include "services/gateway/cli/agent/ztp_manifests.h"
-#include "services/orchestrator/install/pki.h"
 
 namespace assisted::cli::agent {
 namespace {
@@ -187,7 +187,7 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
   ASSIGN_OR_RETURN(std::string secrets_key, SecureRandomBytes(32));
   identity.secrets_key = absl::Base64Escape(secrets_key);
   ASSIGN_OR_RETURN(identity.credentials,
-                   orchestrator::install::GenerateCredentials(cluster, now, random));
+                   pki::GenerateCredentials(cluster, now, random));
   ASSIGN_OR_RETURN(std::string ignition, BuildAgentIgnition(definition, identity));
 
   CreatedImage created{.iso_path = Join(dir, kIsoName),

@@ -1,4 +1,4 @@
-#include "services/orchestrator/install/pki.h"
+#include "lib/pki/pki.h"
 
 #include "absl/strings/escaping.h"
 #include "gmock/gmock.h"
@@ -7,18 +7,25 @@
 #include "lib/random/random.h"
 #include "lib/testing/status_matchers.h"
 #include "lib/testing/test_files.h"
-#include "services/orchestrator/core/testing_fixtures.h"
 #include "yaml-cpp/yaml.h"
 
-namespace assisted::orchestrator::install {
+namespace assisted::pki {
 namespace {
 
-using ::assisted::orchestrator::core::testing::HealthyCluster;
-using ::assisted::orchestrator::core::testing::kNow;
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
 using ::testing::MatchesRegex;
+
+const absl::Time kNow = absl::FromUnixSeconds(1'700'000'000);
+
+// What GenerateCredentials reads: the name and the base domain.
+types::v1::Cluster NamedCluster() {
+  types::v1::Cluster cluster;
+  cluster.set_name("c");
+  cluster.set_base_dns_domain("example.com");
+  return cluster;
+}
 
 // Runs the system's openssl with `args`; returns stdout+stderr, failing the test on exit != 0.
 std::string OpenSsl(std::vector<std::string> args, bool expect_ok = true) {
@@ -34,7 +41,7 @@ std::string OpenSsl(std::vector<std::string> args, bool expect_ok = true) {
 TEST(Pki, AdminCertificateVerifiesAgainstTheRootCa) {
   SeededRandom random(7);
   absl::StatusOr<ClusterCredentials> creds =
-      GenerateCredentials(HealthyCluster(), absl::Now(), random);
+      GenerateCredentials(NamedCluster(), absl::Now(), random);
   ASSERT_THAT(creds, IsOk());
   absl::StatusOr<std::string> ca =
       testing::WriteTestFile("pki/ca.pem", creds->root_ca.certificate_pem);
@@ -77,7 +84,7 @@ TEST(Pki, ACertificateFromAnotherCaDoesNotVerify) {
 
 TEST(Pki, KubeconfigEmbedsCaAndClient) {
   SeededRandom random(9);
-  absl::StatusOr<ClusterCredentials> creds = GenerateCredentials(HealthyCluster(), kNow, random);
+  absl::StatusOr<ClusterCredentials> creds = GenerateCredentials(NamedCluster(), kNow, random);
   ASSERT_THAT(creds, IsOk());
   const YAML::Node config = YAML::Load(creds->kubeconfig);
   EXPECT_EQ(config["kind"].as<std::string>(), "Config");
@@ -101,7 +108,7 @@ TEST(Pki, KubeconfigEmbedsCaAndClient) {
 
 TEST(Pki, IngressCaJoinsTheKubeconfigOnce) {
   SeededRandom random(12);
-  absl::StatusOr<ClusterCredentials> creds = GenerateCredentials(HealthyCluster(), kNow, random);
+  absl::StatusOr<ClusterCredentials> creds = GenerateCredentials(NamedCluster(), kNow, random);
   absl::StatusOr<KeyPair> ingress = CreateRootCa("ingress-operator", kNow, absl::Hours(10), random);
   ASSERT_THAT(creds, IsOk());
   ASSERT_THAT(ingress, IsOk());
@@ -130,7 +137,7 @@ TEST(Pki, KubeadminPasswordFormat) {
 
 TEST(Pki, BadInputsNameTheField) {
   SeededRandom random(11);
-  types::v1::Cluster cluster = HealthyCluster();
+  types::v1::Cluster cluster = NamedCluster();
   cluster.clear_name();
   EXPECT_THAT(GenerateCredentials(cluster, kNow, random),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cluster.name")));
@@ -140,4 +147,4 @@ TEST(Pki, BadInputsNameTheField) {
 }
 
 }  // namespace
-}  // namespace assisted::orchestrator::install
+}  // namespace assisted::pki

@@ -1,4 +1,4 @@
-// File: services/orchestrator/install/pki.h
+// File: lib/pki/pki.h
 //
 // The cluster's credentials, made with OpenSSL: a self-signed root CA, the admin client
 // certificate it signs (CN system:admin, O system:masters: cluster-admin through Kubernetes'
@@ -13,8 +13,8 @@
 // password come from `random`, so a SeededRandom gives repeatable serials in tests (the keys
 // themselves come from OpenSSL's generator).
 
-#ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_PKI_H_
-#define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_PKI_H_
+#ifndef ASSISTED_LIB_PKI_PKI_H_
+#define ASSISTED_LIB_PKI_PKI_H_
 
 #include <string>
 
@@ -24,7 +24,7 @@
 #include "assisted/types/v1/cluster.pb.h"
 #include "lib/random/random.h"
 
-namespace assisted::orchestrator::install {
+namespace assisted::pki {
 
 // A PEM certificate and its PEM (PKCS#8) private key.
 struct KeyPair {
@@ -68,6 +68,6 @@ struct ClusterCredentials {
 absl::StatusOr<ClusterCredentials> GenerateCredentials(const types::v1::Cluster& cluster,
                                                        absl::Time now, Random& random);
 
-}  // namespace assisted::orchestrator::install
+}  // namespace assisted::pki
 
-#endif  // ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_PKI_H_
+#endif  // ASSISTED_LIB_PKI_PKI_H_

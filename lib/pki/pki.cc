@@ -1,4 +1,4 @@
-#include "services/orchestrator/install/pki.h"
+#include "lib/pki/pki.h"
 
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -14,10 +14,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
-#include "services/orchestrator/install/install_config.h"
 #include "yaml-cpp/yaml.h"
 
-namespace assisted::orchestrator::install {
+namespace assisted::pki {
 namespace {
 
 struct Free {
@@ -258,11 +257,12 @@ absl::StatusOr<ClusterCredentials> GenerateCredentials(const types::v1::Cluster&
   ASSIGN_OR_RETURN(creds.root_ca, CreateRootCa("root-ca", now, kTenYears, random));
   ASSIGN_OR_RETURN(creds.admin, IssueClientCertificate(creds.root_ca, "system:admin",
                                                        "system:masters", now, kTenYears, random));
-  creds.kubeconfig =
-      Kubeconfig(cluster.name(), absl::StrCat("https://api.", ClusterDomain(cluster), ":6443"),
-                 creds.root_ca.certificate_pem, creds.admin);
+  creds.kubeconfig = Kubeconfig(
+      cluster.name(),
+      absl::StrCat("https://api.", cluster.name(), ".", cluster.base_dns_domain(), ":6443"),
+      creds.root_ca.certificate_pem, creds.admin);
   creds.kubeadmin_password = KubeadminPassword(random);
   return creds;
 }
 
-}  // namespace assisted::orchestrator::install
+}  // namespace assisted::pki
