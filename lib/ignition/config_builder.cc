@@ -154,6 +154,36 @@ Json UnitJson(const Unit& unit) {
 
 }  // namespace
 
+absl::Status CheckMergeConfig(absl::string_view text, absl::string_view field) {
+  auto invalid = [&](absl::string_view problem) {
+    return absl::InvalidArgumentError(absl::StrCat(field, ": ", problem));
+  };
+  if (!text::IsValidUtf8(text)) return invalid("is not valid UTF-8");
+  const Json parsed = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object()) return invalid("is not a JSON object");
+  std::string version;
+  if (const auto ignition = parsed.find("ignition");
+      ignition != parsed.end() && ignition->is_object()) {
+    if (const auto value = ignition->find("version");
+        value != ignition->end() && value->is_string()) {
+      version = value->get<std::string>();
+    }
+  }
+  static constexpr absl::string_view kVersions[] = {"3.0.0", "3.1.0", "3.2.0", "3.3.0"};
+  if (std::find(std::begin(kVersions), std::end(kVersions), version) == std::end(kVersions)) {
+    return invalid("needs ignition.version 3.0.0, 3.1.0, 3.2.0 or 3.3.0");
+  }
+  static constexpr absl::string_view kSections[] = {"ignition", "storage", "systemd", "passwd",
+                                                    "kernelArguments"};
+  for (const auto& [key, value] : parsed.items()) {
+    if (std::find(std::begin(kSections), std::end(kSections), key) == std::end(kSections)) {
+      return invalid(absl::StrCat("\"", key, "\" is not a section of an Ignition config"));
+    }
+    if (!value.is_object()) return invalid(absl::StrCat("\"", key, "\" must be a JSON object"));
+  }
+  return absl::OkStatus();
+}
+
 absl::string_view SpecVersionString(SpecVersion version) {
   switch (version) {
     case SpecVersion::kV3_2_0:

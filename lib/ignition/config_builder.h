@@ -54,6 +54,13 @@ struct Resource {
 // A Resource whose source is DataUrl(bytes).
 Resource InlineResource(absl::string_view bytes);
 
+// Checks a config a user gives to be merged over a generated one (an infra-env's
+// ignition_config_override, a host's ignition_config_overrides): a JSON object whose
+// ignition.version is 3.0.0 to 3.3.0 (what RHCOS's Ignition merges) and whose other top-level
+// keys are Ignition's own (storage, systemd, passwd, kernelArguments). INVALID_ARGUMENT
+// "<field>: <problem>" otherwise.
+absl::Status CheckMergeConfig(absl::string_view text, absl::string_view field);
+
 struct File {
   std::string path;  // absolute and simplified
   int mode = 0644;   // permission bits, 0 to 07777

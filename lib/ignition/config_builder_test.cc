@@ -253,5 +253,23 @@ TEST(ConfigBuilder, BinaryFileContentsNeedNoUtf8) {
   EXPECT_THAT(builder.Build(), IsOk());
 }
 
+TEST(CheckMergeConfig, AcceptsAnIgnition3ConfigOfKnownSections) {
+  EXPECT_THAT(CheckMergeConfig(R"({"ignition":{"version":"3.2.0"},"storage":{"files":[]}})", "f"),
+              IsOk());
+  EXPECT_THAT(CheckMergeConfig(R"({"ignition":{"version":"3.0.0"}})", "f"), IsOk());
+}
+
+TEST(CheckMergeConfig, RefusesAnythingElseNamingTheField) {
+  for (const char* bad :
+       {"", "{", "[]", R"({"storage":{}})", R"({"ignition":{"version":"2.2.0"}})",
+        R"({"ignition":{"version":3}})", R"({"ignition":{"version":"3.2.0"},"storag":{}})",
+        R"({"ignition":{"version":"3.2.0"},"storage":[]})", "\xff"}) {
+    EXPECT_THAT(
+        CheckMergeConfig(bad, "host.ignition_config_overrides"),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("host.ignition_config_overrides: ")))
+        << bad;
+  }
+}
+
 }  // namespace
 }  // namespace assisted::ignition

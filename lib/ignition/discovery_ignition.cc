@@ -469,22 +469,7 @@ absl::Status AddMirrorRegistries(const InfraEnv& infra_env, ignition::ConfigBuil
 absl::Status AddConfigOverride(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
   const std::string& text = infra_env.ignition_config_override();
   if (text.empty()) return absl::OkStatus();
-  constexpr absl::string_view kField = "infra_env.ignition_config_override";
-  const nlohmann::json parsed =
-      nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_object()) return Invalid(kField, "is not a JSON object");
-  std::string version;
-  if (const auto ignition = parsed.find("ignition");
-      ignition != parsed.end() && ignition->is_object()) {
-    if (const auto value = ignition->find("version");
-        value != ignition->end() && value->is_string()) {
-      version = value->get<std::string>();
-    }
-  }
-  static constexpr absl::string_view kVersions[] = {"3.0.0", "3.1.0", "3.2.0", "3.3.0"};
-  if (std::find(std::begin(kVersions), std::end(kVersions), version) == std::end(kVersions)) {
-    return Invalid(kField, "needs ignition.version 3.0.0, 3.1.0, 3.2.0 or 3.3.0");
-  }
+  RETURN_IF_ERROR(ignition::CheckMergeConfig(text, "infra_env.ignition_config_override"));
   builder.AddMergeConfig(ignition::InlineResource(text));
   return absl::OkStatus();
 }

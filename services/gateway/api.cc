@@ -1,6 +1,7 @@
 #include "services/gateway/api.h"
 
 #include <exception>
+#include <initializer_list>
 #include <limits>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/config/config.h"
 #include "lib/http/body.h"
@@ -161,15 +163,79 @@ absl::StatusOr<ReadCache::Fetched> Rendered(absl::StatusOr<Resource> resource, R
   return ReadCache::Fetched{Dump(render(*resource)), TagsOf(*resource)};
 }
 
-// The request body as a JSON object: 415 unless it is declared JSON, 400 when it is not one.
-absl::StatusOr<Json> BodyObject(const http::Request& request) {
-  if (request.body.empty()) return Invalid("body", "required (a JSON object)");
+// A request body must be there and declared JSON (415 otherwise).
+absl::Status CheckJsonBody(const http::Request& request, absl::string_view expected) {
+  if (request.body.empty()) return Invalid("body", absl::StrCat("required (", expected, ")"));
   absl::string_view type = request.headers.Get("Content-Type").value_or("");
   if (!absl::StartsWithIgnoreCase(absl::StripAsciiWhitespace(type), "application/json")) {
     return WithHttpStatus(absl::InvalidArgumentError("Content-Type: expected application/json"),
                           415);
   }
+  return absl::OkStatus();
+}
+
+// The request body as a JSON object: 415 unless it is declared JSON, 400 when it is not one.
+absl::StatusOr<Json> BodyObject(const http::Request& request) {
+  RETURN_IF_ERROR(CheckJsonBody(request, "a JSON object"));
   return ParseObject(request.body);
+}
+
+// The request body as one JSON string (upstream's install-config and ui-settings bodies).
+absl::StatusOr<std::string> BodyString(const http::Request& request) {
+  RETURN_IF_ERROR(CheckJsonBody(request, "a JSON string"));
+  ASSIGN_OR_RETURN(Json json, ParseJson(request.body));
+  if (!json.is_string()) {
+    return Invalid("body", absl::StrCat("expected a JSON string, got ", json.type_name()));
+  }
+  return json.get<std::string>();
+}
+
+// 400 naming the first field of `body` that is not one of `fields`.
+absl::Status OnlyFields(const Json& body, std::initializer_list<absl::string_view> fields,
+                        absl::string_view operation) {
+  for (const auto& [key, value] : body.items()) {
+    if (std::find(fields.begin(), fields.end(), key) == fields.end()) {
+      return Invalid(
+          key, absl::StrCat("unknown field; ", operation, " takes ", absl::StrJoin(fields, ", ")));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A required string field of `body`.
+absl::StatusOr<std::string> StringField(const Json& body, const char* field) {
+  auto value = body.find(field);
+  if (value == body.end()) return Invalid(field, "required");
+  if (!value->is_string()) return Invalid(field, "expected a string");
+  return value->get<std::string>();
+}
+
+// A field holding JSON text of a list of strings (upstream's ignored validation ids); absent
+// or "" is the empty list.
+absl::StatusOr<std::vector<std::string>> JsonTextList(const Json& body, const char* field) {
+  auto value = body.find(field);
+  if (value == body.end()) return std::vector<std::string>();
+  if (!value->is_string()) return Invalid(field, "expected a string holding a JSON list");
+  const std::string& text = value->get_ref<const std::string&>();
+  if (text.empty()) return std::vector<std::string>();
+  absl::StatusOr<Json> list = ParseJson(text);
+  if (!list.ok() || !list->is_array()) return Invalid(field, "expected a JSON list of strings");
+  std::vector<std::string> items;
+  for (const Json& item : *list) {
+    if (!item.is_string()) return Invalid(field, "expected a JSON list of strings");
+    items.push_back(item.get<std::string>());
+  }
+  return items;
+}
+
+// A repeated string field as JSON text of a list, as upstream shows such columns.
+std::string JsonTextOf(const google::protobuf::RepeatedPtrField<std::string>& items) {
+  return Dump(Json(std::vector<std::string>(items.begin(), items.end())));
+}
+
+Json IgnoredValidationsJson(const types::Cluster& cluster) {
+  return {{"host-validation-ids", JsonTextOf(cluster.ignored_host_validations())},
+          {"cluster-validation-ids", JsonTextOf(cluster.ignored_cluster_validations())}};
 }
 
 // A backend's verdict on values the client sent in a well-formed body: INVALID_ARGUMENT there
@@ -330,6 +396,24 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {"logs_type", "host_id"},
        &RestApi::DownloadClusterLogs},
+      {"GET",
+       "/clusters/{cluster_id}/ignored-validations",
+       A::kUser,
+       {},
+       &RestApi::GetIgnoredValidations},
+      {"PUT",
+       "/clusters/{cluster_id}/ignored-validations",
+       A::kUser,
+       {},
+       &RestApi::SetIgnoredValidations},
+      {"GET", "/clusters/{cluster_id}/install-config", A::kUser, {}, &RestApi::GetInstallConfig},
+      {"PATCH",
+       "/clusters/{cluster_id}/install-config",
+       A::kUser,
+       {},
+       &RestApi::UpdateInstallConfig},
+      {"GET", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::GetUiSettings},
+      {"PUT", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::UpdateUiSettings},
       {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
       {"GET", "/infra-envs", A::kUser, {"cluster_id", "owner"}, &RestApi::ListInfraEnvs},
       {"GET", "/infra-envs/{infra_env_id}", A::kAgentOrImage, {}, &RestApi::GetInfraEnv},
@@ -378,6 +462,21 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {},
        &RestApi::UnbindHost},
+      {"PATCH",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args",
+       A::kUser,
+       {},
+       &RestApi::UpdateHostInstallerArgs},
+      {"GET",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/ignition",
+       A::kUser,
+       {},
+       &RestApi::GetHostIgnition},
+      {"PATCH",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/ignition",
+       A::kUser,
+       {},
+       &RestApi::UpdateHostIgnition},
       {"GET",
        "/events",
        A::kUser,
@@ -389,6 +488,7 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {"version", "only_latest"},
        &RestApi::ListOpenshiftVersions},
+      {"GET", "/domains", A::kUser, {}, &RestApi::ListManagedDomains},
       {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
       {"GET", "//health", A::kPublic, {}, &RestApi::Health},
       {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
@@ -1144,12 +1244,8 @@ absl::StatusOr<http::Response> RestApi::UnbindHost(const Call& call) const {
 
 absl::StatusOr<http::Response> RestApi::BindHost(const Call& call) const {
   ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
-  for (const auto& [key, value] : body.items()) {
-    if (key != "cluster_id") return Invalid(key, "unknown field; bind takes cluster_id");
-  }
-  if (!body.contains("cluster_id")) return Invalid("cluster_id", "required");
-  if (!body["cluster_id"].is_string()) return Invalid("cluster_id", "expected a string");
-  const std::string cluster_id = body["cluster_id"].get<std::string>();
+  RETURN_IF_ERROR(OnlyFields(body, {"cluster_id"}, "bind"));
+  ASSIGN_OR_RETURN(const std::string cluster_id, StringField(body, "cluster_id"));
   if (absl::Status uuid = config::Uuid(cluster_id); !uuid.ok()) {
     return Invalid("cluster_id", uuid.message());
   }
@@ -1168,6 +1264,127 @@ absl::StatusOr<http::Response> RestApi::BindHost(const Call& call) const {
                                                      &orch::OrchestratorService::Stub::BindHost,
                                                      request, call.principal.identity));
   return JsonResponse(200, HostJson(bound));
+}
+
+// ---- Customisations: ignored validations, install-config, UI settings, host overrides ----
+
+absl::StatusOr<http::Response> RestApi::GetIgnoredValidations(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));
+  return JsonResponse(200, IgnoredValidationsJson(cluster));
+}
+
+absl::StatusOr<http::Response> RestApi::SetIgnoredValidations(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  RETURN_IF_ERROR(
+      OnlyFields(body, {"host-validation-ids", "cluster-validation-ids"}, "ignored-validations"));
+  orch::SetIgnoredValidationsRequest request;
+  ASSIGN_OR_RETURN(std::vector<std::string> host_ids, JsonTextList(body, "host-validation-ids"));
+  ASSIGN_OR_RETURN(std::vector<std::string> cluster_ids,
+                   JsonTextList(body, "cluster-validation-ids"));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  request.set_cluster_id(cluster.id());
+  for (std::string& id : host_ids) request.add_ignored_host_validations(std::move(id));
+  for (std::string& id : cluster_ids) request.add_ignored_cluster_validations(std::move(id));
+  ASSIGN_OR_RETURN(types::Cluster updated,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::SetIgnoredValidations, request,
+                                  call.principal.identity));
+  return JsonResponse(201, IgnoredValidationsJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::GetInstallConfig(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  orch::GetInstallConfigRequest request;
+  request.set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(orch::GetInstallConfigResponse document,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::GetInstallConfig, request,
+                                  call.principal.identity));
+  // Upstream answers the YAML document as one JSON string.
+  return JsonResponse(200, Json(document.install_config()));
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateInstallConfig(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string overrides, BodyString(call.request));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  orch::UpdateInstallConfigRequest request;
+  request.set_cluster_id(cluster.id());
+  request.set_install_config_overrides(std::move(overrides));
+  RETURN_IF_ERROR(backends_
+                      .Call(kOrchestrator, backends_.orchestrator(),
+                            &orch::OrchestratorService::Stub::UpdateInstallConfig, request,
+                            call.principal.identity)
+                      .status());
+  return http::Response{.status = 201};
+}
+
+absl::StatusOr<http::Response> RestApi::GetUiSettings(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));
+  return JsonResponse(200, Json(cluster.ui_settings()));
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateUiSettings(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string settings, BodyString(call.request));
+  // Plain data: the inventory decides tenancy and bounds the size.
+  inv::UpdateClusterRequest request;
+  request.mutable_cluster()->set_id(std::string(call.request.Param("cluster_id")));
+  request.mutable_cluster()->set_ui_settings(std::move(settings));
+  request.mutable_update_mask()->add_paths("ui_settings");
+  ASSIGN_OR_RETURN(
+      types::Cluster updated,
+      backends_.Call(kInventory, backends_.inventory(), &inv::InventoryService::Stub::UpdateCluster,
+                     request, call.principal.identity));
+  return JsonResponse(200, Json(updated.ui_settings()));
+}
+
+absl::StatusOr<types::Host> RestApi::UpdateHostFields(const Call& call, types::Host fields,
+                                                      const char* path) const {
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
+  orch::UpdateHostRequest request;
+  request.set_infra_env_id(host.infra_env_id());
+  request.set_host_id(host.id());
+  fields.set_infra_env_id(host.infra_env_id());
+  fields.set_id(host.id());
+  *request.mutable_host() = std::move(fields);
+  request.mutable_update_mask()->add_paths(path);
+  return backends_.Call(kOrchestrator, backends_.orchestrator(),
+                        &orch::OrchestratorService::Stub::UpdateHost, request,
+                        call.principal.identity);
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateHostInstallerArgs(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  RETURN_IF_ERROR(OnlyFields(body, {"args"}, "installer-args"));
+  auto args = body.find("args");
+  if (args == body.end()) return Invalid("args", "required (a list of coreos-installer arguments)");
+  if (!args->is_array()) return Invalid("args", "expected a list of strings");
+  types::Host fields;
+  for (const Json& arg : *args) {
+    if (!arg.is_string()) return Invalid("args", "expected a list of strings");
+    fields.add_installer_args(arg.get<std::string>());
+  }
+  ASSIGN_OR_RETURN(types::Host updated,
+                   UpdateHostFields(call, std::move(fields), "installer_args"));
+  return JsonResponse(201, HostJson(updated));
+}
+
+absl::StatusOr<http::Response> RestApi::GetHostIgnition(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));
+  return JsonResponse(200, Json{{"config", host.ignition_config_overrides()}});
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateHostIgnition(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  RETURN_IF_ERROR(OnlyFields(body, {"config"}, "ignition"));
+  types::Host fields;
+  ASSIGN_OR_RETURN(*fields.mutable_ignition_config_overrides(), StringField(body, "config"));
+  RETURN_IF_ERROR(UpdateHostFields(call, std::move(fields), "ignition_config_overrides").status());
+  return http::Response{.status = 201};
+}
+
+absl::StatusOr<http::Response> RestApi::ListManagedDomains(const Call&) const {
+  // No DNS provider manages base domains here: upstream's answer without one.
+  return JsonResponse(200, Json::array());
 }
 
 // ---- Events, versions, health ----

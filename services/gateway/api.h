@@ -106,6 +106,22 @@ class RestApi {
   absl::StatusOr<http::Response> InstallHost(const Call& call) const;
   absl::StatusOr<http::Response> BindHost(const Call& call) const;
   absl::StatusOr<http::Response> UnbindHost(const Call& call) const;
+  // Upstream's ignored validations: JSON text of id lists, replaced whole by PUT.
+  absl::StatusOr<http::Response> GetIgnoredValidations(const Call& call) const;
+  absl::StatusOr<http::Response> SetIgnoredValidations(const Call& call) const;
+  // The install-config the cluster would be installed with now (a JSON string of YAML), and
+  // its overrides (a JSON string holding a JSON object), checked by the orchestrator.
+  absl::StatusOr<http::Response> GetInstallConfig(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateInstallConfig(const Call& call) const;
+  // The UI's per-cluster settings: an opaque JSON string kept by the inventory.
+  absl::StatusOr<http::Response> GetUiSettings(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateUiSettings(const Call& call) const;
+  // A host's coreos-installer arguments and Ignition override, checked by the orchestrator
+  // (only before the host's installation began: 409 after).
+  absl::StatusOr<http::Response> UpdateHostInstallerArgs(const Call& call) const;
+  absl::StatusOr<http::Response> GetHostIgnition(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateHostIgnition(const Call& call) const;
+  absl::StatusOr<http::Response> ListManagedDomains(const Call& call) const;
   absl::StatusOr<http::Response> ListEvents(const Call& call) const;
   absl::StatusOr<http::Response> ListOpenshiftVersions(const Call& call) const;
   absl::StatusOr<http::Response> Health(const Call& call) const;
@@ -116,6 +132,10 @@ class RestApi {
   absl::StatusOr<types::v1::Cluster> ReadCluster(const Call& call, bool include_hosts) const;
   absl::StatusOr<types::v1::InfraEnv> ReadInfraEnv(const Call& call) const;
   absl::StatusOr<types::v1::Host> ReadHost(const Call& call) const;
+  // Changes the one field `path` of the route's host (read as the caller first) to its value
+  // in `fields`, through the orchestrator's UpdateHost.
+  absl::StatusOr<types::v1::Host> UpdateHostFields(const Call& call, types::v1::Host fields,
+                                                   const char* path) const;
   template <typename Request>
   absl::StatusOr<http::Response> ClusterAction(
       const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(

@@ -775,7 +775,7 @@ absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse 
   return decoded;
 }
 
-absl::StatusOr<Json> ParseObject(absl::string_view body) {
+absl::StatusOr<Json> ParseJson(absl::string_view body) {
   // Bound the nesting before parsing: a deeply nested document costs stack to tear down. Its
   // size is the HTTP server's to bound (--max-body-bytes).
   RETURN_IF_ERROR(
@@ -784,6 +784,11 @@ absl::StatusOr<Json> ParseObject(absl::string_view body) {
   if (json.is_discarded()) {
     return absl::InvalidArgumentError("body: malformed JSON (or not UTF-8)");
   }
+  return json;
+}
+
+absl::StatusOr<Json> ParseObject(absl::string_view body) {
+  ASSIGN_OR_RETURN(Json json, ParseJson(body));
   if (!json.is_object()) {
     return absl::InvalidArgumentError(
         absl::StrCat("body: expected a JSON object, got ", JsonTypeName(json)));

@@ -126,8 +126,10 @@ absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse 
                                  google::protobuf::Message* message,
                                  const google::protobuf::Message* current = nullptr);
 
-// Parses a request body that must be one JSON object. INVALID_ARGUMENT for malformed JSON,
-// invalid UTF-8, nesting deeper than 64 levels or a non-object.
+// Parses a request body that must be one JSON value. INVALID_ARGUMENT for malformed JSON,
+// invalid UTF-8 or nesting deeper than 64 levels.
+absl::StatusOr<Json> ParseJson(absl::string_view body);
+// The same for a body that must be one JSON object (INVALID_ARGUMENT for anything else).
 absl::StatusOr<Json> ParseObject(absl::string_view body);
 
 // A JSON document as compact text; invalid UTF-8 in strings is replaced, never thrown.

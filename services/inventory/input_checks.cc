@@ -35,6 +35,8 @@ constexpr size_t kMaxClusterNameLength = 54;
 constexpr size_t kMaxLabelLength = 63;
 constexpr size_t kMaxDnsNameLength = 253;
 constexpr size_t kMaxInfraEnvNameLength = 253;
+// The UI keeps a few preferences per cluster; this bounds what any client can park there.
+constexpr size_t kMaxUiSettingsBytes = 64 << 10;
 // Cluster and service networks, and each host's slice of a cluster network, hold at least
 // 2^7 = 128 addresses (the reference's MinMaskDelta); a machine network at least 2.
 constexpr int kMinPodHostBits = 7;
@@ -663,6 +665,10 @@ absl::Status ValidateCluster(const Cluster& cluster) {
   }
   if (!cluster.ssh_public_key().empty()) {
     RETURN_IF_ERROR(ValidateSshPublicKeys(cluster.ssh_public_key(), "cluster.ssh_public_key"));
+  }
+  if (cluster.ui_settings().size() > kMaxUiSettingsBytes) {
+    return Invalid("cluster.ui_settings", cluster.ui_settings().size(), " bytes (at most ",
+                   kMaxUiSettingsBytes, ")");
   }
   return ValidateNetworking(kPrefix, cluster);
 }

@@ -95,7 +95,7 @@ absl::Status ValidateSshPublicKeys(absl::string_view keys, absl::string_view fie
 // messages start with "cluster.", "infra_env." or "host.", the field names of the requests.
 
 // Checks id, name, base_dns_domain (and that api-int.<name>.<base_dns_domain> stays within
-// 253 characters), ssh_public_key, and the networks together:
+// 253 characters), ssh_public_key, ui_settings (at most 64 KiB), and the networks together:
 //  - every cidr parses as a canonical block in canonical text (no host bits, IPv6 as RFC
 //    5952 prints it) and is not a block starting at the unspecified address (0.0.0.0/8,
 //    ::/0); cluster and service networks hold at least 128 addresses (the reference's

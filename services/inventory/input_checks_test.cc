@@ -690,6 +690,16 @@ TEST(ValidateCluster, DerivedNameLengthIsCounted) {
   EXPECT_THAT(ValidateCluster(cluster), IsOk());
 }
 
+TEST(ValidateCluster, UiSettingsAreBoundedTo64KiB) {
+  Cluster cluster = SingleStack();
+  cluster.set_ui_settings(std::string(64 << 10, 'x'));
+  EXPECT_THAT(ValidateCluster(cluster), IsOk());
+  cluster.set_ui_settings(std::string((64 << 10) + 1, 'x'));
+  EXPECT_THAT(ValidateCluster(cluster),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cluster.ui_settings: 65537 bytes (at most 65536)")));
+}
+
 // ---- Infra-envs and hosts
 
 TEST(ValidateInfraEnv, ChecksEachSetField) {

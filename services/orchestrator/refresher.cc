@@ -19,6 +19,7 @@
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/roles.h"
+#include "services/orchestrator/core/validation_ids.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -291,7 +292,8 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
         core::ValidateHost({observed[i], reports[i], facts, now, options_.timeouts.host});
     if (cluster) {
       validations.Ignore(std::vector<std::string>(cluster->ignored_host_validations().begin(),
-                                                  cluster->ignored_host_validations().end()));
+                                                  cluster->ignored_host_validations().end()),
+                         core::NonIgnorableHostValidationIds());
     }
     const core::HostContext context =
         core::MakeHostContext(observed[i], cluster_ptr, pointers, &validations, now,
@@ -326,7 +328,8 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   core::ValidationResults validations = core::ValidateCluster(
       {*cluster, host_views, facts, now, /*custom_manifests_uploaded=*/false});
   validations.Ignore(std::vector<std::string>(cluster->ignored_cluster_validations().begin(),
-                                              cluster->ignored_cluster_validations().end()));
+                                              cluster->ignored_cluster_validations().end()),
+                     core::NonIgnorableClusterValidationIds());
   bool kubeconfig_exists = false;
   if (cluster->status() == core::cluster_status::kFinalizing) {
     kubeconfig_exists =

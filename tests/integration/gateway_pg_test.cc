@@ -7,6 +7,7 @@
 #include <fstream>
 #include <functional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -164,6 +165,54 @@ class GatewayTest : public StackTest {
     ASSERT_TRUE(stack().inventory_stub().CreateHost(&context, create, &created).ok());
   }
 
+  // Moves the fixture's cluster to `status` with the inventory's compare-and-set, as the state
+  // machines would (re-read while the orchestrator's refreshes win the race).
+  void StoreClusterStatus(types::ClusterStatus status) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          inv::GetClusterRequest get;
+          get.set_id(cluster_id_);
+          types::Cluster current;
+          grpc::ClientContext get_context;
+          grpc::Status read = stack().inventory_stub().GetCluster(&get_context, get, &current);
+          if (!read.ok()) return Observed{false, read.error_message()};
+          inv::UpdateClusterStatusRequest request;
+          request.set_id(cluster_id_);
+          request.set_expected_status(current.status());
+          request.set_new_status(status);
+          types::Cluster updated;
+          grpc::ClientContext context;
+          grpc::Status written =
+              stack().inventory_stub().UpdateClusterStatus(&context, request, &updated);
+          return Observed{written.ok(), written.error_message()};
+        },
+        absl::Seconds(10), "the cluster's status stored"));
+  }
+  // The same for the fixture's host.
+  void StoreHostStatus(types::HostStatus status) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          inv::GetHostRequest get;
+          get.set_infra_env_id(infra_env_id_);
+          get.set_id(host_id_);
+          types::Host current;
+          grpc::ClientContext get_context;
+          grpc::Status read = stack().inventory_stub().GetHost(&get_context, get, &current);
+          if (!read.ok()) return Observed{false, read.error_message()};
+          inv::UpdateHostStatusRequest request;
+          request.set_infra_env_id(infra_env_id_);
+          request.set_id(host_id_);
+          request.set_expected_status(current.status());
+          request.set_new_status(status);
+          types::Host updated;
+          grpc::ClientContext context;
+          grpc::Status written =
+              stack().inventory_stub().UpdateHostStatus(&context, request, &updated);
+          return Observed{written.ok(), written.error_message()};
+        },
+        absl::Seconds(10), "the host's status stored"));
+  }
+
   // A route's path with the fixture's ids filled in.
   std::string Fill(std::string path) const {
     return absl::StrReplaceAll(path, {{"{cluster_id}", cluster_id_},
@@ -185,6 +234,12 @@ class GatewayTest : public StackTest {
 
   // A body a route accepts (so that only authorization can fail it), or none.
   absl::optional<std::string> ValidBody(const RouteInfo& route) const {
+    if (route.method == "GET" || route.method == "DELETE") return absl::nullopt;
+    if (absl::EndsWith(route.path, "/ignored-validations")) return R"({})";
+    if (absl::EndsWith(route.path, "/ui-settings")) return R"("{}")";
+    if (absl::EndsWith(route.path, "/install-config")) return R"("{\"fips\":true}")";
+    if (absl::EndsWith(route.path, "/installer-args")) return R"({"args":[]})";
+    if (absl::EndsWith(route.path, "/ignition")) return R"({"config":""})";
     if (route.method == "PATCH") {
       if (absl::StrContains(route.path, "{host_id}")) return R"({"host_name":"h1"})";
       return R"({"name":"renamed"})";
@@ -467,6 +522,155 @@ TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {
   EXPECT_EQ(As(alice_, "DELETE", host_path).status, 204);
   ExpectError(As(alice_, "GET", host_path), 404, host_id_);
   EXPECT_EQ(As(alice_, "DELETE", "/infra-envs/" + infra_env_id_).status, 204);
+}
+
+// ---- Customisations: ignored validations, install-config, UI settings, host overrides ----
+
+TEST_F(GatewayTest, IgnoredValidationsAreTheOrchestratorsToCheckAndTheTenantsOwn) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string path = "/clusters/" + cluster_id_ + "/ignored-validations";
+  CurlResponse none = As(alice_, "GET", path);
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(Json::parse(none.body),
+            (Json{{"host-validation-ids", "[]"}, {"cluster-validation-ids", "[]"}}));
+
+  const Json wanted = {{"host-validation-ids", R"(["has-min-cpu-cores","ntp-synced"])"},
+                       {"cluster-validation-ids", R"(["all"])"}};
+  CurlResponse stored = As(alice_, "PUT", path, wanted.dump());
+  ASSERT_EQ(stored.status, 201) << stored.body;
+  EXPECT_EQ(Json::parse(stored.body), wanted);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", path).body), wanted);
+  const Json cluster = Json::parse(As(alice_, "GET", "/clusters/" + cluster_id_).body);
+  EXPECT_EQ(cluster["ignored_host_validations"], wanted["host-validation-ids"]);
+
+  // Unknown and non-ignorable ids are refused naming them; nothing is stored then.
+  ExpectError(As(alice_, "PUT", path, R"({"host-validation-ids":"[\"no-such-check\"]"})"), 400,
+              "\"no-such-check\" is not a known validation id");
+  ExpectError(As(alice_, "PUT", path, R"({"host-validation-ids":"[\"hostname-unique\"]"})"), 400,
+              "\"hostname-unique\" cannot be ignored");
+  ExpectError(As(alice_, "PUT", path, R"({"cluster-validation-ids":"[\"pull-secret-set\"]"})"), 400,
+              "\"pull-secret-set\" cannot be ignored");
+  ExpectError(As(alice_, "PUT", path, R"({"cluster-validation-ids":"[\"has-min-memory\"]"})"), 400,
+              "\"has-min-memory\" is not a known validation id");
+  ExpectError(As(alice_, "PUT", path, R"({"host-validation-ids":"has-min-memory"})"), 400,
+              "host-validation-ids: expected a JSON list of strings");
+  ExpectError(As(alice_, "PUT", path, R"({"host-validation-ids":["has-min-memory"]})"), 400,
+              "host-validation-ids: expected a string");
+  ExpectError(As(alice_, "PUT", path, R"({"host_validation_ids":"[]"})"), 400,
+              "host_validation_ids: unknown field");
+  EXPECT_EQ(Json::parse(As(alice_, "GET", path).body), wanted);
+
+  // Another tenant's cluster is not there.
+  ExpectError(As(bob_, "GET", path), 404, cluster_id_);
+  ExpectError(As(bob_, "PUT", path, wanted.dump()), 404, cluster_id_);
+
+  // Once installing, the list is what the installation was judged with.
+  ASSERT_NO_FATAL_FAILURE(StoreClusterStatus(types::CLUSTER_STATUS_INSTALLING));
+  ExpectError(As(alice_, "PUT", path, R"({})"), 409, "only before its installation");
+}
+
+TEST_F(GatewayTest, InstallConfigOverridesAreCheckedStoredAndApplied) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string path = "/clusters/" + cluster_id_ + "/install-config";
+  // Baremetal without VIPs has no install-config yet: the reason names what is missing.
+  ExpectError(As(alice_, "GET", path), 409, "api_vips");
+  ASSERT_EQ(
+      As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"user_managed_networking":true})").status,
+      201);
+  CurlResponse generated = As(alice_, "GET", path);
+  ASSERT_EQ(generated.status, 200) << generated.body;
+  YAML::Node document = YAML::Load(Json::parse(generated.body).get<std::string>());
+  EXPECT_EQ(document["baseDomain"].as<std::string>(), "example.com");
+  EXPECT_FALSE(document["fips"]);
+
+  CurlResponse patched = As(alice_, "PATCH", path, Json(R"({"fips":true})").dump());
+  ASSERT_EQ(patched.status, 201) << patched.body;
+  document = YAML::Load(Json::parse(As(alice_, "GET", path).body).get<std::string>());
+  EXPECT_TRUE(document["fips"].as<bool>());
+  EXPECT_EQ(
+      Json::parse(As(alice_, "GET", "/clusters/" + cluster_id_).body)["install_config_overrides"],
+      R"({"fips":true})");
+
+  ExpectError(As(alice_, "PATCH", path, Json(R"({"baseDomain":"other.com"})").dump()), 400,
+              "\"baseDomain\" may not be overridden");
+  ExpectError(As(alice_, "PATCH", path, Json(R"({"fipz":true})").dump()), 400,
+              "\"fipz\" is not an install-config key");
+  ExpectError(As(alice_, "PATCH", path, Json("[1]").dump()), 400, "must be a JSON object");
+  ExpectError(As(alice_, "PATCH", path, R"({"fips":true})"), 400, "expected a JSON string");
+  ExpectError(As(bob_, "GET", path), 404, cluster_id_);
+  ExpectError(As(bob_, "PATCH", path, Json("{}").dump()), 404, cluster_id_);
+  // "" clears them.
+  ASSERT_EQ(As(alice_, "PATCH", path, Json("").dump()).status, 201);
+  EXPECT_FALSE(YAML::Load(Json::parse(As(alice_, "GET", path).body).get<std::string>())["fips"]);
+
+  ASSERT_NO_FATAL_FAILURE(StoreClusterStatus(types::CLUSTER_STATUS_INSTALLING));
+  ExpectError(As(alice_, "PATCH", path, Json(R"({"fips":true})").dump()), 409,
+              "only before its installation");
+}
+
+TEST_F(GatewayTest, UiSettingsAreAnOpaqueBoundedStringPerCluster) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string path = "/clusters/" + cluster_id_ + "/ui-settings";
+  EXPECT_EQ(Json::parse(As(alice_, "GET", path).body), "");
+  const std::string settings = R"({"addCustomManifests":true})";
+  CurlResponse stored = As(alice_, "PUT", path, Json(settings).dump());
+  ASSERT_EQ(stored.status, 200) << stored.body;
+  EXPECT_EQ(Json::parse(stored.body), settings);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", path).body), settings);
+  ExpectError(As(alice_, "PUT", path, Json(std::string((64 << 10) + 1, 'x')).dump()), 400,
+              "ui_settings");
+  ExpectError(As(alice_, "PUT", path, settings), 400, "expected a JSON string");
+  ExpectError(As(bob_, "GET", path), 404, cluster_id_);
+  ExpectError(As(bob_, "PUT", path, Json("mine").dump()), 404, cluster_id_);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", path).body), settings);
+
+  CurlResponse domains = As(alice_, "GET", "/domains");
+  ASSERT_EQ(domains.status, 200) << domains.body;
+  EXPECT_EQ(Json::parse(domains.body), Json::array());
+}
+
+TEST_F(GatewayTest, HostInstallerArgsAndIgnitionAreCheckedUntilTheHostInstalls) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
+  CurlResponse args = As(alice_, "PATCH", host + "/installer-args",
+                         R"({"args":["--append-karg","nosmt","--copy-network"]})");
+  ASSERT_EQ(args.status, 201) << args.body;
+  EXPECT_EQ(Json::parse(args.body)["installer_args"],
+            R"(["--append-karg","nosmt","--copy-network"])");
+  ExpectError(As(alice_, "PATCH", host + "/installer-args", R"({"args":["--save-partlabel","x"]})"),
+              400, "\"--save-partlabel\" is not supported");
+  ExpectError(As(alice_, "PATCH", host + "/installer-args", R"({"args":["--append-karg"]})"), 400,
+              "--append-karg needs a value");
+  ExpectError(As(alice_, "PATCH", host + "/installer-args", R"({"args":"--copy-network"})"), 400,
+              "args: expected a list of strings");
+  ExpectError(As(alice_, "PATCH", host + "/installer-args", R"({})"), 400, "args: required");
+
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host + "/ignition").body), (Json{{"config", ""}}));
+  const std::string config =
+      R"({"ignition":{"version":"3.2.0"},"storage":{"files":[{"path":"/etc/motd","contents":{"source":"data:,hi"}}]}})";
+  ASSERT_EQ(As(alice_, "PATCH", host + "/ignition", Json{{"config", config}}.dump()).status, 201);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host + "/ignition").body)["config"], config);
+  ExpectError(As(alice_, "PATCH", host + "/ignition",
+                 Json{{"config", R"({"ignition":{"version":"2.2.0"}})"}}.dump()),
+              400, "host.ignition_config_overrides: needs ignition.version");
+  ExpectError(As(alice_, "PATCH", host + "/ignition", R"({"config":{"ignition":{}}})"), 400,
+              "config: expected a string");
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host + "/ignition").body)["config"], config);
+
+  for (const auto& [method, suffix, body] :
+       {std::tuple{"PATCH", "/installer-args", R"({"args":[]})"},
+        std::tuple{"GET", "/ignition", ""}, std::tuple{"PATCH", "/ignition", R"({"config":""})"}}) {
+    ExpectError(As(bob_, method, host + suffix,
+                   *body ? absl::make_optional(std::string(body)) : absl::nullopt),
+                404, host_id_);
+  }
+
+  // Once its installation began, what it is installed with stays.
+  ASSERT_NO_FATAL_FAILURE(StoreHostStatus(types::HOST_STATUS_INSTALLING));
+  ExpectError(As(alice_, "PATCH", host + "/installer-args", R"({"args":[]})"), 409,
+              "installation began");
+  ExpectError(As(alice_, "PATCH", host + "/ignition", R"({"config":""})"), 409,
+              "installation began");
 }
 
 TEST_F(GatewayTest, ReadCacheShowsWritesThroughTheGatewayAtOnce) {

@@ -398,38 +398,6 @@ std::string Sha256Hex(absl::string_view data) {
   return digest.Hex();
 }
 
-absl::StatusOr<InstallerArgs> ParseInstallerArgs(const std::vector<std::string>& args) {
-  InstallerArgs parsed;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    // "--flag value" or "--flag=value".
-    auto value = [&](absl::string_view flag) -> absl::StatusOr<std::string> {
-      if (absl::StartsWith(arg, absl::StrCat(flag, "="))) return arg.substr(flag.size() + 1);
-      if (i + 1 >= args.size()) {
-        return absl::InvalidArgumentError(absl::StrCat("installer_args: ", flag, " needs a value"));
-      }
-      return args[++i];
-    };
-    if (arg == "--append-karg" || absl::StartsWith(arg, "--append-karg=")) {
-      ASSIGN_OR_RETURN(std::string karg, value("--append-karg"));
-      parsed.append_kargs.push_back(std::move(karg));
-    } else if (arg == "--delete-karg" || absl::StartsWith(arg, "--delete-karg=")) {
-      ASSIGN_OR_RETURN(std::string karg, value("--delete-karg"));
-      parsed.delete_kargs.push_back(std::move(karg));
-    } else if (arg == "--copy-network" || arg == "-n") {
-      parsed.copy_network = true;
-    } else if (arg == "--network-dir" || absl::StartsWith(arg, "--network-dir=")) {
-      ASSIGN_OR_RETURN(parsed.network_dir, value("--network-dir"));
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("installer_args: \"", arg,
-                       "\" is not supported (--append-karg, --delete-karg, --copy-network, "
-                       "--network-dir)"));
-    }
-  }
-  return parsed;
-}
-
 absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step) {
   RETURN_IF_ERROR(CheckArgCount(step, 1, 1));
   ASSIGN_OR_RETURN(json args, JsonArg(step, 0, JsonKind::kObject));

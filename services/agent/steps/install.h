@@ -83,6 +83,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "assisted/types/v1/host.pb.h"
+#include "lib/coreos/installer_args.h"
 #include "services/agent/steps/reporter_settings.h"
 #include "services/agent/steps/step_executor.h"
 
@@ -102,15 +103,9 @@ struct InstallRequest {
   bool sno = false;  // high_availability_mode "None"
 };
 
-// The installer_args the install step applies, as coreos-installer would.
-struct InstallerArgs {
-  std::vector<std::string> append_kargs;                               // --append-karg ARG
-  std::vector<std::string> delete_kargs;                               // --delete-karg ARG
-  bool copy_network = false;                                           // --copy-network, -n
-  std::string network_dir = "/etc/NetworkManager/system-connections";  // --network-dir DIR
-};
-// INVALID_ARGUMENT naming an unsupported or incomplete argument.
-absl::StatusOr<InstallerArgs> ParseInstallerArgs(const std::vector<std::string>& args);
+// The installer_args the install step applies (lib/coreos/installer_args.h).
+using coreos::InstallerArgs;
+using coreos::ParseInstallerArgs;
 
 // Parses and checks args[0]; INVALID_ARGUMENT naming the field.
 absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step);

@@ -12,6 +12,8 @@
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/roles.h"
+#include "services/orchestrator/core/validation_ids.h"
+#include "services/orchestrator/install/install_config.h"
 
 namespace assisted::orchestrator::actions {
 
@@ -115,6 +117,85 @@ absl::StatusOr<v1::GetClusterValidationsResponse> ClusterActions::GetClusterVali
     *entry.mutable_validations() = host.validations_info();
   }
   return response;
+}
+
+namespace {
+
+bool BeforeInstallation(types::v1::ClusterStatus status) {
+  using namespace core::cluster_status;  // NOLINT
+  return status == kInsufficient || status == kReady || status == kPendingForInput;
+}
+
+}  // namespace
+
+absl::StatusOr<Cluster> ClusterActions::CustomiseBeforeInstall(
+    const std::string& cluster_id, const core::ClusterFieldsUpdate& update) {
+  ASSIGN_OR_RETURN(
+      Cluster written, RetryWhileAborted([&]() -> absl::StatusOr<Cluster> {
+        ASSIGN_OR_RETURN(Cluster cluster,
+                         context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
+        if (!BeforeInstallation(cluster.status())) {
+          return absl::FailedPreconditionError(absl::StrCat(
+              "cluster ", cluster_id, " is ", core::ClusterStatusName(cluster.status()),
+              ": it can be customised only before its installation "
+              "(insufficient, ready or pending-for-input)"));
+        }
+        // Conditional on the status just read: an install that began meanwhile
+        // makes this write lose, and the next attempt refuses it.
+        return context_.inventory.UpdateCluster(cluster_id, update, cluster.resource_version());
+      }));
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(written.id()));
+  return context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false);
+}
+
+absl::StatusOr<Cluster> ClusterActions::SetIgnoredValidations(
+    const v1::SetIgnoredValidationsRequest& request) {
+  const std::vector<std::string> hosts(request.ignored_host_validations().begin(),
+                                       request.ignored_host_validations().end());
+  const std::vector<std::string> clusters(request.ignored_cluster_validations().begin(),
+                                          request.ignored_cluster_validations().end());
+  RETURN_IF_ERROR(core::CheckIgnorable("ignored_host_validations", hosts,
+                                       core::CoreHostValidationIds(),
+                                       core::NonIgnorableHostValidationIds()));
+  RETURN_IF_ERROR(core::CheckIgnorable("ignored_cluster_validations", clusters,
+                                       core::CoreClusterValidationIds(),
+                                       core::NonIgnorableClusterValidationIds()));
+  core::ClusterFieldsUpdate update;
+  *update.fields.mutable_ignored_host_validations() = request.ignored_host_validations();
+  *update.fields.mutable_ignored_cluster_validations() = request.ignored_cluster_validations();
+  update.Mark("ignored_host_validations");
+  update.Mark("ignored_cluster_validations");
+  return CustomiseBeforeInstall(request.cluster_id(), update);
+}
+
+absl::StatusOr<std::string> ClusterActions::GetInstallConfig(const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true));
+  absl::StatusOr<std::string> document = context_.files.InstallConfig(cluster);
+  // What is missing is the cluster's state, not the caller's request.
+  if (absl::IsInvalidArgument(document.status())) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the install-config of cluster ", cluster_id,
+                     " cannot be generated yet: ", document.status().message()));
+  }
+  return document;
+}
+
+absl::StatusOr<Cluster> ClusterActions::UpdateInstallConfig(const std::string& cluster_id,
+                                                            const std::string& overrides) {
+  RETURN_IF_ERROR(install::CheckInstallConfigOverrides(overrides));
+  ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true));
+  // The overrides must also merge into the document (a key of the wrong shape, say). A cluster
+  // that cannot have a document yet is checked again when it is generated.
+  const absl::Status before = context_.files.InstallConfig(cluster).status();
+  cluster.set_install_config_overrides(overrides);
+  const absl::Status with = context_.files.InstallConfig(cluster).status();
+  if (before.ok() && !with.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("install_config_overrides: ", with.message()));
+  }
+  core::ClusterFieldsUpdate update;
+  update.fields.set_install_config_overrides(overrides);
+  update.Mark("install_config_overrides");
+  return CustomiseBeforeInstall(cluster_id, update);
 }
 
 }  // namespace assisted::orchestrator::actions

@@ -10,6 +10,11 @@
 //   all stored yet (a restart midway) generates them again on its next refresh.
 // - CancelInstallation and ResetCluster (their rows carry the hosts along), AllowAddWorkers
 //   (day 2), RefreshCluster and GetClusterValidations.
+// - The user's customisations before installation (insufficient, ready, pending-for-input;
+//   FAILED_PRECONDITION naming the status otherwise): SetIgnoredValidations (only known,
+//   ignorable ids: core/validation_ids.h) and UpdateInstallConfig (overrides checked as the
+//   generator applies them, and by generating the document when the cluster can have one);
+//   GetInstallConfig renders the document the installation would use now.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
@@ -38,6 +43,11 @@ class ClusterActions {
   absl::StatusOr<types::v1::Cluster> RefreshCluster(const std::string& cluster_id);
   absl::StatusOr<v1::GetClusterValidationsResponse> GetClusterValidations(
       const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> SetIgnoredValidations(
+      const v1::SetIgnoredValidationsRequest& request);
+  absl::StatusOr<std::string> GetInstallConfig(const std::string& cluster_id);
+  absl::StatusOr<types::v1::Cluster> UpdateInstallConfig(const std::string& cluster_id,
+                                                         const std::string& overrides);
 
  private:
   // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the
@@ -46,6 +56,9 @@ class ClusterActions {
   // The rendezvous IP of the cluster's agent-based infra-env (the first of its infra-envs that
   // names one): the host holding it, node 0, is the bootstrap host. nullopt when none does.
   absl::StatusOr<std::optional<std::string>> RendezvousIp(const std::string& cluster_id);
+  // Writes `update` to the cluster if it is not installing yet, then judges it again.
+  absl::StatusOr<types::v1::Cluster> CustomiseBeforeInstall(
+      const std::string& cluster_id, const core::ClusterFieldsUpdate& update);
 
   ActionContext& context_;
 };

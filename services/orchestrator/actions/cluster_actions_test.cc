@@ -122,5 +122,55 @@ TEST_F(ClusterActionsTest, AClusterNotInstalledYetDoesNotOpenToDay2Hosts) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// ---- Customisations ------------------------------------------------------------------------
+
+TEST_F(ClusterActionsTest, IgnoredValidationsAreStoredWhenKnownAndIgnorable) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  v1::SetIgnoredValidationsRequest request;
+  request.set_cluster_id("c1");
+  request.add_ignored_host_validations("has-min-cpu-cores");
+  request.add_ignored_cluster_validations("all");
+  ASSERT_THAT(actions_.clusters().SetIgnoredValidations(request), IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").ignored_host_validations(0), "has-min-cpu-cores");
+  EXPECT_EQ(inventory_.Cluster("c1").ignored_cluster_validations(0), "all");
+
+  for (const char* bad : {"connected", "no-such-check", "pull-secret-set"}) {
+    v1::SetIgnoredValidationsRequest refused;
+    refused.set_cluster_id("c1");
+    refused.add_ignored_host_validations(bad);
+    absl::StatusOr<Cluster> result = actions_.clusters().SetIgnoredValidations(refused);
+    EXPECT_EQ(CodeOf(result), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(result.status().message().find(bad), std::string::npos) << result.status();
+  }
+  EXPECT_EQ(inventory_.Cluster("c1").ignored_host_validations(0), "has-min-cpu-cores");
+}
+
+TEST_F(ClusterActionsTest, CustomisationsAreRefusedOnceTheInstallationBegan) {
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
+  v1::SetIgnoredValidationsRequest request;
+  request.set_cluster_id("c1");
+  EXPECT_EQ(CodeOf(actions_.clusters().SetIgnoredValidations(request)),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CodeOf(actions_.clusters().UpdateInstallConfig("c1", R"({"fips":true})")),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(inventory_.Cluster("c1").install_config_overrides().empty());
+}
+
+TEST_F(ClusterActionsTest, InstallConfigOverridesAreCheckedStoredAndRendered) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  ASSERT_THAT(actions_.clusters().UpdateInstallConfig("c1", R"({"fips":true})"), IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").install_config_overrides(), R"({"fips":true})");
+  absl::StatusOr<std::string> document = actions_.clusters().GetInstallConfig("c1");
+  ASSERT_THAT(document, IsOk());
+  EXPECT_NE(document->find("fips: true"), std::string::npos) << *document;
+  // A key of install-config whose value cannot merge into the document is refused too.
+  for (const char* bad : {R"({"metadata":{}})", R"({"fipz":true})", "[]", "{"}) {
+    EXPECT_EQ(CodeOf(actions_.clusters().UpdateInstallConfig("c1", bad)),
+              absl::StatusCode::kInvalidArgument)
+        << bad;
+  }
+  EXPECT_EQ(inventory_.Cluster("c1").install_config_overrides(), R"({"fips":true})");
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator::actions

@@ -4,7 +4,9 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "lib/coreos/installer_args.h"
 #include "lib/enums/architecture.h"
+#include "lib/ignition/config_builder.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
@@ -160,6 +162,18 @@ absl::StatusOr<Host> HostActions::UpdateHost(const v1::UpdateHostRequest& reques
       return absl::InvalidArgumentError(
           "host.role: must be auto-assign, master, arbiter or worker");
     }
+  }
+  // What the install applies must be what it can apply: the agent's own parser and Ignition's
+  // merge rules, checked now rather than when the host is being written.
+  if (std::find(paths.begin(), paths.end(), "installer_args") != paths.end()) {
+    RETURN_IF_ERROR(coreos::ParseInstallerArgs({request.host().installer_args().begin(),
+                                                request.host().installer_args().end()})
+                        .status());
+  }
+  if (std::find(paths.begin(), paths.end(), "ignition_config_overrides") != paths.end() &&
+      !request.host().ignition_config_overrides().empty()) {
+    RETURN_IF_ERROR(ignition::CheckMergeConfig(request.host().ignition_config_overrides(),
+                                               "host.ignition_config_overrides"));
   }
   if (std::find(paths.begin(), paths.end(), "installation_disk_id") != paths.end()) {
     Host probe = host;

@@ -183,4 +183,40 @@ grpc::Status OrchestratorServiceImpl::CompleteInstallation(
       response);
 }
 
+grpc::Status OrchestratorServiceImpl::SetIgnoredValidations(
+    grpc::ServerContext*, const v1::SetIgnoredValidationsRequest* request,
+    types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.clusters().SetIgnoredValidations(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::GetInstallConfig(grpc::ServerContext*,
+                                                       const v1::GetInstallConfigRequest* request,
+                                                       v1::GetInstallConfigResponse* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&]() -> absl::StatusOr<v1::GetInstallConfigResponse> {
+        absl::StatusOr<std::string> document =
+            actions_.clusters().GetInstallConfig(request->cluster_id());
+        if (!document.ok()) return document.status();
+        v1::GetInstallConfigResponse answer;
+        answer.set_install_config(*std::move(document));
+        return answer;
+      },
+      response);
+}
+
+grpc::Status OrchestratorServiceImpl::UpdateInstallConfig(
+    grpc::ServerContext*, const v1::UpdateInstallConfigRequest* request,
+    types::v1::Cluster* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] {
+        return actions_.clusters().UpdateInstallConfig(request->cluster_id(),
+                                                       request->install_config_overrides());
+      },
+      response);
+}
+
 }  // namespace assisted::orchestrator::actions

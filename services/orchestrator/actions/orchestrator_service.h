@@ -58,6 +58,15 @@ class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
   grpc::Status CompleteInstallation(grpc::ServerContext* context,
                                     const v1::CompleteInstallationRequest* request,
                                     types::v1::Cluster* response) override;
+  grpc::Status SetIgnoredValidations(grpc::ServerContext* context,
+                                     const v1::SetIgnoredValidationsRequest* request,
+                                     types::v1::Cluster* response) override;
+  grpc::Status GetInstallConfig(grpc::ServerContext* context,
+                                const v1::GetInstallConfigRequest* request,
+                                v1::GetInstallConfigResponse* response) override;
+  grpc::Status UpdateInstallConfig(grpc::ServerContext* context,
+                                   const v1::UpdateInstallConfigRequest* request,
+                                   types::v1::Cluster* response) override;
 
  private:
   UserActions& actions_;

@@ -2,6 +2,10 @@
 
 #include "services/orchestrator/core/validation_ids.h"
 
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
 namespace assisted::orchestrator::core {
 
 const HostGates& HostValidationGates() {
@@ -76,6 +80,37 @@ std::vector<absl::string_view> CoreClusterValidationIds() {
     ids.insert(ids.end(), group->begin(), group->end());
   }
   return ids;
+}
+
+const std::vector<absl::string_view>& NonIgnorableHostValidationIds() {
+  static const auto* const kIds = new std::vector<absl::string_view>{
+      host_id::kConnected, host_id::kHasInventory, host_id::kMachineCidrDefined,
+      host_id::kHostnameUnique, host_id::kHostnameValid};
+  return *kIds;
+}
+
+const std::vector<absl::string_view>& NonIgnorableClusterValidationIds() {
+  static const auto* const kIds = new std::vector<absl::string_view>{
+      cluster_id::kApiVipsDefined, cluster_id::kIngressVipsDefined,
+      cluster_id::kAllHostsAreReadyToInstall, cluster_id::kSufficientMastersCount,
+      cluster_id::kPullSecretSet};
+  return *kIds;
+}
+
+absl::Status CheckIgnorable(absl::string_view field, const std::vector<std::string>& ids,
+                            const std::vector<absl::string_view>& known,
+                            const std::vector<absl::string_view>& never) {
+  for (const std::string& id : ids) {
+    if (id == kIgnoreAll) continue;
+    if (std::find(known.begin(), known.end(), id) == known.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": \"", id, "\" is not a known validation id"));
+    }
+    if (std::find(never.begin(), never.end(), id) != never.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(field, ": \"", id, "\" cannot be ignored"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace assisted::orchestrator::core

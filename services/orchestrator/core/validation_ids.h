@@ -8,8 +8,10 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_VALIDATION_IDS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_VALIDATION_IDS_H_
 
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 
 namespace assisted::orchestrator::core {
@@ -126,6 +128,19 @@ const ClusterGates& ClusterValidationGates();
 
 // The 19 core cluster ids, gate group by gate group.
 std::vector<absl::string_view> CoreClusterValidationIds();
+
+// Ignoring validations (ignored_host_validations, ignored_cluster_validations): a user may ignore
+// any core id except these, without which a host or a cluster cannot be installed at all (the
+// reference's non-ignorable lists). "all" in a list ignores every ignorable id.
+inline constexpr absl::string_view kIgnoreAll = "all";
+const std::vector<absl::string_view>& NonIgnorableHostValidationIds();
+const std::vector<absl::string_view>& NonIgnorableClusterValidationIds();
+
+// OK when every entry of `ids` is kIgnoreAll or an id of `known` not in `never`;
+// INVALID_ARGUMENT "<field>: ..." naming the first entry that is unknown or not ignorable.
+absl::Status CheckIgnorable(absl::string_view field, const std::vector<std::string>& ids,
+                            const std::vector<absl::string_view>& known,
+                            const std::vector<absl::string_view>& never);
 
 }  // namespace assisted::orchestrator::core
 

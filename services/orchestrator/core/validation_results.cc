@@ -19,7 +19,9 @@ void ValidationResults::Set(ValidationOutcome outcome) {
   }
 }
 
-void ValidationResults::Ignore(const std::vector<std::string>& ids) {
+void ValidationResults::Ignore(const std::vector<std::string>& ids,
+                               const std::vector<absl::string_view>& never) {
+  never_ignored_.insert(never.begin(), never.end());
   for (const std::string& id : ids) {
     if (id == "all") ignore_all_ = true;
     ignored_.insert(id);
@@ -27,7 +29,7 @@ void ValidationResults::Ignore(const std::vector<std::string>& ids) {
 }
 
 bool ValidationResults::IsIgnored(absl::string_view id) const {
-  return ignore_all_ || ignored_.contains(id);
+  return !never_ignored_.contains(id) && (ignore_all_ || ignored_.contains(id));
 }
 
 const ValidationOutcome* ValidationResults::Find(absl::string_view id) const {

@@ -33,8 +33,10 @@ class ValidationResults {
   // Adds an outcome, replacing an earlier one with the same id.
   void Set(ValidationOutcome outcome);
 
-  // Marks ids as ignored by the user; "all" ignores every id.
-  void Ignore(const std::vector<std::string>& ids);
+  // Marks ids as ignored by the user; "all" ignores every id. No id of `never` is ignored,
+  // listed or by "all" (validation_ids.h: the non-ignorable ids).
+  void Ignore(const std::vector<std::string>& ids,
+              const std::vector<absl::string_view>& never = {});
 
   // The outcome of `id`, or nullptr when it was not evaluated.
   const ValidationOutcome* Find(absl::string_view id) const;
@@ -69,6 +71,7 @@ class ValidationResults {
   std::vector<ValidationOutcome> outcomes_;
   absl::flat_hash_map<std::string, std::size_t> index_;
   absl::flat_hash_set<std::string> ignored_;
+  absl::flat_hash_set<std::string> never_ignored_;
   bool ignore_all_ = false;
 };
 

@@ -1,5 +1,6 @@
 #include "services/orchestrator/core/validation_results.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -65,6 +66,34 @@ TEST(ValidationResults, IgnoredFailuresPassGatesButStayVisible) {
   EXPECT_FALSE(r.Passed("b"));
   r.Ignore({"all"});
   EXPECT_TRUE(r.Passed("b"));
+}
+
+TEST(ValidationResults, NonIgnorableIdsBlockEvenUnderAll) {
+  ValidationResults r;
+  r.Set(Outcome("connected", VALIDATION_STATUS_FAILURE));
+  r.Set(Outcome("b", VALIDATION_STATUS_FAILURE));
+  r.Ignore({"all", "connected"}, NonIgnorableHostValidationIds());
+  EXPECT_TRUE(r.Failed("connected"));
+  EXPECT_TRUE(r.Passed("b"));
+}
+
+TEST(ValidationIds, OnlyKnownIgnorableIdsMayBeIgnored) {
+  const std::vector<absl::string_view> known = CoreHostValidationIds();
+  const std::vector<absl::string_view>& never = NonIgnorableHostValidationIds();
+  EXPECT_TRUE(CheckIgnorable("f", {"all", "has-min-cpu-cores", "ntp-synced"}, known, never).ok());
+  EXPECT_TRUE(CheckIgnorable("f", {}, known, never).ok());
+  const absl::Status unknown = CheckIgnorable("f", {"ntp-synced", "no-such-check"}, known, never);
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(unknown.message(), "f: \"no-such-check\" is not a known validation id");
+  const absl::Status fixed = CheckIgnorable("f", {"hostname-unique"}, known, never);
+  EXPECT_EQ(fixed.message(), "f: \"hostname-unique\" cannot be ignored");
+  for (absl::string_view id : never) {
+    EXPECT_NE(std::find(known.begin(), known.end(), id), known.end()) << id;
+  }
+  for (absl::string_view id : NonIgnorableClusterValidationIds()) {
+    const std::vector<absl::string_view> cluster = CoreClusterValidationIds();
+    EXPECT_NE(std::find(cluster.begin(), cluster.end(), id), cluster.end()) << id;
+  }
 }
 
 TEST(ValidationIds, ThirtyNineHostIdsEachInExactlyOneGroup) {

@@ -17,12 +17,14 @@
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_ARTIFACTS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "assisted/types/v1/cluster.pb.h"
+#include "assisted/types/v1/infra_env.pb.h"
 #include "lib/random/random.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/inventory_port.h"
@@ -42,6 +44,12 @@ inline constexpr char kRootCaKeyName[] = "tls/root-ca.key";
 
 // The refresher's InstallationFiles (refresher.h): a preparing cluster's files are generated
 // by whichever refresh first sees the cluster preparing without them.
+// install-config.yaml of `cluster` (read with its hosts) with `pull_secret`, and the mirrors and
+// trusted CAs of its `infra_envs` (each once), the user's overrides applied.
+absl::StatusOr<std::string> InstallConfigOf(const types::v1::Cluster& cluster,
+                                            const std::string& pull_secret,
+                                            const std::vector<types::v1::InfraEnv>& infra_envs);
+
 class ArtifactGenerator final : public InstallationFiles {
  public:
   // `holder` names this replica in leases (unique per process).
@@ -54,6 +62,11 @@ class ArtifactGenerator final : public InstallationFiles {
   // INVALID_ARGUMENT naming the field for input the files cannot be made from (e.g. a forbidden
   // install-config override); other inventory errors as they come.
   absl::Status Generate(const types::v1::Cluster& cluster) override;
+
+  // install-config.yaml of `cluster` (read with its hosts) as Generate writes it: from the
+  // stored pull secret and the mirrors and CAs of the cluster's infra-envs, with the user's
+  // overrides. INVALID_ARGUMENT naming what the document cannot be made without.
+  absl::StatusOr<std::string> InstallConfig(const types::v1::Cluster& cluster);
 
   // (Re)writes host-<id>.ign for one host of an installed cluster (day-2), from the stored CA.
   absl::Status GenerateHostIgnition(const types::v1::Cluster& cluster, const types::v1::Host& host);

@@ -88,17 +88,7 @@ absl::Status AddStaticNetwork(const types::v1::InfraEnv& infra_env, const types:
 absl::Status AddOverride(const types::v1::Host& host, ignition::ConfigBuilder& builder) {
   const std::string& text = host.ignition_config_overrides();
   if (text.empty()) return absl::OkStatus();
-  const nlohmann::json config = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  const nlohmann::json* version = config.is_object() && config.contains("ignition") &&
-                                          config["ignition"].is_object() &&
-                                          config["ignition"].contains("version")
-                                      ? &config["ignition"]["version"]
-                                      : nullptr;
-  if (version == nullptr || !version->is_string() ||
-      !absl::StartsWith(version->get<std::string>(), "3.")) {
-    return Invalid("host.ignition_config_overrides",
-                   "must be an Ignition 3.x config (a JSON object with ignition.version 3.x)");
-  }
+  RETURN_IF_ERROR(ignition::CheckMergeConfig(text, "host.ignition_config_overrides"));
   builder.AddMergeConfig(ignition::InlineResource(text));
   return absl::OkStatus();
 }

@@ -1,5 +1,6 @@
 #include "services/orchestrator/install/install_config.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -26,6 +27,33 @@ absl::Status Invalid(absl::string_view field, absl::string_view problem) {
 // record (and with the kubeconfig and Ignition generated from it).
 constexpr absl::string_view kForbiddenOverrides[] = {"apiVersion", "baseDomain", "metadata",
                                                      "pullSecret"};
+// The top-level keys of the installer's InstallConfig (types/installconfig.go).
+constexpr absl::string_view kInstallConfigKeys[] = {"apiVersion",
+                                                    "kind",
+                                                    "metadata",
+                                                    "additionalTrustBundle",
+                                                    "additionalTrustBundlePolicy",
+                                                    "sshKey",
+                                                    "baseDomain",
+                                                    "networking",
+                                                    "controlPlane",
+                                                    "arbiter",
+                                                    "compute",
+                                                    "platform",
+                                                    "imageContentSources",
+                                                    "imageDigestSources",
+                                                    "publish",
+                                                    "operatorPublishingStrategy",
+                                                    "fips",
+                                                    "cpuPartitioningMode",
+                                                    "pullSecret",
+                                                    "proxy",
+                                                    "bootstrapInPlace",
+                                                    "capabilities",
+                                                    "featureSet",
+                                                    "featureGates",
+                                                    "credentialsMode",
+                                                    "bootMode"};
 
 // install-config's networkType is the REST spelling ("OVNKubernetes"); unset means the default.
 const std::string& NetworkTypeName(types::v1::NetworkType type) {
@@ -76,16 +104,8 @@ void Merge(YAML::Node target, const YAML::Node& overrides) {
 
 absl::Status ApplyOverrides(const std::string& text, YAML::Node& document) {
   if (text.empty()) return absl::OkStatus();
-  const nlohmann::json overrides = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (overrides.is_discarded()) return Invalid("install_config_overrides", "not valid JSON");
-  if (!overrides.is_object()) return Invalid("install_config_overrides", "must be a JSON object");
-  for (absl::string_view key : kForbiddenOverrides) {
-    if (overrides.contains(std::string(key))) {
-      return Invalid("install_config_overrides",
-                     absl::StrCat("\"", key, "\" may not be overridden"));
-    }
-  }
-  Merge(document, FromJson(overrides));
+  RETURN_IF_ERROR(CheckInstallConfigOverrides(text));
+  Merge(document, FromJson(nlohmann::json::parse(text)));
   return absl::OkStatus();
 }
 
@@ -181,6 +201,26 @@ std::string ComputeNoProxy(const Cluster& cluster) {
   for (const types::v1::ServiceNetwork& n : cluster.service_networks()) add(n.cidr());
   add(absl::StrCat(".", ClusterDomain(cluster)));
   return absl::StrJoin(entries, ",");
+}
+
+absl::Status CheckInstallConfigOverrides(const std::string& text) {
+  if (text.empty()) return absl::OkStatus();
+  const nlohmann::json overrides = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (overrides.is_discarded()) return Invalid("install_config_overrides", "not valid JSON");
+  if (!overrides.is_object()) return Invalid("install_config_overrides", "must be a JSON object");
+  for (const auto& [key, value] : overrides.items()) {
+    if (std::find(std::begin(kForbiddenOverrides), std::end(kForbiddenOverrides), key) !=
+        std::end(kForbiddenOverrides)) {
+      return Invalid("install_config_overrides",
+                     absl::StrCat("\"", key, "\" may not be overridden"));
+    }
+    if (std::find(std::begin(kInstallConfigKeys), std::end(kInstallConfigKeys), key) ==
+        std::end(kInstallConfigKeys)) {
+      return Invalid("install_config_overrides",
+                     absl::StrCat("\"", key, "\" is not an install-config key"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> BuildInstallConfig(const InstallConfigInput& input) {

@@ -51,6 +51,13 @@ std::string ClusterDomain(const types::v1::Cluster& cluster);
 // ".<name>.<base domain>", without duplicates; "*" alone when the user gave "*".
 std::string ComputeNoProxy(const types::v1::Cluster& cluster);
 
+// Checks install_config_overrides as BuildInstallConfig applies them: empty, or a JSON object
+// whose keys are install-config's own (apiVersion, baseDomain, compute, controlPlane, fips,
+// networking, platform, proxy, ... as the installer's InstallConfig type has them) and not one
+// the service manages (apiVersion, baseDomain, metadata, pullSecret). INVALID_ARGUMENT
+// "install_config_overrides: ..." naming the offending key otherwise.
+absl::Status CheckInstallConfigOverrides(const std::string& text);
+
 // The document, with overrides applied. See the file comment for errors.
 absl::StatusOr<std::string> BuildInstallConfig(const InstallConfigInput& input);
 

@@ -127,6 +127,22 @@ TEST(InstallConfig, RefusesForbiddenOrBrokenOverrides) {
   cluster.set_install_config_overrides("[1]");
   EXPECT_THAT(BuildInstallConfig(input),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must be a JSON object")));
+  cluster.set_install_config_overrides(R"({"fips":true,"networkin":{}})");
+  EXPECT_THAT(BuildInstallConfig(input),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("install_config_overrides: \"networkin\" is not an "
+                                 "install-config key")));
+}
+
+TEST(InstallConfig, OverridesAreCheckedWithoutACluster) {
+  EXPECT_THAT(CheckInstallConfigOverrides(""), IsOk());
+  EXPECT_THAT(CheckInstallConfigOverrides(R"({"fips":true,"compute":[{"name":"worker"}]})"),
+              IsOk());
+  for (const char* bad : {"{", "null", "\"text\"", R"({"baseDomain":"x"})", R"({"Fips":true})"}) {
+    EXPECT_THAT(CheckInstallConfigOverrides(bad),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("install_config_overrides")))
+        << bad;
+  }
 }
 
 TEST(InstallConfig, MissingInputsNameTheField) {
