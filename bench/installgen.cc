@@ -24,6 +24,7 @@
 #include "services/orchestrator/install/install_config.h"
 
 namespace install = assisted::orchestrator::install;
+namespace pki = assisted::pki;
 namespace v1 = assisted::types::v1;
 
 namespace {
