@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "gmock/gmock.h"
-#include "google/protobuf/util/field_mask_util.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
 #include "services/agent/steps/executors.h"
@@ -94,9 +93,7 @@ class StepResultsTest : public ::testing::Test {
     absl::StatusOr<HostFieldsUpdate> update = NormalizeStepResult(result, host);
     EXPECT_THAT(update.status(), IsOk());
     if (!update.ok()) return host;
-    google::protobuf::FieldMask mask;
-    for (const std::string& path : update->paths) mask.add_paths(path);
-    google::protobuf::util::FieldMaskUtil::MergeMessageTo(update->fields, mask, {}, &host);
+    update->ApplyTo(host);  // each field replaced whole, as the inventory writes it
     return host;
   }
 
