@@ -69,7 +69,7 @@ TEST_F(IdentityTest, ControlCharactersAndPercentSignsRoundTrip) {
 
 TEST(IdentityEncoding, EncodedValuesAreLegalMetadata) {
   // gRPC refuses (and the C++ API aborts on) metadata values outside printable ASCII.
-  for (const std::string value :
+  for (const std::string& value :
        {std::string("José"), std::string("\x01\x1f\x7f\x80\xff"), std::string("a b%c")}) {
     const std::string encoded = EncodeIdentityValue(value);
     for (char c : encoded) {

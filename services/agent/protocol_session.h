@@ -152,17 +152,17 @@ class ProtocolSession {
     // this instance (pushed again after a reconnect): it must not run again.
     virtual void OnInstruction(const v1::Instruction& instruction, bool first_time) = 0;
     // The registration was accepted (kept messages above last_applied_seq already re-sent).
-    virtual void OnRegistered(const v1::Registered& registered) {}
+    virtual void OnRegistered(const v1::Registered& /*registered*/) {}
     // The registration was refused; the session retries unless the answer was GIVE_UP.
-    virtual void OnRefused(const v1::Registered& registered) {}
+    virtual void OnRefused(const v1::Registered& /*registered*/) {}
     // The orchestrator applied everything up to `up_to_seq`.
-    virtual void OnAcknowledged(uint64_t up_to_seq) {}
+    virtual void OnAcknowledged(uint64_t /*up_to_seq*/) {}
     // The orchestrator refused one message for good.
-    virtual void OnRejected(const v1::Reject& reject) {}
+    virtual void OnRejected(const v1::Reject& /*reject*/) {}
     // A stream ended (`why` says how); `was_registered` whether it had been accepted.
-    virtual void OnStreamEnded(const absl::Status& why, bool was_registered) {}
+    virtual void OnStreamEnded(const absl::Status& /*why*/, bool /*was_registered*/) {}
     // The session ended: OK after Close()/Stop(), otherwise why it gave up.
-    virtual void OnFinished(const absl::Status& why) {}
+    virtual void OnFinished(const absl::Status& /*why*/) {}
   };
 
   // `listener`, `scheduler`, `clock` and `random` must outlive the session; `random` is used

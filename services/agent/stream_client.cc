@@ -10,7 +10,7 @@ StreamClient::StreamClient(ChannelFactory channels, StreamIdentity identity, Ste
 
 StreamClient::~StreamClient() {
   session_.Stop();
-  session_.AwaitFinished();
+  session_.AwaitFinished().IgnoreError();  // Run() already returned why it ended
   timer_.Stop();  // no callback reaches the session from now on
 }
 

@@ -15,6 +15,7 @@
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "services/agent/steps/test_util.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::agent {
 namespace {
@@ -83,18 +84,18 @@ TEST(StreamClientTest, AReplyOtherThanRegisteredFirstEndsTheStreamAndTheNextOneR
                      .infra_env_id = "6e7fec80-efb1-4fa9-b3d1-542ffd3b2505"},
       executor, random, log::Logger::Discard(),
       BackoffPolicy{.initial = absl::Milliseconds(10), .max = absl::Milliseconds(50)});
-  std::thread runner([&client] { client.Run(); });
+  absl::Status run_status;
+  std::thread runner([&client, &run_status] { run_status = client.Run(); });
 
   // Before the fix the client waited in Finish() for the unread Registered, for ever.
-  const absl::Time deadline = absl::Now() + absl::Seconds(20);
-  while (client.registrations() == 0 && absl::Now() < deadline) {
-    absl::SleepFor(absl::Milliseconds(10));
-  }
+  EXPECT_TRUE(assisted::testing::Eventually([&client] { return client.registrations() > 0; },
+                                            absl::Seconds(20), "registered on the second stream"));
   EXPECT_EQ(client.registrations(), 1);
   EXPECT_EQ(service.streams(), 2);
 
   client.Stop();
   runner.join();
+  EXPECT_TRUE(run_status.ok()) << run_status;
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 }
 

@@ -39,7 +39,9 @@ TEST(HubMetricsTest, RecordsWaitsRunsJoinsAndSkipsUnderTheirNames) {
   // 7 ms falls in the 10 ms bucket (cumulative counts, ascending bounds).
   bool counted = false;
   for (const prometheus::ClientMetric::Bucket& bucket : refresh.bucket) {
-    if (bucket.upper_bound == 0.005) EXPECT_EQ(bucket.cumulative_count, 0u);
+    if (bucket.upper_bound == 0.005) {
+      EXPECT_EQ(bucket.cumulative_count, 0u);
+    }
     if (bucket.upper_bound == 0.01) {
       EXPECT_EQ(bucket.cumulative_count, 1u);
       counted = true;

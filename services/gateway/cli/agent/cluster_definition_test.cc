@@ -127,7 +127,7 @@ std::vector<InvalidCase> InvalidCases() {
        {{false, "  replicas: 0", "  replicas: -1"}},
        "install-config.yaml: compute[0].replicas: \"-1\" is not a whole number from 0 to 1000"},
       {"SshKeyNotUtf8",
-       {{false, "sshKey: 'ssh-rsa AAAA", "sshKey: 'ssh-rsa \xaf\xafAAAA"}},
+       {{false, "sshKey: 'ssh-rsa AAAA", "sshKey: 'ssh-rsa \xaf\xaf" "AAAA"}},
        "install-config.yaml: sshKey: is not UTF-8 text"},
       {"PoolName",
        {{false, "  name: master", "  name: control"}},
