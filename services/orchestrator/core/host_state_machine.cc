@@ -269,7 +269,7 @@ std::vector<HostRow> BuildRows() {
        {kInstalling, kInProgress},
        Always<HostContext>(),
        kError,
-       Act::Say("The host unexpectedly restarted during the installation", {E::kStopInstallation}),
+       Act::Say("The host unexpectedly restarted during the installation"),
        "Any other registration during installation is a failure."},
       {Ev::kRegister,
        {kError},
@@ -335,7 +335,7 @@ std::vector<HostRow> BuildRows() {
        {kInstallingPua, kInstalling, kInProgress, kInstalled, kError},
        Always<HostContext>(),
        kCancelled,
-       Act::Say("Installation cancelled by user", {E::kStopInstallation}),
+       Act::Say("Installation cancelled by user"),
        "Cancelling an installation that started."},
       {Ev::kCancel,
        {kPreparing, kPreparingSuccessful},
@@ -482,21 +482,19 @@ std::vector<HostRow> BuildRows() {
        {kInstalling, kInProgress, kInstalled, kResettingPua, kInstallingPua},
        All<HostContext>({cluster_error, Not(day2)}),
        kError,
-       Act::Say("Host is part of a cluster that failed to install", {E::kStopInstallation}),
+       Act::Say("Host is part of a cluster that failed to install"),
        "The cluster failed: abort every host of it."},
       {Ev::kRefresh,
        {kInstalling},
        installing_timed_out,
        kError,
-       Act::Say("Host failed to install due to timeout while starting installation",
-                {E::kStopInstallation}),
+       Act::Say("Host failed to install due to timeout while starting installation"),
        "The install step never reported a stage."},
       {Ev::kRefresh,
        {kInstalling, kInProgress},
        All<HostContext>({Not(connected), Not(soft)}),
        kError,
-       Act::Say("Host failed to install due to timeout while connecting to host",
-                {E::kStopInstallation}),
+       Act::Say("Host failed to install due to timeout while connecting to host"),
        "The agent went silent before Rebooting (hard timeouts)."},
       {Ev::kRefresh,
        {kInstalling, kInProgress},
@@ -722,7 +720,6 @@ HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecisio
         update.Mark("role");
         break;
       case HostEffect::kRecordProgress:
-      case HostEffect::kStopInstallation:
         break;
     }
   }
@@ -771,8 +768,6 @@ absl::string_view HostEffectName(HostEffect effect) {
       return "set-logs-timed-out";
     case HostEffect::kClearInstallation:
       return "clear-installation";
-    case HostEffect::kStopInstallation:
-      return "stop-installation";
     case HostEffect::kBindToCluster:
       return "bind-to-cluster";
     case HostEffect::kUnbindFromCluster:

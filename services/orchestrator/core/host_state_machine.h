@@ -107,7 +107,6 @@ enum class HostEffect {
   kRefreshStageUpdatedAt,         // restart the stage clock (cluster waits for the user)
   kSetLogsTimedOut,               // logs_info = timeout
   kClearInstallation,             // reset: clear progress, bootstrap flag and install results
-  kStopInstallation,              // send stop-installation and gather logs
   kBindToCluster,      // forget the pool's checks; the action's own fields carry the cluster_id
   kUnbindFromCluster,  // clear cluster_id, role, bootstrap flag, progress and checks
 };
@@ -163,7 +162,8 @@ const HostMachine& HostStateMachine();
 // The stored fields `decision`'s effects change on `host` (as stored) at `now`: the part of a
 // row's action written with the decision's own compare-and-set, whatever fired it. Effects
 // carried out apart from the host's record add nothing: kRecordProgress (the progress function
-// writes the reported stage) and kStopInstallation (a step for the agent).
+// writes the reported stage). Stopping the installer of a failed or cancelled host is no
+// effect: the step plan of the error and cancelled states sends stop-installation.
 HostFieldsUpdate HostEffectFields(const types::v1::Host& host, const HostDecision& decision,
                                   absl::Time now);
 

@@ -508,11 +508,10 @@ TEST(HostEffectFields, StageEffectsEditTheStoredProgressTogether) {
   EXPECT_EQ(update.fields.progress().stage_updated_at().seconds(), absl::ToUnixSeconds(kNow));
 }
 
-TEST(HostEffectFields, EffectsCarriedOutOffTheRecordWriteNothing) {
-  for (HostEffect effect : {HostEffect::kRecordProgress, HostEffect::kStopInstallation}) {
-    EXPECT_TRUE(HostEffectFields(testing::HealthyHost(1), DecisionWith({effect}), kNow).empty())
-        << HostEffectName(effect);
-  }
+TEST(HostEffectFields, ProgressRecordedOffTheRecordWritesNothing) {
+  EXPECT_TRUE(
+      HostEffectFields(testing::HealthyHost(1), DecisionWith({HostEffect::kRecordProgress}), kNow)
+          .empty());
 }
 
 TEST(HostEffectFields, UnbindingReleasesTheHostFromItsCluster) {

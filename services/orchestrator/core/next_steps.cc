@@ -95,18 +95,6 @@ const Plan& PlanOf(StepsKind kind) {
   return Day1();
 }
 
-// Nothing is expected from these hosts soon: ask less often.
-bool BackedOff(HostStatus s) {
-  return s == kDisconnected || s == kDisabled || s == kResetting || s == kError ||
-         s == kCancelled || s == kReclaimingRebooting || s == kDisconnectedUnbound ||
-         s == kDisabledUnbound;
-}
-
-// Hosts on their way into or out of a cluster, or rebooting for reclaim: ask again at once.
-bool Exits(HostStatus s) {
-  return s == kBinding || s == kUnbinding || s == kUnbindingPua || s == kReclaimingRebooting;
-}
-
 bool PreInstall(HostStatus s) {
   return s == kDiscovering || s == kKnown || s == kInsufficient || s == kPendingForInput ||
          s == kDisconnected || s == kDiscoveringUnbound || s == kKnownUnbound ||
@@ -158,7 +146,7 @@ const std::vector<StepType>& StepPlan(StepsKind kind, HostStatus status) {
 std::vector<HostStatus> PlannedStates(StepsKind kind) {
   std::vector<HostStatus> out;
   for (HostStatus s : HostStateMachine().states()) {
-    if (!StepPlan(kind, s).empty() || BackedOff(s) || Exits(s)) out.push_back(s);
+    if (!StepPlan(kind, s).empty()) out.push_back(s);
   }
   return out;
 }
@@ -205,11 +193,8 @@ std::vector<StepType> StepsToRecheck(
   return {steps.begin(), steps.end()};
 }
 
-NextSteps SelectNextSteps(const NextStepsInput& input, Random& random,
-                          const NextStepsConfig& config) {
+NextSteps SelectNextSteps(const NextStepsInput& input, Random& random) {
   NextSteps out;
-  out.next_check = BackedOff(input.status) ? config.backed_off : config.interval;
-  if (Exits(input.status)) out.next_check = absl::ZeroDuration();
   std::vector<StepType> types;
   if (input.agent_outdated && PreInstall(input.status)) {
     types = {STEP_TYPE_UPGRADE_AGENT};

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "absl/time/time.h"
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/step.pb.h"
 #include "assisted/types/v1/validation.pb.h"
@@ -34,7 +33,7 @@ absl::string_view StepsKindName(StepsKind kind);
 // The steps of one (kind, state) before conditions apply.
 const std::vector<types::v1::StepType>& StepPlan(StepsKind kind, types::v1::HostStatus status);
 
-// The states whose plan has steps or a non-default pacing, for the docs.
+// The states whose plan has steps, for the docs.
 std::vector<types::v1::HostStatus> PlannedStates(StepsKind kind);
 
 struct NextStepsInput {
@@ -61,18 +60,11 @@ struct NextStepsInput {
   absl::flat_hash_set<types::v1::StepType> disabled;
 };
 
-struct NextStepsConfig {
-  absl::Duration interval = absl::Seconds(60);     // default pacing
-  absl::Duration backed_off = absl::Seconds(120);  // states where nothing is expected soon
-};
-
 struct NextSteps {
   std::vector<types::v1::Step> steps;  // step_id and step_type set; args for the caller
-  absl::Duration next_check;           // when to ask again
 };
 
-NextSteps SelectNextSteps(const NextStepsInput& input, Random& random,
-                          const NextStepsConfig& config = {});
+NextSteps SelectNextSteps(const NextStepsInput& input, Random& random);
 
 // "<type>-<8 lowercase hex>", e.g. "inventory-1a2b3c4d".
 std::string NewStepId(types::v1::StepType type, Random& random);
