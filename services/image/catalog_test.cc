@@ -6,13 +6,14 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/file/read_file.h"
+#include "lib/http/router.h"
+#include "lib/http/server.h"
 #include "lib/iso/iso9660.h"
 #include "lib/iso/test_image.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "services/image/minimal_iso.h"
-#include "tests/harness/eventually.h"
-#include "tests/harness/probes.h"
 
 namespace assisted::image {
 namespace {
@@ -110,20 +111,26 @@ TEST_F(CatalogTest, FetchesFromFileUrlsVerifiesAndFindsByVersion) {
 }
 
 TEST_F(CatalogTest, FetchesOverHttpOnceAndReusesTheCache) {
-  auto port = assisted::testing::FreePort();
-  ASSERT_THAT(port, IsOk());
-  auto server = process::Subprocess::Start({"python3", "-m", "http.server", "--bind", "127.0.0.1",
-                                            "--directory", Dir(), absl::StrCat(*port)},
-                                           {}, Dir() + "/http.log");
+  absl::StatusOr<std::string> iso = ReadFile(Dir() + "/base.iso", "test ISO");
+  ASSERT_THAT(iso, IsOk());
+  // In-process, on a port the kernel picks: listening before Start returns (a python3
+  // http.server once took over 5 s to answer on a loaded machine).
+  http::Router router;
+  ASSERT_THAT(
+      router.Handle("GET", "/base.iso",
+                    [&iso](const http::Request&) { return http::Response::Text(200, *iso); }),
+      IsOk());
+  http::HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  auto server =
+      http::HttpServer::Start(options, std::move(router), nullptr, log::Logger::Discard());
   ASSERT_THAT(server, IsOk());
-  const std::string url = absl::StrCat("http://127.0.0.1:", *port, "/base.iso");
-  ASSERT_TRUE(assisted::testing::Eventually([&] { return assisted::testing::HttpGet(url).ok(); },
-                                            absl::Seconds(5), "the HTTP server answering"));
+  const std::string url = absl::StrCat("http://127.0.0.1:", (*server)->port(), "/base.iso");
   {
     Catalog catalog(Cache(), {Image(url)}, fetcher_, runner_, log::Logger::Discard());
     ASSERT_THAT(catalog.Prepare(), IsOk());
   }
-  (*server)->Stop(absl::Seconds(5));
+  server->reset();
   Catalog again(Cache(), {Image(url)}, fetcher_, runner_, log::Logger::Discard());
   EXPECT_THAT(again.Prepare(), IsOk());  // served from the cache: the server is gone
   EXPECT_TRUE(again.ready());
