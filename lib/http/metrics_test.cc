@@ -57,7 +57,7 @@ double Value(prometheus::Registry& registry, const std::string& name,
         const double value = Value(registry, name);
         return assisted::testing::Observed{value == want, absl::StrCat(value)};
       },
-      absl::Seconds(2), absl::StrCat(name, " = ", want));
+      absl::Seconds(30), absl::StrCat(name, " = ", want));
 }
 
 TEST(HttpMetrics, CountsResponsesBytesInFlightConnectionsAndTimeouts) {

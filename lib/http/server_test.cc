@@ -424,7 +424,7 @@ TEST(HttpServer, APeerPastItsConnectionCapIsRefused) {
         RawConnection next = Connect(*server);
         return served(next);
       },
-      absl::Seconds(2), "a newcomer admitted in the freed place"));
+      absl::Seconds(30), "a newcomer admitted in the freed place"));
 }
 
 // Found by fuzz/http_request_fuzzer: Boost.Beast 1.74 asserts that a chunk header it resumes
@@ -588,7 +588,7 @@ TEST(HttpServer, ShutdownFinishesTheRequestInFlightAndRefusesNewOnes) {
   ASSERT_THAT(idle_end, IsOk());
   EXPECT_EQ(*idle_end, "");
   // The listener goes away: new connections are refused.
-  EXPECT_TRUE(Eventually([&] { return !RawConnection::Connect(port).ok(); }, absl::Seconds(2),
+  EXPECT_TRUE(Eventually([&] { return !RawConnection::Connect(port).ok(); }, absl::Seconds(30),
                          "new connections refused"));
   EXPECT_FALSE(shut_down);
 

@@ -77,7 +77,7 @@ TEST_F(AgentTest, RegistersComesBackAfterAnOrchestratorRestartAndStopsOnSigterm)
   }
   EXPECT_TRUE(Eventually(
       [&] { return Count(ReadFile(log, "test file").value_or(""), "INFO agent: registered") >= 1; },
-      absl::Seconds(5), "the agent's log says registered"))
+      absl::Seconds(30), "the agent's log says registered"))
       << ReadFile(log, "test file").value_or("") << orchestrator().Log();
 
   // The orchestrator goes away and comes back on the same address: the agent re-registers.

@@ -192,7 +192,7 @@ TEST_F(AgentStreamTest, TheHostIsJudgedOnItsInventoryAndLeavesDiscovering) {
         return Observed{host.status() != types::v1::HOST_STATUS_DISCOVERING_UNBOUND,
                         types::v1::HostStatus_Name(host.status())};
       },
-      absl::Seconds(10), "the host judged"));
+      absl::Seconds(30), "the host judged"));
   EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSUFFICIENT_UNBOUND) << host.status_info();
   EXPECT_GT(host.validations_info_size(), 0);
   bool cpu_failed = false;

@@ -278,7 +278,7 @@ class GatewayTest : public StackTest {
           return Observed{GatewayMetric(kCacheHits) > hits,
                           absl::StrCat(response.status, " ", response.body)};
         },
-        absl::Seconds(10), absl::StrCat("GET ", path, " answered from the read cache")));
+        absl::Seconds(30), absl::StrCat("GET ", path, " answered from the read cache")));
     return response;
   }
 

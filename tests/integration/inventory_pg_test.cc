@@ -223,7 +223,7 @@ class Watcher {
           }
           return Observed{changes.size() >= count, absl::StrCat(changes.size(), " changes")};
         },
-        absl::Seconds(10), absl::StrCat(count, " changes on the watch"));
+        absl::Seconds(30), absl::StrCat(count, " changes on the watch"));
     return arrived ? changes : std::vector<inv::WatchEvent>();
   }
 
@@ -233,7 +233,7 @@ class Watcher {
             [&] {
               return Observed{!events_.empty(), ""};
             },
-            absl::Seconds(10), "a first event on the watch")) {
+            absl::Seconds(30), "a first event on the watch")) {
       return -1;
     }
     absl::MutexLock lock(&mu_);

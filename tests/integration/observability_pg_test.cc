@@ -191,7 +191,7 @@ TEST_F(ObservabilityTest, MetricsLogsAndEventsTellWhatAnInstallationDid) {
         return Observed{Sample(orchestrator, succeeded) == 1,
                         absl::StrCat("succeeded ", Sample(orchestrator, succeeded))};
       },
-      absl::Seconds(10), "the installation counted as succeeded"));
+      absl::Seconds(30), "the installation counted as succeeded"));
   const std::string& orchestrator = scraped["orchestrator"];
   EXPECT_EQ(Sample(orchestrator, started), 1);
   EXPECT_EQ(
