@@ -18,6 +18,7 @@
 #include "grpcpp/server_builder.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -213,12 +214,15 @@ class HeldHandler final : public SessionHandler {
   }
   // Waits until the stream is open and its session holds at least `bytes` of messages.
   std::shared_ptr<Session> AwaitQueued(size_t bytes) {
-    for (const absl::Time deadline = absl::Now() + absl::Seconds(20); absl::Now() < deadline;
-         absl::SleepFor(absl::Milliseconds(5))) {
-      absl::MutexLock lock(&mu_);
-      if (session_ != nullptr && session_->queued_bytes() >= bytes) return session_;
-    }
-    return nullptr;
+    std::shared_ptr<Session> queued;
+    const bool filled = assisted::testing::Eventually(
+        [&] {
+          absl::MutexLock lock(&mu_);
+          if (session_ != nullptr && session_->queued_bytes() >= bytes) queued = session_;
+          return queued != nullptr;
+        },
+        absl::Seconds(20), "the session's queue filled");
+    return filled ? queued : nullptr;
   }
   int handled() {
     absl::MutexLock lock(&mu_);
