@@ -4,8 +4,6 @@
 // until they are known and the cluster ready; unbinding one returns it to the pool. And the
 // attack: a host is never bound into another tenant's cluster. Real PostgreSQL, inventory,
 // orchestrator and gateway processes; JWT auth on.
-#include <fstream>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -13,7 +11,6 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "gmock/gmock.h"
 #include "grpcpp/client_context.h"
-#include "grpcpp/create_channel.h"
 #include "gtest/gtest.h"
 #include "lib/http/test_client.h"
 #include "lib/log/log.h"
@@ -21,13 +18,9 @@
 #include "nlohmann/json.hpp"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
-#include "services/agent/steps/install.h"
 #include "services/gateway/jwt.h"
-#include "tests/harness/gateway_service.h"
 #include "tests/harness/host_watch.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/probes.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 
 namespace assisted::testing {
 namespace {
@@ -40,16 +33,9 @@ using Json = nlohmann::json;
 
 constexpr char kPrefix[] = "/api/assisted-install/v2";
 constexpr char kJwtSecret[] = "late-binding-test-jwt-secret-0123456789abcdef";
-constexpr char kUrlKey[] = "late-binding-test-url-signing-key-0123456789abcdef";
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"dXNlcjpwYXNz"}}})";
 constexpr char kSshKey[] =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl test";
-
-std::string WriteFile(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
-}
 
 std::string UserToken(const std::string& user, const std::string& org) {
   const Json claims = {{"sub", user},
@@ -59,51 +45,28 @@ std::string UserToken(const std::string& user, const std::string& org) {
   return gateway::SignHs256(kJwtSecret, claims).value();
 }
 
-class LateBindingTest : public PostgresTest {
+class LateBindingTest : public StackTest {
  protected:
-  void SetUp() override {
-    PostgresTest::SetUp();
+  StackOptions Options() const override {
     // The OS image installing hosts write: noise, so a digest mismatch cannot hide.
-    std::string os_image(2 << 20, '\0');
-    std::mt19937_64 noise(21);
-    for (char& byte : os_image) byte = static_cast<char>(noise());
-    const std::string os_image_path = WriteFile("os-image.raw", os_image);
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator =
-        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target(),
-                                          "--os-image-url=file://" + os_image_path,
-                                          "--os-image-sha256=" + agent::steps::Sha256Hex(os_image),
-                                          "--monitor-interval=200ms"},
-                                 .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    auto no_image = FreePort();  // binding needs no image service: nothing listens there
-    ASSERT_THAT(no_image, IsOk());
-    auto gateway =
-        LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                              .orchestrator_address = orchestrator_->internal_grpc_target(),
-                              .image_address = absl::StrCat("127.0.0.1:", *no_image),
-                              .jwt_secret_file = WriteFile("jwt.key", kJwtSecret),
-                              .url_signing_key_file = WriteFile("url.key", kUrlKey)});
-    ASSERT_THAT(gateway, IsOk());
-    gateway_ = std::move(gateway->service);
-    base_ = gateway->http_base;
-    stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
+    return {.orchestrator_flags = {"--monitor-interval=200ms"},
+            .os_image_mib = 2,
+            .gateway = true,  // binding needs no image service
+            .jwt_secret = kJwtSecret};
+  }
+
+  void SetUp() override {
+    StackTest::SetUp();
+    if (HasFatalFailure()) return;
+    stub_ = &stack().inventory_stub();
+    base_ = stack().gateway_http();
     alice_ = UserToken("alice", "acme");
     bob_ = UserToken("bob", "other");
   }
 
   void TearDown() override {
     if (fleet_ != nullptr) fleet_->Stop();
-    if (HasFailure()) {
-      if (orchestrator_ != nullptr) std::cerr << "--- orchestrator log\n" << orchestrator_->Log();
-      if (gateway_ != nullptr) std::cerr << "--- gateway log\n" << gateway_->Log();
-    }
+    StackTest::TearDown();
   }
 
   // A JSON request to the REST API as the holder of `token`.
@@ -150,7 +113,7 @@ class LateBindingTest : public PostgresTest {
     agent::Fleet::Options options;
     options.profile = agent::simulation::testing::ProfilePath("master");
     options.count = count;
-    options.orchestrator_address = orchestrator_->grpc_target();
+    options.orchestrator_address = orchestrator().grpc_target();
     options.infra_env_id = infra_env_id;
     options.agent_token = "fleet-token";
     options.state_dir =
@@ -229,8 +192,7 @@ class LateBindingTest : public PostgresTest {
     return host;
   }
 
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, gateway_;
-  std::unique_ptr<inv::InventoryService::Stub> stub_;
+  inv::InventoryService::Stub* stub_ = nullptr;  // the stack's
   std::unique_ptr<agent::Fleet> fleet_;
   CurlClient client_;
   std::string base_, alice_, bob_;
