@@ -2,6 +2,7 @@
 #include "services/agent/stream_client.h"
 
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +16,7 @@
 #include "lib/log/log.h"
 #include "lib/random/random.h"
 #include "services/agent/steps/test_util.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::agent {
 namespace {
@@ -56,6 +58,52 @@ class OutOfOrderService final : public v1::AgentService::Service {
  private:
   mutable absl::Mutex mu_;
   int streams_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Refuses every registration for good ("infra-env ... not found", as the orchestrator answers
+// before the infra-env exists) until Create(), then accepts; streams stay open until the client
+// leaves.
+class InfraEnvCreatedLaterService final : public v1::AgentService::Service {
+ public:
+  grpc::Status Connect(
+      grpc::ServerContext* context,
+      grpc::ServerReaderWriter<v1::ServiceMessage, v1::AgentMessage>* stream) override {
+    v1::AgentMessage registration;
+    if (!stream->Read(&registration)) return grpc::Status::OK;
+    bool exists = false;
+    {
+      absl::MutexLock lock(&mu_);
+      exists = created_;
+      if (!exists) ++refused_;
+    }
+    v1::ServiceMessage registered;
+    registered.mutable_registered()->set_accepted(exists);
+    if (exists) {
+      registered.mutable_registered()->set_host_id(registration.register_().host_id());
+    } else {
+      registered.mutable_registered()->set_reason("infra-env not found");
+      registered.mutable_registered()->set_next_action(v1::REGISTRATION_ACTION_GIVE_UP);
+    }
+    stream->Write(registered);
+    v1::AgentMessage ignored;
+    while (!context->IsCancelled() && stream->Read(&ignored)) {
+    }
+    return grpc::Status::OK;
+  }
+
+  void Create() {
+    absl::MutexLock lock(&mu_);
+    created_ = true;
+  }
+  int refused() const {
+    absl::MutexLock lock(&mu_);
+    return refused_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  bool created_ ABSL_GUARDED_BY(mu_) = false;
+  int refused_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 class NoSteps final : public StepExecutor {
@@ -119,6 +167,56 @@ TEST(StepsRunTest, EachIdRunsOnceAndTheLatestStepOfEachTypeIsReported) {
   run.Reset();  // a new boot runs everything again
   EXPECT_TRUE(run.Latest().empty());
   EXPECT_TRUE(run.Add(ntp));
+}
+
+// Before the fix Run() returned after the first refusal ("registration refused for good") and
+// the agent process sat idle for ever: its unit's Restart=always never fired.
+TEST(StreamClientTest, ARegistrationRefusedForGoodIsRetriedUntilTheInfraEnvExists) {
+  InfraEnvCreatedLaterService service;
+  int port = 0;
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  ASSERT_NE(server, nullptr);
+  const std::string target = absl::StrCat("127.0.0.1:", port);
+
+  NoSteps executor;
+  SeededRandom random(7);
+  StreamClient client(
+      [target]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> {
+        return grpc::CreateChannel(target, grpc::InsecureChannelCredentials());
+      },
+      StreamIdentity{.host_id = "5d0c9a1e-3b7f-4e2a-9c41-8f6b2d0e7a13",
+                     .infra_env_id = "6e7fec80-efb1-4fa9-b3d1-542ffd3b2505"},
+      executor, random, log::Logger::Discard(),
+      BackoffPolicy{.initial = absl::Milliseconds(10), .max = absl::Milliseconds(50)});
+  absl::Mutex mu;
+  std::optional<absl::Status> ran;  // guarded by mu
+  std::thread runner([&] {
+    absl::Status why = client.Run();
+    absl::MutexLock lock(&mu);
+    ran = why;
+  });
+
+  EXPECT_TRUE(testing::Eventually(
+      [&] {
+        absl::MutexLock lock(&mu);
+        return testing::Observed{service.refused() >= 3 || ran.has_value(),
+                                 ran.has_value() ? ran->ToString() : ""};
+      },
+      absl::Seconds(20), "three refusals in a row"));
+  {
+    absl::MutexLock lock(&mu);
+    EXPECT_FALSE(ran.has_value()) << "Run() gave up: " << ran.value_or(absl::OkStatus());
+  }
+  service.Create();
+  EXPECT_TRUE(testing::Eventually([&] { return client.registrations() == 1; },
+                                  absl::Seconds(20), "registered once the infra-env exists"));
+
+  client.Stop();
+  runner.join();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
 }
 
 }  // namespace
