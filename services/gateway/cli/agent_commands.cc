@@ -202,7 +202,8 @@ void BindDir(config::Parser& parser, CommandOptions& options) {
 std::vector<Command> AgentCommands() {
   return {
       {"agent create",
-       "agent-based installer: check install-config.yaml + agent-config.yaml and write "
+       "agent-based installer: check install-config.yaml + agent-config.yaml (or, without "
+       "install-config.yaml, the ZTP manifests in DIR/cluster-manifests/) and write "
        "DIR/agent.x86_64.iso (image) or DIR/cluster-manifests/ (cluster-manifests)",
        "image|cluster-manifests",
        [](config::Parser& parser, CommandOptions& options) {

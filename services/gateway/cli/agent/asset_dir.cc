@@ -9,7 +9,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
@@ -28,6 +30,9 @@
 
 namespace assisted::cli::agent {
 namespace {
+
+// Far more than the five manifests read: a folder of thousands is refused unread.
+constexpr size_t kMaxManifestFiles = 32;
 
 std::string Join(const std::string& dir, absl::string_view name) {
   return absl::StrCat(dir, "/", name);
@@ -168,9 +173,34 @@ absl::Status CommitAll(const std::vector<std::unique_ptr<StagedFile>>& files) {
 }  // namespace
 
 absl::StatusOr<ClusterDefinition> ReadClusterDefinition(const std::string& dir) {
-  ASSIGN_OR_RETURN(std::string install, ReadInput(dir, kInstallConfigFile));
-  ASSIGN_OR_RETURN(std::string agent, ReadInput(dir, kAgentConfigFile));
-  return ParseClusterDefinition(install, agent);
+  std::error_code error;
+  const bool has_install_config = std::filesystem::exists(Join(dir, kInstallConfigFile), error);
+  const std::string manifests_dir = Join(dir, kClusterManifestsDir);
+  if (has_install_config || !std::filesystem::is_directory(manifests_dir, error)) {
+    ASSIGN_OR_RETURN(std::string install, ReadInput(dir, kInstallConfigFile));
+    ASSIGN_OR_RETURN(std::string agent, ReadInput(dir, kAgentConfigFile));
+    return ParseClusterDefinition(install, agent);
+  }
+  // No install-config.yaml: the ZTP manifests, with agent-config.yaml when there is one.
+  std::map<std::string, std::string> manifests;
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator(manifests_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (manifests.size() == kMaxManifestFiles) {
+      return absl::InvalidArgumentError(absl::StrCat(kZtpDir, ": holds more than ",
+                                                     kMaxManifestFiles, " files"));
+    }
+    ASSIGN_OR_RETURN(manifests[name], ReadInput(dir, absl::StrCat(kZtpDir, name)));
+  }
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kZtpDir, ": cannot list ", manifests_dir, ": ", error.message()));
+  }
+  std::optional<std::string> agent;
+  if (std::filesystem::exists(Join(dir, kAgentConfigFile), error)) {
+    ASSIGN_OR_RETURN(agent, ReadInput(dir, kAgentConfigFile));
+  }
+  return ParseZtpClusterDefinition(manifests, agent);
 }
 
 absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,

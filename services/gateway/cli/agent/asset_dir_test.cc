@@ -459,5 +459,50 @@ TEST(CreateClusterManifests, WritesNothingForInputsWithProblems) {
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/cluster-manifests")));
 }
 
+// DIR with cluster-manifests/ and no install-config.yaml: the ZTP fixture (testdata/ztp_compact_*).
+std::string ZtpDir(const std::string& name) {
+  const std::string dir = absl::StrCat(TestTmpDir(), "/", name);
+  for (const char* file : {"agent-cluster-install.yaml", "cluster-deployment.yaml",
+                           "infraenv.yaml", "nmstateconfig.yaml", "pull-secret.yaml"}) {
+    Write(absl::StrCat(dir, "/cluster-manifests/", file),
+          Testdata(absl::StrCat("ztp_compact_", file)));
+  }
+  return dir;
+}
+
+TEST(CreateImage, BuildsTheIsoFromZtpManifestsWhenThereIsNoInstallConfig) {
+  const std::string dir = ZtpDir("ztp");
+  SeededRandom random(1);
+  absl::StatusOr<CreatedImage> created = CreateImage(dir, BaseIso(), absl::Now(), random);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ(created->rendezvous_ip, "192.168.122.10");
+  EXPECT_EQ(created->expected_hosts, 3);
+  // Every host's network, from its NMStateConfig, is in the Ignition.
+  const std::map<std::string, std::string> files = Files(EmbeddedIgnition(created->iso_path));
+  const std::string cluster_json = files.at(kClusterJsonPath);
+  EXPECT_THAT(cluster_json, HasSubstr("02:00:c0:a8:7a:0c"));
+}
+
+TEST(CreateImage, NamesTheManifestFileOfAProblemInZtpInput) {
+  const std::string dir = ZtpDir("ztp-bad");
+  Write(absl::StrCat(dir, "/cluster-manifests/cluster-image-set.yaml"),
+        "apiVersion: hive.openshift.io/v1\nkind: ClusterImageSet\n");
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cluster-manifests/cluster-image-set.yaml: is not supported")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
+}
+
+TEST(CreateImage, ReadsInstallConfigWhenBothItAndZtpManifestsAreThere) {
+  // What `agent create cluster-manifests` leaves: the two files stay the input.
+  const std::string dir = SeedDir("both");
+  ASSERT_THAT(CreateClusterManifests(dir), IsOk());
+  absl::StatusOr<ClusterDefinition> definition = ReadClusterDefinition(dir);
+  ASSERT_THAT(definition, IsOk());
+  EXPECT_EQ(definition->source.file, "install-config.yaml");
+  EXPECT_FALSE(definition->install.mirrors.empty());
+}
+
 }  // namespace
 }  // namespace assisted::cli::agent
