@@ -78,6 +78,26 @@ void Require(const YamlNode& node, absl::string_view what = "is required") {
 
 // ---- install-config.yaml ----
 
+// The cluster's name (a DNS label) and base domain (a DNS name), both required.
+void ReadClusterName(const YamlNode& name, InstallConfig& config) {
+  Require(name);
+  if (std::optional<std::string> text = name.Text()) {
+    if (!IsDnsLabel(*text)) {
+      name.Error(absl::StrCat(Quoted(*text),
+                              " is not a DNS label (1 to 63 of a-z 0-9 -, no - at either end)"));
+    }
+    config.cluster_name = *text;
+  }
+}
+
+void ReadBaseDomain(const YamlNode& base_domain, InstallConfig& config) {
+  Require(base_domain);
+  if (std::optional<std::string> text = base_domain.Text()) {
+    if (!IsDnsName(*text)) base_domain.Error(absl::StrCat(Quoted(*text), " is not a DNS name"));
+    config.base_domain = *text;
+  }
+}
+
 // A machine pool (controlPlane, compute[i]); returns its replicas when given.
 std::optional<int64_t> ReadMachinePool(const YamlNode& pool, absl::string_view expected_name,
                                        int64_t min_replicas, int64_t max_replicas) {
@@ -345,22 +365,9 @@ std::vector<AgentHost> ReadInstallConfig(const YamlNode& root, InstallConfig& co
   const YamlNode metadata = root.Field("metadata");
   Require(metadata, "is required (name)");
   if (metadata.present() && metadata.ExpectMap({"name"})) {
-    const YamlNode name = metadata.Field("name");
-    Require(name);
-    if (std::optional<std::string> text = name.Text()) {
-      if (!IsDnsLabel(*text)) {
-        name.Error(absl::StrCat(Quoted(*text),
-                                " is not a DNS label (1 to 63 of a-z 0-9 -, no - at either end)"));
-      }
-      config.cluster_name = *text;
-    }
+    ReadClusterName(metadata.Field("name"), config);
   }
-  const YamlNode base_domain = root.Field("baseDomain");
-  Require(base_domain);
-  if (std::optional<std::string> text = base_domain.Text()) {
-    if (!IsDnsName(*text)) base_domain.Error(absl::StrCat(Quoted(*text), " is not a DNS name"));
-    config.base_domain = *text;
-  }
+  ReadBaseDomain(root.Field("baseDomain"), config);
   const YamlNode control_plane = root.Field("controlPlane");
   if (control_plane.present()) {
     if (std::optional<int64_t> replicas = ReadMachinePool(control_plane, "master", 1, 5)) {
@@ -802,21 +809,8 @@ void ReadClusterDeployment(const YamlNode& root, const ZtpNames& names, InstallC
                                           "platform", "pullSecretRef"})) {
     return;
   }
-  const YamlNode name = spec.Field("clusterName");
-  Require(name);
-  if (std::optional<std::string> text = name.Text()) {
-    if (!IsDnsLabel(*text)) {
-      name.Error(absl::StrCat(Quoted(*text),
-                              " is not a DNS label (1 to 63 of a-z 0-9 -, no - at either end)"));
-    }
-    config.cluster_name = *text;
-  }
-  const YamlNode base_domain = spec.Field("baseDomain");
-  Require(base_domain);
-  if (std::optional<std::string> text = base_domain.Text()) {
-    if (!IsDnsName(*text)) base_domain.Error(absl::StrCat(Quoted(*text), " is not a DNS name"));
-    config.base_domain = *text;
-  }
+  ReadClusterName(spec.Field("clusterName"), config);
+  ReadBaseDomain(spec.Field("baseDomain"), config);
   ReadReference(spec.Field("clusterInstallRef"), names.agent_cluster_install,
                 "AgentClusterInstall of agent-cluster-install.yaml");
   ReadReference(spec.Field("pullSecretRef"), names.pull_secret, "Secret of pull-secret.yaml");
