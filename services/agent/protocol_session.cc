@@ -448,7 +448,7 @@ void ProtocolSession::OnRegistration(Stream& stream, const v1::Registered& regis
                                            "registration refused for now: ", registered.reason()));
     {
       absl::MutexLock lock(&mu_);
-      if (give_up) give_up_ = why;
+      if (give_up && !options_.retry_refusals_for_good) give_up_ = why;
       retry_after_ = absl::Seconds(registered.retry_after().seconds());
     }
     log_.Error("registration refused", {{"reason", registered.reason()}});

@@ -13,7 +13,8 @@
 // this instance, so nothing runs twice); every state-changing message given to Send() is
 // numbered (seq from 1 per instance) and kept until an Ack covers it. A broken stream is retried
 // with exponential backoff and jitter (or the orchestrator's retry_after) until Stop(), a
-// registration refused for good, or the orchestrator's Stop EXIT.
+// registration refused for good (unless Options::retry_refusals_for_good), or the
+// orchestrator's Stop EXIT.
 //
 // Every stream that ends is reported with a status saying why: UNAVAILABLE (unreachable, stream
 // broken, refused for now), DEADLINE_EXCEEDED (no Registered in time), FAILED_PRECONDITION (the
@@ -133,6 +134,13 @@ struct ProtocolSessionOptions {
   BackoffPolicy backoff;
   // A stream whose Register is not answered within this long is cancelled and retried.
   absl::Duration registration_timeout = absl::Seconds(30);
+  // A registration refused for good (REGISTRATION_ACTION_GIVE_UP) is retried with `backoff`
+  // like a broken stream instead of finishing the session. The real agent sets it: a host
+  // booted from discovery media has nothing else to do, and what was refused may be accepted
+  // later (the agent-based installer's hosts boot before node 0 has created their infra-env,
+  // which the orchestrator answers with "infra-env ... not found", GIVE_UP). A simulated fleet
+  // leaves it off to see refusals end. The orchestrator's Stop EXIT ends the session either way.
+  bool retry_refusals_for_good = false;
 };
 
 class ProtocolSession {
@@ -153,7 +161,8 @@ class ProtocolSession {
     virtual void OnInstruction(const v1::Instruction& instruction, bool first_time) = 0;
     // The registration was accepted (kept messages above last_applied_seq already re-sent).
     virtual void OnRegistered(const v1::Registered& /*registered*/) {}
-    // The registration was refused; the session retries unless the answer was GIVE_UP.
+    // The registration was refused; the session retries unless the answer was GIVE_UP (and
+    // Options::retry_refusals_for_good is off).
     virtual void OnRefused(const v1::Registered& /*registered*/) {}
     // The orchestrator applied everything up to `up_to_seq`.
     virtual void OnAcknowledged(uint64_t /*up_to_seq*/) {}

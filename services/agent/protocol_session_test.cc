@@ -269,10 +269,7 @@ class ProtocolSessionTest : public ::testing::Test {
                             }};
     session_ = std::make_unique<ProtocolSession>(
         std::move(channels), std::move(identity), listener_, scheduler_, clock_, random_,
-        log::Logger::Discard(),
-        ProtocolSession::Options{
-            .backoff = {.initial = kFirstBackoff, .multiplier = 2, .jitter = 0},
-            .registration_timeout = kRegistrationTimeout});
+        log::Logger::Discard(), options_);
     return *session_;
   }
 
@@ -296,6 +293,10 @@ class ProtocolSessionTest : public ::testing::Test {
     }
   }
 
+  // What Session() creates the session with; a test may change it first.
+  ProtocolSession::Options options_{
+      .backoff = {.initial = kFirstBackoff, .multiplier = 2, .jitter = 0},
+      .registration_timeout = kRegistrationTimeout};
   FakeClock clock_;
   SeededRandom random_{7};
   ManualScheduler scheduler_;
@@ -428,6 +429,30 @@ TEST_F(ProtocolSessionTest, ARegistrationRefusedForGoodFinishesTheSessionWithIts
   EXPECT_EQ(session.AwaitFinished(), *finished);
   // Only the (now stale) registration deadline is scheduled: no reconnect.
   EXPECT_EQ(scheduler_.Delays(), std::vector<absl::Duration>{kRegistrationTimeout});
+}
+
+// The real agent's setting: hosts of the agent-based installer boot before node 0 has created
+// their infra-env, and the orchestrator refuses them for good until it exists.
+TEST_F(ProtocolSessionTest, ARefusalForGoodIsRetriedWithBackoffWhenTheSessionNeverGivesUp) {
+  const auto refuse = [](grpc::ServerContext& context, ServerStream& stream,
+                         const v1::AgentMessage&) {
+    v1::ServiceMessage refused;
+    refused.mutable_registered()->set_accepted(false);
+    refused.mutable_registered()->set_reason("infra-env not found");
+    refused.mutable_registered()->set_next_action(v1::REGISTRATION_ACTION_GIVE_UP);
+    stream.Write(refused);
+    return UntilTheAgentLeaves(context, stream);
+  };
+  Serve({refuse, refuse, AcceptAndHold});
+  options_.retry_refusals_for_good = true;
+  Session().Start();
+  ExpectFirstStreamEnded(absl::StatusCode::kPermissionDenied, "infra-env not found");
+  ASSERT_TRUE(scheduler_.RunOneAfter(kFirstBackoff));
+  ASSERT_TRUE(listener_.AwaitEnded(1).has_value());
+  // The second refusal in a row waits twice as long (multiplier 2, no jitter), then registers.
+  ASSERT_TRUE(scheduler_.RunOneAfter(2 * kFirstBackoff));
+  EXPECT_TRUE(listener_.AwaitRegistered(1));
+  EXPECT_EQ(listener_.finished_count(), 0u);
 }
 
 TEST_F(ProtocolSessionTest, ARefusalForNowRetriesAfterTheOrchestratorsRetryAfter) {

@@ -6,7 +6,7 @@ StreamClient::StreamClient(ChannelFactory channels, StreamIdentity identity, Ste
                            Random& random, log::Logger log, BackoffPolicy backoff)
     : executor_(executor),
       session_(std::move(channels), std::move(identity), *this, timer_, clock_, random,
-               std::move(log), {.backoff = backoff}) {}
+               std::move(log), {.backoff = backoff, .retry_refusals_for_good = true}) {}
 
 StreamClient::~StreamClient() {
   session_.Stop();

@@ -36,8 +36,11 @@ class StreamClient final : private ProtocolSession::Listener {
   // Stop()s, and waits for the session to end.
   ~StreamClient() override;
 
-  // Connects and serves until Stop(). Returns early only when the orchestrator says to give up
-  // (refused for good, or told to exit); returns why the session ended.
+  // Connects and serves until Stop(). Returns early only when the orchestrator tells the agent
+  // to exit (Stop EXIT); returns why the session ended. A registration refused for good is
+  // retried with `backoff` like a broken stream (ProtocolSessionOptions::
+  // retry_refusals_for_good): a host booted from discovery media has nothing else to do, and
+  // the agent-based installer's hosts boot before node 0 has created their infra-env.
   absl::Status Run();
 
   // Ends Run(): cancels the stream and interrupts any backoff wait. Thread-safe.

@@ -59,6 +59,7 @@
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
 #include "lib/ignition/config_builder.h"
+#include "lib/ignition/discovery_layout.h"
 #include "lib/iso/embed.h"
 #include "lib/iso/iso9660.h"
 #include "lib/iso/test_image.h"
@@ -94,6 +95,7 @@ const std::map<std::string, std::string>& Binaries() {
       {"/usr/local/bin/assisted-orchestrator", "services/orchestrator/assisted-orchestrator"},
       {"/usr/local/bin/assisted-image", "services/image/assisted-image"},
       {"/usr/local/bin/assisted-gateway", "services/gateway/assisted-gateway"},
+      {"/usr/local/bin/assisted-agent", "services/agent/assisted-agent"},
       {"/usr/local/bin/aictl", "services/gateway/cli/aictl"}};
   return *binaries;
 }
@@ -225,8 +227,14 @@ class NodeZero {
   }
 
   // Runs the unit's ExecStartPre= lines, then starts its ExecStart= (logs under the root).
-  absl::Status Start(const std::string& name) {
-    ASSIGN_OR_RETURN(MappedService service, Read(name));
+  absl::Status Start(const std::string& name) { return StartAs(name, name, {}); }
+
+  // Start() of `unit` as the process `name` (its log's name), with `extra_args` after its
+  // ExecStart= (what stands for the machine, e.g. a simulated host's --simulate).
+  absl::Status StartAs(const std::string& unit, const std::string& name,
+                       const std::vector<std::string>& extra_args) {
+    ASSIGN_OR_RETURN(MappedService service, Read(unit));
+    service.start.insert(service.start.end(), extra_args.begin(), extra_args.end());
     const passwd* account = service.user.empty() ? nullptr : getpwnam(service.user.c_str());
     for (const std::string& dir : service.directories) {
       std::filesystem::create_directories(dir);
@@ -274,6 +282,12 @@ class NodeZero {
     return nullptr;
   }
 
+  // What the process `name` wrote so far; empty for one not started.
+  std::string Log(const std::string& name) const {
+    auto it = logs_.find(name);
+    return it == logs_.end() ? "" : ReadFile(it->second, "log").value_or("");
+  }
+
   std::string Logs() const {
     std::string all;
     for (const auto& [name, path] : logs_) {
@@ -317,6 +331,125 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
     if (HasFailure() && node_zero_ != nullptr) std::cerr << node_zero_->Logs();
   }
 
+  // Builds the agent ISO of GetParam()'s topology in dir_ (created_), lays node 0 down from the
+  // ISO's own Ignition and starts its units, each once the one before it is up, except the
+  // last: the registration (`aictl agent run-node-zero`), which creates the cluster and
+  // infra-env (StartRegistration()).
+  void StartNodeZeroServices() {
+    const std::string topology = GetParam();
+    work_ = absl::StrCat(TestTmpDir(), "/", topology);
+    dir_ = work_ + "/assets";
+    std::filesystem::create_directories(dir_);
+    for (const char* file : {"install-config.yaml", "agent-config.yaml"}) {
+      absl::StatusOr<std::string> text = ReadFile(
+          RunfilePath(absl::StrCat("services/gateway/cli/agent/testdata/", topology, "_", file)),
+          "testdata");
+      ASSERT_THAT(text, IsOk());
+      std::ofstream(absl::StrCat(dir_, "/", file)) << *text;
+    }
+    // The agent ISO, built on a small CoreOS-style live ISO.
+    process::LocalProcessRunner runner;
+    const std::string base_iso = work_ + "/base.iso";
+    ASSERT_THAT(iso::BuildTestImage(runner, {}, work_ + "/base-tree", base_iso), IsOk());
+    SystemRandom random;
+    absl::StatusOr<cli::agent::CreatedImage> created =
+        cli::agent::CreateImage(dir_, base_iso, absl::Now(), random);
+    ASSERT_THAT(created, IsOk());
+    created_ = *std::move(created);
+
+    // The Ignition a host booting the ISO finds.
+    const int fd = open(created_.iso_path.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    absl::StatusOr<iso::IsoReader> reader = iso::IsoReader::Open(fd, created_.iso_path);
+    ASSERT_THAT(reader, IsOk());
+    absl::StatusOr<std::string> embedded = iso::ReadEmbeddedIgnition(*reader);
+    close(fd);
+    ASSERT_THAT(embedded, IsOk());
+    const json ignition = json::parse(*embedded);
+
+    // Node 0's root: under /tmp, short enough for PostgreSQL's socket path and reachable by the
+    // postgres user.
+    char root_template[] = "/tmp/assisted-node-zero-XXXXXX";
+    ASSERT_NE(mkdtemp(root_template), nullptr);
+    ASSERT_EQ(chmod(root_template, 0755), 0);
+    absl::StatusOr<std::string> pg_bindir = PostgresBinDir();
+    ASSERT_THAT(pg_bindir, IsOk());
+    node_zero_ = std::make_unique<NodeZero>(root_template, *pg_bindir);
+    ASSERT_THAT(node_zero_->LayDown(ignition), IsOk());
+
+    // What the live image provides: the OS image node 0 hands out (noise, so a digest mismatch
+    // cannot hide) and its image service's base ISO.
+    std::string os_image(2 << 20, '\0');
+    std::mt19937_64 noise(17);
+    for (char& byte : os_image) byte = static_cast<char>(noise());
+    const std::string os_image_path = node_zero_->Under("/usr/share/assisted/os-image.raw");
+    std::filesystem::create_directories(node_zero_->Under("/usr/share/assisted"));
+    std::filesystem::copy_file(base_iso, node_zero_->Under("/usr/share/assisted/live.iso"));
+    std::ofstream(os_image_path, std::ios::binary) << os_image;
+    std::ofstream(node_zero_->Under(cli::agent::kNodeZeroImagesEnvPath))
+        << "ASSISTED_OS_IMAGE_URL=file:///usr/share/assisted/os-image.raw\n"
+        << "ASSISTED_OS_IMAGE_SHA256=" << Sha256Hex(os_image) << "\n"
+        << "ASSISTED_OS_IMAGES='[{\"openshift_version\":\"4.16\",\"cpu_architecture\":\"x86_64\","
+        << "\"url\":\"file:///usr/share/assisted/live.iso\",\"version\":\"416.94.1\"}]'\n"
+        << "ASSISTED_DEFAULT_OPENSHIFT_VERSION=4.16\n";
+
+    for (const std::string& unit : NodeZeroUnitNames()) {
+      if (unit == RegistrationUnit()) break;
+      ASSERT_THAT(node_zero_->Start(unit), IsOk()) << node_zero_->Logs();
+      if (unit == "assisted-postgres.service") {
+        const std::string socket = node_zero_->Under("/run/assisted-postgres/.s.PGSQL.5432");
+        ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(socket); },
+                               absl::Seconds(60), "PostgreSQL's socket"))
+            << node_zero_->Logs();
+      } else if (const std::string grpc = node_zero_->LastFlag("--grpc-listen"); !grpc.empty()) {
+        // A health Watch ends at once while nothing listens yet: ask again until it answers.
+        ASSERT_TRUE(Eventually([&] { return WaitServing(grpc, "", absl::Seconds(2)); },
+                               absl::Seconds(60), unit))
+            << node_zero_->Logs();
+      }
+    }
+
+    // The user's side from now on: the state file `agent create image` wrote, its gateway_url
+    // (http://<rendezvousIP>:8080) pointed where the test maps node 0's gateway.
+    const std::string state_path = absl::StrCat(dir_, "/", cli::agent::kStateFileName);
+    absl::StatusOr<std::string> state_text = ReadFile(state_path, "state");
+    ASSERT_THAT(state_text, IsOk());
+    state_ = json::parse(*state_text);
+    state_["gateway_url"] = absl::StrCat("http://", node_zero_->Address(8080));
+    std::ofstream(state_path, std::ios::trunc) << state_.dump();
+  }
+
+  // The last of node 0's units.
+  static const std::string& RegistrationUnit() { return NodeZeroUnitNames().back(); }
+
+  // Starts the registration and waits until it says the cluster and infra-env exist.
+  void StartRegistration() {
+    ASSERT_THAT(node_zero_->Start(RegistrationUnit()), IsOk()) << node_zero_->Logs();
+    ASSERT_TRUE(Eventually(
+        [&] {
+          return absl::StrContains(node_zero_->Log(RegistrationUnit()),
+                                   "the cluster and infra-env exist");
+        },
+        absl::Seconds(60), "node 0 created the cluster and infra-env"))
+        << node_zero_->Logs();
+  }
+
+  // The REST API of node 0 as `wait-for` reaches it: the state file's gateway and JWT secret.
+  std::unique_ptr<cli::RestClient> UserRest() {
+    absl::StatusOr<std::string> token =
+        gateway::SignHs256(state_["gateway_jwt_secret"].get<std::string>(),
+                           {{"sub", "agent-installer"},
+                            {"username", "agent-installer"},
+                            {"org_id", "agent-installer"},
+                            {"exp", absl::ToUnixSeconds(absl::Now() + absl::Hours(1))}});
+    EXPECT_THAT(token, IsOk());
+    return std::make_unique<cli::RestClient>(
+        cli::RestClient::Options{.server = state_["gateway_url"], .token = token.value_or("")});
+  }
+
+  std::string work_, dir_;
+  cli::agent::CreatedImage created_;
+  json state_;
   absl::Mutex mu_;
   std::vector<std::string> seen_ ABSL_GUARDED_BY(mu_);  // the agents' registrations and ends
   std::unique_ptr<NodeZero> node_zero_;
@@ -325,100 +458,23 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
 
 TEST_P(NodeZeroRunTest, InstallsFromTheIsosOwnIgnitionUntilWaitForReturnsZero) {
   const std::string topology = GetParam();
-  const std::string work = absl::StrCat(TestTmpDir(), "/", topology);
-  const std::string dir = work + "/assets";
-  std::filesystem::create_directories(dir);
-  for (const char* file : {"install-config.yaml", "agent-config.yaml"}) {
-    absl::StatusOr<std::string> text = ReadFile(
-        RunfilePath(absl::StrCat("services/gateway/cli/agent/testdata/", topology, "_", file)),
-        "testdata");
-    ASSERT_THAT(text, IsOk());
-    std::ofstream(absl::StrCat(dir, "/", file)) << *text;
-  }
-  // The agent ISO, built on a small CoreOS-style live ISO.
-  process::LocalProcessRunner runner;
-  const std::string base_iso = work + "/base.iso";
-  ASSERT_THAT(iso::BuildTestImage(runner, {}, work + "/base-tree", base_iso), IsOk());
-  SystemRandom random;
-  absl::StatusOr<cli::agent::CreatedImage> created =
-      cli::agent::CreateImage(dir, base_iso, absl::Now(), random);
-  ASSERT_THAT(created, IsOk());
-
-  // The Ignition a host booting the ISO finds.
-  const int fd = open(created->iso_path.c_str(), O_RDONLY);
-  ASSERT_GE(fd, 0);
-  absl::StatusOr<iso::IsoReader> reader = iso::IsoReader::Open(fd, created->iso_path);
-  ASSERT_THAT(reader, IsOk());
-  absl::StatusOr<std::string> embedded = iso::ReadEmbeddedIgnition(*reader);
-  close(fd);
-  ASSERT_THAT(embedded, IsOk());
-  const json ignition = json::parse(*embedded);
-
-  // Node 0's root: under /tmp, short enough for PostgreSQL's socket path and reachable by the
-  // postgres user.
-  char root_template[] = "/tmp/assisted-node-zero-XXXXXX";
-  ASSERT_NE(mkdtemp(root_template), nullptr);
-  ASSERT_EQ(chmod(root_template, 0755), 0);
-  absl::StatusOr<std::string> pg_bindir = PostgresBinDir();
-  ASSERT_THAT(pg_bindir, IsOk());
-  node_zero_ = std::make_unique<NodeZero>(root_template, *pg_bindir);
-  ASSERT_THAT(node_zero_->LayDown(ignition), IsOk());
-
-  // What the live image provides: the OS image node 0 hands out (noise, so a digest mismatch
-  // cannot hide) and its image service's base ISO.
-  std::string os_image(2 << 20, '\0');
-  std::mt19937_64 noise(17);
-  for (char& byte : os_image) byte = static_cast<char>(noise());
-  const std::string os_image_path = node_zero_->Under("/usr/share/assisted/os-image.raw");
-  std::filesystem::create_directories(node_zero_->Under("/usr/share/assisted"));
-  std::filesystem::copy_file(base_iso, node_zero_->Under("/usr/share/assisted/live.iso"));
-  std::ofstream(os_image_path, std::ios::binary) << os_image;
-  std::ofstream(node_zero_->Under(cli::agent::kNodeZeroImagesEnvPath))
-      << "ASSISTED_OS_IMAGE_URL=file:///usr/share/assisted/os-image.raw\n"
-      << "ASSISTED_OS_IMAGE_SHA256=" << Sha256Hex(os_image) << "\n"
-      << "ASSISTED_OS_IMAGES='[{\"openshift_version\":\"4.16\",\"cpu_architecture\":\"x86_64\","
-      << "\"url\":\"file:///usr/share/assisted/live.iso\",\"version\":\"416.94.1\"}]'\n"
-      << "ASSISTED_DEFAULT_OPENSHIFT_VERSION=4.16\n";
-
-  // Node 0's units, in order, each once the one before it is up.
-  for (const std::string& unit : NodeZeroUnitNames()) {
-    ASSERT_THAT(node_zero_->Start(unit), IsOk()) << node_zero_->Logs();
-    if (unit == "assisted-postgres.service") {
-      const std::string socket = node_zero_->Under("/run/assisted-postgres/.s.PGSQL.5432");
-      ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(socket); }, absl::Seconds(60),
-                             "PostgreSQL's socket"))
-          << node_zero_->Logs();
-    } else if (const std::string grpc = node_zero_->LastFlag("--grpc-listen"); !grpc.empty()) {
-      // A health Watch ends at once while nothing listens yet: ask again until it answers.
-      ASSERT_TRUE(Eventually([&] { return WaitServing(grpc, "", absl::Seconds(2)); },
-                             absl::Seconds(60), unit))
-          << node_zero_->Logs();
-    }
-  }
-
-  // An agent that reaches node 0 before the registration created the infra-env is refused for
-  // good, and the fleet's agents do not start again after that (on a real host the agent's
-  // unit has Restart=always): the hosts boot once the registration says the infra-env exists.
-  const std::string register_log =
-      node_zero_->Under("/log/assisted-node-zero-register.service.log");
-  ASSERT_TRUE(Eventually(
-      [&] {
-        return absl::StrContains(ReadFile(register_log, "log").value_or(""),
-                                 "the cluster and infra-env exist");
-      },
-      absl::Seconds(60), "node 0 created the cluster and infra-env"))
-      << node_zero_->Logs();
+  StartNodeZeroServices();
+  if (HasFatalFailure()) return;
+  // The fleet's agents do not retry a refusal for good (the real agent does: the next test),
+  // so the hosts boot once the registration says the infra-env exists.
+  StartRegistration();
+  if (HasFatalFailure()) return;
 
   // Every host boots the ISO: simulated hosts with agent-config's MACs (profile host #i has
   // 192.168.122.10+i, MAC 02:00:c0:a8:7a:0a+i), the agent pointed where the ISO says.
   agent::Fleet::Options options;
-  options.state_dir = work + "/hosts";
-  ASSERT_THAT(agent::ApplyDiscoveryIso(created->iso_path, options), IsOk());
+  options.state_dir = work_ + "/hosts";
+  ASSERT_THAT(agent::ApplyDiscoveryIso(created_.iso_path, options), IsOk());
   EXPECT_EQ(options.orchestrator_address, absl::StrCat(kRendezvousIp, ":9090"));
-  EXPECT_EQ(options.infra_env_id, created->infra_env_id);
+  EXPECT_EQ(options.infra_env_id, created_.infra_env_id);
   options.orchestrator_address = node_zero_->Address(9090);
   options.profile = RunfilePath("tests/fixtures/profiles/master.json");
-  options.count = static_cast<int>(created->expected_hosts);
+  options.count = static_cast<int>(created_.expected_hosts);
   options.step_threads = 2;
   absl::StatusOr<std::unique_ptr<agent::Fleet>> fleet = agent::Fleet::Start(
       options,
@@ -446,15 +502,9 @@ TEST_P(NodeZeroRunTest, InstallsFromTheIsosOwnIgnitionUntilWaitForReturnsZero) {
       << node_zero_->Logs();
 
   // The user's side: wait-for with the state file, node 0 reached where the test maps it.
-  const std::string state_path = absl::StrCat(dir, "/", cli::agent::kStateFileName);
-  absl::StatusOr<std::string> state_text = ReadFile(state_path, "state");
-  ASSERT_THAT(state_text, IsOk());
-  json state = json::parse(*state_text);
-  state["gateway_url"] = absl::StrCat("http://", node_zero_->Address(8080));
-  std::ofstream(state_path, std::ios::trunc) << state.dump();
   std::ostringstream out, err;
   const int code = cli::Run(
-      {"agent", "wait-for", "install-complete", "--dir=" + dir, "--interval=500ms", "--timeout=5m"},
+      {"agent", "wait-for", "install-complete", "--dir=" + dir_, "--interval=500ms", "--timeout=5m"},
       {}, {out, err});
   ASSERT_EQ(code, 0) << err.str() << "\n" << node_zero_->Logs();
   EXPECT_THAT(out.str() + err.str(), ::testing::HasSubstr("installed"));
@@ -467,30 +517,76 @@ TEST_P(NodeZeroRunTest, InstallsFromTheIsosOwnIgnitionUntilWaitForReturnsZero) {
 
   // Node 0 was the bootstrap host; the hosts carry agent-config's names; the cluster's
   // credentials are the ones `agent create image` wrote to DIR/auth.
-  absl::StatusOr<std::string> token =
-      gateway::SignHs256(state["gateway_jwt_secret"].get<std::string>(),
-                         {{"sub", "agent-installer"},
-                          {"username", "agent-installer"},
-                          {"org_id", "agent-installer"},
-                          {"exp", absl::ToUnixSeconds(absl::Now() + absl::Hours(1))}});
-  ASSERT_THAT(token, IsOk());
-  cli::RestClient rest({.server = state["gateway_url"], .token = *token});
-  absl::StatusOr<json> cluster = rest.Call("GET", absl::StrCat("/clusters/", created->cluster_id));
+  std::unique_ptr<cli::RestClient> rest = UserRest();
+  absl::StatusOr<json> cluster = rest->Call("GET", absl::StrCat("/clusters/", created_.cluster_id));
   ASSERT_THAT(cluster, IsOk());
   std::map<std::string, bool> bootstrap_by_name;
   for (const json& host : (*cluster)["hosts"]) {
     bootstrap_by_name[host.value("requested_hostname", "")] = host.value("bootstrap", false);
   }
   const std::string node_zero_name = topology == "sno" ? "sno" : "master-0";
-  EXPECT_EQ(bootstrap_by_name.size(), static_cast<size_t>(created->expected_hosts));
+  EXPECT_EQ(bootstrap_by_name.size(), static_cast<size_t>(created_.expected_hosts));
   EXPECT_TRUE(bootstrap_by_name[node_zero_name]) << cluster->dump();
   absl::StatusOr<json> credentials =
-      rest.Call("GET", absl::StrCat("/clusters/", created->cluster_id, "/credentials"));
+      rest->Call("GET", absl::StrCat("/clusters/", created_.cluster_id, "/credentials"));
   ASSERT_THAT(credentials, IsOk());
   absl::StatusOr<std::string> password =
-      ReadFile(absl::StrCat(dir, "/", cli::agent::kKubeadminPasswordName), "password");
+      ReadFile(absl::StrCat(dir_, "/", cli::agent::kKubeadminPasswordName), "password");
   ASSERT_THAT(password, IsOk());
   EXPECT_EQ((*credentials)["password"], *password);
+}
+
+// Hosts boot at their own pace: real agents (assisted-agent on simulated hardware, started from
+// the ISO's own assisted-agent.service) reach node 0 before its registration has created the
+// infra-env, are refused for good ("infra-env ... not found"), keep retrying with backoff, and
+// register once it exists. Before the agent retried such a refusal it sat idle for ever.
+TEST_P(NodeZeroRunTest, AgentsThatComeBeforeTheInfraEnvExistsRegisterOnceItDoes) {
+  StartNodeZeroServices();
+  if (HasFatalFailure()) return;
+  const int hosts = static_cast<int>(created_.expected_hosts);
+  std::vector<std::string> agents;
+  for (int i = 0; i < hosts; ++i) {
+    agents.push_back(absl::StrCat(discovery_layout::kAgentUnitName, "#", i));
+    ASSERT_THAT(node_zero_->StartAs(
+                    discovery_layout::kAgentUnitName, agents.back(),
+                    {"--simulate=" + RunfilePath("tests/fixtures/profiles/master.json"),
+                     absl::StrCat("--simulate-index=", i),
+                     absl::StrCat("--state-dir=", work_, "/agent-", i)}),
+                IsOk());
+  }
+  ASSERT_TRUE(Eventually(
+      [&] {
+        int refused = 0;
+        for (const std::string& agent : agents) {
+          const std::string log = node_zero_->Log(agent);
+          if (absl::StrContains(log, "registration refused") &&
+              absl::StrContains(log, "not found")) {
+            ++refused;
+          }
+        }
+        return Observed{refused == hosts, absl::StrCat(refused, " of ", hosts, " refused")};
+      },
+      absl::Seconds(60), "every agent refused before the infra-env exists"))
+      << node_zero_->Logs();
+
+  StartRegistration();
+  if (HasFatalFailure()) return;
+  std::unique_ptr<cli::RestClient> rest = UserRest();
+  EXPECT_TRUE(Eventually(
+      [&] {
+        absl::StatusOr<json> cluster =
+            rest->Call("GET", absl::StrCat("/clusters/", created_.cluster_id));
+        if (!cluster.ok()) return Observed{false, cluster.status().ToString()};
+        const size_t registered = cluster->value("hosts", json::array()).size();
+        return Observed{registered == static_cast<size_t>(hosts),
+                        absl::StrCat(registered, " of ", hosts, " registered")};
+      },
+      // The agents' backoff reaches tens of seconds while they wait for the infra-env.
+      absl::Minutes(3), "every early agent registered"))
+      << node_zero_->Logs();
+  for (const std::string& agent : agents) {
+    EXPECT_EQ(node_zero_->process(agent)->Poll(), std::nullopt) << agent << " exited";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Topologies, NodeZeroRunTest, ::testing::Values("sno", "compact"));

@@ -65,13 +65,29 @@ int RunAgentCreateClusterManifests(const CommandOptions& options, Io io) {
   return kExitOk;
 }
 
+int RunAgentCreatePxeFiles(const CommandOptions& options, Io io) {
+  SystemRandom random;
+  absl::StatusOr<agent::CreatedPxeFiles> created = agent::CreatePxeFiles(
+      options.dir, options.base_iso, options.boot_artifacts_base_url, absl::Now(), random);
+  if (!created.ok()) return Refused(io, "agent create pxe-files", created.status());
+  io.err << "wrote " << options.dir << "/" << agent::kBootArtifactsDir << "/, " << options.dir
+         << "/auth/kubeconfig and " << options.dir << "/auth/kubeadmin-password\n"
+         << "serve " << options.dir << "/" << agent::kBootArtifactsDir << "/ at "
+         << options.boot_artifacts_base_url << " and boot all " << created->image.expected_hosts
+         << " hosts with " << agent::kIpxeScriptName << "; the one at "
+         << created->image.rendezvous_ip << " (node 0) runs the installation\n";
+  for (const std::string& path : created->paths) io.out << path << "\n";
+  return kExitOk;
+}
+
 int RunAgentCreate(const GlobalOptions&, const CommandOptions& options,
                    const std::vector<std::string>& args, Io io) {
   if (args.size() == 1 && args[0] == "image") return RunAgentCreateImage(options, io);
+  if (args.size() == 1 && args[0] == "pxe-files") return RunAgentCreatePxeFiles(options, io);
   if (args.size() == 1 && args[0] == "cluster-manifests") {
     return RunAgentCreateClusterManifests(options, io);
   }
-  io.err << "aictl agent create: expected image or cluster-manifests\n";
+  io.err << "aictl agent create: expected image, pxe-files or cluster-manifests\n";
   return kExitUsage;
 }
 
@@ -202,15 +218,20 @@ void BindDir(config::Parser& parser, CommandOptions& options) {
 std::vector<Command> AgentCommands() {
   return {
       {"agent create",
-       "agent-based installer: check install-config.yaml + agent-config.yaml and write "
-       "DIR/agent.x86_64.iso (image) or DIR/cluster-manifests/ (cluster-manifests)",
-       "image|cluster-manifests",
+       "agent-based installer: check install-config.yaml + agent-config.yaml (or, without "
+       "install-config.yaml, the ZTP manifests in DIR/cluster-manifests/) and write "
+       "DIR/agent.x86_64.iso (image), DIR/boot-artifacts/ (pxe-files: kernel, initrd, rootfs, "
+       "iPXE script) or DIR/cluster-manifests/ (cluster-manifests)",
+       "image|pxe-files|cluster-manifests",
        [](config::Parser& parser, CommandOptions& options) {
          BindDir(parser, options);
          options.base_iso = DefaultBaseIso();
          parser.String("base-iso", &options.base_iso,
                        "CoreOS-style live ISO to put the Ignition into (default: the newest from "
                        "./dev os-images)");
+         parser.String("boot-artifacts-base-url", &options.boot_artifacts_base_url,
+                       "pxe-files: the http(s) URL where DIR/boot-artifacts/ is served to the "
+                       "hosts (the iPXE script and the kernel's rootfs URL point there)");
        },
        RunAgentCreate},
       {"agent wait-for",

@@ -94,8 +94,15 @@ TEST(AictlAgent, CreateClusterManifestsPrintsTheFilesWritten) {
   EXPECT_THAT(outcome.out, HasSubstr(absl::StrCat(dir, "/cluster-manifests/infraenv.yaml\n")));
 }
 
+TEST(AictlAgent, CreatePxeFilesIsRefusedNamingTheFlagWithoutABaseUrl) {
+  const std::string dir = SeedDir("pxe-no-url");
+  const Outcome outcome = RunAictl({"agent", "create", "pxe-files", "--dir", dir});
+  EXPECT_EQ(outcome.code, 1) << outcome.err;
+  EXPECT_THAT(outcome.err, HasSubstr("--boot-artifacts-base-url"));
+}
+
 TEST(AictlAgent, CreateNeedsAKnownTarget) {
-  EXPECT_EQ(RunAictl({"agent", "create", "pxe-files"}).code, 2);
+  EXPECT_EQ(RunAictl({"agent", "create", "boot-floppy"}).code, 2);
   const Outcome family = RunAictl({"agent"});
   EXPECT_EQ(family.code, 2);
   EXPECT_THAT(family.err, HasSubstr("expected one of create"));

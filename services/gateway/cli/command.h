@@ -60,6 +60,7 @@ struct CommandOptions {
   // agent create, agent wait-for (agent_commands.cc)
   std::string dir = ".";
   std::string base_iso;
+  std::string boot_artifacts_base_url;  // agent create pxe-files
   // agent run-node-zero (agent_commands.cc)
   std::string config_file;
   std::string pull_secret_file;

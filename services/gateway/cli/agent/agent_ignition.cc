@@ -227,7 +227,6 @@ types::v1::InfraEnv InfraEnvFor(const ClusterDefinition& definition,
 // The discovery builder names infra-env fields; the user wrote install-config.yaml and
 // agent-config.yaml. Fields without a counterpart keep their name (a bug of ours, not theirs).
 absl::Status InUsersTerms(const absl::Status& status, const ClusterDefinition& definition) {
-  const std::string agent_prefix = definition.agent.prefix;
   const struct {
     absl::string_view field;
     std::string file;
@@ -238,14 +237,14 @@ absl::Status InUsersTerms(const absl::Status& status, const ClusterDefinition& d
       {"infra_env.proxy.http_proxy", kInstallConfigFile, "proxy.httpProxy"},
       {"infra_env.proxy.https_proxy", kInstallConfigFile, "proxy.httpsProxy"},
       {"infra_env.proxy.no_proxy", kInstallConfigFile, "proxy.noProxy"},
-      {"infra_env.additional_ntp_sources", kAgentConfigFile,
-       absl::StrCat(agent_prefix, "additionalNTPSources")},
+      {"infra_env.additional_ntp_sources", "", definition.agent.ntp_sources_origin},
   };
   const absl::string_view message = status.message();
   for (const auto& known : kFields) {
     if (absl::StartsWith(message, known.field)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(known.file, ": ", known.path, message.substr(known.field.size())));
+          absl::StrCat(known.file, known.file.empty() ? "" : ": ", known.path,
+                       message.substr(known.field.size())));
     }
   }
   absl::string_view rest = message;
@@ -256,7 +255,8 @@ absl::Status InUsersTerms(const absl::Status& status, const ClusterDefinition& d
     if (close != absl::string_view::npos && absl::SimpleAtoi(rest.substr(0, close), &index) &&
         index < hosts.size()) {
       return absl::InvalidArgumentError(absl::StrCat(hosts[index]->file, ": ", hosts[index]->path,
-                                                     ".networkConfig", rest.substr(close + 1)));
+                                                     ".", hosts[index]->network_field,
+                                                     rest.substr(close + 1)));
     }
   }
   return status;

@@ -5,13 +5,17 @@
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "assisted/types/v1/cluster.pb.h"
@@ -25,9 +29,14 @@
 #include "services/gateway/cli/agent/agent_ignition.h"
 #include "services/gateway/cli/agent/yaml_reader.h"
 #include "services/gateway/cli/agent/ztp_manifests.h"
+#include "services/image/artifacts.h"
+#include "services/image/catalog.h"
 
 namespace assisted::cli::agent {
 namespace {
+
+// Far more than the five manifests read: a folder of thousands is refused unread.
+constexpr size_t kMaxManifestFiles = 32;
 
 std::string Join(const std::string& dir, absl::string_view name) {
   return absl::StrCat(dir, "/", name);
@@ -168,13 +177,48 @@ absl::Status CommitAll(const std::vector<std::unique_ptr<StagedFile>>& files) {
 }  // namespace
 
 absl::StatusOr<ClusterDefinition> ReadClusterDefinition(const std::string& dir) {
-  ASSIGN_OR_RETURN(std::string install, ReadInput(dir, kInstallConfigFile));
-  ASSIGN_OR_RETURN(std::string agent, ReadInput(dir, kAgentConfigFile));
-  return ParseClusterDefinition(install, agent);
+  std::error_code error;
+  const bool has_install_config = std::filesystem::exists(Join(dir, kInstallConfigFile), error);
+  const std::string manifests_dir = Join(dir, kClusterManifestsDir);
+  if (has_install_config || !std::filesystem::is_directory(manifests_dir, error)) {
+    ASSIGN_OR_RETURN(std::string install, ReadInput(dir, kInstallConfigFile));
+    ASSIGN_OR_RETURN(std::string agent, ReadInput(dir, kAgentConfigFile));
+    return ParseClusterDefinition(install, agent);
+  }
+  // No install-config.yaml: the ZTP manifests, with agent-config.yaml when there is one.
+  std::map<std::string, std::string> manifests;
+  for (const std::filesystem::directory_entry& entry :
+       std::filesystem::directory_iterator(manifests_dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (manifests.size() == kMaxManifestFiles) {
+      return absl::InvalidArgumentError(absl::StrCat(kZtpDir, ": holds more than ",
+                                                     kMaxManifestFiles, " files"));
+    }
+    ASSIGN_OR_RETURN(manifests[name], ReadInput(dir, absl::StrCat(kZtpDir, name)));
+  }
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kZtpDir, ": cannot list ", manifests_dir, ": ", error.message()));
+  }
+  std::optional<std::string> agent;
+  if (std::filesystem::exists(Join(dir, kAgentConfigFile), error)) {
+    ASSIGN_OR_RETURN(agent, ReadInput(dir, kAgentConfigFile));
+  }
+  return ParseZtpClusterDefinition(manifests, agent);
 }
 
-absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
-                                         absl::Time now, Random& random) {
+namespace {
+
+// What every boot medium of one `agent create` carries: the checked definition, the identity
+// made for it and the agent Ignition.
+struct AgentBoot {
+  ClusterDefinition definition;
+  AgentImageIdentity identity;
+  std::string ignition;
+};
+
+absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, absl::Time now,
+                                           Random& random) {
   ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
   types::v1::Cluster cluster;
   cluster.set_name(definition.install.cluster_name);
@@ -189,16 +233,26 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
   ASSIGN_OR_RETURN(identity.credentials,
                    pki::GenerateCredentials(cluster, now, random));
   ASSIGN_OR_RETURN(std::string ignition, BuildAgentIgnition(definition, identity));
+  return AgentBoot{std::move(definition), std::move(identity), std::move(ignition)};
+}
 
-  CreatedImage created{.iso_path = Join(dir, kIsoName),
-                       .cluster_id = identity.cluster_id,
-                       .infra_env_id = identity.infra_env_id,
-                       .rendezvous_ip = definition.agent.rendezvous_ip.ToString(),
-                       .expected_hosts = definition.expected_hosts()};
-  // Everything is written first and renamed last: a run that fails leaves no new file, so the
-  // ISO, auth/ and the state file always belong together.
-  std::vector<std::unique_ptr<StagedFile>> staged;
-  ASSIGN_OR_RETURN(staged.emplace_back(), StageIso(base_iso, created.iso_path, ignition));
+CreatedImage Created(const AgentBoot& boot, std::string iso_path) {
+  return {.iso_path = std::move(iso_path),
+          .cluster_id = boot.identity.cluster_id,
+          .infra_env_id = boot.identity.infra_env_id,
+          .rendezvous_ip = boot.definition.agent.rendezvous_ip.ToString(),
+          .expected_hosts = boot.definition.expected_hosts()};
+}
+
+// Stages auth/ and the state file after the boot media `staged` holds, then renames all of
+// them into place: a run that fails leaves no new file, so the media, auth/ and the state file
+// always belong together. `media` names the media in the state file ("iso" or "pxe").
+absl::Status StageCredentialsAndCommit(const std::string& dir, const AgentBoot& boot,
+                                       absl::Time now, const char* media_key,
+                                       absl::string_view media,
+                                       std::vector<std::unique_ptr<StagedFile>> staged) {
+  const ClusterDefinition& definition = boot.definition;
+  const AgentImageIdentity& identity = boot.identity;
   ASSIGN_OR_RETURN(staged.emplace_back(),
                    StageText(Join(dir, kKubeconfigName), identity.credentials.kubeconfig, 0600));
   ASSIGN_OR_RETURN(staged.emplace_back(), StageText(Join(dir, kKubeadminPasswordName),
@@ -207,19 +261,98 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
       {"version", 1},
       {"cluster_name", definition.install.cluster_name},
       {"base_domain", definition.install.base_domain},
-      {"rendezvous_ip", created.rendezvous_ip},
+      {"rendezvous_ip", definition.agent.rendezvous_ip.ToString()},
       {"orchestrator_address", HostPort(definition.agent.rendezvous_ip, kAgentPort)},
       {"gateway_url",
        absl::StrCat("http://", HostPort(definition.agent.rendezvous_ip, kGatewayPort))},
       {"cluster_id", identity.cluster_id},
       {"infra_env_id", identity.infra_env_id},
-      {"expected_hosts", created.expected_hosts},
+      {"expected_hosts", definition.expected_hosts()},
       {"gateway_jwt_secret", identity.gateway_jwt_secret},
-      {"iso", kIsoName},
+      {media_key, std::string(media)},
       {"created_at", absl::FormatTime(absl::RFC3339_sec, now, absl::UTCTimeZone())}};
   ASSIGN_OR_RETURN(staged.emplace_back(),
                    StageText(Join(dir, kStateFileName), state.dump(2) + "\n", 0600));
-  RETURN_IF_ERROR(CommitAll(staged));
+  return CommitAll(staged);
+}
+
+// `download` (services/image/artifacts.h) written to `path`, a bounded chunk at a time.
+absl::StatusOr<std::unique_ptr<StagedFile>> StageDownload(const image::Download& download,
+                                                          const std::string& path) {
+  constexpr uint64_t kChunk = 8 << 20;
+  ASSIGN_OR_RETURN(std::unique_ptr<StagedFile> file, StagedFile::Create(path, 0644));
+  for (uint64_t offset = 0; offset < download.size; offset += kChunk) {
+    ASSIGN_OR_RETURN(std::string chunk,
+                     image::ReadDownload(download, offset, std::min(kChunk, download.size - offset)));
+    RETURN_IF_ERROR(file->WriteAt(chunk, offset));
+  }
+  RETURN_IF_ERROR(file->Finish());
+  return file;
+}
+
+// An absolute http(s) URL ending in '/', or INVALID_ARGUMENT naming the flag.
+absl::StatusOr<std::string> BootArtifactsUrl(const std::string& url) {
+  const bool scheme = absl::StartsWith(url, "http://") || absl::StartsWith(url, "https://");
+  const bool printable = std::all_of(url.begin(), url.end(), [](char c) {
+    return c > ' ' && c <= '~' && c != '"' && c != '\\';
+  });
+  if (!scheme || !printable || url.size() <= std::string("https://").size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--boot-artifacts-base-url: ", Quoted(url),
+        " must be an absolute http:// or https:// URL without spaces (where DIR/",
+        kBootArtifactsDir, "/ is served to the hosts; the kernel fetches the rootfs from it)"));
+  }
+  return absl::EndsWith(url, "/") ? url : absl::StrCat(url, "/");
+}
+
+}  // namespace
+
+absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
+                                         absl::Time now, Random& random) {
+  ASSIGN_OR_RETURN(AgentBoot boot, PrepareAgentBoot(dir, now, random));
+  CreatedImage created = Created(boot, Join(dir, kIsoName));
+  std::vector<std::unique_ptr<StagedFile>> staged;
+  ASSIGN_OR_RETURN(staged.emplace_back(), StageIso(base_iso, created.iso_path, boot.ignition));
+  RETURN_IF_ERROR(StageCredentialsAndCommit(dir, boot, now, "iso", kIsoName, std::move(staged)));
+  return created;
+}
+
+absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std::string& base_iso,
+                                               const std::string& base_url, absl::Time now,
+                                               Random& random) {
+  ASSIGN_OR_RETURN(const std::string url, BootArtifactsUrl(base_url));
+  ASSIGN_OR_RETURN(AgentBoot boot, PrepareAgentBoot(dir, now, random));
+  // The base ISO as the image service's artifacts read it; they use its descriptor and path.
+  image::CachedImage base;
+  base.path = base_iso;
+  base.fd = open(base_iso.c_str(), O_RDONLY | O_CLOEXEC);
+  if (base.fd < 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--base-iso: cannot read ", base_iso, ": ",
+                                                   std::strerror(errno)));
+  }
+  const auto named = [&base_iso](absl::StatusOr<std::unique_ptr<image::Download>> download)
+      -> absl::StatusOr<std::unique_ptr<image::Download>> {
+    if (download.ok()) return download;
+    return absl::Status(download.status().code(), absl::StrCat("--base-iso ", base_iso, ": ",
+                                                               download.status().message()));
+  };
+  std::unique_ptr<image::Download> downloads[3];
+  ASSIGN_OR_RETURN(downloads[0], named(image::PxeKernel(base)));
+  ASSIGN_OR_RETURN(downloads[1], named(image::PxeInitrd(base, boot.ignition, "")));
+  ASSIGN_OR_RETURN(downloads[2], named(image::PxeRootfs(base)));
+  CreatedPxeFiles created{.image = Created(boot, "")};
+  std::vector<std::unique_ptr<StagedFile>> staged;
+  for (const std::unique_ptr<image::Download>& download : downloads) {
+    created.paths.push_back(
+        Join(dir, absl::StrCat(kBootArtifactsDir, "/", download->filename)));
+    ASSIGN_OR_RETURN(staged.emplace_back(), StageDownload(*download, created.paths.back()));
+  }
+  created.paths.push_back(Join(dir, absl::StrCat(kBootArtifactsDir, "/", kIpxeScriptName)));
+  ASSIGN_OR_RETURN(staged.emplace_back(),
+                   StageText(created.paths.back(),
+                             image::IpxeScript(url, absl::StrCat(url, downloads[2]->filename), ""),
+                             0644));
+  RETURN_IF_ERROR(StageCredentialsAndCommit(dir, boot, now, "pxe", url, std::move(staged)));
   return created;
 }
 

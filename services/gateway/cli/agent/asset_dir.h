@@ -7,7 +7,11 @@
 //                                                    agent Ignition in its embed area
 //   DIR/auth/kubeconfig, DIR/auth/kubeadmin-password CreateImage (0600)
 //   DIR/.assisted-agent-state.json                   CreateImage (0600): what wait-for needs
-//   DIR/cluster-manifests/*.yaml                     CreateClusterManifests (ZTP manifests)
+//   DIR/boot-artifacts/{vmlinuz,initrd,rootfs.img,   CreatePxeFiles: the same Ignition in the
+//     agent.x86_64.ipxe}                             initrd, for network boot
+//   DIR/cluster-manifests/*.yaml                     CreateClusterManifests (ZTP manifests);
+//                                                    read instead of install-config.yaml when
+//                                                    that is absent
 //
 // Files are written to a temporary name and renamed, so an interrupted run leaves either the
 // old file or the new one. Nothing is written when the inputs have a problem.
@@ -30,6 +34,8 @@ inline constexpr char kKubeconfigName[] = "auth/kubeconfig";
 inline constexpr char kKubeadminPasswordName[] = "auth/kubeadmin-password";
 inline constexpr char kStateFileName[] = ".assisted-agent-state.json";
 inline constexpr char kClusterManifestsDir[] = "cluster-manifests";
+inline constexpr char kBootArtifactsDir[] = "boot-artifacts";
+inline constexpr char kIpxeScriptName[] = "agent.x86_64.ipxe";
 
 // Reads and checks DIR/install-config.yaml and DIR/agent-config.yaml (each at most
 // kMaxYamlBytes). INVALID_ARGUMENT naming the file when one is missing or has problems.
@@ -61,6 +67,21 @@ absl::StatusOr<AgentState> ReadState(const std::string& dir);
 // (RESOURCE_EXHAUSTED naming both sizes otherwise).
 absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
                                          absl::Time now, Random& random);
+
+struct CreatedPxeFiles {
+  CreatedImage image;  // iso_path empty
+  // The kernel, initrd, rootfs and iPXE script written, in that order.
+  std::vector<std::string> paths;
+};
+
+// CreateImage for network boot: writes DIR/boot-artifacts/ (the base ISO's kernel and rootfs,
+// its initrd followed by the agent Ignition as the image service's PXE initrd, and an iPXE
+// script booting them from `base_url`, where the user serves that folder), auth/ and the state
+// file. `base_url` must be an absolute http(s) URL (the kernel fetches the rootfs from it);
+// INVALID_ARGUMENT naming --boot-artifacts-base-url otherwise.
+absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std::string& base_iso,
+                                               const std::string& base_url, absl::Time now,
+                                               Random& random);
 
 // Writes DIR/cluster-manifests/ (ztp_manifests.h; pull-secret.yaml 0600) and returns the
 // paths written.

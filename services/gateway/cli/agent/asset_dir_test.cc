@@ -459,5 +459,111 @@ TEST(CreateClusterManifests, WritesNothingForInputsWithProblems) {
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/cluster-manifests")));
 }
 
+// DIR with cluster-manifests/ and no install-config.yaml: the ZTP fixture (testdata/ztp_compact_*).
+std::string ZtpDir(const std::string& name) {
+  const std::string dir = absl::StrCat(TestTmpDir(), "/", name);
+  for (const char* file : {"agent-cluster-install.yaml", "cluster-deployment.yaml",
+                           "infraenv.yaml", "nmstateconfig.yaml", "pull-secret.yaml"}) {
+    Write(absl::StrCat(dir, "/cluster-manifests/", file),
+          Testdata(absl::StrCat("ztp_compact_", file)));
+  }
+  return dir;
+}
+
+TEST(CreateImage, BuildsTheIsoFromZtpManifestsWhenThereIsNoInstallConfig) {
+  const std::string dir = ZtpDir("ztp");
+  SeededRandom random(1);
+  absl::StatusOr<CreatedImage> created = CreateImage(dir, BaseIso(), absl::Now(), random);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ(created->rendezvous_ip, "192.168.122.10");
+  EXPECT_EQ(created->expected_hosts, 3);
+  // Every host's network, from its NMStateConfig, is in the Ignition.
+  const std::map<std::string, std::string> files = Files(EmbeddedIgnition(created->iso_path));
+  const std::string cluster_json = files.at(kClusterJsonPath);
+  EXPECT_THAT(cluster_json, HasSubstr("02:00:c0:a8:7a:0c"));
+}
+
+TEST(CreateImage, NamesTheManifestFileOfAProblemInZtpInput) {
+  const std::string dir = ZtpDir("ztp-bad");
+  Write(absl::StrCat(dir, "/cluster-manifests/cluster-image-set.yaml"),
+        "apiVersion: hive.openshift.io/v1\nkind: ClusterImageSet\n");
+  SeededRandom random(1);
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::Now(), random),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cluster-manifests/cluster-image-set.yaml: is not supported")));
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
+}
+
+TEST(CreateImage, ReadsInstallConfigWhenBothItAndZtpManifestsAreThere) {
+  // What `agent create cluster-manifests` leaves: the two files stay the input.
+  const std::string dir = SeedDir("both");
+  ASSERT_THAT(CreateClusterManifests(dir), IsOk());
+  absl::StatusOr<ClusterDefinition> definition = ReadClusterDefinition(dir);
+  ASSERT_THAT(definition, IsOk());
+  EXPECT_EQ(definition->source.file, "install-config.yaml");
+  EXPECT_FALSE(definition->install.mirrors.empty());
+}
+
+TEST(CreatePxeFiles, WritesKernelInitrdRootfsAndAnIpxeScriptBootingThemFromTheBaseUrl) {
+  const std::string dir = SeedDir("pxe");
+  SeededRandom random(1);
+  absl::StatusOr<CreatedPxeFiles> created =
+      CreatePxeFiles(dir, BaseIso(), "http://192.168.0.10:8000/agent", absl::Now(), random);
+  ASSERT_THAT(created, IsOk());
+  const std::string artifacts = absl::StrCat(dir, "/boot-artifacts/");
+  EXPECT_EQ(created->paths,
+            (std::vector<std::string>{absl::StrCat(artifacts, "vmlinuz"),
+                                      absl::StrCat(artifacts, "initrd"),
+                                      absl::StrCat(artifacts, "rootfs.img"),
+                                      absl::StrCat(artifacts, "agent.x86_64.ipxe")}));
+  for (const std::string& path : created->paths) {
+    EXPECT_GT(std::filesystem::file_size(path), 0u) << path;
+  }
+  EXPECT_EQ(*ReadFile(created->paths[0], "kernel"), "test kernel\n");
+  EXPECT_EQ(std::filesystem::file_size(created->paths[2]), iso::TestImageOptions{}.rootfs_bytes);
+  const absl::StatusOr<std::string> script = ReadFile(created->paths[3], "script");
+  ASSERT_THAT(script, IsOk());
+  EXPECT_THAT(*script, HasSubstr("initrd --name initrd http://192.168.0.10:8000/agent/initrd\n"));
+  EXPECT_THAT(*script, HasSubstr("kernel http://192.168.0.10:8000/agent/vmlinuz initrd=initrd "
+                                 "coreos.live.rootfs_url=http://192.168.0.10:8000/agent/rootfs.img"));
+  // auth/ and the state file, as for the ISO; no ISO.
+  EXPECT_EQ(Mode(absl::StrCat(dir, "/auth/kubeconfig")), 0600);
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
+  absl::StatusOr<AgentState> state = ReadState(dir);
+  ASSERT_THAT(state, IsOk());
+  EXPECT_EQ(state->cluster_id, created->image.cluster_id);
+}
+
+TEST(CreatePxeFiles, TheInitrdHoldsTheSameIgnitionAsTheIso) {
+  const std::string dir = SeedDir("pxe-ignition");
+  SeededRandom random(1);
+  absl::StatusOr<CreatedPxeFiles> created =
+      CreatePxeFiles(dir, BaseIso(), "https://boot.example.com/a/", absl::Now(), random);
+  ASSERT_THAT(created, IsOk());
+  // The base initrd, padded to 4 bytes, then the Ignition archive: gzip'd cpio of config.ign.
+  const std::string initrd = *ReadFile(created->paths[1], "initrd");
+  const std::string base_initrd = iso::TestInitrd();
+  ASSERT_GT(initrd.size(), base_initrd.size());
+  EXPECT_EQ(initrd.substr(0, base_initrd.size()), base_initrd);
+  const size_t archive_at = (base_initrd.size() + 3) / 4 * 4;
+  const std::string archive_path = absl::StrCat(TestTmpDir(), "/pxe-ignition.cpio.gz");
+  Write(archive_path, initrd.substr(archive_at));
+  const process::CommandResult listed =
+      RunTool({"sh", "-c", absl::StrCat("zcat ", archive_path, " | cpio -t")});
+  EXPECT_THAT(listed.stdout_data, HasSubstr("config.ign"));
+}
+
+TEST(CreatePxeFiles, RefusesABaseUrlThatIsNotAbsoluteHttp) {
+  const std::string dir = SeedDir("pxe-bad-url");
+  SeededRandom random(1);
+  for (const char* url : {"", "boot-artifacts/", "ftp://host/a", "http://host/a b"}) {
+    EXPECT_THAT(CreatePxeFiles(dir, BaseIso(), url, absl::Now(), random),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("--boot-artifacts-base-url")))
+        << url;
+  }
+  EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/boot-artifacts")));
+}
+
 }  // namespace
 }  // namespace assisted::cli::agent

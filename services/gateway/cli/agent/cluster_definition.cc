@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -76,6 +77,26 @@ void Require(const YamlNode& node, absl::string_view what = "is required") {
 }
 
 // ---- install-config.yaml ----
+
+// The cluster's name (a DNS label) and base domain (a DNS name), both required.
+void ReadClusterName(const YamlNode& name, InstallConfig& config) {
+  Require(name);
+  if (std::optional<std::string> text = name.Text()) {
+    if (!IsDnsLabel(*text)) {
+      name.Error(absl::StrCat(Quoted(*text),
+                              " is not a DNS label (1 to 63 of a-z 0-9 -, no - at either end)"));
+    }
+    config.cluster_name = *text;
+  }
+}
+
+void ReadBaseDomain(const YamlNode& base_domain, InstallConfig& config) {
+  Require(base_domain);
+  if (std::optional<std::string> text = base_domain.Text()) {
+    if (!IsDnsName(*text)) base_domain.Error(absl::StrCat(Quoted(*text), " is not a DNS name"));
+    config.base_domain = *text;
+  }
+}
 
 // A machine pool (controlPlane, compute[i]); returns its replicas when given.
 std::optional<int64_t> ReadMachinePool(const YamlNode& pool, absl::string_view expected_name,
@@ -344,22 +365,9 @@ std::vector<AgentHost> ReadInstallConfig(const YamlNode& root, InstallConfig& co
   const YamlNode metadata = root.Field("metadata");
   Require(metadata, "is required (name)");
   if (metadata.present() && metadata.ExpectMap({"name"})) {
-    const YamlNode name = metadata.Field("name");
-    Require(name);
-    if (std::optional<std::string> text = name.Text()) {
-      if (!IsDnsLabel(*text)) {
-        name.Error(absl::StrCat(Quoted(*text),
-                                " is not a DNS label (1 to 63 of a-z 0-9 -, no - at either end)"));
-      }
-      config.cluster_name = *text;
-    }
+    ReadClusterName(metadata.Field("name"), config);
   }
-  const YamlNode base_domain = root.Field("baseDomain");
-  Require(base_domain);
-  if (std::optional<std::string> text = base_domain.Text()) {
-    if (!IsDnsName(*text)) base_domain.Error(absl::StrCat(Quoted(*text), " is not a DNS name"));
-    config.base_domain = *text;
-  }
+  ReadBaseDomain(root.Field("baseDomain"), config);
   const YamlNode control_plane = root.Field("controlPlane");
   if (control_plane.present()) {
     if (std::optional<int64_t> replicas = ReadMachinePool(control_plane, "master", 1, 5)) {
@@ -593,6 +601,8 @@ void ReadAgentConfig(const YamlNode& root, AgentConfig& config, bool& rendezvous
     config.rendezvous_ip = *ip;
     rendezvous_given = true;
   }
+  config.ntp_sources_origin =
+      absl::StrCat(kAgentConfigFile, ": ", config.prefix, "additionalNTPSources");
   for (const YamlNode& source : fields->Field("additionalNTPSources").Items()) {
     if (std::optional<std::string> text = source.Text()) config.ntp_sources.push_back(*text);
   }
@@ -638,7 +648,7 @@ class CrossChecker {
         auto [it, fresh] = ip_owner_.emplace(ip, &host);
         if (!fresh && it->second != &host) {
           problems_.Add(
-              host.file, absl::StrCat(host.path, ".networkConfig"),
+              host.file, absl::StrCat(host.path, ".", host.network_field),
               absl::StrCat(ip.ToString(), " is already a static IP of ", it->second->path));
         }
       }
@@ -668,8 +678,9 @@ class CrossChecker {
       for (const net::Cidr& network : networks) blocks.push_back(network.ToString());
       problems_.Add(
           kAgentConfigFile, RendezvousPath(),
-          absl::StrCat(ip.ToString(), " is outside install-config.yaml's machineNetwork (",
-                       absl::StrJoin(blocks, ", "), ")"));
+          absl::StrCat(ip.ToString(), " is outside ", definition_.source.file, "'s ",
+                       definition_.source.machine_network, " (", absl::StrJoin(blocks, ", "),
+                       ")"));
     }
     const auto owner = ip_owner_.find(ip);
     if (owner != ip_owner_.end() && owner->second->role == "worker") {
@@ -692,25 +703,27 @@ class CrossChecker {
       if (host.role == "master" && ++masters == install.control_plane_replicas + 1) {
         problems_.Add(
             host.file, absl::StrCat(host.path, ".role"),
-            absl::StrCat("is master, but install-config.yaml's controlPlane.replicas is ",
+            absl::StrCat("is master, but ", definition_.source.file, "'s ",
+                         definition_.source.control_plane_replicas, " is ",
                          install.control_plane_replicas, " and ", masters, " hosts are masters"));
       }
       if (host.role == "worker" && ++workers == install.compute_replicas + 1) {
         problems_.Add(
             host.file, absl::StrCat(host.path, ".role"),
-            absl::StrCat("is worker, but install-config.yaml's compute replicas is ",
-                         install.compute_replicas, " and ", workers, " hosts are workers"));
+            absl::StrCat("is worker, but ", definition_.source.file, "'s ",
+                         definition_.source.compute_replicas, " is ", install.compute_replicas,
+                         " and ", workers, " hosts are workers"));
       }
     }
     const int64_t listed = static_cast<int64_t>(definition_.agent.hosts.size());
     if (listed > definition_.expected_hosts()) {
       const AgentHost& first_extra = definition_.agent.hosts[definition_.expected_hosts()];
       problems_.Add(first_extra.file, first_extra.path,
-                    absl::StrCat(listed,
-                                 " hosts are listed but install-config.yaml's replicas "
-                                 "add up to ",
-                                 definition_.expected_hosts(), " (controlPlane ",
-                                 install.control_plane_replicas, " + compute ",
+                    absl::StrCat(listed, " hosts are listed but ", definition_.source.file,
+                                 "'s replicas add up to ", definition_.expected_hosts(), " (",
+                                 definition_.source.control_plane_replicas, " ",
+                                 install.control_plane_replicas, " + ",
+                                 definition_.source.compute_replicas, " ",
                                  install.compute_replicas, ")"));
     }
   }
@@ -720,11 +733,11 @@ class CrossChecker {
     for (const std::vector<Vip>* vips : {&install.api_vips, &install.ingress_vips}) {
       for (const Vip& vip : *vips) {
         if (const auto owner = ip_owner_.find(vip.ip); owner != ip_owner_.end()) {
-          problems_.Add(kInstallConfigFile, vip.path,
+          problems_.Add(definition_.source.file, vip.path,
                         absl::StrCat(vip.ip.ToString(), " is a static IP of ", owner->second->file,
                                      " ", owner->second->path, "; a VIP must be free"));
         } else if (vip.ip == definition_.agent.rendezvous_ip) {
-          problems_.Add(kInstallConfigFile, vip.path,
+          problems_.Add(definition_.source.file, vip.path,
                         absl::StrCat(vip.ip.ToString(), " is agent-config.yaml's rendezvousIP"));
         }
       }
@@ -736,6 +749,213 @@ class CrossChecker {
   bool rendezvous_given_;
   std::map<net::IpAddress, const AgentHost*> ip_owner_;
 };
+
+
+// ---- ZTP manifests (cluster-manifests/) ----
+
+std::string ZtpFile(absl::string_view name) { return absl::StrCat(kZtpDir, name); }
+
+// A resource: the fields of its kind only, apiVersion and kind as expected, metadata {name,
+// namespace[, labels, annotations]}. Returns its name ("" when unreadable).
+std::string ReadResourceHeader(const YamlNode& root, absl::string_view api_version,
+                               absl::string_view kind,
+                               std::initializer_list<absl::string_view> fields = {
+                                   "apiVersion", "kind", "metadata", "spec"}) {
+  if (!root.ExpectMap(fields)) return "";
+  Require(root.Field("apiVersion"), absl::StrCat("is required (", api_version, ")"));
+  ReadChoice(root.Field("apiVersion"), {api_version});
+  Require(root.Field("kind"), absl::StrCat("is required (", kind, ")"));
+  ReadChoice(root.Field("kind"), {kind});
+  const YamlNode metadata = root.Field("metadata");
+  Require(metadata, "is required (name)");
+  if (!metadata.present() || !metadata.ExpectMap({"name", "namespace", "labels", "annotations"})) {
+    return "";
+  }
+  Require(metadata.Field("name"));
+  return metadata.Field("name").Text().value_or("");
+}
+
+// A reference {name[, namespace]} that must name `expected` (the resource of another file).
+void ReadReference(const YamlNode& ref, const std::string& expected, absl::string_view what) {
+  Require(ref, absl::StrCat("is required (the ", what, ")"));
+  if (!ref.present() || !ref.ExpectMap({"name", "namespace", "group", "kind", "version"})) return;
+  std::optional<std::string> name = ref.Field("name").Text();
+  if (name && !expected.empty() && *name != expected) {
+    ref.Field("name").Error(
+        absl::StrCat(Quoted(*name), " is not the ", what, " (", Quoted(expected), ")"));
+  }
+}
+
+// Fields a manifest may carry that this product does not read: refused by name.
+void RefuseUnsupported(const YamlNode& spec,
+                       std::initializer_list<std::pair<absl::string_view, absl::string_view>>
+                           fields) {
+  for (const auto& [key, why] : fields) {
+    if (spec.Field(key).present()) {
+      spec.Field(key).Error(absl::StrCat("is not supported by this agent-based installer: ", why));
+    }
+  }
+}
+
+struct ZtpNames {
+  std::string cluster_deployment, agent_cluster_install, infra_env, pull_secret;
+  std::map<std::string, std::string> selector;  // InfraEnv's nmStateConfigLabelSelector
+};
+
+void ReadClusterDeployment(const YamlNode& root, const ZtpNames& names, InstallConfig& config) {
+  const YamlNode spec = root.Field("spec");
+  Require(spec);
+  if (!spec.present() || !spec.ExpectMap({"baseDomain", "clusterName", "clusterInstallRef",
+                                          "platform", "pullSecretRef"})) {
+    return;
+  }
+  ReadClusterName(spec.Field("clusterName"), config);
+  ReadBaseDomain(spec.Field("baseDomain"), config);
+  ReadReference(spec.Field("clusterInstallRef"), names.agent_cluster_install,
+                "AgentClusterInstall of agent-cluster-install.yaml");
+  ReadReference(spec.Field("pullSecretRef"), names.pull_secret, "Secret of pull-secret.yaml");
+  const YamlNode platform = spec.Field("platform");
+  if (platform.present() && platform.ExpectMap({"agentBareMetal"})) {
+    // The agent selector picks agents in a hub; here every host booted from the ISO is taken.
+    platform.Field("agentBareMetal").ExpectMap({"agentSelector"});
+  }
+}
+
+void ReadAgentClusterInstall(const YamlNode& root, const ZtpNames& names,
+                             InstallConfig& config) {
+  const YamlNode spec = root.Field("spec");
+  Require(spec);
+  if (!spec.present()) return;
+  RefuseUnsupported(
+      spec, {{"imageSetRef",
+              "node 0 installs the release its live image carries (there is no ClusterImageSet)"},
+             {"manifestsConfigMapRef", "extra manifests are not applied"},
+             {"ignitionEndpoint", "the hosts' Ignition comes from node 0"},
+             {"holdInstallation", "node 0 starts the install once every host is ready"}});
+  if (!spec.ExpectMap({"clusterDeploymentRef", "networking", "provisionRequirements", "apiVIP",
+                       "apiVIPs", "ingressVIP", "ingressVIPs", "sshPublicKey", "platformType",
+                       "imageSetRef", "manifestsConfigMapRef", "ignitionEndpoint",
+                       "holdInstallation"})) {
+    return;
+  }
+  ReadReference(spec.Field("clusterDeploymentRef"), names.cluster_deployment,
+                "ClusterDeployment of cluster-deployment.yaml");
+  const YamlNode requirements = spec.Field("provisionRequirements");
+  Require(requirements, "is required (controlPlaneAgents)");
+  if (requirements.present() &&
+      requirements.ExpectMap({"controlPlaneAgents", "workerAgents"})) {
+    Require(requirements.Field("controlPlaneAgents"));
+    if (std::optional<int64_t> masters = requirements.Field("controlPlaneAgents").Integer(1, 5)) {
+      if (*masters == 2) {
+        requirements.Field("controlPlaneAgents")
+            .Error("must be 1, 3, 4 or 5 (2 cannot keep etcd quorum)");
+      }
+      config.control_plane_replicas = *masters;
+    }
+    config.compute_replicas =
+        requirements.Field("workerAgents").Integer(0, kMaxComputeReplicas).value_or(0);
+  }
+  ReadNetworking(spec.Field("networking"), config);
+  config.api_vips = ReadVips(spec, "apiVIP", "apiVIPs");
+  config.ingress_vips = ReadVips(spec, "ingressVIP", "ingressVIPs");
+  config.ssh_key = spec.Field("sshPublicKey").Text().value_or("");
+  const YamlNode platform_type = spec.Field("platformType");
+  const std::optional<std::string> type = ReadChoice(platform_type, {"BareMetal", "None"});
+  // openshift-install's default: None for a single node, BareMetal otherwise.
+  config.platform = type ? (*type == "None" ? "none" : "baremetal")
+                         : (config.control_plane_replicas == 1 ? "none" : "baremetal");
+  if (config.platform == "baremetal") {
+    for (const auto& [single, plural] :
+         {std::pair{"apiVIP", "apiVIPs"}, std::pair{"ingressVIP", "ingressVIPs"}}) {
+      if (!spec.Field(single).present() && !spec.Field(plural).present()) {
+        spec.Field(plural).Error("is required on platformType BareMetal");
+      }
+    }
+  }
+  if (config.control_plane_replicas == 1) {
+    if (config.compute_replicas != 0) {
+      requirements.Field("workerAgents").Error("must be 0 when controlPlaneAgents is 1");
+    }
+    if (config.platform == "baremetal") {
+      platform_type.Error("must be None when provisionRequirements.controlPlaneAgents is 1");
+    }
+    if (config.network_type != "OVNKubernetes") {
+      spec.Field("networking").Field("networkType").Error(
+          "must be OVNKubernetes when provisionRequirements.controlPlaneAgents is 1");
+    }
+  }
+  CheckVips(root, config);
+}
+
+void ReadInfraEnv(const YamlNode& root, const ZtpNames& names, ClusterDefinition& definition,
+                  std::map<std::string, std::string>& selector) {
+  const YamlNode spec = root.Field("spec");
+  Require(spec);
+  if (!spec.present()) return;
+  RefuseUnsupported(
+      spec, {{"proxy", "give the proxy in install-config.yaml"},
+             {"additionalTrustBundle", "give the trust bundle in install-config.yaml"},
+             {"ignitionConfigOverride", "the hosts' Ignition is the agent ISO's"},
+             {"kernelArguments", "the agent ISO keeps the live image's kernel arguments"},
+             {"osImageVersion", "node 0 installs the release its live image carries"}});
+  if (!spec.ExpectMap({"clusterRef", "pullSecretRef", "sshAuthorizedKey", "additionalNTPSources",
+                       "nmStateConfigLabelSelector", "cpuArchitecture", "proxy",
+                       "additionalTrustBundle", "ignitionConfigOverride", "kernelArguments",
+                       "osImageVersion"})) {
+    return;
+  }
+  ReadReference(spec.Field("clusterRef"), names.cluster_deployment,
+                "ClusterDeployment of cluster-deployment.yaml");
+  ReadReference(spec.Field("pullSecretRef"), names.pull_secret, "Secret of pull-secret.yaml");
+  const YamlNode key = spec.Field("sshAuthorizedKey");
+  if (std::optional<std::string> text = key.Text()) {
+    std::string& ssh_key = definition.install.ssh_key;
+    if (!ssh_key.empty() && ssh_key != *text) {
+      key.Error("differs from agent-cluster-install.yaml's spec.sshPublicKey (one key serves "
+                "discovery and the installed hosts)");
+    }
+    ssh_key = *text;
+  }
+  ReadChoice(spec.Field("cpuArchitecture"), {"x86_64", "amd64"});
+  for (const YamlNode& source : spec.Field("additionalNTPSources").Items()) {
+    if (std::optional<std::string> text = source.Text()) {
+      definition.agent.ntp_sources.push_back(*text);
+    }
+  }
+  definition.agent.ntp_sources_origin =
+      absl::StrCat(root.file(), ": spec.additionalNTPSources");
+  const YamlNode selector_node = spec.Field("nmStateConfigLabelSelector");
+  if (selector_node.present() && selector_node.ExpectMap({"matchLabels"})) {
+    selector = selector_node.Field("matchLabels").TextMap();
+  }
+}
+
+void ReadPullSecretResource(const YamlNode& root, InstallConfig& config) {
+  ReadChoice(root.Field("type"), {"kubernetes.io/dockerconfigjson"});
+  const YamlNode string_data = root.Field("stringData");
+  const YamlNode data = root.Field("data");
+  if (string_data.present() == data.present()) {
+    root.Error("give the pull secret in stringData or in data (base64), one of them");
+    return;
+  }
+  if (string_data.present()) {
+    if (string_data.ExpectMap({".dockerconfigjson"})) {
+      ReadPullSecret(string_data.Field(".dockerconfigjson"), config);
+    }
+    return;
+  }
+  if (!data.ExpectMap({".dockerconfigjson"})) return;
+  const YamlNode encoded = data.Field(".dockerconfigjson");
+  Require(encoded);
+  std::optional<std::string> text = encoded.Text();
+  if (!text) return;
+  std::string decoded;
+  if (!absl::Base64Unescape(*text, &decoded)) {
+    encoded.Error("is not base64");
+    return;
+  }
+  ReadPullSecret(encoded.WithValue(std::move(decoded)), config);
+}
 
 }  // namespace
 
@@ -753,6 +973,190 @@ absl::StatusOr<ClusterDefinition> ParseClusterDefinition(absl::string_view insta
   // Checks across the files would only repeat what is wrong in either.
   RETURN_IF_ERROR(problems.ToStatus());
   if (definition.agent.hosts.empty()) definition.agent.hosts = std::move(platform_hosts);
+  CrossChecker(definition, problems, rendezvous_given).Run();
+  RETURN_IF_ERROR(problems.ToStatus());
+  return definition;
+}
+
+namespace {
+
+// One host per NMStateConfig document (interfaces and NMState), carrying the selector labels.
+std::vector<AgentHost> ReadNmStateConfigs(const std::vector<YamlNode>& documents,
+                                          const ZtpNames& names) {
+  std::vector<AgentHost> hosts;
+  std::map<std::string, std::string> mac_owner;
+  for (const YamlNode& root : documents) {
+    if (ReadResourceHeader(root, "agent-install.openshift.io/v1beta1", "NMStateConfig")
+            .empty()) {
+      continue;
+    }
+    const YamlNode labels = root.Field("metadata").Field("labels");
+    const std::map<std::string, std::string> carried = labels.TextMap();
+    for (const auto& [label, value] : names.selector) {
+      auto it = carried.find(label);
+      if (it == carried.end() || it->second != value) {
+        labels.Error(absl::StrCat("lacks ", label, ": ", Quoted(value),
+                                  ", which infraenv.yaml's spec.nmStateConfigLabelSelector "
+                                  "selects"));
+      }
+    }
+    const YamlNode spec = root.Field("spec");
+    Require(spec, "is required (config, interfaces)");
+    if (!spec.present() || !spec.ExpectMap({"config", "interfaces"})) continue;
+    AgentHost host{.file = root.file(), .path = spec.path(), .network_field = "config"};
+    const YamlNode interfaces = spec.Field("interfaces");
+    Require(interfaces, "is required: at least one {name, macAddress}");
+    for (const YamlNode& entry : interfaces.Items()) {
+      if (!entry.ExpectMap({"name", "macAddress"})) continue;
+      HostInterface interface;
+      Require(entry.Field("name"));
+      if (std::optional<std::string> name = entry.Field("name").Text()) {
+        if (!nmstate::IsInterfaceName(*name)) {
+          entry.Field("name").Error(absl::StrCat(Quoted(*name), " is not an interface name"));
+        }
+        interface.name = *name;
+      }
+      if (std::optional<std::string> mac =
+              ReadMac(entry.Field("macAddress"), spec.path(), mac_owner)) {
+        interface.mac = *mac;
+      }
+      host.interfaces.push_back(std::move(interface));
+    }
+    Require(spec.Field("config"), "is required (the host's NMState document)");
+    ReadNetworkConfig(spec.Field("config"), host);
+    hosts.push_back(std::move(host));
+  }
+  return hosts;
+}
+
+// agent-config.yaml's hosts take their networks from the NMStateConfigs with their MACs.
+void MergeNetworks(std::vector<AgentHost>& hosts, std::vector<AgentHost> networks,
+                   Problems& problems) {
+  for (AgentHost& network : networks) {
+    AgentHost* owner = nullptr;
+    for (AgentHost& host : hosts) {
+      for (const HostInterface& interface : host.interfaces) {
+        for (const HostInterface& other : network.interfaces) {
+          if (interface.mac == other.mac) owner = &host;
+        }
+      }
+    }
+    const std::string where = absl::StrCat(network.path, ".interfaces");
+    if (owner == nullptr) {
+      problems.Add(network.file, where,
+                   "names no MAC of a host agent-config.yaml lists (list the host there, or "
+                   "no hosts at all)");
+      continue;
+    }
+    const auto same = [](const HostInterface& a, const HostInterface& b) {
+      return a.name == b.name && a.mac == b.mac;
+    };
+    if (!std::is_permutation(owner->interfaces.begin(), owner->interfaces.end(),
+                             network.interfaces.begin(), network.interfaces.end(), same)) {
+      problems.Add(network.file, where,
+                   absl::StrCat("differs from ", owner->file, " ", owner->path, ".interfaces"));
+      continue;
+    }
+    if (!owner->network_yaml.empty()) {
+      if (owner->network_yaml != network.network_yaml) {
+        problems.Add(network.file, absl::StrCat(network.path, ".config"),
+                     absl::StrCat("differs from ", owner->file, " ", owner->path,
+                                  ".networkConfig: give a host's network in one place"));
+      }
+      continue;
+    }
+    owner->network_yaml = std::move(network.network_yaml);
+    owner->network = std::move(network.network);
+    owner->file = network.file;
+    owner->path = network.path;
+    owner->network_field = network.network_field;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<ClusterDefinition> ParseZtpClusterDefinition(
+    const std::map<std::string, std::string>& manifests,
+    const std::optional<std::string>& agent_config_yaml) {
+  Problems problems;
+  ClusterDefinition definition;
+  definition.source = {.file = ZtpFile(kAgentClusterInstallFile),
+                       .machine_network = "spec.networking.machineNetwork",
+                       .control_plane_replicas = "spec.provisionRequirements.controlPlaneAgents",
+                       .compute_replicas = "spec.provisionRequirements.workerAgents"};
+  for (const auto& [name, text] : manifests) {
+    static const std::set<std::string> kRead = {kAgentClusterInstallFile, kClusterDeploymentFile,
+                                                kInfraEnvFile, kNmStateConfigFile,
+                                                kPullSecretFile};
+    if (kRead.count(name) != 0) continue;
+    problems.Add(ZtpFile(name), "",
+                 name == "cluster-image-set.yaml"
+                     ? "is not supported: node 0 installs the release its live image carries "
+                       "(remove the file)"
+                     : "is not a manifest this agent-based installer reads (agent-cluster-"
+                       "install.yaml, cluster-deployment.yaml, infraenv.yaml, nmstateconfig.yaml, "
+                       "pull-secret.yaml)");
+  }
+  std::map<std::string, YamlNode> roots;
+  for (const char* name : {kAgentClusterInstallFile, kClusterDeploymentFile, kInfraEnvFile,
+                           kPullSecretFile}) {
+    auto it = manifests.find(name);
+    if (it == manifests.end()) {
+      problems.Add(ZtpFile(name), "", "is required among the ZTP manifests");
+      continue;
+    }
+    if (std::optional<YamlNode> root = LoadYaml(ZtpFile(name), it->second, &problems)) {
+      roots.emplace(name, *root);
+    }
+  }
+  // Cross-references are checked once every file is known to be readable.
+  RETURN_IF_ERROR(problems.ToStatus());
+  ZtpNames names;
+  names.cluster_deployment = ReadResourceHeader(roots.at(kClusterDeploymentFile),
+                                                "hive.openshift.io/v1", "ClusterDeployment");
+  names.agent_cluster_install =
+      ReadResourceHeader(roots.at(kAgentClusterInstallFile),
+                         "extensions.hive.openshift.io/v1beta1", "AgentClusterInstall");
+  names.infra_env = ReadResourceHeader(roots.at(kInfraEnvFile),
+                                       "agent-install.openshift.io/v1beta1", "InfraEnv");
+  names.pull_secret =
+      ReadResourceHeader(roots.at(kPullSecretFile), "v1", "Secret",
+                         {"apiVersion", "kind", "metadata", "type", "stringData", "data"});
+  // The rest only of resources whose fields are the kind's.
+  RETURN_IF_ERROR(problems.ToStatus());
+  ReadClusterDeployment(roots.at(kClusterDeploymentFile), names, definition.install);
+  ReadAgentClusterInstall(roots.at(kAgentClusterInstallFile), names, definition.install);
+  ReadInfraEnv(roots.at(kInfraEnvFile), names, definition, names.selector);
+  ReadPullSecretResource(roots.at(kPullSecretFile), definition.install);
+  std::vector<AgentHost> networks;
+  if (auto it = manifests.find(kNmStateConfigFile); it != manifests.end()) {
+    networks = ReadNmStateConfigs(
+        LoadYamlDocuments(ZtpFile(kNmStateConfigFile), it->second, &problems), names);
+  }
+  bool rendezvous_given = false;
+  if (agent_config_yaml) {
+    std::vector<std::string> ntp_sources = std::move(definition.agent.ntp_sources);
+    std::string ntp_origin = std::move(definition.agent.ntp_sources_origin);
+    if (std::optional<YamlNode> agent = LoadYaml(kAgentConfigFile, *agent_config_yaml, &problems)) {
+      ReadAgentConfig(*agent, definition.agent, rendezvous_given);
+      if (!ntp_sources.empty() && !definition.agent.ntp_sources.empty()) {
+        problems.Add(kAgentConfigFile, definition.agent.ntp_sources_origin,
+                     "NTP sources are also in infraenv.yaml's spec.additionalNTPSources: give "
+                     "them in one place");
+      }
+    }
+    if (definition.agent.ntp_sources.empty()) {
+      definition.agent.ntp_sources = std::move(ntp_sources);
+      definition.agent.ntp_sources_origin = std::move(ntp_origin);
+    }
+  }
+  RETURN_IF_ERROR(problems.ToStatus());
+  if (definition.agent.hosts.empty()) {
+    definition.agent.hosts = std::move(networks);
+  } else {
+    MergeNetworks(definition.agent.hosts, std::move(networks), problems);
+    RETURN_IF_ERROR(problems.ToStatus());
+  }
   CrossChecker(definition, problems, rendezvous_given).Run();
   RETURN_IF_ERROR(problems.ToStatus());
   return definition;

@@ -30,6 +30,7 @@
 #define ASSISTED_SERVICES_GATEWAY_CLI_AGENT_CLUSTER_DEFINITION_H_
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -111,6 +112,9 @@ struct AgentHost {
   // hosts (as openshift-install does, such a host has one interface, "boot", and uses DHCP).
   std::string file;
   std::string path;
+  // The NMState document's field under `path`: "networkConfig", or "spec.config" for an
+  // NMStateConfig manifest.
+  std::string network_field = "networkConfig";
 };
 
 struct AgentConfig {
@@ -119,12 +123,23 @@ struct AgentConfig {
   std::string prefix;
   net::IpAddress rendezvous_ip = *net::IpAddress::Parse("0.0.0.0");
   std::vector<std::string> ntp_sources;
+  // "file: path" of ntp_sources, for messages of later checks (agent_ignition.h).
+  std::string ntp_sources_origin;
   std::vector<AgentHost> hosts;
+};
+
+// Where the cluster-wide fields were read from, for messages of the checks across files.
+struct DefinitionSource {
+  std::string file = kInstallConfigFile;  // names, networks, VIPs, replicas
+  std::string machine_network = "machineNetwork";
+  std::string control_plane_replicas = "controlPlane.replicas";
+  std::string compute_replicas = "compute replicas";
 };
 
 struct ClusterDefinition {
   InstallConfig install;
   AgentConfig agent;
+  DefinitionSource source;
   // The hosts the installation waits for: control plane plus compute replicas.
   int64_t expected_hosts() const {
     return install.control_plane_replicas + install.compute_replicas;
@@ -134,6 +149,40 @@ struct ClusterDefinition {
 // Reads and checks both files. INVALID_ARGUMENT with one "file: path: problem" line per problem.
 absl::StatusOr<ClusterDefinition> ParseClusterDefinition(absl::string_view install_config_yaml,
                                                          absl::string_view agent_config_yaml);
+
+// The ZTP manifests of DIR/cluster-manifests/, read instead of install-config.yaml (as
+// openshift-install agent does when there is no install-config.yaml). Named as in messages:
+inline constexpr char kZtpDir[] = "cluster-manifests/";
+inline constexpr char kAgentClusterInstallFile[] = "agent-cluster-install.yaml";
+inline constexpr char kClusterDeploymentFile[] = "cluster-deployment.yaml";
+inline constexpr char kInfraEnvFile[] = "infraenv.yaml";
+inline constexpr char kNmStateConfigFile[] = "nmstateconfig.yaml";
+inline constexpr char kPullSecretFile[] = "pull-secret.yaml";
+
+// Reads and checks the manifests (file name in cluster-manifests/ -> text; every file but
+// nmstateconfig.yaml required) with agent-config.yaml (`agent_config_yaml`, nullopt when there
+// is none: rendezvousIP is then the first static IP of the NMStateConfigs). What is read:
+//   cluster-deployment.yaml     ClusterDeployment: spec.clusterName, baseDomain, the
+//                               references to the AgentClusterInstall and the Secret
+//   agent-cluster-install.yaml  AgentClusterInstall: spec.networking (as install-config's),
+//                               provisionRequirements, apiVIP(s), ingressVIP(s),
+//                               sshPublicKey, platformType (BareMetal|None)
+//   infraenv.yaml               InfraEnv: clusterRef, pullSecretRef, sshAuthorizedKey (the
+//                               same key as sshPublicKey when both are given),
+//                               additionalNTPSources, nmStateConfigLabelSelector, cpuArchitecture
+//   nmstateconfig.yaml          NMStateConfigs (any number of documents), each carrying the
+//                               InfraEnv's selector labels: spec.config (NMState) and
+//                               spec.interfaces; a host per document, unless agent-config.yaml
+//                               lists hosts: then each NMStateConfig is the networkConfig of the
+//                               agent-config host with its MACs (the same one when both give it)
+//   pull-secret.yaml            Secret: stringData or data (base64) .dockerconfigjson
+// The same checks as ParseClusterDefinition then apply. Fields this product does not read
+// (ClusterImageSet and imageSetRef, proxy, trust bundle, ignitionConfigOverride, ...) and any
+// other file are refused, naming the file and field. INVALID_ARGUMENT as above, each line
+// "cluster-manifests/<file>: path: problem".
+absl::StatusOr<ClusterDefinition> ParseZtpClusterDefinition(
+    const std::map<std::string, std::string>& manifests,
+    const std::optional<std::string>& agent_config_yaml);
 
 }  // namespace assisted::cli::agent
 

@@ -140,6 +140,30 @@ std::vector<YamlNode> YamlNode::Items() const {
   return items;
 }
 
+std::map<std::string, std::string> YamlNode::TextMap() const {
+  std::map<std::string, std::string> entries;
+  if (!present()) return entries;
+  if (!node_.IsMap()) {
+    Error("must be a mapping");
+    return entries;
+  }
+  for (const auto& entry : node_) {
+    const YamlNode value(entry.second, file_,
+                         ChildPath(entry.first.IsScalar() ? entry.first.Scalar() : "?"),
+                         problems_);
+    if (!entry.first.IsScalar()) {
+      Error("has a key that is not a single value");
+      continue;
+    }
+    if (std::optional<std::string> text = value.Text()) entries[entry.first.Scalar()] = *text;
+  }
+  return entries;
+}
+
+YamlNode YamlNode::WithValue(std::string value) const {
+  return YamlNode(YAML::Node(std::move(value)), file_, path_, problems_);
+}
+
 std::optional<std::string> YamlNode::Text() const {
   if (!present()) return std::nullopt;
   if (!node_.IsScalar()) {
@@ -184,16 +208,19 @@ std::string YamlNode::Dump() const {
   }
 }
 
-std::optional<YamlNode> LoadYaml(absl::string_view file, absl::string_view text,
-                                 Problems* problems) {
+namespace {
+
+// The documents of `text`, or nullopt with the problem recorded (size, syntax).
+std::optional<std::vector<YAML::Node>> ParseDocuments(absl::string_view file,
+                                                      absl::string_view text,
+                                                      Problems* problems) {
   if (text.size() > kMaxYamlBytes) {
     problems->Add(file, "",
                   absl::StrCat("is ", text.size(), " bytes; at most ", kMaxYamlBytes, " are read"));
     return std::nullopt;
   }
-  YAML::Node root;
   try {
-    root = YAML::Load(std::string(text));
+    return YAML::LoadAll(std::string(text));
   } catch (const YAML::Exception& error) {
     // yaml-cpp reports nesting beyond its own limit as "bad file" at the innermost mark.
     problems->Add(file, "",
@@ -203,15 +230,54 @@ std::optional<YamlNode> LoadYaml(absl::string_view file, absl::string_view text,
                                      error.mark.column + 1, ": ", error.msg));
     return std::nullopt;
   }
+}
+
+// `root` as a YamlNode at `path` when within bounds and a mapping (else recorded).
+std::optional<YamlNode> MappingWithinBounds(absl::string_view file, const YAML::Node& root,
+                                            const std::string& path, Problems* problems) {
   if (absl::Status bounds = CheckBounds(root); !bounds.ok()) {
-    problems->Add(file, "", bounds.message());
+    problems->Add(file, path, bounds.message());
     return std::nullopt;
   }
   if (!root.IsMap()) {
-    problems->Add(file, "", "must be a YAML mapping (key: value lines)");
+    problems->Add(file, path, "must be a YAML mapping (key: value lines)");
     return std::nullopt;
   }
-  return YamlNode(root, std::string(file), "", problems);
+  return YamlNode(root, std::string(file), path, problems);
+}
+
+}  // namespace
+
+std::optional<YamlNode> LoadYaml(absl::string_view file, absl::string_view text,
+                                 Problems* problems) {
+  std::optional<std::vector<YAML::Node>> documents = ParseDocuments(file, text, problems);
+  if (!documents) return std::nullopt;
+  if (documents->size() > 1) {
+    problems->Add(file, "", absl::StrCat("holds ", documents->size(), " YAML documents; one is read"));
+    return std::nullopt;
+  }
+  return MappingWithinBounds(file, documents->empty() ? YAML::Node() : documents->front(), "",
+                             problems);
+}
+
+std::vector<YamlNode> LoadYamlDocuments(absl::string_view file, absl::string_view text,
+                                        Problems* problems) {
+  std::vector<YamlNode> result;
+  std::optional<std::vector<YAML::Node>> documents = ParseDocuments(file, text, problems);
+  if (!documents) return result;
+  // Each document is bounded on its own; their number bounds the file's walk.
+  if (documents->size() > kMaxYamlDocuments) {
+    problems->Add(file, "", absl::StrCat("holds ", documents->size(),
+                                         " YAML documents; at most ", kMaxYamlDocuments,
+                                         " are read"));
+    return result;
+  }
+  for (size_t i = 0; i < documents->size(); ++i) {
+    std::optional<YamlNode> document =
+        MappingWithinBounds(file, (*documents)[i], absl::StrCat("[", i, "]"), problems);
+    if (document) result.push_back(*std::move(document));
+  }
+  return result;
 }
 
 }  // namespace assisted::cli::agent

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ namespace assisted::cli::agent {
 inline constexpr size_t kMaxYamlBytes = 1 << 20;  // far above any real config with its CAs
 inline constexpr int kMaxYamlDepth = 64;
 inline constexpr int kMaxYamlNodes = 100000;
+inline constexpr size_t kMaxYamlDocuments = 200;  // per file of several (NMStateConfigs)
 
 // A user's value in a message: quoted, escaped, cut after 64 bytes.
 std::string Quoted(absl::string_view text);
@@ -88,6 +90,10 @@ class YamlNode {
   std::optional<std::string> Text() const;
   std::optional<int64_t> Integer(int64_t min, int64_t max) const;
   std::optional<bool> Boolean() const;
+  // A mapping of text keys to text values (labels); problems recorded for anything else.
+  std::map<std::string, std::string> TextMap() const;
+  // This node's place holding `value` instead (a value decoded from this one, e.g. base64).
+  YamlNode WithValue(std::string value) const;
 
   // This subtree written back as YAML (for NMState documents handed to lib/nmstate).
   std::string Dump() const;
@@ -104,6 +110,12 @@ class YamlNode {
 // be read as a mapping.
 std::optional<YamlNode> LoadYaml(absl::string_view file, absl::string_view text,
                                  Problems* problems);
+
+// The documents of a file of several ("---" between them; Kubernetes manifests), each a
+// mapping within the bounds above, at paths "[0]", "[1]", ...; the ones that are not are
+// recorded and left out. LoadYaml refuses a file of more than one document.
+std::vector<YamlNode> LoadYamlDocuments(absl::string_view file, absl::string_view text,
+                                        Problems* problems);
 
 }  // namespace assisted::cli::agent
 
