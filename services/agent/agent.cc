@@ -48,9 +48,9 @@ class RunnerExecutor final : public StepExecutor,
                  std::string ca_bundle_file, log::Logger log)
       : inventory_(std::move(inventory)),
         simulation_(simulation),
-        controller_(std::move(controller)),
         ca_bundle_file_(std::move(ca_bundle_file)),
-        log_(std::move(log)) {}
+        log_(std::move(log)),
+        controller_(std::move(controller)) {}
 
   // Must be called once before any step runs.
   absl::Status Start(int max_concurrent, Outputs outputs, const log::Logger& log) {
@@ -204,7 +204,12 @@ class Agent final : public service::RunningService {
          .progress = [self](v1::AgentMessage m) { self->client_.SendProgress(std::move(m)); },
          .reboot = [self](const steps::InstallRequest& r) { self->Reboot(r); }},
         log.Child("steps")));
-    agent->thread_ = std::thread([client = &agent->client_] { client->Run(); });
+    agent->thread_ = std::thread([client = &agent->client_, log = agent->log_] {
+      // The service runs until shutdown either way; an early end is the orchestrator's word.
+      if (absl::Status ended = client->Run(); !ended.ok()) {
+        log.Error("agent session ended", {{"reason", ended.ToString()}});
+      }
+    });
     return agent;
   }
 

@@ -165,7 +165,7 @@ class FleetAgent final : public ProtocolSession::Listener,
 
   // Blocks until the session ended and no step of this agent runs.
   void AwaitIdle() {
-    session_.AwaitFinished();
+    session_.AwaitFinished().IgnoreError();  // why it ended went to OnFinished already
     absl::MutexLock lock(&mu_);
     auto idle = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !stepping_; };
     mu_.Await(absl::Condition(&idle));
