@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/config/config.h"
+#include "lib/enums/spelling.h"
 #include "lib/http/body.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
@@ -233,6 +234,12 @@ std::string JsonTextOf(const google::protobuf::RepeatedPtrField<std::string>& it
   return Dump(Json(std::vector<std::string>(items.begin(), items.end())));
 }
 
+// Upstream's host-type-hardware-requirements: nothing qualitative here, every requirement is a
+// number of the orchestrator's requirements file.
+Json HostTypeRequirementsJson(const orch::RoleHardwareRequirements& requirements) {
+  return {{"qualitative", Json::array()}, {"quantitative", MessageToJson(requirements)}};
+}
+
 Json IgnoredValidationsJson(const types::Cluster& cluster) {
   return {{"host-validation-ids", JsonTextOf(cluster.ignored_host_validations())},
           {"cluster-validation-ids", JsonTextOf(cluster.ignored_cluster_validations())}};
@@ -412,6 +419,16 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {},
        &RestApi::UpdateInstallConfig},
+      {"GET",
+       "/clusters/{cluster_id}/preflight-requirements",
+       A::kUser,
+       {},
+       &RestApi::GetPreflightRequirements},
+      {"GET",
+       "/clusters/{cluster_id}/supported-platforms",
+       A::kUser,
+       {},
+       &RestApi::GetSupportedPlatforms},
       {"GET", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::GetUiSettings},
       {"PUT", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::UpdateUiSettings},
       {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
@@ -1316,6 +1333,38 @@ absl::StatusOr<http::Response> RestApi::UpdateInstallConfig(const Call& call) co
                             call.principal.identity)
                       .status());
   return http::Response{.status = 201};
+}
+
+// ---- Questions about a cluster, answered by the orchestrator from its validations' rules ----
+
+absl::StatusOr<http::Response> RestApi::GetPreflightRequirements(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  orch::GetPreflightRequirementsRequest request;
+  request.set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(orch::PreflightRequirements rows,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::GetPreflightRequirements,
+                                  request, call.principal.identity));
+  Json ocp = {{"master", HostTypeRequirementsJson(rows.master())},
+              {"worker", HostTypeRequirementsJson(rows.worker())}};
+  if (rows.has_arbiter()) ocp["arbiter"] = HostTypeRequirementsJson(rows.arbiter());
+  // No operator can be selected yet (issue 19, item 3): none adds requirements.
+  return JsonResponse(200, Json{{"ocp", std::move(ocp)}, {"operators", Json::array()}});
+}
+
+absl::StatusOr<http::Response> RestApi::GetSupportedPlatforms(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  orch::GetSupportedPlatformsRequest request;
+  request.set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(orch::GetSupportedPlatformsResponse supported,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::GetSupportedPlatforms, request,
+                                  call.principal.identity));
+  Json platforms = Json::array();
+  for (int platform : supported.platforms()) {
+    platforms.push_back(enums::EnumText(static_cast<types::PlatformType>(platform)));
+  }
+  return JsonResponse(200, platforms);
 }
 
 absl::StatusOr<http::Response> RestApi::GetUiSettings(const Call& call) const {

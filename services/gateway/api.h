@@ -113,6 +113,11 @@ class RestApi {
   // its overrides (a JSON string holding a JSON object), checked by the orchestrator.
   absl::StatusOr<http::Response> GetInstallConfig(const Call& call) const;
   absl::StatusOr<http::Response> UpdateInstallConfig(const Call& call) const;
+  // What each role's hosts need (upstream's preflight-hardware-requirements) and the platforms
+  // every host of the cluster is compatible with: the orchestrator's answers from the rules its
+  // validations apply.
+  absl::StatusOr<http::Response> GetPreflightRequirements(const Call& call) const;
+  absl::StatusOr<http::Response> GetSupportedPlatforms(const Call& call) const;
   // The UI's per-cluster settings: an opaque JSON string kept by the inventory.
   absl::StatusOr<http::Response> GetUiSettings(const Call& call) const;
   absl::StatusOr<http::Response> UpdateUiSettings(const Call& call) const;
