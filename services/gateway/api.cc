@@ -21,6 +21,7 @@
 #include "lib/text/utf8.h"
 #include "services/gateway/api_error.h"
 #include "services/gateway/json_model.h"
+#include "services/gateway/support_levels.h"
 #include "services/gateway/tar.h"
 
 namespace assisted::gateway {
@@ -506,6 +507,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        {"version", "only_latest"},
        &RestApi::ListOpenshiftVersions},
       {"GET", "/domains", A::kUser, {}, &RestApi::ListManagedDomains},
+      {"GET",
+       "/support-levels/architectures",
+       A::kUser,
+       {"openshift_version"},
+       &RestApi::GetSupportedArchitectures},
       {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
       {"GET", "//health", A::kPublic, {}, &RestApi::Health},
       {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
@@ -620,6 +626,18 @@ absl::StatusOr<http::Response> RestApi::ClusterAction(
                    backends_.Call(kOrchestrator, backends_.orchestrator(), method, request,
                                   call.principal.identity));
   return JsonResponse(202, ClusterJson(updated));
+}
+
+template <typename Request, typename Answer>
+absl::StatusOr<Answer> RestApi::AskAboutCluster(
+    const Call& call,
+    grpc::Status (orch::OrchestratorService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                            Answer*)) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  Request request;
+  request.set_cluster_id(cluster.id());
+  return backends_.Call(kOrchestrator, backends_.orchestrator(), method, request,
+                        call.principal.identity);
 }
 
 template <typename Request>
@@ -1310,13 +1328,8 @@ absl::StatusOr<http::Response> RestApi::SetIgnoredValidations(const Call& call) 
 }
 
 absl::StatusOr<http::Response> RestApi::GetInstallConfig(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
-  orch::GetInstallConfigRequest request;
-  request.set_cluster_id(cluster.id());
   ASSIGN_OR_RETURN(orch::GetInstallConfigResponse document,
-                   backends_.Call(kOrchestrator, backends_.orchestrator(),
-                                  &orch::OrchestratorService::Stub::GetInstallConfig, request,
-                                  call.principal.identity));
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::GetInstallConfig));
   // Upstream answers the YAML document as one JSON string.
   return JsonResponse(200, Json(document.install_config()));
 }
@@ -1338,13 +1351,9 @@ absl::StatusOr<http::Response> RestApi::UpdateInstallConfig(const Call& call) co
 // ---- Questions about a cluster, answered by the orchestrator from its validations' rules ----
 
 absl::StatusOr<http::Response> RestApi::GetPreflightRequirements(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
-  orch::GetPreflightRequirementsRequest request;
-  request.set_cluster_id(cluster.id());
-  ASSIGN_OR_RETURN(orch::PreflightRequirements rows,
-                   backends_.Call(kOrchestrator, backends_.orchestrator(),
-                                  &orch::OrchestratorService::Stub::GetPreflightRequirements,
-                                  request, call.principal.identity));
+  ASSIGN_OR_RETURN(
+      orch::PreflightRequirements rows,
+      AskAboutCluster(call, &orch::OrchestratorService::Stub::GetPreflightRequirements));
   Json ocp = {{"master", HostTypeRequirementsJson(rows.master())},
               {"worker", HostTypeRequirementsJson(rows.worker())}};
   if (rows.has_arbiter()) ocp["arbiter"] = HostTypeRequirementsJson(rows.arbiter());
@@ -1353,13 +1362,8 @@ absl::StatusOr<http::Response> RestApi::GetPreflightRequirements(const Call& cal
 }
 
 absl::StatusOr<http::Response> RestApi::GetSupportedPlatforms(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
-  orch::GetSupportedPlatformsRequest request;
-  request.set_cluster_id(cluster.id());
   ASSIGN_OR_RETURN(orch::GetSupportedPlatformsResponse supported,
-                   backends_.Call(kOrchestrator, backends_.orchestrator(),
-                                  &orch::OrchestratorService::Stub::GetSupportedPlatforms, request,
-                                  call.principal.identity));
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::GetSupportedPlatforms));
   Json platforms = Json::array();
   for (int platform : supported.platforms()) {
     platforms.push_back(enums::EnumText(static_cast<types::PlatformType>(platform)));
@@ -1513,6 +1517,16 @@ absl::StatusOr<http::Response> RestApi::ListOpenshiftVersions(const Call& call) 
     version["cpu_architectures"].push_back(EnumText(image.cpu_architecture()));
   }
   return JsonResponse(200, versions);
+}
+
+absl::StatusOr<http::Response> RestApi::GetSupportedArchitectures(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string version, RequiredQuery(call.request, "openshift_version"));
+  ASSIGN_OR_RETURN(
+      img::ListBaseImagesResponse images,
+      backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::ListBaseImages,
+                     img::ListBaseImagesRequest(), {}));
+  return JsonResponse(
+      200, ArchitectureSupportLevels({images.images().begin(), images.images().end()}, version));
 }
 
 absl::StatusOr<http::Response> RestApi::Health(const Call&) const {

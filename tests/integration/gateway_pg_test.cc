@@ -226,6 +226,9 @@ class GatewayTest : public StackTest {
       return path + "?file_name=master.ign";
     }
     if (absl::EndsWith(route.path, "/downloads/credentials")) return path + "?file_name=kubeconfig";
+    if (absl::EndsWith(route.path, "/support-levels/architectures")) {
+      return path + "?openshift_version=4.16";
+    }
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files")) {
       return path + "?file_name=discovery.ign";
     }
@@ -1395,6 +1398,15 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   CurlResponse versions = As(alice_, "GET", "/openshift-versions");
   ASSERT_EQ(versions.status, 200) << versions.body;
   EXPECT_EQ(Json::parse(versions.body)["4.16"]["cpu_architectures"][0], "x86_64");
+  // The same catalog answers the architecture support levels.
+  CurlResponse architectures =
+      As(alice_, "GET", "/support-levels/architectures?openshift_version=4.16.3");
+  ASSERT_EQ(architectures.status, 200) << architectures.body;
+  const Json levels = Json::parse(architectures.body)["architectures"];
+  EXPECT_EQ(levels["X86_64_ARCHITECTURE"], "supported");
+  EXPECT_EQ(levels["PPC64LE_ARCHITECTURE"], "unavailable");
+  EXPECT_EQ(levels.size(), 5u);
+  ExpectError(As(alice_, "GET", "/support-levels/architectures"), 400, "openshift_version");
 }
 
 }  // namespace
