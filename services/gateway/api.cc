@@ -15,11 +15,13 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "lib/config/config.h"
+#include "lib/enums/spelling.h"
 #include "lib/http/body.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
 #include "services/gateway/api_error.h"
 #include "services/gateway/json_model.h"
+#include "services/gateway/support_levels.h"
 #include "services/gateway/tar.h"
 
 namespace assisted::gateway {
@@ -233,6 +235,12 @@ std::string JsonTextOf(const google::protobuf::RepeatedPtrField<std::string>& it
   return Dump(Json(std::vector<std::string>(items.begin(), items.end())));
 }
 
+// Upstream's host-type-hardware-requirements: nothing qualitative here, every requirement is a
+// number of the orchestrator's requirements file.
+Json HostTypeRequirementsJson(const orch::RoleHardwareRequirements& requirements) {
+  return {{"qualitative", Json::array()}, {"quantitative", MessageToJson(requirements)}};
+}
+
 Json IgnoredValidationsJson(const types::Cluster& cluster) {
   return {{"host-validation-ids", JsonTextOf(cluster.ignored_host_validations())},
           {"cluster-validation-ids", JsonTextOf(cluster.ignored_cluster_validations())}};
@@ -412,6 +420,16 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {},
        &RestApi::UpdateInstallConfig},
+      {"GET",
+       "/clusters/{cluster_id}/preflight-requirements",
+       A::kUser,
+       {},
+       &RestApi::GetPreflightRequirements},
+      {"GET",
+       "/clusters/{cluster_id}/supported-platforms",
+       A::kUser,
+       {},
+       &RestApi::GetSupportedPlatforms},
       {"GET", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::GetUiSettings},
       {"PUT", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::UpdateUiSettings},
       {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
@@ -489,6 +507,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        {"version", "only_latest"},
        &RestApi::ListOpenshiftVersions},
       {"GET", "/domains", A::kUser, {}, &RestApi::ListManagedDomains},
+      {"GET",
+       "/support-levels/architectures",
+       A::kUser,
+       {"openshift_version"},
+       &RestApi::GetSupportedArchitectures},
       {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
       {"GET", "//health", A::kPublic, {}, &RestApi::Health},
       {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
@@ -603,6 +626,18 @@ absl::StatusOr<http::Response> RestApi::ClusterAction(
                    backends_.Call(kOrchestrator, backends_.orchestrator(), method, request,
                                   call.principal.identity));
   return JsonResponse(202, ClusterJson(updated));
+}
+
+template <typename Request, typename Answer>
+absl::StatusOr<Answer> RestApi::AskAboutCluster(
+    const Call& call,
+    grpc::Status (orch::OrchestratorService::Stub::*method)(grpc::ClientContext*, const Request&,
+                                                            Answer*)) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  Request request;
+  request.set_cluster_id(cluster.id());
+  return backends_.Call(kOrchestrator, backends_.orchestrator(), method, request,
+                        call.principal.identity);
 }
 
 template <typename Request>
@@ -1293,13 +1328,8 @@ absl::StatusOr<http::Response> RestApi::SetIgnoredValidations(const Call& call) 
 }
 
 absl::StatusOr<http::Response> RestApi::GetInstallConfig(const Call& call) const {
-  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
-  orch::GetInstallConfigRequest request;
-  request.set_cluster_id(cluster.id());
   ASSIGN_OR_RETURN(orch::GetInstallConfigResponse document,
-                   backends_.Call(kOrchestrator, backends_.orchestrator(),
-                                  &orch::OrchestratorService::Stub::GetInstallConfig, request,
-                                  call.principal.identity));
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::GetInstallConfig));
   // Upstream answers the YAML document as one JSON string.
   return JsonResponse(200, Json(document.install_config()));
 }
@@ -1316,6 +1346,29 @@ absl::StatusOr<http::Response> RestApi::UpdateInstallConfig(const Call& call) co
                             call.principal.identity)
                       .status());
   return http::Response{.status = 201};
+}
+
+// ---- Questions about a cluster, answered by the orchestrator from its validations' rules ----
+
+absl::StatusOr<http::Response> RestApi::GetPreflightRequirements(const Call& call) const {
+  ASSIGN_OR_RETURN(
+      orch::PreflightRequirements rows,
+      AskAboutCluster(call, &orch::OrchestratorService::Stub::GetPreflightRequirements));
+  Json ocp = {{"master", HostTypeRequirementsJson(rows.master())},
+              {"worker", HostTypeRequirementsJson(rows.worker())}};
+  if (rows.has_arbiter()) ocp["arbiter"] = HostTypeRequirementsJson(rows.arbiter());
+  // No operator can be selected yet (issue 19, item 3): none adds requirements.
+  return JsonResponse(200, Json{{"ocp", std::move(ocp)}, {"operators", Json::array()}});
+}
+
+absl::StatusOr<http::Response> RestApi::GetSupportedPlatforms(const Call& call) const {
+  ASSIGN_OR_RETURN(orch::GetSupportedPlatformsResponse supported,
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::GetSupportedPlatforms));
+  Json platforms = Json::array();
+  for (int platform : supported.platforms()) {
+    platforms.push_back(enums::EnumText(static_cast<types::PlatformType>(platform)));
+  }
+  return JsonResponse(200, platforms);
 }
 
 absl::StatusOr<http::Response> RestApi::GetUiSettings(const Call& call) const {
@@ -1464,6 +1517,16 @@ absl::StatusOr<http::Response> RestApi::ListOpenshiftVersions(const Call& call) 
     version["cpu_architectures"].push_back(EnumText(image.cpu_architecture()));
   }
   return JsonResponse(200, versions);
+}
+
+absl::StatusOr<http::Response> RestApi::GetSupportedArchitectures(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string version, RequiredQuery(call.request, "openshift_version"));
+  ASSIGN_OR_RETURN(
+      img::ListBaseImagesResponse images,
+      backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::ListBaseImages,
+                     img::ListBaseImagesRequest(), {}));
+  return JsonResponse(
+      200, ArchitectureSupportLevels({images.images().begin(), images.images().end()}, version));
 }
 
 absl::StatusOr<http::Response> RestApi::Health(const Call&) const {

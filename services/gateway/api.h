@@ -113,6 +113,11 @@ class RestApi {
   // its overrides (a JSON string holding a JSON object), checked by the orchestrator.
   absl::StatusOr<http::Response> GetInstallConfig(const Call& call) const;
   absl::StatusOr<http::Response> UpdateInstallConfig(const Call& call) const;
+  // What each role's hosts need (upstream's preflight-hardware-requirements) and the platforms
+  // every host of the cluster is compatible with: the orchestrator's answers from the rules its
+  // validations apply.
+  absl::StatusOr<http::Response> GetPreflightRequirements(const Call& call) const;
+  absl::StatusOr<http::Response> GetSupportedPlatforms(const Call& call) const;
   // The UI's per-cluster settings: an opaque JSON string kept by the inventory.
   absl::StatusOr<http::Response> GetUiSettings(const Call& call) const;
   absl::StatusOr<http::Response> UpdateUiSettings(const Call& call) const;
@@ -124,6 +129,9 @@ class RestApi {
   absl::StatusOr<http::Response> ListManagedDomains(const Call& call) const;
   absl::StatusOr<http::Response> ListEvents(const Call& call) const;
   absl::StatusOr<http::Response> ListOpenshiftVersions(const Call& call) const;
+  // Upstream's architecture support levels for ?openshift_version= (support_levels.h), from the
+  // image service's base images: the catalog /openshift-versions lists.
+  absl::StatusOr<http::Response> GetSupportedArchitectures(const Call& call) const;
   absl::StatusOr<http::Response> Health(const Call& call) const;
   absl::StatusOr<http::Response> Ready(const Call& call) const;
   absl::StatusOr<http::Response> OpenApi(const Call& call) const;
@@ -140,6 +148,12 @@ class RestApi {
   absl::StatusOr<http::Response> ClusterAction(
       const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
                             grpc::ClientContext*, const Request&, types::v1::Cluster*)) const;
+  // Reads the route's cluster as the caller (another tenant's is NOT_FOUND), then asks the
+  // orchestrator's `method` about it; its answer or its error.
+  template <typename Request, typename Answer>
+  absl::StatusOr<Answer> AskAboutCluster(
+      const Call& call, grpc::Status (orchestrator::v1::OrchestratorService::Stub::*method)(
+                            grpc::ClientContext*, const Request&, Answer*)) const;
   // Calls `method` for the route's host (read as the caller first); answers `success_status`.
   template <typename Request>
   absl::StatusOr<http::Response> HostAction(

@@ -27,9 +27,9 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/api.h"
-#include "services/gateway/web_ui.h"
 #include "services/gateway/json_model.h"
 #include "services/gateway/jwt.h"
+#include "services/gateway/web_ui.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
 #include "tests/harness/stack.h"
@@ -41,11 +41,11 @@ namespace {
 namespace inv = ::assisted::inventory::v1;
 namespace types = ::assisted::types::v1;
 using ::assisted::gateway::Access;
-using ::assisted::gateway::WebUi;
 using ::assisted::gateway::FieldRule;
 using ::assisted::gateway::Model;
 using ::assisted::gateway::RestApi;
 using ::assisted::gateway::RouteInfo;
+using ::assisted::gateway::WebUi;
 using ::assisted::http::test::CurlClient;
 using ::assisted::http::test::CurlRequest;
 using ::assisted::http::test::CurlResponse;
@@ -226,6 +226,9 @@ class GatewayTest : public StackTest {
       return path + "?file_name=master.ign";
     }
     if (absl::EndsWith(route.path, "/downloads/credentials")) return path + "?file_name=kubeconfig";
+    if (absl::EndsWith(route.path, "/support-levels/architectures")) {
+      return path + "?openshift_version=4.16";
+    }
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files")) {
       return path + "?file_name=discovery.ign";
     }
@@ -627,6 +630,61 @@ TEST_F(GatewayTest, UiSettingsAreAnOpaqueBoundedStringPerCluster) {
   CurlResponse domains = As(alice_, "GET", "/domains");
   ASSERT_EQ(domains.status, 200) << domains.body;
   EXPECT_EQ(Json::parse(domains.body), Json::array());
+}
+
+// The orchestrator answers from the requirements file its validations read (4.16's rows here)
+// and from the platform rule of compatible-with-cluster-platform; another tenant gets 404.
+TEST_F(GatewayTest, PreflightRequirementsAndSupportedPlatformsAreTheValidationsRules) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string cluster = "/clusters/" + cluster_id_;
+  CurlResponse preflight = As(alice_, "GET", cluster + "/preflight-requirements");
+  ASSERT_EQ(preflight.status, 200) << preflight.body;
+  const Json requirements = Json::parse(preflight.body);
+  EXPECT_EQ(requirements["operators"], Json::array());
+  EXPECT_EQ(requirements["ocp"]["master"]["qualitative"], Json::array());
+  EXPECT_EQ(requirements["ocp"]["master"]["quantitative"],
+            (Json{{"cpu_cores", 4},
+                  {"ram_mib", 16384},
+                  {"disk_size_gb", 100},
+                  {"installation_disk_speed_threshold_ms", 10},
+                  {"network_latency_threshold_ms", 100.0},
+                  {"packet_loss_percentage", 0.0}}));
+  EXPECT_EQ(requirements["ocp"]["worker"]["quantitative"]["cpu_cores"], 2);
+  EXPECT_EQ(requirements["ocp"]["worker"]["quantitative"]["packet_loss_percentage"], 10.0);
+  EXPECT_EQ(requirements["ocp"]["arbiter"]["quantitative"]["disk_size_gb"], 50);
+
+  // Single-node: every role is held to the sno row, without network thresholds or arbiter.
+  CurlResponse sno = As(alice_, "POST", "/clusters",
+                        Json{{"name", "sno"},
+                             {"openshift_version", "4.16"},
+                             {"high_availability_mode", "None"},
+                             {"pull_secret", kPullSecret},
+                             {"base_dns_domain", "example.com"}}
+                            .dump());
+  ASSERT_EQ(sno.status, 201) << sno.body;
+  const std::string sno_path = "/clusters/" + Json::parse(sno.body)["id"].get<std::string>();
+  const Json sno_requirements =
+      Json::parse(As(alice_, "GET", sno_path + "/preflight-requirements").body);
+  EXPECT_EQ(sno_requirements["ocp"]["master"]["quantitative"]["cpu_cores"], 8);
+  EXPECT_EQ(sno_requirements["ocp"]["worker"], sno_requirements["ocp"]["master"]);
+  EXPECT_FALSE(
+      sno_requirements["ocp"]["master"]["quantitative"].contains("network_latency_threshold_ms"));
+  EXPECT_FALSE(sno_requirements["ocp"].contains("arbiter"));
+
+  // The fixture's host has no inventory yet: nothing shows it is a VMware or Nutanix machine.
+  CurlResponse platforms = As(alice_, "GET", cluster + "/supported-platforms");
+  ASSERT_EQ(platforms.status, 200) << platforms.body;
+  EXPECT_EQ(Json::parse(platforms.body), (Json{"baremetal", "none", "external"}));
+  EXPECT_EQ(Json::parse(As(alice_, "GET", sno_path + "/supported-platforms").body), Json::array());
+
+  for (const char* question : {"/preflight-requirements", "/supported-platforms"}) {
+    ExpectError(As(bob_, "GET", cluster + question), 404, cluster_id_);
+    ExpectError(
+        As(alice_, "GET", "/clusters/0e6c9a52-1d2b-4f7a-8c3e-5b9d0f1a2c4e" + std::string(question)),
+        404, "0e6c9a52-1d2b-4f7a-8c3e-5b9d0f1a2c4e");
+    ExpectError(As(alice_, "GET", "/clusters/not-a-uuid" + std::string(question)), 400,
+                "cluster_id");
+  }
 }
 
 TEST_F(GatewayTest, HostInstallerArgsAndIgnitionAreCheckedUntilTheHostInstalls) {
@@ -1340,6 +1398,15 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   CurlResponse versions = As(alice_, "GET", "/openshift-versions");
   ASSERT_EQ(versions.status, 200) << versions.body;
   EXPECT_EQ(Json::parse(versions.body)["4.16"]["cpu_architectures"][0], "x86_64");
+  // The same catalog answers the architecture support levels.
+  CurlResponse architectures =
+      As(alice_, "GET", "/support-levels/architectures?openshift_version=4.16.3");
+  ASSERT_EQ(architectures.status, 200) << architectures.body;
+  const Json levels = Json::parse(architectures.body)["architectures"];
+  EXPECT_EQ(levels["X86_64_ARCHITECTURE"], "supported");
+  EXPECT_EQ(levels["PPC64LE_ARCHITECTURE"], "unavailable");
+  EXPECT_EQ(levels.size(), 5u);
+  ExpectError(As(alice_, "GET", "/support-levels/architectures"), 400, "openshift_version");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/cluster_facts.h"
+#include "services/orchestrator/core/host_validations.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/names.h"
@@ -178,6 +179,49 @@ absl::StatusOr<std::string> ClusterActions::GetInstallConfig(const std::string& 
                      " cannot be generated yet: ", document.status().message()));
   }
   return document;
+}
+
+namespace {
+
+v1::RoleHardwareRequirements RoleRequirementsProto(const core::RoleRequirements& r) {
+  v1::RoleHardwareRequirements out;
+  out.set_cpu_cores(r.cpu_cores);
+  out.set_ram_mib(r.ram_mib);
+  out.set_disk_size_gb(r.disk_size_gb);
+  out.set_installation_disk_speed_threshold_ms(r.installation_disk_speed_threshold_ms);
+  if (r.network_latency_threshold_ms) {
+    out.set_network_latency_threshold_ms(*r.network_latency_threshold_ms);
+  }
+  if (r.packet_loss_percentage) out.set_packet_loss_percentage(*r.packet_loss_percentage);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<v1::PreflightRequirements> ClusterActions::GetPreflightRequirements(
+    const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(Cluster cluster,
+                   context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
+  ASSIGN_OR_RETURN(core::ClusterFacts facts,
+                   core::BuildClusterFacts(&cluster, {}, core::DefaultHwRequirements(), {}));
+  const core::PreflightRequirements rows = core::PreflightRequirementsOf(facts);
+  v1::PreflightRequirements answer;
+  *answer.mutable_master() = RoleRequirementsProto(rows.master);
+  *answer.mutable_worker() = RoleRequirementsProto(rows.worker);
+  if (rows.arbiter) *answer.mutable_arbiter() = RoleRequirementsProto(*rows.arbiter);
+  return answer;
+}
+
+absl::StatusOr<v1::GetSupportedPlatformsResponse> ClusterActions::GetSupportedPlatforms(
+    const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true));
+  std::vector<const Host*> hosts;
+  for (const Host& host : cluster.hosts()) hosts.push_back(&host);
+  v1::GetSupportedPlatformsResponse answer;
+  for (types::v1::PlatformType platform : core::SupportedPlatforms(hosts)) {
+    answer.add_platforms(platform);
+  }
+  return answer;
 }
 
 absl::StatusOr<Cluster> ClusterActions::UpdateInstallConfig(const std::string& cluster_id,

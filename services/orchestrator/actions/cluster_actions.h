@@ -15,6 +15,8 @@
 //   ignorable ids: core/validation_ids.h) and UpdateInstallConfig (overrides checked as the
 //   generator applies them, and by generating the document when the cluster can have one);
 //   GetInstallConfig renders the document the installation would use now.
+// - Questions answered from the validations' own rules, in any status: GetPreflightRequirements
+//   and GetSupportedPlatforms.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_ACTIONS_CLUSTER_ACTIONS_H_
@@ -48,6 +50,11 @@ class ClusterActions {
   absl::StatusOr<std::string> GetInstallConfig(const std::string& cluster_id);
   absl::StatusOr<types::v1::Cluster> UpdateInstallConfig(const std::string& cluster_id,
                                                          const std::string& overrides);
+  // What the host validations hold each role's hosts to (core::PreflightRequirementsOf).
+  absl::StatusOr<v1::PreflightRequirements> GetPreflightRequirements(const std::string& cluster_id);
+  // The platforms every host of the cluster is compatible with (core::SupportedPlatforms).
+  absl::StatusOr<v1::GetSupportedPlatformsResponse> GetSupportedPlatforms(
+      const std::string& cluster_id);
 
  private:
   // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the

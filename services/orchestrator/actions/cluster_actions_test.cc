@@ -172,5 +172,31 @@ TEST_F(ClusterActionsTest, InstallConfigOverridesAreCheckedStoredAndRendered) {
   EXPECT_EQ(inventory_.Cluster("c1").install_config_overrides(), R"({"fips":true})");
 }
 
+// ---- Questions answered from the validations' rules -----------------------------------------
+
+TEST_F(ClusterActionsTest, PreflightRequirementsAreTheValidationsRowsInAnyStatus) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
+  absl::StatusOr<v1::PreflightRequirements> rows =
+      actions_.clusters().GetPreflightRequirements("c1");
+  ASSERT_THAT(rows, IsOk());
+  EXPECT_GT(rows->master().cpu_cores(), 0);
+  EXPECT_TRUE(rows->master().has_network_latency_threshold_ms());
+  EXPECT_TRUE(rows->has_arbiter());
+  EXPECT_EQ(CodeOf(actions_.clusters().GetPreflightRequirements("no-such-cluster")),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(ClusterActionsTest, SupportedPlatformsAreThoseOfEveryHost) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  absl::StatusOr<v1::GetSupportedPlatformsResponse> platforms =
+      actions_.clusters().GetSupportedPlatforms("c1");
+  ASSERT_THAT(platforms, IsOk());
+  ASSERT_GE(platforms->platforms_size(), 1);
+  EXPECT_EQ(platforms->platforms(0), types::v1::PLATFORM_TYPE_BAREMETAL);
+  EXPECT_EQ(CodeOf(actions_.clusters().GetSupportedPlatforms("no-such-cluster")),
+            absl::StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator::actions

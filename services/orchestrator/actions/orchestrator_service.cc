@@ -219,4 +219,21 @@ grpc::Status OrchestratorServiceImpl::UpdateInstallConfig(
       response);
 }
 
+grpc::Status OrchestratorServiceImpl::GetPreflightRequirements(
+    grpc::ServerContext*, const v1::GetPreflightRequirementsRequest* request,
+    v1::PreflightRequirements* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.clusters().GetPreflightRequirements(request->cluster_id()); },
+      response);
+}
+
+grpc::Status OrchestratorServiceImpl::GetSupportedPlatforms(
+    grpc::ServerContext*, const v1::GetSupportedPlatformsRequest* request,
+    v1::GetSupportedPlatformsResponse* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.clusters().GetSupportedPlatforms(request->cluster_id()); }, response);
+}
+
 }  // namespace assisted::orchestrator::actions

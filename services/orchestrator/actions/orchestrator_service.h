@@ -67,6 +67,12 @@ class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
   grpc::Status UpdateInstallConfig(grpc::ServerContext* context,
                                    const v1::UpdateInstallConfigRequest* request,
                                    types::v1::Cluster* response) override;
+  grpc::Status GetPreflightRequirements(grpc::ServerContext* context,
+                                        const v1::GetPreflightRequirementsRequest* request,
+                                        v1::PreflightRequirements* response) override;
+  grpc::Status GetSupportedPlatforms(grpc::ServerContext* context,
+                                     const v1::GetSupportedPlatformsRequest* request,
+                                     v1::GetSupportedPlatformsResponse* response) override;
 
  private:
   UserActions& actions_;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lib/enums/spelling.h"
 #include "services/orchestrator/core/disk_eligibility.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/names.h"
@@ -352,17 +353,10 @@ CheckResult CompatibleWithClusterPlatform(const Ctx& c) {
   if (inv == nullptr) return NoInventory();
   if (!Bound(c)) return Success("Any platform: the host is not bound to a cluster");
   types::v1::PlatformType platform = c.cluster.cluster->platform().type();
-  bool ok = true;
-  absl::string_view name = "";
-  if (platform == types::v1::PLATFORM_TYPE_VSPHERE) {
-    ok = IsVmware(*inv);
-    name = "vsphere";
-  } else if (platform == types::v1::PLATFORM_TYPE_NUTANIX) {
-    ok = absl::StrContains(inv->system_vendor().manufacturer(), "Nutanix");
-    name = "nutanix";
-  }
-  if (ok) return Success("Host is compatible with cluster platform");
-  return Failure(absl::StrCat("Host is not compatible with cluster platform ", name,
+  if (HostSupportsPlatform(inv, platform))
+    return Success("Host is compatible with cluster platform");
+  return Failure(absl::StrCat("Host is not compatible with cluster platform ",
+                              enums::EnumTextOrUnknown(platform),
                               "; either disable this host or choose a compatible cluster "
                               "platform (baremetal, none)"));
 }
@@ -762,6 +756,47 @@ RoleRequirements MinimalRequirements(const ClusterFacts& cluster) {
   return min;
 }
 
+PreflightRequirements PreflightRequirementsOf(const ClusterFacts& cluster) {
+  auto row = [&](HostRole role) {
+    types::v1::Host host;
+    host.set_role(role);
+    return cluster.requirements.Role(*RequirementRoleOf(host, cluster));
+  };
+  PreflightRequirements p{row(types::v1::HOST_ROLE_MASTER), row(types::v1::HOST_ROLE_WORKER),
+                          std::nullopt};
+  if (!cluster.sno) p.arbiter = row(types::v1::HOST_ROLE_ARBITER);
+  return p;
+}
+
+bool HostSupportsPlatform(const types::v1::Inventory* inventory, types::v1::PlatformType platform) {
+  switch (platform) {
+    case types::v1::PLATFORM_TYPE_VSPHERE:
+      return inventory != nullptr && IsVmware(*inventory);
+    case types::v1::PLATFORM_TYPE_NUTANIX:
+      return inventory != nullptr &&
+             absl::StrContains(inventory->system_vendor().manufacturer(), "Nutanix");
+    default:
+      return true;
+  }
+}
+
+std::vector<types::v1::PlatformType> SupportedPlatforms(
+    const std::vector<const types::v1::Host*>& hosts) {
+  std::vector<types::v1::PlatformType> supported;
+  if (hosts.empty()) return supported;
+  for (types::v1::PlatformType platform :
+       {types::v1::PLATFORM_TYPE_BAREMETAL, types::v1::PLATFORM_TYPE_NONE,
+        types::v1::PLATFORM_TYPE_VSPHERE, types::v1::PLATFORM_TYPE_NUTANIX,
+        types::v1::PLATFORM_TYPE_EXTERNAL}) {
+    if (std::all_of(hosts.begin(), hosts.end(), [&](const types::v1::Host* h) {
+          return HostSupportsPlatform(h->has_inventory() ? &h->inventory() : nullptr, platform);
+        })) {
+      supported.push_back(platform);
+    }
+  }
+  return supported;
+}
+
 bool MemoryMeets(const types::v1::Inventory& inventory, int64_t ram_mib,
                  const ValidationLimits& limits) {
   double tolerance = static_cast<double>(limits.memory_tolerance_mib) * kMiB;
@@ -782,17 +817,19 @@ const std::vector<HostCheck>& CoreHostChecks() {
       {kMediaConnected, kHw, MediaConnected,
        "Keep the discovery media attached (virtual media or ISO) until the installation ends."},
       {kHasInventory, kHw, HasInventory,
-       "Wait a moment: the agent sends its inventory shortly after it connects. If it does not, check the agent's log on the host."},
+       "Wait a moment: the agent sends its inventory shortly after it connects. If it does not, "
+       "check the agent's log on the host."},
       {kInventoryNotPartiallyTruncated, kHw, NotPartiallyTruncated,
        "Nothing to do: some inventory details were too large and were left out."},
       {kInventoryNotFullyTruncated, kHw, NotFullyTruncated,
-       "The host's inventory was too large to keep: remove unused disks or interfaces, or boot the host again."},
+       "The host's inventory was too large to keep: remove unused disks or interfaces, or boot the "
+       "host again."},
       {kHasMinCpuCores, kHw, MinCpuCores,
        "Give the host more CPU cores (the VM's vCPUs or the server's BIOS settings)."},
-      {kHasMinMemory, kHw, MinMemory,
-       "Give the host more memory."},
+      {kHasMinMemory, kHw, MinMemory, "Give the host more memory."},
       {kHasMinValidDisks, kHw, MinValidDisks,
-       "Attach a disk large enough for the installation, not removable and not holding the discovery media."},
+       "Attach a disk large enough for the installation, not removable and not holding the "
+       "discovery media."},
       {kHasCpuCoresForRole, kHw, CpuCoresForRole,
        "Give the host more CPU cores, or give it a role that needs fewer."},
       {kHasMemoryForRole, kHw, MemoryForRole,
@@ -800,13 +837,15 @@ const std::vector<HostCheck>& CoreHostChecks() {
       {kMachineCidrDefined, kNet, MachineCidrDefined,
        "Set the cluster's machine network (or turn on user-managed networking)."},
       {kBelongsToMachineCidr, kNet, BelongsToMachineCidr,
-       "Connect the host to the machine network, or change the cluster's machine network to include the host's address."},
+       "Connect the host to the machine network, or change the cluster's machine network to "
+       "include the host's address."},
       {kHostnameUnique, kHw, HostnameUnique,
        "Rename the host (or the other host with the same name)."},
       {kHostnameValid, kHw, HostnameValid,
        "Rename the host: lower-case letters, digits and hyphens, not localhost."},
       {kIgnitionDownloadable, kNet, IgnitionDownloadable,
-       "Make sure the host can reach the cluster's API (the API VIP, port 22623), check its routes and firewall."},
+       "Make sure the host can reach the cluster's API (the API VIP, port 22623), check its routes "
+       "and firewall."},
       {kBelongsToMajorityGroup, kNet, BelongsToMajorityGroup,
        "Connect the host to the same network as the other hosts, and let them reach each other."},
       {kMtuValid, kNet, MtuValid,
@@ -822,7 +861,8 @@ const std::vector<HostCheck>& CoreHostChecks() {
       {kTimeSyncedBetweenHostAndService, kNet, TimeSynced,
        "Set the host's clock right (NTP or the BIOS clock)."},
       {kContainerImagesAvailable, kNet, ContainerImagesAvailable,
-       "Make sure the host can pull the release images: check its DNS, proxy, pull secret and registry mirrors."},
+       "Make sure the host can pull the release images: check its DNS, proxy, pull secret and "
+       "registry mirrors."},
       {kSufficientInstallationDiskSpeed, kHw, SufficientInstallationDiskSpeed,
        "Choose a faster installation disk (an SSD or NVMe)."},
       {kSufficientNetworkLatency, kNet, SufficientNetworkLatency,
@@ -832,25 +872,32 @@ const std::vector<HostCheck>& CoreHostChecks() {
       {kHasDefaultRoute, kNet, DefaultRoute,
        "Give the host a default route (DHCP or its static network configuration)."},
       {kApiDomainNameResolved, kNet, ApiDomainResolved,
-       "Add a DNS record for api.<cluster>.<base domain> pointing at the API VIP or load balancer."},
+       "Add a DNS record for api.<cluster>.<base domain> pointing at the API VIP or load "
+       "balancer."},
       {kApiIntDomainNameResolved, kNet, ApiIntDomainResolved,
-       "Add a DNS record for api-int.<cluster>.<base domain> pointing at the API VIP or load balancer."},
+       "Add a DNS record for api-int.<cluster>.<base domain> pointing at the API VIP or load "
+       "balancer."},
       {kAppsDomainNameResolved, kNet, AppsDomainResolved,
-       "Add a wildcard DNS record for *.apps.<cluster>.<base domain> pointing at the ingress VIP or load balancer."},
+       "Add a wildcard DNS record for *.apps.<cluster>.<base domain> pointing at the ingress VIP "
+       "or load balancer."},
       {kReleaseDomainNameResolved, kNet, ReleaseDomainResolved,
        "Make the release image's registry resolvable from the host (DNS or a mirror)."},
       {kDnsWildcardNotConfigured, kNet, DnsWildcardNotConfigured,
-       "Remove the wildcard DNS record for *.<cluster>.<base domain>: it hides the cluster's own names."},
+       "Remove the wildcard DNS record for *.<cluster>.<base domain>: it hides the cluster's own "
+       "names."},
       {kNonOverlappingSubnets, kNet, NonOverlappingSubnets,
-       "Give the host's interfaces networks that do not overlap each other or the cluster's networks."},
+       "Give the host's interfaces networks that do not overlap each other or the cluster's "
+       "networks."},
       {kNoIpCollisionsInNetwork, kNet, NoIpCollisions,
        "Give each host its own address: find the other machine with the same IP and change one."},
       {kNoIscsiNicBelongsToMachineCidr, kNet, NoIscsiNicInMachineCidr,
        "Move the iSCSI boot interface to a network outside the machine network."},
       {kDiskEncryptionRequirementsSatisfied, kHw, DiskEncryptionRequirements,
-       "Turn on the host's TPM 2.0, or let the cluster's disk encryption use Tang, or turn it off for this role."},
+       "Turn on the host's TPM 2.0, or let the cluster's disk encryption use Tang, or turn it off "
+       "for this role."},
       {kCompatibleAgent, kHw, CompatibleAgent,
-       "Boot the host from a discovery image downloaded again: its agent is older than the service."},
+       "Boot the host from a discovery image downloaded again: its agent is older than the "
+       "service."},
       {kNoSkipInstallationDisk, kHw, NoSkipInstallationDisk,
        "Do not skip formatting the installation disk."},
       {kNoSkipMissingDisk, kHw, NoSkipMissingDisk,

@@ -59,6 +59,26 @@ std::optional<RequirementRole> RequirementRoleOf(const types::v1::Host& host,
 // worker (and arbiter for two control-plane nodes).
 RoleRequirements MinimalRequirements(const ClusterFacts& cluster);
 
+// What the validations hold a host of each role to in `cluster` (upstream's preflight
+// requirements): RequirementRoleOf's row for a host of that role, so single-node clusters
+// answer the sno row for both. No arbiter row on single-node clusters.
+struct PreflightRequirements {
+  RoleRequirements master;
+  RoleRequirements worker;
+  std::optional<RoleRequirements> arbiter;
+};
+PreflightRequirements PreflightRequirementsOf(const ClusterFacts& cluster);
+
+// Whether a host may join a cluster on `platform` (compatible-with-cluster-platform): vsphere
+// needs a VMware machine, nutanix a Nutanix one; the others take any host. `inventory` may be
+// null (not reported yet): only platforms that take any host.
+bool HostSupportsPlatform(const types::v1::Inventory* inventory, types::v1::PlatformType platform);
+
+// The platforms every one of `hosts` supports, in a fixed order (baremetal, none, vsphere,
+// nutanix, external). Empty without hosts, as upstream's GetClusterSupportedPlatforms.
+std::vector<types::v1::PlatformType> SupportedPlatforms(
+    const std::vector<const types::v1::Host*>& hosts);
+
 // Whether `inventory`'s memory meets `ram_mib`, with the file's tolerance.
 bool MemoryMeets(const types::v1::Inventory& inventory, int64_t ram_mib,
                  const ValidationLimits& limits);

@@ -571,5 +571,77 @@ TEST(HostValidations, UnboundHostUsesTheSmallestRole) {
   EXPECT_TRUE(r.Passed(id::kMachineCidrDefined));
 }
 
+ClusterFacts FactsOf(const types::v1::Cluster& cluster) {
+  absl::StatusOr<ClusterFacts> facts = BuildClusterFacts(&cluster, {}, DefaultHwRequirements(), {});
+  EXPECT_THAT(facts, IsOk());
+  return *facts;
+}
+
+TEST(PreflightRequirements, AreTheRowsTheValidationsHoldEachRoleTo) {
+  types::v1::Cluster cluster = testing::HealthyCluster();
+  cluster.set_openshift_version("4.16");
+  const ClusterFacts facts = FactsOf(cluster);
+  const PreflightRequirements p = PreflightRequirementsOf(facts);
+  const HwRequirements& file = facts.requirements;
+  EXPECT_EQ(p.master.cpu_cores, file.Role(RequirementRole::kMaster).cpu_cores);
+  EXPECT_EQ(p.master.ram_mib, file.Role(RequirementRole::kMaster).ram_mib);
+  EXPECT_EQ(p.master.network_latency_threshold_ms,
+            file.Role(RequirementRole::kMaster).network_latency_threshold_ms);
+  EXPECT_EQ(p.worker.disk_size_gb, file.Role(RequirementRole::kWorker).disk_size_gb);
+  EXPECT_EQ(p.worker.packet_loss_percentage,
+            file.Role(RequirementRole::kWorker).packet_loss_percentage);
+  ASSERT_TRUE(p.arbiter.has_value());
+  EXPECT_EQ(p.arbiter->ram_mib, file.Role(RequirementRole::kArbiter).ram_mib);
+}
+
+TEST(PreflightRequirements, SingleNodeAnswersTheSnoRowAndNoArbiter) {
+  types::v1::Cluster cluster = testing::HealthyCluster();
+  cluster.set_openshift_version("4.16");
+  cluster.set_control_plane_count(1);
+  const ClusterFacts facts = FactsOf(cluster);
+  const PreflightRequirements p = PreflightRequirementsOf(facts);
+  const RoleRequirements& sno = facts.requirements.Role(RequirementRole::kSno);
+  EXPECT_EQ(p.master.cpu_cores, sno.cpu_cores);
+  EXPECT_EQ(p.worker.cpu_cores, sno.cpu_cores);
+  EXPECT_FALSE(p.master.network_latency_threshold_ms.has_value());
+  EXPECT_FALSE(p.arbiter.has_value());
+  // The file's version overrides reach the answer too (4.22 lowers the sno cores).
+  cluster.set_openshift_version("4.22");
+  EXPECT_EQ(PreflightRequirementsOf(FactsOf(cluster)).master.cpu_cores,
+            DefaultHwRequirements().ForVersion("4.22")->Role(RequirementRole::kSno).cpu_cores);
+}
+
+TEST(SupportedPlatforms, AreThoseEveryHostIsCompatibleWith) {
+  using namespace types::v1;  // NOLINT
+  World w;
+  std::vector<const Host*> hosts = {&w.hosts[0], &w.hosts[1]};
+  EXPECT_THAT(
+      SupportedPlatforms(hosts),
+      ::testing::ElementsAre(PLATFORM_TYPE_BAREMETAL, PLATFORM_TYPE_NONE, PLATFORM_TYPE_EXTERNAL));
+  for (Host& h : w.hosts)
+    h.mutable_inventory()->mutable_system_vendor()->set_manufacturer("VMware, Inc.");
+  EXPECT_THAT(SupportedPlatforms(hosts),
+              ::testing::ElementsAre(PLATFORM_TYPE_BAREMETAL, PLATFORM_TYPE_NONE,
+                                     PLATFORM_TYPE_VSPHERE, PLATFORM_TYPE_EXTERNAL));
+  // One host without an inventory yet: nothing proves it is a VMware machine.
+  w.hosts[1].clear_inventory();
+  EXPECT_THAT(
+      SupportedPlatforms(hosts),
+      ::testing::ElementsAre(PLATFORM_TYPE_BAREMETAL, PLATFORM_TYPE_NONE, PLATFORM_TYPE_EXTERNAL));
+  EXPECT_THAT(SupportedPlatforms({}), ::testing::IsEmpty());
+}
+
+TEST(SupportedPlatforms, AgreeWithTheCompatibilityValidation) {
+  World w;
+  for (types::v1::Host& h : w.hosts) {
+    h.mutable_inventory()->mutable_system_vendor()->set_manufacturer("Nutanix");
+  }
+  w.cluster.mutable_platform()->set_type(types::v1::PLATFORM_TYPE_NUTANIX);
+  EXPECT_TRUE(w.Validate().Passed(id::kCompatibleWithClusterPlatform));
+  w.inv().mutable_system_vendor()->set_manufacturer("Dell Inc.");
+  EXPECT_FALSE(w.Validate().Passed(id::kCompatibleWithClusterPlatform));
+  EXPECT_FALSE(HostSupportsPlatform(&w.inv(), types::v1::PLATFORM_TYPE_NUTANIX));
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator::core

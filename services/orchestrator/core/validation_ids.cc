@@ -84,8 +84,8 @@ std::vector<absl::string_view> CoreClusterValidationIds() {
 
 const std::vector<absl::string_view>& NonIgnorableHostValidationIds() {
   static const auto* const kIds = new std::vector<absl::string_view>{
-      host_id::kConnected, host_id::kHasInventory, host_id::kMachineCidrDefined,
-      host_id::kHostnameUnique, host_id::kHostnameValid};
+      host_id::kConnected,          host_id::kHasInventory,   host_id::kInventoryNotFullyTruncated,
+      host_id::kMachineCidrDefined, host_id::kHostnameUnique, host_id::kHostnameValid};
   return *kIds;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/orchestrator/core/validation_ids.h"
 
@@ -94,6 +95,25 @@ TEST(ValidationIds, OnlyKnownIgnorableIdsMayBeIgnored) {
     const std::vector<absl::string_view> cluster = CoreClusterValidationIds();
     EXPECT_NE(std::find(cluster.begin(), cluster.end(), id), cluster.end()) << id;
   }
+}
+
+// Upstream's lists (internal/common: NonIgnorableHostValidations, NonIgnorableClusterValidations,
+// with inventory-not-fully-truncated since the inventory truncation enhancement): a host whose
+// inventory was dropped has nothing the other checks could judge.
+TEST(ValidationIds, NonIgnorableIdsAreUpstreamsLists) {
+  EXPECT_THAT(
+      NonIgnorableHostValidationIds(),
+      testing::UnorderedElementsAre("connected", "has-inventory", "inventory-not-fully-truncated",
+                                    "machine-cidr-defined", "hostname-unique", "hostname-valid"));
+  EXPECT_THAT(NonIgnorableClusterValidationIds(),
+              testing::UnorderedElementsAre("api-vips-defined", "ingress-vips-defined",
+                                            "all-hosts-are-ready-to-install",
+                                            "sufficient-masters-count", "pull-secret-set"));
+  const absl::Status truncated =
+      CheckIgnorable("ignored_host_validations", {"inventory-not-fully-truncated"},
+                     CoreHostValidationIds(), NonIgnorableHostValidationIds());
+  EXPECT_EQ(truncated.message(),
+            "ignored_host_validations: \"inventory-not-fully-truncated\" cannot be ignored");
 }
 
 TEST(ValidationIds, ThirtyNineHostIdsEachInExactlyOneGroup) {

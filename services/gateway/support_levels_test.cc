@@ -1,0 +1,47 @@
+#include "services/gateway/support_levels.h"
+
+#include "gtest/gtest.h"
+
+namespace assisted::gateway {
+namespace {
+
+image::v1::BaseImage Image(const char* version, types::v1::CpuArchitecture architecture,
+                           image::v1::BaseImageState state = image::v1::BASE_IMAGE_STATE_READY) {
+  image::v1::BaseImage image;
+  image.set_openshift_version(version);
+  image.set_cpu_architecture(architecture);
+  image.set_state(state);
+  return image;
+}
+
+TEST(ArchitectureSupportLevels, SupportedWhereABaseImageOfThatMinorVersionExists) {
+  const std::vector<image::v1::BaseImage> images = {
+      Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64),
+      Image("4.16", types::v1::CPU_ARCHITECTURE_AARCH64),
+      Image("4.15", types::v1::CPU_ARCHITECTURE_S390X),
+      Image("4.16", types::v1::CPU_ARCHITECTURE_PPC64LE, image::v1::BASE_IMAGE_STATE_FAILED)};
+  const Json expected = {{"architectures",
+                          {{"X86_64_ARCHITECTURE", "supported"},
+                           {"ARM64_ARCHITECTURE", "supported"},
+                           {"PPC64LE_ARCHITECTURE", "unavailable"},
+                           {"S390X_ARCHITECTURE", "unavailable"},
+                           {"MULTIARCH_RELEASE_IMAGE", "unavailable"}}}};
+  EXPECT_EQ(ArchitectureSupportLevels(images, "4.16"), expected);
+  EXPECT_EQ(ArchitectureSupportLevels(images, "4.16.3"), expected);
+  EXPECT_EQ(ArchitectureSupportLevels(images, "4.15.0")["architectures"]["S390X_ARCHITECTURE"],
+            "supported");
+}
+
+TEST(ArchitectureSupportLevels, AnUnknownVersionHasEveryArchitectureUnavailable) {
+  // "4.1" is another minor version than "4.16", not a prefix of it.
+  const Json levels = ArchitectureSupportLevels({Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64)},
+                                                "4.1")["architectures"];
+  ASSERT_EQ(levels.size(), 5u);
+  for (const auto& [id, level] : levels.items()) EXPECT_EQ(level, "unavailable") << id;
+  EXPECT_EQ(ArchitectureSupportLevels({Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64)},
+                                      "")["architectures"]["X86_64_ARCHITECTURE"],
+            "unavailable");
+}
+
+}  // namespace
+}  // namespace assisted::gateway
