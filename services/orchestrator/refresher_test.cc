@@ -27,6 +27,16 @@ class RefresherTest : public ::testing::Test {
  protected:
   RefresherTest() { AddHealthyCluster(inventory_, clock_.Now()); }
 
+  // The host `index` reports no disks any more.
+  absl::Status TakeDisksOf(int index) {
+    core::HostFieldsUpdate no_disks;
+    *no_disks.fields.mutable_inventory() =
+        inventory_.Host(kInfraEnvId, HostId(index)).inventory();
+    no_disks.fields.mutable_inventory()->clear_disks();
+    no_disks.Mark("inventory");
+    return inventory_.UpdateHost(kInfraEnvId, HostId(index), no_disks, 0).status();
+  }
+
   FakeClock clock_;
   testing::FakeInventory inventory_{clock_};
   LivenessTracker liveness_{"replica-under-test", clock_};
@@ -85,11 +95,7 @@ TEST_F(RefresherTest, ASecondRefreshOfAnUnchangedClusterWritesNothing) {
 TEST_F(RefresherTest, AHostThatLosesItsDisksGoesInsufficientAndTheClusterFollows) {
   ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
   ASSERT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
-  core::HostFieldsUpdate no_disks;
-  *no_disks.fields.mutable_inventory() = inventory_.Host(kInfraEnvId, HostId(2)).inventory();
-  no_disks.fields.mutable_inventory()->clear_disks();
-  no_disks.Mark("inventory");
-  ASSERT_THAT(inventory_.UpdateHost(kInfraEnvId, HostId(2), no_disks, 0), IsOk());
+  ASSERT_THAT(TakeDisksOf(2), IsOk());
   ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
   EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(2)).status(), types::v1::HOST_STATUS_INSUFFICIENT);
   EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
@@ -104,11 +110,7 @@ TEST_F(RefresherTest, AClusterValidationThatStartsFailingIsCountedOnce) {
                      /*files=*/nullptr, &metrics};
   ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());
   ASSERT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
-  core::HostFieldsUpdate no_disks;
-  *no_disks.fields.mutable_inventory() = inventory_.Host(kInfraEnvId, HostId(2)).inventory();
-  no_disks.fields.mutable_inventory()->clear_disks();
-  no_disks.Mark("inventory");
-  ASSERT_THAT(inventory_.UpdateHost(kInfraEnvId, HostId(2), no_disks, 0), IsOk());
+  ASSERT_THAT(TakeDisksOf(2), IsOk());
   ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());
   ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());  // still failing: not news
   double failed = -1;
