@@ -112,16 +112,15 @@ std::map<std::string, double> ServiceStack::InventoryCallsNow() const {
   http::test::CurlClient client;
   absl::StatusOr<http::test::CurlResponse> metrics = client.Fetch(inventory_->metrics_url());
   if (!metrics.ok()) return calls;
-  // assisted_grpc_server_handled_total{code="OK",method="GetHost"} 42
+  // grpc_server_handled_total{grpc_code="OK",grpc_method="GetHost",grpc_service="…",…} 42
   std::istringstream lines(metrics->body);
   for (std::string line; std::getline(lines, line);) {
-    if (!absl::StartsWith(line, "assisted_grpc_server_handled_total{")) continue;
-    const size_t method_at = line.find("method=\"");
+    if (!absl::StartsWith(line, "grpc_server_handled_total{")) continue;
+    const size_t method_at = line.find("grpc_method=\"");
     const size_t value_at = line.rfind(' ');
     if (method_at == std::string::npos || value_at == std::string::npos) continue;
-    const size_t name_start = method_at + 8;
-    std::string method = line.substr(name_start, line.find('"', name_start) - name_start);
-    method = method.substr(method.rfind('/') + 1);  // "/pkg.Service/GetHost" -> "GetHost"
+    const size_t name_start = method_at + 13;
+    const std::string method = line.substr(name_start, line.find('"', name_start) - name_start);
     double value = 0;
     if (absl::SimpleAtod(line.substr(value_at + 1), &value)) calls[method] += value;
   }

@@ -72,7 +72,7 @@ class ServiceStack {
   // CPU seconds so far of each part: "orchestrator", "inventory", "postgres" (the postmaster
   // and its live backends) and "bench" (this process, with the simulated fleets).
   std::map<std::string, double> CpuSecondsByPart() const;
-  // RPCs the inventory has completed so far, by method (its assisted_grpc_server_handled_total).
+  // RPCs the inventory has completed so far, by method (its grpc_server_handled_total).
   std::map<std::string, double> InventoryCallsNow() const;
 
  private:

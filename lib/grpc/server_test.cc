@@ -8,6 +8,7 @@
 #include "lib/grpc/channel.h"
 #include "lib/grpc/health_client.h"
 #include "lib/grpc/request_id.h"
+#include "lib/grpc/rpc_metrics.h"
 #include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "prometheus/registry.h"
@@ -98,14 +99,14 @@ class GrpcServerTest : public ::testing::Test {
     return absl::StrCat(host, ":", server.port());
   }
 
-  // The value of assisted_grpc_server_handled_total{method, code}, or -1 when absent.
-  double Handled(const std::string& method, const std::string& code) {
+  // The value of the counter `name` with exactly `labels`, or -1 when absent.
+  double Counted(const std::string& name, const std::map<std::string, std::string>& labels) {
     for (const prometheus::MetricFamily& family : registry_.Collect()) {
-      if (family.name != "assisted_grpc_server_handled_total") continue;
+      if (family.name != name) continue;
       for (const prometheus::ClientMetric& metric : family.metric) {
-        std::map<std::string, std::string> labels;
-        for (const auto& label : metric.label) labels[label.name] = label.value;
-        if (labels["method"] == method && labels["code"] == code) return metric.counter.value;
+        std::map<std::string, std::string> has;
+        for (const auto& label : metric.label) has[label.name] = label.value;
+        if (has == labels) return metric.counter.value;
       }
     }
     return -1;
@@ -142,7 +143,9 @@ TEST_F(GrpcServerTest, ServesItsServicesAndHealthForEachOnAFreePort) {
   EXPECT_THAT(CheckHealth(*channel, kEchoName, absl::Seconds(5)), IsOkAndHolds("SERVING"));
 }
 
-TEST_F(GrpcServerTest, CountsRpcsByMethodAndCode) {
+// Community gRPC dashboards query go-grpc-prometheus's series; before, the server exported
+// assisted_grpc_server_handled_total{method, code} and those panels stayed empty.
+TEST_F(GrpcServerTest, CountsRpcsUnderGoGrpcPrometheusNamesAndLabels) {
   auto server = Start({});
   ASSERT_THAT(server, IsOk());
   auto channel = MakeChannel(Local(**server), {});
@@ -150,9 +153,23 @@ TEST_F(GrpcServerTest, CountsRpcsByMethodAndCode) {
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(CallEcho(*channel, "x").ok());
   EXPECT_EQ(CallEcho(*channel, "x", static_cast<int>(grpc::StatusCode::ABORTED)).error_code(),
             grpc::StatusCode::ABORTED);
-  const std::string method = "/" + kEchoName + "/Echo";
-  EXPECT_EQ(Handled(method, "OK"), 3);
-  EXPECT_EQ(Handled(method, "ABORTED"), 1);
+  const std::map<std::string, std::string> echo = {
+      {"grpc_type", "unary"}, {"grpc_service", kEchoName}, {"grpc_method", "Echo"}};
+  std::map<std::string, std::string> ok = echo, aborted = echo;
+  ok["grpc_code"] = "OK";
+  aborted["grpc_code"] = "Aborted";
+  EXPECT_EQ(Counted("grpc_server_handled_total", ok), 3);
+  EXPECT_EQ(Counted("grpc_server_handled_total", aborted), 1);
+  EXPECT_EQ(Counted("grpc_server_started_total", echo), 4);
+  EXPECT_EQ(Counted("grpc_server_msg_received_total", echo), 4);
+  EXPECT_EQ(Counted("grpc_server_msg_sent_total", echo), 3);  // a failed call sends no reply
+}
+
+TEST(GoCodeName, SpellsCodesAsGoDoes) {
+  EXPECT_EQ(GoCodeName(grpc::StatusCode::OK), "OK");
+  EXPECT_EQ(GoCodeName(grpc::StatusCode::CANCELLED), "Canceled");
+  EXPECT_EQ(GoCodeName(grpc::StatusCode::DEADLINE_EXCEEDED), "DeadlineExceeded");
+  EXPECT_EQ(GoCodeName(grpc::StatusCode::UNAUTHENTICATED), "Unauthenticated");
 }
 
 TEST_F(GrpcServerTest, HandlersRunUnderTheRequestIdTheCallerForwarded) {

@@ -238,6 +238,14 @@ Router::Match Router::Find(absl::string_view method,
 
 void Router::WrapHandlers(const std::function<Handler(Handler)>& wrap) {
   for (Route& route : routes_) route.handler = wrap(std::move(route.handler));
+  wraps_.push_back(wrap);
+}
+
+Response Router::Unrouted(const Request& request, Response answer) const {
+  if (wraps_.empty()) return answer;
+  Handler handler = [answer = std::move(answer)](const Request&) { return answer; };
+  for (const auto& wrap : wraps_) handler = wrap(std::move(handler));
+  return handler(request);
 }
 
 std::vector<std::string> Router::Patterns() const {

@@ -76,7 +76,13 @@ class Router {
 
   // Replaces each route's handler h with wrap(h): what every route does around its own work
   // (the gateway's request ids and access log). Call before the router goes to the server.
+  // The answers the server gives requests no route takes (404, 405) go through `wrap` too
+  // (Unrouted).
   void WrapHandlers(const std::function<Handler(Handler)>& wrap);
+
+  // `answer` (the server's own 404 or 405 for `request`) as the wrapped handlers would give it:
+  // through every WrapHandlers `wrap`, as if a route had answered it.
+  Response Unrouted(const Request& request, Response answer) const;
 
   // The patterns of all routes, in the order they were added (each once).
   std::vector<std::string> Patterns() const;
@@ -101,6 +107,7 @@ class Router {
   static bool MoreSpecific(const Route& a, const Route& b);
 
   std::vector<Route> routes_;
+  std::vector<std::function<Handler(Handler)>> wraps_;  // in the order given
 };
 
 }  // namespace assisted::http

@@ -584,13 +584,13 @@ void Connection::Dispatch() {
   Router::Match match = server_.router().Find(request.method, target->segments);
   route_.clear();
   if (match.kind == Router::Match::Kind::kNotFound) {
-    StartResponse(ServerAnswer(options_, 404, "not found"));
+    StartResponse(server_.router().Unrouted(request, ServerAnswer(options_, 404, "not found")));
     return;
   }
   if (match.kind == Router::Match::Kind::kMethodNotAllowed) {
     Response response = ServerAnswer(options_, 405, "method not allowed");
     response.headers.Set("Allow", match.allow);
-    StartResponse(std::move(response));
+    StartResponse(server_.router().Unrouted(request, std::move(response)));
     return;
   }
   route_ = match.pattern;

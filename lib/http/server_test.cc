@@ -176,6 +176,31 @@ TEST(HttpServer, UnknownPathIs404AndWrongMethodIs405WithAllow) {
   EXPECT_EQ(Fetch(Url(*server, "/echo"), get).status, 405);
 }
 
+// The gateway's access log and request ids wrap its handlers; before, a request no route took
+// (a mistyped path, a wrong method) reached no wrapper and left no access log line.
+TEST(HttpServer, AnswersWithoutARouteGoThroughTheHandlerWrappersToo) {
+  Router router = TestRouter();
+  router.WrapHandlers([](Handler handler) -> Handler {
+    return [handler = std::move(handler)](const Request& request) {
+      Response response = handler(request);
+      response.headers.Set("X-Wrapped", absl::StrCat(request.method, " ", request.path));
+      return response;
+    };
+  });
+  std::unique_ptr<HttpServer> server = Serve(std::move(router));
+  CurlResponse missing = Fetch(Url(*server, "/nope"));
+  EXPECT_EQ(missing.status, 404);
+  EXPECT_THAT(missing.Header("x-wrapped"), Optional(std::string("GET /nope")));
+  CurlRequest del;
+  del.method = "DELETE";
+  CurlResponse wrong_method = Fetch(Url(*server, "/hello"), del);
+  EXPECT_EQ(wrong_method.status, 405);
+  EXPECT_THAT(wrong_method.Header("allow"), Optional(std::string("GET, HEAD")));
+  EXPECT_THAT(wrong_method.Header("x-wrapped"), Optional(std::string("DELETE /hello")));
+  EXPECT_THAT(Fetch(Url(*server, "/hello")).Header("x-wrapped"),
+              Optional(std::string("GET /hello")));
+}
+
 TEST(HttpServer, HeadGetsTheHeadersOfGetWithoutTheBody) {
   std::unique_ptr<HttpServer> server = Serve(TestRouter());
   RawConnection connection = Connect(*server);

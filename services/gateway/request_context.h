@@ -10,8 +10,10 @@
 //     services append for it record it in request_id.
 //   - After the handler, one line on the `access` logger: method, path, route, status, bytes,
 //     seconds, peer and user agent (numbers as JSON numbers); the path never includes the query.
-// Requests the server answers without a route (404, 405, 400, 408, 413, 503) reach no handler
-// and are counted by the HTTP metrics only.
+// Requests no route takes (404, 405) get the same: the router passes the server's answer through
+// its handler wrappers (http::Router::Unrouted), so they have an id and an access log line with
+// an empty route. Requests the server refuses before routing (400, 408, 413, 503) reach no
+// handler and are counted by the HTTP metrics only.
 
 #ifndef ASSISTED_SERVICES_GATEWAY_REQUEST_CONTEXT_H_
 #define ASSISTED_SERVICES_GATEWAY_REQUEST_CONTEXT_H_

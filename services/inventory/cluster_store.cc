@@ -18,6 +18,7 @@ using resource_rows::AttachHosts;
 using resource_rows::Bind;
 using resource_rows::ChangeStatus;
 using resource_rows::CountHosts;
+using resource_rows::CountHostsOf;
 using resource_rows::CreateWithPullSecret;
 using resource_rows::Decode;
 using resource_rows::FetchPage;
@@ -50,8 +51,11 @@ absl::StatusOr<Cluster> ClusterStore::Get(const Caller& caller, const std::strin
                                           bool include_hosts, bool include_deleted) {
   const Key key{"", id};
   if (!include_hosts) {
-    return ReadOnConnection(pool_, [&](pg::Connection& db) {
-      return ReadRow<Cluster>(db, caller, key, include_deleted, false, nullptr);
+    return ReadOnConnection(pool_, [&](pg::Connection& db) -> absl::StatusOr<Cluster> {
+      ASSIGN_OR_RETURN(Cluster cluster,
+                       ReadRow<Cluster>(db, caller, key, include_deleted, false, nullptr));
+      RETURN_IF_ERROR(CountHostsOf(db, {&cluster}));
+      return cluster;
     });
   }
   // One statement, so the cluster and its hosts come from one snapshot in one round trip. Both
@@ -105,7 +109,13 @@ absl::StatusOr<v1::ListClustersResponse> ClusterStore::List(const Caller& caller
                            return {MicrosText(c.created_at()), c.id()};
                          },
                          *response.mutable_clusters()));
-    if (query.include_hosts) RETURN_IF_ERROR(AttachHosts(tx, *response.mutable_clusters()));
+    if (query.include_hosts) {
+      RETURN_IF_ERROR(AttachHosts(tx, *response.mutable_clusters()));
+    } else {
+      std::vector<Cluster*> clusters;
+      for (Cluster& cluster : *response.mutable_clusters()) clusters.push_back(&cluster);
+      RETURN_IF_ERROR(CountHostsOf(tx, clusters));
+    }
     return response;
   });
 }

@@ -215,6 +215,37 @@ TEST_F(ClusterStoreTest, ListingClustersWithHostsCarriesEachClustersLiveHostsAnd
   EXPECT_EQ(listed->clusters(1).hosts_size(), 0);
 }
 
+// The cluster list view (no hosts) shows "1/2 hosts ready" from the counts alone: before, they
+// were computed only from attached hosts, so every read without hosts said 0 of 0.
+TEST_F(ClusterStoreTest, ReadingClustersWithoutHostsStillCountsTheirLiveHosts) {
+  const Cluster empty = NewCluster(alice_, "empty");
+  const Cluster full = NewCluster(alice_, "full");
+  const InfraEnv infra_env = NewInfraEnv(alice_, full.id());
+  for (int host = 1; host <= 3; ++host) ASSERT_THAT(NewHost(alice_, infra_env, Uuid(8, host)), IsOk());
+  ASSERT_THAT(hosts_->UpdateStatus(Caller::System(), {infra_env.id(), Uuid(8, 1)},
+                                   {.expected = types::v1::HOST_STATUS_DISCOVERING,
+                                    .next = types::v1::HOST_STATUS_KNOWN}),
+              IsOk());
+  ASSERT_THAT(hosts_->Delete(alice_, {infra_env.id(), Uuid(8, 3)}), IsOk());
+
+  auto listed = clusters_->List(alice_, {});
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_EQ(listed->clusters_size(), 2);
+  EXPECT_EQ(listed->clusters(0).id(), empty.id());
+  EXPECT_EQ(listed->clusters(0).total_host_count(), 0);
+  const Cluster& counted = listed->clusters(1);
+  EXPECT_EQ(counted.hosts_size(), 0);
+  EXPECT_EQ(counted.total_host_count(), 2);
+  EXPECT_EQ(counted.enabled_host_count(), 2);
+  EXPECT_EQ(counted.ready_host_count(), 1);
+
+  auto got = clusters_->Get(alice_, full.id(), /*include_hosts=*/false);
+  ASSERT_THAT(got, IsOk());
+  EXPECT_EQ(got->hosts_size(), 0);
+  EXPECT_EQ(got->total_host_count(), 2);
+  EXPECT_EQ(got->ready_host_count(), 1);
+}
+
 TEST_F(ClusterStoreTest, MoreConcurrentListsWithHostsThanConnectionsAllFinish) {
   // Fewer connections than callers: a list that takes a second connection while holding its
   // first leaves callers each holding one and waiting for another, until their acquire times out.

@@ -76,6 +76,12 @@ inline constexpr char kClusterWithHosts[] =
     "ORDER BY part, created_us, id";
 // The live hosts of listed clusters (%s: host columns), then kFilterIn on cluster_id.
 inline constexpr char kHostsOfClusters[] = "SELECT %s FROM hosts WHERE deleted_at IS NULL";
+// Live hosts per cluster, and how many of them are in status %s (a parameter), for reads that
+// do not attach the hosts themselves; close with a cluster filter and kGroupByCluster.
+inline constexpr char kHostCountsOfClusters[] =
+    "SELECT cluster_id::text, count(*), count(*) FILTER (WHERE status = %s) FROM hosts "
+    "WHERE deleted_at IS NULL";
+inline constexpr char kGroupByCluster[] = " GROUP BY cluster_id";
 
 // Filters. kFilterIn: %1$s column, %2$s the array parameter, %3$s its element type.
 inline constexpr char kFilterIn[] = " AND %1$s = ANY(%2$s::%3$s[])";

@@ -17,9 +17,13 @@ namespace assisted::orchestrator {
 namespace {
 
 // Host states with a time limit the monitor must notice without any message from the agent.
+// Preparing-successful too: its hosts wait for their cluster's installation files, and when the
+// replica generating them is killed, the next refresh after its lease expires resumes them;
+// nothing else would ask for one (ReplicasInstallTest once waited 180 s in preparing).
 bool TimedState(types::v1::HostStatus status) {
   switch (status) {
     case types::v1::HOST_STATUS_PREPARING_FOR_INSTALLATION:
+    case types::v1::HOST_STATUS_PREPARING_SUCCESSFUL:
     case types::v1::HOST_STATUS_INSTALLING:
     case types::v1::HOST_STATUS_INSTALLING_IN_PROGRESS:
     case types::v1::HOST_STATUS_INSTALLING_PENDING_USER_ACTION:

@@ -49,11 +49,19 @@ InstallMetrics::InstallMetrics(prometheus::Registry& registry)
                                .Name("assisted_host_validation_failures_total")
                                .Help("Host validations that went from passing to failing, by "
                                      "validation id.")
-                               .Register(registry)) {
+                               .Register(registry)),
+      cluster_validation_failures_(prometheus::BuildCounter()
+                                       .Name("assisted_cluster_validation_failures_total")
+                                       .Help("Cluster validations that went from passing to "
+                                             "failing, by validation id.")
+                                       .Register(registry)) {
   // Every core validation's series exists from the start: a dashboard lists them, and rate()
   // and increase() see the first failure (a series born with its first count hides it).
   for (absl::string_view id : core::CoreHostValidationIds()) {
     validation_failures_.Add({{"validation", std::string(id)}});
+  }
+  for (absl::string_view id : core::CoreClusterValidationIds()) {
+    cluster_validation_failures_.Add({{"validation", std::string(id)}});
   }
 }
 
@@ -89,6 +97,10 @@ void InstallMetrics::Written(const types::v1::Host& stored, const types::v1::Hos
 
 void InstallMetrics::HostValidationFailed(absl::string_view id) {
   validation_failures_.Add({{"validation", std::string(id)}}).Increment();
+}
+
+void InstallMetrics::ClusterValidationFailed(absl::string_view id) {
+  cluster_validation_failures_.Add({{"validation", std::string(id)}}).Increment();
 }
 
 }  // namespace assisted::orchestrator

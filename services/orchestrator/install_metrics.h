@@ -14,6 +14,7 @@
 //                                                            before it reported the next one
 //   assisted_host_validation_failures_total{validation}      host validations that went from
 //                                                            passing to failing
+//   assisted_cluster_validation_failures_total{validation}   cluster validations likewise
 // Each is counted by the write that made it true, a compare-and-set only one replica wins, so
 // replicas never count an event twice. (Clusters created are the inventory's:
 // assisted_clusters_created_total.)
@@ -47,6 +48,8 @@ class InstallMetrics {
   void Written(const types::v1::Host& stored, const types::v1::Host& written);
   // The host validation `id` started failing.
   void HostValidationFailed(absl::string_view id);
+  // The cluster validation `id` started failing.
+  void ClusterValidationFailed(absl::string_view id);
 
  private:
   prometheus::Family<prometheus::Counter>& started_;
@@ -55,6 +58,7 @@ class InstallMetrics {
   prometheus::Histogram& hosts_;
   prometheus::Family<prometheus::Histogram>& stage_duration_;
   prometheus::Family<prometheus::Counter>& validation_failures_;
+  prometheus::Family<prometheus::Counter>& cluster_validation_failures_;
 };
 
 }  // namespace assisted::orchestrator

@@ -6,6 +6,7 @@
 #include "gtest/gtest.h"
 #include "lib/time/proto_time.h"
 #include "prometheus/registry.h"
+#include "services/orchestrator/core/validation_ids.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -102,6 +103,15 @@ TEST(InstallMetrics, CountsValidationFailuresById) {
   EXPECT_EQ(failures["validation=has-inventory"].counter.value, 2);
   EXPECT_EQ(failures["validation=ntp-synced"].counter.value, 1);
   EXPECT_EQ(failures["validation=hostname-unique"].counter.value, 0) << "not there from the start";
+}
+
+TEST(InstallMetrics, CountsClusterValidationFailuresByIdEveryCoreIdFromTheStart) {
+  prometheus::Registry registry;
+  InstallMetrics metrics(registry);
+  metrics.ClusterValidationFailed("all-hosts-are-ready-to-install");
+  auto failures = Members(registry, "assisted_cluster_validation_failures_total");
+  EXPECT_EQ(failures["validation=all-hosts-are-ready-to-install"].counter.value, 1);
+  EXPECT_EQ(failures.size(), core::CoreClusterValidationIds().size());
 }
 
 }  // namespace

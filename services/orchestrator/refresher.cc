@@ -47,26 +47,38 @@ bool Failing(types::v1::ValidationStatus status) {
          status == types::v1::VALIDATION_STATUS_ERROR;
 }
 
-// Events for validations that started failing or passed again (pending ones are not news).
-void EmitValidationEvents(const types::v1::Host& host, const Validations& before,
-                          const Validations& after, EventSink& events, InstallMetrics* metrics) {
+// Calls `failed(v)` for each validation of `after` that passed in `before` and now fails, and
+// `fixed(v)` for each that failed and now passes (pending ones are not news).
+template <typename Failed, typename Fixed>
+void ForEachOutcomeFlip(const Validations& before, const Validations& after, Failed failed,
+                        Fixed fixed) {
   absl::flat_hash_map<std::string, types::v1::ValidationStatus> previous;
   for (const types::v1::ValidationResult& v : before) previous[v.id()] = v.status();
   for (const types::v1::ValidationResult& v : after) {
     auto it = previous.find(v.id());
     if (it == previous.end()) continue;
-    if (Passing(it->second) && Failing(v.status())) {
-      if (metrics != nullptr) metrics->HostValidationFailed(v.id());
-      events.Emit(HostEvent(host, "host_validation_failed",
+    if (Passing(it->second) && Failing(v.status())) failed(v);
+    if (Failing(it->second) && Passing(v.status())) fixed(v);
+  }
+}
+
+// Events for validations that started failing or passed again.
+void EmitValidationEvents(const types::v1::Host& host, const Validations& before,
+                          const Validations& after, EventSink& events, InstallMetrics* metrics) {
+  ForEachOutcomeFlip(
+      before, after,
+      [&](const types::v1::ValidationResult& v) {
+        if (metrics != nullptr) metrics->HostValidationFailed(v.id());
+        events.Emit(HostEvent(host, "host_validation_failed",
                             absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(),
                                          "' that used to succeed is now failing: ", v.message()),
                             types::v1::EVENT_SEVERITY_WARNING));
-    } else if (Failing(it->second) && Passing(v.status())) {
-      events.Emit(HostEvent(
-          host, "host_validation_fixed",
-          absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(), "' is now fixed")));
-    }
-  }
+      },
+      [&](const types::v1::ValidationResult& v) {
+        events.Emit(HostEvent(
+            host, "host_validation_fixed",
+            absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(), "' is now fixed")));
+      });
 }
 
 // Whether the cluster still takes choices about its hosts: before installing, and while adding
@@ -354,8 +366,15 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
       ValidationOutcomesDiffer(results, cluster->validations_info())) {
     *update.fields.mutable_validations_info() = results;
     update.Mark("validations_info");
+    const Validations before = cluster->validations_info();
     ASSIGN_OR_RETURN(*cluster, Apply(*cluster, decision, std::move(update)));
     outcome.cluster_written = true;
+    if (metrics_ != nullptr) {
+      ForEachOutcomeFlip(
+          before, results,
+          [&](const types::v1::ValidationResult& v) { metrics_->ClusterValidationFailed(v.id()); },
+          [](const types::v1::ValidationResult&) {});
+    }
     // Only a refresh starts an installation, and only it knows the hosts.
     if (metrics_ != nullptr && decision.Has(core::ClusterEffect::kStartInstallation)) {
       metrics_->InstallationStarted(*cluster, static_cast<int>(context.hosts.size()));

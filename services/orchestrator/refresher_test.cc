@@ -9,6 +9,9 @@
 #include "lib/step_reports/reference_json.h"
 #include "lib/testing/status_matchers.h"
 #include "lib/time/clock.h"
+#include "prometheus/registry.h"
+#include "services/orchestrator/core/validation_ids.h"
+#include "services/orchestrator/install_metrics.h"
 #include "services/orchestrator/testing/fake_inventory.h"
 #include "services/orchestrator/testing/healthy_world.h"
 
@@ -23,6 +26,16 @@ using testing::kInfraEnvId;
 class RefresherTest : public ::testing::Test {
  protected:
   RefresherTest() { AddHealthyCluster(inventory_, clock_.Now()); }
+
+  // The host `index` reports no disks any more.
+  absl::Status TakeDisksOf(int index) {
+    core::HostFieldsUpdate no_disks;
+    *no_disks.fields.mutable_inventory() =
+        inventory_.Host(kInfraEnvId, HostId(index)).inventory();
+    no_disks.fields.mutable_inventory()->clear_disks();
+    no_disks.Mark("inventory");
+    return inventory_.UpdateHost(kInfraEnvId, HostId(index), no_disks, 0).status();
+  }
 
   FakeClock clock_;
   testing::FakeInventory inventory_{clock_};
@@ -82,14 +95,32 @@ TEST_F(RefresherTest, ASecondRefreshOfAnUnchangedClusterWritesNothing) {
 TEST_F(RefresherTest, AHostThatLosesItsDisksGoesInsufficientAndTheClusterFollows) {
   ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
   ASSERT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
-  core::HostFieldsUpdate no_disks;
-  *no_disks.fields.mutable_inventory() = inventory_.Host(kInfraEnvId, HostId(2)).inventory();
-  no_disks.fields.mutable_inventory()->clear_disks();
-  no_disks.Mark("inventory");
-  ASSERT_THAT(inventory_.UpdateHost(kInfraEnvId, HostId(2), no_disks, 0), IsOk());
+  ASSERT_THAT(TakeDisksOf(2), IsOk());
   ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
   EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(2)).status(), types::v1::HOST_STATUS_INSUFFICIENT);
   EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+}
+
+// Before, only host validations were counted: a cluster that went insufficient left no trace
+// in the metrics.
+TEST_F(RefresherTest, AClusterValidationThatStartsFailingIsCountedOnce) {
+  prometheus::Registry registry;
+  InstallMetrics metrics(registry);
+  Refresher counting{inventory_, {}, clock_, liveness_, events_, log::Logger::Discard(),
+                     /*files=*/nullptr, &metrics};
+  ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());
+  ASSERT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
+  ASSERT_THAT(TakeDisksOf(2), IsOk());
+  ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());
+  ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());  // still failing: not news
+  double failed = -1;
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    if (family.name != "assisted_cluster_validation_failures_total") continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      if (metric.label[0].value == core::cluster_id::kAllHostsAreReadyToInstall) failed = metric.counter.value;
+    }
+  }
+  EXPECT_EQ(failed, 1);
 }
 
 TEST_F(RefresherTest, ALostCompareAndSetIsReadAgainAndDecidedAgain) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "grpcpp/create_channel.h"
 #include "lib/status/grpc_status.h"
 #include "lib/status/status_macros.h"
@@ -70,7 +71,9 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
   stack->orchestrator_args_.insert(stack->orchestrator_args_.end(),
                                    options.orchestrator_flags.begin(),
                                    options.orchestrator_flags.end());
-  RETURN_IF_ERROR(stack->StartOrchestrator(/*grpc_port=*/0, /*internal_grpc_port=*/0));
+  for (int replica = 0; replica < options.orchestrator_replicas; ++replica) {
+    RETURN_IF_ERROR(stack->StartOrchestrator(replica, /*grpc_port=*/0, /*internal_grpc_port=*/0));
+  }
 
   std::string image_address;
   if (options.image) {
@@ -79,7 +82,7 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
         LaunchImageService({.dir = ::testing::TempDir() + "/stack-image",
                             .inventory_address = inventory_address,
                             .url_signing_key_file = stack->url_signing_key_file_,
-                            .orchestrator_address = stack->orchestrator_->grpc_target(),
+                            .orchestrator_address = stack->orchestrator().grpc_target(),
                             .extra_args = options.image_flags}));
     stack->image_ = std::move(image.service);
     stack->image_http_ = image.http_base;
@@ -94,7 +97,7 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
     ASSIGN_OR_RETURN(
         RunningGateway gateway,
         LaunchGatewayService({.inventory_address = inventory_address,
-                              .orchestrator_address = stack->orchestrator_->internal_grpc_target(),
+                              .orchestrator_address = stack->orchestrator().internal_grpc_target(),
                               .image_address = image_address,
                               .jwt_secret_file = stack->jwt_secret_file_,
                               .url_signing_key_file = stack->url_signing_key_file_,
@@ -107,17 +110,36 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
   return stack;
 }
 
-absl::Status Stack::StartOrchestrator(int grpc_port, int internal_grpc_port) {
-  ASSIGN_OR_RETURN(orchestrator_,
+absl::Status Stack::StartOrchestrator(size_t replica, int grpc_port, int internal_grpc_port) {
+  std::vector<std::string> args = orchestrator_args_;
+  // Named when there are several, so a test can tell from Host.agent_stream_holder which one
+  // holds a host; a single one keeps its random name, new at each restart, as a new pod's.
+  if (options_.orchestrator_replicas > 1) {
+    args.push_back(absl::StrCat("--replica-id=orchestrator-", replica));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<LaunchedService> started,
                    LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                            .args = orchestrator_args_,
+                                            .args = std::move(args),
                                             .grpc_port = grpc_port,
                                             .internal_grpc = true,
                                             .internal_grpc_port = internal_grpc_port}));
-  agent_stub_ = agent::v1::AgentService::NewStub(Plaintext(orchestrator_->grpc_target()));
-  orchestrator_stub_ = orchestrator::v1::OrchestratorService::NewStub(
-      Plaintext(orchestrator_->internal_grpc_target()));
+  if (replica == orchestrators_.size()) orchestrators_.emplace_back();
+  orchestrators_[replica] = std::move(started);
+  if (replica == 0) {
+    agent_stub_ = agent::v1::AgentService::NewStub(Plaintext(orchestrator().grpc_target()));
+    orchestrator_stub_ = orchestrator::v1::OrchestratorService::NewStub(
+        Plaintext(orchestrator().internal_grpc_target()));
+  }
   return absl::OkStatus();
+}
+
+std::string Stack::orchestrators_target(int first) const {
+  std::vector<std::string> addresses;
+  for (size_t i = 0; i < orchestrators_.size(); ++i) {
+    const LaunchedService& replica = *orchestrators_[(first + i) % orchestrators_.size()];
+    addresses.push_back(absl::StrCat("127.0.0.1:", replica.grpc_port()));
+  }
+  return absl::StrCat("ipv4:", absl::StrJoin(addresses, ","));
 }
 
 absl::StatusOr<types::v1::InfraEnv> Stack::CreateInfraEnv(const std::string& name) const {
@@ -132,16 +154,18 @@ absl::StatusOr<types::v1::InfraEnv> Stack::CreateInfraEnv(const std::string& nam
 }
 
 absl::Status Stack::RestartOrchestrator() {
-  return StartOrchestrator(orchestrator_->grpc_port(), orchestrator_->internal_grpc_port());
+  return StartOrchestrator(0, orchestrator().grpc_port(), orchestrator().internal_grpc_port());
 }
 
 std::string Stack::Logs() const {
+  std::vector<std::pair<std::string, const LaunchedService*>> services = {
+      {"inventory", inventory_.get()}, {"image", image_.get()}, {"gateway", gateway_.get()}};
+  for (size_t i = 0; i < orchestrators_.size(); ++i) {
+    services.emplace_back(i == 0 ? std::string("orchestrator") : absl::StrCat("orchestrator-", i),
+                          orchestrators_[i].get());
+  }
   std::string logs;
-  for (const auto& [name, service] :
-       {std::pair<const char*, const LaunchedService*>{"inventory", inventory_.get()},
-        {"orchestrator", orchestrator_.get()},
-        {"image", image_.get()},
-        {"gateway", gateway_.get()}}) {
+  for (const auto& [name, service] : services) {
     if (service != nullptr) absl::StrAppend(&logs, "--- ", name, " log\n", service->Log());
   }
   return logs;

@@ -40,6 +40,10 @@ struct StackOptions {
   // Flags beyond those that wire the services together, per service.
   std::vector<std::string> inventory_flags;
   std::vector<std::string> orchestrator_flags;
+  // Orchestrator replicas, each with its own ports, all on the one inventory; with more than
+  // one, replica i is named "orchestrator-<i>" (--replica-id). The stubs, the image service
+  // and the gateway talk to replica 0.
+  int orchestrator_replicas = 1;
   // With an OS image of this many MiB of noise for the orchestrator to hand out
   // (--os-image-url=file://…, --os-image-sha256); 0: none (simulated installs need one).
   int os_image_mib = 0;
@@ -69,7 +73,11 @@ class Stack {
                                                       const StackOptions& options);
 
   LaunchedService& inventory() const { return *inventory_; }
-  LaunchedService& orchestrator() const { return *orchestrator_; }
+  LaunchedService& orchestrator(int replica = 0) const { return *orchestrators_[replica]; }
+  // gRPC target of every replica's agent port: "ipv4:127.0.0.1:P0,127.0.0.1:P1,…" from
+  // replica `first` round, as a DNS name with one address per replica resolves. With gRPC's
+  // pick_first an agent dials replica `first` and, when it goes away, the next that answers.
+  std::string orchestrators_target(int first) const;
   // Only with StackOptions::image / ::gateway.
   LaunchedService& image() const { return *image_; }
   LaunchedService& gateway() const { return *gateway_; }
@@ -96,8 +104,8 @@ class Stack {
   // An infra-env named `name` without a cluster (where a test's hosts register).
   absl::StatusOr<::assisted::types::v1::InfraEnv> CreateInfraEnv(const std::string& name) const;
 
-  // Starts the orchestrator again on the same ports with the same flags, after the test has
-  // killed or stopped it (a crash and a restart, as a supervisor would do).
+  // Starts orchestrator replica 0 again on the same ports with the same flags, after the test
+  // has killed or stopped it (a crash and a restart, as a supervisor would do).
   absl::Status RestartOrchestrator();
 
   // Every running service's log, each under a "--- name log" line.
@@ -105,13 +113,15 @@ class Stack {
 
  private:
   Stack() = default;
-  absl::Status StartOrchestrator(int grpc_port, int internal_grpc_port);
+  // Starts replica `replica` (one past the last: a new one) on these ports (0: free ones).
+  absl::Status StartOrchestrator(size_t replica, int grpc_port, int internal_grpc_port);
 
   StackOptions options_;
   std::vector<std::string> orchestrator_args_;
   std::string url_signing_key_file_, jwt_secret_file_, os_image_sha256_, base_iso_, image_http_,
       gateway_http_;
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
+  std::unique_ptr<LaunchedService> inventory_, image_, gateway_;
+  std::vector<std::unique_ptr<LaunchedService>> orchestrators_;
   std::unique_ptr<::assisted::inventory::v1::InventoryService::Stub> inventory_stub_;
   std::unique_ptr<::assisted::agent::v1::AgentService::Stub> agent_stub_;
   std::unique_ptr<::assisted::orchestrator::v1::OrchestratorService::Stub> orchestrator_stub_;

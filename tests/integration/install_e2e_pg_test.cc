@@ -27,6 +27,7 @@
 #include "services/agent/steps/install.h"
 #include "services/orchestrator/core/names.h"
 #include "services/orchestrator/core/stages.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/host_watch.h"
 #include "tests/harness/install_checks.h"
 #include "tests/harness/stack.h"
@@ -111,7 +112,7 @@ class InstallE2eTest : public StackTest {
     Fleet::Options options;
     options.profile = profile_file.empty() ? ProfilePath(profile) : profile_file;
     options.count = count;
-    options.orchestrator_address = orchestrator().grpc_target();
+    options.orchestrator_address = AgentTarget(static_cast<int>(fleets_.size()));
     options.infra_env_id = infra_env_.id();
     options.agent_token = "e2e-token";
     options.state_dir = StateDir();
@@ -128,6 +129,9 @@ class InstallE2eTest : public StackTest {
     fleets_.push_back(*std::move(fleet));
     return ids;
   }
+
+  // The orchestrator address the agents of the `fleet`th StartHosts call dial.
+  virtual std::string AgentTarget(int /*fleet*/) const { return orchestrator().grpc_target(); }
 
   std::string StateDir() const {
     return absl::StrCat(::testing::TempDir(), "/e2e-",
@@ -248,6 +252,30 @@ class InstallE2eTest : public StackTest {
     return stages;
   }
 
+  // Every host in `ids` is installed and walked its role's stage list to Done, in order, each
+  // stage recorded once.
+  void ExpectEveryHostWalkedItsStagesOnce(const types::v1::Cluster& cluster,
+                                          const std::vector<std::string>& ids) {
+    const bool sno = cluster.control_plane_count() == 1;
+    std::map<std::string, types::v1::Host> hosts;
+    for (const types::v1::Host& host : cluster.hosts()) hosts[host.id()] = host;
+    for (const std::string& id : ids) {
+      ASSERT_TRUE(hosts.count(id)) << id;
+      const types::v1::Host& host = hosts[id];
+      EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSTALLED) << host.status_info();
+      std::vector<std::string> expected;
+      for (types::v1::HostStage stage :
+           core::StagesFor(core::ProfileOf(host.role(), host.bootstrap(), sno))) {
+        // Only appliance installs, whose disk image carries a registry, copy registry data.
+        if (stage == types::v1::HOST_STAGE_COPYING_REGISTRY_DATA_TO_DISK) continue;
+        expected.push_back(std::string(core::HostStageName(stage)));
+      }
+      EXPECT_EQ(nlohmann::json(ReachedStages(id)).dump(), nlohmann::json(expected).dump())
+          << id << " (" << core::HostRoleName(host.role())
+          << (host.bootstrap() ? ", bootstrap" : "") << ")";
+    }
+  }
+
   // Where an install stands, for failure messages.
   std::string Describe() {
     const types::v1::Cluster cluster = StoredCluster();
@@ -289,26 +317,11 @@ TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstal
   const types::v1::Cluster cluster = StoredCluster();
   ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << cluster.status_info();
 
-  // Every host walked its role's stage list, in order, to Done.
-  const bool sno = topology.masters == 1;
+  ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
   std::map<std::string, types::v1::Host> hosts;
   for (const types::v1::Host& host : cluster.hosts()) hosts[host.id()] = host;
   for (const std::string& id : ids) {
     ASSERT_TRUE(hosts.count(id)) << id;
-    const types::v1::Host& host = hosts[id];
-    EXPECT_EQ(host.status(), types::v1::HOST_STATUS_INSTALLED) << host.status_info();
-    std::vector<std::string> expected;
-    for (types::v1::HostStage stage :
-         core::StagesFor(core::ProfileOf(host.role(), host.bootstrap(), sno))) {
-      // Only appliance installs, whose disk image carries a registry, copy registry data.
-      if (stage == types::v1::HOST_STAGE_COPYING_REGISTRY_DATA_TO_DISK) continue;
-      expected.push_back(std::string(core::HostStageName(stage)));
-    }
-    const std::vector<std::string> reached = ReachedStages(id);
-    EXPECT_EQ(nlohmann::json(reached).dump(), nlohmann::json(expected).dump())
-        << id << " (" << core::HostRoleName(host.role()) << (host.bootstrap() ? ", bootstrap" : "")
-        << ")";
-
     // The disk holds the OS image and this host's own Ignition, both verified on read-back.
     absl::StatusOr<agent::steps::InstalledDisk> disk =
         agent::steps::ReadInstalledDisk(disk_of_[id]);
@@ -322,7 +335,7 @@ TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstal
 
   // What the user downloads.
   std::vector<std::string> ignition = {"master.ign", "worker.ign"};
-  if (!sno) ignition.push_back("bootstrap.ign");
+  if (topology.masters > 1) ignition.push_back("bootstrap.ign");
   for (const std::string& id : ids) ignition.push_back("host-" + id + ".ign");
   ExpectValidIgnition(stack().inventory_stub(), cluster_.id(), ignition);
   EXPECT_FALSE(ExpectVerifiableKubeconfig(stack().inventory_stub(), cluster_.id()).empty());
@@ -551,6 +564,84 @@ TEST_F(InstallE2eTest, AHostThatBootsTheDiscoveryImageAgainWaitsForTheUser) {
     if (host.id() != stubborn[0]) continue;
     EXPECT_THAT(host.status_info(), ::testing::HasSubstr("boot")) << host.status_info();
   }
+}
+
+// Two orchestrator replicas on one inventory, as the chart runs them: the masters' agents dial
+// replica 0 first and the workers' replica 1 (each falls over to the other, as agents behind
+// one Service do). Replica 1 is killed with -9 once the install was accepted, while its workers
+// still have their preparation and install steps ahead: they land on replica 0, and the
+// install completes with every result and stage applied exactly once.
+class ReplicasInstallTest : public InstallE2eTest {
+ protected:
+  StackOptions Options() const override {
+    StackOptions options = InstallE2eTest::Options();
+    options.orchestrator_replicas = 2;
+    // The whole fleet may reconnect from one address at once.
+    options.orchestrator_flags.push_back("--max-unregistered-agent-streams-per-peer=1000");
+    return options;
+  }
+  std::string AgentTarget(int fleet) const override {
+    return stack().orchestrators_target(fleet % 2);
+  }
+
+  // The agents of fleet `fleet` that registered at least `times` times.
+  int RegisteredAtLeast(int fleet, int times) const {
+    int agents = 0;
+    for (const nlohmann::json& agent : nlohmann::json::parse(fleets_[fleet]->Records())) {
+      if (agent["registrations"].get<int>() >= times) ++agents;
+    }
+    return agents;
+  }
+};
+
+TEST_F(ReplicasInstallTest, AgentsOfAKilledReplicaLandOnTheSurvivorAndTheInstallCompletesOnce) {
+  int64_t seq = 0;
+  const std::vector<std::string> ids = StartReadyCluster(3, 2, &seq, absl::Milliseconds(300));
+  ASSERT_FALSE(HasFailure());
+  // Spread: each replica holds the streams of its fleet, and judged them into one ready cluster.
+  const types::v1::Cluster ready = StoredCluster();
+  for (const types::v1::Host& host : ready.hosts()) {
+    const bool master = host.id() == ids[0] || host.id() == ids[1] || host.id() == ids[2];
+    EXPECT_EQ(host.agent_stream_holder(), master ? "orchestrator-0" : "orchestrator-1")
+        << host.id();
+  }
+
+  types::v1::Cluster installing;
+  const grpc::Status accepted = Install(&installing);
+  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+  stack().orchestrator(1).Kill();
+  const absl::Time killed_at = absl::Now();
+  EXPECT_TRUE(Eventually([&] { return RegisteredAtLeast(/*fleet=*/1, 2) == 2; },
+                         absl::Seconds(60), "the workers registered again"));
+  std::cerr << "workers re-registered on the survivor "
+            << absl::FormatDuration(absl::Now() - killed_at) << " after the kill\n";
+
+  const StatusWatch done = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+  const types::v1::Cluster cluster = StoredCluster();
+  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
+  ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
+
+  // The agents' books: every seq sent once and in order. An agent reboots only once its install
+  // result is acknowledged, so every step result it sent was applied: the host's fence (the
+  // highest result seq applied for its agent instance; progress is fenced by its stage) is
+  // its last result's seq, whichever replica applied it.
+  std::map<std::string, types::v1::Host> hosts;
+  for (const types::v1::Host& host : cluster.hosts()) hosts[host.id()] = host;
+  for (const auto& fleet : fleets_) {
+    for (const nlohmann::json& agent : nlohmann::json::parse(fleet->Records())) {
+      uint64_t expected = 1, last_result = 0;
+      for (const nlohmann::json& sent : agent["sent"]) {
+        EXPECT_EQ(sent["seq"].get<uint64_t>(), expected++) << agent.dump();
+        if (sent["kind"] == "step_result") last_result = sent["seq"].get<uint64_t>();
+      }
+      const types::v1::Host& host = hosts[agent["host_id"].get<std::string>()];
+      EXPECT_EQ(host.agent_instance_id(), agent["instance_id"].get<std::string>());
+      EXPECT_EQ(host.agent_applied_seq(), last_result) << agent.dump();
+    }
+  }
+  ExpectValidIgnition(stack().inventory_stub(), cluster_.id(),
+                      {"master.ign", "worker.ign", "bootstrap.ign"});
 }
 
 }  // namespace

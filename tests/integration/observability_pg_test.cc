@@ -5,7 +5,8 @@
 //     created, one installation started with 3 hosts and succeeded, its duration and the hosts'
 //     stage durations observed;
 //   - every metric deploy/monitoring's alert rules and Grafana dashboard name is exported by
-//     some service (a renamed metric would leave a dashboard blank and an alert silent);
+//     some service (a renamed metric would leave a dashboard blank and an alert silent), the
+//     gRPC ones under go-grpc-prometheus's names and labels;
 //   - the request id a client sends (X-Request-ID) comes back in the response, is on the
 //     gateway's access log line and on the orchestrator's log lines for that request, and the
 //     events the request caused record it in request_id.
@@ -211,6 +212,18 @@ TEST_F(ObservabilityTest, MetricsLogsAndEventsTellWhatAnInstallationDid) {
       3)
       << orchestrator;
   EXPECT_EQ(Sample(scraped["inventory"], "assisted_clusters_created_total"), 1);
+  // gRPC series labelled as go-grpc-prometheus labels them, which community dashboards query.
+  EXPECT_EQ(
+      Sample(scraped["inventory"],
+             R"(grpc_server_handled_total{grpc_code="OK",grpc_method="CreateCluster",)"
+             R"(grpc_service="assisted.inventory.v1.InventoryService",grpc_type="unary"})"),
+      1)
+      << scraped["inventory"];
+  EXPECT_GE(Sample(orchestrator,
+                   R"(grpc_server_msg_received_total{grpc_method="Connect",)"
+                   R"(grpc_service="assisted.agent.v1.AgentService",grpc_type="bidi_stream"})"),
+            3)
+      << orchestrator;
 
   process::LocalProcessRunner runner;
   std::set<std::string> exported;
@@ -226,7 +239,8 @@ TEST_F(ObservabilityTest, MetricsLogsAndEventsTellWhatAnInstallationDid) {
   // Every series the dashboard and the alerts name is exported (histograms by their family).
   const std::string monitoring = ReadRunfile("deploy/monitoring/alerts.yaml") +
                                  ReadRunfile("deploy/monitoring/grafana-dashboard.json");
-  const std::regex name(R"((assisted|process)_[a-z_]+)");
+  // grpc_server_* are go-grpc-prometheus's names (grpc_code, grpc_method, … are label names).
+  const std::regex name(R"((assisted|process|grpc_server)_[a-z_]+)");
   std::set<std::string> named_metrics;
   for (std::sregex_iterator it(monitoring.begin(), monitoring.end(), name), end; it != end; ++it) {
     std::string metric = it->str();

@@ -18,12 +18,14 @@
 #include "lib/auth/token.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/identity.h"
+#include "lib/process/subprocess.h"
 #include "lib/testing/status_matchers.h"
 #include "services/agent/boot/discovery_media.h"
 #include "services/orchestrator/controller_token.h"
 #include "tests/harness/certificates.h"
 #include "tests/harness/image_service.h"
 #include "tests/harness/postgres_test.h"
+#include "tests/harness/probes.h"
 #include "tests/harness/service_launcher.h"
 #include "tests/harness/stack.h"
 
@@ -407,6 +409,36 @@ TEST_F(MutualTlsTest, OnlyCallersWithACertificateOfTheInternalCaReadATenantsData
       [&](const grpcutil::ChannelOptions& channel, const grpcutil::Identity& identity) {
         return ReadFromInventory(victims, channel, identity);
       });
+}
+
+// `aictl health` probes an internal port as the services call it (the chart's helm test and an
+// operator's shell): before, it spoke plaintext only, so a port under mutual TLS read UNAVAILABLE.
+TEST_F(MutualTlsTest, AictlHealthProbesAnInternalPortWithAClientCertificate) {
+  const auto aictl = [&](std::vector<std::string> flags) {
+    std::vector<std::string> argv = {RunfilePath("services/gateway/cli/aictl"), "health",
+                                     "--timeout=5s"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.push_back(inventory_->grpc_target());
+    process::LocalProcessRunner runner;
+    return runner.Run({.argv = argv});
+  };
+  absl::StatusOr<process::CommandResult> plaintext = aictl({"--timeout=1s"});
+  ASSERT_THAT(plaintext, IsOk());
+  EXPECT_EQ(plaintext->exit_code, 1) << plaintext->stdout_data;
+  absl::StatusOr<process::CommandResult> no_certificate = aictl({"--internal-ca=" + ca_file_});
+  ASSERT_THAT(no_certificate, IsOk());
+  EXPECT_EQ(no_certificate->exit_code, 1) << no_certificate->stdout_data;
+  absl::StatusOr<process::CommandResult> rogue =
+      aictl({"--internal-ca=" + ca_file_, "--internal-client-cert=" + rogue_.cert,
+             "--internal-client-key=" + rogue_.key});
+  ASSERT_THAT(rogue, IsOk());
+  EXPECT_EQ(rogue->exit_code, 1) << rogue->stdout_data;
+  absl::StatusOr<process::CommandResult> mutual =
+      aictl({"--internal-ca=" + ca_file_, "--internal-client-cert=" + certs_["gateway"].cert,
+             "--internal-client-key=" + certs_["gateway"].key});
+  ASSERT_THAT(mutual, IsOk());
+  EXPECT_EQ(mutual->exit_code, 0) << mutual->stdout_data << mutual->stderr_data;
+  EXPECT_THAT(mutual->stdout_data, ::testing::HasSubstr("SERVING"));
 }
 
 // Attack: a caller that can reach the image service's gRPC port asks for an infra-env's

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "lib/config/config.h"
+#include "lib/grpc/channel.h"
 #include "services/gateway/cli/commands.h"
 #include "services/gateway/cli/views.h"
 
@@ -32,6 +33,8 @@ int ExitCodeFor(const absl::Status& status);
 // A command's own settings; each command binds the ones it uses.
 struct CommandOptions {
   absl::Duration timeout = absl::Seconds(3);
+  // health: TLS towards internal ports (--internal-ca, --internal-client-cert/-key)
+  grpcutil::InternalClientTls internal_tls;
   // token issue
   std::string secret_file;       // HS256 key shared with the gateway's --jwt-secret-file
   std::string private_key_file;  // or an RSA key whose JWKS the gateway reads (--jwks-file)

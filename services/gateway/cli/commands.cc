@@ -39,7 +39,8 @@ int RunHealth(const GlobalOptions& global, const CommandOptions& options,
   bool all_serving = true;
   for (const std::string& address : addresses) {
     std::string state;
-    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = grpcutil::MakeChannel(address, {});
+    absl::StatusOr<std::shared_ptr<grpc::Channel>> channel =
+        grpcutil::MakeChannel(address, options.internal_tls.Channel());
     absl::StatusOr<std::string> health =
         channel.ok() ? grpcutil::CheckHealth(*channel, "", options.timeout) : channel.status();
     state = health.ok() ? *health : absl::StatusCodeToString(health.status().code());
@@ -104,6 +105,8 @@ const std::vector<Command>& Commands() {
          [](config::Parser& parser, CommandOptions& options) {
            parser.Duration("timeout", &options.timeout, "how long to wait for each answer")
                .Range(absl::Milliseconds(100), absl::Minutes(5));
+           // The internal ports check client certificates: probe them as a service would.
+           options.internal_tls.Register(parser);
          },
          RunHealth},
         {"token", "issue a user token from the local issuer (aictl token issue --user=U ...)",
