@@ -13,6 +13,9 @@ cp -a "$os_dir/rootfs/." "$root/"
 cp -a "$os_dir/dracut/50assisted" "$root/usr/lib/dracut/modules.d/"
 install -m 0755 "$agent" "$root/usr/local/bin/assisted-agent"
 install -m 0755 "$reporter" "$root/usr/local/bin/assisted-reporter"
+# The system roots as built: assisted-update-ca-trust.service adds the infra-env's anchors to them.
+install -D -m 0644 "$root/etc/ssl/certs/ca-certificates.crt" \
+  "$root/usr/share/assisted/system-ca-certificates.crt"
 chroot "$root" systemctl enable assisted-firstboot-complete.service assisted-reporter.service \
   assisted-update-ca-trust.service \
   NetworkManager.service chrony.service
