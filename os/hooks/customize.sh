@@ -19,6 +19,10 @@ install -D -m 0644 "$root/etc/ssl/certs/ca-certificates.crt" \
 chroot "$root" systemctl enable assisted-firstboot-complete.service assisted-reporter.service \
   assisted-update-ca-trust.service \
   NetworkManager.service chrony.service
+# Maintenance a discovery or freshly installed host has no use for, which only lengthens a boot
+# (e2scrub_reap scans for LVM snapshots; the timers start work minutes in).
+chroot "$root" systemctl disable e2scrub_reap.service e2scrub_all.timer fstrim.timer \
+  dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer
 kver=$(ls "$root/lib/modules")
 # gzip -1: the initramfs is read once per boot; -9 (the default) costs minutes on a loaded builder.
 chroot "$root" dracut --force --no-hostonly --compress "gzip -n -1" --add assisted \
