@@ -20,7 +20,8 @@ chroot "$root" systemctl enable assisted-firstboot-complete.service assisted-rep
   assisted-update-ca-trust.service \
   NetworkManager.service chrony.service
 # Maintenance a discovery or freshly installed host has no use for, which only lengthens a boot
-# (e2scrub_reap scans for LVM snapshots; the timers start work minutes in).
+# (e2scrub_reap scans for LVM snapshots; the timers start work minutes in). The first boot
+# applies the presets, so usr/lib/systemd/system-preset/10-assisted.preset disables them too.
 chroot "$root" systemctl disable e2scrub_reap.service e2scrub_all.timer fstrim.timer \
   dpkg-db-backup.timer apt-daily.timer apt-daily-upgrade.timer
 kver=$(ls "$root/lib/modules")

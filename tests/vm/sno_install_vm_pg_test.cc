@@ -182,7 +182,10 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
         const auto [cluster_status, host] = Look();
         const std::string host_status = StringField(host, "status");
         const std::string info = StringField(host, "status_info");
-        if (host_status == "error" || cluster_status == "error" ||
+        // Insufficient: a check while preparing failed (disk speed, registry) and the cluster
+        // went back to waiting for the user.
+        if (host_status == "error" || host_status == "insufficient" ||
+            cluster_status == "error" || cluster_status == "insufficient" ||
             absl::StrContains(info, "failed to prepare")) {
           failed = absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
           return {true, failed};

@@ -76,7 +76,8 @@ void VmStackTest::StartStack(const VmStackOptions& options) {
                            options.orchestrator_args.end());
   auto orchestrator = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                                .args = orchestrator_args,
-                                               .grpc_port = *orchestrator_port});
+                                               .grpc_port = *orchestrator_port,
+                                               .internal_grpc = true});
   ASSERT_THAT(orchestrator, IsOk());
   orchestrator_ = *std::move(orchestrator);
 
@@ -91,7 +92,9 @@ void VmStackTest::StartStack(const VmStackOptions& options) {
 
   auto gateway =
       LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                            .orchestrator_address = orchestrator_->grpc_target(),
+                            // Its management API (OrchestratorService) is on the internal
+                            // listener; the agent port serves agents only.
+                            .orchestrator_address = orchestrator_->internal_grpc_target(),
                             .image_address = image_->grpc_target(),
                             .jwt_secret_file = WriteTempFile("jwt.key", kJwtSecret),
                             .url_signing_key_file = url_key});
@@ -236,6 +239,7 @@ absl::StatusOr<std::string> LabHwRequirements() {
   for (auto& [role, needs] : requirements["default"]["roles"].items()) {
     needs["cpu_cores"] = kSnoCpus;
     needs["ram_mib"] = kLabRamMib;
+    needs["installation_disk_speed_threshold_ms"] = kLabDiskSyncMs;
   }
   requirements["overrides"] = json::array();
   return requirements.dump(2);
