@@ -87,11 +87,21 @@ trap remove_work EXIT
 # The Debian part (the slow, downloading one) is cached on its own, keyed by the package list:
 # a new agent or hook only re-runs what follows.
 include=$(packages | sort -u | paste -sd, -)
-BASE="$OUT_ROOT/base-$(printf '%s' "$include" | sha256sum | cut -c1-16)"
+# The kernel package's install runs dracut (its kernel-install hook and its update-initramfs
+# trigger) to build an initramfs nobody boots: minutes on a loaded builder. Both give up when
+# /usr/bin/dracut is missing, so it is diverted aside while the packages install and put back
+# after; hooks/customize.sh builds the one initramfs we boot.
+MMDEBSTRAP_ARGS=(
+  --variant=minbase --format=directory --include="$include"
+  --essential-hook='chroot "$1" dpkg-divert --quiet --local --rename --divert /usr/bin/dracut.assisted-deferred --add /usr/bin/dracut'
+  --customize-hook='chroot "$1" dpkg-divert --quiet --local --rename --remove /usr/bin/dracut'
+  bookworm
+)
+# Keyed by everything mmdebstrap is given (the packages and the hooks).
+BASE="$OUT_ROOT/base-$(printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" | sha256sum | cut -c1-16)"
 if [ ! -d "$BASE" ]; then
   step "root file system: mmdebstrap (bookworm, $(packages | sort -u | wc -l) packages through apt)"
-  mmdebstrap --variant=minbase --format=directory --include="$include" bookworm "$BASE.tmp" \
-    >"$WORK/mmdebstrap.log" 2>&1 ||
+  mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$BASE.tmp" >"$WORK/mmdebstrap.log" 2>&1 ||
     { tail -n 40 "$WORK/mmdebstrap.log" >&2; rm -rf --one-file-system "$BASE.tmp"; die "mmdebstrap failed"; }
   mv "$BASE.tmp" "$BASE"
 fi

@@ -292,7 +292,7 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   std::vector<core::HostView> host_views = views();
   ASSIGN_OR_RETURN(
       core::ClusterFacts facts,
-      core::BuildClusterFacts(cluster_ptr, host_views, core::DefaultHwRequirements(), {}));
+      core::BuildClusterFacts(cluster_ptr, host_views, options_.decisions.hw_requirements, {}));
   std::vector<core::HostFieldsUpdate> updates(observed.size());
   ChooseForUser({{core::MinimalRequirements(facts).disk_size_gb, &facts.requirements, facts.version,
                   facts.architecture},
@@ -336,7 +336,7 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
 
   host_views = views();
   ASSIGN_OR_RETURN(
-      facts, core::BuildClusterFacts(cluster_ptr, host_views, core::DefaultHwRequirements(), {}));
+      facts, core::BuildClusterFacts(cluster_ptr, host_views, options_.decisions.hw_requirements, {}));
   core::ValidationResults validations = core::ValidateCluster(
       {*cluster, host_views, facts, now, /*custom_manifests_uploaded=*/false});
   validations.Ignore(std::vector<std::string>(cluster->ignored_cluster_validations().begin(),

@@ -16,6 +16,8 @@
 #include "services/orchestrator/actions/user_actions.h"
 #include "services/orchestrator/agent_hub.h"
 #include "services/orchestrator/controller_service.h"
+#include "services/orchestrator/core/contexts.h"
+#include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/events.h"
 #include "services/orchestrator/install/artifacts.h"
 #include "services/orchestrator/install/install_step.h"
@@ -90,6 +92,11 @@ void Config::Register(config::Parser& parser) {
   parser.String("timeouts-file", &timeouts_file,
                 "YAML overriding the state machines' time limits (host/cluster keys and stage "
                 "names, see services/orchestrator/timeouts_file.h); its keys win over the flags");
+  parser.String("hw-requirements-file", &hw_requirements_file,
+                "JSON replacing the hardware requirements and validation limits hosts are "
+                "checked against (the schema of services/orchestrator/core/data/"
+                "hw_requirements.json, e.g. smaller machines for a lab; upstream's "
+                "HW_VALIDATOR_REQUIREMENTS); empty: the built-in ones");
   parser.Int("event-burst", &event_burst, "events a host may cause at once").Range(1, 10000);
   parser.Duration("event-refill", &event_refill, "after a burst, one more event per this long")
       .Range(absl::Milliseconds(1), absl::Hours(1));
@@ -168,6 +175,17 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
     }
     options.timeouts = *std::move(timeouts);
   }
+  core::DecisionSettings decisions;
+  if (!config.hw_requirements_file.empty()) {
+    ASSIGN_OR_RETURN(std::string json, ReadFile(config.hw_requirements_file, "--hw-requirements-file"));
+    absl::StatusOr<core::HwRequirementsCatalog> catalog = core::HwRequirementsCatalog::Parse(json);
+    if (!catalog.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--hw-requirements-file ",
+                                                     config.hw_requirements_file, ": ",
+                                                     catalog.status().message()));
+    }
+    decisions.hw_requirements = *std::move(catalog);
+  }
   // The install actions, the hub and their one refresher decide with the same time limits.
   parts->inventory = std::make_unique<GrpcInventory>(std::move(inventory), absl::Seconds(10),
                                                      context.log.Child("inventory"));
@@ -181,12 +199,13 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                     parts->clock, context.log.Child("events"));
   parts->install_metrics = std::make_unique<InstallMetrics>(*context.metrics);
   parts->refresher = std::make_unique<Refresher>(
-      *parts->inventory, RefreshOptions{.timeouts = options.timeouts}, parts->clock,
+      *parts->inventory, RefreshOptions{.timeouts = options.timeouts, .decisions = decisions}, parts->clock,
       *parts->liveness, *parts->events, context.log.Child("agents"), parts->files.get(),
       parts->install_metrics.get());
   parts->actions = std::make_unique<actions::UserActions>(
       *parts->inventory,
       actions::ActionsOptions{.timeouts = options.timeouts,
+                              .decisions = decisions,
                               .os_image = {config.os_image_url, config.os_image_sha256}},
       parts->clock, parts->random, context.log.Child("install"),
       actions::ActionsParts{*parts->refresher, *parts->events, *parts->files});

@@ -54,6 +54,9 @@ struct Config {
   std::string release_images = kDefaultReleaseImages;
   // A YAML file of time limits (timeouts_file.h); empty: the reference's defaults.
   std::string timeouts_file;
+  // A hardware requirements document replacing the embedded one (the schema of
+  // core/data/hw_requirements.json); empty: the embedded one.
+  std::string hw_requirements_file;
   // Events per host: a burst, then one per `event_refill`.
   int event_burst = 20;
   absl::Duration event_refill = absl::Seconds(5);

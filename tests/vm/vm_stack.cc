@@ -7,12 +7,20 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/image_service.h"
 #include "tests/harness/probes.h"
 
@@ -58,14 +66,18 @@ void VmStackTest::StartStack(const VmStackOptions& options) {
   // The orchestrator listens on loopback only; guests reach it through the forward.
   auto orchestrator_port = FreePort();
   ASSERT_THAT(orchestrator_port, IsOk());
+  absl::StatusOr<std::string> requirements = LabHwRequirements();
+  ASSERT_THAT(requirements, IsOk());
   std::vector<std::string> orchestrator_args = {
       "--inventory-address=" + inventory_->grpc_target(), "--url-signing-key-file=" + url_key,
-      "--monitor-interval=500ms"};
+      "--monitor-interval=500ms",
+      "--hw-requirements-file=" + WriteTempFile("hw-requirements.json", *requirements)};
   orchestrator_args.insert(orchestrator_args.end(), options.orchestrator_args.begin(),
                            options.orchestrator_args.end());
   auto orchestrator = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
                                                .args = orchestrator_args,
-                                               .grpc_port = *orchestrator_port});
+                                               .grpc_port = *orchestrator_port,
+                                               .internal_grpc = true});
   ASSERT_THAT(orchestrator, IsOk());
   orchestrator_ = *std::move(orchestrator);
 
@@ -80,7 +92,9 @@ void VmStackTest::StartStack(const VmStackOptions& options) {
 
   auto gateway =
       LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                            .orchestrator_address = orchestrator_->grpc_target(),
+                            // Its management API (OrchestratorService) is on the internal
+                            // listener; the agent port serves agents only.
+                            .orchestrator_address = orchestrator_->internal_grpc_target(),
                             .image_address = image_->grpc_target(),
                             .jwt_secret_file = WriteTempFile("jwt.key", kJwtSecret),
                             .url_signing_key_file = url_key});
@@ -159,41 +173,51 @@ int VmStackTest::AddSnoMachine(const std::string& name, const std::string& mac,
   return vm.value_or(-1);
 }
 
+void VmStackTest::Progress(const std::string& stage) const {
+  std::cout << "[vm +" << static_cast<int>(absl::ToDoubleSeconds(absl::Now() - started_))
+            << " s] " << stage << std::endl;
+}
+
 void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
                                  HostProgress& progress) {
   // The host appears once its agent registered; its inventory follows with the first step, and
   // its validations once the orchestrator evaluated that inventory and the checks' results.
-  const absl::Time deadline = power_on + timeout;
-  while (absl::Now() < deadline) {
-    AictlOutcome hosts = Aictl({"hosts", "list", "--cluster=" + cluster_id_, "-o", "json"});
-    ASSERT_EQ(hosts.code, 0) << hosts.err;
-    const json listed = json::parse(hosts.out, nullptr, /*allow_exceptions=*/false);
-    if (listed.is_array() && listed.size() == 1) {
-      if (progress.registered == absl::InfiniteDuration()) {
-        progress.registered = absl::Now() - power_on;
-      }
-      progress.host = listed[0];
-      if (progress.inventoried == absl::InfiniteDuration() &&
-          !StringField(progress.host, "inventory").empty()) {
-        progress.inventoried = absl::Now() - power_on;
-      }
-      const std::string status = StringField(progress.host, "status");
-      const std::string validations = StringField(progress.host, "validations_info");
-      if (progress.inventoried != absl::InfiniteDuration() &&
-          (status == "known" || status == "insufficient") && HardwareValidated(validations) &&
-          PendingChecks(validations).empty()) {
-        break;
-      }
-    }
-    ASSERT_TRUE(fleet_->Running(vm)) << "the machine powered off before registering";
-    ASSERT_THAT(fleet_->ConsoleTail(vm, 2000), Not(HasSubstr("Entering emergency mode")))
-        << "the machine's boot failed";
-    // The REST API has no watch: poll it, as aictl wait does.
-    absl::SleepFor(absl::Seconds(2));
-  }
+  // The REST API has no watch: the wait polls it, as aictl wait does.
+  std::string stopped;  // why the machine can no longer get there
+  const ::testing::AssertionResult settled = Eventually(
+      [&]() -> Observed {
+        if (!fleet_->Running(vm)) stopped = "the machine powered off before becoming known";
+        if (absl::StrContains(fleet_->ConsoleTail(vm, 2000), "Entering emergency mode")) {
+          stopped = "the machine's boot failed (emergency mode)";
+        }
+        if (!stopped.empty()) return {true, stopped};
+        AictlOutcome hosts = Aictl({"hosts", "list", "--cluster=" + cluster_id_, "-o", "json"});
+        if (hosts.code != 0) return {false, hosts.err};
+        const json listed = json::parse(hosts.out, nullptr, /*allow_exceptions=*/false);
+        if (!listed.is_array() || listed.size() != 1) return {false, "no host registered"};
+        if (progress.registered == absl::InfiniteDuration()) {
+          progress.registered = absl::Now() - power_on;
+          Progress("discovery: host registered");
+        }
+        progress.host = listed[0];
+        if (progress.inventoried == absl::InfiniteDuration() &&
+            !StringField(progress.host, "inventory").empty()) {
+          progress.inventoried = absl::Now() - power_on;
+          Progress("discovery: inventory received");
+        }
+        const std::string status = StringField(progress.host, "status");
+        const std::string validations = StringField(progress.host, "validations_info");
+        return {progress.inventoried != absl::InfiniteDuration() &&
+                    (status == "known" || status == "insufficient") &&
+                    HardwareValidated(validations) && PendingChecks(validations).empty(),
+                absl::StrCat("host ", status, ": ", StringField(progress.host, "status_info"))};
+      },
+      power_on + timeout - absl::Now(), "the host to be validated (known or insufficient)");
   progress.validated = absl::Now() - power_on;
-  ASSERT_NE(progress.registered, absl::InfiniteDuration())
-      << "no host registered within " << timeout;
+  Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"), "; console: ",
+                        BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
+  ASSERT_TRUE(stopped.empty()) << stopped;
+  ASSERT_TRUE(settled);
   ASSERT_NE(progress.inventoried, absl::InfiniteDuration()) << progress.host.dump();
   // ntp-synced fails: no NTP server is within reach of a loopback-only uplink; that validation
   // is informative, as upstream.
@@ -203,6 +227,44 @@ void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration tim
   const std::string validations = StringField(progress.host, "validations_info");
   EXPECT_TRUE(HardwareValidated(validations)) << validations;
   EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
+}
+
+absl::StatusOr<std::string> LabHwRequirements() {
+  constexpr char kBuiltIn[] = "services/orchestrator/core/data/hw_requirements.json";
+  std::ifstream in(kBuiltIn);
+  json requirements = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!requirements.is_object() || !requirements["default"]["roles"].is_object()) {
+    return absl::InternalError(absl::StrCat("cannot read the requirements in ", kBuiltIn));
+  }
+  for (auto& [role, needs] : requirements["default"]["roles"].items()) {
+    needs["cpu_cores"] = kSnoCpus;
+    needs["ram_mib"] = kLabRamMib;
+    needs["installation_disk_speed_threshold_ms"] = kLabDiskSyncMs;
+  }
+  requirements["overrides"] = json::array();
+  return requirements.dump(2);
+}
+
+std::string BootTimeline(const std::string& console) {
+  std::optional<double> init, root, last;
+  int systemd_starts = 0;  // systemd announces itself in the initramfs, then from the root
+  for (absl::string_view line : absl::StrSplit(console, '\n')) {
+    // "[   12.629286] Run /init as init process": a kernel message and its timestamp.
+    const size_t close = line.find(']');
+    double seconds = 0;
+    if (!absl::StartsWith(line, "[") || close == absl::string_view::npos ||
+        !absl::SimpleAtod(absl::StripAsciiWhitespace(line.substr(1, close - 1)), &seconds)) {
+      continue;
+    }
+    last = seconds;
+    if (!init && absl::StrContains(line, "Run /init")) init = seconds;
+    if (absl::StrContains(line, "running in system mode") && ++systemd_starts == 2) root = seconds;
+  }
+  std::vector<std::string> parts;
+  if (init) parts.push_back(absl::StrFormat("kernel until %.1f s", *init));
+  if (root) parts.push_back(absl::StrFormat("initramfs until %.1f s", *root));
+  if (last) parts.push_back(absl::StrFormat("last kernel message at %.1f s", *last));
+  return parts.empty() ? "no kernel timestamps" : absl::StrJoin(parts, ", ");
 }
 
 std::string StringField(const json& object, const std::string& name) {

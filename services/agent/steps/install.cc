@@ -39,6 +39,9 @@ constexpr int64_t kFooterBytes = 4096;
 constexpr int64_t kAlign = 1 << 20;
 constexpr int kExitWriteFailed = 1;
 constexpr int kExitImageFailed = 2;
+// The boot entry's loader on the EFI system partition (partition 2): the removable-media path,
+// present on every UEFI-bootable OS image.
+constexpr char kUefiFallbackLoader[] = "\\EFI\\BOOT\\BOOTX64.EFI";
 
 // Incremental SHA-256.
 class Sha256 {
@@ -551,7 +554,7 @@ StepResult InstallStep::Run(const Step& step, StepContext& context) {
                        "-d",         request->boot_device,
                        "-p",         "2",
                        "-L",         "Red Hat Enterprise Linux",
-                       "-l",         "\\EFI\\redhat\\shimx64.efi"};
+                       "-l",         kUefiFallbackLoader};
     efibootmgr.timeout = context.Budget(absl::Seconds(30));
     absl::StatusOr<process::CommandResult> ran = context.processes.Run(efibootmgr);
     if (!ran.ok() || ran->exit_code != 0) {

@@ -69,8 +69,10 @@
 //   I = S rounded up to 1 MiB, and the record, with "ignition_offset" and "ignition_size", is a
 //   footer in the disk's last 4096 bytes: "ASSISTED-INSTALL-1\n", one line of JSON, zeros.
 // The boot order is then set with `efibootmgr -c -d <disk> -p 2 -L "Red Hat Enterprise Linux"
-// -l \EFI\redhat\shimx64.efi` on UEFI hosts (failure only logged; skipped in simulation and on
-// BIOS hosts).
+// -l \EFI\BOOT\BOOTX64.EFI` on UEFI hosts (failure only logged; skipped in simulation and on
+// BIOS hosts): the removable-media loader every UEFI-bootable OS image carries on its EFI system
+// partition (RHCOS's shim there, grub on ./dev os-images' disk.raw, which has no
+// \EFI\redhat\shimx64.efi).
 
 #ifndef ASSISTED_SERVICES_AGENT_STEPS_INSTALL_H_
 #define ASSISTED_SERVICES_AGENT_STEPS_INSTALL_H_

@@ -45,7 +45,8 @@ absl::Status ClusterActions::AssignRolesAndBootstrap(const std::string& cluster_
   }
   ASSIGN_OR_RETURN(
       core::ClusterFacts facts,
-      core::BuildClusterFacts(&loaded->cluster, loaded->views, core::DefaultHwRequirements(), {}));
+      core::BuildClusterFacts(&loaded->cluster, loaded->views,
+                                       context_.options.decisions.hw_requirements, {}));
   for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
     auto host = std::find_if(loaded->hosts.begin(), loaded->hosts.end(),
                              [&](const Host& h) { return h.id() == assignment.host_id; });

@@ -46,6 +46,24 @@ TEST_F(ProgressActionsTest, AStageGoingBackwardsIsRefused) {
   EXPECT_EQ(StoredHost(1).progress().current_stage(), types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK);
 }
 
+TEST_F(ProgressActionsTest, AnOsImageWithTheWrongDigestPutsTheHostInErrorSayingWhy) {
+  // What the agent's install step reports when the image it streamed does not match the
+  // orchestrator's --os-image-sha256 (services/agent/steps/install_test.cc).
+  const std::string reason = "the OS image's sha256 is " + std::string(64, 'b') + ", expected " +
+                             std::string(64, 'a');
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
+  ASSERT_THAT(actions_.progress().ApplyHostProgress(
+                  kInfraEnvId, HostId(1), types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, "0%"),
+              IsOk());
+  absl::StatusOr<Host> host = actions_.progress().ApplyHostProgress(
+      kInfraEnvId, HostId(1), types::v1::HOST_STAGE_FAILED, reason);
+  ASSERT_THAT(host, IsOk());
+  EXPECT_EQ(host->status(), types::v1::HOST_STATUS_ERROR);
+  EXPECT_EQ(host->status_info(), "Installation failed: " + reason);
+  EXPECT_EQ(host->progress().current_stage(), types::v1::HOST_STAGE_FAILED);
+  EXPECT_EQ(host->progress().progress_info(), reason);
+}
+
 // ---- UpdateFinalizingProgress --------------------------------------------------------------
 
 TEST_F(ProgressActionsTest, AFinalizingClusterRecordsItsFinalizingStage) {

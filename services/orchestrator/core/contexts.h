@@ -22,6 +22,7 @@
 #include "assisted/types/v1/host.pb.h"
 #include "services/orchestrator/core/cluster_state_machine.h"
 #include "services/orchestrator/core/host_state_machine.h"
+#include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/timeouts.h"
 #include "services/orchestrator/core/validation_results.h"
 
@@ -30,6 +31,10 @@ namespace assisted::orchestrator::core {
 // Deployment switches the contexts need.
 struct DecisionSettings {
   bool enable_soft_timeouts = false;  // ENABLE_SOFT_TIMEOUTS (the cluster must opt in too)
+  // The hardware requirements hosts are validated against (HW_VALIDATOR_REQUIREMENTS): the
+  // embedded data/hw_requirements.json unless the deployment gives its own
+  // (--hw-requirements-file).
+  HwRequirementsCatalog hw_requirements = DefaultHwRequirements();
 };
 
 // Soft timeouts apply when the deployment enables them and the cluster's organisation opted in.
