@@ -108,6 +108,9 @@ absl::StatusOr<Cluster> ProgressActions::UpdateFinalizingProgress(
     return absl::InvalidArgumentError("finalizing_stage: required");
   }
   ASSIGN_OR_RETURN(Cluster cluster, context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true));
+  // Late, as for hosts: a cluster with nothing left to wait for can be installed before the
+  // reporter's stages arrive; they change nothing, and refusing them would be retried for ever.
+  if (cluster.status() == core::cluster_status::kInstalled) return cluster;
   if (cluster.status() != core::cluster_status::kFinalizing) {
     return absl::FailedPreconditionError(
         absl::StrCat("cluster ", cluster_id, " is ", core::ClusterStatusName(cluster.status()),

@@ -49,8 +49,8 @@ TEST_F(ProgressActionsTest, AStageGoingBackwardsIsRefused) {
 TEST_F(ProgressActionsTest, AnOsImageWithTheWrongDigestPutsTheHostInErrorSayingWhy) {
   // What the agent's install step reports when the image it streamed does not match the
   // orchestrator's --os-image-sha256 (services/agent/steps/install_test.cc).
-  const std::string reason = "the OS image's sha256 is " + std::string(64, 'b') + ", expected " +
-                             std::string(64, 'a');
+  const std::string reason =
+      "the OS image's sha256 is " + std::string(64, 'b') + ", expected " + std::string(64, 'a');
   Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
   ASSERT_THAT(actions_.progress().ApplyHostProgress(
                   kInfraEnvId, HostId(1), types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, "0%"),
@@ -80,6 +80,21 @@ TEST_F(ProgressActionsTest, FinalizingStagesOfAClusterNotFinalizingAreRefused) {
   EXPECT_EQ(CodeOf(actions_.progress().UpdateFinalizingProgress(
                 "c1", types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS)),
             absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(ProgressActionsTest,
+       AFinalizingStageReportedAfterTheClusterInstalledIsAcceptedAndChangesNothing) {
+  // A single-node cluster can be installed (all hosts done, kubeconfig stored, no operator to
+  // wait for) before the installed OS's reporter sends its finalizing stages; refusing them
+  // kept the reporter retrying for ever (sno_install_vm_pg_test).
+  Store(types::v1::CLUSTER_STATUS_INSTALLED, types::v1::HOST_STATUS_INSTALLED);
+  const Cluster before = inventory_.Cluster("c1");
+  absl::StatusOr<Cluster> after = actions_.progress().UpdateFinalizingProgress(
+      "c1", types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS);
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(after->status(), types::v1::CLUSTER_STATUS_INSTALLED);
+  EXPECT_EQ(inventory_.Cluster("c1").progress().finalizing_stage(),
+            before.progress().finalizing_stage());
 }
 
 // ---- ReportOperatorStatus ------------------------------------------------------------------
