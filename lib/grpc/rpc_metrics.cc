@@ -120,8 +120,8 @@ RpcMetrics::Labels RpcMetrics::LabelsOf(RpcType type, const std::string& path) {
   bool counted = false;
   {
     absl::MutexLock lock(&mu_);
-    counted = methods_.contains(path) ||
-              (methods_.size() < kMaxMethods && methods_.insert(path).second);
+    counted =
+        methods_.contains(path) || (methods_.size() < kMaxMethods && methods_.insert(path).second);
   }
   std::string service = "other", method = "other";
   const size_t slash = path.rfind('/');

@@ -65,9 +65,8 @@ absl::Status ParseReferenceJson(absl::string_view text, JsonForm form, absl::str
   const auto parsed = google::protobuf::util::JsonStringToMessage(object, &report, options);
   if (!parsed.ok()) {
     report.Clear();
-    return absl::InvalidArgumentError(absl::StrCat(field, ": not a ",
-                                                   report.GetDescriptor()->name(), ": ",
-                                                   parsed.message().ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        field, ": not a ", report.GetDescriptor()->name(), ": ", parsed.message().ToString()));
   }
   return absl::OkStatus();
 }

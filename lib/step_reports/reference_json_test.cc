@@ -12,8 +12,8 @@ namespace {
 
 using ::assisted::testing::IsOk;
 using ::assisted::testing::StatusIs;
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 // Parses `text` into M in `form`, then prints it back: the reference's text survives the trip
 // (compared as JSON: field order and number spelling are the printer's).
@@ -107,10 +107,10 @@ TEST(ReferenceJson, TextOfTheWrongShapeIsRefusedNamingTheField) {
   EXPECT_THAT(ParseReferenceJson(R"({"ntp_sources":"x"})", JsonForm::kObject, "output", report),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("output: not a")));
   EXPECT_EQ(report.ntp_sources_size(), 0);  // nothing half-filled
-  EXPECT_THAT(ParseReferenceJson(R"({"ntp_sources":[]})", JsonForm::kList, "host.ntp_sources",
-                                 report),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("host.ntp_sources: expected a JSON list")));
+  EXPECT_THAT(
+      ParseReferenceJson(R"({"ntp_sources":[]})", JsonForm::kList, "host.ntp_sources", report),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("host.ntp_sources: expected a JSON list")));
   EXPECT_THAT(ParseReferenceJson("{broken", JsonForm::kObject, "output", report),
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
@@ -141,9 +141,9 @@ TEST(UpgradeLegacyReports, MovesStoredTextIntoTheTypedFields) {
   EXPECT_FALSE(host.has_images_status_report());
   EXPECT_EQ(host.disks_info_report().disks(0).path(), "/dev/new");  // the typed one is newer
   for (const HostReportField& field : HostReportFields()) {
-    EXPECT_EQ(host.GetReflection()->GetString(host, host.GetDescriptor()->FindFieldByName(
-                                                        field.text)),
-              "")
+    EXPECT_EQ(
+        host.GetReflection()->GetString(host, host.GetDescriptor()->FindFieldByName(field.text)),
+        "")
         << field.text;
   }
 }

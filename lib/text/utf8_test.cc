@@ -16,7 +16,7 @@ TEST(Utf8, AcceptsEveryWellFormedSequenceLength) {
 
 TEST(Utf8, RefusesWhatRfc3629Forbids) {
   for (const char* bad : {"a\xFF", "\x80", "\xC0\xAF", "\xE0\x80\xAF", "\xED\xA0\x80",
-                                "\xF4\x90\x80\x80", "\xE2\x82", "\xC3", "\xF8\x88\x80\x80\x80"}) {
+                          "\xF4\x90\x80\x80", "\xE2\x82", "\xC3", "\xF8\x88\x80\x80\x80"}) {
     EXPECT_FALSE(IsValidUtf8(bad)) << bad;
     EXPECT_FALSE(IsPrintableUtf8(bad)) << bad;
   }
@@ -25,7 +25,7 @@ TEST(Utf8, RefusesWhatRfc3629Forbids) {
 TEST(Utf8, ControlCharactersAreNotPrintable) {
   EXPECT_TRUE(IsPrintableUtf8("José Ørsted 用户"));
   for (const std::string& bad : {std::string("a\0b", 3), std::string("line\nbreak"),
-                                std::string("del\x7F"), std::string("c1\xC2\x85")}) {
+                                 std::string("del\x7F"), std::string("c1\xC2\x85")}) {
     EXPECT_TRUE(IsValidUtf8(bad));
     EXPECT_FALSE(IsPrintableUtf8(bad)) << bad;
   }

@@ -337,9 +337,9 @@ class FleetAgent final : public ProtocolSession::Listener,
     {
       absl::MutexLock lock(&mu_);
       // The installed OS's reporter, as assisted-reporter runs it (post_reboot.h).
-      calls_ = PostRebootReports(steps::ReporterSettingsFor(
-          request, {.controller_token = controller_token_,
-                    .infra_env_id = session_.identity().infra_env_id}));
+      calls_ = PostRebootReports(
+          steps::ReporterSettingsFor(request, {.controller_token = controller_token_,
+                                               .infra_env_id = session_.identity().infra_env_id}));
     }
     shared_.steps->Post([this] { Call(0, 0); });
   }

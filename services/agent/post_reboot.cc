@@ -86,8 +86,8 @@ absl::Status ReportAll(const steps::ReporterSettings& settings, const ReportAllO
         break;
       }
       if (absl::Now() - first >= options.give_up_after) {
-        return absl::DeadlineExceededError(absl::StrCat(
-            "the orchestrator refused ", report.name, ": ", status.error_message()));
+        return absl::DeadlineExceededError(
+            absl::StrCat("the orchestrator refused ", report.name, ": ", status.error_message()));
       }
       // Every tenth refusal is worth a line; the others only make the journal longer.
       if (attempt % 10 == 0) {

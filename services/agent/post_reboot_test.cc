@@ -33,9 +33,8 @@ class FakeController final : public ov1::ControllerService::Service {
   grpc::Status UpdateHostProgress(grpc::ServerContext* context,
                                   const ov1::UpdateHostProgressRequest* request,
                                   types::v1::Host*) override {
-    return Record(*context, absl::StrCat("host ", request->infra_env_id(), "/",
-                                         request->host_id(), " ",
-                                         types::v1::HostStage_Name(request->current_stage())));
+    return Record(*context, absl::StrCat("host ", request->infra_env_id(), "/", request->host_id(),
+                                         " ", types::v1::HostStage_Name(request->current_stage())));
   }
   grpc::Status UpdateFinalizingProgress(grpc::ServerContext* context,
                                         const ov1::UpdateFinalizingProgressRequest* request,
@@ -123,17 +122,18 @@ class PostRebootTest : public ::testing::Test {
 TEST_F(PostRebootTest, SingleNodeHostReportsJoinedDoneFinalizingAndCompletesTheCluster) {
   FakeController fake;
   Serve(fake);
-  ASSERT_THAT(ReportAll(Settings("master", /*bootstrap=*/true, /*sno=*/true), {},
-                        log::Logger::Discard()),
-              IsOk());
-  EXPECT_THAT(fake.calls(),
-              ElementsAre("host ie1/h1 HOST_STAGE_JOINED", "host ie1/h1 HOST_STAGE_DONE",
-                          "finalizing c1 FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS",
-                          "finalizing c1 FINALIZING_STAGE_ADDING_ROUTER_CA",
-                          "finalizing c1 FINALIZING_STAGE_APPLYING_OLM_MANIFESTS",
-                          "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION",
-                          "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV",
-                          "finalizing c1 FINALIZING_STAGE_DONE", "complete c1 success"));
+  ASSERT_THAT(
+      ReportAll(Settings("master", /*bootstrap=*/true, /*sno=*/true), {}, log::Logger::Discard()),
+      IsOk());
+  EXPECT_THAT(
+      fake.calls(),
+      ElementsAre("host ie1/h1 HOST_STAGE_JOINED", "host ie1/h1 HOST_STAGE_DONE",
+                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS",
+                  "finalizing c1 FINALIZING_STAGE_ADDING_ROUTER_CA",
+                  "finalizing c1 FINALIZING_STAGE_APPLYING_OLM_MANIFESTS",
+                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION",
+                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV",
+                  "finalizing c1 FINALIZING_STAGE_DONE", "complete c1 success"));
   EXPECT_THAT(fake.authorizations(), Each(absl::StrCat("Bearer ", kToken)));
 }
 
@@ -141,10 +141,10 @@ TEST_F(PostRebootTest, WorkerReportsItsStagesOnly) {
   FakeController fake;
   Serve(fake);
   ASSERT_THAT(ReportAll(Settings("worker", false, false), {}, log::Logger::Discard()), IsOk());
-  EXPECT_THAT(fake.calls(), ElementsAre("host ie1/h1 HOST_STAGE_WAITING_FOR_IGNITION",
-                                        "host ie1/h1 HOST_STAGE_CONFIGURING",
-                                        "host ie1/h1 HOST_STAGE_JOINED",
-                                        "host ie1/h1 HOST_STAGE_DONE"));
+  EXPECT_THAT(fake.calls(),
+              ElementsAre("host ie1/h1 HOST_STAGE_WAITING_FOR_IGNITION",
+                          "host ie1/h1 HOST_STAGE_CONFIGURING", "host ie1/h1 HOST_STAGE_JOINED",
+                          "host ie1/h1 HOST_STAGE_DONE"));
 }
 
 TEST_F(PostRebootTest, RefusedCompletionIsRetriedUntilAccepted) {

@@ -267,9 +267,9 @@ class ProtocolSessionTest : public ::testing::Test {
                               inventory.set_hostname("worker-0");
                               return inventory;
                             }};
-    session_ = std::make_unique<ProtocolSession>(
-        std::move(channels), std::move(identity), listener_, scheduler_, clock_, random_,
-        log::Logger::Discard(), options_);
+    session_ = std::make_unique<ProtocolSession>(std::move(channels), std::move(identity),
+                                                 listener_, scheduler_, clock_, random_,
+                                                 log::Logger::Discard(), options_);
     return *session_;
   }
 

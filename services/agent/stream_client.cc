@@ -11,7 +11,7 @@ StreamClient::StreamClient(ChannelFactory channels, StreamIdentity identity, Ste
 StreamClient::~StreamClient() {
   session_.Stop();
   session_.AwaitFinished().IgnoreError();  // Run() already returned why it ended
-  timer_.Stop();  // no callback reaches the session from now on
+  timer_.Stop();                           // no callback reaches the session from now on
 }
 
 absl::Status StreamClient::Run() {

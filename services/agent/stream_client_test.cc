@@ -224,8 +224,8 @@ TEST(StreamClientTest, ARegistrationRefusedForGoodIsRetriedUntilTheInfraEnvExist
     EXPECT_FALSE(ran.has_value()) << "Run() gave up: " << ran.value_or(absl::OkStatus());
   }
   service.Create();
-  EXPECT_TRUE(testing::Eventually([&] { return client.registrations() == 1; },
-                                  absl::Seconds(20), "registered once the infra-env exists"));
+  EXPECT_TRUE(testing::Eventually([&] { return client.registrations() == 1; }, absl::Seconds(20),
+                                  "registered once the infra-env exists"));
 
   client.Stop();
   runner.join();

@@ -219,9 +219,9 @@ absl::StatusOr<http::Response> ChangeStream::Answer(const http::Request& request
   // A viewer (no credentials, --read-only-cluster) follows its one cluster and nothing else.
   if (caller.kind == Principal::Kind::kViewer &&
       (cluster_id.empty() || !absl::EqualsIgnoreCase(cluster_id, caller.cluster_id))) {
-    return absl::UnauthenticatedError(absl::StrCat(
-        "authentication required: without credentials only cluster ", caller.cluster_id,
-        "'s changes are served"));
+    return absl::UnauthenticatedError(
+        absl::StrCat("authentication required: without credentials only cluster ",
+                     caller.cluster_id, "'s changes are served"));
   }
   if (!cluster_id.empty()) RETURN_IF_ERROR(can_read_cluster_(caller, cluster_id));
 

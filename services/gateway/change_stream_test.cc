@@ -57,7 +57,7 @@ class ChangeStreamTest : public ::testing::Test {
         [](const Principal& caller, const std::string& cluster_id) {
           return caller.identity.system() || cluster_id == kMine
                      ? absl::OkStatus()
-                                     : absl::NotFoundError("cluster " + cluster_id + " not found");
+                     : absl::NotFoundError("cluster " + cluster_id + " not found");
         },
         options);
   }

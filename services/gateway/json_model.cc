@@ -18,6 +18,7 @@
 #include "assisted/types/v1/host.pb.h"
 #include "assisted/types/v1/infra_env.pb.h"
 #include "assisted/types/v1/validation.pb.h"
+#include "google/protobuf/reflection.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "lib/json/bounded.h"
 #include "lib/status/status_macros.h"
@@ -289,9 +290,8 @@ std::string ValidationsText(const Message& message, const FieldDescriptor& field
         static_cast<const types::v1::ValidationResult&>(r.GetRepeatedMessage(message, &field, i));
     std::string category = EnumText(result.category());
     if (category.empty()) category = "other";
-    Json entry = {{"id", result.id()},
-                  {"status", EnumText(result.status())},
-                  {"message", result.message()}};
+    Json entry = {
+        {"id", result.id()}, {"status", EnumText(result.status())}, {"message", result.message()}};
     if (!result.hint().empty()) entry["hint"] = result.hint();
     groups[category].push_back(std::move(entry));
   }
@@ -537,8 +537,8 @@ Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescrip
     case FieldKind::kValidations:
       return ValidationsText(parent, field);
     case FieldKind::kCommaList:
-      return absl::StrJoin(parent.GetReflection()->GetRepeatedPtrField<std::string>(parent, &field),
-                           ",");
+      return absl::StrJoin(
+          parent.GetReflection()->GetRepeatedFieldRef<std::string>(parent, &field), ",");
     case FieldKind::kHosts: {
       Json hosts = Json::array();
       const Reflection& r = *parent.GetReflection();
@@ -967,7 +967,8 @@ const Model& HostModel() {
           {"ntp_sources", "ntp_sources_report", kOut, FieldKind::kReportText},
           {"disks_info", "disks_info_report", kOut, FieldKind::kReportText},
           {"images_status", "images_status_report", kOut, FieldKind::kReportText},
-          {"domain_name_resolutions", "domain_name_resolutions_report", kOut, FieldKind::kReportText},
+          {"domain_name_resolutions", "domain_name_resolutions_report", kOut,
+           FieldKind::kReportText},
           {"installation_disk_path", "installation_disk_path", kOut},
           {"installation_disk_id", "installation_disk_id", kOut},
           {"disks_selected_config", "installation_disk_id", kUpdate, FieldKind::kDisksSelected},

@@ -67,7 +67,7 @@ enum class FieldKind {
   kDiskEncryption,       // {enable_on: "masters,workers"|"all"|"none", mode, tang_servers: text}
   kUnixSeconds,          // a Timestamp shown as integer seconds (host.timestamp)
   kEmptyObject,          // shown as {} (cluster.image_info: no cluster-level image in v2 here)
-  kReportText,  // a typed agent report (Host.*_report) shown as the reference's JSON text
+  kReportText,           // a typed agent report (Host.*_report) shown as the reference's JSON text
 };
 
 struct FieldRule {

@@ -14,18 +14,46 @@ namespace inv = ::assisted::inventory::v1;
 
 // What the view shows of a cluster and of each host (REST field names). Anything else the REST
 // model gains later stays out until it is added here.
-constexpr const char* kClusterFields[] = {
-    "id",          "kind",          "name",         "base_dns_domain",
-    "openshift_version", "status",  "status_info",  "status_updated_at",
-    "progress",    "validations_info", "install_started_at", "install_completed_at",
-    "total_host_count", "ready_host_count", "enabled_host_count", "control_plane_count",
-    "high_availability_mode", "created_at", "updated_at"};
-constexpr const char* kHostFields[] = {
-    "id",       "kind",        "infra_env_id",     "cluster_id",         "status",
-    "status_info", "status_updated_at", "validations_info", "role",     "suggested_role",
-    "bootstrap", "progress",   "stage_started_at", "stage_updated_at",   "progress_stages",
-    "inventory", "requested_hostname", "installation_disk_id", "installation_disk_path",
-    "created_at", "updated_at"};
+constexpr const char* kClusterFields[] = {"id",
+                                          "kind",
+                                          "name",
+                                          "base_dns_domain",
+                                          "openshift_version",
+                                          "status",
+                                          "status_info",
+                                          "status_updated_at",
+                                          "progress",
+                                          "validations_info",
+                                          "install_started_at",
+                                          "install_completed_at",
+                                          "total_host_count",
+                                          "ready_host_count",
+                                          "enabled_host_count",
+                                          "control_plane_count",
+                                          "high_availability_mode",
+                                          "created_at",
+                                          "updated_at"};
+constexpr const char* kHostFields[] = {"id",
+                                       "kind",
+                                       "infra_env_id",
+                                       "cluster_id",
+                                       "status",
+                                       "status_info",
+                                       "status_updated_at",
+                                       "validations_info",
+                                       "role",
+                                       "suggested_role",
+                                       "bootstrap",
+                                       "progress",
+                                       "stage_started_at",
+                                       "stage_updated_at",
+                                       "progress_stages",
+                                       "inventory",
+                                       "requested_hostname",
+                                       "installation_disk_id",
+                                       "installation_disk_path",
+                                       "created_at",
+                                       "updated_at"};
 
 template <size_t N>
 Json Only(const Json& full, const char* const (&fields)[N]) {

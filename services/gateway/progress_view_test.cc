@@ -42,9 +42,9 @@ TEST(ProgressDocument, ShowsProgressAndNoSecret) {
   EXPECT_EQ(document["cluster"]["hosts"][0]["requested_hostname"], "master-0");
   EXPECT_EQ(document["cluster"]["hosts"][0]["role"], "master");
   EXPECT_EQ(document["events"][0]["message"], event.message());
-  for (const char* secret : {"proxy-password", "the-ssh-key", "install-config-override",
-                             "host-ignition-override", "host-installer-args", "pull_secret",
-                             "agent-installer"}) {
+  for (const char* secret :
+       {"proxy-password", "the-ssh-key", "install-config-override", "host-ignition-override",
+        "host-installer-args", "pull_secret", "agent-installer"}) {
     EXPECT_THAT(text, Not(HasSubstr(secret)));
   }
 }

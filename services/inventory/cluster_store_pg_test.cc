@@ -221,7 +221,8 @@ TEST_F(ClusterStoreTest, ReadingClustersWithoutHostsStillCountsTheirLiveHosts) {
   const Cluster empty = NewCluster(alice_, "empty");
   const Cluster full = NewCluster(alice_, "full");
   const InfraEnv infra_env = NewInfraEnv(alice_, full.id());
-  for (int host = 1; host <= 3; ++host) ASSERT_THAT(NewHost(alice_, infra_env, Uuid(8, host)), IsOk());
+  for (int host = 1; host <= 3; ++host)
+    ASSERT_THAT(NewHost(alice_, infra_env, Uuid(8, host)), IsOk());
   ASSERT_THAT(hosts_->UpdateStatus(Caller::System(), {infra_env.id(), Uuid(8, 1)},
                                    {.expected = types::v1::HOST_STATUS_DISCOVERING,
                                     .next = types::v1::HOST_STATUS_KNOWN}),

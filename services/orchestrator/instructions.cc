@@ -173,8 +173,8 @@ absl::StatusOr<std::vector<types::v1::Step>> DefaultInstructions::StepsFor(
               : input.cluster->kind() == types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER
                   ? core::StepsKind::kDay2
                   : core::StepsKind::kDay1;
-  next.disk_speed_measured = absl::c_any_of(
-      input.host.disks_info_report().disks(), [&](const types::v1::DiskInfo& disk) {
+  next.disk_speed_measured =
+      absl::c_any_of(input.host.disks_info_report().disks(), [&](const types::v1::DiskInfo& disk) {
         return disk.path() == input.host.installation_disk_path();
       });
   next.persistent_boot =

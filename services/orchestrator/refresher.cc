@@ -70,9 +70,9 @@ void EmitValidationEvents(const types::v1::Host& host, const Validations& before
       [&](const types::v1::ValidationResult& v) {
         if (metrics != nullptr) metrics->HostValidationFailed(v.id());
         events.Emit(HostEvent(host, "host_validation_failed",
-                            absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(),
-                                         "' that used to succeed is now failing: ", v.message()),
-                            types::v1::EVENT_SEVERITY_WARNING));
+                              absl::StrCat("Host ", DisplayName(host), ": validation '", v.id(),
+                                           "' that used to succeed is now failing: ", v.message()),
+                              types::v1::EVENT_SEVERITY_WARNING));
       },
       [&](const types::v1::ValidationResult& v) {
         events.Emit(HostEvent(
@@ -335,8 +335,8 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   if (!cluster) return absl::OkStatus();
 
   host_views = views();
-  ASSIGN_OR_RETURN(
-      facts, core::BuildClusterFacts(cluster_ptr, host_views, options_.decisions.hw_requirements, {}));
+  ASSIGN_OR_RETURN(facts, core::BuildClusterFacts(cluster_ptr, host_views,
+                                                  options_.decisions.hw_requirements, {}));
   core::ValidationResults validations = core::ValidateCluster(
       {*cluster, host_views, facts, now, /*custom_manifests_uploaded=*/false});
   validations.Ignore(std::vector<std::string>(cluster->ignored_cluster_validations().begin(),

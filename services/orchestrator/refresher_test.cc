@@ -30,8 +30,7 @@ class RefresherTest : public ::testing::Test {
   // The host `index` reports no disks any more.
   absl::Status TakeDisksOf(int index) {
     core::HostFieldsUpdate no_disks;
-    *no_disks.fields.mutable_inventory() =
-        inventory_.Host(kInfraEnvId, HostId(index)).inventory();
+    *no_disks.fields.mutable_inventory() = inventory_.Host(kInfraEnvId, HostId(index)).inventory();
     no_disks.fields.mutable_inventory()->clear_disks();
     no_disks.Mark("inventory");
     return inventory_.UpdateHost(kInfraEnvId, HostId(index), no_disks, 0).status();
@@ -106,7 +105,7 @@ TEST_F(RefresherTest, AHostThatLosesItsDisksGoesInsufficientAndTheClusterFollows
 TEST_F(RefresherTest, AClusterValidationThatStartsFailingIsCountedOnce) {
   prometheus::Registry registry;
   InstallMetrics metrics(registry);
-  Refresher counting{inventory_, {}, clock_, liveness_, events_, log::Logger::Discard(),
+  Refresher counting{inventory_,        {},      clock_, liveness_, events_, log::Logger::Discard(),
                      /*files=*/nullptr, &metrics};
   ASSERT_THAT(counting.RefreshCluster("c1"), IsOk());
   ASSERT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY);
@@ -117,7 +116,8 @@ TEST_F(RefresherTest, AClusterValidationThatStartsFailingIsCountedOnce) {
   for (const prometheus::MetricFamily& family : registry.Collect()) {
     if (family.name != "assisted_cluster_validation_failures_total") continue;
     for (const prometheus::ClientMetric& metric : family.metric) {
-      if (metric.label[0].value == core::cluster_id::kAllHostsAreReadyToInstall) failed = metric.counter.value;
+      if (metric.label[0].value == core::cluster_id::kAllHostsAreReadyToInstall)
+        failed = metric.counter.value;
     }
   }
   EXPECT_EQ(failed, 1);

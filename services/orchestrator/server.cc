@@ -177,7 +177,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   }
   core::DecisionSettings decisions;
   if (!config.hw_requirements_file.empty()) {
-    ASSIGN_OR_RETURN(std::string json, ReadFile(config.hw_requirements_file, "--hw-requirements-file"));
+    ASSIGN_OR_RETURN(std::string json,
+                     ReadFile(config.hw_requirements_file, "--hw-requirements-file"));
     absl::StatusOr<core::HwRequirementsCatalog> catalog = core::HwRequirementsCatalog::Parse(json);
     if (!catalog.ok()) {
       return absl::InvalidArgumentError(absl::StrCat("--hw-requirements-file ",
@@ -199,9 +200,9 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                     parts->clock, context.log.Child("events"));
   parts->install_metrics = std::make_unique<InstallMetrics>(*context.metrics);
   parts->refresher = std::make_unique<Refresher>(
-      *parts->inventory, RefreshOptions{.timeouts = options.timeouts, .decisions = decisions}, parts->clock,
-      *parts->liveness, *parts->events, context.log.Child("agents"), parts->files.get(),
-      parts->install_metrics.get());
+      *parts->inventory, RefreshOptions{.timeouts = options.timeouts, .decisions = decisions},
+      parts->clock, *parts->liveness, *parts->events, context.log.Child("agents"),
+      parts->files.get(), parts->install_metrics.get());
   parts->actions = std::make_unique<actions::UserActions>(
       *parts->inventory,
       actions::ActionsOptions{.timeouts = options.timeouts,

@@ -41,8 +41,8 @@ constexpr Route kRoutes[] = {
     {types::v1::STEP_TYPE_NTP_SYNCHRONIZER, "ntp_synchronization", "ntp_sources_report",
      JsonForm::kObject},
     {types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK, "disk_speed", nullptr, JsonForm::kObject},
-    {types::v1::STEP_TYPE_DOMAIN_RESOLUTION, "domain_resolution",
-     "domain_name_resolutions_report", JsonForm::kObject},
+    {types::v1::STEP_TYPE_DOMAIN_RESOLUTION, "domain_resolution", "domain_name_resolutions_report",
+     JsonForm::kObject},
     {types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY, "image_availability",
      "images_status_report", JsonForm::kObject},
     {types::v1::STEP_TYPE_API_VIP_CONNECTIVITY_CHECK, "api_vip_connectivity",
@@ -79,8 +79,8 @@ absl::Status CheckReportMember(const StepResult& result, const Route* route) {
                                            route == nullptr ? " (it has none)" : ""));
   }
   const size_t size = result.GetReflection()->GetMessage(result, member).ByteSizeLong();
-  const size_t limit = route->type == types::v1::STEP_TYPE_INVENTORY ? kMaxInventoryBytes
-                                                                     : kMaxStepOutputBytes;
+  const size_t limit =
+      route->type == types::v1::STEP_TYPE_INVENTORY ? kMaxInventoryBytes : kMaxStepOutputBytes;
   if (size > limit) {
     return ShapeError(result,
                       absl::StrCat(field, ": ", size, " bytes, more than the limit of ", limit));

@@ -294,9 +294,9 @@ TEST(StepResultBounds, ATypedReportOverTheSizeLimitIsRefusedNamingTheMember) {
   result.set_step_type(types::v1::STEP_TYPE_DOMAIN_RESOLUTION);
   result.mutable_domain_resolution()->add_resolutions()->set_domain_name(
       std::string(kMaxStepOutputBytes, 'a'));
-  EXPECT_THAT(NormalizeStepResult(result, {}).status(),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("step_result.domain_resolution: ")));
+  EXPECT_THAT(
+      NormalizeStepResult(result, {}).status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("step_result.domain_resolution: ")));
 }
 
 // An output nested deeper than any agent writes, but small enough to pass the size limit: a

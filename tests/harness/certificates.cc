@@ -63,9 +63,9 @@ absl::StatusOr<CertificateFiles> TestCa::Issue(const std::string& common_name,
   std::vector<std::string> request = NewKeyRequest(issued.key, common_name);
   request.insert(request.end(), {"-out", base + ".csr"});
   RETURN_IF_ERROR(Openssl(dir_, std::move(request)));
-  RETURN_IF_ERROR(Openssl(dir_, {"x509", "-req", "-in", base + ".csr", "-CA", ca_.cert, "-CAkey",
-                                 ca_.key, "-CAcreateserial", "-days", "2", "-extfile",
-                                 extensions, "-out", issued.cert}));
+  RETURN_IF_ERROR(Openssl(
+      dir_, {"x509", "-req", "-in", base + ".csr", "-CA", ca_.cert, "-CAkey", ca_.key,
+             "-CAcreateserial", "-days", "2", "-extfile", extensions, "-out", issued.cert}));
   return issued;
 }
 

@@ -398,8 +398,8 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
       ASSERT_THAT(node_zero_->Start(unit), IsOk()) << node_zero_->Logs();
       if (unit == "assisted-postgres.service") {
         const std::string socket = node_zero_->Under("/run/assisted-postgres/.s.PGSQL.5432");
-        ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(socket); },
-                               absl::Seconds(60), "PostgreSQL's socket"))
+        ASSERT_TRUE(Eventually([&] { return std::filesystem::exists(socket); }, absl::Seconds(60),
+                               "PostgreSQL's socket"))
             << node_zero_->Logs();
       } else if (const std::string grpc = node_zero_->LastFlag("--grpc-listen"); !grpc.empty()) {
         // A health Watch ends at once while nothing listens yet: ask again until it answers.
@@ -503,9 +503,9 @@ TEST_P(NodeZeroRunTest, InstallsFromTheIsosOwnIgnitionUntilWaitForReturnsZero) {
 
   // The user's side: wait-for with the state file, node 0 reached where the test maps it.
   std::ostringstream out, err;
-  const int code = cli::Run(
-      {"agent", "wait-for", "install-complete", "--dir=" + dir_, "--interval=500ms", "--timeout=5m"},
-      {}, {out, err});
+  const int code = cli::Run({"agent", "wait-for", "install-complete", "--dir=" + dir_,
+                             "--interval=500ms", "--timeout=5m"},
+                            {}, {out, err});
   ASSERT_EQ(code, 0) << err.str() << "\n" << node_zero_->Logs();
   EXPECT_THAT(out.str() + err.str(), ::testing::HasSubstr("installed"));
 
@@ -547,12 +547,12 @@ TEST_P(NodeZeroRunTest, AgentsThatComeBeforeTheInfraEnvExistsRegisterOnceItDoes)
   std::vector<std::string> agents;
   for (int i = 0; i < hosts; ++i) {
     agents.push_back(absl::StrCat(discovery_layout::kAgentUnitName, "#", i));
-    ASSERT_THAT(node_zero_->StartAs(
-                    discovery_layout::kAgentUnitName, agents.back(),
-                    {"--simulate=" + RunfilePath("tests/fixtures/profiles/master.json"),
-                     absl::StrCat("--simulate-index=", i),
-                     absl::StrCat("--state-dir=", work_, "/agent-", i)}),
-                IsOk());
+    ASSERT_THAT(
+        node_zero_->StartAs(discovery_layout::kAgentUnitName, agents.back(),
+                            {"--simulate=" + RunfilePath("tests/fixtures/profiles/master.json"),
+                             absl::StrCat("--simulate-index=", i),
+                             absl::StrCat("--state-dir=", work_, "/agent-", i)}),
+        IsOk());
   }
   ASSERT_TRUE(Eventually(
       [&] {

@@ -611,8 +611,8 @@ TEST_F(ReplicasInstallTest, AgentsOfAKilledReplicaLandOnTheSurvivorAndTheInstall
   ASSERT_TRUE(accepted.ok()) << accepted.error_message();
   stack().orchestrator(1).Kill();
   const absl::Time killed_at = absl::Now();
-  EXPECT_TRUE(Eventually([&] { return RegisteredAtLeast(/*fleet=*/1, 2) == 2; },
-                         absl::Seconds(60), "the workers registered again"));
+  EXPECT_TRUE(Eventually([&] { return RegisteredAtLeast(/*fleet=*/1, 2) == 2; }, absl::Seconds(60),
+                         "the workers registered again"));
   std::cerr << "workers re-registered on the survivor "
             << absl::FormatDuration(absl::Now() - killed_at) << " after the kill\n";
 

@@ -213,11 +213,10 @@ TEST_F(ObservabilityTest, MetricsLogsAndEventsTellWhatAnInstallationDid) {
       << orchestrator;
   EXPECT_EQ(Sample(scraped["inventory"], "assisted_clusters_created_total"), 1);
   // gRPC series labelled as go-grpc-prometheus labels them, which community dashboards query.
-  EXPECT_EQ(
-      Sample(scraped["inventory"],
-             R"(grpc_server_handled_total{grpc_code="OK",grpc_method="CreateCluster",)"
-             R"(grpc_service="assisted.inventory.v1.InventoryService",grpc_type="unary"})"),
-      1)
+  EXPECT_EQ(Sample(scraped["inventory"],
+                   R"(grpc_server_handled_total{grpc_code="OK",grpc_method="CreateCluster",)"
+                   R"(grpc_service="assisted.inventory.v1.InventoryService",grpc_type="unary"})"),
+            1)
       << scraped["inventory"];
   EXPECT_GE(Sample(orchestrator,
                    R"(grpc_server_msg_received_total{grpc_method="Connect",)"

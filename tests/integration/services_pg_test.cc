@@ -89,7 +89,8 @@ TEST_P(ServicesTest, ServesPrometheusMetricsIncludingRpcCounts) {
   EXPECT_THAT(response->body,
               HasSubstr(absl::StrCat("assisted_build_info{service=\"", GetParam().name, "\"")));
   EXPECT_THAT(response->body, HasSubstr("# TYPE grpc_server_handled_total counter"));
-  EXPECT_THAT(response->body, HasSubstr("grpc_method=\"Check\",grpc_service=\"grpc.health.v1.Health\""));
+  EXPECT_THAT(response->body,
+              HasSubstr("grpc_method=\"Check\",grpc_service=\"grpc.health.v1.Health\""));
 }
 
 TEST_P(ServicesTest, AictlHealthSeesItServing) {

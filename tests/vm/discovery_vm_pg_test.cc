@@ -30,8 +30,8 @@ class DiscoveryVmTest : public VmStackTest {};
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
 TEST_F(DiscoveryVmTest, VirtualMachineBootsTheDiscoveryIsoAndRegistersItsHardware) {
-  ASSERT_NO_FATAL_FAILURE(StartStack(
-      {.orchestrator_args = {"--os-image-url=file://" + images() + "/disk.raw"}}));
+  ASSERT_NO_FATAL_FAILURE(
+      StartStack({.orchestrator_args = {"--os-image-url=file://" + images() + "/disk.raw"}}));
   ASSERT_NO_FATAL_FAILURE(CreateSnoCluster());
   const int vm = AddSnoMachine("sno-0", kMac, kSerial);
   ASSERT_GE(vm, 0);

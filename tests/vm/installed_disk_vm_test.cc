@@ -5,7 +5,8 @@
 // enables runs and prints to the serial console) with the appended kernel argument; the boot
 // after it is an ordinary one (no Ignition run) that still has the Ignition's file and unit.
 //
-// Needs ASSISTED_TEST_OS_IMAGES (the folder ./dev os-images prints; ./dev test passes it when built).
+// Needs ASSISTED_TEST_OS_IMAGES (the folder ./dev os-images prints; ./dev test passes it when
+// built).
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>

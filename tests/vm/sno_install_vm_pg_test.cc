@@ -136,9 +136,8 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   auto disk_server = FileServer::Start(images() + "/disk.raw", "disk.raw");
   ASSERT_THAT(disk_server, IsOk());
   ASSERT_NO_FATAL_FAILURE(StartRegistry());
-  const std::string release =
-      absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
-                   "/openshift-release-dev/ocp-release:4.16.3-x86_64");
+  const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
+                                           "/openshift-release-dev/ocp-release:4.16.3-x86_64");
   ASSERT_NO_FATAL_FAILURE(StartStack(
       {.orchestrator_args = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
                                           kImagesGuestPort, "/disk.raw"),
@@ -164,8 +163,8 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   ASSERT_THAT(Rest().Call("PATCH", "/infra-envs/" + infra_env_id() + "/hosts/" + host_id,
                           json{{"host_name", kHostname}}),
               IsOk());
-  AictlOutcome ready = Aictl({"wait", cluster_id(), "--for=ready", "--hosts=1", "--timeout=5m",
-                              "--interval=2s"});
+  AictlOutcome ready =
+      Aictl({"wait", cluster_id(), "--for=ready", "--hosts=1", "--timeout=5m", "--interval=2s"});
   ASSERT_EQ(ready.code, 0) << ready.out << ready.err;
 
   // 2. Installation: preparing (disk speed, registry), the install step writes the disk, the
@@ -184,9 +183,8 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
         const std::string info = StringField(host, "status_info");
         // Insufficient: a check while preparing failed (disk speed, registry) and the cluster
         // went back to waiting for the user.
-        if (host_status == "error" || host_status == "insufficient" ||
-            cluster_status == "error" || cluster_status == "insufficient" ||
-            absl::StrContains(info, "failed to prepare")) {
+        if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
+            cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
           failed = absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
           return {true, failed};
         }
@@ -201,8 +199,8 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
                                 StringField(progress_json, "progress_info")));
           last_stage = stage;
         }
-        return {false, absl::StrCat("cluster ", cluster_status, ", host ", host_status,
-                                    ", stage ", stage)};
+        return {false, absl::StrCat("cluster ", cluster_status, ", host ", host_status, ", stage ",
+                                    stage)};
       },
       kInstallBudget, "the machine to write its disk and reboot");
   ASSERT_TRUE(failed.empty()) << failed;
@@ -281,9 +279,9 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   EXPECT_EQ(after->host_id, host_id);
   EXPECT_THAT(boot->ReadFile("assisted/reporter.json"), StatusIs(absl::StatusCode::kNotFound));
 
-  std::cout << "timings: power-on -> registered " << Seconds(progress.registered)
-            << " s, -> known " << Seconds(progress.validated) << " s; install -> installing "
-            << Seconds(installing) << " s, -> disk written and rebooted " << Seconds(rebooted)
+  std::cout << "timings: power-on -> registered " << Seconds(progress.registered) << " s, -> known "
+            << Seconds(progress.validated) << " s; install -> installing " << Seconds(installing)
+            << " s, -> disk written and rebooted " << Seconds(rebooted)
             << " s; installed OS power-on -> cluster installed " << Seconds(installed)
             << " s; next boot -> login prompt " << Seconds(login) << " s; consoles in "
             << fleet().ConsolePath(vm) << " (boot1, boot2 before it)\n";

@@ -209,24 +209,10 @@ absl::Status VmFleet::Boot(int vm, const BootOptions& boot) {
   // TCG with one host thread for all vCPUs: a machine with the vCPUs a role requires must not
   // take more than one core of the host.
   std::vector<std::string> argv = {
-      options_.qemu,
-      "-accel",
-      "tcg,thread=single",
-      "-machine",
-      "q35",
-      "-m",
-      absl::StrCat(spec.memory_mib),
-      "-smp",
-      absl::StrCat(spec.cpus),
-      "-nographic",
-      "-no-reboot",
-      "-monitor",
-      "none",
-      "-serial",
-      absl::StrCat("file:", ConsolePath(vm)),
-      "-drive",
-      absl::StrCat("if=pflash,format=raw,unit=0,readonly=on,file=", options_.ovmf_code),
-      "-drive",
+      options_.qemu, "-accel", "tcg,thread=single", "-machine", "q35", "-m",
+      absl::StrCat(spec.memory_mib), "-smp", absl::StrCat(spec.cpus), "-nographic", "-no-reboot",
+      "-monitor", "none", "-serial", absl::StrCat("file:", ConsolePath(vm)), "-drive",
+      absl::StrCat("if=pflash,format=raw,unit=0,readonly=on,file=", options_.ovmf_code), "-drive",
       absl::StrCat("if=pflash,format=raw,unit=1,file=", options_.dir, "/", spec.name, ".vars.fd"),
       "-smbios",
       absl::StrCat("type=1,manufacturer=QEMU,product=assisted-test-vm,serial=", spec.serial),
@@ -234,18 +220,12 @@ absl::Status VmFleet::Boot(int vm, const BootOptions& boot) {
       // cache=unsafe: the guest's flushes stop in the host's page cache, so a synchronous write
       // costs what the emulation costs, not what the loaded host's disk does (the install's
       // disk-speed check measures it). A killed QEMU loses nothing: the kernel holds the data.
-      absl::StrCat("if=none,id=disk,format=raw,cache=unsafe,file=", DiskPath(vm)),
-      "-device",
-      "virtio-blk-pci,drive=disk,bootindex=2",
-      "-netdev",
-      uplink,
-      "-device",
-      absl::StrCat("virtio-net-pci,netdev=uplink,mac=", spec.mac),
-      "-netdev",
+      absl::StrCat("if=none,id=disk,format=raw,cache=unsafe,file=", DiskPath(vm)), "-device",
+      "virtio-blk-pci,drive=disk,bootindex=2", "-netdev", uplink, "-device",
+      absl::StrCat("virtio-net-pci,netdev=uplink,mac=", spec.mac), "-netdev",
       absl::StrCat("dgram,id=private,local.type=unix,local.path=", PortPath(vm),
                    ",remote.type=unix,remote.path=", HubPath()),
-      "-device",
-      absl::StrCat("virtio-net-pci,netdev=private,mac=", PrivateMac(spec.mac))};
+      "-device", absl::StrCat("virtio-net-pci,netdev=private,mac=", PrivateMac(spec.mac))};
   if (!boot.cdrom.empty()) {
     for (const std::string& arg :
          {std::string("-drive"),

@@ -74,10 +74,11 @@ void VmStackTest::StartStack(const VmStackOptions& options) {
       "--hw-requirements-file=" + WriteTempFile("hw-requirements.json", *requirements)};
   orchestrator_args.insert(orchestrator_args.end(), options.orchestrator_args.begin(),
                            options.orchestrator_args.end());
-  auto orchestrator = LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                               .args = orchestrator_args,
-                                               .grpc_port = *orchestrator_port,
-                                               .internal_grpc = true});
+  auto orchestrator =
+      LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
+                               .args = orchestrator_args,
+                               .grpc_port = *orchestrator_port,
+                               .internal_grpc = true});
   ASSERT_THAT(orchestrator, IsOk());
   orchestrator_ = *std::move(orchestrator);
 
@@ -101,9 +102,10 @@ void VmStackTest::StartStack(const VmStackOptions& options) {
   ASSERT_THAT(gateway, IsOk());
   gateway_ = std::move(gateway->service);
   server_ = gateway->http_base;
-  AictlOutcome token = Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key",
-                              "--user=vm", "--org=vm"},
-                             /*with_token=*/false);
+  AictlOutcome token =
+      Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key", "--user=vm",
+             "--org=vm"},
+            /*with_token=*/false);
   ASSERT_EQ(token.code, 0) << token.err;
   token_ = token.Trimmed();
 
@@ -146,8 +148,9 @@ void VmStackTest::CreateSnoCluster(const json& infra_env_fields) {
              "--ssh-key-file=" + ssh_key});
   ASSERT_EQ(cluster.code, 0) << cluster.err;
   cluster_id_ = cluster.Trimmed();
-  AictlOutcome infra_env = Aictl({"infra-envs", "create", "--cluster=" + cluster_id_,
-                                  "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key});
+  AictlOutcome infra_env =
+      Aictl({"infra-envs", "create", "--cluster=" + cluster_id_,
+             "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key});
   ASSERT_EQ(infra_env.code, 0) << infra_env.err;
   infra_env_id_ = infra_env.Trimmed();
   if (!infra_env_fields.empty()) {
@@ -174,8 +177,8 @@ int VmStackTest::AddSnoMachine(const std::string& name, const std::string& mac,
 }
 
 void VmStackTest::Progress(const std::string& stage) const {
-  std::cout << "[vm +" << static_cast<int>(absl::ToDoubleSeconds(absl::Now() - started_))
-            << " s] " << stage << std::endl;
+  std::cout << "[vm +" << static_cast<int>(absl::ToDoubleSeconds(absl::Now() - started_)) << " s] "
+            << stage << std::endl;
 }
 
 void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
@@ -214,8 +217,8 @@ void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration tim
       },
       power_on + timeout - absl::Now(), "the host to be validated (known or insufficient)");
   progress.validated = absl::Now() - power_on;
-  Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"), "; console: ",
-                        BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
+  Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
+                        "; console: ", BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
   ASSERT_TRUE(stopped.empty()) << stopped;
   ASSERT_TRUE(settled);
   ASSERT_NE(progress.inventoried, absl::InfiniteDuration()) << progress.host.dump();

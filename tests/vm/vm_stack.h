@@ -114,7 +114,8 @@ class VmStackTest : public PostgresTest {
 
 // The built-in hardware requirements (services/orchestrator/core/data/hw_requirements.json, a
 // runfile of the VM tests) with every role's CPU cores, memory and installation disk sync time
-// relaxed to kSnoCpus, kLabRamMib and kLabDiskSyncMs, and no version overrides; INTERNAL when the file cannot be read or parsed.
+// relaxed to kSnoCpus, kLabRamMib and kLabDiskSyncMs, and no version overrides; INTERNAL when the
+// file cannot be read or parsed.
 absl::StatusOr<std::string> LabHwRequirements();
 
 // Where a boot's time went, from the kernel's timestamps on its serial console (`console`, one

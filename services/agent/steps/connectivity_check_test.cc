@@ -17,8 +17,8 @@ using ::assisted::testing::IsOk;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
-using testing::ReferenceText;
 using testing::OrchestratorConnectivity;
+using testing::ReferenceText;
 
 constexpr StepType kType = types::v1::STEP_TYPE_CONNECTIVITY_CHECK;
 

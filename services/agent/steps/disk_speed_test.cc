@@ -19,8 +19,8 @@ using ::assisted::testing::IsOk;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
-using testing::ReferenceText;
 using testing::OrchestratorDiskSpeed;
+using testing::ReferenceText;
 
 constexpr StepType kType = types::v1::STEP_TYPE_INSTALLATION_DISK_SPEED_CHECK;
 

@@ -17,8 +17,8 @@ using testing::ContextHolder;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::MakeStep;
-using testing::ReferenceText;
 using testing::OrchestratorDomains;
+using testing::ReferenceText;
 
 constexpr StepType kType = types::v1::STEP_TYPE_DOMAIN_RESOLUTION;
 

@@ -100,7 +100,8 @@ StepResult FreeAddresses::Run(const Step& step, StepContext& context) {
     types::v1::FreeNetworkAddresses& network = *report.add_networks();
     network.set_network(n.cidr.ToString());
     for (const net::IpAddress& a : n.hosts) {
-      if (!answered[i++] && !neighbours.Find(a).has_value()) network.add_free_addresses(a.ToString());
+      if (!answered[i++] && !neighbours.Find(a).has_value())
+        network.add_free_addresses(a.ToString());
     }
   }
   return result;

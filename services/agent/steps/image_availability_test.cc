@@ -22,8 +22,8 @@ using ::assisted::testing::StatusIs;
 using testing::ContextHolder;
 using ::testing::HasSubstr;
 using testing::MakeStep;
-using testing::ReferenceText;
 using testing::OrchestratorImages;
+using testing::ReferenceText;
 
 constexpr StepType kType = types::v1::STEP_TYPE_CONTAINER_IMAGE_AVAILABILITY;
 

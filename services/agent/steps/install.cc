@@ -537,8 +537,8 @@ StepResult InstallStep::Run(const Step& step, StepContext& context) {
       continue;
     }
     progress(stage, "0%", 0);
-    absl::StatusOr<Written> result =
-        WriteDisk(*target, *request, access, context, options_, context.processes, [&](int percent) {
+    absl::StatusOr<Written> result = WriteDisk(
+        *target, *request, access, context, options_, context.processes, [&](int percent) {
           progress(types::v1::HOST_STAGE_WRITING_IMAGE_TO_DISK, absl::StrCat(percent, "%"),
                    percent);
         });

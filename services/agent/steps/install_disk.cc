@@ -301,8 +301,8 @@ absl::Status BootPartition::WriteFile(const std::string& path, absl::string_view
   if (exists) absl::StrAppend(&commands, "rm ", path, "\n");
   // debugfs takes the whole i_mode: a regular file (0100000) with `mode`'s permission bits.
   absl::StrAppend(&commands, "write ", source, " ", path, "\n", "sif ", path, " mode 0",
-                  absl::StrFormat("%o", 0100000 | (mode & 07777)), "\n", "sif ", path,
-                  " uid 0\n", "sif ", path, " gid 0\n");
+                  absl::StrFormat("%o", 0100000 | (mode & 07777)), "\n", "sif ", path, " uid 0\n",
+                  "sif ", path, " gid 0\n");
   absl::StatusOr<process::CommandResult> ran = Debugfs(/*write=*/true, commands);
   unlink(source);
   RETURN_IF_ERROR(ran.status());

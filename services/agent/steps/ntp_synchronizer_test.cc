@@ -23,8 +23,8 @@ using ::testing::ElementsAre;
 using testing::Exited;
 using ::testing::HasSubstr;
 using testing::MakeStep;
-using testing::ReferenceText;
 using testing::OrchestratorNtpSources;
+using testing::ReferenceText;
 using testing::ScriptedProcessRunner;
 
 constexpr StepType kType = types::v1::STEP_TYPE_NTP_SYNCHRONIZER;

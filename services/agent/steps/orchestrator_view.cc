@@ -60,9 +60,8 @@ std::string ReferenceText(const StepResult& result) {
   const google::protobuf::FieldDescriptor* member =
       StepResult::descriptor()->FindFieldByNumber(result.report_case());
   // free-network-addresses is the one output the reference agent prints as a bare list.
-  const step_reports::JsonForm form = result.has_free_addresses()
-                                          ? step_reports::JsonForm::kList
-                                          : step_reports::JsonForm::kObject;
+  const step_reports::JsonForm form =
+      result.has_free_addresses() ? step_reports::JsonForm::kList : step_reports::JsonForm::kObject;
   return step_reports::ToReferenceJson(result.GetReflection()->GetMessage(result, member), form);
 }
 

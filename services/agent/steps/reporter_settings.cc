@@ -34,7 +34,8 @@ absl::StatusOr<ReporterSettings> ParseReporterSettings(absl::string_view text) {
     return absl::InvalidArgumentError("orchestrator_address must not be empty");
   }
   ASSIGN_OR_RETURN(s.access.tls, BoolField(object, "tls", Need::kOptional));
-  ASSIGN_OR_RETURN(s.access.ca_bundle_pem, StringField(object, "ca_bundle", Need::kOptional, 1 << 20));
+  ASSIGN_OR_RETURN(s.access.ca_bundle_pem,
+                   StringField(object, "ca_bundle", Need::kOptional, 1 << 20));
   ASSIGN_OR_RETURN(s.access.controller_token,
                    StringField(object, "controller_token", Need::kOptional, 8192));
   ASSIGN_OR_RETURN(s.access.infra_env_id, StringField(object, "infra_env_id", Need::kRequired, 64));
@@ -45,7 +46,8 @@ absl::StatusOr<ReporterSettings> ParseReporterSettings(absl::string_view text) {
   RETURN_IF_ERROR(CheckId(s.host_id, "host_id"));
   ASSIGN_OR_RETURN(s.role, StringField(object, "role", Need::kRequired, 32));
   if (s.role != "master" && s.role != "worker") {
-    return absl::InvalidArgumentError(absl::StrCat("role \"", s.role, "\" is not master or worker"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("role \"", s.role, "\" is not master or worker"));
   }
   ASSIGN_OR_RETURN(s.bootstrap, BoolField(object, "bootstrap", Need::kOptional));
   ASSIGN_OR_RETURN(const std::string mode,

@@ -14,11 +14,12 @@ using ::testing::HasSubstr;
 
 ReporterSettings Example() {
   ReporterSettings settings;
-  settings.access = {.orchestrator_address = "10.0.2.100:9090",
-                     .tls = true,
-                     .ca_bundle_pem = "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n",
-                     .controller_token = "secret-token",
-                     .infra_env_id = "11111111-1111-1111-1111-111111111111"};
+  settings.access = {
+      .orchestrator_address = "10.0.2.100:9090",
+      .tls = true,
+      .ca_bundle_pem = "-----BEGIN CERTIFICATE-----\nAA==\n-----END CERTIFICATE-----\n",
+      .controller_token = "secret-token",
+      .infra_env_id = "11111111-1111-1111-1111-111111111111"};
   settings.cluster_id = "22222222-2222-2222-2222-222222222222";
   settings.host_id = "33333333-3333-3333-3333-333333333333";
   settings.role = "master";

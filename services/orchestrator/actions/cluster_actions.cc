@@ -43,10 +43,9 @@ absl::Status ClusterActions::AssignRolesAndBootstrap(const std::string& cluster_
         "cluster ", cluster_id, " is ", core::ClusterStatusName(loaded->cluster.status()),
         ", it must be ready to install: ", loaded->cluster.status_info()));
   }
-  ASSIGN_OR_RETURN(
-      core::ClusterFacts facts,
-      core::BuildClusterFacts(&loaded->cluster, loaded->views,
-                                       context_.options.decisions.hw_requirements, {}));
+  ASSIGN_OR_RETURN(core::ClusterFacts facts,
+                   core::BuildClusterFacts(&loaded->cluster, loaded->views,
+                                           context_.options.decisions.hw_requirements, {}));
   for (const core::RoleAssignment& assignment : core::AssignRoles(loaded->pointers, facts)) {
     auto host = std::find_if(loaded->hosts.begin(), loaded->hosts.end(),
                              [&](const Host& h) { return h.id() == assignment.host_id; });
@@ -203,8 +202,10 @@ absl::StatusOr<v1::PreflightRequirements> ClusterActions::GetPreflightRequiremen
     const std::string& cluster_id) {
   ASSIGN_OR_RETURN(Cluster cluster,
                    context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
-  ASSIGN_OR_RETURN(core::ClusterFacts facts,
-                   core::BuildClusterFacts(&cluster, {}, core::DefaultHwRequirements(), {}));
+  // The deployment's requirements (--hw-requirements-file): the rows the validations apply.
+  ASSIGN_OR_RETURN(
+      core::ClusterFacts facts,
+      core::BuildClusterFacts(&cluster, {}, context_.options.decisions.hw_requirements, {}));
   const core::PreflightRequirements rows = core::PreflightRequirementsOf(facts);
   v1::PreflightRequirements answer;
   *answer.mutable_master() = RoleRequirementsProto(rows.master);

@@ -41,8 +41,8 @@ ConnectivityReport ViewOf(const types::v1::ConnectivityReport& report) {
       r.l2.push_back({p.remote_ip_address(), p.outgoing_nic(), p.successful()});
     }
     for (const types::v1::L3Connectivity& p : remote.l3_connectivity()) {
-      r.l3.push_back({p.remote_ip_address(), p.successful(), p.average_rtt_ms(),
-                      p.packet_loss_percentage()});
+      r.l3.push_back(
+          {p.remote_ip_address(), p.successful(), p.average_rtt_ms(), p.packet_loss_percentage()});
     }
     for (const types::v1::MtuReport& p : remote.mtu_report()) {
       r.mtu.push_back({p.remote_ip_address(), p.outgoing_nic(), p.mtu_successful()});
@@ -107,7 +107,8 @@ HostReports ReportsOf(const types::v1::Host& host) {
   if (host.has_domain_name_resolutions_report()) {
     r.domains = ViewOf(host.domain_name_resolutions_report());
   }
-  if (host.has_api_vip_connectivity_report()) r.api_vip = ViewOf(host.api_vip_connectivity_report());
+  if (host.has_api_vip_connectivity_report())
+    r.api_vip = ViewOf(host.api_vip_connectivity_report());
   if (host.has_tang_connectivity_report()) r.tang = ViewOf(host.tang_connectivity_report());
   return r;
 }

@@ -10,7 +10,8 @@ using ::testing::ElementsAre;
 
 TEST(ReportsOf, ReadsTheTypedConnectivityReport) {
   types::v1::Host host;
-  types::v1::ConnectivityRemoteHost* remote = host.mutable_connectivity_report()->add_remote_hosts();
+  types::v1::ConnectivityRemoteHost* remote =
+      host.mutable_connectivity_report()->add_remote_hosts();
   remote->set_host_id("h2");
   types::v1::L2Connectivity* l2 = remote->add_l2_connectivity();
   l2->set_outgoing_nic("eth0");
@@ -53,7 +54,8 @@ TEST(ReportsOf, ReadsTheSmallReports) {
   disk->set_path("/dev/sda");
   disk->mutable_disk_speed()->set_tested(true);
   disk->mutable_disk_speed()->set_speed_ms(7);
-  types::v1::DomainResolution* dns = host.mutable_domain_name_resolutions_report()->add_resolutions();
+  types::v1::DomainResolution* dns =
+      host.mutable_domain_name_resolutions_report()->add_resolutions();
   dns->set_domain_name("api.x.");
   dns->add_ipv4_addresses("1.2.3.4");
   host.mutable_api_vip_connectivity_report()->set_download_error("timeout");

@@ -36,10 +36,9 @@ void AddHealthyReports(int i, int n, types::v1::Host& host) {
   types::v1::NtpSource& ntp = *host.mutable_ntp_sources_report()->add_ntp_sources();
   ntp.set_source_name("pool.ntp.org");
   ntp.set_source_state("synced");
-  for (const auto& [name, address] : {std::pair{"api.c.example.com", "10.0.0.5"},
-                                      std::pair{"api-int.c.example.com", "10.0.0.5"},
-                                      std::pair{"*.apps.c.example.com", "10.0.0.6"},
-                                      std::pair{"quay.io", "3.3.3.3"}}) {
+  for (const auto& [name, address] :
+       {std::pair{"api.c.example.com", "10.0.0.5"}, std::pair{"api-int.c.example.com", "10.0.0.5"},
+        std::pair{"*.apps.c.example.com", "10.0.0.6"}, std::pair{"quay.io", "3.3.3.3"}}) {
     types::v1::DomainResolution& resolution =
         *host.mutable_domain_name_resolutions_report()->add_resolutions();
     resolution.set_domain_name(name);

@@ -242,9 +242,9 @@ absl::Status InUsersTerms(const absl::Status& status, const ClusterDefinition& d
   const absl::string_view message = status.message();
   for (const auto& known : kFields) {
     if (absl::StartsWith(message, known.field)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(known.file, known.file.empty() ? "" : ": ", known.path,
-                       message.substr(known.field.size())));
+      return absl::InvalidArgumentError(absl::StrCat(known.file, known.file.empty() ? "" : ": ",
+                                                     known.path,
+                                                     message.substr(known.field.size())));
     }
   }
   absl::string_view rest = message;

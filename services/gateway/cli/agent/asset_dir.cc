@@ -191,8 +191,8 @@ absl::StatusOr<ClusterDefinition> ReadClusterDefinition(const std::string& dir) 
        std::filesystem::directory_iterator(manifests_dir, error)) {
     const std::string name = entry.path().filename().string();
     if (manifests.size() == kMaxManifestFiles) {
-      return absl::InvalidArgumentError(absl::StrCat(kZtpDir, ": holds more than ",
-                                                     kMaxManifestFiles, " files"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(kZtpDir, ": holds more than ", kMaxManifestFiles, " files"));
     }
     ASSIGN_OR_RETURN(manifests[name], ReadInput(dir, absl::StrCat(kZtpDir, name)));
   }
@@ -217,8 +217,7 @@ struct AgentBoot {
   std::string ignition;
 };
 
-absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, absl::Time now,
-                                           Random& random) {
+absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, absl::Time now, Random& random) {
   ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
   types::v1::Cluster cluster;
   cluster.set_name(definition.install.cluster_name);
@@ -230,8 +229,7 @@ absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, absl::Time no
   identity.url_signing_key = absl::Base64Escape(url_key);
   ASSIGN_OR_RETURN(std::string secrets_key, SecureRandomBytes(32));
   identity.secrets_key = absl::Base64Escape(secrets_key);
-  ASSIGN_OR_RETURN(identity.credentials,
-                   pki::GenerateCredentials(cluster, now, random));
+  ASSIGN_OR_RETURN(identity.credentials, pki::GenerateCredentials(cluster, now, random));
   ASSIGN_OR_RETURN(std::string ignition, BuildAgentIgnition(definition, identity));
   return AgentBoot{std::move(definition), std::move(identity), std::move(ignition)};
 }
@@ -282,8 +280,9 @@ absl::StatusOr<std::unique_ptr<StagedFile>> StageDownload(const image::Download&
   constexpr uint64_t kChunk = 8 << 20;
   ASSIGN_OR_RETURN(std::unique_ptr<StagedFile> file, StagedFile::Create(path, 0644));
   for (uint64_t offset = 0; offset < download.size; offset += kChunk) {
-    ASSIGN_OR_RETURN(std::string chunk,
-                     image::ReadDownload(download, offset, std::min(kChunk, download.size - offset)));
+    ASSIGN_OR_RETURN(
+        std::string chunk,
+        image::ReadDownload(download, offset, std::min(kChunk, download.size - offset)));
     RETURN_IF_ERROR(file->WriteAt(chunk, offset));
   }
   RETURN_IF_ERROR(file->Finish());
@@ -293,9 +292,8 @@ absl::StatusOr<std::unique_ptr<StagedFile>> StageDownload(const image::Download&
 // An absolute http(s) URL ending in '/', or INVALID_ARGUMENT naming the flag.
 absl::StatusOr<std::string> BootArtifactsUrl(const std::string& url) {
   const bool scheme = absl::StartsWith(url, "http://") || absl::StartsWith(url, "https://");
-  const bool printable = std::all_of(url.begin(), url.end(), [](char c) {
-    return c > ' ' && c <= '~' && c != '"' && c != '\\';
-  });
+  const bool printable = std::all_of(
+      url.begin(), url.end(), [](char c) { return c > ' ' && c <= '~' && c != '"' && c != '\\'; });
   if (!scheme || !printable || url.size() <= std::string("https://").size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--boot-artifacts-base-url: ", Quoted(url),
@@ -327,14 +325,14 @@ absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std
   base.path = base_iso;
   base.fd = open(base_iso.c_str(), O_RDONLY | O_CLOEXEC);
   if (base.fd < 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--base-iso: cannot read ", base_iso, ": ",
-                                                   std::strerror(errno)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--base-iso: cannot read ", base_iso, ": ", std::strerror(errno)));
   }
   const auto named = [&base_iso](absl::StatusOr<std::unique_ptr<image::Download>> download)
       -> absl::StatusOr<std::unique_ptr<image::Download>> {
     if (download.ok()) return download;
-    return absl::Status(download.status().code(), absl::StrCat("--base-iso ", base_iso, ": ",
-                                                               download.status().message()));
+    return absl::Status(download.status().code(),
+                        absl::StrCat("--base-iso ", base_iso, ": ", download.status().message()));
   };
   std::unique_ptr<image::Download> downloads[3];
   ASSIGN_OR_RETURN(downloads[0], named(image::PxeKernel(base)));
@@ -343,15 +341,14 @@ absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std
   CreatedPxeFiles created{.image = Created(boot, "")};
   std::vector<std::unique_ptr<StagedFile>> staged;
   for (const std::unique_ptr<image::Download>& download : downloads) {
-    created.paths.push_back(
-        Join(dir, absl::StrCat(kBootArtifactsDir, "/", download->filename)));
+    created.paths.push_back(Join(dir, absl::StrCat(kBootArtifactsDir, "/", download->filename)));
     ASSIGN_OR_RETURN(staged.emplace_back(), StageDownload(*download, created.paths.back()));
   }
   created.paths.push_back(Join(dir, absl::StrCat(kBootArtifactsDir, "/", kIpxeScriptName)));
-  ASSIGN_OR_RETURN(staged.emplace_back(),
-                   StageText(created.paths.back(),
-                             image::IpxeScript(url, absl::StrCat(url, downloads[2]->filename), ""),
-                             0644));
+  ASSIGN_OR_RETURN(
+      staged.emplace_back(),
+      StageText(created.paths.back(),
+                image::IpxeScript(url, absl::StrCat(url, downloads[2]->filename), ""), 0644));
   RETURN_IF_ERROR(StageCredentialsAndCommit(dir, boot, now, "pxe", url, std::move(staged)));
   return created;
 }

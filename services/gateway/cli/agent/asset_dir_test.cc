@@ -462,8 +462,8 @@ TEST(CreateClusterManifests, WritesNothingForInputsWithProblems) {
 // DIR with cluster-manifests/ and no install-config.yaml: the ZTP fixture (testdata/ztp_compact_*).
 std::string ZtpDir(const std::string& name) {
   const std::string dir = absl::StrCat(TestTmpDir(), "/", name);
-  for (const char* file : {"agent-cluster-install.yaml", "cluster-deployment.yaml",
-                           "infraenv.yaml", "nmstateconfig.yaml", "pull-secret.yaml"}) {
+  for (const char* file : {"agent-cluster-install.yaml", "cluster-deployment.yaml", "infraenv.yaml",
+                           "nmstateconfig.yaml", "pull-secret.yaml"}) {
     Write(absl::StrCat(dir, "/cluster-manifests/", file),
           Testdata(absl::StrCat("ztp_compact_", file)));
   }
@@ -511,11 +511,11 @@ TEST(CreatePxeFiles, WritesKernelInitrdRootfsAndAnIpxeScriptBootingThemFromTheBa
       CreatePxeFiles(dir, BaseIso(), "http://192.168.0.10:8000/agent", absl::Now(), random);
   ASSERT_THAT(created, IsOk());
   const std::string artifacts = absl::StrCat(dir, "/boot-artifacts/");
-  EXPECT_EQ(created->paths,
-            (std::vector<std::string>{absl::StrCat(artifacts, "vmlinuz"),
-                                      absl::StrCat(artifacts, "initrd"),
-                                      absl::StrCat(artifacts, "rootfs.img"),
-                                      absl::StrCat(artifacts, "agent.x86_64.ipxe")}));
+  EXPECT_EQ(
+      created->paths,
+      (std::vector<std::string>{
+          absl::StrCat(artifacts, "vmlinuz"), absl::StrCat(artifacts, "initrd"),
+          absl::StrCat(artifacts, "rootfs.img"), absl::StrCat(artifacts, "agent.x86_64.ipxe")}));
   for (const std::string& path : created->paths) {
     EXPECT_GT(std::filesystem::file_size(path), 0u) << path;
   }
@@ -524,8 +524,9 @@ TEST(CreatePxeFiles, WritesKernelInitrdRootfsAndAnIpxeScriptBootingThemFromTheBa
   const absl::StatusOr<std::string> script = ReadFile(created->paths[3], "script");
   ASSERT_THAT(script, IsOk());
   EXPECT_THAT(*script, HasSubstr("initrd --name initrd http://192.168.0.10:8000/agent/initrd\n"));
-  EXPECT_THAT(*script, HasSubstr("kernel http://192.168.0.10:8000/agent/vmlinuz initrd=initrd "
-                                 "coreos.live.rootfs_url=http://192.168.0.10:8000/agent/rootfs.img"));
+  EXPECT_THAT(*script,
+              HasSubstr("kernel http://192.168.0.10:8000/agent/vmlinuz initrd=initrd "
+                        "coreos.live.rootfs_url=http://192.168.0.10:8000/agent/rootfs.img"));
   // auth/ and the state file, as for the ISO; no ISO.
   EXPECT_EQ(Mode(absl::StrCat(dir, "/auth/kubeconfig")), 0600);
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));
@@ -557,9 +558,9 @@ TEST(CreatePxeFiles, RefusesABaseUrlThatIsNotAbsoluteHttp) {
   const std::string dir = SeedDir("pxe-bad-url");
   SeededRandom random(1);
   for (const char* url : {"", "boot-artifacts/", "ftp://host/a", "http://host/a b"}) {
-    EXPECT_THAT(CreatePxeFiles(dir, BaseIso(), url, absl::Now(), random),
-                StatusIs(absl::StatusCode::kInvalidArgument,
-                         HasSubstr("--boot-artifacts-base-url")))
+    EXPECT_THAT(
+        CreatePxeFiles(dir, BaseIso(), url, absl::Now(), random),
+        StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--boot-artifacts-base-url")))
         << url;
   }
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/boot-artifacts")));

@@ -679,8 +679,7 @@ class CrossChecker {
       problems_.Add(
           kAgentConfigFile, RendezvousPath(),
           absl::StrCat(ip.ToString(), " is outside ", definition_.source.file, "'s ",
-                       definition_.source.machine_network, " (", absl::StrJoin(blocks, ", "),
-                       ")"));
+                       definition_.source.machine_network, " (", absl::StrJoin(blocks, ", "), ")"));
     }
     const auto owner = ip_owner_.find(ip);
     if (owner != ip_owner_.end() && owner->second->role == "worker") {
@@ -718,13 +717,13 @@ class CrossChecker {
     const int64_t listed = static_cast<int64_t>(definition_.agent.hosts.size());
     if (listed > definition_.expected_hosts()) {
       const AgentHost& first_extra = definition_.agent.hosts[definition_.expected_hosts()];
-      problems_.Add(first_extra.file, first_extra.path,
-                    absl::StrCat(listed, " hosts are listed but ", definition_.source.file,
-                                 "'s replicas add up to ", definition_.expected_hosts(), " (",
-                                 definition_.source.control_plane_replicas, " ",
-                                 install.control_plane_replicas, " + ",
-                                 definition_.source.compute_replicas, " ",
-                                 install.compute_replicas, ")"));
+      problems_.Add(
+          first_extra.file, first_extra.path,
+          absl::StrCat(listed, " hosts are listed but ", definition_.source.file,
+                       "'s replicas add up to ", definition_.expected_hosts(), " (",
+                       definition_.source.control_plane_replicas, " ",
+                       install.control_plane_replicas, " + ", definition_.source.compute_replicas,
+                       " ", install.compute_replicas, ")"));
     }
   }
 
@@ -749,7 +748,6 @@ class CrossChecker {
   bool rendezvous_given_;
   std::map<net::IpAddress, const AgentHost*> ip_owner_;
 };
-
 
 // ---- ZTP manifests (cluster-manifests/) ----
 
@@ -787,9 +785,9 @@ void ReadReference(const YamlNode& ref, const std::string& expected, absl::strin
 }
 
 // Fields a manifest may carry that this product does not read: refused by name.
-void RefuseUnsupported(const YamlNode& spec,
-                       std::initializer_list<std::pair<absl::string_view, absl::string_view>>
-                           fields) {
+void RefuseUnsupported(
+    const YamlNode& spec,
+    std::initializer_list<std::pair<absl::string_view, absl::string_view>> fields) {
   for (const auto& [key, why] : fields) {
     if (spec.Field(key).present()) {
       spec.Field(key).Error(absl::StrCat("is not supported by this agent-based installer: ", why));
@@ -821,8 +819,7 @@ void ReadClusterDeployment(const YamlNode& root, const ZtpNames& names, InstallC
   }
 }
 
-void ReadAgentClusterInstall(const YamlNode& root, const ZtpNames& names,
-                             InstallConfig& config) {
+void ReadAgentClusterInstall(const YamlNode& root, const ZtpNames& names, InstallConfig& config) {
   const YamlNode spec = root.Field("spec");
   Require(spec);
   if (!spec.present()) return;
@@ -842,8 +839,7 @@ void ReadAgentClusterInstall(const YamlNode& root, const ZtpNames& names,
                 "ClusterDeployment of cluster-deployment.yaml");
   const YamlNode requirements = spec.Field("provisionRequirements");
   Require(requirements, "is required (controlPlaneAgents)");
-  if (requirements.present() &&
-      requirements.ExpectMap({"controlPlaneAgents", "workerAgents"})) {
+  if (requirements.present() && requirements.ExpectMap({"controlPlaneAgents", "workerAgents"})) {
     Require(requirements.Field("controlPlaneAgents"));
     if (std::optional<int64_t> masters = requirements.Field("controlPlaneAgents").Integer(1, 5)) {
       if (*masters == 2) {
@@ -880,8 +876,9 @@ void ReadAgentClusterInstall(const YamlNode& root, const ZtpNames& names,
       platform_type.Error("must be None when provisionRequirements.controlPlaneAgents is 1");
     }
     if (config.network_type != "OVNKubernetes") {
-      spec.Field("networking").Field("networkType").Error(
-          "must be OVNKubernetes when provisionRequirements.controlPlaneAgents is 1");
+      spec.Field("networking")
+          .Field("networkType")
+          .Error("must be OVNKubernetes when provisionRequirements.controlPlaneAgents is 1");
     }
   }
   CheckVips(root, config);
@@ -892,12 +889,12 @@ void ReadInfraEnv(const YamlNode& root, const ZtpNames& names, ClusterDefinition
   const YamlNode spec = root.Field("spec");
   Require(spec);
   if (!spec.present()) return;
-  RefuseUnsupported(
-      spec, {{"proxy", "give the proxy in install-config.yaml"},
-             {"additionalTrustBundle", "give the trust bundle in install-config.yaml"},
-             {"ignitionConfigOverride", "the hosts' Ignition is the agent ISO's"},
-             {"kernelArguments", "the agent ISO keeps the live image's kernel arguments"},
-             {"osImageVersion", "node 0 installs the release its live image carries"}});
+  RefuseUnsupported(spec,
+                    {{"proxy", "give the proxy in install-config.yaml"},
+                     {"additionalTrustBundle", "give the trust bundle in install-config.yaml"},
+                     {"ignitionConfigOverride", "the hosts' Ignition is the agent ISO's"},
+                     {"kernelArguments", "the agent ISO keeps the live image's kernel arguments"},
+                     {"osImageVersion", "node 0 installs the release its live image carries"}});
   if (!spec.ExpectMap({"clusterRef", "pullSecretRef", "sshAuthorizedKey", "additionalNTPSources",
                        "nmStateConfigLabelSelector", "cpuArchitecture", "proxy",
                        "additionalTrustBundle", "ignitionConfigOverride", "kernelArguments",
@@ -911,8 +908,9 @@ void ReadInfraEnv(const YamlNode& root, const ZtpNames& names, ClusterDefinition
   if (std::optional<std::string> text = key.Text()) {
     std::string& ssh_key = definition.install.ssh_key;
     if (!ssh_key.empty() && ssh_key != *text) {
-      key.Error("differs from agent-cluster-install.yaml's spec.sshPublicKey (one key serves "
-                "discovery and the installed hosts)");
+      key.Error(
+          "differs from agent-cluster-install.yaml's spec.sshPublicKey (one key serves "
+          "discovery and the installed hosts)");
     }
     ssh_key = *text;
   }
@@ -922,8 +920,7 @@ void ReadInfraEnv(const YamlNode& root, const ZtpNames& names, ClusterDefinition
       definition.agent.ntp_sources.push_back(*text);
     }
   }
-  definition.agent.ntp_sources_origin =
-      absl::StrCat(root.file(), ": spec.additionalNTPSources");
+  definition.agent.ntp_sources_origin = absl::StrCat(root.file(), ": spec.additionalNTPSources");
   const YamlNode selector_node = spec.Field("nmStateConfigLabelSelector");
   if (selector_node.present() && selector_node.ExpectMap({"matchLabels"})) {
     selector = selector_node.Field("matchLabels").TextMap();
@@ -986,8 +983,7 @@ std::vector<AgentHost> ReadNmStateConfigs(const std::vector<YamlNode>& documents
   std::vector<AgentHost> hosts;
   std::map<std::string, std::string> mac_owner;
   for (const YamlNode& root : documents) {
-    if (ReadResourceHeader(root, "agent-install.openshift.io/v1beta1", "NMStateConfig")
-            .empty()) {
+    if (ReadResourceHeader(root, "agent-install.openshift.io/v1beta1", "NMStateConfig").empty()) {
       continue;
     }
     const YamlNode labels = root.Field("metadata").Field("labels");
@@ -1086,8 +1082,7 @@ absl::StatusOr<ClusterDefinition> ParseZtpClusterDefinition(
                        .compute_replicas = "spec.provisionRequirements.workerAgents"};
   for (const auto& [name, text] : manifests) {
     static const std::set<std::string> kRead = {kAgentClusterInstallFile, kClusterDeploymentFile,
-                                                kInfraEnvFile, kNmStateConfigFile,
-                                                kPullSecretFile};
+                                                kInfraEnvFile, kNmStateConfigFile, kPullSecretFile};
     if (kRead.count(name) != 0) continue;
     problems.Add(ZtpFile(name), "",
                  name == "cluster-image-set.yaml"
@@ -1098,8 +1093,8 @@ absl::StatusOr<ClusterDefinition> ParseZtpClusterDefinition(
                        "pull-secret.yaml)");
   }
   std::map<std::string, YamlNode> roots;
-  for (const char* name : {kAgentClusterInstallFile, kClusterDeploymentFile, kInfraEnvFile,
-                           kPullSecretFile}) {
+  for (const char* name :
+       {kAgentClusterInstallFile, kClusterDeploymentFile, kInfraEnvFile, kPullSecretFile}) {
     auto it = manifests.find(name);
     if (it == manifests.end()) {
       problems.Add(ZtpFile(name), "", "is required among the ZTP manifests");
@@ -1115,10 +1110,10 @@ absl::StatusOr<ClusterDefinition> ParseZtpClusterDefinition(
   names.cluster_deployment = ReadResourceHeader(roots.at(kClusterDeploymentFile),
                                                 "hive.openshift.io/v1", "ClusterDeployment");
   names.agent_cluster_install =
-      ReadResourceHeader(roots.at(kAgentClusterInstallFile),
-                         "extensions.hive.openshift.io/v1beta1", "AgentClusterInstall");
-  names.infra_env = ReadResourceHeader(roots.at(kInfraEnvFile),
-                                       "agent-install.openshift.io/v1beta1", "InfraEnv");
+      ReadResourceHeader(roots.at(kAgentClusterInstallFile), "extensions.hive.openshift.io/v1beta1",
+                         "AgentClusterInstall");
+  names.infra_env =
+      ReadResourceHeader(roots.at(kInfraEnvFile), "agent-install.openshift.io/v1beta1", "InfraEnv");
   names.pull_secret =
       ReadResourceHeader(roots.at(kPullSecretFile), "v1", "Secret",
                          {"apiVersion", "kind", "metadata", "type", "stringData", "data"});

@@ -131,7 +131,9 @@ std::vector<InvalidCase> InvalidCases() {
        {{false, "  replicas: 0", "  replicas: -1"}},
        "install-config.yaml: compute[0].replicas: \"-1\" is not a whole number from 0 to 1000"},
       {"SshKeyNotUtf8",
-       {{false, "sshKey: 'ssh-rsa AAAA", "sshKey: 'ssh-rsa \xaf\xaf" "AAAA"}},
+       {{false, "sshKey: 'ssh-rsa AAAA",
+         "sshKey: 'ssh-rsa \xaf\xaf"
+         "AAAA"}},
        "install-config.yaml: sshKey: is not UTF-8 text"},
       {"PoolName",
        {{false, "  name: master", "  name: control"}},
@@ -598,8 +600,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "cluster-manifests/extra.yaml: is not a manifest this agent-based installer "
                 "reads"},
         Invalid{"ImageSetRef",
-                {{kAci, "  clusterDeploymentRef:", "  imageSetRef:\n    name: openshift-4.16\n"
-                                                   "  clusterDeploymentRef:"}},
+                {{kAci, "  clusterDeploymentRef:",
+                  "  imageSetRef:\n    name: openshift-4.16\n"
+                  "  clusterDeploymentRef:"}},
                 "cluster-manifests/agent-cluster-install.yaml: spec.imageSetRef: is not "
                 "supported"},
         Invalid{"TwoControlPlaneAgents",
@@ -622,8 +625,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "cluster-manifests/agent-cluster-install.yaml: spec.platformType: must be None "
                 "when provisionRequirements.controlPlaneAgents is 1"},
         Invalid{"InstallRefNamesAnotherResource",
-                {{kClusterDeploymentFile, "    name: demo\n    version", "    name: other\n"
-                                                                         "    version"}},
+                {{kClusterDeploymentFile, "    name: demo\n    version",
+                  "    name: other\n"
+                  "    version"}},
                 "cluster-manifests/cluster-deployment.yaml: spec.clusterInstallRef.name: "
                 "\"other\" is not the AgentClusterInstall"},
         Invalid{"ClusterNameNotADnsLabel",
@@ -634,16 +638,18 @@ INSTANTIATE_TEST_SUITE_P(
                 {{kInfraEnvFile, "kind: InfraEnv", "kind: Agent"}},
                 "cluster-manifests/infraenv.yaml: kind:"},
         Invalid{"InfraEnvProxy",
-                {{kInfraEnvFile, "  clusterRef:", "  proxy:\n    httpProxy: http://p:3128\n"
-                                                  "  clusterRef:"}},
+                {{kInfraEnvFile, "  clusterRef:",
+                  "  proxy:\n    httpProxy: http://p:3128\n"
+                  "  clusterRef:"}},
                 "cluster-manifests/infraenv.yaml: spec.proxy: is not supported"},
         Invalid{"SecondSshKey",
                 {{kInfraEnvFile, "e2e", "other"}},
                 "cluster-manifests/infraenv.yaml: spec.sshAuthorizedKey: differs from "
                 "agent-cluster-install.yaml's spec.sshPublicKey"},
         Invalid{"PullSecretNotBase64",
-                {{kPullSecretFile, "stringData:\n  .dockerconfigjson: "
-                                   "'{\"auths\":{\"quay.io\":{\"auth\":\"eDp5\"}}}'",
+                {{kPullSecretFile,
+                  "stringData:\n  .dockerconfigjson: "
+                  "'{\"auths\":{\"quay.io\":{\"auth\":\"eDp5\"}}}'",
                   "data:\n  .dockerconfigjson: '%%%'"}},
                 "cluster-manifests/pull-secret.yaml: data..dockerconfigjson: is not base64"},
         Invalid{"PullSecretWithoutAuths",
@@ -651,8 +657,9 @@ INSTANTIATE_TEST_SUITE_P(
                 "cluster-manifests/pull-secret.yaml: stringData..dockerconfigjson: must be a "
                 "JSON object"},
         Invalid{"NmStateConfigWithoutTheSelectorLabel",
-                {{kNmStateConfigFile, "  name: master-1\n  namespace: demo\n  labels:\n"
-                                      "    infraenvs.agent-install.openshift.io: demo",
+                {{kNmStateConfigFile,
+                  "  name: master-1\n  namespace: demo\n  labels:\n"
+                  "    infraenvs.agent-install.openshift.io: demo",
                   "  name: master-1\n  namespace: demo\n  labels:\n    other: demo"}},
                 "cluster-manifests/nmstateconfig.yaml: [1].metadata.labels: lacks "
                 "infraenvs.agent-install.openshift.io"},
@@ -661,14 +668,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "macAddress: 02:00:c0:a8:7a:0a"}},
                 "cluster-manifests/nmstateconfig.yaml: [1].spec.interfaces[0].macAddress: "
                 "02:00:C0:A8:7A:0A is already a MAC of [0].spec"},
-        Invalid{"NmStateConfigOfNoListedHost",
-                {{kNmStateConfigFile, "macAddress: 02:00:c0:a8:7a:0c",
-                  "macAddress: 02:00:c0:a8:7a:1c"},
-                 {kNmStateConfigFile, "mac-address: 02:00:C0:A8:7A:0C",
-                  "mac-address: 02:00:C0:A8:7A:1C"}},
-                "cluster-manifests/nmstateconfig.yaml: [2].spec.interfaces: names no MAC of a "
-                "host agent-config.yaml lists",
-                /*with_agent_config=*/true},
+        Invalid{
+            "NmStateConfigOfNoListedHost",
+            {{kNmStateConfigFile, "macAddress: 02:00:c0:a8:7a:0c", "macAddress: 02:00:c0:a8:7a:1c"},
+             {kNmStateConfigFile, "mac-address: 02:00:C0:A8:7A:0C",
+              "mac-address: 02:00:C0:A8:7A:1C"}},
+            "cluster-manifests/nmstateconfig.yaml: [2].spec.interfaces: names no MAC of a "
+            "host agent-config.yaml lists",
+            /*with_agent_config=*/true},
         Invalid{"MoreHostsThanAgents",
                 {{kAci, "controlPlaneAgents: 3", "controlPlaneAgents: 1"},
                  {kAci, "platformType: BareMetal", "platformType: None"}},

@@ -149,8 +149,7 @@ std::map<std::string, std::string> YamlNode::TextMap() const {
   }
   for (const auto& entry : node_) {
     const YamlNode value(entry.second, file_,
-                         ChildPath(entry.first.IsScalar() ? entry.first.Scalar() : "?"),
-                         problems_);
+                         ChildPath(entry.first.IsScalar() ? entry.first.Scalar() : "?"), problems_);
     if (!entry.first.IsScalar()) {
       Error("has a key that is not a single value");
       continue;
@@ -212,8 +211,7 @@ namespace {
 
 // The documents of `text`, or nullopt with the problem recorded (size, syntax).
 std::optional<std::vector<YAML::Node>> ParseDocuments(absl::string_view file,
-                                                      absl::string_view text,
-                                                      Problems* problems) {
+                                                      absl::string_view text, Problems* problems) {
   if (text.size() > kMaxYamlBytes) {
     problems->Add(file, "",
                   absl::StrCat("is ", text.size(), " bytes; at most ", kMaxYamlBytes, " are read"));
@@ -253,7 +251,8 @@ std::optional<YamlNode> LoadYaml(absl::string_view file, absl::string_view text,
   std::optional<std::vector<YAML::Node>> documents = ParseDocuments(file, text, problems);
   if (!documents) return std::nullopt;
   if (documents->size() > 1) {
-    problems->Add(file, "", absl::StrCat("holds ", documents->size(), " YAML documents; one is read"));
+    problems->Add(file, "",
+                  absl::StrCat("holds ", documents->size(), " YAML documents; one is read"));
     return std::nullopt;
   }
   return MappingWithinBounds(file, documents->empty() ? YAML::Node() : documents->front(), "",
@@ -267,9 +266,9 @@ std::vector<YamlNode> LoadYamlDocuments(absl::string_view file, absl::string_vie
   if (!documents) return result;
   // Each document is bounded on its own; their number bounds the file's walk.
   if (documents->size() > kMaxYamlDocuments) {
-    problems->Add(file, "", absl::StrCat("holds ", documents->size(),
-                                         " YAML documents; at most ", kMaxYamlDocuments,
-                                         " are read"));
+    problems->Add(file, "",
+                  absl::StrCat("holds ", documents->size(), " YAML documents; at most ",
+                               kMaxYamlDocuments, " are read"));
     return result;
   }
   for (size_t i = 0; i < documents->size(); ++i) {
