@@ -537,8 +537,8 @@ Json RuleToJson(const FieldRule& rule, const Message& parent, const FieldDescrip
     case FieldKind::kValidations:
       return ValidationsText(parent, field);
     case FieldKind::kCommaList:
-      return absl::StrJoin(
-          parent.GetReflection()->GetRepeatedFieldRef<std::string>(parent, &field), ",");
+      return absl::StrJoin(parent.GetReflection()->GetRepeatedFieldRef<std::string>(parent, &field),
+                           ",");
     case FieldKind::kHosts: {
       Json hosts = Json::array();
       const Reflection& r = *parent.GetReflection();
