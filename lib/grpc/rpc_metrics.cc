@@ -25,17 +25,18 @@ std::string TypeName(RpcType type) {
 class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
  public:
   RpcMetricsInterceptor(RpcMetrics* metrics, RpcMetrics::Labels labels)
-      : metrics_(metrics), labels_(std::move(labels)), start_(absl::Now()) {
-    metrics_->Started(labels_);
-  }
+      : metrics_(metrics),
+        labels_(std::move(labels)),
+        messages_(metrics_->Started(labels_)),
+        start_(absl::Now()) {}
 
   void Intercept(grpc::experimental::InterceptorBatchMethods* methods) override {
     using grpc::experimental::InterceptionHookPoints;
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::POST_RECV_MESSAGE)) {
-      metrics_->MessageReceived(labels_);
+      messages_.received->Increment();
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_MESSAGE)) {
-      metrics_->MessageSent(labels_);
+      messages_.sent->Increment();
     }
     if (methods->QueryInterceptionHookPoint(InterceptionHookPoints::PRE_SEND_STATUS)) {
       metrics_->Handled(labels_, methods->GetSendStatus().error_code(), absl::Now() - start_);
@@ -46,6 +47,7 @@ class RpcMetricsInterceptor final : public grpc::experimental::Interceptor {
  private:
   RpcMetrics* metrics_;
   const RpcMetrics::Labels labels_;
+  const RpcMetrics::MessageCounters messages_;
   const absl::Time start_;
 };
 
@@ -132,9 +134,10 @@ RpcMetrics::Labels RpcMetrics::LabelsOf(RpcType type, const std::string& path) {
   return {{"grpc_type", TypeName(type)}, {"grpc_service", service}, {"grpc_method", method}};
 }
 
-void RpcMetrics::Started(const Labels& labels) { started_.Add(labels).Increment(); }
-void RpcMetrics::MessageReceived(const Labels& labels) { received_.Add(labels).Increment(); }
-void RpcMetrics::MessageSent(const Labels& labels) { sent_.Add(labels).Increment(); }
+RpcMetrics::MessageCounters RpcMetrics::Started(const Labels& labels) {
+  started_.Add(labels).Increment();
+  return {&received_.Add(labels), &sent_.Add(labels)};
+}
 
 void RpcMetrics::Handled(const Labels& labels, grpc::StatusCode code, absl::Duration elapsed) {
   Labels with_code = labels;

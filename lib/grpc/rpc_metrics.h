@@ -46,10 +46,15 @@ class RpcMetrics {
   // service and method "other". Thread-safe.
   Labels LabelsOf(grpc::experimental::ServerRpcInfo::Type type, const std::string& path);
 
-  // Thread-safe recorders for an RPC with `labels`.
-  void Started(const Labels& labels);
-  void MessageReceived(const Labels& labels);
-  void MessageSent(const Labels& labels);
+  // The message counters of an RPC with `labels`, looked up once: a stream counts every message
+  // on them without another lookup. They live as long as this RpcMetrics.
+  struct MessageCounters {
+    prometheus::Counter* received;
+    prometheus::Counter* sent;
+  };
+
+  // Thread-safe recorders for an RPC with `labels`: Started returns its message counters.
+  MessageCounters Started(const Labels& labels);
   void Handled(const Labels& labels, grpc::StatusCode code, absl::Duration elapsed);
 
  private:
