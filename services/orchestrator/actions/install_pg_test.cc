@@ -1,8 +1,9 @@
-// The OrchestratorService against the real inventory and PostgreSQL, both as processes: a
-// three-master cluster goes from ready through preparation (installation files generated once,
-// checked with ignition-validate and openssl), installing and host progress reported through
-// UpdateHostProgress, to installed; stage order is enforced; an installation is cancelled
-// midway, reset and installed again. Agents are simulated by writing what they would report.
+// The OrchestratorService against the real inventory and PostgreSQL, both as processes (the
+// shared stack, tests/harness/stack.h): a three-master cluster goes from ready through preparation
+// (installation files generated once, checked with ignition-validate and openssl), installing and
+// host progress reported through UpdateHostProgress, to installed; stage order is enforced; an
+// installation is cancelled midway, reset and installed again. Agents are simulated by writing what
+// they would report.
 
 #include <chrono>
 
@@ -33,8 +34,7 @@
 #include "services/orchestrator/refresher.h"
 #include "services/orchestrator/testing/healthy_world.h"
 #include "tests/harness/install_checks.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 #include "yaml-cpp/yaml.h"
 
 namespace assisted::testing {
@@ -62,28 +62,13 @@ std::unique_ptr<grpc::ClientContext> Context() {
 using ::assisted::orchestrator::core::testing::FastDisksInfo;
 using ::assisted::orchestrator::core::testing::PulledImagesStatus;
 
-class InstallTest : public PostgresTest {
+class InstallTest : public StackTest {
  protected:
   void SetUp() override {
-    PostgresTest::SetUp();
-    auto inventory = LaunchedService::Launch(
-        {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-    ASSERT_THAT(inventory, IsOk());
-    inventory_ = *std::move(inventory);
-    auto orchestrator =
-        LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                                 .args = {"--inventory-address=" + inventory_->grpc_target()},
-                                 .internal_grpc = true});
-    ASSERT_THAT(orchestrator, IsOk());
-    orchestrator_ = *std::move(orchestrator);
-    inventory_stub_ = inv::InventoryService::NewStub(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()));
-    stub_ = orch::OrchestratorService::NewStub(grpc::CreateChannel(
-        orchestrator_->internal_grpc_target(), grpc::InsecureChannelCredentials()));
-  }
-
-  void TearDown() override {
-    if (HasFailure() && orchestrator_ != nullptr) std::cerr << orchestrator_->Log();
+    StackTest::SetUp();
+    if (HasFatalFailure()) return;
+    inventory_stub_ = &stack().inventory_stub();
+    stub_ = &stack().orchestrator_stub();
   }
 
   // A cluster with three discovered hosts whose agents reported a healthy world; refreshed
@@ -303,8 +288,8 @@ class InstallTest : public PostgresTest {
   };
   std::unique_ptr<InProcess> InProcessActions() {
     return std::make_unique<InProcess>(
-        grpc::CreateChannel(inventory_->grpc_target(), grpc::InsecureChannelCredentials()), clock_,
-        random_);
+        grpc::CreateChannel(stack().inventory().grpc_target(), grpc::InsecureChannelCredentials()),
+        clock_, random_);
   }
 
   // Holds or releases the generation lease of the cluster as another replica would.
@@ -321,10 +306,8 @@ class InstallTest : public PostgresTest {
 
   RealClock clock_;
   SeededRandom random_{42};
-  std::unique_ptr<LaunchedService> inventory_;
-  std::unique_ptr<LaunchedService> orchestrator_;
-  std::unique_ptr<inv::InventoryService::Stub> inventory_stub_;
-  std::unique_ptr<orch::OrchestratorService::Stub> stub_;
+  inv::InventoryService::Stub* inventory_stub_ = nullptr;
+  orch::OrchestratorService::Stub* stub_ = nullptr;
   types::v1::Cluster cluster_;
   types::v1::InfraEnv infra_env_;
 };
