@@ -95,6 +95,10 @@ void AgentHub::OnOpen(const std::shared_ptr<Session>& session) {
   deadlines_.SetIfUnset(kAdmissionDeadline, now + options_.streams.registration_deadline);
 }
 
+void AgentHub::OnFirstMessage(const std::shared_ptr<Session>& session) {
+  admission_.Heard(*session);
+}
+
 bool AgentHub::Schedule(const std::shared_ptr<Session>& session) {
   return scheduler_.RunSessionWork([this, session] { session->ProcessNext(*this); });
 }

@@ -21,7 +21,7 @@
 //     (its messages, and the refresh each one causes) goes ahead of the refreshes Watch events
 //     and the monitor ask for, which coalesce per cluster and are dropped when already judged.
 //   * Streams are admitted by StreamAdmission (stream_admission.h): only registered ones count
-//     toward streams.max_registered; the monitor closes those that do not register in time. A
+//     toward streams.max_registered; the monitor closes those that send nothing in time. A
 //     result is applied only for a step pushed to that stream (or reported run by the same agent
 //     process when it registered), a log chunk only for a logs-gather step that asked for it:
 //     anything else gets Reject (and its Ack, so it is not sent again), as does a result whose
@@ -37,7 +37,7 @@
 //     installing, ...) is refreshed every `monitor_interval`, so status timeouts fire; the
 //     steps behind a host's failing validations (a registry, NTP server or peer that was down
 //     for a while) run again after `recheck_after` and then backing off (a passing host is never
-//     asked again); a stream that has not registered in time is closed. Every pass also keeps
+//     asked again); a stream that has sent nothing in time is closed. Every pass also keeps
 //     this replica's presence lease and hands back the hosts of replicas that died holding their
 //     streams (replica_presence.h), which then go disconnected like any host whose stream closed.
 //
@@ -148,12 +148,13 @@ class AgentHub final : public SessionHandler {
   ~AgentHub() override;
 
   void OnOpen(const std::shared_ptr<Session>& session) override;
+  void OnFirstMessage(const std::shared_ptr<Session>& session) override;
   void OnMessage(const std::shared_ptr<Session>& session,
                  const agent::v1::AgentMessage& message) override;
   bool Schedule(const std::shared_ptr<Session>& session) override;
   void OnClosed(const std::shared_ptr<Session>& session) override;
 
-  // One monitor pass (see the file comment), closing streams that did not register in time.
+  // One monitor pass (see the file comment), closing streams that sent nothing in time.
   // Runs on the caller's thread.
   void MonitorOnce();
 

@@ -159,6 +159,8 @@ Session::Intake Session::Received(agent::v1::AgentMessage message) {
   absl::MutexLock lock(&mu_);
   if (closing_ || finished_) return Intake{};  // read no more
   Intake intake;
+  intake.first = !heard_;
+  heard_ = true;
   intake.read_on = incoming_.Push(std::move(message));
   read_paused_ = !intake.read_on;
   intake.schedule = !processing_;
@@ -265,6 +267,7 @@ void AgentReactor::OnReadDone(bool ok) {
   agent::v1::AgentMessage message = std::move(incoming_);
   incoming_.Clear();
   const Session::Intake intake = session_->Received(std::move(message));
+  if (intake.first) handler_.OnFirstMessage(session_);
   if (intake.schedule && !handler_.Schedule(session_)) {
     session_->Close(
         grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED, "the orchestrator is overloaded"));

@@ -99,6 +99,9 @@ class SessionHandler {
  public:
   virtual ~SessionHandler() = default;
   virtual void OnOpen(const std::shared_ptr<Session>& session) = 0;
+  // The stream's first message arrived (it waits for a worker, who calls OnMessage). On a
+  // gRPC thread, before that message is handled.
+  virtual void OnFirstMessage(const std::shared_ptr<Session>& session) = 0;
   // Called from Session::ProcessNext (a worker thread), never from a gRPC thread.
   virtual void OnMessage(const std::shared_ptr<Session>& session,
                          const agent::v1::AgentMessage& message) = 0;
@@ -161,6 +164,7 @@ class Session : public std::enable_shared_from_this<Session> {
   struct Intake {
     bool schedule = false;  // nothing processes this session's messages: Schedule it
     bool read_on = false;   // start the next read now; otherwise ProcessNext resumes reading
+    bool first = false;     // the stream's first message
   };
   Intake Received(agent::v1::AgentMessage message);
   void WriteDone(bool ok);
@@ -190,6 +194,7 @@ class Session : public std::enable_shared_from_this<Session> {
   PushedSteps pushed_ ABSL_GUARDED_BY(mu_){kMaxPushedSteps};
   bool processing_ ABSL_GUARDED_BY(mu_) = false;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
+  bool heard_ ABSL_GUARDED_BY(mu_) = false;  // a message arrived
 };
 
 // The per-stream reactor gRPC drives. Deletes itself when the stream is done.

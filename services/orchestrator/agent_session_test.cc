@@ -182,6 +182,10 @@ class HeldHandler final : public SessionHandler {
     absl::MutexLock lock(&mu_);
     session_ = session;
   }
+  void OnFirstMessage(const std::shared_ptr<Session>&) override {
+    absl::MutexLock lock(&mu_);
+    ++first_messages_;
+  }
   void OnMessage(const std::shared_ptr<Session>&, const agent::v1::AgentMessage&) override {
     absl::MutexLock lock(&mu_);
     ++handled_;
@@ -228,12 +232,17 @@ class HeldHandler final : public SessionHandler {
     absl::MutexLock lock(&mu_);
     return handled_;
   }
+  int first_messages() {
+    absl::MutexLock lock(&mu_);
+    return first_messages_;
+  }
 
  private:
   absl::Mutex mu_;
   std::shared_ptr<Session> session_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<Session>> scheduled_ ABSL_GUARDED_BY(mu_);
   int handled_ ABSL_GUARDED_BY(mu_) = 0;
+  int first_messages_ ABSL_GUARDED_BY(mu_) = 0;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread worker_;
 };
@@ -308,6 +317,9 @@ TEST_F(SessionStreamTest, AFloodOfSmallMessagesWaitsForTheHandlerInsteadOfEnding
   // Far more than ever waited at once before (1,024 messages closed the stream), and still
   // far below the byte bound.
   ASSERT_NE(handler_.AwaitQueued(2000 * InboundQueue::kOverhead), nullptr);
+  // The handler heard of the first message while it still waited (the admission deadline
+  // stops there), and of no other.
+  EXPECT_EQ(handler_.first_messages(), 1);
   handler_.Release();
   const grpc::Status ended = Finish();
   EXPECT_TRUE(ended.ok()) << ended.error_code() << ": " << ended.error_message();

@@ -48,8 +48,8 @@ void Config::Register(config::Parser& parser) {
       .Range(1, 1'000'000);
   parser
       .Duration("agent-registration-deadline", &agent_streams.registration_deadline,
-                "an agent stream that has not registered this long after opening is closed "
-                "(the monitor wakes at that deadline)")
+                "an agent stream that has sent nothing this long after opening is closed (the "
+                "monitor wakes at that deadline); one whose registration waits for a worker is not")
       .Range(absl::Seconds(1), absl::Hours(1));
   parser.Int("workers", &workers, "threads doing inventory work for agent streams").Range(1, 256);
   parser

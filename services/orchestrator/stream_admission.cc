@@ -49,6 +49,7 @@ absl::Status StreamAdmission::Register(const Session& session) {
     return absl::FailedPreconditionError("the stream was not admitted");
   }
   Stream& stream = it->second;
+  stream.heard = true;
   if (stream.registered) return absl::OkStatus();
   if (registered_ >= limits_.max_registered) {
     return absl::ResourceExhaustedError(absl::StrCat("this orchestrator holds its maximum of ",
@@ -58,6 +59,11 @@ absl::Status StreamAdmission::Register(const Session& session) {
   ++registered_;
   Decrement(unregistered_per_peer_, stream.peer);
   return absl::OkStatus();
+}
+
+void StreamAdmission::Heard(const Session& session) {
+  absl::MutexLock lock(&mu_);
+  if (auto it = streams_.find(&session); it != streams_.end()) it->second.heard = true;
 }
 
 void StreamAdmission::Close(const Session& session) {
@@ -77,7 +83,7 @@ std::vector<std::shared_ptr<Session>> StreamAdmission::Overdue(absl::Time now) c
   std::vector<std::shared_ptr<Session>> overdue;
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stream] : streams_) {
-    if (stream.registered || now - stream.opened < limits_.registration_deadline) continue;
+    if (stream.heard || now - stream.opened < limits_.registration_deadline) continue;
     if (std::shared_ptr<Session> session = stream.session.lock()) {
       overdue.push_back(std::move(session));
     }
@@ -89,7 +95,7 @@ absl::Time StreamAdmission::NextDeadline() const {
   absl::Time next = absl::InfiniteFuture();
   absl::MutexLock lock(&mu_);
   for (const auto& [key, stream] : streams_) {
-    if (!stream.registered) next = std::min(next, stream.opened + limits_.registration_deadline);
+    if (!stream.heard) next = std::min(next, stream.opened + limits_.registration_deadline);
   }
   return next;
 }

@@ -10,16 +10,20 @@
 //   unregistered streams, per IP       --max-unregistered-agent-streams-per-peer  16
 //   unregistered streams, in all       (--max-agent-streams again)
 //   all streams from one IP            --max-agent-streams-per-peer               0 (none)
-//   time from opening to registering   --agent-registration-deadline              30s
+//   time from opening to a message     --agent-registration-deadline              30s
 //
 // Only registered streams count toward the global cap, so idle unregistered streams can no
 // longer lock the fleet out; they are capped per peer address (IP, without the port: one
-// machine opening many connections) and closed once overdue (Overdue, called by the hub's
-// monitor, which wakes at NextDeadline).
+// machine opening many connections) and closed when they stay silent past the deadline
+// (Overdue, called by the hub's monitor, which wakes at NextDeadline). A stream whose first
+// message (its Register) came in time is not closed while that message waits for a worker:
+// after a restart ten thousand agents reconnect at once, and registering them all takes
+// longer than the deadline; closing the late ones made each back off and try again.
 //
 // Thread-safe; never blocks beyond its own mutex.
 //
 //   RETURN_IF_ERROR(admission.Open(session, clock.Now()));   // refused: close the stream
+//   admission.Heard(*session);                               // its first message arrived
 //   ...
 //   RETURN_IF_ERROR(admission.Register(*session));           // refused: ask to retry later
 //   ...
@@ -71,12 +75,16 @@ class StreamAdmission {
   // for a stream already registered.
   absl::Status Register(const Session& session);
 
+  // The stream sent its first message: it waits for a worker (a registration herd can keep it
+  // waiting longer than the deadline), no longer idle, so the deadline stops applying to it.
+  void Heard(const Session& session);
+
   // Forgets the stream. Idempotent.
   void Close(const Session& session);
 
-  // Open streams still unregistered `registration_deadline` after they opened.
+  // Open streams that sent nothing for `registration_deadline` after they opened.
   std::vector<std::shared_ptr<Session>> Overdue(absl::Time now) const;
-  // When the next unregistered stream is overdue; InfiniteFuture when every stream registered.
+  // When the next silent stream is overdue; InfiniteFuture when every stream has spoken.
   absl::Time NextDeadline() const;
 
   int open() const;
@@ -88,6 +96,7 @@ class StreamAdmission {
     std::string peer;
     absl::Time opened;
     bool registered = false;
+    bool heard = false;  // sent a message
   };
   const AdmissionLimits limits_;
   mutable absl::Mutex mu_;

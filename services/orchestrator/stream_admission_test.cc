@@ -94,6 +94,22 @@ TEST(StreamAdmission, AStreamThatNeverRegistersIsOverdueAfterTheDeadline) {
   EXPECT_THAT(admission.Overdue(kStart + absl::Seconds(50)), ElementsAre(late));
 }
 
+// After a restart a whole fleet reconnects at once and its registrations queue for the
+// workers; a stream whose Register arrived in time is not closed for waiting its turn (it used
+// to be, and each agent closed so backed off and came back later: 70 s to re-register 10,000).
+TEST(StreamAdmission, AStreamWhoseRegistrationWaitsForAWorkerIsNotOverdue) {
+  StreamAdmission admission({.registration_deadline = absl::Seconds(30)});
+  auto waiting = From("10.0.0.5", 1), silent = From("10.0.0.6", 1);
+  ASSERT_THAT(admission.Open(waiting, kStart), IsOk());
+  ASSERT_THAT(admission.Open(silent, kStart + absl::Seconds(10)), IsOk());
+  admission.Heard(*waiting);
+  EXPECT_THAT(admission.Overdue(kStart + absl::Seconds(60)), ElementsAre(silent));
+  EXPECT_EQ(admission.NextDeadline(), kStart + absl::Seconds(40));
+  admission.Close(*silent);
+  EXPECT_EQ(admission.NextDeadline(), absl::InfiniteFuture());
+  EXPECT_THAT(admission.Overdue(kStart + absl::Seconds(600)), IsEmpty());
+}
+
 TEST(StreamAdmission, ARefusedStreamIsNotCountedAndItsCloseChangesNothing) {
   StreamAdmission admission({.max_registered = 100, .max_unregistered_per_peer = 1});
   auto first = From("10.0.0.5", 1), refused = From("10.0.0.5", 2);
