@@ -65,6 +65,7 @@ struct Options {
   int agents = 1000;
   int clusters = 40;
   int per_infra_env = 100;
+  int workers = 0;  // the orchestrator's --workers; 0: its default
   absl::Duration steady = absl::Seconds(20);
   absl::Duration settle = absl::Seconds(60);
   absl::Duration timeout = absl::Minutes(20);
@@ -327,6 +328,8 @@ int main(int argc, char** argv) {
   parser.Int("agents", &options.agents, "simulated agents, one connection each").Range(10, 60000);
   parser.Int("clusters", &options.clusters, "5-host clusters among them (push latency samples)")
       .Range(1, 2000);
+  parser.Int("workers", &options.workers, "the orchestrator's --workers (0: its default)")
+      .Range(0, 256);
   parser.Int("per-infra-env", &options.per_infra_env, "unbound hosts per infra-env")
       .Range(1, 10000);
   parser.Duration("steady", &options.steady, "how long steady state is measured")
@@ -357,12 +360,12 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
-  auto stack = assisted::bench::ServiceStack::Start(
-      {.orchestrator_args = {
-           absl::StrCat("--max-agent-streams=", options.agents + 1000),
-           "--max-agent-streams-per-peer=0",
-           // Every simulated agent connects from this one address.
-           absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000)}});
+  std::vector<std::string> orchestrator_args = {
+      absl::StrCat("--max-agent-streams=", options.agents + 1000), "--max-agent-streams-per-peer=0",
+      // Every simulated agent connects from this one address.
+      absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000)};
+  if (options.workers > 0) orchestrator_args.push_back(absl::StrCat("--workers=", options.workers));
+  auto stack = assisted::bench::ServiceStack::Start({.orchestrator_args = orchestrator_args});
   if (!stack.ok()) return Fail(std::string(stack.status().message()));
   auto stub = inv::InventoryService::NewStub(
       grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));

@@ -16,8 +16,13 @@
 // registration refused for good (unless Options::retry_refusals_for_good), or the
 // orchestrator's Stop EXIT.
 //
-// Every stream that ends is reported with a status saying why: UNAVAILABLE (unreachable, stream
-// broken, refused for now), DEADLINE_EXCEEDED (no Registered in time), FAILED_PRECONDITION (the
+// A stream waits for the channel while the orchestrator is unreachable (gRPC wait_for_ready; the
+// channel reconnects every few seconds), so an agent is back within seconds of an orchestrator
+// that restarts, however long it was away.
+//
+// Every stream that ends is reported with a status saying why: UNAVAILABLE (unreachable for the
+// whole registration timeout, stream broken, refused for now), DEADLINE_EXCEEDED (reached, but
+// no Registered in time), FAILED_PRECONDITION (the
 // orchestrator broke the protocol, e.g. answered Register with something else), PERMISSION_DENIED
 // (refused for good), CANCELLED (closed by this side or told to exit by the orchestrator).
 //

@@ -58,6 +58,14 @@ class ScriptedService final : public v1::AgentService::Service {
     absl::MutexLock lock(&mu_);
     return registrations_;
   }
+  // Waits until `count` registrations arrived (so their streams' channel is connected).
+  bool AwaitRegistrations(size_t count) const {
+    absl::MutexLock lock(&mu_);
+    auto arrived = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return registrations_.size() >= count;
+    };
+    return mu_.AwaitWithTimeout(absl::Condition(&arrived), kWait);
+  }
   std::vector<std::string> authorizations() const {
     absl::MutexLock lock(&mu_);
     return authorizations_;
@@ -240,11 +248,12 @@ class RecordingListener final : public ProtocolSession::Listener {
 // A server running `scripts`, and a session towards it with a manual scheduler and fake clock.
 class ProtocolSessionTest : public ::testing::Test {
  protected:
-  void Serve(std::vector<Script> scripts) {
+  // On `port` (0: one the kernel picks).
+  void Serve(std::vector<Script> scripts, int port = 0) {
     service_ = std::make_unique<ScriptedService>(std::move(scripts));
-    int port = 0;
     grpc::ServerBuilder builder;
-    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port);
+    builder.AddListeningPort(absl::StrCat("127.0.0.1:", port), grpc::InsecureServerCredentials(),
+                             &port);
     builder.RegisterService(service_.get());
     server_ = builder.BuildAndStart();
     ASSERT_NE(server_, nullptr);
@@ -396,15 +405,42 @@ TEST_F(ProtocolSessionTest, AnAnswerOtherThanRegisteredFirstEndsTheStreamAsAProt
   EXPECT_TRUE(listener_.instructions().empty());  // the early instruction was not taken on
 }
 
+// An orchestrator that is down when the agent connects (restarting, or not up yet) is found as
+// soon as it listens: the stream waits for the channel instead of failing and backing off (this
+// test runs no backoff; before, the first attempt failed at once and waited for one).
+TEST_F(ProtocolSessionTest, AnOrchestratorThatComesUpLaterIsFoundWithoutBackingOff) {
+  Serve({AcceptAndHold});
+  const int port = std::stoi(target_.substr(target_.rfind(':') + 1));
+  server_->Shutdown(std::chrono::system_clock::now());
+  server_.reset();
+  Session().Start();
+  Serve({AcceptAndHold}, port);
+  ASSERT_TRUE(listener_.AwaitRegistered(1));
+  EXPECT_EQ(session_->registrations(), 1);
+}
+
+// Nothing listens for the whole registration timeout: the stream ends saying so.
+TEST_F(ProtocolSessionTest, AnOrchestratorThatCannotBeReachedEndsTheStreamAsUnavailable) {
+  Serve({AcceptAndHold});
+  server_->Shutdown(std::chrono::system_clock::now());
+  server_.reset();
+  Session().Start();
+  ASSERT_TRUE(scheduler_.RunOneAfter(kRegistrationTimeout));
+  ExpectFirstStreamEnded(absl::StatusCode::kUnavailable, "cannot reach the orchestrator");
+}
+
 TEST_F(ProtocolSessionTest, NoRegisteredInTimeEndsTheStreamAndRetriesWithGrowingBackoff) {
   Serve({[](grpc::ServerContext& context, ServerStream& stream, const v1::AgentMessage&) {
     return UntilTheAgentLeaves(context, stream);  // never answers
   }});
   Session().Start();
+  // The orchestrator was reached (the timeout tells "no answer" from "unreachable").
+  ASSERT_TRUE(service_->AwaitRegistrations(1));
   ASSERT_TRUE(scheduler_.RunOneAfter(kRegistrationTimeout));
   ExpectFirstStreamEnded(absl::StatusCode::kDeadlineExceeded, "did not answer Register within 1h");
 
   ASSERT_TRUE(scheduler_.RunOneAfter(kFirstBackoff));
+  ASSERT_TRUE(service_->AwaitRegistrations(2));
   ASSERT_TRUE(scheduler_.RunOneAfter(kRegistrationTimeout));
   ASSERT_TRUE(listener_.AwaitEnded(1).has_value());
   // The second failure in a row waits twice as long (multiplier 2, no jitter).
