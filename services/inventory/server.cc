@@ -1,6 +1,9 @@
 #include "services/inventory/server.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "lib/crypto/sealed.h"
 #include "lib/pg/pool.h"
@@ -25,6 +28,28 @@ namespace {
 
 constexpr int kMinServerVersion = 150000;
 
+// The first connection, waited for up to `within` while PostgreSQL cannot take it yet (its
+// socket not there, "the database system is starting up"): started together, as on node 0 of
+// the agent-based flow or in a pod, the inventory used to exit when it came up first.
+absl::StatusOr<pg::Pool::Handle> FirstConnection(pg::Pool& pool, absl::Duration within,
+                                                 const log::Logger& log) {
+  const absl::Time deadline = absl::Now() + within;
+  absl::Duration pause = absl::Milliseconds(100);
+  for (bool told = false;; told = true) {
+    absl::StatusOr<pg::Pool::Handle> connection = pool.Acquire();
+    if (connection.ok() || !absl::IsUnavailable(connection.status()) ||
+        absl::Now() + pause > deadline) {
+      return connection;
+    }
+    if (!told) {
+      log.Info("waiting for PostgreSQL", {{"error", connection.status().message()},
+                                          {"at_most", absl::FormatDuration(within)}});
+    }
+    absl::SleepFor(pause);
+    pause = std::min(2 * pause, absl::Seconds(1));
+  }
+}
+
 }  // namespace
 
 void Config::Register(config::Parser& parser) {
@@ -36,7 +61,8 @@ void Config::Register(config::Parser& parser) {
       .Secret();
   parser
       .Duration("postgres-connect-timeout", &postgres_connect_timeout,
-                "how long to wait for PostgreSQL to accept a connection")
+                "how long to wait for PostgreSQL to accept a connection (at start, also while "
+                "it is not up yet)")
       .Range(absl::Seconds(1), absl::Minutes(10));
   parser
       .Int("postgres-max-connections", &postgres_max_connections,
@@ -130,7 +156,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                   .statement_timeout = config.postgres_statement_timeout,
                                   .application_name = "assisted-inventory"}});
   {
-    ASSIGN_OR_RETURN(pg::Pool::Handle connection, parts->pool->Acquire());
+    ASSIGN_OR_RETURN(pg::Pool::Handle connection,
+                     FirstConnection(*parts->pool, config.postgres_connect_timeout, context.log));
     if (connection->server_version() < kMinServerVersion) {
       return absl::FailedPreconditionError(absl::StrCat("PostgreSQL ", connection->server_version(),
                                                         " is too old; 15 or newer is needed"));

@@ -5,7 +5,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <fstream>
+#include <random>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
@@ -114,20 +117,43 @@ absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::s
   return response;
 }
 
-absl::StatusOr<int> FreePort() {
+namespace {
+
+// Whether `port` on 127.0.0.1 can be bound now.
+bool Bindable(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return absl::InternalError("socket() failed");
+  if (fd < 0) return false;
+  const int on = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));  // as the services bind
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof(address);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    close(fd);
-    return absl::InternalError("cannot bind a free port");
-  }
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0;
   close(fd);
-  return ntohs(address.sin_port);
+  return bound;
+}
+
+// The first port of the kernel's ephemeral range (32768 unless configured otherwise).
+int EphemeralLow() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0;
+  return range >> low && low > 12000 ? low : 32768;
+}
+
+}  // namespace
+
+absl::StatusOr<int> FreePort() {
+  constexpr int kLowest = 10000;
+  static const int span = EphemeralLow() - kLowest;
+  // Where this process's walk through the range starts, and how far it got.
+  static const int start = static_cast<int>(std::random_device{}() % span);
+  static std::atomic<int> taken{0};
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    const int port = kLowest + (start + taken.fetch_add(1)) % span;
+    if (Bindable(port)) return port;
+  }
+  return absl::InternalError("no bindable port below the ephemeral range after 200 tries");
 }
 
 std::string RunfilePath(const std::string& workspace_relative) {

@@ -47,7 +47,12 @@ absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::s
                                          const std::vector<std::string>& headers,
                                          absl::Duration timeout = absl::Seconds(30));
 
-// Returns a TCP port on 127.0.0.1 that was free a moment ago.
+// Returns a TCP port on 127.0.0.1 that was free a moment ago, for a service a test starts
+// later with that port in its flags. Taken below the kernel's ephemeral range: a port the
+// kernel handed out (and took back) could go to any other process's next connection or
+// port-0 listener before the service binds it, and under load one did ("Address already in
+// use"). Successive calls in one process step through the range from a random start, so two
+// test processes rarely try the same ports and one process never gets the same port twice.
 absl::StatusOr<int> FreePort();
 
 // Absolute path of a runfile of this workspace, e.g. "services/inventory/assisted-inventory".

@@ -4,6 +4,7 @@
 // refused sat in gRPC's reconnect backoff and failed calls fast with "Connection refused" for
 // up to two minutes after its peer came up (`./dev demo` failed most warm runs that way).
 #include <fstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -38,6 +39,25 @@ class StartOrderTest : public PostgresTest {
 
   std::unique_ptr<LaunchedService> gateway_, image_, orchestrator_, inventory_;
 };
+
+// The inventory started while PostgreSQL is down (both units start together on node 0 of the
+// agent-based flow) waits for it instead of exiting: it failed at once with "the database
+// system is starting up" or a missing socket.
+TEST_F(StartOrderTest, TheInventoryStartedBeforePostgreSqlWaitsForIt) {
+  ASSERT_THAT(Server()->StopServer(), IsOk());
+  absl::StatusOr<std::unique_ptr<LaunchedService>> launched;
+  std::thread launch([&] {
+    launched = LaunchedService::Launch(
+        {.binary = "services/inventory/assisted-inventory",
+         .args = {"--postgres-dsn=" + dsn(), "--postgres-connect-timeout=2m"},
+         .ready_timeout = absl::Minutes(3)});
+  });
+  const absl::Status restarted = Server()->StartAgain();
+  launch.join();
+  ASSERT_THAT(restarted, IsOk());
+  // (pg_ctl waits about a second for the server; the inventory tries within milliseconds.)
+  ASSERT_THAT(launched, IsOk());
+}
 
 TEST_F(StartOrderTest, ServicesStartedBeforeTheirPeersServeTheFirstRequestsOnceAllAreUp) {
   auto inventory_port = FreePort(), orchestrator_port = FreePort(),
