@@ -248,9 +248,9 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
                           ServiceStack& stack) {
   const PhaseCost push_cost(stack);
   std::vector<double> push_ms;
-  std::vector<double> update_ms;       // of which the inventory's UpdateCluster (its commit)
-  std::vector<double> heard_ms;        // from the change until a watcher hears of it
-  std::vector<double> after_heard_ms;  // from then to each agent receiving its step
+  std::vector<double> update_ms;         // of which the inventory's UpdateCluster (its commit)
+  std::vector<double> heard_ms;          // from the change until a watcher hears of it
+  std::vector<double> after_heard_ms;    // from then to each agent receiving its step
   std::vector<double> other_replica_ms;  // push_ms of the agents on replicas other than 0
   auto changes_seen = std::make_unique<ClusterChangesSeen>(stub);
   for (int c = 0; c < clusters; ++c) {
@@ -305,8 +305,8 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
   for (double ms : slowest) std::cout << absl::StrFormat(" %.0f", ms);
   std::cout << "\n";
   const PushFigures figures{Percentile(push_ms, 0.5),          Percentile(push_ms, 0.99),
-                            static_cast<int>(push_ms.size()),   Percentile(after_heard_ms, 0.5),
-                            Percentile(after_heard_ms, 0.99),   Percentile(other_replica_ms, 0.5),
+                            static_cast<int>(push_ms.size()),  Percentile(after_heard_ms, 0.5),
+                            Percentile(after_heard_ms, 0.99),  Percentile(other_replica_ms, 0.5),
                             Percentile(other_replica_ms, 0.99)};
   std::cout << absl::StrFormat(
                    "push latency, %s (%s apart), over %d agents: p50 %.1f ms, p99 %.1f ms (%d of "
@@ -412,8 +412,7 @@ int main(int argc, char** argv) {
   }
   while (next < options.agents) {
     const int count = std::min(options.per_infra_env, options.agents - next);
-    groups.push_back(
-        {"", "", next, count, static_cast<int>(groups.size()) % options.replicas});
+    groups.push_back({"", "", next, count, static_cast<int>(groups.size()) % options.replicas});
     next += count;
   }
   for (size_t g = 0; g < groups.size(); ++g) {

@@ -175,8 +175,8 @@ std::string PhaseCost::Describe(double count, const std::string& unit) const {
   std::vector<std::string> parts;
   for (const char* name : {"orchestrator", "inventory", "postgres", "bench"}) {
     if (cpu.count(name) == 0 || cpu_before.count(name) == 0) continue;
-    parts.push_back(absl::StrFormat("%s %.2f", name,
-                                    (cpu[name] - cpu_before.at(name)) / absl::ToDoubleSeconds(wall)));
+    parts.push_back(absl::StrFormat(
+        "%s %.2f", name, (cpu[name] - cpu_before.at(name)) / absl::ToDoubleSeconds(wall)));
   }
   std::vector<std::pair<double, std::string>> rates;
   for (const auto& [method, total] : stack_.InventoryCallsNow()) {

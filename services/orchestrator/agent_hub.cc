@@ -288,14 +288,12 @@ void AgentHub::Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq
 
 void AgentHub::LeaveUnstored(const std::shared_ptr<Session>& session, uint64_t seq,
                              absl::string_view what, const absl::Status& why) {
-  log_.Warning("agent message not stored yet: the stream ends and the agent sends it again",
-               {{"host_id", session->host_id()},
-                {"seq", seq},
-                {"message", what},
-                {"error", why.message()}});
-  session->Close(grpc::Status(grpc::StatusCode::UNAVAILABLE,
-                              absl::StrCat("the ", what, " with seq ", seq,
-                                           " cannot be stored now; send it again")));
+  log_.Warning(
+      "agent message not stored yet: the stream ends and the agent sends it again",
+      {{"host_id", session->host_id()}, {"seq", seq}, {"message", what}, {"error", why.message()}});
+  session->Close(grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("the ", what, " with seq ", seq, " cannot be stored now; send it again")));
 }
 
 void AgentHub::RejectMessage(const std::shared_ptr<Session>& session, uint64_t seq,

@@ -244,8 +244,8 @@ class AgentHub final : public SessionHandler {
   // ends the stream (UNAVAILABLE), logged. Acks are cumulative, so acknowledging any later
   // message would drop this one; instead nothing more of this stream is applied (OnMessage),
   // and the agent sends this and every later message again, in order, on its next stream.
-  void LeaveUnstored(const std::shared_ptr<Session>& session, uint64_t seq,
-                     absl::string_view what, const absl::Status& why);
+  void LeaveUnstored(const std::shared_ptr<Session>& session, uint64_t seq, absl::string_view what,
+                     const absl::Status& why);
   InventoryPort& inventory_;
   const HubOptions options_;
   Random& random_;

@@ -26,10 +26,10 @@ namespace assisted::orchestrator {
 namespace {
 
 namespace inv = inventory::v1;
+using ::assisted::testing::IsOk;
 using testing::AddHealthyCluster;
 using testing::HostId;
 using testing::kInfraEnvId;
-using ::assisted::testing::IsOk;
 
 constexpr char kNtpStep[] = "step-ntp";
 constexpr char kSyncedNtp[] =
@@ -374,7 +374,8 @@ class AgentHubInstallFilesTest : public AgentHubTest {
 // until it expires; the hosts wait in preparing-successful, and no agent message or user action
 // asks again. The monitor refreshes hosts in that state every interval, so the first refresh
 // after the lease expired generates the files (ReplicasInstallTest once waited 180 s for them).
-TEST_F(AgentHubInstallFilesTest, HostsWaitingForFilesWhoseLeaseADeadReplicaHeldGetThemOnceItExpires) {
+TEST_F(AgentHubInstallFilesTest,
+       HostsWaitingForFilesWhoseLeaseADeadReplicaHeldGetThemOnceItExpires) {
   const std::string pull_secret = inventory_.GetPullSecret("c1").value();
   types::v1::Cluster cluster = inventory_.Cluster("c1");
   cluster.set_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);

@@ -99,15 +99,14 @@ absl::Status Stack::StartImageServices() {
                                          replica == 0 ? "" : absl::StrCat("-", replica));
     std::filesystem::create_directories(dir);
     ASSIGN_OR_RETURN(std::string inventory_address, Address(inventories_, replica));
-    ASSIGN_OR_RETURN(
-        RunningImageService image,
-        LaunchImageService({.dir = dir,
-                            .inventory_address = inventory_address,
-                            .url_signing_key_file = url_signing_key_file_,
-                            .orchestrator_address = orchestrator().grpc_target(),
-                            .base_iso = base_iso_,  // built once, by replica 0
-                            .public_url = public_url,
-                            .extra_args = options_.image_flags}));
+    ASSIGN_OR_RETURN(RunningImageService image,
+                     LaunchImageService({.dir = dir,
+                                         .inventory_address = inventory_address,
+                                         .url_signing_key_file = url_signing_key_file_,
+                                         .orchestrator_address = orchestrator().grpc_target(),
+                                         .base_iso = base_iso_,  // built once, by replica 0
+                                         .public_url = public_url,
+                                         .extra_args = options_.image_flags}));
     base_iso_ = image.base_iso;
     image_replica_http_.push_back(image.http_base);
     if (image_front_ != nullptr) image_front_->AddBackend(image.http_port);
@@ -132,14 +131,13 @@ absl::Status Stack::StartGateways() {
     ASSIGN_OR_RETURN(std::string inventory_address, Address(inventories_, replica));
     ASSIGN_OR_RETURN(std::string orchestrator_address,
                      Address(orchestrators_, replica, /*internal=*/true));
-    ASSIGN_OR_RETURN(
-        RunningGateway gateway,
-        LaunchGatewayService({.inventory_address = inventory_address,
-                              .orchestrator_address = orchestrator_address,
-                              .image_address = image_address,
-                              .jwt_secret_file = jwt_secret_file_,
-                              .url_signing_key_file = url_signing_key_file_,
-                              .extra_args = options_.gateway_flags}));
+    ASSIGN_OR_RETURN(RunningGateway gateway,
+                     LaunchGatewayService({.inventory_address = inventory_address,
+                                           .orchestrator_address = orchestrator_address,
+                                           .image_address = image_address,
+                                           .jwt_secret_file = jwt_secret_file_,
+                                           .url_signing_key_file = url_signing_key_file_,
+                                           .extra_args = options_.gateway_flags}));
     gateway_replica_http_.push_back(gateway.http_base);
     if (gateway_front_ != nullptr) gateway_front_->AddBackend(gateway.http_port);
     gateways_.push_back(std::move(gateway.service));
@@ -149,8 +147,7 @@ absl::Status Stack::StartGateways() {
 }
 
 absl::Status Stack::StartOrchestrator(size_t replica, int grpc_port, int internal_grpc_port) {
-  ASSIGN_OR_RETURN(std::string inventory_address,
-                   Address(inventories_, static_cast<int>(replica)));
+  ASSIGN_OR_RETURN(std::string inventory_address, Address(inventories_, static_cast<int>(replica)));
   std::vector<std::string> args = {"--inventory-address=" + inventory_address};
   args.insert(args.end(), orchestrator_args_.begin(), orchestrator_args_.end());
   // Named when there are several, so a test can tell from Host.agent_stream_holder which one

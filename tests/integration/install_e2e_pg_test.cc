@@ -605,6 +605,17 @@ class ReplicasInstallTest : public InstallE2eTest {
     return holders;
   }
 
+  // Waits for the install begun after `seq` to end; expects it installed, every host's stages
+  // recorded once and in order, and every result applied once (the agents' books).
+  void ExpectInstalledWithEveryResultOnce(int64_t seq, const std::vector<std::string>& ids) {
+    const StatusWatch done = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+    ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+    const types::v1::Cluster cluster = StoredCluster();
+    ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
+    ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
+    ExpectEveryResultAppliedOnce(cluster);
+  }
+
   // The agents' books: every seq sent once and in order. An agent reboots only once its install
   // result is acknowledged, so every step result it sent was applied: the host's fence (the
   // highest result seq applied for its agent instance; progress is fenced by its stage) is
@@ -649,12 +660,7 @@ TEST_F(ReplicasInstallTest, AnInstallAskedOfOneReplicaIsPushedToAgentsHeldByTheO
   const StatusWatch started = AwaitAnyHost(seq, HOST_STATUS_INSTALLING_IN_PROGRESS);
   ASSERT_TRUE(started.done) << started.error << "\n" << Describe();
   EXPECT_EQ(Holders().count("orchestrator-0"), 0u) << Describe();
-  const StatusWatch done = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
-  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
-  const types::v1::Cluster cluster = StoredCluster();
-  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
-  ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
-  ExpectEveryResultAppliedOnce(cluster);
+  ExpectInstalledWithEveryResultOnce(seq, ids);
 }
 
 // Once the install is accepted, one replica of each service is killed with -9: the inventory
@@ -688,12 +694,8 @@ TEST_F(ReplicasInstallTest, AReplicaOfEveryServiceKilledMidInstallLosesNoResult)
   std::cerr << "workers re-registered on the survivor "
             << absl::FormatDuration(absl::Now() - killed_at) << " after the kill\n";
 
-  const StatusWatch done = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
-  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
-  const types::v1::Cluster cluster = StoredCluster();
-  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
-  ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
-  ExpectEveryResultAppliedOnce(cluster);
+  ExpectInstalledWithEveryResultOnce(seq, ids);
+  ASSERT_FALSE(HasFatalFailure());
   ExpectValidIgnition(stack().inventory_stub(), cluster_.id(),
                       {"master.ign", "worker.ign", "bootstrap.ign"});
 

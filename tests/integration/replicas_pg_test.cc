@@ -71,8 +71,8 @@ class ReplicasTest : public StackTest {
 
   // The download links image replica `replica` mints for `infra_env_id`.
   img::GetImageUrlResponse MintedBy(int replica, const std::string& infra_env_id) {
-    auto stub = img::ImageService::NewStub(grpc::CreateChannel(
-        stack().image(replica).grpc_target(), grpc::InsecureChannelCredentials()));
+    auto stub = img::ImageService::NewStub(grpc::CreateChannel(stack().image(replica).grpc_target(),
+                                                               grpc::InsecureChannelCredentials()));
     img::GetImageUrlRequest request;
     request.set_infra_env_id(infra_env_id);
     img::GetImageUrlResponse response;
