@@ -1,6 +1,6 @@
 // bench/agents: N simulated agents against ONE real orchestrator (with the real inventory and a
-// throwaway PostgreSQL), each agent its own gRPC connection and stream. Measures what an
-// operator of a large fleet cares about:
+// throwaway PostgreSQL), or against --replicas of each on the one database, each agent its own
+// gRPC connection and stream. Measures what an operator of a large fleet cares about:
 //   * register_s: from the first connection to every host registered;
 //   * the orchestrator's RSS per connected agent (VmRSS with all connected, less before any);
 //   * steady state over --steady once the fleet has settled (--settle after the last
@@ -18,12 +18,19 @@
 //   * reregister_s: kill -9 of the orchestrator, the same one started again on the same port,
 //     until every agent registered anew (they back off 1 s x1.6 with jitter, at most 120 s).
 // The remaining agents sit in unbound infra-envs of --per-infra-env hosts (late binding).
+// With --replicas=N (2 or more) the agents of infra-env g dial orchestrator replica g mod N
+// first (all replicas, as behind one Service: "ipv4:A,B"), and orchestrator replica i follows
+// inventory replica i. Every cluster change is written through inventory replica 0, so a push to
+// an agent on another replica crossed both replicas (push_other_replica_*: the agents of
+// replicas 1..N-1). reregister_s is then the time from kill -9 of the last replica (not
+// restarted) until each of its agents registered on a survivor.
 //
-//   ./dev bench agents [--agents=1000] [--clusters=40] [--steady=20s]
+//   ./dev bench agents [--agents=1000] [--clusters=40] [--steady=20s] [--replicas=2]
 // Last line: {"bench":"agents","agents":N,"register_s":…,"orchestrator_rss_mib":…,
 //   "rss_per_agent_kib":…,"steady_cpu_cores":…,"steady_db_commits_per_s":…,"push_p50_ms":…,
 //   "push_p99_ms":…,"push_samples":…,"push_after_heard_p50_ms":…,"push_after_heard_p99_ms":…,
-//   "push_back_to_back_p50_ms":…,"push_back_to_back_p99_ms":…,"reregister_s":…,"cores":…}
+//   "push_back_to_back_p50_ms":…,"push_back_to_back_p99_ms":…,"reregister_s":…,"replicas":…,
+//   "push_other_replica_p50_ms":…,"push_other_replica_p99_ms":…,"cores":…}
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -70,6 +77,7 @@ struct Options {
   absl::Duration settle = absl::Seconds(60);
   absl::Duration timeout = absl::Minutes(20);
   absl::Duration push_gap = absl::Milliseconds(250);
+  int replicas = 1;
 };
 
 // What every agent has seen, filled by the fleets' observers (gRPC threads: short and locked).
@@ -219,6 +227,7 @@ struct Group {
   std::string cluster_id;  // empty: unbound
   int first = 0;           // first agent (and host index) of the group
   int count = 0;
+  int replica = 0;  // the orchestrator replica its agents dial first
 };
 
 struct PushFigures {
@@ -227,6 +236,9 @@ struct PushFigures {
   int samples = 0;
   double after_heard_p50_ms = 0;
   double after_heard_p99_ms = 0;
+  // Of the agents on orchestrator replicas other than 0 (--replicas).
+  double other_replica_p50_ms = 0;
+  double other_replica_p99_ms = 0;
 };
 
 // Changes the additional NTP source of each of the first `clusters` groups in turn, `gap` apart,
@@ -237,9 +249,10 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
                           ServiceStack& stack) {
   const PhaseCost push_cost(stack);
   std::vector<double> push_ms;
-  std::vector<double> update_ms;       // of which the inventory's UpdateCluster (its commit)
-  std::vector<double> heard_ms;        // from the change until a watcher hears of it
-  std::vector<double> after_heard_ms;  // from then to each agent receiving its step
+  std::vector<double> update_ms;         // of which the inventory's UpdateCluster (its commit)
+  std::vector<double> heard_ms;          // from the change until a watcher hears of it
+  std::vector<double> after_heard_ms;    // from then to each agent receiving its step
+  std::vector<double> other_replica_ms;  // push_ms of the agents on replicas other than 0
   auto changes_seen = std::make_unique<ClusterChangesSeen>(stub);
   for (int c = 0; c < clusters; ++c) {
     if (c > 0) absl::SleepFor(gap);
@@ -274,6 +287,7 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
       auto it = received.find(agent);
       if (it == received.end()) continue;
       push_ms.push_back(absl::ToDoubleMilliseconds(it->second - changed));
+      if (group.replica != 0) other_replica_ms.push_back(push_ms.back());
       if (heard != absl::InfiniteFuture()) {
         after_heard_ms.push_back(absl::ToDoubleMilliseconds(it->second - heard));
       }
@@ -291,9 +305,10 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
   std::cout << "pushes, " << name << ", slowest (ms):";
   for (double ms : slowest) std::cout << absl::StrFormat(" %.0f", ms);
   std::cout << "\n";
-  const PushFigures figures{Percentile(push_ms, 0.5), Percentile(push_ms, 0.99),
-                            static_cast<int>(push_ms.size()), Percentile(after_heard_ms, 0.5),
-                            Percentile(after_heard_ms, 0.99)};
+  const PushFigures figures{Percentile(push_ms, 0.5),          Percentile(push_ms, 0.99),
+                            static_cast<int>(push_ms.size()),  Percentile(after_heard_ms, 0.5),
+                            Percentile(after_heard_ms, 0.99),  Percentile(other_replica_ms, 0.5),
+                            Percentile(other_replica_ms, 0.99)};
   std::cout << absl::StrFormat(
                    "push latency, %s (%s apart), over %d agents: p50 %.1f ms, p99 %.1f ms (%d of "
                    "%d received); the cluster update itself took p50 %.1f ms, p99 %.1f ms\n",
@@ -306,6 +321,12 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
                    "p99 %.1f ms\n",
                    Percentile(heard_ms, 0.5), Percentile(heard_ms, 0.99),
                    figures.after_heard_p50_ms, figures.after_heard_p99_ms)
+            << (other_replica_ms.empty()
+                    ? ""
+                    : absl::StrFormat("  agents on replicas other than 0 (%d): p50 %.1f ms, p99 "
+                                      "%.1f ms\n",
+                                      static_cast<int>(other_replica_ms.size()),
+                                      figures.other_replica_p50_ms, figures.other_replica_p99_ms))
             << "  (" << push_cost.Describe(clusters, "cluster change") << ")\n"
             << std::flush;
   return figures;
@@ -343,6 +364,10 @@ int main(int argc, char** argv) {
       .Range(absl::ZeroDuration(), absl::Minutes(1));
   parser.Duration("timeout", &options.timeout, "give up on any phase after this long")
       .Range(absl::Seconds(10), absl::Hours(4));
+  parser
+      .Int("replicas", &options.replicas,
+           "replicas of the inventory and of the orchestrator; the agents spread over them")
+      .Range(1, 8);
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
     return *exit_code;
   }
@@ -359,17 +384,20 @@ int main(int argc, char** argv) {
   const std::string dir = "/tmp/assisted-agents-bench";
   std::filesystem::remove_all(dir);
 
-  std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
+  std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator ("
+            << options.replicas << " of each)\n"
+            << std::flush;
   std::vector<std::string> orchestrator_args = {
       absl::StrCat("--max-agent-streams=", options.agents + 1000), "--max-agent-streams-per-peer=0",
       // Every simulated agent connects from this one address.
       absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000)};
   if (options.workers > 0) orchestrator_args.push_back(absl::StrCat("--workers=", options.workers));
-  auto stack = assisted::bench::ServiceStack::Start({.orchestrator_args = orchestrator_args});
+  auto stack = assisted::bench::ServiceStack::Start(
+      {.orchestrator_args = orchestrator_args, .replicas = options.replicas});
   if (!stack.ok()) return Fail(std::string(stack.status().message()));
   auto stub = inv::InventoryService::NewStub(
       grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));
-  const double rss_before = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
+  const double rss_before = (*stack)->OrchestratorRssMib();
 
   // Infra-envs: one per cluster, then unbound ones for the rest.
   std::vector<Group> groups;
@@ -382,12 +410,12 @@ int main(int argc, char** argv) {
     grpc::ClientContext context;
     const grpc::Status created = stub->CreateCluster(&context, create, &cluster);
     if (!created.ok()) return Fail("cannot register a cluster: " + created.error_message());
-    groups.push_back({"", cluster.id(), next, kClusterHosts});
+    groups.push_back({"", cluster.id(), next, kClusterHosts, c % options.replicas});
     next += kClusterHosts;
   }
   while (next < options.agents) {
     const int count = std::min(options.per_infra_env, options.agents - next);
-    groups.push_back({"", "", next, count});
+    groups.push_back({"", "", next, count, static_cast<int>(groups.size()) % options.replicas});
     next += count;
   }
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -414,7 +442,7 @@ int main(int argc, char** argv) {
     fleet.count = group.count;
     fleet.first_index = group.first;
     fleet.seed = "agents-bench";
-    fleet.orchestrator_address = (*stack)->orchestrator().grpc_target();
+    fleet.orchestrator_address = (*stack)->orchestrators_target(group.replica);
     fleet.infra_env_id = group.infra_env_id;
     fleet.state_dir = absl::StrCat(dir, "/g", group.first);
     fleet.step_threads = 1;
@@ -448,7 +476,7 @@ int main(int argc, char** argv) {
 
   // Settle (first inventories, checks, validations), then measure steady state.
   absl::SleepFor(options.settle);
-  const double rss_mib = assisted::bench::StatusMib((*stack)->orchestrator().pid(), "VmRSS:");
+  const double rss_mib = (*stack)->OrchestratorRssMib();
   const double cpu_before = (*stack)->ServiceCpuSeconds();
   const PhaseCost steady_cost(**stack);
   const assisted::bench::DbWrites writes_before = (*stack)->DbWritesNow();
@@ -473,32 +501,44 @@ int main(int argc, char** argv) {
   const PushFigures busy = MeasurePushes("back to back", absl::ZeroDuration(), groups,
                                          options.clusters, *stub, seen, **stack);
 
-  // kill -9 and restart: how long until every agent is registered again.
+  // kill -9: how long until every agent is registered again. One replica: it is started again
+  // on its port. Several: the last one is gone for good, and its agents move to the others.
+  const int moved = options.replicas - 1;
+  int to_register = options.agents;
+  if (options.replicas > 1) {
+    to_register = 0;
+    for (const Group& group : groups) {
+      if (group.replica == moved) to_register += group.count;
+    }
+  }
   const PhaseCost reregistration_cost(**stack);
   const absl::Time killed = absl::Now();
   seen.CountFrom(killed);
-  absl::Status restarted = (*stack)->RestartOrchestratorHard();
-  if (!restarted.ok()) return Fail(std::string(restarted.message()));
-  const absl::Time serving = absl::Now();
-  std::cout << absl::StrFormat("after kill -9: the new orchestrator serves after %.1f s\n",
-                               absl::ToDoubleSeconds(serving - killed))
-            << std::flush;
+  if (options.replicas > 1) {
+    (*stack)->KillOrchestrator(moved);
+  } else {
+    absl::Status restarted = (*stack)->RestartOrchestratorHard();
+    if (!restarted.ok()) return Fail(std::string(restarted.message()));
+    std::cout << absl::StrFormat("after kill -9: the new orchestrator serves after %.1f s\n",
+                                 absl::ToDoubleSeconds(absl::Now() - killed))
+              << std::flush;
+  }
   // Progress every 10 s: how the herd of reconnecting agents drains.
   const absl::Time back_deadline = absl::Now() + options.timeout;
   bool all_back = false;
   while (!all_back && absl::Now() < back_deadline) {
-    all_back = seen.WaitRegisteredSince(options.agents,
+    all_back = seen.WaitRegisteredSince(to_register,
                                         std::min(back_deadline, absl::Now() + absl::Seconds(10)));
     if (!all_back) {
       std::cout << absl::StrFormat("  %.0f s after kill -9: %d of %d re-registered\n",
                                    absl::ToDoubleSeconds(absl::Now() - killed),
-                                   seen.registered_since(), options.agents)
+                                   seen.registered_since(), to_register)
                 << std::flush;
     }
   }
   const double reregister_s = absl::ToDoubleSeconds(seen.LastRegistration() - killed);
-  std::cout << absl::StrFormat("after kill -9: %s re-registered in %.1f s (%s)\n",
-                               all_back ? "all" : "NOT all", reregister_s,
+  std::cout << absl::StrFormat("after kill -9: %s %d re-registered in %.1f s (%s)\n",
+                               all_back ? "all" : "NOT all", to_register, reregister_s,
                                reregistration_cost.Describe(options.agents, "agent"))
             << std::flush;
 
@@ -509,10 +549,12 @@ int main(int argc, char** argv) {
       "\"push_p50_ms\":%.1f,\"push_p99_ms\":%.1f,\"push_samples\":%d,"
       "\"push_after_heard_p50_ms\":%.1f,\"push_after_heard_p99_ms\":%.1f,"
       "\"push_back_to_back_p50_ms\":%.1f,\"push_back_to_back_p99_ms\":%.1f,\"reregister_s\":%.1f,"
-      "\"all_reregistered\":%s,\"cores\":%d}\n",
+      "\"all_reregistered\":%s,\"replicas\":%d,\"reregistered\":%d,"
+      "\"push_other_replica_p50_ms\":%.1f,\"push_other_replica_p99_ms\":%.1f,\"cores\":%d}\n",
       options.agents, register_s, rss_mib, (rss_mib - rss_before) * 1024 / options.agents,
       steady_cpu, commits_per_s, quiet.p50_ms, quiet.p99_ms, quiet.samples,
       quiet.after_heard_p50_ms, quiet.after_heard_p99_ms, busy.p50_ms, busy.p99_ms, reregister_s,
-      all_back ? "true" : "false", std::thread::hardware_concurrency());
+      all_back ? "true" : "false", options.replicas, to_register, quiet.other_replica_p50_ms,
+      quiet.other_replica_p99_ms, std::thread::hardware_concurrency());
   return all_back && quiet.samples > 0 && busy.samples > 0 ? 0 : 1;
 }

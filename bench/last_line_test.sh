@@ -21,6 +21,7 @@ RUNS=(
   "fleet --agents=5 --profile=$FIXTURES/profiles/fleet.json --timeout=60s"
   "install --clusters=1 --stage-delay=0s --timeout=120s"
   "agents --agents=10 --clusters=1 --steady=1s --settle=0s --timeout=60s"
+  "agents --agents=10 --clusters=2 --steady=1s --settle=0s --timeout=60s --replicas=2"
 )
 
 passed=0

@@ -25,33 +25,53 @@ absl::StatusOr<std::unique_ptr<ServiceStack>> ServiceStack::Start(Options option
   ASSIGN_OR_RETURN(stack->postgres_, testing::PostgresServer::Start());
   ASSIGN_OR_RETURN(std::string dsn, stack->postgres_->CreateDatabase());
   ASSIGN_OR_RETURN(stack->db_, pg::Connection::Open(dsn));
-  ASSIGN_OR_RETURN(
-      stack->inventory_,
-      testing::LaunchedService::Launch({.binary = "services/inventory/assisted-inventory",
-                                        .args = {"--postgres-dsn=" + dsn, "--log-level=warning"}}));
-  RETURN_IF_ERROR(stack->LaunchOrchestrator(0));
+  for (int replica = 0; replica < stack->options_.replicas; ++replica) {
+    ASSIGN_OR_RETURN(std::unique_ptr<testing::LaunchedService> inventory,
+                     testing::LaunchedService::Launch(
+                         {.binary = "services/inventory/assisted-inventory",
+                          .args = {"--postgres-dsn=" + dsn, "--log-level=warning"}}));
+    stack->inventories_.push_back(std::move(inventory));
+  }
+  stack->orchestrators_.resize(stack->options_.replicas);
+  for (int replica = 0; replica < stack->options_.replicas; ++replica) {
+    RETURN_IF_ERROR(stack->LaunchOrchestrator(replica, 0));
+  }
   return stack;
 }
 
-absl::Status ServiceStack::LaunchOrchestrator(int port) {
-  std::vector<std::string> args = {"--inventory-address=" + inventory_->grpc_target(),
+absl::Status ServiceStack::LaunchOrchestrator(int replica, int port) {
+  ASSIGN_OR_RETURN(std::string inventory_address,
+                   testing::ReplicasAddress(inventories_, replica, /*internal=*/false, fronts_));
+  std::vector<std::string> args = {"--inventory-address=" + inventory_address,
                                    "--log-level=warning"};
+  if (options_.replicas > 1) args.push_back(absl::StrCat("--replica-id=orchestrator-", replica));
   args.insert(args.end(), options_.orchestrator_args.begin(), options_.orchestrator_args.end());
-  ASSIGN_OR_RETURN(orchestrator_, testing::LaunchedService::Launch(
-                                      {.binary = "services/orchestrator/assisted-orchestrator",
-                                       .args = args,
-                                       // After a kill -9 every agent reconnects at once: on a small
-                                       // machine the health check can wait minutes behind them.
-                                       .ready_timeout = absl::Minutes(15),
-                                       .grpc_port = port,
-                                       .internal_grpc = true}));
+  ASSIGN_OR_RETURN(orchestrators_[replica],
+                   testing::LaunchedService::Launch(
+                       {.binary = "services/orchestrator/assisted-orchestrator",
+                        .args = args,
+                        // After a kill -9 every agent reconnects at once: on a small
+                        // machine the health check can wait minutes behind them.
+                        .ready_timeout = absl::Minutes(15),
+                        .grpc_port = port,
+                        .internal_grpc = true}));
   return absl::OkStatus();
 }
 
+std::string ServiceStack::orchestrators_target(int first) const {
+  return testing::ReplicasTarget(orchestrators_, first);
+}
+
+void ServiceStack::KillOrchestrator(int replica) {
+  killed_orchestrator_cpu_ += CpuSeconds(orchestrators_[replica]->pid());
+  orchestrators_[replica]->Kill();
+  orchestrators_[replica].reset();
+}
+
 absl::Status ServiceStack::RestartOrchestratorHard() {
-  const int port = orchestrator_->grpc_port();
-  orchestrator_->Kill();
-  return LaunchOrchestrator(port);
+  const int port = orchestrators_[0]->grpc_port();
+  KillOrchestrator(0);
+  return LaunchOrchestrator(0, port);
 }
 
 DbWrites ServiceStack::DbWritesNow() {
@@ -67,7 +87,16 @@ DbWrites ServiceStack::DbWritesNow() {
 }
 
 double ServiceStack::ServiceCpuSeconds() const {
-  return CpuSeconds(inventory_->pid()) + CpuSeconds(orchestrator_->pid());
+  const std::map<std::string, double> parts = CpuSecondsByPart();
+  return parts.at("orchestrator") + parts.at("inventory");
+}
+
+double ServiceStack::OrchestratorRssMib() const {
+  double mib = 0;
+  for (const auto& orchestrator : orchestrators_) {
+    if (orchestrator != nullptr) mib += StatusMib(orchestrator->pid(), "VmRSS:");
+  }
+  return mib;
 }
 
 namespace {
@@ -84,8 +113,12 @@ pid_t ParentOf(pid_t pid) {
 
 std::map<std::string, double> ServiceStack::CpuSecondsByPart() const {
   std::map<std::string, double> parts;
-  parts["orchestrator"] = CpuSeconds(orchestrator_->pid());
-  parts["inventory"] = CpuSeconds(inventory_->pid());
+  parts["orchestrator"] = killed_orchestrator_cpu_;
+  for (const auto& orchestrator : orchestrators_) {
+    if (orchestrator != nullptr) parts["orchestrator"] += CpuSeconds(orchestrator->pid());
+  }
+  parts["inventory"] = 0;
+  for (const auto& inventory : inventories_) parts["inventory"] += CpuSeconds(inventory->pid());
   rusage self{};
   getrusage(RUSAGE_SELF, &self);
   parts["bench"] = static_cast<double>(self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
@@ -110,19 +143,21 @@ std::map<std::string, double> ServiceStack::CpuSecondsByPart() const {
 std::map<std::string, double> ServiceStack::InventoryCallsNow() const {
   std::map<std::string, double> calls;
   http::test::CurlClient client;
-  absl::StatusOr<http::test::CurlResponse> metrics = client.Fetch(inventory_->metrics_url());
-  if (!metrics.ok()) return calls;
-  // grpc_server_handled_total{grpc_code="OK",grpc_method="GetHost",grpc_service="…",…} 42
-  std::istringstream lines(metrics->body);
-  for (std::string line; std::getline(lines, line);) {
-    if (!absl::StartsWith(line, "grpc_server_handled_total{")) continue;
-    const size_t method_at = line.find("grpc_method=\"");
-    const size_t value_at = line.rfind(' ');
-    if (method_at == std::string::npos || value_at == std::string::npos) continue;
-    const size_t name_start = method_at + 13;
-    const std::string method = line.substr(name_start, line.find('"', name_start) - name_start);
-    double value = 0;
-    if (absl::SimpleAtod(line.substr(value_at + 1), &value)) calls[method] += value;
+  for (const auto& inventory : inventories_) {
+    absl::StatusOr<http::test::CurlResponse> metrics = client.Fetch(inventory->metrics_url());
+    if (!metrics.ok()) continue;
+    // grpc_server_handled_total{grpc_code="OK",grpc_method="GetHost",grpc_service="…",…} 42
+    std::istringstream lines(metrics->body);
+    for (std::string line; std::getline(lines, line);) {
+      if (!absl::StartsWith(line, "grpc_server_handled_total{")) continue;
+      const size_t method_at = line.find("grpc_method=\"");
+      const size_t value_at = line.rfind(' ');
+      if (method_at == std::string::npos || value_at == std::string::npos) continue;
+      const size_t name_start = method_at + 13;
+      const std::string method = line.substr(name_start, line.find('"', name_start) - name_start);
+      double value = 0;
+      if (absl::SimpleAtod(line.substr(value_at + 1), &value)) calls[method] += value;
+    }
   }
   return calls;
 }
@@ -130,20 +165,18 @@ std::map<std::string, double> ServiceStack::InventoryCallsNow() const {
 PhaseCost::PhaseCost(ServiceStack& stack)
     : stack_(stack),
       start_(absl::Now()),
-      orchestrator_pid_(stack.orchestrator().pid()),
       cpu_(stack.CpuSecondsByPart()),
       calls_(stack.InventoryCallsNow()) {}
 
 std::string PhaseCost::Describe(double count, const std::string& unit) const {
   const absl::Duration wall = absl::Now() - start_;
   std::map<std::string, double> cpu = stack_.CpuSecondsByPart();
-  std::map<std::string, double> cpu_before = cpu_;
-  if (stack_.orchestrator().pid() != orchestrator_pid_) cpu_before["orchestrator"] = 0;
+  const std::map<std::string, double>& cpu_before = cpu_;
   std::vector<std::string> parts;
   for (const char* name : {"orchestrator", "inventory", "postgres", "bench"}) {
     if (cpu.count(name) == 0 || cpu_before.count(name) == 0) continue;
-    parts.push_back(absl::StrFormat("%s %.2f", name,
-                                    (cpu[name] - cpu_before[name]) / absl::ToDoubleSeconds(wall)));
+    parts.push_back(absl::StrFormat(
+        "%s %.2f", name, (cpu[name] - cpu_before.at(name)) / absl::ToDoubleSeconds(wall)));
   }
   std::vector<std::pair<double, std::string>> rates;
   for (const auto& [method, total] : stack_.InventoryCallsNow()) {

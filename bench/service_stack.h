@@ -1,9 +1,11 @@
 // File: bench/service_stack.h
 //
 // The real back end the fleet benches drive: a throwaway PostgreSQL, assisted-inventory and
-// assisted-orchestrator as child processes (tests/harness launchers), plus the figures those
-// benches report about them: CPU seconds and memory of the services, and the database's
-// committed transactions and row writes (pg_stat_database).
+// assisted-orchestrator as child processes (tests/harness launchers), one replica of each or
+// several on the one database (orchestrator replica i reaches inventory replica i, or the next
+// when that one is down),
+// plus the figures those benches report about them: CPU seconds and memory of the services,
+// and the database's committed transactions and row writes (pg_stat_database).
 //
 //   ASSIGN_OR_RETURN(auto stack, ServiceStack::Start({.orchestrator_args = {...}}));
 //   DbWrites before = stack->DbWritesNow();  ... work ...  DbWrites after = stack->DbWritesNow();
@@ -46,7 +48,6 @@ class PhaseCost {
  private:
   ServiceStack& stack_;
   absl::Time start_;
-  pid_t orchestrator_pid_;
   std::map<std::string, double> cpu_;
   std::map<std::string, double> calls_;
 };
@@ -55,35 +56,51 @@ class ServiceStack {
  public:
   struct Options {
     std::vector<std::string> orchestrator_args;  // beyond --inventory-address
+    int replicas = 1;                            // of the inventory and of the orchestrator
   };
 
-  // Starts PostgreSQL, the inventory and the orchestrator (both at --log-level=warning).
+  // Starts PostgreSQL, the inventories and the orchestrators (all at --log-level=warning).
   static absl::StatusOr<std::unique_ptr<ServiceStack>> Start(Options options);
 
-  testing::LaunchedService& inventory() { return *inventory_; }
-  testing::LaunchedService& orchestrator() { return *orchestrator_; }
+  int replicas() const { return options_.replicas; }
+  testing::LaunchedService& inventory(int replica = 0) { return *inventories_[replica]; }
+  testing::LaunchedService& orchestrator(int replica = 0) { return *orchestrators_[replica]; }
+  // What an agent dials: the orchestrators' agent ports from replica `first` on
+  // (testing::ReplicasTarget).
+  std::string orchestrators_target(int first) const;
+  // Whether orchestrator replica `replica` runs (not killed by KillOrchestrator).
+  bool running(int replica) const { return orchestrators_[replica] != nullptr; }
 
-  // kill -9 of the orchestrator, then the same binary and arguments again on the same port.
+  // kill -9 of orchestrator replica 0, then the same binary and arguments again on its port.
   absl::Status RestartOrchestratorHard();
+  // kill -9 of orchestrator replica `replica`, for good (its agents go to the others).
+  void KillOrchestrator(int replica);
 
   DbWrites DbWritesNow();
-  // utime + stime of the inventory and the orchestrator together.
+  // utime + stime of the inventories and the orchestrators together.
   double ServiceCpuSeconds() const;
-  // CPU seconds so far of each part: "orchestrator", "inventory", "postgres" (the postmaster
-  // and its live backends) and "bench" (this process, with the simulated fleets).
+  // CPU seconds so far of each part: "orchestrator" and "inventory" (every replica, killed ones
+  // until they died), "postgres" (the postmaster and its live backends) and "bench" (this
+  // process, with the simulated fleets).
   std::map<std::string, double> CpuSecondsByPart() const;
-  // RPCs the inventory has completed so far, by method (its grpc_server_handled_total).
+  // VmRSS of the running orchestrators together, MiB.
+  double OrchestratorRssMib() const;
+  // RPCs the inventories have completed so far, by method (their grpc_server_handled_total).
   std::map<std::string, double> InventoryCallsNow() const;
 
  private:
   ServiceStack() = default;
-  absl::Status LaunchOrchestrator(int port);
+  absl::Status LaunchOrchestrator(int replica, int port);
 
   Options options_;
   std::unique_ptr<testing::PostgresServer> postgres_;
   std::unique_ptr<pg::Connection> db_;
-  std::unique_ptr<testing::LaunchedService> inventory_;
-  std::unique_ptr<testing::LaunchedService> orchestrator_;
+  std::vector<std::unique_ptr<testing::LaunchedService>> inventories_;
+  std::vector<std::unique_ptr<testing::LaunchedService>> orchestrators_;  // null: killed
+  // Orchestrator replica i's address of the inventories (testing::ReplicasAddress).
+  std::vector<std::unique_ptr<testing::TcpFront>> fronts_;
+  // CPU seconds of orchestrator processes killed so far, up to their death.
+  double killed_orchestrator_cpu_ = 0;
 };
 
 }  // namespace assisted::bench

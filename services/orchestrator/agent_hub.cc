@@ -163,6 +163,9 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
                                 "the first message on a stream must be a registration"));
     return;
   }
+  // A stream ended because a message could not be stored (LeaveUnstored): what was read after
+  // that message is not applied, or it would overtake it; the agent sends it all again.
+  if (session->closed()) return;
   switch (message.body_case()) {
     case agent::v1::AgentMessage::kStepResult:
       ApplyResult(session, message.seq(), message.step_result());
@@ -285,6 +288,16 @@ void AgentHub::Acknowledge(const std::shared_ptr<Session>& session, uint64_t seq
   ServiceMessage ack;
   ack.mutable_ack()->set_up_to_seq(seq);
   session->Send(std::move(ack));
+}
+
+void AgentHub::LeaveUnstored(const std::shared_ptr<Session>& session, uint64_t seq,
+                             absl::string_view what, const absl::Status& why) {
+  log_.Warning(
+      "agent message not stored yet: the stream ends and the agent sends it again",
+      {{"host_id", session->host_id()}, {"seq", seq}, {"message", what}, {"error", why.message()}});
+  session->Close(grpc::Status(
+      grpc::StatusCode::UNAVAILABLE,
+      absl::StrCat("the ", what, " with seq ", seq, " cannot be stored now; send it again")));
 }
 
 void AgentHub::RejectMessage(const std::shared_ptr<Session>& session, uint64_t seq,

@@ -241,6 +241,12 @@ class AgentHub final : public SessionHandler {
   // not send it again), logged and counted. Nothing of it is stored.
   void RejectMessage(const std::shared_ptr<Session>& session, uint64_t seq,
                      absl::string_view reason);
+  // The agent message `seq` cannot be stored now (the inventory unavailable, a lost race):
+  // ends the stream (UNAVAILABLE), logged. Acks are cumulative, so acknowledging any later
+  // message would drop this one; instead nothing more of this stream is applied (OnMessage),
+  // and the agent sends this and every later message again, in order, on its next stream.
+  void LeaveUnstored(const std::shared_ptr<Session>& session, uint64_t seq, absl::string_view what,
+                     const absl::Status& why);
   InventoryPort& inventory_;
   const HubOptions options_;
   Random& random_;

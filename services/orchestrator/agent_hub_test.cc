@@ -15,6 +15,10 @@
 #include "lib/testing/status_matchers.h"
 #include "lib/time/clock.h"
 #include "services/orchestrator/core/testing_fixtures.h"
+#include "services/orchestrator/events.h"
+#include "services/orchestrator/install/artifacts.h"
+#include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresher.h"
 #include "services/orchestrator/testing/fake_inventory.h"
 #include "services/orchestrator/testing/healthy_world.h"
 
@@ -22,6 +26,7 @@ namespace assisted::orchestrator {
 namespace {
 
 namespace inv = inventory::v1;
+using ::assisted::testing::IsOk;
 using testing::AddHealthyCluster;
 using testing::HostId;
 using testing::kInfraEnvId;
@@ -45,6 +50,10 @@ class AgentHubTest : public ::testing::Test {
  protected:
   AgentHubTest() {
     AddHealthyCluster(inventory_, clock_.Now(), /*hosts=*/3);
+    StartHub(TestOptions());
+  }
+
+  static HubOptions TestOptions() {
     HubOptions options;
     options.workers = 1;
     options.monitor_interval = absl::ZeroDuration();  // the test calls MonitorOnce
@@ -52,13 +61,15 @@ class AgentHubTest : public ::testing::Test {
     options.follow_watch = false;
     options.replica_id = "replica-under-test";
     options.timeouts.host.disconnection = absl::Minutes(3);
-    StartHub(options);
+    return options;
   }
 
-  void StartHub(HubOptions options) {
+  // A hub with `parts` besides the test's steps and clock.
+  void StartHub(HubOptions options, HubParts parts = {}) {
     hub_.reset();
-    hub_ = std::make_unique<AgentHub>(inventory_, options, random_, log::Logger::Discard(),
-                                      HubParts{.instructions = &steps_, .clock = &clock_});
+    parts.instructions = &steps_;
+    parts.clock = &clock_;
+    hub_ = std::make_unique<AgentHub>(inventory_, options, random_, log::Logger::Discard(), parts);
   }
 
   // A stream from a new host (its id not in the inventory), or from HostId(i) of the seeded
@@ -202,6 +213,32 @@ TEST_F(AgentHubTest, AResultResentAfterAReconnectOfTheSameAgentIsNotAppliedAgain
   EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(1)).agent_applied_seq(), 1u);
 }
 
+// Acks are cumulative (agent_service.proto): acknowledging seq 2 while seq 1 could not be stored
+// would tell the agent to drop seq 1, and the host's fence (agent_applied_seq 2) would then turn
+// its re-send away as applied before. A message that cannot be stored now ends the stream
+// instead, and nothing after it on that stream is applied: the agent sends both again, in
+// order, on its next stream. (An inventory replica killed mid-install answers UNAVAILABLE.)
+TEST_F(AgentHubTest, AResultThatCannotBeStoredNowEndsTheStreamAndNoLaterResultOvertakesIt) {
+  std::shared_ptr<Session> first = Connect(HostId(1), "agent-1");
+  hub_->WaitIdle();
+  inventory_.FailNext("UpdateHost", absl::UnavailableError("the inventory replica went away"));
+  SendNtpResult(first, 1);
+  hub_->WaitIdle();
+  EXPECT_TRUE(first->closed());
+  SendNtpResult(first, 2);  // already read from the stream before it ended
+  hub_->WaitIdle();
+  EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(1)).agent_applied_seq(), 0u);
+
+  hub_->OnClosed(first);
+  hub_->WaitIdle();
+  std::shared_ptr<Session> second = Connect(HostId(1), "agent-1");
+  hub_->WaitIdle();
+  SendNtpResult(second, 1);  // applied now, not turned away by a fence that passed it
+  hub_->WaitIdle();
+  EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(1)).agent_applied_seq(), 1u);
+  EXPECT_FALSE(second->closed());
+}
+
 TEST_F(AgentHubTest, AResultForAStepNeverSentIsRejectedAndNotStored) {
   std::shared_ptr<Session> session = Connect(HostId(1), "agent-1");
   hub_->WaitIdle();
@@ -316,6 +353,58 @@ TEST_F(AgentHubTest, AChangeMadeElsewhereReachesTheHubThroughTheWatch) {
   hub_->WaitIdle();
   EXPECT_EQ(inventory_.Host(kInfraEnvId, HostId(2)).status(), types::v1::HOST_STATUS_INSUFFICIENT);
   EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+}
+
+// The hub with the refresher the orchestrator runs: one that generates a preparing cluster's
+// installation files (under their lease).
+class AgentHubInstallFilesTest : public AgentHubTest {
+ protected:
+  AgentHubInstallFilesTest() {
+    StartHub(TestOptions(), {.events = &events_, .liveness = &liveness_, .refresher = &refresher_});
+  }
+  ~AgentHubInstallFilesTest() override { hub_.reset(); }  // before the parts it uses
+
+  LivenessTracker liveness_{"replica-under-test", clock_};
+  InventoryEvents events_{inventory_, {}, clock_, log::Logger::Discard()};
+  install::ArtifactGenerator files_{inventory_, clock_, random_, "replica-under-test"};
+  Refresher refresher_{inventory_, {}, clock_, liveness_, events_, log::Logger::Discard(), &files_};
+};
+
+// A replica killed while it generated a cluster's installation files leaves their lease held
+// until it expires; the hosts wait in preparing-successful, and no agent message or user action
+// asks again. The monitor refreshes hosts in that state every interval, so the first refresh
+// after the lease expired generates the files (ReplicasInstallTest once waited 180 s for them).
+TEST_F(AgentHubInstallFilesTest,
+       HostsWaitingForFilesWhoseLeaseADeadReplicaHeldGetThemOnceItExpires) {
+  const std::string pull_secret = inventory_.GetPullSecret("c1").value();
+  types::v1::Cluster cluster = inventory_.Cluster("c1");
+  cluster.set_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+  inventory_.AddCluster(cluster, pull_secret);
+  for (int i = 1; i <= 3; ++i) {
+    types::v1::Host host = inventory_.Host(kInfraEnvId, HostId(i));
+    host.set_status(types::v1::HOST_STATUS_PREPARING_SUCCESSFUL);
+    host.set_role(types::v1::HOST_ROLE_MASTER);
+    host.set_bootstrap(i == 1);
+    inventory_.AddHost(host);
+  }
+  ASSERT_THAT(inventory_.AcquireLease("install-artifacts-c1", "replica-gone", absl::Seconds(60)),
+              IsOk());
+  std::vector<std::shared_ptr<Session>> sessions;
+  for (int i = 1; i <= 3; ++i) sessions.push_back(Connect(HostId(i), "agent", i));
+  hub_->WaitIdle();
+  hub_->MonitorOnce();
+  hub_->WaitIdle();
+  ASSERT_THAT(inventory_.ArtifactContent("c1", install::kInstallConfigName), IsOk());
+  EXPECT_FALSE(inventory_.ArtifactContent("c1", install::kInstallConfigName)->has_value())
+      << "generated while another replica held the lease";
+
+  clock_.Advance(absl::Seconds(61));  // the dead replica's lease expires; nobody says a word
+  hub_->MonitorOnce();
+  hub_->WaitIdle();
+  EXPECT_TRUE(inventory_.ArtifactContent("c1", install::kInstallConfigName)->has_value());
+  EXPECT_EQ(inventory_.Cluster("c1").last_installation_preparation().status(),
+            types::v1::INSTALLATION_PREPARATION_STATUS_SUCCESS)
+      << inventory_.Cluster("c1").status_info();
 }
 
 }  // namespace

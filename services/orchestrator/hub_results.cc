@@ -1,6 +1,11 @@
 // The hub's result application: an agent's step results (exactly once: the applied sequence
 // number is written with the result), install progress and log chunks, each acknowledged once
-// stored and followed by a refresh of the host's cluster on the same worker.
+// stored and followed by a refresh of the host's cluster on the same worker. One that cannot be
+// stored now ends the stream (LeaveUnstored), so acks stay cumulative and in seq order.
+// Progress and log chunks need no fence of their own: a re-sent report names a stage already
+// recorded (the same stage again records no new stage and no event; an earlier one is refused
+// as going backwards, and acknowledged), and a re-sent log chunk rewrites the same bytes at the
+// same offset.
 
 #include <utility>
 
@@ -38,7 +43,8 @@ void AgentHub::ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t s
       .partial = !chunk.last()};
   const absl::Status status = inventory_.PutArtifact(put);
   if (absl::IsUnavailable(status) || absl::IsDeadlineExceeded(status)) {
-    return;  // not acknowledged: the agent sends it again after reconnecting
+    LeaveUnstored(session, seq, "log chunk", status);
+    return;
   }
   if (!status.ok()) {
     // A chunk that cannot land (e.g. its offset is past what is stored) never will: the
@@ -60,10 +66,12 @@ void AgentHub::ApplyProgress(const std::shared_ptr<Session>& session, uint64_t s
                              const agent::v1::Progress& progress) {
   const Agent agent = AgentOf(*session);
   absl::StatusOr<types::v1::Host> host = inventory_.GetHost(agent.infra_env_id, agent.host_id);
-  if (!host.ok()) return;  // re-sent after reconnect
+  if (!host.ok()) {
+    LeaveUnstored(session, seq, "progress report", host.status());
+    return;
+  }
   if (absl::Status handled = progress_.OnProgress(*host, progress); !handled.ok()) {
-    log_.Warning("install progress not recorded yet",
-                 {{"host_id", agent.host_id}, {"seq", seq}, {"error", handled.message()}});
+    LeaveUnstored(session, seq, "progress report", handled);
     return;
   }
   Acknowledge(session, seq);
@@ -88,9 +96,13 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
   }
   // Optimistic concurrency: the result and the applied seq are written together, on the
   // version read, so a concurrent writer makes us re-read rather than apply twice.
+  absl::Status last;
   for (int attempt = 0; attempt < 5; ++attempt) {
     absl::StatusOr<types::v1::Host> host = inventory_.GetHost(agent.infra_env_id, agent.host_id);
-    if (!host.ok()) break;
+    if (!host.ok()) {
+      last = host.status();
+      break;
+    }
     if (host->agent_instance_id() == agent.instance_id && seq <= host->agent_applied_seq()) {
       Acknowledge(session, seq);
       return;
@@ -125,11 +137,10 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
                             &*written);
       return;
     }
-    if (!absl::IsAborted(written.status())) break;
+    last = written.status();
+    if (!absl::IsAborted(last)) break;
   }
-  // Not acknowledged: the agent keeps the result and sends it again after a reconnect.
-  log_.Warning("cannot apply a step result yet",
-               {{"host_id", agent.host_id}, {"seq", seq}, {"step_id", result.step_id()}});
+  LeaveUnstored(session, seq, absl::StrCat("result of step ", result.step_id()), last);
 }
 
 }  // namespace assisted::orchestrator

@@ -12,9 +12,9 @@ namespace assisted::testing {
 
 absl::StatusOr<RunningGateway> LaunchGatewayService(const GatewayServiceOptions& options) {
   RunningGateway running;
-  ASSIGN_OR_RETURN(int http_port, FreePort());
-  running.http_base = absl::StrCat("http://127.0.0.1:", http_port);
-  std::vector<std::string> args = {absl::StrCat("--http-listen=127.0.0.1:", http_port),
+  ASSIGN_OR_RETURN(running.http_port, FreePort());
+  running.http_base = absl::StrCat("http://127.0.0.1:", running.http_port);
+  std::vector<std::string> args = {absl::StrCat("--http-listen=127.0.0.1:", running.http_port),
                                    "--inventory-address=" + options.inventory_address,
                                    "--orchestrator-address=" + options.orchestrator_address,
                                    "--image-address=" + options.image_address,

@@ -29,6 +29,7 @@ struct GatewayServiceOptions {
 struct RunningGateway {
   std::unique_ptr<LaunchedService> service;
   std::string http_base;
+  int http_port = 0;
 };
 
 absl::StatusOr<RunningGateway> LaunchGatewayService(const GatewayServiceOptions& options);

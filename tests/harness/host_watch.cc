@@ -56,10 +56,13 @@ StatusWatch WatchUntil(inv::InventoryService::Stub& stub, const inv::WatchFilter
     const grpc::Status status = WatchOnce(stub, filter, done, deadline, watch);
     if (watch.done) return watch;
     // Changes are numbered just after they commit: right after the first writes the head may
-    // still be behind the seq a test starts from. Only that answer is worth asking again.
+    // still be behind the seq a test starts from. And an inventory replica that dies ends the
+    // stream (UNAVAILABLE): a watcher resumes from its last seq on another. Only those answers
+    // are worth asking again.
     const bool not_numbered_yet = status.error_code() == grpc::StatusCode::OUT_OF_RANGE &&
                                   absl::StrContains(status.error_message(), "is ahead of");
-    if (!not_numbered_yet || absl::Now() + absl::Milliseconds(20) >= deadline) {
+    const bool replica_gone = status.error_code() == grpc::StatusCode::UNAVAILABLE;
+    if (!(not_numbered_yet || replica_gone) || absl::Now() + absl::Milliseconds(20) >= deadline) {
       watch.error = absl::StrCat("watch ended: ", status.error_code(), " ", status.error_message());
       return watch;
     }

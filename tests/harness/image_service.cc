@@ -16,17 +16,18 @@ absl::StatusOr<RunningImageService> LaunchImageService(const ImageServiceOptions
     process::LocalProcessRunner runner;
     RETURN_IF_ERROR(iso::BuildTestImage(runner, {}, options.dir + "/build", running.base_iso));
   }
-  ASSIGN_OR_RETURN(int http_port, FreePort());
-  running.http_base = absl::StrCat("http://127.0.0.1:", http_port);
-  std::vector<std::string> args = {"--inventory-address=" + options.inventory_address,
-                                   absl::StrCat("--http-listen=127.0.0.1:", http_port),
-                                   "--public-url=" + running.http_base,
-                                   "--url-signing-key-file=" + options.url_signing_key_file,
-                                   "--image-cache-dir=" + options.dir + "/cache",
-                                   "--default-openshift-version=4.16",
-                                   absl::StrCat(R"(--os-images=[{"openshift_version":"4.16",)",
-                                                R"("cpu_architecture":"x86_64","url":"file://)",
-                                                running.base_iso, R"(","version":"416.94.1"}])")};
+  ASSIGN_OR_RETURN(running.http_port, FreePort());
+  running.http_base = absl::StrCat("http://127.0.0.1:", running.http_port);
+  std::vector<std::string> args = {
+      "--inventory-address=" + options.inventory_address,
+      absl::StrCat("--http-listen=127.0.0.1:", running.http_port),
+      "--public-url=" + (options.public_url.empty() ? running.http_base : options.public_url),
+      "--url-signing-key-file=" + options.url_signing_key_file,
+      "--image-cache-dir=" + options.dir + "/cache",
+      "--default-openshift-version=4.16",
+      absl::StrCat(R"(--os-images=[{"openshift_version":"4.16",)",
+                   R"("cpu_architecture":"x86_64","url":"file://)", running.base_iso,
+                   R"(","version":"416.94.1"}])")};
   if (!options.orchestrator_address.empty()) {
     args.push_back("--orchestrator-address=" + options.orchestrator_address);
   }

@@ -23,6 +23,9 @@ struct ImageServiceOptions {
   std::string orchestrator_address;  // written into discovery images; empty: the default
   // The base ISO to serve (e.g. ./dev os-images' live.iso); empty: a test ISO built into `dir`.
   std::string base_iso;
+  // The address its download URLs name (--public-url); empty: its own HTTP port. Replicas
+  // behind one front name the front.
+  std::string public_url;
   std::vector<std::string> extra_args;
   int grpc_port = 0;  // 0 picks a free one
   // How readiness probes reach its gRPC port: TLS and a client certificate when extra_args
@@ -34,6 +37,7 @@ struct ImageServiceOptions {
 struct RunningImageService {
   std::unique_ptr<LaunchedService> service;
   std::string http_base;
+  int http_port = 0;
   std::string base_iso;  // path of the base ISO it serves
 };
 

@@ -8,6 +8,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
@@ -113,6 +114,37 @@ void LaunchedService::Kill() {
   process_->Signal(SIGKILL);
   // SIGKILL cannot be caught: the wait ends as soon as the kernel has torn the process down.
   (void)process_->Wait(absl::Seconds(30));
+}
+
+std::vector<int> ReplicaPorts(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
+                              int first, bool internal) {
+  std::vector<int> ports;
+  for (size_t i = 0; i < replicas.size(); ++i) {
+    const LaunchedService& replica = *replicas[(first + i) % replicas.size()];
+    ports.push_back(internal ? replica.internal_grpc_port() : replica.grpc_port());
+  }
+  return ports;
+}
+
+absl::StatusOr<std::string> ReplicasAddress(
+    const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first, bool internal,
+    std::vector<std::unique_ptr<TcpFront>>& fronts) {
+  const std::vector<int> ports = ReplicaPorts(replicas, first, internal);
+  if (ports.size() == 1) return absl::StrCat("127.0.0.1:", ports[0]);
+  ASSIGN_OR_RETURN(std::unique_ptr<TcpFront> front,
+                   TcpFront::Start(TcpFront::Policy::kFirstThatAccepts));
+  for (int port : ports) front->AddBackend(port);
+  fronts.push_back(std::move(front));
+  return fronts.back()->address();
+}
+
+std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
+                           int first) {
+  const std::vector<int> ports = ReplicaPorts(replicas, first);
+  if (ports.size() == 1) return absl::StrCat("127.0.0.1:", ports[0]);
+  std::vector<std::string> addresses;
+  for (int port : ports) addresses.push_back(absl::StrCat("127.0.0.1:", port));
+  return absl::StrCat("ipv4:", absl::StrJoin(addresses, ","));
 }
 
 }  // namespace assisted::testing

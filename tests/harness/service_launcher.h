@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "lib/grpc/channel.h"
 #include "lib/process/subprocess.h"
+#include "tests/harness/tcp_front.h"
 
 namespace assisted::testing {
 
@@ -87,6 +88,26 @@ class LaunchedService {
   int internal_grpc_port_;  // 0: none
   int metrics_port_;
 };
+
+// The ports of `replicas` (their internal ports if `internal`) from replica `first` round.
+std::vector<int> ReplicaPorts(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
+                              int first, bool internal = false);
+
+// The address by which replica `first` of a caller reaches `replicas` of a service (their
+// internal port if `internal`): the one replica's "127.0.0.1:PORT"; with several, that of a
+// new TcpFront (kFirstThatAccepts, kept in `fronts`) over them from replica `first` round. The
+// services take one host:port, as a Kubernetes Service gives them; this front lets replica i
+// of each caller start at replica i of its peer and move to the next when that one dies.
+absl::StatusOr<std::string> ReplicasAddress(
+    const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first, bool internal,
+    std::vector<std::unique_ptr<TcpFront>>& fronts);
+
+// The gRPC target by which a client that takes gRPC targets (an agent) reaches `replicas`:
+// the one replica's "127.0.0.1:PORT", or "ipv4:127.0.0.1:P<first>,127.0.0.1:P<first+1>,…" from
+// replica `first` round, as a DNS name with one address per pod resolves; with gRPC's
+// pick_first it dials replica `first` and, when that goes away, the next that answers.
+std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
+                           int first);
 
 }  // namespace assisted::testing
 

@@ -1,5 +1,6 @@
 #include "tests/harness/stack.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -49,12 +50,13 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
   std::vector<std::string> inventory_args = {"--postgres-dsn=" + dsn};
   inventory_args.insert(inventory_args.end(), options.inventory_flags.begin(),
                         options.inventory_flags.end());
-  ASSIGN_OR_RETURN(stack->inventory_,
-                   LaunchedService::Launch({.binary = "services/inventory/assisted-inventory",
-                                            .args = std::move(inventory_args)}));
-  const std::string inventory_address = stack->inventory_->grpc_target();
+  for (int replica = 0; replica < options.replicas; ++replica) {
+    ASSIGN_OR_RETURN(std::unique_ptr<LaunchedService> inventory,
+                     LaunchedService::Launch({.binary = "services/inventory/assisted-inventory",
+                                              .args = inventory_args}));
+    stack->inventories_.push_back(std::move(inventory));
+  }
 
-  stack->orchestrator_args_ = {"--inventory-address=" + inventory_address};
   if (options.authenticate_agents) {
     stack->orchestrator_args_.push_back("--url-signing-key-file=" + stack->url_signing_key_file_);
   }
@@ -71,50 +73,86 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
   stack->orchestrator_args_.insert(stack->orchestrator_args_.end(),
                                    options.orchestrator_flags.begin(),
                                    options.orchestrator_flags.end());
-  for (int replica = 0; replica < options.orchestrator_replicas; ++replica) {
+  for (int replica = 0; replica < options.replicas; ++replica) {
     RETURN_IF_ERROR(stack->StartOrchestrator(replica, /*grpc_port=*/0, /*internal_grpc_port=*/0));
   }
+  if (options.image) RETURN_IF_ERROR(stack->StartImageServices());
+  if (options.gateway) RETURN_IF_ERROR(stack->StartGateways());
 
-  std::string image_address;
-  if (options.image) {
-    ASSIGN_OR_RETURN(
-        RunningImageService image,
-        LaunchImageService({.dir = ::testing::TempDir() + "/stack-image",
-                            .inventory_address = inventory_address,
-                            .url_signing_key_file = stack->url_signing_key_file_,
-                            .orchestrator_address = stack->orchestrator().grpc_target(),
-                            .extra_args = options.image_flags}));
-    stack->image_ = std::move(image.service);
-    stack->image_http_ = image.http_base;
-    stack->base_iso_ = image.base_iso;
-    image_address = stack->image_->grpc_target();
-  } else {
-    ASSIGN_OR_RETURN(int nothing_listens, FreePort());
-    image_address = absl::StrCat("127.0.0.1:", nothing_listens);
-  }
-
-  if (options.gateway) {
-    ASSIGN_OR_RETURN(
-        RunningGateway gateway,
-        LaunchGatewayService({.inventory_address = inventory_address,
-                              .orchestrator_address = stack->orchestrator().internal_grpc_target(),
-                              .image_address = image_address,
-                              .jwt_secret_file = stack->jwt_secret_file_,
-                              .url_signing_key_file = stack->url_signing_key_file_,
-                              .extra_args = options.gateway_flags}));
-    stack->gateway_ = std::move(gateway.service);
-    stack->gateway_http_ = gateway.http_base;
-  }
-
-  stack->inventory_stub_ = inventory::v1::InventoryService::NewStub(Plaintext(inventory_address));
+  stack->inventory_stub_ = inventory::v1::InventoryService::NewStub(
+      Plaintext(ReplicasTarget(stack->inventories_, /*first=*/0)));
   return stack;
 }
 
+absl::StatusOr<std::string> Stack::StartFront(std::unique_ptr<TcpFront>& front) {
+  ASSIGN_OR_RETURN(front, TcpFront::Start());
+  return absl::StrCat("http://127.0.0.1:", front->port());
+}
+
+absl::Status Stack::StartImageServices() {
+  std::string public_url;
+  if (options_.replicas > 1) {
+    ASSIGN_OR_RETURN(public_url, StartFront(image_front_));
+  }
+  for (int replica = 0; replica < options_.replicas; ++replica) {
+    const std::string dir = absl::StrCat(::testing::TempDir(), "/stack-image",
+                                         replica == 0 ? "" : absl::StrCat("-", replica));
+    std::filesystem::create_directories(dir);
+    ASSIGN_OR_RETURN(std::string inventory_address, Address(inventories_, replica));
+    ASSIGN_OR_RETURN(RunningImageService image,
+                     LaunchImageService({.dir = dir,
+                                         .inventory_address = inventory_address,
+                                         .url_signing_key_file = url_signing_key_file_,
+                                         .orchestrator_address = orchestrator().grpc_target(),
+                                         .base_iso = base_iso_,  // built once, by replica 0
+                                         .public_url = public_url,
+                                         .extra_args = options_.image_flags}));
+    base_iso_ = image.base_iso;
+    image_replica_http_.push_back(image.http_base);
+    if (image_front_ != nullptr) image_front_->AddBackend(image.http_port);
+    images_.push_back(std::move(image.service));
+  }
+  image_http_ = public_url.empty() ? image_replica_http_[0] : public_url;
+  return absl::OkStatus();
+}
+
+absl::Status Stack::StartGateways() {
+  if (options_.replicas > 1) {
+    ASSIGN_OR_RETURN(gateway_http_, StartFront(gateway_front_));
+  }
+  for (int replica = 0; replica < options_.replicas; ++replica) {
+    std::string image_address;
+    if (options_.image) {
+      ASSIGN_OR_RETURN(image_address, Address(images_, replica));
+    } else {
+      ASSIGN_OR_RETURN(int nothing_listens, FreePort());
+      image_address = absl::StrCat("127.0.0.1:", nothing_listens);
+    }
+    ASSIGN_OR_RETURN(std::string inventory_address, Address(inventories_, replica));
+    ASSIGN_OR_RETURN(std::string orchestrator_address,
+                     Address(orchestrators_, replica, /*internal=*/true));
+    ASSIGN_OR_RETURN(RunningGateway gateway,
+                     LaunchGatewayService({.inventory_address = inventory_address,
+                                           .orchestrator_address = orchestrator_address,
+                                           .image_address = image_address,
+                                           .jwt_secret_file = jwt_secret_file_,
+                                           .url_signing_key_file = url_signing_key_file_,
+                                           .extra_args = options_.gateway_flags}));
+    gateway_replica_http_.push_back(gateway.http_base);
+    if (gateway_front_ != nullptr) gateway_front_->AddBackend(gateway.http_port);
+    gateways_.push_back(std::move(gateway.service));
+  }
+  if (gateway_front_ == nullptr) gateway_http_ = gateway_replica_http_[0];
+  return absl::OkStatus();
+}
+
 absl::Status Stack::StartOrchestrator(size_t replica, int grpc_port, int internal_grpc_port) {
-  std::vector<std::string> args = orchestrator_args_;
+  ASSIGN_OR_RETURN(std::string inventory_address, Address(inventories_, static_cast<int>(replica)));
+  std::vector<std::string> args = {"--inventory-address=" + inventory_address};
+  args.insert(args.end(), orchestrator_args_.begin(), orchestrator_args_.end());
   // Named when there are several, so a test can tell from Host.agent_stream_holder which one
   // holds a host; a single one keeps its random name, new at each restart, as a new pod's.
-  if (options_.orchestrator_replicas > 1) {
+  if (options_.replicas > 1) {
     args.push_back(absl::StrCat("--replica-id=orchestrator-", replica));
   }
   ASSIGN_OR_RETURN(std::unique_ptr<LaunchedService> started,
@@ -133,13 +171,13 @@ absl::Status Stack::StartOrchestrator(size_t replica, int grpc_port, int interna
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::string> Stack::Address(
+    const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first, bool internal) {
+  return ReplicasAddress(replicas, first, internal, internal_fronts_);
+}
+
 std::string Stack::orchestrators_target(int first) const {
-  std::vector<std::string> addresses;
-  for (size_t i = 0; i < orchestrators_.size(); ++i) {
-    const LaunchedService& replica = *orchestrators_[(first + i) % orchestrators_.size()];
-    addresses.push_back(absl::StrCat("127.0.0.1:", replica.grpc_port()));
-  }
-  return absl::StrCat("ipv4:", absl::StrJoin(addresses, ","));
+  return ReplicasTarget(orchestrators_, first);
 }
 
 absl::StatusOr<types::v1::InfraEnv> Stack::CreateInfraEnv(const std::string& name) const {
@@ -158,15 +196,17 @@ absl::Status Stack::RestartOrchestrator() {
 }
 
 std::string Stack::Logs() const {
-  std::vector<std::pair<std::string, const LaunchedService*>> services = {
-      {"inventory", inventory_.get()}, {"image", image_.get()}, {"gateway", gateway_.get()}};
-  for (size_t i = 0; i < orchestrators_.size(); ++i) {
-    services.emplace_back(i == 0 ? std::string("orchestrator") : absl::StrCat("orchestrator-", i),
-                          orchestrators_[i].get());
-  }
   std::string logs;
-  for (const auto& [name, service] : services) {
-    if (service != nullptr) absl::StrAppend(&logs, "--- ", name, " log\n", service->Log());
+  for (const auto& [name, service] :
+       std::vector<std::pair<std::string, const std::vector<std::unique_ptr<LaunchedService>>*>>{
+           {"inventory", &inventories_},
+           {"orchestrator", &orchestrators_},
+           {"image", &images_},
+           {"gateway", &gateways_}}) {
+    for (size_t i = 0; i < service->size(); ++i) {
+      absl::StrAppend(&logs, "--- ", name, i == 0 ? "" : absl::StrCat("-", i), " log\n",
+                      (*service)[i]->Log());
+    }
   }
   return logs;
 }

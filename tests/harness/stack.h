@@ -2,8 +2,9 @@
 //
 // The services a test runs against, started as real processes on loopback: the inventory on
 // the test's PostgreSQL database, the orchestrator (agent port and management port), and when
-// asked the image service and the gateway. Every integration test that needs "the stack" uses
-// this one fixture instead of starting the services itself.
+// asked the image service and the gateway; optionally two or more replicas of each, as the
+// chart runs them. Every integration test that needs "the stack" uses this one fixture instead
+// of starting the services itself.
 //
 //   class InstallTest : public StackTest {
 //    protected:
@@ -33,6 +34,7 @@
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
 #include "tests/harness/postgres_test.h"
 #include "tests/harness/service_launcher.h"
+#include "tests/harness/tcp_front.h"
 
 namespace assisted::testing {
 
@@ -40,10 +42,18 @@ struct StackOptions {
   // Flags beyond those that wire the services together, per service.
   std::vector<std::string> inventory_flags;
   std::vector<std::string> orchestrator_flags;
-  // Orchestrator replicas, each with its own ports, all on the one inventory; with more than
-  // one, replica i is named "orchestrator-<i>" (--replica-id). The stubs, the image service
-  // and the gateway talk to replica 0.
-  int orchestrator_replicas = 1;
+  // Replicas of every service the stack starts, each with its own ports, all on the one
+  // database, as the chart's Deployments run them. With more than one:
+  //   - orchestrator replica i is named "orchestrator-<i>" (--replica-id);
+  //   - each service's replica i reaches each peer through an address of its own that passes
+  //     its connections to the peer's replica i, or the next one when that one is down
+  //     (ReplicasAddress), so the calls spread and a caller whose peer dies falls over to the
+  //     next; agents dial orchestrators_target() ("ipv4:A,B", gRPC's pick_first);
+  //   - the image service's downloads and the gateway's REST API sit behind one address each
+  //     (TcpFront: each new connection goes to the next replica), which is image_http() and
+  //     gateway_http() and the image services' --public-url.
+  // The stubs talk to replica 0 (the inventory's falls over to the others).
+  int replicas = 1;
   // With an OS image of this many MiB of noise for the orchestrator to hand out
   // (--os-image-url=file://…, --os-image-sha256); 0: none (simulated installs need one).
   int os_image_mib = 0;
@@ -72,18 +82,25 @@ class Stack {
   static absl::StatusOr<std::unique_ptr<Stack>> Start(const std::string& dsn,
                                                       const StackOptions& options);
 
-  LaunchedService& inventory() const { return *inventory_; }
+  int replicas() const { return options_.replicas; }
+  LaunchedService& inventory(int replica = 0) const { return *inventories_[replica]; }
   LaunchedService& orchestrator(int replica = 0) const { return *orchestrators_[replica]; }
   // gRPC target of every replica's agent port: "ipv4:127.0.0.1:P0,127.0.0.1:P1,…" from
   // replica `first` round, as a DNS name with one address per replica resolves. With gRPC's
   // pick_first an agent dials replica `first` and, when it goes away, the next that answers.
   std::string orchestrators_target(int first) const;
   // Only with StackOptions::image / ::gateway.
-  LaunchedService& image() const { return *image_; }
-  LaunchedService& gateway() const { return *gateway_; }
-  // "http://127.0.0.1:PORT" of the image service's downloads and of the gateway's REST API.
+  LaunchedService& image(int replica = 0) const { return *images_[replica]; }
+  LaunchedService& gateway(int replica = 0) const { return *gateways_[replica]; }
+  // "http://127.0.0.1:PORT" of the image service's downloads and of the gateway's REST API:
+  // the one address in front of the replicas (the replica itself when there is one).
   const std::string& image_http() const { return image_http_; }
   const std::string& gateway_http() const { return gateway_http_; }
+  // The same of one replica, bypassing the front.
+  const std::string& image_replica_http(int replica) const { return image_replica_http_[replica]; }
+  const std::string& gateway_replica_http(int replica) const {
+    return gateway_replica_http_[replica];
+  }
   // The base ISO the image service serves.
   const std::string& base_iso() const { return base_iso_; }
   // The hex SHA-256 of the OS image (StackOptions::os_image_mib), as hosts must verify it.
@@ -92,7 +109,9 @@ class Stack {
   const std::string& url_signing_key_file() const { return url_signing_key_file_; }
   const std::string& jwt_secret_file() const { return jwt_secret_file_; }
 
-  // Plaintext stubs on the inventory, the orchestrator's agent port and its management port.
+  // Plaintext stubs on the inventory (every replica, replica 0 first: a test's calls and
+  // watches outlive the death of one), the orchestrator's agent port and its management port
+  // (replica 0's).
   ::assisted::inventory::v1::InventoryService::Stub& inventory_stub() const {
     return *inventory_stub_;
   }
@@ -115,13 +134,24 @@ class Stack {
   Stack() = default;
   // Starts replica `replica` (one past the last: a new one) on these ports (0: free ones).
   absl::Status StartOrchestrator(size_t replica, int grpc_port, int internal_grpc_port);
+  absl::Status StartImageServices();
+  absl::Status StartGateways();
+  // When there are several replicas: a TcpFront, in `front`; its "http://127.0.0.1:PORT".
+  absl::StatusOr<std::string> StartFront(std::unique_ptr<TcpFront>& front);
+  // What replica `first` of a caller dials to reach `replicas` (ReplicasAddress).
+  absl::StatusOr<std::string> Address(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
+                                      int first, bool internal = false);
 
   StackOptions options_;
   std::vector<std::string> orchestrator_args_;
   std::string url_signing_key_file_, jwt_secret_file_, os_image_sha256_, base_iso_, image_http_,
       gateway_http_;
-  std::unique_ptr<LaunchedService> inventory_, image_, gateway_;
-  std::vector<std::unique_ptr<LaunchedService>> orchestrators_;
+  std::vector<std::string> image_replica_http_, gateway_replica_http_;
+  std::vector<std::unique_ptr<LaunchedService>> inventories_, orchestrators_, images_, gateways_;
+  // In front of the image services' and the gateways' HTTP ports (several replicas only), and
+  // of each caller's peers (ReplicasAddress).
+  std::unique_ptr<TcpFront> image_front_, gateway_front_;
+  std::vector<std::unique_ptr<TcpFront>> internal_fronts_;
   std::unique_ptr<::assisted::inventory::v1::InventoryService::Stub> inventory_stub_;
   std::unique_ptr<::assisted::agent::v1::AgentService::Stub> agent_stub_;
   std::unique_ptr<::assisted::orchestrator::v1::OrchestratorService::Stub> orchestrator_stub_;

@@ -30,6 +30,7 @@
 #include "tests/harness/eventually.h"
 #include "tests/harness/host_watch.h"
 #include "tests/harness/install_checks.h"
+#include "tests/harness/probes.h"
 #include "tests/harness/stack.h"
 
 namespace assisted::testing {
@@ -566,22 +567,23 @@ TEST_F(InstallE2eTest, AHostThatBootsTheDiscoveryImageAgainWaitsForTheUser) {
   }
 }
 
-// Two orchestrator replicas on one inventory, as the chart runs them: the masters' agents dial
-// replica 0 first and the workers' replica 1 (each falls over to the other, as agents behind
-// one Service do). Replica 1 is killed with -9 once the install was accepted, while its workers
-// still have their preparation and install steps ahead: they land on replica 0, and the
-// install completes with every result and stage applied exactly once.
+// Two replicas of every service on one PostgreSQL, as the chart runs them (the gateways and
+// image services each behind one address, every internal client dialling both replicas of its
+// peer). The masters' agents dial orchestrator replica 0 first and the workers' replica 1 (each
+// falls over to the other, as agents behind one Service do).
 class ReplicasInstallTest : public InstallE2eTest {
  protected:
   StackOptions Options() const override {
     StackOptions options = InstallE2eTest::Options();
-    options.orchestrator_replicas = 2;
+    options.replicas = 2;
+    options.image = true;
+    options.gateway = true;
     // The whole fleet may reconnect from one address at once.
     options.orchestrator_flags.push_back("--max-unregistered-agent-streams-per-peer=1000");
     return options;
   }
   std::string AgentTarget(int fleet) const override {
-    return stack().orchestrators_target(fleet % 2);
+    return stack().orchestrators_target(every_agent_on_replica_1_ ? 1 : fleet % 2);
   }
 
   // The agents of fleet `fleet` that registered at least `times` times.
@@ -592,9 +594,82 @@ class ReplicasInstallTest : public InstallE2eTest {
     }
     return agents;
   }
+
+  // The hosts whose agent stream each replica holds.
+  std::map<std::string, std::vector<std::string>> Holders() {
+    std::map<std::string, std::vector<std::string>> holders;
+    const types::v1::Cluster cluster = StoredCluster();
+    for (const types::v1::Host& host : cluster.hosts()) {
+      holders[host.agent_stream_holder()].push_back(host.id());
+    }
+    return holders;
+  }
+
+  // Waits for the install begun after `seq` to end; expects it installed, every host's stages
+  // recorded once and in order, and every result applied once (the agents' books).
+  void ExpectInstalledWithEveryResultOnce(int64_t seq, const std::vector<std::string>& ids) {
+    const StatusWatch done = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+    ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+    const types::v1::Cluster cluster = StoredCluster();
+    ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
+    ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
+    ExpectEveryResultAppliedOnce(cluster);
+  }
+
+  // The agents' books: every seq sent once and in order. An agent reboots only once its install
+  // result is acknowledged, so every step result it sent was applied: the host's fence (the
+  // highest result seq applied for its agent instance; progress is fenced by its stage) is
+  // its last result's seq, whichever replica applied it.
+  void ExpectEveryResultAppliedOnce(const types::v1::Cluster& cluster) {
+    std::map<std::string, types::v1::Host> hosts;
+    for (const types::v1::Host& host : cluster.hosts()) hosts[host.id()] = host;
+    for (const auto& fleet : fleets_) {
+      for (const nlohmann::json& agent : nlohmann::json::parse(fleet->Records())) {
+        uint64_t expected = 1, last_result = 0;
+        for (const nlohmann::json& sent : agent["sent"]) {
+          EXPECT_EQ(sent["seq"].get<uint64_t>(), expected++) << agent.dump();
+          if (sent["kind"] == "step_result") last_result = sent["seq"].get<uint64_t>();
+        }
+        const types::v1::Host& host = hosts[agent["host_id"].get<std::string>()];
+        EXPECT_EQ(host.agent_instance_id(), agent["instance_id"].get<std::string>());
+        EXPECT_EQ(host.agent_applied_seq(), last_result) << agent.dump();
+      }
+    }
+  }
+
+  bool every_agent_on_replica_1_ = false;
 };
 
-TEST_F(ReplicasInstallTest, AgentsOfAKilledReplicaLandOnTheSurvivorAndTheInstallCompletesOnce) {
+// Every agent holds its stream on replica 1; the user's install goes to replica 0's management
+// API. Replica 1 learns of it through the inventory's change feed and pushes each step: the
+// preparation, the install, and every step after, while both replicas run.
+TEST_F(ReplicasInstallTest, AnInstallAskedOfOneReplicaIsPushedToAgentsHeldByTheOther) {
+  every_agent_on_replica_1_ = true;
+  int64_t seq = 0;
+  const std::vector<std::string> ids = StartReadyCluster(3, 0, &seq, absl::Milliseconds(100));
+  ASSERT_FALSE(HasFailure());
+  const std::map<std::string, std::vector<std::string>> before = Holders();
+  ASSERT_EQ(before.size(), 1u) << Describe();
+  ASSERT_EQ(before.begin()->first, "orchestrator-1") << Describe();
+
+  types::v1::Cluster installing;
+  const grpc::Status accepted = Install(&installing);  // replica 0
+  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+  // The preparation and install steps reached the agents: replica 1, their only holder, pushed
+  // them.
+  const StatusWatch started = AwaitAnyHost(seq, HOST_STATUS_INSTALLING_IN_PROGRESS);
+  ASSERT_TRUE(started.done) << started.error << "\n" << Describe();
+  EXPECT_EQ(Holders().count("orchestrator-0"), 0u) << Describe();
+  ExpectInstalledWithEveryResultOnce(seq, ids);
+}
+
+// Once the install is accepted, one replica of each service is killed with -9: the inventory
+// replica the surviving orchestrator dials first (it falls over to the other), orchestrator
+// replica 1 while its workers still have their preparation and install steps ahead (they land
+// on replica 0), an image replica and a gateway replica (their front passes new connections to
+// the survivors). The install completes with every result and stage applied exactly once, and
+// the gateway behind its front answers ready on the surviving backends.
+TEST_F(ReplicasInstallTest, AReplicaOfEveryServiceKilledMidInstallLosesNoResult) {
   int64_t seq = 0;
   const std::vector<std::string> ids = StartReadyCluster(3, 2, &seq, absl::Milliseconds(300));
   ASSERT_FALSE(HasFailure());
@@ -610,38 +685,31 @@ TEST_F(ReplicasInstallTest, AgentsOfAKilledReplicaLandOnTheSurvivorAndTheInstall
   const grpc::Status accepted = Install(&installing);
   ASSERT_TRUE(accepted.ok()) << accepted.error_message();
   stack().orchestrator(1).Kill();
+  stack().inventory(0).Kill();
+  stack().image(1).Kill();
+  stack().gateway(0).Kill();
   const absl::Time killed_at = absl::Now();
   EXPECT_TRUE(Eventually([&] { return RegisteredAtLeast(/*fleet=*/1, 2) == 2; }, absl::Seconds(60),
                          "the workers registered again"));
   std::cerr << "workers re-registered on the survivor "
             << absl::FormatDuration(absl::Now() - killed_at) << " after the kill\n";
 
-  const StatusWatch done = AwaitCluster(seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
-  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
-  const types::v1::Cluster cluster = StoredCluster();
-  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << Describe();
-  ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
-
-  // The agents' books: every seq sent once and in order. An agent reboots only once its install
-  // result is acknowledged, so every step result it sent was applied: the host's fence (the
-  // highest result seq applied for its agent instance; progress is fenced by its stage) is
-  // its last result's seq, whichever replica applied it.
-  std::map<std::string, types::v1::Host> hosts;
-  for (const types::v1::Host& host : cluster.hosts()) hosts[host.id()] = host;
-  for (const auto& fleet : fleets_) {
-    for (const nlohmann::json& agent : nlohmann::json::parse(fleet->Records())) {
-      uint64_t expected = 1, last_result = 0;
-      for (const nlohmann::json& sent : agent["sent"]) {
-        EXPECT_EQ(sent["seq"].get<uint64_t>(), expected++) << agent.dump();
-        if (sent["kind"] == "step_result") last_result = sent["seq"].get<uint64_t>();
-      }
-      const types::v1::Host& host = hosts[agent["host_id"].get<std::string>()];
-      EXPECT_EQ(host.agent_instance_id(), agent["instance_id"].get<std::string>());
-      EXPECT_EQ(host.agent_applied_seq(), last_result) << agent.dump();
-    }
-  }
+  ExpectInstalledWithEveryResultOnce(seq, ids);
+  ASSERT_FALSE(HasFatalFailure());
   ExpectValidIgnition(stack().inventory_stub(), cluster_.id(),
                       {"master.ign", "worker.ign", "bootstrap.ign"});
+
+  // The surviving gateway reaches a surviving replica of every backend; behind the front, both
+  // of two connections in a row land on it.
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          absl::StatusOr<HttpResponse> ready = HttpGet(stack().gateway_http() + "/ready");
+          return Observed{ready.ok() && ready->status == 200,
+                          ready.ok() ? ready->body : std::string(ready.status().message())};
+        },
+        absl::Seconds(30), "the gateway behind its front is ready"));
+  }
 }
 
 }  // namespace

@@ -18,7 +18,10 @@ ASSISTED_* variable is a flag of the container's binary and its value parses (th
 run with --version and the container's environment, exits 0), every file an env variable names lies
 under a mount, every service address names a Service port, and the internal certificate covers
 every internal address; and each container's image is one deploy/images builds, holding the
-command it runs, with the user the pod runs as. Prints one line per problem; exits 1 if there is any.
+command it runs, with the user the pod runs as; and the helm test Pod asks every gRPC port of
+the release for its health (the internal ones over the internal mutual TLS when the services use
+it, the public ones in plaintext unless under `tls`), with certificate files under its mounts,
+and the NetworkPolicies let it reach each. Prints one line per problem; exits 1 if there is any.
 """
 
 import copy
@@ -244,7 +247,7 @@ def check_pod_spec(c, where, spec, flags):
     return port_names, env
 
 
-def check_scenario(c, docs, flags):
+def check_scenario(c, values, docs, flags):
     by_kind = {}
     seen = set()
     for where, obj in docs:
@@ -362,6 +365,74 @@ def check_scenario(c, docs, flags):
         ):
             c.fail(where, f"issuer {issuer} is not rendered")
 
+    check_helm_test(c, values, by_kind, services, pods)
+
+
+INTERNAL_FLAGS = ("--internal-ca", "--internal-client-cert", "--internal-client-key")
+
+
+def check_helm_test(c, values, by_kind, services, pods):
+    """The helm test Pod's aictl health covers every gRPC port as the release's callers reach it."""
+    tests = [(w, o) for w, o in by_kind.get("Pod", []) if get(o, "metadata", "annotations", "helm.sh/hook") == "test"]
+    if len(tests) != 1:
+        c.fail("helm test", f"{len(tests)} test Pods, want 1")
+        return
+    where, pod = tests[0]
+    labels = get(pod, "metadata", "labels") or {}
+    mtls = bool(get(values, "internalTls", "enabled"))
+    public_tls = get(values, "tls", "components", default=[]) if get(values, "tls", "enabled") else []
+    probed = {}  # (service, port name) -> whether over the internal mutual TLS
+    for container in get(pod, "spec", "containers", default=[]):
+        at = f"{where} container {container.get('name')}"
+        command = container.get("command") or []
+        if command[:2] != ["aictl", "health"]:
+            c.fail(at, f"runs {command[:2]}, not aictl health")
+            continue
+        options = dict(a[2:].split("=", 1) for a in command[2:] if a.startswith("--") and "=" in a)
+        given = [f for f in INTERNAL_FLAGS if f[2:] in options]
+        if given and len(given) != len(INTERNAL_FLAGS):
+            c.fail(at, f"gives {given} without the rest of {list(INTERNAL_FLAGS)}")
+        mounts = [m.get("mountPath", "").rstrip("/") + "/" for m in container.get("volumeMounts", [])]
+        for flag in given:
+            if not any(options[flag[2:]].startswith(m) for m in mounts):
+                c.fail(at, f"{flag}={options[flag[2:]]} lies under no volume mount")
+        for target in (a for a in command[2:] if not a.startswith("--")):
+            host, _, port = target.rpartition(":")
+            names = [n for n, number in services.get(host, ({}, None, None))[0].items() if str(number) == port]
+            if not names:
+                c.fail(at, f"probes {target}, no Service port the chart makes")
+                continue
+            probed[(host, names[0])] = bool(given)
+    for name, (ports, selector, obj) in services.items():
+        component = get(obj, "metadata", "labels", "app.kubernetes.io/component")
+        for port_name in ports:
+            if port_name not in ("grpc", "internal-grpc"):
+                continue
+            internal = port_name == "internal-grpc" or component in ("inventory", "image")
+            if not internal and component in public_tls:
+                if (name, port_name) in probed:
+                    c.fail(where, f"probes {name}:{port_name}, which speaks the public TLS aictl health cannot")
+                continue
+            if (name, port_name) not in probed:
+                c.fail(where, f"does not probe {name}:{port_name}")
+                continue
+            if probed[(name, port_name)] != (internal and mtls):
+                how = "over the internal mutual TLS" if internal and mtls else "in plaintext"
+                c.fail(where, f"must probe {name}:{port_name} {how}")
+            targets = [p for p in pods if selects(selector, p[0])]
+            for policy_where, policy in by_kind.get("NetworkPolicy", []):
+                if not any(selects(get(policy, "spec", "podSelector", "matchLabels"), p[0]) for p in targets):
+                    continue
+                admits = any(
+                    any(get(port, "port") == port_name for port in rule.get("ports", []))
+                    and (not rule.get("from") or any(
+                        "podSelector" in peer and "namespaceSelector" not in peer
+                        and expression_selects(peer["podSelector"], labels) for peer in rule["from"]))
+                    for rule in get(policy, "spec", "ingress", default=[])
+                )
+                if not admits:
+                    c.fail(policy_where, f"keeps the helm test Pod from {name}:{port_name}")
+
 
 def main():
     schema_path, values_path, flags_dir, rendered_dir, images_build_sh = sys.argv[1:6]
@@ -402,7 +473,7 @@ def main():
                 docs.append((f"{source}#{index}", obj))
         if not docs:
             c.fail("output", "nothing rendered")
-        check_scenario(c, docs, flags)
+        check_scenario(c, values, docs, flags)
         kinds = sorted({o.get("kind") for _, o in docs if isinstance(o, dict)})
         print(f"{scenario}: {len(docs)} objects ({', '.join(kinds)}), {len(c.problems)} problems")
         problems += c.problems
