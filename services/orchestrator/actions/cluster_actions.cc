@@ -85,7 +85,10 @@ absl::StatusOr<Cluster> ClusterActions::InstallCluster(const std::string& cluste
       context_.FireCluster(cluster_id, core::ClusterEvent::kPrepareForInstallation).status());
   context_.Event("cluster_installation_started", cluster_id, nullptr,
                  "Installation of the cluster started");
-  return context_.Refresh(cluster_id);
+  // The installation is under way: a replica that judged the hosts into preparing first has
+  // done this refresh's work, which is not the user's failure.
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(cluster_id));
+  return context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true);
 }
 
 absl::StatusOr<Cluster> ClusterActions::CancelInstallation(const std::string& cluster_id) {
