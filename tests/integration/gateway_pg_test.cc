@@ -815,6 +815,10 @@ TEST_F(GatewayTest, PresignedClusterLinksOpenTheirClustersDownloadsOnly) {
   EXPECT_EQ(fetched->status, 200) << fetched->body;
   EXPECT_EQ(fetched->body, config);
   const std::string token = url.substr(url.find("api_key=") + 8);
+  AictlOutcome printed =
+      RunAictl(base_, alice_, {"clusters", "download", cluster_id_, "install-config.yaml"});
+  EXPECT_EQ(printed.code, 0) << printed.err;
+  EXPECT_EQ(printed.out, config);
 
   // The credentials link authenticates too (the kubeconfig is not there before installing).
   CurlResponse credentials =
@@ -947,6 +951,11 @@ TEST_F(GatewayTest, AHostValidationIsResetOnlyWhereAMeasurementCanBeRetried) {
   ASSERT_EQ(done.status, 200) << done.body;
   EXPECT_EQ(Json::parse(done.body)["id"], host_id_);
   EXPECT_EQ(As(alice_, "PATCH", reset + "sufficient-installation-disk-speed").status, 200);
+  AictlOutcome aictl = RunAictl(base_, alice_,
+                                {"hosts", "reset-validation", host_id_,
+                                 "container-images-available", "--infra-env=" + infra_env_id_});
+  EXPECT_EQ(aictl.code, 0) << aictl.err;
+  EXPECT_THAT(aictl.out, HasSubstr("container-images-available will be measured again"));
   ExpectError(As(alice_, "PATCH", reset + "has-min-cpu-cores"), 400,
               "validation_id: \"has-min-cpu-cores\" cannot be reset");
   ExpectError(As(alice_, "PATCH", reset + "container-images-available", R"({"x":1})"), 400,
