@@ -55,7 +55,7 @@ std::string Hmac(absl::string_view key, absl::string_view data) {
 
 bool IsPurpose(uint8_t value) {
   return value >= static_cast<uint8_t>(TokenPurpose::kDownload) &&
-         value <= static_cast<uint8_t>(TokenPurpose::kAgent);
+         value <= static_cast<uint8_t>(TokenPurpose::kClusterDownload);
 }
 
 // The key that tags tokens of `purpose`: one per purpose (and per infra-env key), so that even
@@ -120,8 +120,16 @@ absl::string_view TokenPurposeName(TokenPurpose purpose) {
       return "rootfs";
     case TokenPurpose::kAgent:
       return "agent";
+    case TokenPurpose::kClusterDownload:
+      return "cluster-download";
   }
   return "unknown";
+}
+
+absl::StatusOr<TokenPurpose> ClaimedPurpose(absl::string_view token) {
+  absl::StatusOr<Parsed> parsed = Parse(token);
+  if (!parsed.ok()) return parsed.status();
+  return static_cast<TokenPurpose>(parsed->purpose);
 }
 
 absl::StatusOr<std::string> SignToken(const TokenKey& key, TokenPurpose purpose,

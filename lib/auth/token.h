@@ -1,11 +1,11 @@
 // File: lib/auth/token.h
 //
-// Short signed tokens that scope a credential to one resource (an infra-env) until a deadline,
-// each made for ONE purpose: a token of one purpose never passes as another. Tokens travel where
-// nothing but a URL or a short string fits (BMC virtual media and PXE firmware take a URL and no
-// headers; many BMCs reject long URLs), so a token is 50 URL-safe characters and sits in a path
-// segment ("/images/<token>/discovery.iso"): a byte naming the format and the purpose, the
-// resource's UUID, a 32-bit expiry and a 128-bit HMAC-SHA256 tag.
+// Short signed tokens that scope a credential to one resource (an infra-env or a cluster) until a
+// deadline, each made for ONE purpose: a token of one purpose never passes as another. Tokens
+// travel where nothing but a URL or a short string fits (BMC virtual media and PXE firmware take
+// a URL and no headers; many BMCs reject long URLs), so a token is 50 URL-safe characters and
+// sits in a path segment ("/images/<token>/discovery.iso"): a byte naming the format and the
+// purpose, the resource's UUID, a 32-bit expiry and a 128-bit HMAC-SHA256 tag.
 //
 // The tag's key is derived per purpose from the service's secret (and, for agent tokens, from
 // the infra-env's own signing key too), and the purpose is inside the signed bytes: a download
@@ -40,9 +40,13 @@ enum class TokenPurpose {
   // An agent's credential (AgentService stream, the REST API's X-Secret-Key): lives as long as
   // the image it is baked into, revoked by regenerating the infra-env's signing key.
   kAgent = 3,
+  // A presigned link to one cluster's files and credentials (the REST API's files-presigned and
+  // credentials-presigned): minutes. Scoped to a cluster, not an infra-env; opens those two
+  // download routes of that cluster and nothing else.
+  kClusterDownload = 4,
 };
 
-// "download", "rootfs" or "agent", for messages.
+// "download", "rootfs", "agent" or "cluster-download", for messages.
 absl::string_view TokenPurposeName(TokenPurpose purpose);
 
 // What signs and verifies a token.
@@ -70,6 +74,10 @@ struct TokenClaims {
 // echoes secrets); INVALID_ARGUMENT for an unusable key.
 absl::StatusOr<TokenClaims> VerifyToken(const TokenKey& key, TokenPurpose expected,
                                         absl::string_view token, absl::Time now);
+
+// The purpose a well-formed token claims, before anything is verified: for choosing how to
+// verify it, never for trusting it. PERMISSION_DENIED for a malformed token.
+absl::StatusOr<TokenPurpose> ClaimedPurpose(absl::string_view token);
 
 // Looks up the current signing key of an infra-env (NOT_FOUND for an unknown one).
 using InfraEnvKeyLookup = std::function<absl::StatusOr<std::string>(const std::string&)>;

@@ -12,6 +12,7 @@ namespace assisted::auth {
 namespace {
 
 using ::assisted::testing::IsOk;
+using ::assisted::testing::IsOkAndHolds;
 using ::assisted::testing::StatusIs;
 using ::testing::HasSubstr;
 
@@ -21,7 +22,7 @@ constexpr char kId[] = "6f1c3b4e-2a9d-4c1e-9b7a-0d2e5f8a1c3b";
 const absl::Time kNow = absl::FromUnixSeconds(1'800'000'000);
 
 const std::vector<TokenPurpose> kPurposes = {TokenPurpose::kDownload, TokenPurpose::kRootfs,
-                                             TokenPurpose::kAgent};
+                                             TokenPurpose::kAgent, TokenPurpose::kClusterDownload};
 
 // The key each purpose is signed with in these tests.
 TokenKey KeyFor(TokenPurpose purpose) {
@@ -55,6 +56,15 @@ TEST(Token, ATokenOfOnePurposeNeverPassesAsAnother) {
                   StatusIs(absl::StatusCode::kPermissionDenied, HasSubstr("wrong kind of token")));
     }
   }
+}
+
+TEST(Token, TheClaimedPurposeIsReadWithoutTrustingIt) {
+  for (TokenPurpose purpose : kPurposes) {
+    auto token = SignToken(KeyFor(purpose), purpose, kId, kNow + absl::Hours(4));
+    ASSERT_THAT(token, IsOk());
+    EXPECT_THAT(ClaimedPurpose(*token), IsOkAndHolds(purpose));
+  }
+  EXPECT_THAT(ClaimedPurpose("garbage"), StatusIs(absl::StatusCode::kPermissionDenied));
 }
 
 TEST(Token, ThePurposeByteIsSigned) {

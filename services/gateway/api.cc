@@ -9,6 +9,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -351,6 +352,96 @@ absl::StatusOr<std::string> RequiredQuery(const http::Request& request, const ch
   return std::string(*value);
 }
 
+// The file_name of a cluster file download: upstream's names and the per-host Ignition files.
+absl::StatusOr<std::string> ClusterFileOf(const http::Request& request) {
+  ASSIGN_OR_RETURN(std::string name, RequiredQuery(request, "file_name"));
+  if (!ClusterFiles().contains(name) && !IsHostIgnition(name)) {
+    return Invalid("file_name",
+                   "expected install-config.yaml, bootstrap.ign, master.ign, arbiter.ign, "
+                   "worker.ign, metadata.json or host-<host id>.ign");
+  }
+  return name;
+}
+
+absl::StatusOr<std::string> CredentialFileOf(const http::Request& request) {
+  ASSIGN_OR_RETURN(std::string name, RequiredQuery(request, "file_name"));
+  if (!CredentialFiles().contains(name)) {
+    return Invalid("file_name", "expected kubeconfig, kubeconfig-noingress or kubeadmin-password");
+  }
+  return name;
+}
+
+// The file_name of an infra-env download (and the query that goes with it, checked): upstream's
+// three names.
+absl::StatusOr<std::string> InfraEnvFileOf(const http::Request& request) {
+  ASSIGN_OR_RETURN(std::string name, RequiredQuery(request, "file_name"));
+  if (name != "discovery.ign" && name != "ipxe-script" && name != "static-network-config") {
+    return Invalid("file_name", "expected discovery.ign, ipxe-script or static-network-config");
+  }
+  // Upstream picks the ISO an iPXE script boots; here PXE boots the kernel and initrd, the same
+  // for every image type, so the value is checked and changes nothing.
+  if (absl::optional<absl::string_view> type = request.Query("discovery_iso_type")) {
+    RETURN_IF_ERROR(
+        EnumFromText(*types::ImageType_descriptor(), *type, "discovery_iso_type").status());
+  }
+  if (absl::optional<absl::string_view> type = request.Query("ipxe_script_type")) {
+    if (name != "ipxe-script") return Invalid("ipxe_script_type", "only for file_name=ipxe-script");
+    RETURN_IF_ERROR(
+        EnumFromText(*img::IpxeScriptType_descriptor(), *type, "ipxe_script_type").status());
+  }
+  if (absl::optional<absl::string_view> mac = request.Query("mac")) {
+    if (name != "ipxe-script") return Invalid("mac", "only for file_name=ipxe-script");
+    const bool hex_and_colons =
+        !mac->empty() && mac->size() <= 64 && absl::c_all_of(*mac, [](char c) {
+          return absl::ascii_isxdigit(static_cast<unsigned char>(c)) || c == ':';
+        });
+    if (!hex_and_colons) return Invalid("mac", "expected a MAC address (hex digits and colons)");
+  }
+  return name;
+}
+
+// The address the client reached this gateway at (the Host header; https behind a proxy that
+// says X-Forwarded-Proto: https): presigned links must work from where the client stands.
+absl::StatusOr<std::string> PublicBaseUrl(const http::Request& request) {
+  const absl::string_view host = request.headers.Get("Host").value_or("");
+  const bool plain_host = !host.empty() && host.size() <= 255 && absl::c_all_of(host, [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
+           c == '[' || c == ']';
+  });
+  if (!plain_host) return Invalid("Host", "a host name (and port) is needed to make the link");
+  const bool https = absl::EqualsIgnoreCase(
+      absl::StripAsciiWhitespace(request.headers.Get("X-Forwarded-Proto").value_or("")), "https");
+  return absl::StrCat(https ? "https" : "http", "://", host);
+}
+
+// Upstream's manifest model: every manifest here is the user's.
+Json ManifestJson(const orch::ClusterManifestRef& ref) {
+  return {{"folder", ref.folder()}, {"file_name", ref.file_name()}, {"manifest_source", "user"}};
+}
+
+// An optional string field of `body`; `fallback` when absent.
+absl::StatusOr<std::string> OptionalStringField(const Json& body, const char* field,
+                                                std::string fallback = "") {
+  if (!body.contains(field)) return fallback;
+  return StringField(body, field);
+}
+
+// A base64 field of `body` (upstream's manifest content), decoded.
+absl::StatusOr<std::string> Base64Field(const Json& body, const char* field) {
+  ASSIGN_OR_RETURN(std::string encoded, StringField(body, field));
+  std::string decoded;
+  if (!absl::Base64Unescape(encoded, &decoded)) return Invalid(field, "not base64");
+  return decoded;
+}
+
+// The manifest a query names: ?folder= (default "manifests", as upstream) and ?file_name=.
+absl::StatusOr<orch::ClusterManifestRef> QueriedManifest(const http::Request& request) {
+  orch::ClusterManifestRef ref;
+  ref.set_folder(std::string(request.Query("folder").value_or("manifests")));
+  ASSIGN_OR_RETURN(*ref.mutable_file_name(), RequiredQuery(request, "file_name"));
+  return ref;
+}
+
 }  // namespace
 
 RestApi::RestApi(const Backends& backends, const Authenticator& authenticator, const Clock& clock,
@@ -390,14 +481,24 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        &RestApi::ListClusterHosts},
       {"GET",
        "/clusters/{cluster_id}/downloads/files",
-       A::kUser,
+       A::kClusterLink,
        {"file_name"},
        &RestApi::DownloadClusterFiles},
       {"GET",
        "/clusters/{cluster_id}/downloads/credentials",
-       A::kUser,
+       A::kClusterLink,
        {"file_name"},
        &RestApi::DownloadClusterCredentials},
+      {"GET",
+       "/clusters/{cluster_id}/downloads/files-presigned",
+       A::kUser,
+       {"file_name"},
+       &RestApi::PresignClusterFiles},
+      {"GET",
+       "/clusters/{cluster_id}/downloads/credentials-presigned",
+       A::kUser,
+       {"file_name"},
+       &RestApi::PresignClusterCredentials},
       {"GET", "/clusters/{cluster_id}/credentials", A::kUser, {}, &RestApi::GetCredentials},
       {"GET",
        "/clusters/{cluster_id}/logs",
@@ -430,6 +531,23 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {},
        &RestApi::GetSupportedPlatforms},
+      {"GET",
+       "/clusters/{cluster_id}/manifests",
+       A::kUser,
+       {"include_system_generated"},
+       &RestApi::ListClusterManifests},
+      {"POST", "/clusters/{cluster_id}/manifests", A::kUser, {}, &RestApi::CreateClusterManifest},
+      {"PATCH", "/clusters/{cluster_id}/manifests", A::kUser, {}, &RestApi::UpdateClusterManifest},
+      {"DELETE",
+       "/clusters/{cluster_id}/manifests",
+       A::kUser,
+       {"folder", "file_name"},
+       &RestApi::DeleteClusterManifest},
+      {"GET",
+       "/clusters/{cluster_id}/manifests/files",
+       A::kUser,
+       {"folder", "file_name"},
+       &RestApi::DownloadClusterManifest},
       {"GET", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::GetUiSettings},
       {"PUT", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::UpdateUiSettings},
       {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
@@ -437,6 +555,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
       {"GET", "/infra-envs/{infra_env_id}", A::kAgentOrImage, {}, &RestApi::GetInfraEnv},
       {"PATCH", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::UpdateInfraEnv},
       {"DELETE", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::DeregisterInfraEnv},
+      {"GET",
+       "/infra-envs/{infra_env_id}/downloads/files-presigned",
+       A::kUser,
+       {"file_name", "ipxe_script_type", "mac", "discovery_iso_type"},
+       &RestApi::GetInfraEnvPresignedFileUrl},
       {"GET",
        "/infra-envs/{infra_env_id}/downloads/image-url",
        A::kUser,
@@ -480,6 +603,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {},
        &RestApi::UnbindHost},
+      {"PATCH",
+       "/infra-envs/{infra_env_id}/hosts/{host_id}/actions/reset-validation/{validation_id}",
+       A::kUser,
+       {},
+       &RestApi::ResetHostValidation},
       {"PATCH",
        "/infra-envs/{infra_env_id}/hosts/{host_id}/installer-args",
        A::kUser,
@@ -930,21 +1058,38 @@ absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterFiles(const Call& call) const {
-  ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
-  if (!ClusterFiles().contains(name) && !IsHostIgnition(name)) {
-    return Invalid("file_name",
-                   "expected install-config.yaml, bootstrap.ign, master.ign, arbiter.ign, "
-                   "worker.ign, metadata.json or host-<host id>.ign");
-  }
+  ASSIGN_OR_RETURN(std::string name, ClusterFileOf(call.request));
   return ServeArtifact(call, name);
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterCredentials(const Call& call) const {
-  ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
-  if (!CredentialFiles().contains(name)) {
-    return Invalid("file_name", "expected kubeconfig, kubeconfig-noingress or kubeadmin-password");
-  }
+  ASSIGN_OR_RETURN(std::string name, CredentialFileOf(call.request));
   return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::PresignClusterFiles(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string name, ClusterFileOf(call.request));
+  return PresignedClusterLink(call, "files", name);
+}
+
+absl::StatusOr<http::Response> RestApi::PresignClusterCredentials(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string name, CredentialFileOf(call.request));
+  return PresignedClusterLink(call, "credentials", name);
+}
+
+absl::StatusOr<http::Response> RestApi::PresignedClusterLink(const Call& call,
+                                                             absl::string_view download,
+                                                             const std::string& name) const {
+  ASSIGN_OR_RETURN(std::string base, PublicBaseUrl(call.request));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  ASSIGN_OR_RETURN(Authenticator::ClusterLink link,
+                   authenticator_.SignClusterLink(cluster.id(), clock_.Now()));
+  // The name was checked against the fixed list above: nothing in it needs escaping.
+  Json json = {
+      {"url", absl::StrCat(base, ClusterHref(cluster.id()), "/downloads/", download,
+                           "?file_name=", name, "&api_key=", link.token)},
+      {"expires_at", absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", link.expires_at, absl::UTCTimeZone())}};
+  return JsonResponse(200, json);
 }
 
 absl::StatusOr<http::Response> RestApi::GetCredentials(const Call& call) const {
@@ -1129,6 +1274,31 @@ absl::StatusOr<http::Response> RestApi::RegenerateInfraEnvSigningKey(const Call&
   return http::Response{.status = 204};
 }
 
+absl::StatusOr<http::Response> RestApi::GetInfraEnvPresignedFileUrl(const Call& call) const {
+  ASSIGN_OR_RETURN(std::string name, InfraEnvFileOf(call.request));
+  ASSIGN_OR_RETURN(std::string base, PublicBaseUrl(call.request));
+  ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
+  img::GetImageUrlRequest request;
+  request.set_infra_env_id(infra_env.id());
+  ASSIGN_OR_RETURN(img::GetImageUrlResponse signed_urls,
+                   backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::GetImageUrl,
+                                  request, {}));
+  // The download route itself, with the image service's download token (an image token, which
+  // opens this infra-env's files and nothing else) and the query the caller's link needs; every
+  // value was checked above, so none needs escaping.
+  std::string url =
+      absl::StrCat(base, InfraEnvHref(infra_env.id()), "/downloads/files?file_name=", name);
+  for (const char* passed : {"ipxe_script_type", "mac", "discovery_iso_type"}) {
+    if (absl::optional<absl::string_view> value = call.request.Query(passed)) {
+      absl::StrAppend(&url, "&", passed, "=", *value);
+    }
+  }
+  absl::StrAppend(&url, "&api_key=", signed_urls.download_token());
+  Json json = {{"url", url}};
+  if (signed_urls.has_expires_at()) json["expires_at"] = MessageToJson(signed_urls)["expires_at"];
+  return JsonResponse(200, json);
+}
+
 absl::StatusOr<http::Response> RestApi::GetInfraEnvImageUrl(const Call& call) const {
   ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
   img::GetImageUrlRequest request;
@@ -1142,16 +1312,7 @@ absl::StatusOr<http::Response> RestApi::GetInfraEnvImageUrl(const Call& call) co
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) const {
-  ASSIGN_OR_RETURN(std::string name, RequiredQuery(call.request, "file_name"));
-  if (name != "discovery.ign" && name != "ipxe-script" && name != "static-network-config") {
-    return Invalid("file_name", "expected discovery.ign, ipxe-script or static-network-config");
-  }
-  // Upstream picks the ISO an iPXE script boots; here PXE boots the kernel and initrd, the same
-  // for every image type, so the value is checked and changes nothing.
-  if (absl::optional<absl::string_view> type = call.request.Query("discovery_iso_type")) {
-    RETURN_IF_ERROR(
-        EnumFromText(*types::ImageType_descriptor(), *type, "discovery_iso_type").status());
-  }
+  ASSIGN_OR_RETURN(std::string name, InfraEnvFileOf(call.request));
   ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
   if (name == "discovery.ign") {
     img::GetDiscoveryIgnitionRequest request;
@@ -1178,9 +1339,6 @@ absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) 
                      backends_.Call(kImage, backends_.image(),
                                     &img::ImageService::Stub::GetIpxeScript, request, {}));
     return Attachment(std::move(*script.mutable_script()), "text/plain", "ipxe-script");
-  }
-  if (call.request.Query("ipxe_script_type") || call.request.Query("mac")) {
-    return Invalid("ipxe_script_type", "only for file_name=ipxe-script");
   }
   img::GetStaticNetworkConfigRequest request;
   request.set_infra_env_id(infra_env.id());
@@ -1371,6 +1529,83 @@ absl::StatusOr<http::Response> RestApi::GetSupportedPlatforms(const Call& call) 
   return JsonResponse(200, platforms);
 }
 
+// ---- User manifests: kept by the inventory, checked and written by the orchestrator ----
+
+absl::StatusOr<http::Response> RestApi::ListClusterManifests(const Call& call) const {
+  // Every manifest here is the user's: there are no system-generated ones to include.
+  RETURN_IF_ERROR(QueryBool(call.request, "include_system_generated").status());
+  ASSIGN_OR_RETURN(orch::ListClusterManifestsResponse listed,
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::ListClusterManifests));
+  Json list = Json::array();
+  for (const orch::ClusterManifestRef& ref : listed.manifests()) list.push_back(ManifestJson(ref));
+  return JsonResponse(200, list);
+}
+
+absl::StatusOr<http::Response> RestApi::CreateClusterManifest(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  RETURN_IF_ERROR(OnlyFields(body, {"folder", "file_name", "content"}, "create-manifest"));
+  orch::ClusterManifest manifest;
+  ASSIGN_OR_RETURN(*manifest.mutable_ref()->mutable_folder(),
+                   OptionalStringField(body, "folder", "manifests"));
+  ASSIGN_OR_RETURN(*manifest.mutable_ref()->mutable_file_name(), StringField(body, "file_name"));
+  ASSIGN_OR_RETURN(*manifest.mutable_content(), Base64Field(body, "content"));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  manifest.mutable_ref()->set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(orch::ClusterManifest created,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::CreateClusterManifest, manifest,
+                                  call.principal.identity));
+  return JsonResponse(201, ManifestJson(created.ref()));
+}
+
+absl::StatusOr<http::Response> RestApi::UpdateClusterManifest(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  RETURN_IF_ERROR(OnlyFields(
+      body, {"folder", "file_name", "updated_folder", "updated_file_name", "updated_content"},
+      "update-manifest"));
+  orch::UpdateClusterManifestRequest request;
+  ASSIGN_OR_RETURN(*request.mutable_ref()->mutable_folder(), StringField(body, "folder"));
+  ASSIGN_OR_RETURN(*request.mutable_ref()->mutable_file_name(), StringField(body, "file_name"));
+  ASSIGN_OR_RETURN(*request.mutable_updated_folder(), OptionalStringField(body, "updated_folder"));
+  ASSIGN_OR_RETURN(*request.mutable_updated_file_name(),
+                   OptionalStringField(body, "updated_file_name"));
+  if (body.contains("updated_content")) {
+    ASSIGN_OR_RETURN(*request.mutable_updated_content(), Base64Field(body, "updated_content"));
+  }
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  request.mutable_ref()->set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(orch::ClusterManifest updated,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::UpdateClusterManifest, request,
+                                  call.principal.identity));
+  return JsonResponse(200, ManifestJson(updated.ref()));
+}
+
+absl::StatusOr<http::Response> RestApi::DeleteClusterManifest(const Call& call) const {
+  RETURN_IF_ERROR(NoBody(call.request));
+  ASSIGN_OR_RETURN(orch::ClusterManifestRef ref, QueriedManifest(call.request));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  ref.set_cluster_id(cluster.id());
+  RETURN_IF_ERROR(backends_
+                      .Call(kOrchestrator, backends_.orchestrator(),
+                            &orch::OrchestratorService::Stub::DeleteClusterManifest, ref,
+                            call.principal.identity)
+                      .status());
+  return http::Response{.status = 200};
+}
+
+absl::StatusOr<http::Response> RestApi::DownloadClusterManifest(const Call& call) const {
+  ASSIGN_OR_RETURN(orch::ClusterManifestRef ref, QueriedManifest(call.request));
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  ref.set_cluster_id(cluster.id());
+  ASSIGN_OR_RETURN(orch::ClusterManifest manifest,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::GetClusterManifest, ref,
+                                  call.principal.identity));
+  return Attachment(std::move(*manifest.mutable_content()), "application/octet-stream",
+                    ref.file_name());
+}
+
 absl::StatusOr<http::Response> RestApi::GetUiSettings(const Call& call) const {
   ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));
   return JsonResponse(200, Json(cluster.ui_settings()));
@@ -1403,6 +1638,20 @@ absl::StatusOr<types::Host> RestApi::UpdateHostFields(const Call& call, types::H
   return backends_.Call(kOrchestrator, backends_.orchestrator(),
                         &orch::OrchestratorService::Stub::UpdateHost, request,
                         call.principal.identity);
+}
+
+absl::StatusOr<http::Response> RestApi::ResetHostValidation(const Call& call) const {
+  RETURN_IF_ERROR(NoBody(call.request));
+  ASSIGN_OR_RETURN(types::Host host, ReadHost(call));  // tenancy first
+  orch::ResetHostValidationRequest request;
+  request.set_infra_env_id(host.infra_env_id());
+  request.set_host_id(host.id());
+  request.set_validation_id(std::string(call.request.Param("validation_id")));
+  ASSIGN_OR_RETURN(types::Host reset,
+                   backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                  &orch::OrchestratorService::Stub::ResetHostValidation, request,
+                                  call.principal.identity));
+  return JsonResponse(200, HostJson(reset));
 }
 
 absl::StatusOr<http::Response> RestApi::UpdateHostInstallerArgs(const Call& call) const {

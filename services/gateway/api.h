@@ -86,6 +86,8 @@ class RestApi {
   absl::StatusOr<http::Response> ListClusterHosts(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterFiles(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterCredentials(const Call& call) const;
+  absl::StatusOr<http::Response> PresignClusterFiles(const Call& call) const;
+  absl::StatusOr<http::Response> PresignClusterCredentials(const Call& call) const;
   // The kubeadmin user's password and the console URL (upstream's V2GetCredentials).
   absl::StatusOr<http::Response> GetCredentials(const Call& call) const;
   absl::StatusOr<http::Response> DownloadClusterLogs(const Call& call) const;
@@ -95,6 +97,7 @@ class RestApi {
   absl::StatusOr<http::Response> UpdateInfraEnv(const Call& call) const;
   absl::StatusOr<http::Response> DeregisterInfraEnv(const Call& call) const;
   absl::StatusOr<http::Response> GetInfraEnvImageUrl(const Call& call) const;
+  absl::StatusOr<http::Response> GetInfraEnvPresignedFileUrl(const Call& call) const;
   // Revokes the infra-env's agent tokens: images downloaded afterwards carry new ones.
   absl::StatusOr<http::Response> RegenerateInfraEnvSigningKey(const Call& call) const;
   absl::StatusOr<http::Response> DownloadInfraEnvFiles(const Call& call) const;
@@ -119,10 +122,16 @@ class RestApi {
   absl::StatusOr<http::Response> GetPreflightRequirements(const Call& call) const;
   absl::StatusOr<http::Response> GetSupportedPlatforms(const Call& call) const;
   // The UI's per-cluster settings: an opaque JSON string kept by the inventory.
+  absl::StatusOr<http::Response> ListClusterManifests(const Call& call) const;
+  absl::StatusOr<http::Response> CreateClusterManifest(const Call& call) const;
+  absl::StatusOr<http::Response> UpdateClusterManifest(const Call& call) const;
+  absl::StatusOr<http::Response> DeleteClusterManifest(const Call& call) const;
+  absl::StatusOr<http::Response> DownloadClusterManifest(const Call& call) const;
   absl::StatusOr<http::Response> GetUiSettings(const Call& call) const;
   absl::StatusOr<http::Response> UpdateUiSettings(const Call& call) const;
   // A host's coreos-installer arguments and Ignition override, checked by the orchestrator
   // (only before the host's installation began: 409 after).
+  absl::StatusOr<http::Response> ResetHostValidation(const Call& call) const;
   absl::StatusOr<http::Response> UpdateHostInstallerArgs(const Call& call) const;
   absl::StatusOr<http::Response> GetHostIgnition(const Call& call) const;
   absl::StatusOr<http::Response> UpdateHostIgnition(const Call& call) const;
@@ -163,6 +172,10 @@ class RestApi {
                                                                           types::v1::Host*),
       int success_status) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
+  // {url, expires_at} of a link to downloads/<download>?file_name=<name> of the call's cluster
+  // (the user's: tenancy first) that needs no other credential: a cluster-download token.
+  absl::StatusOr<http::Response> PresignedClusterLink(const Call& call, absl::string_view download,
+                                                      const std::string& name) const;
   // Reads artifact `name` of cluster `cluster_id` as the caller, kArtifactChunkBytes per call:
   // hands its metadata (from the first chunk) to `on_info` before any content, then each chunk
   // to `on_bytes`. FAILED_PRECONDITION while it is still being uploaded; ABORTED when it is

@@ -55,7 +55,38 @@ absl::StatusOr<Principal> ScopedToken(const AuthOptions& options, absl::string_v
   return principal;
 }
 
+// The principal of a cluster download link this gateway signed.
+absl::StatusOr<Principal> ClusterLinkToken(const AuthOptions& options, absl::string_view token,
+                                           absl::Time now) {
+  if (options.url_signing_key.empty()) {
+    return absl::UnauthenticatedError("cluster download links are not accepted");
+  }
+  absl::StatusOr<auth::TokenClaims> claims = auth::VerifyToken(
+      {.service = options.url_signing_key}, auth::TokenPurpose::kClusterDownload, token, now);
+  if (!claims.ok()) {
+    return absl::UnauthenticatedError(
+        absl::StrCat("invalid cluster download link: ", claims.status().message()));
+  }
+  Principal principal;
+  principal.kind = Principal::Kind::kClusterLink;
+  principal.cluster_id = claims->resource_id;
+  return principal;
+}
+
 }  // namespace
+
+absl::StatusOr<Authenticator::ClusterLink> Authenticator::SignClusterLink(
+    const std::string& cluster_id, absl::Time now) const {
+  if (options_.url_signing_key.empty()) {
+    return absl::FailedPreconditionError(
+        "presigned links need a URL signing key (--url-signing-key-file)");
+  }
+  const absl::Time expires_at = now + kClusterLinkLife;
+  ASSIGN_OR_RETURN(std::string token,
+                   auth::SignToken({.service = options_.url_signing_key},
+                                   auth::TokenPurpose::kClusterDownload, cluster_id, expires_at));
+  return ClusterLink{std::move(token), expires_at};
+}
 
 absl::StatusOr<std::unique_ptr<Authenticator>> Authenticator::Create(AuthOptions options) {
   std::unique_ptr<Authenticator> authenticator(new Authenticator());
@@ -98,7 +129,15 @@ absl::StatusOr<Principal> Authenticator::Authenticate(const http::Request& reque
   absl::optional<absl::string_view> image = request.headers.Get("Image-Token");
   if (!image) image = request.Query("image_token");
   if (!image) image = request.Query("api_key");
-  if (image) return ScopedToken(options_, *image, Principal::Kind::kImage, now);
+  if (image) {
+    // Both kinds travel in the URL; the purpose the token claims picks how it is verified (and
+    // the verification checks that claim).
+    absl::StatusOr<auth::TokenPurpose> claimed = auth::ClaimedPurpose(*image);
+    if (claimed.ok() && *claimed == auth::TokenPurpose::kClusterDownload) {
+      return ClusterLinkToken(options_, *image, now);
+    }
+    return ScopedToken(options_, *image, Principal::Kind::kImage, now);
+  }
   if (!options_.read_only_cluster_id.empty()) {
     Principal viewer;
     viewer.kind = Principal::Kind::kViewer;
@@ -117,6 +156,17 @@ absl::Status Authenticator::Authorize(const Principal& principal, Access access,
     case Principal::Kind::kViewer:
       // Exactly what a caller without credentials hears where there is no viewer.
       return absl::UnauthenticatedError(kCredentialsRequired);
+    case Principal::Kind::kClusterLink: {
+      if (access != Access::kClusterLink) {
+        return absl::PermissionDeniedError(
+            "cluster download links may not use this endpoint; it needs a user token");
+      }
+      const absl::string_view cluster_id = request.Param("cluster_id");
+      if (cluster_id.empty() || !absl::EqualsIgnoreCase(cluster_id, principal.cluster_id)) {
+        return absl::NotFoundError(absl::StrCat("cluster ", cluster_id, " not found"));
+      }
+      return absl::OkStatus();
+    }
     case Principal::Kind::kAgent:
     case Principal::Kind::kImage:
       break;

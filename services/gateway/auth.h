@@ -10,9 +10,12 @@
 //     image (lib/auth/token.h: signed with the image service's --url-signing-key-file and the
 //     infra-env's current signing key, so regenerating that key revokes it);
 //   - image downloads: "Image-Token: <token>" or ?image_token= / ?api_key=, the download token
-//     of a signed download URL. Neither kind passes for the other (nor does a rootfs token).
+//     of a signed download URL. Neither kind passes for the other (nor does a rootfs token);
+//   - cluster download links: ?api_key= carrying a cluster-download token that this gateway
+//     signed for a user's files-presigned or credentials-presigned request (lib/auth/token.h).
 // Agent and image tokens only ever reach routes of their own infra-env (anything else is
-// NOT_FOUND) and never a cluster's files or credentials. With --auth=none (development only)
+// NOT_FOUND) and never a cluster's files or credentials; a cluster link only that cluster's
+// two download routes. With --auth=none (development only)
 // every caller is an anonymous system caller. With --read-only-cluster (the agent-based
 // installer's node 0) a caller without any credentials is a viewer of that one cluster: it may
 // follow that cluster's changes and read its progress view (progress_view.h), nothing else.
@@ -34,11 +37,11 @@ namespace assisted::gateway {
 
 // Who made a request.
 struct Principal {
-  enum class Kind { kSystem, kUser, kAgent, kImage, kViewer };
+  enum class Kind { kSystem, kUser, kAgent, kImage, kViewer, kClusterLink };
   Kind kind = Kind::kSystem;
   grpcutil::Identity identity;  // users: forwarded to the inventory; empty otherwise
   std::string infra_env_id;     // agents and image tokens: the only infra-env they may touch
-  std::string cluster_id;       // viewers: the only cluster they may watch
+  std::string cluster_id;       // viewers and cluster links: the only cluster they may reach
 };
 
 // What a route accepts.
@@ -47,6 +50,7 @@ enum class Access {
   kUser,          // users only
   kAgent,         // users, or agents of the route's {infra_env_id}
   kAgentOrImage,  // users, or agents and image tokens of the route's {infra_env_id}
+  kClusterLink,   // users, or cluster download links of the route's {cluster_id}
 };
 
 struct AuthOptions {
@@ -73,10 +77,21 @@ class Authenticator {
   absl::StatusOr<Principal> Authenticate(const http::Request& request, absl::Time now) const;
 
   // Whether `principal` may use a route with `access` for `request`: PERMISSION_DENIED for an
-  // agent or image token on a route that is not theirs by kind, NOT_FOUND for another
-  // infra-env than the token's, UNAUTHENTICATED for a viewer (no REST route is theirs).
+  // agent, image or cluster-link token on a route that is not theirs by kind, NOT_FOUND for
+  // another infra-env (cluster) than the token's, UNAUTHENTICATED for a viewer (no REST route
+  // is theirs).
   static absl::Status Authorize(const Principal& principal, Access access,
                                 const http::Request& request);
+
+  // A token for a link to `cluster_id`'s downloads, valid until the returned time (now +
+  // kClusterLinkLife). FAILED_PRECONDITION when the gateway has no URL signing key.
+  struct ClusterLink {
+    std::string token;
+    absl::Time expires_at;
+  };
+  absl::StatusOr<ClusterLink> SignClusterLink(const std::string& cluster_id, absl::Time now) const;
+  // Short: the link opens the cluster's credentials.
+  static constexpr absl::Duration kClusterLinkLife = absl::Minutes(10);
 
  private:
   Authenticator() = default;

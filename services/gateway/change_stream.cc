@@ -196,7 +196,10 @@ http::Response ChangeStream::Serve(const http::Request& request) const {
 
 absl::StatusOr<http::Response> ChangeStream::Answer(const http::Request& request) const {
   ASSIGN_OR_RETURN(Principal caller, authenticator_.Authenticate(request, clock_.Now()));
-  if (caller.kind == Principal::Kind::kAgent || caller.kind == Principal::Kind::kImage) {
+  // Tokens of agents, image downloads and cluster links carry no tenant: a stream opened with
+  // one would read as the gateway's own and show every tenant's changes.
+  if (caller.kind != Principal::Kind::kUser && caller.kind != Principal::Kind::kSystem &&
+      caller.kind != Principal::Kind::kViewer) {
     return absl::PermissionDeniedError("changes: users only");
   }
   std::string cluster_id;

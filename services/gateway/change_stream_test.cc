@@ -9,6 +9,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/auth/token.h"
 #include "services/gateway/jwt.h"
 
 namespace assisted::gateway {
@@ -195,6 +196,30 @@ TEST_F(ChangeStreamTest, WithoutCredentialsAReadOnlyGatewayShowsItsOneClusterOnl
   EXPECT_EQ(Get("", "", /*with_token=*/false).status, 401);
   // A token is used as before.
   EXPECT_EQ(Get("?cluster_id=" + std::string(kMine)).status, 200);
+}
+
+// Download tokens carry no tenant: a stream opened with one would be read as the gateway's own
+// and show every tenant's changes. Only users (and viewers, of their one cluster) follow changes.
+TEST_F(ChangeStreamTest, DownloadTokensOfEveryKindAreRefused) {
+  const std::string key(32, 'u');
+  auto authenticator = Authenticator::Create({.hs256_secret = kSecret, .url_signing_key = key});
+  ASSERT_TRUE(authenticator.ok()) << authenticator.status();
+  authenticator_ = *std::move(authenticator);
+  MakeStream({.max_wait = absl::Milliseconds(200), .max_watchers = 4});
+  absl::StatusOr<Authenticator::ClusterLink> link =
+      authenticator_->SignClusterLink(kMine, absl::Now());
+  ASSERT_TRUE(link.ok()) << link.status();
+  absl::StatusOr<std::string> image = auth::SignToken(
+      {.service = key}, auth::TokenPurpose::kDownload, kMine, absl::Now() + absl::Hours(1));
+  ASSERT_TRUE(image.ok()) << image.status();
+  for (const std::string& token : {link->token, *image}) {
+    http::Request request;
+    request.method = "GET";
+    request.path = ChangeStream::kPath;
+    request.headers.Add("Image-Token", token);
+    const http::Response refused = stream_->Serve(request);
+    EXPECT_EQ(refused.status, 403) << Body(refused);
+  }
 }
 
 TEST_F(ChangeStreamTest, BeyondMaxWatchersAnswersAtOnceWithASlowRetry) {

@@ -82,7 +82,8 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
     ASSIGN_OR_RETURN(options.url_signing_key,
                      ReadFile(config.url_signing_key_file, "--url-signing-key-file"));
   } else {
-    log.Warning("no --url-signing-key-file: agent and image tokens are refused");
+    log.Warning(
+        "no --url-signing-key-file: agent and image tokens are refused, no cluster links signed");
   }
   return options;
 }
@@ -119,7 +120,8 @@ void Config::Register(config::Parser& parser) {
   parser.String("jwt-audience", &jwt_audience,
                 "when set, user tokens' aud claim (a string or a list) must name this audience");
   parser.String("url-signing-key-file", &url_signing_key_file,
-                "the image service's signing key, to accept agent and image tokens");
+                "the image service's signing key, to accept agent and image tokens and to "
+                "sign cluster download links");
   parser.Duration("backend-timeout", &backend_timeout, "deadline of each call to a backend")
       .Range(absl::Milliseconds(100), absl::Minutes(10));
   parser

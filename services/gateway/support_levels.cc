@@ -1,8 +1,9 @@
 #include "services/gateway/support_levels.h"
 
+#include <string>
 #include <utility>
 
-#include "absl/strings/str_split.h"
+#include "lib/version/openshift_version.h"
 
 namespace assisted::gateway {
 namespace {
@@ -20,23 +21,17 @@ constexpr std::pair<types::CpuArchitecture, const char*> kArchitectureIds[] = {
     {types::CPU_ARCHITECTURE_MULTI, "MULTIARCH_RELEASE_IMAGE"},
 };
 
-// "4.16.3" -> "4.16": base images serve a minor version.
-absl::string_view MinorVersion(absl::string_view version) {
-  std::vector<absl::string_view> parts = absl::StrSplit(version, absl::MaxSplits('.', 2));
-  if (parts.size() < 2) return version;
-  return version.substr(0, parts[0].size() + 1 + parts[1].size());
-}
-
 }  // namespace
 
 Json ArchitectureSupportLevels(const std::vector<image::v1::BaseImage>& images,
                                absl::string_view openshift_version) {
   Json levels = Json::object();
   for (const auto& [architecture, id] : kArchitectureIds) levels[id] = "unavailable";
-  const absl::string_view wanted = MinorVersion(openshift_version);
+  // Base images serve a minor version.
+  const std::string wanted = version::MinorVersion(openshift_version);
   for (const image::v1::BaseImage& image : images) {
     if (image.state() == image::v1::BASE_IMAGE_STATE_FAILED) continue;
-    if (MinorVersion(image.openshift_version()) != wanted) continue;
+    if (version::MinorVersion(image.openshift_version()) != wanted) continue;
     for (const auto& [architecture, id] : kArchitectureIds) {
       if (image.cpu_architecture() == architecture) levels[id] = "supported";
     }

@@ -21,6 +21,7 @@
 #include "lib/enums/architecture.h"
 #include "lib/iso/iso9660.h"
 #include "lib/status/status_macros.h"
+#include "lib/version/openshift_version.h"
 #include "nlohmann/json.hpp"
 #include "services/image/minimal_iso.h"
 
@@ -81,11 +82,6 @@ bool OlderVersion(absl::string_view a, absl::string_view b) {
     if (x != y) return x < y;
   }
   return left.size() < right.size();
-}
-
-std::string MajorMinor(absl::string_view version) {
-  std::vector<absl::string_view> parts = absl::StrSplit(version, '.');
-  return parts.size() < 2 ? std::string(version) : absl::StrCat(parts[0], ".", parts[1]);
 }
 
 }  // namespace
@@ -277,7 +273,8 @@ absl::StatusOr<const CachedImage*> Catalog::Find(absl::string_view openshift_ver
   for (const Entry& entry : entries_) {
     if (entry.image == nullptr || entry.source.cpu_architecture != cpu_architecture) continue;
     if (entry.source.openshift_version == openshift_version) return entry.image.get();
-    if (MajorMinor(entry.source.openshift_version) == MajorMinor(openshift_version) &&
+    if (version::MinorVersion(entry.source.openshift_version) ==
+            version::MinorVersion(openshift_version) &&
         (best == nullptr ||
          OlderVersion(best->source.openshift_version, entry.source.openshift_version))) {
       best = entry.image.get();

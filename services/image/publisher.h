@@ -105,11 +105,13 @@ class Publisher {
 
   absl::Duration url_ttl() const { return options_.url_ttl; }
 
+  // A download token for the infra-env, valid until now + url_ttl: the one every link above
+  // carries, also for the REST API's presigned links to the infra-env's files.
+  absl::StatusOr<std::string> DownloadToken(const std::string& infra_env_id, absl::Time now) const;
+
  private:
   // The token an infra-env's agents present (stable until its signing key is regenerated).
   absl::StatusOr<std::string> AgentToken(const InfraEnvRecord& record) const;
-  // A download token for the infra-env, valid until now + url_ttl.
-  absl::StatusOr<std::string> DownloadToken(const std::string& infra_env_id, absl::Time now) const;
   absl::StatusOr<std::string> Url(const std::string& infra_env_id, absl::Time now,
                                   absl::string_view prefix, absl::string_view suffix) const;
   absl::StatusOr<std::string> RootfsUrlOf(const types::v1::InfraEnv& infra_env) const;

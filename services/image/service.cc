@@ -42,6 +42,9 @@ grpc::Status ImageServiceImpl::GetImageUrl(grpc::ServerContext*,
   if (!pxe.ok()) return ToGrpcStatus(pxe.status());
   absl::StatusOr<std::string> rootfs = publisher_.RootfsUrl(request->infra_env_id());
   if (!rootfs.ok()) return ToGrpcStatus(rootfs.status());
+  absl::StatusOr<std::string> token = publisher_.DownloadToken(request->infra_env_id(), now);
+  if (!token.ok()) return ToGrpcStatus(token.status());
+  response->set_download_token(*std::move(token));
   response->set_url(*iso);
   response->set_pxe_initrd_url(*pxe + "initrd");
   response->set_kernel_url(*pxe + "vmlinuz");

@@ -89,6 +89,7 @@ inline constexpr char kDeleteTail[] =
     "1::bigint AS resource_version, '' AS status), ";
 
 // starts_with avoids LIKE's wildcard characters in names.
+inline constexpr char kFilterName[] = " AND name = %s";
 inline constexpr char kFilterNamePrefix[] = " AND starts_with(name, %s)";
 inline constexpr char kFilterKindIn[] = " AND kind = ANY(%s::text[])";
 

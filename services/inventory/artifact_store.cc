@@ -63,6 +63,9 @@ std::string Selected(Query& q, const std::string& cluster_id, absl::string_view 
                      const ArtifactSelection& selection) {
   q.Add(cluster_id);
   std::string sql(head);
+  if (!selection.name.empty()) {
+    sql += absl::StrFormat(artifact_sql::kFilterName, q.Add(selection.name));
+  }
   if (!selection.name_prefix.empty()) {
     sql += absl::StrFormat(artifact_sql::kFilterNamePrefix, q.Add(selection.name_prefix));
   }

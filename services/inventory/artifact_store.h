@@ -44,6 +44,7 @@ struct ArtifactRange {
 
 // Which of a cluster's artifacts List and Delete act on. Empty fields do not filter.
 struct ArtifactSelection {
+  std::string name;  // exactly this name, when set
   std::string name_prefix;
   std::vector<v1::ArtifactKind> kinds;
 };

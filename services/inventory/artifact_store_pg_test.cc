@@ -110,5 +110,27 @@ TEST_F(ArtifactStoreTest, ArtifactsAreBoundedScopedAndDeletable) {
   EXPECT_THAT(Read(), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_F(ArtifactStoreTest, DeletingByNameSparesArtifactsWhoseNamesItPrefixes) {
+  for (const char* name : {"manifests/openshift/a.yaml", "manifests/openshift/a.yaml.json"}) {
+    ASSERT_THAT(artifacts_->Put(alice_,
+                                {.cluster_id = cluster_id_,
+                                 .name = name,
+                                 .kind = v1::ARTIFACT_KIND_MANIFEST,
+                                 .content_type = "application/yaml",
+                                 .content = "a: 1"},
+                                {}),
+                IsOk());
+  }
+  EXPECT_THAT(artifacts_->Delete(alice_, cluster_id_, {.name = "manifests/openshift/a.yaml"}),
+              IsOkAndHolds(1));
+  absl::StatusOr<std::vector<v1::ArtifactInfo>> left =
+      artifacts_->List(alice_, cluster_id_, {.name_prefix = "manifests/"});
+  ASSERT_THAT(left, IsOk());
+  ASSERT_EQ(left->size(), 1u);
+  EXPECT_EQ((*left)[0].name(), "manifests/openshift/a.yaml.json");
+  EXPECT_THAT(artifacts_->Delete(bob_, cluster_id_, {.name = "manifests/openshift/a.yaml.json"}),
+              StatusIs(absl::StatusCode::kNotFound));
+}
+
 }  // namespace
 }  // namespace assisted::inventory

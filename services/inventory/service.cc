@@ -476,9 +476,11 @@ grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
       [&]() -> absl::StatusOr<v1::DeleteArtifactsResponse> {
-        ASSIGN_OR_RETURN(int64_t deleted, stores_.artifacts.Delete(
-                                              CallerOf(*context), request->cluster_id(),
-                                              SelectionOf(*request), FenceOf(request->fence())));
+        ArtifactSelection selection = SelectionOf(*request);
+        selection.name = request->name();
+        ASSIGN_OR_RETURN(int64_t deleted,
+                         stores_.artifacts.Delete(CallerOf(*context), request->cluster_id(),
+                                                  selection, FenceOf(request->fence())));
         v1::DeleteArtifactsResponse out;
         out.set_deleted_count(deleted);
         return out;

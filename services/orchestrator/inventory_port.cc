@@ -222,6 +222,24 @@ absl::Status GrpcInventory::DeleteArtifacts(const std::string& cluster_id,
   return Call(&Stub::DeleteArtifacts, request).status();
 }
 
+absl::StatusOr<std::vector<inv::ArtifactInfo>> GrpcInventory::ListArtifacts(
+    const std::string& cluster_id, inv::ArtifactKind kind) {
+  inv::ListArtifactsRequest request;
+  request.set_cluster_id(cluster_id);
+  request.add_kinds(kind);
+  ASSIGN_OR_RETURN(inv::ListArtifactsResponse response, Call(&Stub::ListArtifacts, request));
+  return std::vector<inv::ArtifactInfo>(response.artifacts().begin(), response.artifacts().end());
+}
+
+absl::StatusOr<int64_t> GrpcInventory::DeleteArtifact(const std::string& cluster_id,
+                                                      const std::string& name) {
+  inv::DeleteArtifactsRequest request;
+  request.set_cluster_id(cluster_id);
+  request.set_name(name);
+  ASSIGN_OR_RETURN(inv::DeleteArtifactsResponse response, Call(&Stub::DeleteArtifacts, request));
+  return response.deleted_count();
+}
+
 absl::StatusOr<LeaseState> GrpcInventory::AcquireLease(const std::string& name,
                                                        const std::string& holder,
                                                        absl::Duration ttl) {

@@ -119,6 +119,12 @@ class InventoryPort {
   virtual absl::Status PutArtifact(const ArtifactWrite& write) = 0;
   virtual absl::Status DeleteArtifacts(const std::string& cluster_id,
                                        const std::vector<inventory::v1::ArtifactKind>& kinds) = 0;
+  // Metadata (no content) of the cluster's artifacts of `kind`, by name.
+  virtual absl::StatusOr<std::vector<inventory::v1::ArtifactInfo>> ListArtifacts(
+      const std::string& cluster_id, inventory::v1::ArtifactKind kind) = 0;
+  // Deletes the one artifact named `name`; the number deleted (0 or 1).
+  virtual absl::StatusOr<int64_t> DeleteArtifact(const std::string& cluster_id,
+                                                 const std::string& name) = 0;
 
   // Leases: acquire (or renew, for the holder) for `ttl`; release.
   virtual absl::StatusOr<LeaseState> AcquireLease(const std::string& name,
@@ -172,6 +178,10 @@ class GrpcInventory final : public InventoryPort {
   absl::Status PutArtifact(const ArtifactWrite& write) override;
   absl::Status DeleteArtifacts(const std::string& cluster_id,
                                const std::vector<inventory::v1::ArtifactKind>& kinds) override;
+  absl::StatusOr<std::vector<inventory::v1::ArtifactInfo>> ListArtifacts(
+      const std::string& cluster_id, inventory::v1::ArtifactKind kind) override;
+  absl::StatusOr<int64_t> DeleteArtifact(const std::string& cluster_id,
+                                         const std::string& name) override;
   absl::StatusOr<LeaseState> AcquireLease(const std::string& name, const std::string& holder,
                                           absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& name, const std::string& holder) override;

@@ -337,8 +337,15 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   host_views = views();
   ASSIGN_OR_RETURN(facts, core::BuildClusterFacts(cluster_ptr, host_views,
                                                   options_.decisions.hw_requirements, {}));
-  core::ValidationResults validations = core::ValidateCluster(
-      {*cluster, host_views, facts, now, /*custom_manifests_uploaded=*/false});
+  bool manifests_uploaded = false;
+  if (core::NeedsCustomManifests(*cluster)) {
+    ASSIGN_OR_RETURN(
+        std::vector<inventory::v1::ArtifactInfo> manifests,
+        inventory_.ListArtifacts(cluster->id(), inventory::v1::ARTIFACT_KIND_MANIFEST));
+    manifests_uploaded = !manifests.empty();
+  }
+  core::ValidationResults validations =
+      core::ValidateCluster({*cluster, host_views, facts, now, manifests_uploaded});
   validations.Ignore(std::vector<std::string>(cluster->ignored_cluster_validations().begin(),
                                               cluster->ignored_cluster_validations().end()),
                      core::NonIgnorableClusterValidationIds());

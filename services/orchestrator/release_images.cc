@@ -3,22 +3,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "lib/enums/architecture.h"
+#include "lib/version/openshift_version.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::orchestrator {
-namespace {
-
-// "4.16.3" -> "4.16"; "4.16" stays.
-std::string MinorOf(absl::string_view version) {
-  std::vector<absl::string_view> parts = absl::StrSplit(version, '.');
-  if (parts.size() < 2) return std::string(version);
-  return absl::StrCat(parts[0], ".", parts[1]);
-}
-
-}  // namespace
-
 absl::StatusOr<std::vector<ReleaseImage>> ParseReleaseImages(absl::string_view json) {
   const nlohmann::json list = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (list.is_discarded() || !list.is_array()) {
@@ -55,7 +44,7 @@ std::string ReleaseImageFor(const types::v1::Cluster& cluster,
   for (const ReleaseImage& image : catalog) {
     if (image.cpu_architecture != architecture) continue;
     if (image.openshift_version == version || image.version == version) return image.url;
-    if (minor_match == nullptr && image.openshift_version == MinorOf(version)) {
+    if (minor_match == nullptr && image.openshift_version == version::MinorVersion(version)) {
       minor_match = &image;
     }
   }

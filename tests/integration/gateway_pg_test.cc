@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -31,6 +32,7 @@
 #include "services/gateway/jwt.h"
 #include "services/gateway/web_ui.h"
 #include "tests/harness/eventually.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/probes.h"
 #include "tests/harness/stack.h"
 #include "yaml-cpp/yaml.h"
@@ -71,6 +73,13 @@ std::string UserToken(const std::string& user, const std::string& org,
 // A download link's token, as the image service signs it.
 std::string DownloadToken(const std::string& infra_env_id) {
   return auth::SignToken({.service = kUrlKey}, auth::TokenPurpose::kDownload, infra_env_id,
+                         absl::Now() + absl::Hours(1))
+      .value();
+}
+
+// A cluster download link's token, as the gateway signs it for files-presigned.
+std::string ClusterLinkToken(const std::string& cluster_id) {
+  return auth::SignToken({.service = kUrlKey}, auth::TokenPurpose::kClusterDownload, cluster_id,
                          absl::Now() + absl::Hours(1))
       .value();
 }
@@ -217,7 +226,8 @@ class GatewayTest : public StackTest {
   std::string Fill(std::string path) const {
     return absl::StrReplaceAll(path, {{"{cluster_id}", cluster_id_},
                                       {"{infra_env_id}", infra_env_id_},
-                                      {"{host_id}", host_id_}});
+                                      {"{host_id}", host_id_},
+                                      {"{validation_id}", "container-images-available"}});
   }
   // The same with the query parameters a route requires.
   std::string FillWithQuery(const RouteInfo& route) const {
@@ -226,11 +236,24 @@ class GatewayTest : public StackTest {
       return path + "?file_name=master.ign";
     }
     if (absl::EndsWith(route.path, "/downloads/credentials")) return path + "?file_name=kubeconfig";
+    if (absl::EndsWith(route.path, "/clusters/{cluster_id}/downloads/files-presigned")) {
+      return path + "?file_name=master.ign";
+    }
+    if (absl::EndsWith(route.path, "/downloads/credentials-presigned")) {
+      return path + "?file_name=kubeconfig";
+    }
+    if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files-presigned")) {
+      return path + "?file_name=discovery.ign";
+    }
     if (absl::EndsWith(route.path, "/support-levels/architectures")) {
       return path + "?openshift_version=4.16";
     }
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files")) {
       return path + "?file_name=discovery.ign";
+    }
+    if (absl::EndsWith(route.path, "/manifests/files") ||
+        (absl::EndsWith(route.path, "/manifests") && route.method == "DELETE")) {
+      return path + "?file_name=a.yaml";
     }
     return path;
   }
@@ -238,11 +261,16 @@ class GatewayTest : public StackTest {
   // A body a route accepts (so that only authorization can fail it), or none.
   absl::optional<std::string> ValidBody(const RouteInfo& route) const {
     if (route.method == "GET" || route.method == "DELETE") return absl::nullopt;
+    if (absl::StrContains(route.path, "/reset-validation/")) return absl::nullopt;
     if (absl::EndsWith(route.path, "/ignored-validations")) return R"({})";
     if (absl::EndsWith(route.path, "/ui-settings")) return R"("{}")";
     if (absl::EndsWith(route.path, "/install-config")) return R"("{\"fips\":true}")";
     if (absl::EndsWith(route.path, "/installer-args")) return R"({"args":[]})";
     if (absl::EndsWith(route.path, "/ignition")) return R"({"config":""})";
+    if (absl::EndsWith(route.path, "/manifests")) {  // "kind: A\n" in base64
+      if (route.method == "POST") return R"({"file_name":"a.yaml","content":"a2luZDogQQo="})";
+      return R"({"folder":"manifests","file_name":"a.yaml","updated_content":"a2luZDogQQo="})";
+    }
     if (route.method == "PATCH") {
       if (absl::StrContains(route.path, "{host_id}")) return R"({"host_name":"h1"})";
       return R"({"name":"renamed"})";
@@ -611,6 +639,234 @@ TEST_F(GatewayTest, InstallConfigOverridesAreCheckedStoredAndApplied) {
               "only before its installation");
 }
 
+std::string Base64(absl::string_view text) { return absl::Base64Escape(text); }
+
+TEST_F(GatewayTest, CustomManifestsAreStoredPerClusterAndUnblockAThirdPartyNetwork) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string cluster = "/clusters/" + cluster_id_;
+  const std::string path = cluster + "/manifests";
+  // Calico needs its manifests: the orchestrator's validation fails until one is uploaded, and
+  // an upload has the cluster judged again.
+  ASSERT_EQ(As(alice_, "PATCH", cluster, R"({"network_type":"Calico"})").status, 201);
+  auto manifests_check = [](const Json& json) {
+    const Json info = Json::parse(json.value("validations_info", ""), nullptr, false);
+    if (!info.is_object() || !info.contains("configuration")) return std::string();
+    for (const Json& check : info["configuration"]) {
+      if (check.value("id", "") == "custom-manifests-requirements-satisfied") {
+        return check.value("status", "");
+      }
+    }
+    return std::string();
+  };
+  // Any customisation has the orchestrator judge the cluster again (a plain update does not).
+  ASSERT_EQ(As(alice_, "PUT", cluster + "/ignored-validations", "{}").status, 201);
+  GetUntil(
+      alice_, cluster, [&](const Json& json) { return manifests_check(json) == "failure"; },
+      absl::Seconds(30));
+
+  EXPECT_EQ(Json::parse(As(alice_, "GET", path).body), Json::array());
+  const std::string calico = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: calico\n";
+  CurlResponse created =
+      As(alice_, "POST", path,
+         Json{{"folder", "openshift"}, {"file_name", "50-calico.yaml"}, {"content", Base64(calico)}}
+             .dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  EXPECT_EQ(Json::parse(created.body), (Json{{"folder", "openshift"},
+                                             {"file_name", "50-calico.yaml"},
+                                             {"manifest_source", "user"}}));
+  GetUntil(
+      alice_, cluster, [&](const Json& json) { return manifests_check(json) == "success"; },
+      absl::Seconds(30));
+  // The folder defaults to "manifests", as upstream.
+  ASSERT_EQ(As(alice_, "POST", path,
+               Json{{"file_name", "b.json"}, {"content", Base64(R"({"kind":"B"})")}}.dump())
+                .status,
+            201);
+  CurlResponse listed = As(alice_, "GET", path + "?include_system_generated=true");
+  ASSERT_EQ(listed.status, 200) << listed.body;
+  EXPECT_EQ(Json::parse(listed.body),
+            (Json{{{"folder", "manifests"}, {"file_name", "b.json"}, {"manifest_source", "user"}},
+                  {{"folder", "openshift"},
+                   {"file_name", "50-calico.yaml"},
+                   {"manifest_source", "user"}}}));
+  CurlResponse file = As(alice_, "GET", path + "/files?folder=openshift&file_name=50-calico.yaml");
+  ASSERT_EQ(file.status, 200) << file.body;
+  EXPECT_EQ(file.body, calico);
+
+  // Renamed and moved, with new content.
+  CurlResponse updated = As(alice_, "PATCH", path,
+                            Json{{"folder", "openshift"},
+                                 {"file_name", "50-calico.yaml"},
+                                 {"updated_folder", "manifests"},
+                                 {"updated_file_name", "51-calico.yml"},
+                                 {"updated_content", Base64("kind: Calico\n")}}
+                                .dump());
+  ASSERT_EQ(updated.status, 200) << updated.body;
+  EXPECT_EQ(Json::parse(updated.body)["file_name"], "51-calico.yml");
+  EXPECT_EQ(As(alice_, "GET", path + "/files?file_name=51-calico.yml").body, "kind: Calico\n");
+  ExpectError(As(alice_, "GET", path + "/files?folder=openshift&file_name=50-calico.yaml"), 404,
+              "50-calico.yaml");
+
+  // Bad input names the field.
+  ExpectError(As(alice_, "POST", path, Json{{"file_name", "a.yaml"}, {"content", "%%%"}}.dump()),
+              400, "content: not base64");
+  ExpectError(
+      As(alice_, "POST", path, Json{{"file_name", "a.sh"}, {"content", Base64("a: 1")}}.dump()),
+      400, "file_name: must end in .yaml, .yml or .json");
+  ExpectError(
+      As(alice_, "POST", path,
+         Json{{"folder", "etc"}, {"file_name", "a.yaml"}, {"content", Base64("a: 1")}}.dump()),
+      400, "folder:");
+  ExpectError(
+      As(alice_, "POST", path, Json{{"file_name", "a.yaml"}, {"content", Base64("a: [")}}.dump()),
+      400, "content: not YAML");
+  ExpectError(As(alice_, "POST", path,
+                 Json{{"file_name", "../a.yaml"}, {"content", Base64("a: 1")}}.dump()),
+              400, "file_name:");
+  ExpectError(
+      As(alice_, "POST", path, Json{{"file_name", "b.json"}, {"content", Base64("{}")}}.dump()),
+      409, "already exists");
+  ExpectError(As(alice_, "POST", path, Json{{"content", Base64("a: 1")}}.dump()), 400,
+              "file_name: required");
+  ExpectError(As(alice_, "POST", path, R"({"file_name":"a.yaml","content":"","bogus":1})"), 400,
+              "bogus: unknown field");
+  ExpectError(As(alice_, "PATCH", path, Json{{"file_name", "b.json"}}.dump()), 400,
+              "folder: required");
+  ExpectError(As(alice_, "DELETE", path), 400, "file_name: required");
+
+  // Another tenant's cluster is not there, whatever the operation.
+  ExpectError(As(bob_, "GET", path), 404, cluster_id_);
+  ExpectError(As(bob_, "GET", path + "/files?file_name=b.json"), 404, cluster_id_);
+  ExpectError(
+      As(bob_, "POST", path, Json{{"file_name", "x.yaml"}, {"content", Base64("a: 1")}}.dump()),
+      404, cluster_id_);
+  ExpectError(As(bob_, "DELETE", path + "?file_name=b.json"), 404, cluster_id_);
+  ExpectError(
+      As(bob_, "PATCH", path,
+         Json{{"folder", "manifests"}, {"file_name", "b.json"}, {"updated_file_name", "c.json"}}
+             .dump()),
+      404, cluster_id_);
+
+  EXPECT_EQ(As(alice_, "DELETE", path + "?file_name=b.json").status, 200);
+  ExpectError(As(alice_, "DELETE", path + "?file_name=b.json"), 404, "b.json");
+
+  // aictl does the same from the command line.
+  const std::string extra = ::testing::TempDir() + "/60-extra.yaml";
+  { std::ofstream(extra) << "kind: Extra\n"; }
+  AictlOutcome added =
+      RunAictl(base_, alice_, {"manifests", "create", cluster_id_, extra, "--folder=openshift"});
+  EXPECT_EQ(added.code, 0) << added.err;
+  EXPECT_EQ(added.Trimmed(), "openshift/60-extra.yaml");
+  AictlOutcome aictl_list = RunAictl(base_, alice_, {"manifests", "list", cluster_id_});
+  EXPECT_EQ(aictl_list.code, 0) << aictl_list.err;
+  EXPECT_THAT(aictl_list.out, HasSubstr("openshift  60-extra.yaml"));
+  AictlOutcome shown = RunAictl(
+      base_, alice_, {"manifests", "download", cluster_id_, "60-extra.yaml", "--folder=openshift"});
+  EXPECT_EQ(shown.code, 0) << shown.err;
+  EXPECT_EQ(shown.out, "kind: Extra\n");
+  EXPECT_EQ(RunAictl(base_, alice_,
+                     {"manifests", "delete", cluster_id_, "60-extra.yaml", "--folder=openshift"})
+                .code,
+            0);
+  AictlOutcome gone = RunAictl(
+      base_, alice_, {"manifests", "download", cluster_id_, "60-extra.yaml", "--folder=openshift"});
+  EXPECT_EQ(gone.code, 1);
+  EXPECT_THAT(gone.err, HasSubstr("404"));
+  // A cluster that is not installed cannot take day-2 workers: the gateway's reason is printed.
+  AictlOutcome day2 = RunAictl(base_, alice_, {"clusters", "allow-add-workers", cluster_id_});
+  EXPECT_EQ(day2.code, 1);
+  EXPECT_THAT(day2.err, HasSubstr("409"));
+
+  // Once the installation began, the manifests are what it was prepared with.
+  ASSERT_NO_FATAL_FAILURE(StoreClusterStatus(types::CLUSTER_STATUS_INSTALLING));
+  ExpectError(As(alice_, "DELETE", path + "?file_name=51-calico.yml"), 409,
+              "only before its installation");
+  EXPECT_EQ(As(alice_, "GET", path + "/files?file_name=51-calico.yml").status, 200);
+}
+
+// A presigned link is the user's to ask for; it opens that cluster's files and credentials
+// downloads without any other credential, and nothing else.
+TEST_F(GatewayTest, PresignedClusterLinksOpenTheirClustersDownloadsOnly) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string config = "apiVersion: v1\nbaseDomain: example.com\n";
+  {
+    inv::PutArtifactRequest put;
+    put.set_cluster_id(cluster_id_);
+    put.set_name("install-config.yaml");
+    put.set_kind(inv::ARTIFACT_KIND_INSTALL_CONFIG);
+    put.set_content_type("application/yaml");
+    put.set_content(config);
+    inv::ArtifactInfo stored;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stack().inventory_stub().PutArtifact(&context, put, &stored).ok());
+  }
+  const std::string cluster = "/clusters/" + cluster_id_;
+  CurlResponse presigned =
+      As(alice_, "GET", cluster + "/downloads/files-presigned?file_name=install-config.yaml");
+  ASSERT_EQ(presigned.status, 200) << presigned.body;
+  const Json answer = Json::parse(presigned.body);
+  const std::string url = answer["url"];
+  EXPECT_TRUE(absl::StartsWith(
+      url, base_ + kPrefix + cluster + "/downloads/files?file_name=install-config.yaml&api_key="))
+      << url;
+  EXPECT_TRUE(answer.contains("expires_at"));
+  absl::StatusOr<CurlResponse> fetched = client_->Fetch(url, {});
+  ASSERT_THAT(fetched, IsOk());
+  EXPECT_EQ(fetched->status, 200) << fetched->body;
+  EXPECT_EQ(fetched->body, config);
+  const std::string token = url.substr(url.find("api_key=") + 8);
+  AictlOutcome printed =
+      RunAictl(base_, alice_, {"clusters", "download", cluster_id_, "install-config.yaml"});
+  EXPECT_EQ(printed.code, 0) << printed.err;
+  EXPECT_EQ(printed.out, config);
+
+  // The credentials link authenticates too (the kubeconfig is not there before installing).
+  CurlResponse credentials =
+      As(alice_, "GET", cluster + "/downloads/credentials-presigned?file_name=kubeconfig");
+  ASSERT_EQ(credentials.status, 200) << credentials.body;
+  absl::StatusOr<CurlResponse> missing =
+      client_->Fetch(Json::parse(credentials.body)["url"].get<std::string>(), {});
+  ASSERT_THAT(missing, IsOk());
+  ExpectError(*missing, 404, "kubeconfig of cluster");
+
+  // The token opens nothing else: not the cluster itself, not another cluster's files.
+  ExpectError(Fetch("GET", absl::StrCat(kPrefix, cluster, "?api_key=", token)), 403,
+              "cluster download links may not use this endpoint");
+  std::string bobs;
+  {
+    CurlResponse other = As(bob_, "POST", "/clusters",
+                            Json{{"name", "bobs"},
+                                 {"openshift_version", "4.16"},
+                                 {"pull_secret", kPullSecret},
+                                 {"base_dns_domain", "example.com"}}
+                                .dump());
+    ASSERT_EQ(other.status, 201) << other.body;
+    bobs = Json::parse(other.body)["id"];
+  }
+  ExpectError(
+      Fetch("GET", absl::StrCat(kPrefix, "/clusters/", bobs,
+                                "/downloads/files?file_name=install-config.yaml&api_key=", token)),
+      404, bobs);
+  // Only the cluster's owner gets links; names are checked first.
+  ExpectError(As(bob_, "GET", cluster + "/downloads/files-presigned?file_name=install-config.yaml"),
+              404, cluster_id_);
+  ExpectError(As(alice_, "GET", cluster + "/downloads/files-presigned?file_name=kubeconfig"), 400,
+              "file_name");
+  ExpectError(
+      As(alice_, "GET", cluster + "/downloads/credentials-presigned?file_name=install-config.yaml"),
+      400, "file_name");
+  ExpectError(As(alice_, "GET", cluster + "/downloads/files-presigned"), 400,
+              "file_name: required");
+  // A forged or altered link is 401, as any bad credential.
+  std::string altered = token;
+  altered[10] = altered[10] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(
+      Fetch("GET", absl::StrCat(kPrefix, cluster,
+                                "/downloads/files?file_name=install-config.yaml&api_key=", altered))
+          .status,
+      401);
+}
+
 TEST_F(GatewayTest, UiSettingsAreAnOpaqueBoundedStringPerCluster) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
   const std::string path = "/clusters/" + cluster_id_ + "/ui-settings";
@@ -685,6 +941,31 @@ TEST_F(GatewayTest, PreflightRequirementsAndSupportedPlatformsAreTheValidationsR
     ExpectError(As(alice_, "GET", "/clusters/not-a-uuid" + std::string(question)), 400,
                 "cluster_id");
   }
+}
+
+TEST_F(GatewayTest, AHostValidationIsResetOnlyWhereAMeasurementCanBeRetried) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  const std::string reset =
+      "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_ + "/actions/reset-validation/";
+  CurlResponse done = As(alice_, "PATCH", reset + "container-images-available");
+  ASSERT_EQ(done.status, 200) << done.body;
+  EXPECT_EQ(Json::parse(done.body)["id"], host_id_);
+  EXPECT_EQ(As(alice_, "PATCH", reset + "sufficient-installation-disk-speed").status, 200);
+  AictlOutcome aictl = RunAictl(base_, alice_,
+                                {"hosts", "reset-validation", host_id_,
+                                 "container-images-available", "--infra-env=" + infra_env_id_});
+  EXPECT_EQ(aictl.code, 0) << aictl.err;
+  EXPECT_THAT(aictl.out, HasSubstr("container-images-available will be measured again"));
+  ExpectError(As(alice_, "PATCH", reset + "has-min-cpu-cores"), 400,
+              "validation_id: \"has-min-cpu-cores\" cannot be reset");
+  ExpectError(As(alice_, "PATCH", reset + "container-images-available", R"({"x":1})"), 400,
+              "x: unknown field");
+  ExpectError(As(bob_, "PATCH", reset + "container-images-available"), 404, host_id_);
+  ExpectError(As(alice_, "PATCH",
+                 "/infra-envs/" + infra_env_id_ + "/hosts/not-a-uuid/actions/reset-validation/x"),
+              400, "host_id");
+  ASSERT_NO_FATAL_FAILURE(StoreHostStatus(types::HOST_STATUS_INSTALLING));
+  ExpectError(As(alice_, "PATCH", reset + "container-images-available"), 409, "installing");
 }
 
 TEST_F(GatewayTest, HostInstallerArgsAndIgnitionAreCheckedUntilTheHostInstalls) {
@@ -890,6 +1171,16 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
         EXPECT_EQ(own.status, 403) << header << own.body;
       }
     }
+    // Cluster download links: only the two download routes of their own cluster.
+    CurlResponse link = fetch({"Image-Token: " + ClusterLinkToken(cluster_id_)});
+    if (route.access == Access::kClusterLink) {
+      EXPECT_NE(link.status, 401) << "cluster link: " << link.body;
+      EXPECT_NE(link.status, 403) << "cluster link: " << link.body;
+      CurlResponse foreign = fetch({"Image-Token: " + ClusterLinkToken(other_infra_env)});
+      EXPECT_EQ(foreign.status, 404) << "another cluster's link: " << foreign.body;
+    } else {
+      EXPECT_EQ(link.status, 403) << "cluster link: " << link.body;
+    }
     // The image token in the URL, as download links carry it.
     if (route.access == Access::kAgentOrImage) {
       CurlResponse in_url =
@@ -1054,7 +1345,15 @@ TEST_F(GatewayTest, MalformedRequestsGetA4xxAndNeverACrash) {
         "/infra-envs/{infra_env_id}/downloads/files?file_name=ipxe-script&ipxe_script_type=x",
         "/infra-envs/{infra_env_id}/downloads/files?file_name=ipxe-script&"
         "ipxe_script_type=boot-order-control",
-        "/infra-envs/{infra_env_id}/hosts?page=2"}) {
+        "/infra-envs/{infra_env_id}/hosts?page=2",
+        "/infra-envs/{infra_env_id}/downloads/files-presigned",
+        "/infra-envs/{infra_env_id}/downloads/files-presigned?file_name=discovery.iso",
+        "/infra-envs/{infra_env_id}/downloads/files-presigned?file_name=ipxe-script&mac=a&b",
+        "/infra-envs/{infra_env_id}/downloads/files-presigned?file_name=discovery.ign&mac=aa",
+        "/clusters/{cluster_id}/manifests?include_system_generated=maybe",
+        "/clusters/{cluster_id}/manifests/files",
+        "/clusters/{cluster_id}/manifests/files?file_name=../../etc/passwd",
+        "/clusters/{cluster_id}/manifests/files?folder=etc&file_name=a.yaml"}) {
     cases.push_back({"GET", Fill(absl::StrCat(kPrefix, query)), ""});
   }
   ASSERT_GE(cases.size(), 200u);
@@ -1129,7 +1428,8 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
     std::string path = key.substr(key.find(' ') + 1);
     path = absl::StrReplaceAll(path, {{"{cluster_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
                                       {"{infra_env_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
-                                      {"{host_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"}});
+                                      {"{host_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
+                                      {"{validation_id}", "container-images-available"}});
     CurlResponse answer = Fetch(method, path);
     EXPECT_NE(answer.status, 405) << key;
     if (answer.status == 404) {
@@ -1394,6 +1694,43 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   ExpectError(Fetch("GET", absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_, "/hosts"),
                     {"X-Secret-Key: " + token}),
               401, "wrong kind of token");
+
+  // aictl prints an infra-env's files.
+  AictlOutcome script =
+      RunAictl(base_, alice_, {"infra-envs", "download", infra_env_id_, "ipxe-script"});
+  EXPECT_EQ(script.code, 0) << script.err;
+  EXPECT_THAT(script.out, ::testing::StartsWith("#!ipxe"));
+
+  // A presigned link opens the one file without any other credential, from where the client
+  // reached the gateway; it is the user's to ask for, of their own infra-env only.
+  CurlResponse presigned =
+      As(alice_, "GET",
+         "/infra-envs/" + infra_env_id_ + "/downloads/files-presigned?file_name=ipxe-script");
+  ASSERT_EQ(presigned.status, 200) << presigned.body;
+  const std::string link = Json::parse(presigned.body)["url"];
+  EXPECT_TRUE(absl::StartsWith(link, base_ + kPrefix + "/infra-envs/" + infra_env_id_)) << link;
+  EXPECT_TRUE(Json::parse(presigned.body).contains("expires_at"));
+  absl::StatusOr<CurlResponse> followed = client_->Fetch(link, {});
+  ASSERT_THAT(followed, IsOk());
+  EXPECT_EQ(followed->status, 200) << followed->body;
+  EXPECT_THAT(followed->body, ::testing::StartsWith("#!ipxe"));
+  CurlResponse https = Fetch("GET",
+                             absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_,
+                                          "/downloads/files-presigned?file_name=discovery.ign"),
+                             {"Authorization: Bearer " + alice_, "X-Forwarded-Proto: https"});
+  ASSERT_EQ(https.status, 200) << https.body;
+  EXPECT_TRUE(absl::StartsWith(Json::parse(https.body)["url"].get<std::string>(), "https://"));
+  ExpectError(
+      As(bob_, "GET",
+         "/infra-envs/" + infra_env_id_ + "/downloads/files-presigned?file_name=ipxe-script"),
+      404, infra_env_id_);
+  ExpectError(As(alice_, "GET", "/infra-envs/" + infra_env_id_ + "/downloads/files-presigned"), 400,
+              "file_name: required");
+  ExpectError(Fetch("GET",
+                    absl::StrCat(kPrefix, "/infra-envs/", infra_env_id_,
+                                 "/downloads/files-presigned?file_name=ipxe-script"),
+                    {"Image-Token: " + token}),
+              403, "image tokens may not use this endpoint");
 
   CurlResponse versions = As(alice_, "GET", "/openshift-versions");
   ASSERT_EQ(versions.status, 200) << versions.body;

@@ -60,6 +60,8 @@ struct CommandOptions {
   absl::Duration interval = absl::Seconds(1);
   // events
   int limit = 20;
+  // manifests
+  std::string folder = "manifests";
   // agent create, agent wait-for (agent_commands.cc)
   std::string dir = ".";
   std::string base_iso;

@@ -2,9 +2,11 @@
 #include <sys/stat.h>
 
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <ostream>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -116,7 +118,7 @@ int RunClustersGet(const GlobalOptions& global, const CommandOptions&,
   return kExitOk;
 }
 
-// clusters install / cancel / reset: POST .../actions/<action>.
+// clusters install / cancel / reset / allow-add-workers: POST .../actions/<action>.
 std::function<int(const GlobalOptions&, const CommandOptions&, const std::vector<std::string>&, Io)>
 ClusterAction(std::string action) {
   return [action](const GlobalOptions& global, const CommandOptions&,
@@ -342,6 +344,135 @@ int RunHostsSetRole(const GlobalOptions& global, const CommandOptions& options,
   return kExitOk;
 }
 
+// hosts reset-validation: the agent measures the validation's input again.
+int RunHostsResetValidation(const GlobalOptions& global, const CommandOptions& options,
+                            const std::vector<std::string>& args, Io io) {
+  constexpr char kCommand[] = "hosts reset-validation";
+  if (args.size() != 2) return Usage(io, kCommand, "expected HOST VALIDATION_ID");
+  if (options.cluster_id.empty() == options.infra_env_id.empty()) {
+    return Usage(io, kCommand, "give exactly one of --cluster or --infra-env");
+  }
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> hosts = ListHosts(client, options);
+  if (!hosts.ok()) return Fail(io, kCommand, hosts.status());
+  absl::StatusOr<json> host = FindHost(*hosts, args[0]);
+  if (!host.ok()) return Fail(io, kCommand, host.status());
+  absl::StatusOr<json> reset = client.Call(
+      "PATCH", absl::StrCat("/infra-envs/", TextField(*host, "infra_env_id"), "/hosts/",
+                            TextField(*host, "id"), "/actions/reset-validation/", args[1]));
+  if (!reset.ok()) return Fail(io, kCommand, reset.status());
+  if (!PrintedAsJson(global, io, *reset)) {
+    io.out << HostName(*reset) << ": " << args[1] << " will be measured again\n";
+  }
+  return kExitOk;
+}
+
+// ---- downloads ----
+
+// GETs `path` and prints the file, or writes it to --output-file.
+int Downloaded(const GlobalOptions& global, const CommandOptions& options, Io io,
+               absl::string_view command, const std::string& path) {
+  RestClient client = ClientFor(global);
+  absl::StatusOr<std::string> content = client.GetText(path);
+  if (!content.ok()) return Fail(io, command, content.status());
+  if (options.output_file.empty()) {
+    io.out << *content;
+    return kExitOk;
+  }
+  std::ofstream out(options.output_file, std::ios::binary | std::ios::trunc);
+  out << *content;
+  if (!out.flush()) {
+    return Fail(io, command,
+                absl::PermissionDeniedError(absl::StrCat("cannot write ", options.output_file)));
+  }
+  return kExitOk;
+}
+
+void BindOutputFile(config::Parser& parser, CommandOptions& options) {
+  parser.String("output-file", &options.output_file, "file to write (default stdout)");
+}
+
+// clusters download / infra-envs download: one of downloads/files' names.
+int RunClustersDownload(const GlobalOptions& global, const CommandOptions& options,
+                        const std::vector<std::string>& args, Io io) {
+  if (args.size() != 2) return Usage(io, "clusters download", "expected CLUSTER_ID FILE_NAME");
+  return Downloaded(global, options, io, "clusters download",
+                    absl::StrCat("/clusters/", args[0], "/downloads/files?file_name=", args[1]));
+}
+
+int RunInfraEnvsDownload(const GlobalOptions& global, const CommandOptions& options,
+                         const std::vector<std::string>& args, Io io) {
+  if (args.size() != 2) return Usage(io, "infra-envs download", "expected INFRA_ENV_ID FILE_NAME");
+  return Downloaded(global, options, io, "infra-envs download",
+                    absl::StrCat("/infra-envs/", args[0], "/downloads/files?file_name=", args[1]));
+}
+
+// ---- manifests ----
+
+void BindManifestFlags(config::Parser& parser, CommandOptions& options) {
+  parser.String("folder", &options.folder, "manifests (the default) or openshift");
+}
+
+// "?folder=F&file_name=N" for a manifest named on the command line.
+std::string ManifestQuery(const CommandOptions& options, const std::string& file_name) {
+  return absl::StrCat("?folder=", options.folder, "&file_name=", file_name);
+}
+
+int RunManifestsList(const GlobalOptions& global, const CommandOptions&,
+                     const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "manifests list", "expected one CLUSTER_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> manifests = client.Call("GET", "/clusters/" + args[0] + "/manifests");
+  if (!manifests.ok()) return Fail(io, "manifests list", manifests.status());
+  if (PrintedAsJson(global, io, *manifests)) return kExitOk;
+  io.out << absl::StrFormat("%-10s %s\n", "FOLDER", "FILE");
+  for (const json& manifest : *manifests) {
+    io.out << absl::StrFormat("%-10s %s\n", TextField(manifest, "folder"),
+                              TextField(manifest, "file_name"));
+  }
+  return kExitOk;
+}
+
+int RunManifestsCreate(const GlobalOptions& global, const CommandOptions& options,
+                       const std::vector<std::string>& args, Io io) {
+  constexpr char kCommand[] = "manifests create";
+  if (args.size() != 2) return Usage(io, kCommand, "expected CLUSTER_ID FILE");
+  std::ifstream in(args[1], std::ios::binary);
+  if (!in) return Usage(io, kCommand, absl::StrCat("cannot read ", args[1]));
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t slash = args[1].rfind('/');
+  const std::string file_name = slash == std::string::npos ? args[1] : args[1].substr(slash + 1);
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> created = client.Call("POST", "/clusters/" + args[0] + "/manifests",
+                                             json{{"folder", options.folder},
+                                                  {"file_name", file_name},
+                                                  {"content", absl::Base64Escape(content)}});
+  if (!created.ok()) return Fail(io, kCommand, created.status());
+  if (!PrintedAsJson(global, io, *created)) {
+    io.out << TextField(*created, "folder") << "/" << TextField(*created, "file_name") << "\n";
+  }
+  return kExitOk;
+}
+
+int RunManifestsDownload(const GlobalOptions& global, const CommandOptions& options,
+                         const std::vector<std::string>& args, Io io) {
+  if (args.size() != 2) return Usage(io, "manifests download", "expected CLUSTER_ID FILE_NAME");
+  return Downloaded(
+      global, options, io, "manifests download",
+      absl::StrCat("/clusters/", args[0], "/manifests/files", ManifestQuery(options, args[1])));
+}
+
+int RunManifestsDelete(const GlobalOptions& global, const CommandOptions& options,
+                       const std::vector<std::string>& args, Io io) {
+  constexpr char kCommand[] = "manifests delete";
+  if (args.size() != 2) return Usage(io, kCommand, "expected CLUSTER_ID FILE_NAME");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> deleted = client.Call(
+      "DELETE", absl::StrCat("/clusters/", args[0], "/manifests", ManifestQuery(options, args[1])));
+  if (!deleted.ok()) return Fail(io, kCommand, deleted.status());
+  return kExitOk;
+}
+
 // ---- wait ----
 
 // Polls the cluster and its hosts, printing each host's line when it changes and the cluster's
@@ -504,6 +635,8 @@ std::vector<Command> RestCommands() {
       {"clusters reset", "reset a cancelled or failed installation", "CLUSTER_ID", no_flags,
        ClusterAction("reset")},
       {"clusters delete", "deregister a cluster", "CLUSTER_ID", no_flags, RunClustersDelete},
+      {"clusters allow-add-workers", "open an installed cluster for day-2 hosts", "CLUSTER_ID",
+       no_flags, ClusterAction("allow-add-workers")},
       {"infra-envs create", "register an infra-env (a discovery image) for a cluster", nullptr,
        [](config::Parser& parser, CommandOptions& options) {
          BindClusterSelector(parser, options);
@@ -537,6 +670,27 @@ std::vector<Command> RestCommands() {
        BindClusterSelector, RunHostsList},
       {"hosts set-role", "set a host's role (master, worker, auto-assign)", "HOST ROLE",
        BindClusterSelector, RunHostsSetRole},
+      {"hosts reset-validation",
+       "measure a host's disk speed (sufficient-installation-disk-speed) or image pulls "
+       "(container-images-available) again",
+       "HOST VALIDATION_ID", BindClusterSelector, RunHostsResetValidation},
+      {"manifests list", "a cluster's custom manifests", "CLUSTER_ID", no_flags, RunManifestsList},
+      {"manifests create", "add a YAML or JSON file to a cluster's installation (--folder)",
+       "CLUSTER_ID FILE", BindManifestFlags, RunManifestsCreate},
+      {"manifests download", "print (or --output-file) a custom manifest", "CLUSTER_ID FILE_NAME",
+       [](config::Parser& parser, CommandOptions& options) {
+         BindManifestFlags(parser, options);
+         BindOutputFile(parser, options);
+       },
+       RunManifestsDownload},
+      {"clusters download",
+       "print (or --output-file) install-config.yaml, metadata.json or an Ignition file",
+       "CLUSTER_ID FILE_NAME", BindOutputFile, RunClustersDownload},
+      {"infra-envs download",
+       "print (or --output-file) discovery.ign, ipxe-script or static-network-config",
+       "INFRA_ENV_ID FILE_NAME", BindOutputFile, RunInfraEnvsDownload},
+      {"manifests delete", "remove a custom manifest", "CLUSTER_ID FILE_NAME", BindManifestFlags,
+       RunManifestsDelete},
       {"wait", "follow a cluster until ready or installed, printing per-host progress",
        "CLUSTER_ID",
        [](config::Parser& parser, CommandOptions& options) {

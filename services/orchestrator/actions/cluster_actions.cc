@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/cluster_facts.h"
@@ -15,6 +16,7 @@
 #include "services/orchestrator/core/roles.h"
 #include "services/orchestrator/core/validation_ids.h"
 #include "services/orchestrator/install/install_config.h"
+#include "services/orchestrator/install/manifests.h"
 
 namespace assisted::orchestrator::actions {
 
@@ -83,7 +85,10 @@ absl::StatusOr<Cluster> ClusterActions::InstallCluster(const std::string& cluste
       context_.FireCluster(cluster_id, core::ClusterEvent::kPrepareForInstallation).status());
   context_.Event("cluster_installation_started", cluster_id, nullptr,
                  "Installation of the cluster started");
-  return context_.Refresh(cluster_id);
+  // The installation is under way: a replica that judged the hosts into preparing first has
+  // done this refresh's work, which is not the user's failure.
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(cluster_id));
+  return context_.inventory.GetCluster(cluster_id, /*with_hosts=*/true);
 }
 
 absl::StatusOr<Cluster> ClusterActions::CancelInstallation(const std::string& cluster_id) {
@@ -127,7 +132,21 @@ bool BeforeInstallation(types::v1::ClusterStatus status) {
   return status == kInsufficient || status == kReady || status == kPendingForInput;
 }
 
+absl::Status CheckCustomisable(const Cluster& cluster) {
+  if (BeforeInstallation(cluster.status())) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("cluster ", cluster.id(), " is ", core::ClusterStatusName(cluster.status()),
+                   ": it can be customised only before its installation "
+                   "(insufficient, ready or pending-for-input)"));
+}
+
 }  // namespace
+
+absl::Status ClusterActions::RequireCustomisable(const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(Cluster cluster,
+                   context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
+  return CheckCustomisable(cluster);
+}
 
 absl::StatusOr<Cluster> ClusterActions::CustomiseBeforeInstall(
     const std::string& cluster_id, const core::ClusterFieldsUpdate& update) {
@@ -135,12 +154,7 @@ absl::StatusOr<Cluster> ClusterActions::CustomiseBeforeInstall(
       Cluster written, RetryWhileAborted([&]() -> absl::StatusOr<Cluster> {
         ASSIGN_OR_RETURN(Cluster cluster,
                          context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
-        if (!BeforeInstallation(cluster.status())) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              "cluster ", cluster_id, " is ", core::ClusterStatusName(cluster.status()),
-              ": it can be customised only before its installation "
-              "(insufficient, ready or pending-for-input)"));
-        }
+        RETURN_IF_ERROR(CheckCustomisable(cluster));
         // Conditional on the status just read: an install that began meanwhile
         // makes this write lose, and the next attempt refuses it.
         return context_.inventory.UpdateCluster(cluster_id, update, cluster.resource_version());
@@ -242,6 +256,139 @@ absl::StatusOr<Cluster> ClusterActions::UpdateInstallConfig(const std::string& c
   update.fields.set_install_config_overrides(overrides);
   update.Mark("install_config_overrides");
   return CustomiseBeforeInstall(cluster_id, update);
+}
+
+// ---- User manifests ----
+
+namespace {
+
+constexpr char kYamlType[] = "application/yaml";
+constexpr char kJsonType[] = "application/json";
+
+install::ManifestName NameOf(const v1::ClusterManifestRef& ref) {
+  return {ref.folder(), ref.file_name()};
+}
+
+v1::ClusterManifestRef RefOf(const std::string& cluster_id, const install::ManifestName& name) {
+  v1::ClusterManifestRef ref;
+  ref.set_cluster_id(cluster_id);
+  ref.set_folder(name.folder);
+  ref.set_file_name(name.file_name);
+  return ref;
+}
+
+absl::Status NotFound(const v1::ClusterManifestRef& ref) {
+  return absl::NotFoundError(absl::StrCat("manifest ", ref.folder(), "/", ref.file_name(),
+                                          " of cluster ", ref.cluster_id(), " not found"));
+}
+
+}  // namespace
+
+absl::StatusOr<v1::ListClusterManifestsResponse> ClusterActions::ListManifests(
+    const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(std::vector<inv::ArtifactInfo> stored,
+                   context_.inventory.ListArtifacts(cluster_id, inv::ARTIFACT_KIND_MANIFEST));
+  // By name, so "manifests/manifests/..." before "manifests/openshift/...": folder, then file.
+  std::sort(
+      stored.begin(), stored.end(),
+      [](const inv::ArtifactInfo& a, const inv::ArtifactInfo& b) { return a.name() < b.name(); });
+  v1::ListClusterManifestsResponse answer;
+  for (const inv::ArtifactInfo& info : stored) {
+    if (std::optional<install::ManifestName> name =
+            install::ParseManifestArtifactName(info.name())) {
+      *answer.add_manifests() = RefOf(cluster_id, *name);
+    }
+  }
+  return answer;
+}
+
+absl::StatusOr<v1::ClusterManifest> ClusterActions::GetManifest(const v1::ClusterManifestRef& ref) {
+  RETURN_IF_ERROR(install::CheckManifestName(NameOf(ref), "folder", "file_name"));
+  ASSIGN_OR_RETURN(std::optional<std::string> content,
+                   context_.inventory.ArtifactContent(ref.cluster_id(),
+                                                      install::ManifestArtifactName(NameOf(ref))));
+  if (!content) return NotFound(ref);
+  v1::ClusterManifest manifest;
+  *manifest.mutable_ref() = ref;
+  manifest.set_content(*std::move(content));
+  return manifest;
+}
+
+absl::StatusOr<v1::ClusterManifest> ClusterActions::CreateManifest(
+    const v1::ClusterManifest& manifest) {
+  const v1::ClusterManifestRef& ref = manifest.ref();
+  RETURN_IF_ERROR(install::CheckManifestName(NameOf(ref), "folder", "file_name"));
+  RETURN_IF_ERROR(install::CheckManifestContent(ref.file_name(), manifest.content(), "content"));
+  RETURN_IF_ERROR(RequireCustomisable(ref.cluster_id()));
+  const absl::Status written = context_.inventory.PutArtifact(
+      {.cluster_id = ref.cluster_id(),
+       .name = install::ManifestArtifactName(NameOf(ref)),
+       .kind = inv::ARTIFACT_KIND_MANIFEST,
+       .content_type = absl::EndsWith(ref.file_name(), ".json") ? kJsonType : kYamlType,
+       .content = manifest.content(),
+       .if_absent = true});
+  if (absl::IsAlreadyExists(written)) {
+    return absl::AlreadyExistsError(absl::StrCat("file_name: ", ref.folder(), "/", ref.file_name(),
+                                                 " already exists; update it"));
+  }
+  RETURN_IF_ERROR(written);
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(ref.cluster_id()));
+  v1::ClusterManifest stored;
+  *stored.mutable_ref() = ref;
+  return stored;
+}
+
+absl::StatusOr<v1::ClusterManifest> ClusterActions::UpdateManifest(
+    const v1::UpdateClusterManifestRequest& request) {
+  const v1::ClusterManifestRef& from = request.ref();
+  RETURN_IF_ERROR(install::CheckManifestName(NameOf(from), "folder", "file_name"));
+  install::ManifestName to = NameOf(from);
+  if (!request.updated_folder().empty()) to.folder = request.updated_folder();
+  if (!request.updated_file_name().empty()) to.file_name = request.updated_file_name();
+  RETURN_IF_ERROR(install::CheckManifestName(to, "updated_folder", "updated_file_name"));
+  RETURN_IF_ERROR(RequireCustomisable(from.cluster_id()));
+  ASSIGN_OR_RETURN(v1::ClusterManifest current, GetManifest(from));
+  const std::string content =
+      request.has_updated_content() ? request.updated_content() : current.content();
+  // A rename to a .json name must hold JSON, even with the content kept.
+  RETURN_IF_ERROR(install::CheckManifestContent(
+      to.file_name, content, request.has_updated_content() ? "updated_content" : "content"));
+  const bool moved = !(to == NameOf(from));
+  const absl::Status written = context_.inventory.PutArtifact(
+      {.cluster_id = from.cluster_id(),
+       .name = install::ManifestArtifactName(to),
+       .kind = inv::ARTIFACT_KIND_MANIFEST,
+       .content_type = absl::EndsWith(to.file_name, ".json") ? kJsonType : kYamlType,
+       .content = content,
+       .if_absent = moved});
+  if (absl::IsAlreadyExists(written)) {
+    return absl::AlreadyExistsError(
+        absl::StrCat("updated_file_name: ", to.folder, "/", to.file_name, " already exists"));
+  }
+  RETURN_IF_ERROR(written);
+  if (moved) {
+    RETURN_IF_ERROR(
+        context_.inventory
+            .DeleteArtifact(from.cluster_id(), install::ManifestArtifactName(NameOf(from)))
+            .status());
+  }
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(from.cluster_id()));
+  v1::ClusterManifest updated;
+  *updated.mutable_ref() = RefOf(from.cluster_id(), to);
+  updated.set_content(content);
+  return updated;
+}
+
+absl::StatusOr<v1::ClusterManifestRef> ClusterActions::DeleteManifest(
+    const v1::ClusterManifestRef& ref) {
+  RETURN_IF_ERROR(install::CheckManifestName(NameOf(ref), "folder", "file_name"));
+  RETURN_IF_ERROR(RequireCustomisable(ref.cluster_id()));
+  ASSIGN_OR_RETURN(int64_t deleted,
+                   context_.inventory.DeleteArtifact(ref.cluster_id(),
+                                                     install::ManifestArtifactName(NameOf(ref))));
+  if (deleted == 0) return NotFound(ref);
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(ref.cluster_id()));
+  return ref;
 }
 
 }  // namespace assisted::orchestrator::actions

@@ -15,6 +15,9 @@
 //   ignorable ids: core/validation_ids.h) and UpdateInstallConfig (overrides checked as the
 //   generator applies them, and by generating the document when the cluster can have one);
 //   GetInstallConfig renders the document the installation would use now.
+// - The user's manifests (install/manifests.h): listed and read in any status; created, updated
+//   and deleted only before installation, each write judging the cluster again (a third-party
+//   network plugin needs them).
 // - Questions answered from the validations' own rules, in any status: GetPreflightRequirements
 //   and GetSupportedPlatforms.
 
@@ -56,6 +59,18 @@ class ClusterActions {
   absl::StatusOr<v1::GetSupportedPlatformsResponse> GetSupportedPlatforms(
       const std::string& cluster_id);
 
+  // The user's manifests, by folder then file name (content left empty).
+  absl::StatusOr<v1::ListClusterManifestsResponse> ListManifests(const std::string& cluster_id);
+  // One manifest with its content; NOT_FOUND when absent.
+  absl::StatusOr<v1::ClusterManifest> GetManifest(const v1::ClusterManifestRef& ref);
+  // Stores a new manifest: INVALID_ARGUMENT naming folder, file_name or content; ALREADY_EXISTS.
+  absl::StatusOr<v1::ClusterManifest> CreateManifest(const v1::ClusterManifest& manifest);
+  // Moves, renames and/or replaces a manifest's content (checked as CreateManifest).
+  absl::StatusOr<v1::ClusterManifest> UpdateManifest(
+      const v1::UpdateClusterManifestRequest& request);
+  // Removes a manifest; NOT_FOUND when absent.
+  absl::StatusOr<v1::ClusterManifestRef> DeleteManifest(const v1::ClusterManifestRef& ref);
+
  private:
   // InstallCluster's first half: requires `ready`, writes auto-assigned roles and picks the
   // bootstrap host. ABORTED when a host changed meanwhile (the caller retries).
@@ -63,6 +78,8 @@ class ClusterActions {
   // The rendezvous IP of the cluster's agent-based infra-env (the first of its infra-envs that
   // names one): the host holding it, node 0, is the bootstrap host. nullopt when none does.
   absl::StatusOr<std::optional<std::string>> RendezvousIp(const std::string& cluster_id);
+  // FAILED_PRECONDITION naming the status unless the cluster is not installing yet.
+  absl::Status RequireCustomisable(const std::string& cluster_id);
   // Writes `update` to the cluster if it is not installing yet, then judges it again.
   absl::StatusOr<types::v1::Cluster> CustomiseBeforeInstall(
       const std::string& cluster_id, const core::ClusterFieldsUpdate& update);

@@ -5,6 +5,7 @@
 
 #include "services/orchestrator/actions/cluster_actions.h"
 
+#include <optional>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -170,6 +171,97 @@ TEST_F(ClusterActionsTest, InstallConfigOverridesAreCheckedStoredAndRendered) {
         << bad;
   }
   EXPECT_EQ(inventory_.Cluster("c1").install_config_overrides(), R"({"fips":true})");
+}
+
+// ---- User manifests -------------------------------------------------------------------------
+
+constexpr char kCalico[] = "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: calico\n";
+
+v1::ClusterManifest Manifest(const std::string& folder, const std::string& file,
+                             const std::string& content) {
+  v1::ClusterManifest manifest;
+  manifest.mutable_ref()->set_cluster_id("c1");
+  manifest.mutable_ref()->set_folder(folder);
+  manifest.mutable_ref()->set_file_name(file);
+  manifest.set_content(content);
+  return manifest;
+}
+
+TEST_F(ClusterActionsTest, AThirdPartyNetworkWaitsForItsManifestsWhichTheBootstrapThenApplies) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  Cluster calico = inventory_.Cluster("c1");
+  calico.set_network_type(types::v1::NETWORK_TYPE_CALICO);
+  inventory_.AddCluster(calico);
+  absl::StatusOr<Cluster> waiting = actions_.clusters().RefreshCluster("c1");
+  ASSERT_THAT(waiting, IsOk());
+  EXPECT_EQ(waiting->status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  EXPECT_NE(waiting->status_info().find("manifests"), std::string::npos) << waiting->status_info();
+
+  ASSERT_THAT(actions_.clusters().CreateManifest(Manifest("openshift", "50-calico.yaml", kCalico)),
+              IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_READY)
+      << inventory_.Cluster("c1").status_info();
+  ASSERT_THAT(actions_.clusters().InstallCluster("c1"), IsOk());
+  absl::StatusOr<std::optional<std::string>> bootstrap =
+      inventory_.ArtifactContent("c1", install::kBootstrapIgnitionName);
+  ASSERT_THAT(bootstrap, IsOk());
+  ASSERT_TRUE(bootstrap->has_value());
+  EXPECT_NE((*bootstrap)->find("/opt/openshift/openshift/50-calico.yaml"), std::string::npos);
+}
+
+TEST_F(ClusterActionsTest, ManifestsAreCreatedListedReadMovedAndDeleted) {
+  ClusterActions& clusters = actions_.clusters();
+  ASSERT_THAT(clusters.CreateManifest(Manifest("openshift", "b.yaml", kCalico)), IsOk());
+  ASSERT_THAT(clusters.CreateManifest(Manifest("manifests", "a.json", R"({"kind":"A"})")), IsOk());
+  EXPECT_EQ(CodeOf(clusters.CreateManifest(Manifest("openshift", "b.yaml", kCalico))),
+            absl::StatusCode::kAlreadyExists);
+  absl::StatusOr<v1::ListClusterManifestsResponse> listed = clusters.ListManifests("c1");
+  ASSERT_THAT(listed, IsOk());
+  ASSERT_EQ(listed->manifests_size(), 2);
+  EXPECT_EQ(listed->manifests(0).folder(), "manifests");
+  EXPECT_EQ(listed->manifests(1).file_name(), "b.yaml");
+
+  v1::UpdateClusterManifestRequest move;
+  *move.mutable_ref() = Manifest("openshift", "b.yaml", "").ref();
+  move.set_updated_folder("manifests");
+  move.set_updated_file_name("c.yaml");
+  absl::StatusOr<v1::ClusterManifest> moved = clusters.UpdateManifest(move);
+  ASSERT_THAT(moved, IsOk());
+  EXPECT_EQ(moved->content(), kCalico);
+  EXPECT_EQ(CodeOf(clusters.GetManifest(move.ref())), absl::StatusCode::kNotFound);
+  absl::StatusOr<v1::ClusterManifest> read = clusters.GetManifest(moved->ref());
+  ASSERT_THAT(read, IsOk());
+  EXPECT_EQ(read->content(), kCalico);
+  // Renaming YAML to .json must hold JSON; moving onto an existing file is refused.
+  v1::UpdateClusterManifestRequest to_json;
+  *to_json.mutable_ref() = moved->ref();
+  to_json.set_updated_file_name("c.json");
+  EXPECT_EQ(CodeOf(clusters.UpdateManifest(to_json)), absl::StatusCode::kInvalidArgument);
+  to_json.set_updated_file_name("a.json");
+  to_json.set_updated_content(R"({"kind":"B"})");
+  EXPECT_EQ(CodeOf(clusters.UpdateManifest(to_json)), absl::StatusCode::kAlreadyExists);
+
+  ASSERT_THAT(clusters.DeleteManifest(moved->ref()), IsOk());
+  EXPECT_EQ(CodeOf(clusters.DeleteManifest(moved->ref())), absl::StatusCode::kNotFound);
+  EXPECT_EQ(clusters.ListManifests("c1")->manifests_size(), 1);
+}
+
+TEST_F(ClusterActionsTest, BadManifestsAndManifestsOfAnInstallingClusterAreRefused) {
+  ClusterActions& clusters = actions_.clusters();
+  EXPECT_EQ(CodeOf(clusters.CreateManifest(Manifest("tmp", "a.yaml", kCalico))),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CodeOf(clusters.CreateManifest(Manifest("manifests", "a.sh", kCalico))),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CodeOf(clusters.CreateManifest(Manifest("manifests", "a.yaml", "{"))),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_THAT(clusters.CreateManifest(Manifest("manifests", "a.yaml", kCalico)), IsOk());
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
+  EXPECT_EQ(CodeOf(clusters.CreateManifest(Manifest("manifests", "b.yaml", kCalico))),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CodeOf(clusters.DeleteManifest(Manifest("manifests", "a.yaml", "").ref())),
+            absl::StatusCode::kFailedPrecondition);
+  // Reading stays possible.
+  EXPECT_THAT(clusters.GetManifest(Manifest("manifests", "a.yaml", "").ref()), IsOk());
 }
 
 // ---- Questions answered from the validations' rules -----------------------------------------

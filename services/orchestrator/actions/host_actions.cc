@@ -14,6 +14,7 @@
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/core/names.h"
+#include "services/orchestrator/core/validation_ids.h"
 #include "services/orchestrator/install/ignition_configs.h"
 
 namespace assisted::orchestrator::actions {
@@ -191,6 +192,45 @@ absl::StatusOr<Host> HostActions::UpdateHost(const v1::UpdateHostRequest& reques
   ASSIGN_OR_RETURN(Host written, context_.inventory.UpdateHost(host.infra_env_id(), host.id(),
                                                                update, request.resource_version()));
   if (written.cluster_id().empty()) return written;
+  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(written.cluster_id()));
+  return context_.inventory.GetHost(written.infra_env_id(), written.id());
+}
+
+absl::StatusOr<Host> HostActions::ResetHostValidation(
+    const v1::ResetHostValidationRequest& request) {
+  const std::string& id = request.validation_id();
+  const bool disk_speed = id == core::host_id::kSufficientInstallationDiskSpeed;
+  if (!disk_speed && id != core::host_id::kContainerImagesAvailable) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("validation_id: \"", id, "\" cannot be reset; only ",
+                     core::host_id::kSufficientInstallationDiskSpeed, " and ",
+                     core::host_id::kContainerImagesAvailable, " are measured again"));
+  }
+  ASSIGN_OR_RETURN(Host host,
+                   context_.inventory.GetHost(request.infra_env_id(), request.host_id()));
+  if (host.cluster_id().empty()) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "host ", host.id(), " is not bound to a cluster: its validations are not judged"));
+  }
+  if (InstallationBegan(host.status())) {
+    return absl::FailedPreconditionError(absl::StrCat("host ", host.id(), " is ",
+                                                      core::HostStatusName(host.status()),
+                                                      ": its validations are no longer judged"));
+  }
+  core::HostFieldsUpdate update;
+  if (disk_speed) {
+    // The other disks keep their measurements: only the installation disk's decides.
+    for (const types::v1::DiskInfo& disk : host.disks_info_report().disks()) {
+      if (disk.path() != host.installation_disk_path()) {
+        *update.fields.mutable_disks_info_report()->add_disks() = disk;
+      }
+    }
+    update.Mark("disks_info_report");
+  } else {
+    update.Mark("images_status_report");  // left unset: no pulls reported
+  }
+  ASSIGN_OR_RETURN(Host written, context_.inventory.UpdateHost(host.infra_env_id(), host.id(),
+                                                               update, host.resource_version()));
   RETURN_IF_ERROR(context_.JudgeAfterStoredChange(written.cluster_id()));
   return context_.inventory.GetHost(written.infra_env_id(), written.id());
 }

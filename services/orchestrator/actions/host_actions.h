@@ -34,6 +34,10 @@ class HostActions {
   absl::StatusOr<types::v1::Host> ResetHost(const std::string& infra_env_id,
                                             const std::string& host_id);
   absl::StatusOr<types::v1::Host> UpdateHost(const v1::UpdateHostRequest& request);
+  // Clears the measurement behind a resettable validation (see the RPC's contract) and judges
+  // the host's cluster again.
+  absl::StatusOr<types::v1::Host> ResetHostValidation(
+      const v1::ResetHostValidationRequest& request);
 
   // Late binding. BindHost moves a pool host (its infra-env has no cluster, or `cluster_id`
   // itself) into `cluster_id` and refreshes the cluster: the host is answered as judged there

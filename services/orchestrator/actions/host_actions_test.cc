@@ -148,6 +148,54 @@ TEST_F(HostActionsTest, AnEditOnAnOlderVersionOfTheHostIsAborted) {
   EXPECT_EQ(CodeOf(actions_.hosts().UpdateHost(request)), absl::StatusCode::kAborted);
 }
 
+// ---- ResetHostValidation -------------------------------------------------------------------
+
+v1::ResetHostValidationRequest ResetValidation(int host, const std::string& id) {
+  v1::ResetHostValidationRequest request;
+  request.set_infra_env_id(kInfraEnvId);
+  request.set_host_id(HostId(host));
+  request.set_validation_id(id);
+  return request;
+}
+
+TEST_F(HostActionsTest, AResetValidationForgetsItsMeasurementAndKeepsTheOthers) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  Host host = StoredHost(1);
+  ASSERT_FALSE(host.installation_disk_path().empty());
+  for (const std::string& path : {host.installation_disk_path(), std::string("/dev/other")}) {
+    types::v1::DiskInfo& disk = *host.mutable_disks_info_report()->add_disks();
+    disk.set_path(path);
+    disk.mutable_disk_speed()->set_tested(true);
+    disk.mutable_disk_speed()->set_speed_ms(50);
+  }
+  host.mutable_images_status_report()->add_images()->set_name("quay.io/release");
+  inventory_.AddHost(host);
+
+  ASSERT_THAT(actions_.hosts().ResetHostValidation(
+                  ResetValidation(1, "sufficient-installation-disk-speed")),
+              IsOk());
+  ASSERT_EQ(StoredHost(1).disks_info_report().disks_size(), 1);
+  EXPECT_EQ(StoredHost(1).disks_info_report().disks(0).path(), "/dev/other");
+  EXPECT_EQ(StoredHost(1).images_status_report().images_size(), 1);
+
+  ASSERT_THAT(
+      actions_.hosts().ResetHostValidation(ResetValidation(1, "container-images-available")),
+      IsOk());
+  EXPECT_EQ(StoredHost(1).images_status_report().images_size(), 0);
+}
+
+TEST_F(HostActionsTest, OnlyMeasuredValidationsOfHostsNotInstallingAreReset) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  absl::StatusOr<Host> refused =
+      actions_.hosts().ResetHostValidation(ResetValidation(1, "has-min-cpu-cores"));
+  EXPECT_EQ(CodeOf(refused), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("validation_id"), std::string::npos);
+  Store(types::v1::CLUSTER_STATUS_INSTALLING, types::v1::HOST_STATUS_INSTALLING);
+  EXPECT_EQ(CodeOf(actions_.hosts().ResetHostValidation(
+                ResetValidation(1, "container-images-available"))),
+            absl::StatusCode::kFailedPrecondition);
+}
+
 // ---- RegisterAgain -------------------------------------------------------------------------
 
 TEST_F(HostActionsTest, AKnownHostWhoseAgentRestartedIsDiscoveredAgain) {

@@ -236,4 +236,54 @@ grpc::Status OrchestratorServiceImpl::GetSupportedPlatforms(
       [&] { return actions_.clusters().GetSupportedPlatforms(request->cluster_id()); }, response);
 }
 
+grpc::Status OrchestratorServiceImpl::ResetHostValidation(
+    grpc::ServerContext*, const v1::ResetHostValidationRequest* request,
+    types::v1::Host* response) {
+  return Answer(
+      Required({{"infra_env_id", &request->infra_env_id()},
+                {"host_id", &request->host_id()},
+                {"validation_id", &request->validation_id()}}),
+      [&] { return actions_.hosts().ResetHostValidation(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::ListClusterManifests(
+    grpc::ServerContext*, const v1::ListClusterManifestsRequest* request,
+    v1::ListClusterManifestsResponse* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.clusters().ListManifests(request->cluster_id()); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::GetClusterManifest(grpc::ServerContext*,
+                                                         const v1::ClusterManifestRef* request,
+                                                         v1::ClusterManifest* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.clusters().GetManifest(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::CreateClusterManifest(grpc::ServerContext*,
+                                                            const v1::ClusterManifest* request,
+                                                            v1::ClusterManifest* response) {
+  return Answer(
+      Required({{"ref.cluster_id", &request->ref().cluster_id()}}),
+      [&] { return actions_.clusters().CreateManifest(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::UpdateClusterManifest(
+    grpc::ServerContext*, const v1::UpdateClusterManifestRequest* request,
+    v1::ClusterManifest* response) {
+  return Answer(
+      Required({{"ref.cluster_id", &request->ref().cluster_id()}}),
+      [&] { return actions_.clusters().UpdateManifest(*request); }, response);
+}
+
+grpc::Status OrchestratorServiceImpl::DeleteClusterManifest(grpc::ServerContext*,
+                                                            const v1::ClusterManifestRef* request,
+                                                            v1::ClusterManifestRef* response) {
+  return Answer(
+      Required({{"cluster_id", &request->cluster_id()}}),
+      [&] { return actions_.clusters().DeleteManifest(*request); }, response);
+}
+
 }  // namespace assisted::orchestrator::actions

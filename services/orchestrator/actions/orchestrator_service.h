@@ -73,6 +73,24 @@ class OrchestratorServiceImpl final : public v1::OrchestratorService::Service {
   grpc::Status GetSupportedPlatforms(grpc::ServerContext* context,
                                      const v1::GetSupportedPlatformsRequest* request,
                                      v1::GetSupportedPlatformsResponse* response) override;
+  grpc::Status ResetHostValidation(grpc::ServerContext* context,
+                                   const v1::ResetHostValidationRequest* request,
+                                   types::v1::Host* response) override;
+  grpc::Status ListClusterManifests(grpc::ServerContext* context,
+                                    const v1::ListClusterManifestsRequest* request,
+                                    v1::ListClusterManifestsResponse* response) override;
+  grpc::Status GetClusterManifest(grpc::ServerContext* context,
+                                  const v1::ClusterManifestRef* request,
+                                  v1::ClusterManifest* response) override;
+  grpc::Status CreateClusterManifest(grpc::ServerContext* context,
+                                     const v1::ClusterManifest* request,
+                                     v1::ClusterManifest* response) override;
+  grpc::Status UpdateClusterManifest(grpc::ServerContext* context,
+                                     const v1::UpdateClusterManifestRequest* request,
+                                     v1::ClusterManifest* response) override;
+  grpc::Status DeleteClusterManifest(grpc::ServerContext* context,
+                                     const v1::ClusterManifestRef* request,
+                                     v1::ClusterManifestRef* response) override;
 
  private:
   UserActions& actions_;

@@ -391,12 +391,19 @@ CheckResult NetworkTypeValid(const Ctx& c) {
   return Success("The cluster has a valid network type");
 }
 
+bool ThirdPartyNetwork(const types::v1::Cluster& cluster) {
+  const types::v1::NetworkType type = cluster.network_type();
+  return type == types::v1::NETWORK_TYPE_CISCO_ACI || type == types::v1::NETWORK_TYPE_CILIUM ||
+         type == types::v1::NETWORK_TYPE_CALICO || type == types::v1::NETWORK_TYPE_NONE;
+}
+
+bool OciPlatform(const types::v1::Cluster& cluster) {
+  const types::v1::Platform& p = cluster.platform();
+  return p.type() == types::v1::PLATFORM_TYPE_EXTERNAL && p.external().platform_name() == "oci";
+}
+
 CheckResult CustomManifestsRequirements(const Ctx& c) {
-  const types::v1::NetworkType type = c.cluster.network_type();
-  const bool third_party =
-      type == types::v1::NETWORK_TYPE_CISCO_ACI || type == types::v1::NETWORK_TYPE_CILIUM ||
-      type == types::v1::NETWORK_TYPE_CALICO || type == types::v1::NETWORK_TYPE_NONE;
-  if (third_party && !c.custom_manifests_uploaded) {
+  if (ThirdPartyNetwork(c.cluster) && !c.custom_manifests_uploaded) {
     return Failure(
         "The selected network type needs its manifests: upload the network plugin's manifests "
         "as custom manifests");
@@ -405,9 +412,7 @@ CheckResult CustomManifestsRequirements(const Ctx& c) {
 }
 
 CheckResult PlatformRequirements(const Ctx& c) {
-  const types::v1::Platform& p = c.cluster.platform();
-  if (p.type() == types::v1::PLATFORM_TYPE_EXTERNAL && p.external().platform_name() == "oci" &&
-      !c.custom_manifests_uploaded) {
+  if (OciPlatform(c.cluster) && !c.custom_manifests_uploaded) {
     return Failure(
         "The Oracle Cloud Infrastructure platform needs its manifests: upload them as custom "
         "manifests");
@@ -416,6 +421,10 @@ CheckResult PlatformRequirements(const Ctx& c) {
 }
 
 }  // namespace
+
+bool NeedsCustomManifests(const types::v1::Cluster& cluster) {
+  return ThirdPartyNetwork(cluster) || OciPlatform(cluster);
+}
 
 const std::vector<ClusterCheck>& CoreClusterChecks() {
   using namespace cluster_id;  // NOLINT: the list reads better unqualified

@@ -29,11 +29,16 @@ struct ClusterValidationContext {
   const std::vector<HostView>& hosts;
   const ClusterFacts& facts;  // built from the same cluster and hosts
   absl::Time now;
-  // The user uploaded custom manifests (stored with the cluster's files).
+  // The cluster has at least one user manifest (install/manifests.h); read only when
+  // NeedsCustomManifests says a check looks at it.
   bool custom_manifests_uploaded = false;
 };
 
 using ClusterCheck = Check<ClusterValidationContext>;
+
+// Whether a check of `cluster` depends on the user's manifests (a third-party or no network
+// plugin, the OCI platform): only then need custom_manifests_uploaded be looked up.
+bool NeedsCustomManifests(const types::v1::Cluster& cluster);
 
 // The 19 core checks in reporting order (ids as in validation_ids.h).
 const std::vector<ClusterCheck>& CoreClusterChecks();

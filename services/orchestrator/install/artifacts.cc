@@ -11,6 +11,7 @@
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/install/ignition_configs.h"
 #include "services/orchestrator/install/install_config.h"
+#include "services/orchestrator/install/manifests.h"
 
 namespace assisted::orchestrator::install {
 namespace {
@@ -53,6 +54,23 @@ class OnceWriter {
   const std::string cluster_id_;
   const inv::LeaseFence fence_;
 };
+
+// The cluster's user manifests, each at the path the bootstrap applies it from.
+absl::StatusOr<std::vector<BootstrapFile>> UserManifests(InventoryPort& inventory,
+                                                         const std::string& cluster_id) {
+  ASSIGN_OR_RETURN(std::vector<inv::ArtifactInfo> stored,
+                   inventory.ListArtifacts(cluster_id, inv::ARTIFACT_KIND_MANIFEST));
+  std::vector<BootstrapFile> files;
+  for (const inv::ArtifactInfo& info : stored) {
+    const std::optional<ManifestName> name = ParseManifestArtifactName(info.name());
+    if (!name) continue;  // not written by the manifest actions
+    ASSIGN_OR_RETURN(std::optional<std::string> content,
+                     inventory.ArtifactContent(cluster_id, info.name()));
+    if (!content) continue;  // deleted since it was listed
+    files.push_back({ManifestBootstrapPath(*name), *std::move(content)});
+  }
+  return files;
+}
 
 constexpr char kJson[] = "application/json";
 constexpr char kText[] = "text/plain";
@@ -191,11 +209,13 @@ absl::Status ArtifactGenerator::GenerateUnderLease(const types::v1::Cluster& clu
         writer.Put(absl::StrCat(pool, ".ign"), inv::ARTIFACT_KIND_IGNITION, kJson, pointer)
             .status());
   }
+  ASSIGN_OR_RETURN(std::vector<BootstrapFile> manifests, UserManifests(inventory_, cluster.id()));
   ASSIGN_OR_RETURN(std::string bootstrap,
                    BootstrapIgnition(cluster, {.root_ca_pem = ca.certificate_pem,
                                                .pull_secret = pull_secret,
                                                .install_config = install_config,
-                                               .kubeconfig = *kubeconfig}));
+                                               .kubeconfig = *kubeconfig,
+                                               .extra_files = std::move(manifests)}));
   RETURN_IF_ERROR(
       writer.Put(kBootstrapIgnitionName, inv::ARTIFACT_KIND_IGNITION, kJson, bootstrap).status());
   for (const types::v1::Host& host : cluster.hosts()) {

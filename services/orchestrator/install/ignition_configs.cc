@@ -123,6 +123,9 @@ absl::StatusOr<std::string> BootstrapIgnition(const types::v1::Cluster& cluster,
   builder.AddFile({.path = "/opt/openshift/tls/root-ca.crt",
                    .mode = 0644,
                    .contents = std::string(inputs.root_ca_pem)});
+  for (const BootstrapFile& file : inputs.extra_files) {
+    builder.AddFile({.path = file.path, .mode = 0644, .contents = file.contents});
+  }
   const std::string key(absl::StripAsciiWhitespace(cluster.ssh_public_key()));
   if (!key.empty()) builder.AddUser({.name = "core", .ssh_authorized_keys = {key}});
   return builder.Build();

@@ -7,7 +7,8 @@
 //   (ignition.security.tls.certificateAuthorities).
 // - bootstrap.ign: the master pointer plus what the bootstrap host's installer needs on the
 //   live system: the pull secret (/root/.docker/config.json), install-config, the admin
-//   kubeconfig and root CA under /opt/openshift, and the SSH key for user core.
+//   kubeconfig and root CA under /opt/openshift, the user's manifests under
+//   /opt/openshift/{manifests,openshift}/, and the SSH key for user core.
 // - host-<id>.ign: the host's role pointer plus /etc/hostname and, when the infra-env has static
 //   networking for one of the host's MACs, that host's NetworkManager keyfiles (interfaces
 //   renamed from the logical names to the host's real NIC names by MAC), plus the user's
@@ -17,6 +18,7 @@
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTALL_IGNITION_CONFIGS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -37,11 +39,18 @@ std::string MachineConfigUrl(const types::v1::Cluster& cluster, absl::string_vie
 absl::StatusOr<std::string> PointerIgnition(const types::v1::Cluster& cluster,
                                             absl::string_view pool, absl::string_view root_ca_pem);
 
+// A file the bootstrap host gets as it is (the user's manifests, at their ManifestBootstrapPath).
+struct BootstrapFile {
+  std::string path;
+  std::string contents;
+};
+
 struct BootstrapInputs {
   absl::string_view root_ca_pem;
   absl::string_view pull_secret;
   absl::string_view install_config;
   absl::string_view kubeconfig;
+  std::vector<BootstrapFile> extra_files;
 };
 
 absl::StatusOr<std::string> BootstrapIgnition(const types::v1::Cluster& cluster,

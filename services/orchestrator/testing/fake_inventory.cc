@@ -417,6 +417,26 @@ absl::Status FakeInventory::DeleteArtifacts(const std::string& cluster_id,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<inv::ArtifactInfo>> FakeInventory::ListArtifacts(
+    const std::string& cluster_id, inv::ArtifactKind kind) {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(Injected("ListArtifacts"));
+  std::vector<inv::ArtifactInfo> listed;
+  for (const auto& [key, artifact] : artifacts_) {  // a map: ordered by (cluster, name)
+    if (key.first == cluster_id && artifact.info().kind() == kind) {
+      listed.push_back(artifact.info());
+    }
+  }
+  return listed;
+}
+
+absl::StatusOr<int64_t> FakeInventory::DeleteArtifact(const std::string& cluster_id,
+                                                      const std::string& name) {
+  absl::MutexLock lock(&mu_);
+  RETURN_IF_ERROR(Injected("DeleteArtifacts"));
+  return static_cast<int64_t>(artifacts_.erase(std::make_pair(cluster_id, name)));
+}
+
 absl::StatusOr<LeaseState> FakeInventory::AcquireLease(const std::string& name,
                                                        const std::string& holder,
                                                        absl::Duration ttl) {

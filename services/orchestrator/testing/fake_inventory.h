@@ -91,6 +91,10 @@ class FakeInventory final : public InventoryPort {
   absl::Status PutArtifact(const ArtifactWrite& write) override;
   absl::Status DeleteArtifacts(const std::string& cluster_id,
                                const std::vector<inventory::v1::ArtifactKind>& kinds) override;
+  absl::StatusOr<std::vector<inventory::v1::ArtifactInfo>> ListArtifacts(
+      const std::string& cluster_id, inventory::v1::ArtifactKind kind) override;
+  absl::StatusOr<int64_t> DeleteArtifact(const std::string& cluster_id,
+                                         const std::string& name) override;
   absl::StatusOr<LeaseState> AcquireLease(const std::string& name, const std::string& holder,
                                           absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& name, const std::string& holder) override;
