@@ -1,8 +1,11 @@
 // The web UI end to end in a real headless Chromium (ui/tests/e2e.mjs, puppeteer-core driving
 // Debian's chromium) against the real services (ui_stack.h), with simulated hosts booted from
 // the ISO the UI offers. Skips without ASSISTED_TEST_UI_PROJECT (./dev test sets it).
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
 #include "tests/harness/gateway_service.h"
+#include "tests/ui/oidc_provider.h"
 #include "tests/ui/ui_stack.h"
 
 namespace assisted::testing {
@@ -61,6 +64,50 @@ TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn
                               {"UI_READ_ONLY_CLUSTER", cluster},
                               {"UI_NODE_ZERO_TOKEN", owner},
                               {"UI_OTHER_CLUSTER", other}});
+}
+
+// A gateway whose users sign in through an identity provider (--oidc-discovery-file,
+// --jwks-file): the test's own provider on loopback, strict about PKCE, the client and the
+// redirect URI. The browser goes there and back, the provider's token opens the user's
+// organisation's cluster, and sign-out ends the provider's session too.
+TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere) {
+  absl::StatusOr<std::unique_ptr<OidcProvider>> provider = OidcProvider::Start({});
+  ASSERT_THAT(provider, IsOk());
+  AictlOutcome created = RunAictl(
+      server_, Token("demo", "demo", absl::Hours(1)),
+      {"clusters", "create", "--name=oidc", "--base-domain=example.com",
+       "--openshift-version=4.16", "--user-managed-networking",
+       "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
+  ASSERT_EQ(created.code, 0) << created.err;
+  absl::StatusOr<RunningGateway> gateway = LaunchGatewayService(
+      {.inventory_address = stack().inventory().grpc_target(),
+       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
+       .image_address = stack().image().grpc_target(),
+       .jwt_secret_file = stack().jwt_secret_file(),
+       .url_signing_key_file = stack().url_signing_key_file(),
+       .extra_args = {"--ui-dir=" + ui_dir_ + "/dist",
+                      "--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
+                      "--oidc-discovery-file=" +
+                          WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
+                      "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
+                      "--jwt-audience=assisted-ui"}});
+  ASSERT_TRUE(gateway.ok()) << gateway.status();
+  (*provider)->RegisterRedirectUri(gateway->http_base + "/oidc/callback");
+
+  RunScenario("oidc", {{"UI_BASE", gateway->http_base},
+                       {"OIDC_ISSUER", (*provider)->issuer()},
+                       {"UI_OIDC_CLUSTER", created.Trimmed()}});
+
+  // What the provider saw: two login pages (the denied one and the real one), one code
+  // exchanged, with the right verifier (a wrong one is refused there), one session ended, the
+  // third sign-in asking again; the only refusal is the user's own denial.
+  const OidcProvider::Record record = (*provider)->record();
+  EXPECT_EQ(record.login_pages, 3);
+  EXPECT_EQ(record.codes, 1);
+  EXPECT_EQ(record.tokens, 1);
+  EXPECT_EQ(record.sessions_ended, 1);
+  EXPECT_THAT(record.refusals,
+              ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
 }
 
 }  // namespace

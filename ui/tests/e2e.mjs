@@ -3,7 +3,7 @@
 // starts (real services, PostgreSQL, JWT auth) and simulated hosts this script boots from the
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
-//   node tests/e2e.mjs SCENARIO      (flow | wizard | errors | agent-based | latency)
+//   node tests/e2e.mjs SCENARIO      (flow | wizard | errors | agent-based | oidc | latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -13,6 +13,9 @@
 //   UI_GATEWAY_PID     the gateway process, stopped and started again               (errors)
 //   UI_READ_ONLY_CLUSTER, UI_NODE_ZERO_TOKEN   the --read-only-cluster gateway's cluster and
 //                      a token of its owner (UI_BASE is that gateway)        (agent-based)
+//   OIDC_ISSUER        the test's identity provider; UI_BASE is a gateway that signs in
+//                      there (--oidc-discovery-file)                                 (oidc)
+//   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation               (oidc)
 //   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts              (flow, latency)
 //   FLEET_WORKER_PROFILE   the day-2 host's profile                                  (flow)
 //   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
@@ -334,7 +337,9 @@ async function flow(page) {
   await clickText(page, 'Create cluster');
   // The whole wizard by keyboard only: Tab to each field, type, Enter on Next.
   await page.waitForSelector('#name', { visible: true });
-  await keyType(page, 'name', 'e2e');
+  // "demo.example.com": the name the simulated hosts' profiles resolve (api, api-int, apps),
+  // which a day-2 host needs to reach the cluster's API.
+  await keyType(page, 'name', 'demo');
   await keyType(page, 'domain', 'example.com');
   await keyType(page, 'pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
   await keyType(page, 'ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
@@ -355,7 +360,7 @@ async function flow(page) {
   await nextStep(page, () => pressButton(page, 'Next'));
   await page.waitForSelector('#image-full', { visible: true });
   await nextStep(page, () => pressButton(page, 'Next'));  // host networking: DHCP and the full ISO, as they come
-  await byText(page, 'e2e.example.com');
+  await byText(page, 'demo.example.com');
   await shot(page, '05-wizard-review');
   await pressButton(page, 'Create cluster');
   await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
@@ -445,6 +450,22 @@ async function flow(page) {
   log('credentials: password revealed, kubeconfig downloaded');
   await shot(page, '09-installed');
 
+  // Events: the severity filter keeps warnings and errors only, and "All" brings the rest back.
+  const severities = () => page.$$eval('table[aria-label="Events"] tbody td[data-label="Severity"]', (cells) => cells.map((c) => c.textContent));
+  const everything = await severities();
+  await clickText(page, 'Warnings and errors');
+  await expectOnScreen(
+    page,
+    () => [...document.querySelectorAll('table[aria-label="Events"] tbody td[data-label="Severity"]')].every((c) => ['warning', 'error', 'critical'].includes(c.textContent)),
+    [],
+    async () => `the filter shows: ${(await severities()).join(' ')}`,
+  );
+  const serious = await severities();
+  await clickText(page, 'All');
+  await expectOnScreen(page, (n) => document.querySelectorAll('table[aria-label="Events"] tbody tr').length >= n, [everything.length], async () => '"All" did not bring every event back');
+  if (!everything.includes('info') || serious.length >= everything.length) fail(`the filter hid nothing: ${everything.length} events, ${serious.length} shown filtered`);
+  log(`events: ${everything.length} in all, ${serious.length} warnings and errors`);
+
   // Day 2: the installed cluster takes one more host, booted from the ISO the UI offers then.
   await clickText(page, 'Add hosts');
   await waitForStatus(page, 'adding-hosts', 30_000);
@@ -453,14 +474,57 @@ async function flow(page) {
   const day2Iso = await (await page.waitForSelector('[data-testid="iso-link"]', { timeout: 20_000 })).evaluate((a) => a.href);
   if (!day2Iso.includes('/images/')) fail(`no day-2 discovery ISO link: ${day2Iso}`);
   log('cluster open for day-2 hosts; its discovery ISO offered');
-  // Not yet here: booting a worker from it and Install host. The simulated host stays
-  // insufficient ("Ignition is not ready, waiting for the API VIP check": this stack has no
-  // API at the VIP to serve the day-2 Ignition).
+  await bootFleet(day2Iso, clusterId, 1, { profile: env.FLEET_WORKER_PROFILE, name: 'day2' });
+  log('a worker booted from the day-2 ISO');
+  // It appears beside the installed hosts, passes the day-2 checks (its API VIP check reaches
+  // the cluster's machine config server) and offers Install host in its row.
+  const installHost = await page.waitForSelector('[data-testid^="install-host-"]', { timeout: 120_000 });
+  const day2Name = (await installHost.evaluate((b) => b.dataset.testid)).slice('install-host-'.length);
   await shot(page, '09b-day2-add-hosts');
+  await installHost.click();
+  await page.waitForFunction(
+    (n) => document.querySelector(`[data-testid="host-row-${n}"]`)?.textContent?.includes('added-to-existing-cluster'),
+    { timeout: 120_000, polling: 'mutation' },
+    day2Name,
+  );
+  const { hosts } = await rest('GET', `/clusters/${clusterId}`);
+  const statuses = hosts.map((h) => h.status).sort().join(' ');
+  if (statuses !== 'added-to-existing-cluster installed installed installed') fail(`after day 2 the hosts are: ${statuses}`);
+  log(`day-2 host ${day2Name} installed into the running cluster (added-to-existing-cluster); the others untouched`);
+  await shot(page, '09c-day2-host-added');
+  if (navigations.length > 0) fail(`the page navigated while waiting: ${navigations.join(', ')}`);
 
   await page.goto(base, { waitUntil: 'load' });
-  await byText(page, 'adding-hosts', '[data-testid="cluster-row-e2e"] *');
+  await byText(page, 'adding-hosts', '[data-testid="cluster-row-demo"] *');
   await shot(page, '10-clusters-list');
+
+  // The list: a cluster made elsewhere appears by itself, search narrows the list, and delete
+  // asks first, then the row goes.
+  await rest('POST', '/clusters', {
+    name: 'spare',
+    base_dns_domain: 'example.com',
+    openshift_version: '4.16',
+    pull_secret: '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}',
+    control_plane_count: 3,
+    user_managed_networking: true,
+  });
+  await page.waitForSelector('[data-testid="cluster-row-spare"]', { timeout: 20_000 });
+  const rowNames = () => page.$$eval('[data-testid^="cluster-row-"]', (rows) => rows.map((r) => r.dataset.testid.slice('cluster-row-'.length)).join(' '));
+  await typeInto(page, 'input[aria-label="Search clusters"]', 'spa');
+  await expectOnScreen(
+    page,
+    () => [...document.querySelectorAll('[data-testid^="cluster-row-"]')].map((r) => r.dataset.testid).join() === 'cluster-row-spare',
+    [],
+    async () => `searching "spa" shows ${await rowNames()}`,
+  );
+  await page.click('button[aria-label="Delete spare"]');
+  await page.waitForSelector('[role="dialog"]', { visible: true });
+  await shot(page, '10b-delete-cluster');
+  await clickText(page, 'Delete', '[role="dialog"] button');
+  await expectOnScreen(page, () => !document.querySelector('[data-testid="cluster-row-spare"]'), [], async () => `after delete the list shows ${await rowNames()}`);
+  const [left] = await rest('GET', '/clusters').then((list) => list.filter((c) => c.name === 'spare'));
+  if (left) fail('the deleted cluster is still there');
+  log('the list: a new cluster appeared by itself, search narrowed to it, delete (confirmed) removed it');
 }
 
 // Static networking whose route goes through an interface the YAML does not define is valid
@@ -753,8 +817,70 @@ async function latency() {
   });
 }
 
+// Sign-in through the identity provider (authorization code flow with PKCE): a denial and a
+// forged answer are refused with a reason, a real sign-in returns to the screen asked for with
+// the provider's token, and sign-out ends the provider's session too.
+async function oidc(page) {
+  const issuer = env.OIDC_ISSUER;
+  const cluster = env.UI_OIDC_CLUSTER;
+  const atProvider = () => page.url().startsWith(`${issuer}/authorize`);
+  const response = await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  const csp = response.headers()['content-security-policy'] ?? '';
+  if (!csp.includes(`connect-src 'self' ${issuer};`)) fail(`the CSP does not let the page reach the token endpoint (and only it): ${csp}`);
+  await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true });
+  await shot(page, '01b-sign-in-oidc');
+
+  // The user declines at the provider: the reason shows, no token.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('[data-testid="oidc-sign-in"]')]);
+  if (!atProvider()) fail(`not sent to the provider: ${page.url()}`);
+  const asked = Object.fromEntries(new URL(page.url()).searchParams);
+  if (asked.response_type !== 'code' || asked.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(asked.code_challenge ?? '') ||
+      asked.redirect_uri !== `${base}/oidc/callback` || !asked.state || !asked.scope?.split(' ').includes('openid')) {
+    fail(`the authorization request is not the code flow with PKCE: ${JSON.stringify(asked)}`);
+  }
+  log(`sent to the provider: code flow, S256 challenge, state, redirect ${asked.redirect_uri}`);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Deny')]);
+  await expectOnScreen(
+    page,
+    () => document.querySelector('[data-testid="sign-in-error"]')?.textContent?.includes('access_denied (the user declined to sign in)'),
+    [],
+    async () => `the denial is not shown: ${await page.evaluate(() => document.body.innerText.slice(0, 500))}`,
+  );
+  if (new URL(page.url()).search) fail(`the provider's answer stayed in the address bar: ${page.url()}`);
+  log("the provider's denial is shown as it gave it");
+
+  // An answer this tab never asked for (a forged link): refused before any code exchange.
+  await page.goto(`${base}/oidc/callback?code=forged&state=forged`, { waitUntil: 'load' });
+  await byText(page, 'does not belong to a sign-in started in this tab', '[data-testid="sign-in-error"]');
+  log('a forged answer is refused without a code exchange');
+
+  // The real thing: to the provider and back to the cluster asked for, with its token.
+  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), (await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true })).click()]);
+  if (!atProvider()) fail(`not sent to the provider: ${page.url()}`);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign in as demo')]);
+  await byText(page, 'oidc.example.com', 'h2');
+  if (new URL(page.url()).pathname !== `/clusters/${cluster}` || new URL(page.url()).search) fail(`not back at the cluster asked for: ${page.url()}`);
+  const token = await page.evaluate(() => sessionStorage.getItem('assisted.token'));
+  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  if (claims.iss !== issuer) fail(`the token in use is not the provider's: ${JSON.stringify(claims)}`);
+  log(`signed in through the provider as ${claims.sub} (org ${claims.org_id}); back at the cluster asked for`);
+  await shot(page, '01c-signed-in-through-provider');
+
+  // Sign-out ends the provider's session: the next sign-in asks there again.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign out')]);
+  await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true, timeout: 20_000 });
+  if (!page.url().startsWith(base)) fail(`not back at the UI after sign-out: ${page.url()}`);
+  if (await page.evaluate(() => sessionStorage.getItem('assisted.token'))) fail('the token outlived sign-out');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('[data-testid="oidc-sign-in"]')]);
+  if (!atProvider()) fail(`signing in again did not go to the provider: ${page.url()}`);
+  await byText(page, 'Sign in as demo', 'button');
+  log("signed out, and the provider's session ended with it: it asks again");
+}
+
 const scenarios = {
   flow: () => inBrowser(flow),
+  oidc: () => inBrowser(oidc),
   wizard: () => inBrowser(wizard),
   errors: () => inBrowser(errors),
   'agent-based': () => inBrowser(agentBased),

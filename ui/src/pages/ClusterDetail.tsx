@@ -24,7 +24,7 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { memo, useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
+import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type ClusterStatus, type Host, type HostStatus, type InfraEnv } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
@@ -72,7 +72,7 @@ function sortHosts(hosts: Host[]): Host[] {
 }
 
 // Roles can change until the install starts.
-const EDITABLE = new Set(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
+const EDITABLE = new Set<HostStatus>(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
 const ROLES = ['auto-assign', 'master', 'worker'] as const;
 
 // Rows re-render only when their host object changed (reads of one host keep the others').
@@ -412,9 +412,9 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
 
   const progress = (cluster.progress ?? {}) as { total_percentage?: number };
   const status = cluster.status;
-  const installing = ['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action'].includes(status);
+  const installing = (['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action'] as ClusterStatus[]).includes(status);
   // The cluster's own checks matter until the install starts; afterwards they describe the past.
-  const clusterFailing = ['pending-for-input', 'insufficient', 'ready'].includes(status) ? failingValidations(cluster.validations_info) : [];
+  const clusterFailing = (['pending-for-input', 'insufficient', 'ready'] as ClusterStatus[]).includes(status) ? failingValidations(cluster.validations_info) : [];
   return (
     <PageSection>
       <Flex alignItems={{ default: 'alignItemsCenter' }}>
