@@ -76,7 +76,9 @@ const EDITABLE = new Set<HostStatus>(['discovering', 'known', 'insufficient', 'p
 const ROLES = ['auto-assign', 'master', 'worker'] as const;
 
 // Rows re-render only when their host object changed (reads of one host keep the others').
-const HostRow = memo(function HostRow({ host, onError, readOnly }: { host: Host; onError: (message: string) => void; readOnly: boolean }) {
+// `day2`: the cluster takes hosts into its installed cluster (kind AddHostsCluster, after Add
+// hosts); a known host there is installed on its own, from its row.
+const HostRow = memo(function HostRow({ host, day2, onError, readOnly }: { host: Host; day2: boolean; onError: (message: string) => void; readOnly: boolean }) {
   const inventory = inventoryOf(host);
   const progress = (host.progress ?? {}) as HostProgress;
   const failing = failingValidations(host.validations_info);
@@ -144,7 +146,7 @@ const HostRow = memo(function HostRow({ host, onError, readOnly }: { host: Host;
         {host.status_info ? <div>{host.status_info}</div> : null}
       </Td>
       <Td dataLabel="Progress">
-        {!readOnly && host.kind === 'AddToExistingClusterHost' && host.status === 'known' ? (
+        {!readOnly && day2 && host.status === 'known' ? (
           <Button variant="primary" size="sm" data-testid={`install-host-${name}`} onClick={() => void installDay2Host()}>
             Install host
           </Button>
@@ -518,7 +520,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
               </Thead>
               <Tbody>
                 {hosts.map((h) => (
-                  <HostRow key={h.id} host={h} onError={setError} readOnly={readOnly} />
+                  <HostRow key={h.id} host={h} day2={cluster.kind === 'AddHostsCluster'} onError={setError} readOnly={readOnly} />
                 ))}
               </Tbody>
             </Table>
