@@ -17,6 +17,10 @@ TEST_F(UiEndToEndTest, SignInCreateDiscoverInstallAndDownloadCredentialsInChromi
   RunScenario("flow", FleetEnv(::testing::TempDir() + "/ui-e2e-fleet"));
 }
 
+TEST_F(UiEndToEndTest, CancelledInstallIsResetAndTheRebootedHostsMakeTheClusterReadyAgain) {
+  RunScenario("cancel-reset", FleetEnv(::testing::TempDir() + "/ui-cancel-reset-fleet"));
+}
+
 TEST_F(UiEndToEndTest, WizardShowsNmstateErrorsInlineThenCreatesDualStackWithStaticNetworking) {
   RunScenario("wizard", {});
 }

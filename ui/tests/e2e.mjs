@@ -3,7 +3,8 @@
 // starts (real services, PostgreSQL, JWT auth) and simulated hosts this script boots from the
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
-//   node tests/e2e.mjs SCENARIO      (flow | wizard | errors | agent-based | oidc | latency)
+//   node tests/e2e.mjs SCENARIO      (flow | cancel-reset | wizard | errors | agent-based | oidc |
+//                                     latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -16,7 +17,8 @@
 //   OIDC_ISSUER        the test's identity provider; UI_BASE is a gateway that signs in
 //                      there (--oidc-discovery-file)                                 (oidc)
 //   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation               (oidc)
-//   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts              (flow, latency)
+//   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts
+//                                                             (flow, cancel-reset, latency)
 //   FLEET_WORKER_PROFILE   the day-2 host's profile                                  (flow)
 //   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
 //   CHROMIUM           the browser (default /usr/bin/chromium)
@@ -247,8 +249,10 @@ async function inBrowser(steps) {
 }
 
 // Boots `count` simulated hosts of `profile` from the ISO at `isoUrl`; `name` keeps each
-// group's machines (their disks, ids: seeded by the cluster and the name) apart.
-async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PROFILE, name = 'hosts' } = {}) {
+// group's machines (their disks, ids: seeded by the cluster and the name) apart, so booting
+// the same name again boots the same machines. `stageDelay`: how long each install stage
+// takes. Returns the fleet's process.
+async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PROFILE, name = 'hosts', stageDelay = '50ms' } = {}) {
   const response = await fetch(isoUrl);
   if (!response.ok) fail(`ISO download answered ${response.status}`);
   const iso = path.join(env.FLEET_STATE_DIR, `${name}.iso`);
@@ -262,7 +266,7 @@ async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PRO
       `--discovery-iso=${iso}`,
       `--state-dir=${path.join(env.FLEET_STATE_DIR, name)}`,
       `--seed=${name === 'hosts' ? clusterId : `${clusterId}-${name}`}`,
-      '--stage-delay=50ms',
+      `--stage-delay=${stageDelay}`,
       '--metrics-listen=',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
@@ -271,6 +275,7 @@ async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PRO
   fleet.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   fleet.on('exit', (code) => code && log(`fleet exited ${code}: ${stderr}`));
   children.push(fleet);
+  return fleet;
 }
 
 // The gateway process `pid` (started by the test), to stop and start again with the same
@@ -422,6 +427,17 @@ async function flow(page) {
   if (await page.$('[data-testid="cluster-validations"] .ai-failing')) fail('the failing validation stayed after the fix');
   log('role set back to control plane: the validation passes, the cluster is ready again');
 
+  // The installation disk is editable too; a disk the host cannot install on (too small) is
+  // refused by the API, whose reason shows, and the host keeps the disk it had.
+  const diskOfFirst = '[data-testid^="host-row-"] select[aria-label^="Installation disk of"]';
+  const diskBefore = await page.$eval(diskOfFirst, (s) => s.value);
+  const small = await page.$eval(diskOfFirst, (s) => [...s.options].find((o) => o.textContent.startsWith('vdb'))?.value);
+  if (!small) fail('no second disk offered');
+  await (await page.$(diskOfFirst)).select(small);
+  const refusal = await (await page.waitForSelector('[data-testid="cluster-error"]', { timeout: 20_000 })).evaluate((e) => e.textContent);
+  await expectOnScreen(page, (s, v) => document.querySelector(s)?.value === v, [diskOfFirst, diskBefore], async () => 'the refused disk stayed selected');
+  log(`an ineligible installation disk is refused with the API's reason: ${refusal}`);
+
   await clickText(page, 'Install cluster');
   await page.waitForFunction(
     () => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() !== 'ready',
@@ -473,7 +489,16 @@ async function flow(page) {
   await clickText(page, 'Generate discovery ISO');
   const day2Iso = await (await page.waitForSelector('[data-testid="iso-link"]', { timeout: 20_000 })).evaluate((a) => a.href);
   if (!day2Iso.includes('/images/')) fail(`no day-2 discovery ISO link: ${day2Iso}`);
-  log('cluster open for day-2 hosts; its discovery ISO offered');
+  await clickText(page, 'Download iPXE script');
+  const ipxeDeadline = Date.now() + 20_000;
+  let ipxe;
+  while (!(ipxe = readdirSync(downloads).find((f) => f.endsWith('.ipxe')))) {
+    if (Date.now() > ipxeDeadline) fail('the iPXE script was not downloaded');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const script = readFileSync(path.join(downloads, ipxe), 'utf8');
+  if (!script.startsWith('#!ipxe') || !script.includes('kernel')) fail(`not an iPXE script: ${script.slice(0, 200)}`);
+  log('cluster open for day-2 hosts; its discovery ISO and iPXE script offered');
   await bootFleet(day2Iso, clusterId, 1, { profile: env.FLEET_WORKER_PROFILE, name: 'day2' });
   log('a worker booted from the day-2 ISO');
   // It appears beside the installed hosts, passes the day-2 checks (its API VIP check reaches
@@ -878,8 +903,63 @@ async function oidc(page) {
   log("signed out, and the provider's session ended with it: it asks again");
 }
 
+// Cancel and reset: an install cancelled from the cluster screen, the cluster reset, its hosts
+// asking to be booted into the discovery image again, and once they are, ready again; all
+// live, without a reload.
+async function cancelReset(page) {
+  const pullSecret = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
+  const cluster = await rest('POST', '/clusters', {
+    name: 'demo', // the name the simulated hosts' profiles resolve
+    base_dns_domain: 'example.com',
+    openshift_version: '4.16',
+    pull_secret: pullSecret,
+    control_plane_count: 3,
+    machine_networks: [{ cidr: '192.168.122.0/24' }],
+    api_vips: [{ ip: '192.168.122.5' }],
+    ingress_vips: [{ ip: '192.168.122.6' }],
+  });
+  const infraEnv = await rest('POST', '/infra-envs', { name: 'demo', cluster_id: cluster.id, pull_secret: pullSecret, image_type: 'full-iso' });
+  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+  // Slow stages, so the install is still running when Cancel is pressed.
+  const fleet = await bootFleet(url, cluster.id, 3, { stageDelay: '3s' });
+  await page.goto(base, { waitUntil: 'load' });
+  await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
+  await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
+  const navigations = [];
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+  await waitForStatus(page, 'ready', 120_000);
+  await clickText(page, 'Install cluster');
+  await waitForStatus(page, 'installing', 60_000);
+  await clickText(page, 'Cancel installation');
+  await waitForStatus(page, 'cancelled', 60_000);
+  log('install cancelled from the cluster screen');
+  await shot(page, '08b-cancelled');
+
+  await clickText(page, 'Reset');
+  await page.waitForFunction(
+    () => {
+      const rows = [...document.querySelectorAll('[data-testid^="host-row-"]')];
+      return rows.length === 3 && rows.every((r) => r.textContent.includes('resetting-pending-user-action'));
+    },
+    { timeout: 60_000, polling: 'mutation' },
+  );
+  const status = await statusText(page);
+  if (status === 'cancelled') fail('the cluster stayed cancelled after Reset');
+  log(`reset: the cluster is ${status}, every host asks to be booted into the discovery image again`);
+  await shot(page, '08c-reset');
+
+  // The user reboots the machines into the discovery image: they register again.
+  fleet.kill('SIGTERM');
+  await new Promise((resolve) => (fleet.exitCode !== null ? resolve() : fleet.once('exit', resolve)));
+  await bootFleet(url, cluster.id, 3);
+  await waitForStatus(page, 'ready', 120_000);
+  if (navigations.length > 0) fail(`the page navigated: ${navigations.join(', ')}`);
+  log('the hosts booted again, registered, and the cluster is ready to install again');
+}
+
 const scenarios = {
   flow: () => inBrowser(flow),
+  'cancel-reset': () => inBrowser(cancelReset),
   oidc: () => inBrowser(oidc),
   wizard: () => inBrowser(wizard),
   errors: () => inBrowser(errors),
