@@ -54,8 +54,8 @@ absl::optional<UrlParts> SplitUrl(absl::string_view url) {
 // Content-Security-Policy), so nothing that could end or extend a directive.
 bool PlainAuthority(absl::string_view authority) {
   return std::all_of(authority.begin(), authority.end(), [](char c) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
-           c == ':' || c == '[' || c == ']';
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == ':' ||
+           c == '[' || c == ']';
   });
 }
 
@@ -83,8 +83,8 @@ absl::StatusOr<std::string> EndpointUrl(const Json& document, absl::string_view 
     return BadField(field, "must be https (http only on a loopback host)");
   }
   const bool clean = std::none_of(url.begin(), url.end(), [](char c) {
-    return absl::ascii_iscntrl(static_cast<unsigned char>(c)) || c == ' ' || c == '#' ||
-           c == '"' || c == '\'' || c == '<' || c == '>' || c == '\\';
+    return absl::ascii_iscntrl(static_cast<unsigned char>(c)) || c == ' ' || c == '#' || c == '"' ||
+           c == '\'' || c == '<' || c == '>' || c == '\\';
   });
   if (!clean) return BadField(field, "has a fragment, white space or quotes");
   return url;
@@ -96,8 +96,9 @@ absl::StatusOr<bool> ListsOrOmits(const Json& document, absl::string_view field,
   const auto it = document.find(std::string(field));
   if (it == document.end() || it->is_null()) return true;
   if (!it->is_array()) return BadField(field, "is not a list");
-  return std::any_of(it->begin(), it->end(),
-                     [&](const Json& item) { return item.is_string() && item.get<std::string>() == wanted; });
+  return std::any_of(it->begin(), it->end(), [&](const Json& item) {
+    return item.is_string() && item.get<std::string>() == wanted;
+  });
 }
 
 absl::Status CheckScopes(absl::string_view scopes) {
@@ -118,9 +119,8 @@ absl::Status CheckScopes(absl::string_view scopes) {
 absl::StatusOr<OidcSignIn> ParseOidcDiscovery(absl::string_view document, std::string client_id,
                                               std::string scopes,
                                               absl::string_view expected_issuer) {
-  if (client_id.empty() || !std::all_of(client_id.begin(), client_id.end(), [](char c) {
-        return c >= 0x21 && c <= 0x7e;
-      })) {
+  if (client_id.empty() || !std::all_of(client_id.begin(), client_id.end(),
+                                        [](char c) { return c >= 0x21 && c <= 0x7e; })) {
     return absl::InvalidArgumentError(
         "--oidc-client-id: the UI's client id at the identity provider (printable, no spaces)");
   }
@@ -128,9 +128,9 @@ absl::StatusOr<OidcSignIn> ParseOidcDiscovery(absl::string_view document, std::s
   const Json parsed = Json::parse(document.begin(), document.end(), nullptr,
                                   /*allow_exceptions=*/false);
   if (!parsed.is_object()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(kDiscoveryFlag, ": not a JSON object (the provider's "
-                                     "/.well-known/openid-configuration document)"));
+    return absl::InvalidArgumentError(absl::StrCat(kDiscoveryFlag,
+                                                   ": not a JSON object (the provider's "
+                                                   "/.well-known/openid-configuration document)"));
   }
   OidcSignIn sign_in{.client_id = std::move(client_id), .scopes = std::move(scopes)};
   ASSIGN_OR_RETURN(sign_in.issuer, EndpointUrl(parsed, "issuer", /*required=*/true));

@@ -92,21 +92,18 @@ TEST(OidcSignIn, RefusesDocumentsItCannotSignInWith) {
       // Would extend the Content-Security-Policy the origin goes into.
       {"a directive in the host", with("token_endpoint", "https://sso.example.com;script-src"),
        "odd characters"},
-      {"a fragment", with("authorization_endpoint", "https://sso.example.com/auth#x"),
-       "fragment"},
+      {"a fragment", with("authorization_endpoint", "https://sso.example.com/auth#x"), "fragment"},
       {"white space", with("authorization_endpoint", "https://sso.example.com/a b"), "white space"},
       {"not a string", with("token_endpoint", 42), "token_endpoint is not a string"},
       {"no code flow", with("response_types_supported", {"id_token"}), "does not list \"code\""},
       {"no S256", with("code_challenge_methods_supported", {"plain"}), "does not list S256"},
-      {"a list that is not one", with("code_challenge_methods_supported", "S256"),
-       "is not a list"},
+      {"a list that is not one", with("code_challenge_methods_supported", "S256"), "is not a list"},
   };
   for (const Case& c : cases) {
-    EXPECT_THAT(Parse(c.document), StatusIs(absl::StatusCode::kInvalidArgument,
-                                            HasSubstr(c.error)))
+    EXPECT_THAT(Parse(c.document), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.error)))
         << c.what;
-    EXPECT_THAT(Parse(c.document), StatusIs(absl::StatusCode::kInvalidArgument,
-                                            HasSubstr("--oidc-discovery-file")))
+    EXPECT_THAT(Parse(c.document),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--oidc-discovery-file")))
         << c.what;
   }
   EXPECT_THAT(ParseOidcDiscovery("[1,2]", "assisted-ui", "openid", ""),

@@ -53,8 +53,7 @@ class ProgressView {
 
   // `read_only_cluster_id` empty: no view (console mode). `oidc`: the identity provider's
   // sign-in the UI offers, null for none. `backends` must outlive this.
-  ProgressView(const Backends& backends, std::string read_only_cluster_id,
-               const OidcSignIn* oidc);
+  ProgressView(const Backends& backends, std::string read_only_cluster_id, const OidcSignIn* oidc);
 
   absl::Status Register(http::Router& router) const;
 

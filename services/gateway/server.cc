@@ -104,8 +104,7 @@ absl::StatusOr<absl::optional<OidcSignIn>> LoadOidcSignIn(const Config& config) 
   }
   ASSIGN_OR_RETURN(std::string document,
                    ReadFile(config.oidc_discovery_file, "--oidc-discovery-file"));
-  return ParseOidcDiscovery(document, config.oidc_client_id, config.oidc_scopes,
-                            config.jwt_issuer);
+  return ParseOidcDiscovery(document, config.oidc_client_id, config.oidc_scopes, config.jwt_issuer);
 }
 
 }  // namespace

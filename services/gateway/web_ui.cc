@@ -17,10 +17,9 @@ absl::StatusOr<std::unique_ptr<WebUi>> WebUi::Start(const WebUiOptions& options,
   const OidcSignIn* oidc = options.oidc.has_value() ? &*options.oidc : nullptr;
   if (!options.ui_dir.empty()) {
     ASSIGN_OR_RETURN(ui->files_,
-                     StaticFiles::Load(options.ui_dir, UiContentSecurityPolicy(
-                                                           oidc != nullptr
-                                                               ? OriginOf(oidc->token_endpoint)
-                                                               : "")));
+                     StaticFiles::Load(options.ui_dir,
+                                       UiContentSecurityPolicy(
+                                           oidc != nullptr ? OriginOf(oidc->token_endpoint) : "")));
   }
   ASSIGN_OR_RETURN(std::string boot, SecureRandomBytes(8));
   ui->feed_ = std::make_unique<ChangeFeed>(absl::BytesToHexString(boot));

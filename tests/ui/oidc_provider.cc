@@ -45,8 +45,9 @@ std::string PercentEncode(absl::string_view text) {
     if (absl::ascii_isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
       out.push_back(static_cast<char>(c));
     } else {
-      absl::StrAppend(&out, "%", absl::BytesToHexString(absl::string_view(
-                                     reinterpret_cast<const char*>(&c), 1)));
+      absl::StrAppend(
+          &out, "%",
+          absl::BytesToHexString(absl::string_view(reinterpret_cast<const char*>(&c), 1)));
     }
   }
   return out;
@@ -56,12 +57,23 @@ std::string HtmlEscape(absl::string_view text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out.push_back(c);
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
     }
   }
   return out;
@@ -175,13 +187,11 @@ OidcProvider::Record OidcProvider::record() const {
 }
 
 absl::Status OidcProvider::Register(http::Router& router) {
-  RETURN_IF_ERROR(router.Handle("GET", "/.well-known/openid-configuration",
-                                [this](const http::Request&) {
-                                  return http::Response::Json(200, DiscoveryDocument());
-                                }));
-  RETURN_IF_ERROR(router.Handle("GET", "/jwks", [this](const http::Request&) {
-    return http::Response::Json(200, Jwks());
-  }));
+  RETURN_IF_ERROR(router.Handle(
+      "GET", "/.well-known/openid-configuration",
+      [this](const http::Request&) { return http::Response::Json(200, DiscoveryDocument()); }));
+  RETURN_IF_ERROR(router.Handle(
+      "GET", "/jwks", [this](const http::Request&) { return http::Response::Json(200, Jwks()); }));
   RETURN_IF_ERROR(router.Handle("GET", "/authorize", [this](const http::Request& request) {
     return Authorize(request.query, request, /*answered=*/false);
   }));
@@ -200,8 +210,7 @@ http::Response OidcProvider::Refuse(int status, const std::string& error,
     absl::MutexLock lock(&mu_);
     record_.refusals.push_back(absl::StrCat(error, ": ", reason));
   }
-  return http::Response::Json(status,
-                              Json{{"error", error}, {"error_description", reason}}.dump());
+  return http::Response::Json(status, Json{{"error", error}, {"error_description", reason}}.dump());
 }
 
 // RFC 6749 4.1.1 / 4.1.2.1: an unknown client or redirect URI gets a page (never a redirect to
@@ -218,7 +227,8 @@ http::Response OidcProvider::Authorize(const Params& params, const http::Request
   if (Get(params, "client_id") != options_.client_id || redirect_uri.empty() ||
       redirect_uri != registered) {
     Refuse(400, "invalid_request", "unknown client or redirect_uri");
-    return Html(400, "<!doctype html><title>Refused</title><h1>Unknown client or redirect URI</h1>");
+    return Html(400,
+                "<!doctype html><title>Refused</title><h1>Unknown client or redirect URI</h1>");
   }
   const auto back = [&](const std::string& query) {
     return Redirect(answered ? 303 : 302,
@@ -253,20 +263,18 @@ http::Response OidcProvider::Authorize(const Params& params, const http::Request
       absl::StrAppend(&hidden, "<input type=\"hidden\" name=\"", name, "\" value=\"",
                       HtmlEscape(Get(params, name)), "\">\n");
     }
-    return Html(200, absl::StrCat(
-                         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
-                         "<title>Test identity provider</title></head><body><main>"
-                         "<h1>Test identity provider</h1><form method=\"post\" "
-                         "action=\"/authorize\">\n",
-                         hidden, "<button name=\"decision\" value=\"allow\">Sign in as ",
-                         HtmlEscape(options_.user),
-                         "</button> <button name=\"decision\" value=\"deny\">Deny</button>"
-                         "</form></main></body></html>"));
+    return Html(200, absl::StrCat("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+                                  "<title>Test identity provider</title></head><body><main>"
+                                  "<h1>Test identity provider</h1><form method=\"post\" "
+                                  "action=\"/authorize\">\n",
+                                  hidden, "<button name=\"decision\" value=\"allow\">Sign in as ",
+                                  HtmlEscape(options_.user),
+                                  "</button> <button name=\"decision\" value=\"deny\">Deny</button>"
+                                  "</form></main></body></html>"));
   }
   const std::string code = RandomToken();
-  codes_[code] = Code{.challenge = challenge,
-                      .redirect_uri = redirect_uri,
-                      .expires = absl::Now() + kCodeLifetime};
+  codes_[code] = Code{
+      .challenge = challenge, .redirect_uri = redirect_uri, .expires = absl::Now() + kCodeLifetime};
   ++record_.codes;
   http::Response response = back(absl::StrCat("code=", code));
   if (answered) {
@@ -326,12 +334,12 @@ http::Response OidcProvider::Token(const http::Request& request) {
     absl::MutexLock lock(&mu_);
     ++record_.tokens;
   }
-  return answer(http::Response::Json(
-      200, Json{{"access_token", access},
-                {"id_token", id},
-                {"token_type", "Bearer"},
-                {"expires_in", absl::ToInt64Seconds(options_.token_lifetime)}}
-               .dump()));
+  return answer(
+      http::Response::Json(200, Json{{"access_token", access},
+                                     {"id_token", id},
+                                     {"token_type", "Bearer"},
+                                     {"expires_in", absl::ToInt64Seconds(options_.token_lifetime)}}
+                                    .dump()));
 }
 
 std::string OidcProvider::Sign(const std::string& kind) const {
@@ -363,8 +371,9 @@ http::Response OidcProvider::Logout(const http::Request& request) {
   http::Response response =
       !back.empty() && OriginOf(back) == OriginOf(registered)
           ? Redirect(302, back)
-          : Html(200, "<!doctype html><html lang=\"en\"><title>Signed out</title><h1>Signed "
-                      "out</h1></html>");
+          : Html(200,
+                 "<!doctype html><html lang=\"en\"><title>Signed out</title><h1>Signed "
+                 "out</h1></html>");
   response.headers.Add("Set-Cookie", absl::StrCat(kSessionCookie, "=; Path=/; Max-Age=0"));
   return response;
 }

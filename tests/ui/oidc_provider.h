@@ -58,10 +58,10 @@ class OidcProvider {
   void RegisterRedirectUri(const std::string& uri);
 
   struct Record {
-    int login_pages = 0;         // login pages shown (no session yet)
-    int codes = 0;               // codes issued
-    int tokens = 0;              // code exchanges that gave tokens
-    int sessions_ended = 0;      // sign-outs at /logout
+    int login_pages = 0;                // login pages shown (no session yet)
+    int codes = 0;                      // codes issued
+    int tokens = 0;                     // code exchanges that gave tokens
+    int sessions_ended = 0;             // sign-outs at /logout
     std::vector<std::string> refusals;  // every refusal's error and reason, in order
   };
   Record record() const;

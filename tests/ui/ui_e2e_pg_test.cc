@@ -26,16 +26,12 @@ TEST_F(UiEndToEndTest, WizardShowsNmstateErrorsInlineThenCreatesDualStackWithSta
 }
 
 TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutageShowsABanner) {
-  AictlOutcome other = RunAictl(
-      server_, Token("mallory", "other", absl::Hours(1)),
-      {"clusters", "create", "--name=theirs", "--base-domain=example.com",
-       "--openshift-version=4.16", "--user-managed-networking",
-       "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
-  ASSERT_EQ(other.code, 0) << other.err;
+  const std::string other = CreateCluster(Token("mallory", "other", absl::Hours(1)), "theirs");
+  ASSERT_FALSE(HasFailure());
   // The scenario also stops the gateway and starts it again (same command line) to see the
   // "cannot be reached" banner come and go; it stops its own copy at the end.
   RunScenario("errors", {{"UI_EXPIRED_TOKEN", Token("demo", "demo", -absl::Hours(1))},
-                         {"UI_OTHER_CLUSTER", other.Trimmed()},
+                         {"UI_OTHER_CLUSTER", other},
                          {"UI_GATEWAY_PID", std::to_string(stack().gateway().pid())}});
 }
 
@@ -43,18 +39,8 @@ TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutag
 // progress without sign-in, read-only and live, and nothing else without credentials.
 TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn) {
   const std::string owner = Token("agent-installer", "agent-installer", absl::Hours(1));
-  const std::string pull_secret = WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})");
-  const auto create = [&](const std::string& token, const std::string& name) {
-    AictlOutcome created =
-        RunAictl(server_, token,
-                 {"clusters", "create", "--name=" + name, "--base-domain=example.com",
-                  "--openshift-version=4.16", "--user-managed-networking",
-                  "--pull-secret-file=" + pull_secret});
-    EXPECT_EQ(created.code, 0) << created.err;
-    return created.Trimmed();
-  };
-  const std::string cluster = create(owner, "kni22");
-  const std::string other = create(Token("demo", "demo", absl::Hours(1)), "theirs");
+  const std::string cluster = CreateCluster(owner, "kni22");
+  const std::string other = CreateCluster(Token("demo", "demo", absl::Hours(1)), "theirs");
   ASSERT_FALSE(HasFailure());
   absl::StatusOr<RunningGateway> node_zero = LaunchGatewayService(
       {.inventory_address = stack().inventory().grpc_target(),
@@ -77,30 +63,27 @@ TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn
 TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere) {
   absl::StatusOr<std::unique_ptr<OidcProvider>> provider = OidcProvider::Start({});
   ASSERT_THAT(provider, IsOk());
-  AictlOutcome created = RunAictl(
-      server_, Token("demo", "demo", absl::Hours(1)),
-      {"clusters", "create", "--name=oidc", "--base-domain=example.com",
-       "--openshift-version=4.16", "--user-managed-networking",
-       "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
-  ASSERT_EQ(created.code, 0) << created.err;
+  // A cluster of the provider's user's organisation, made with the local issuer's token.
+  const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "oidc");
+  ASSERT_FALSE(HasFailure());
   absl::StatusOr<RunningGateway> gateway = LaunchGatewayService(
       {.inventory_address = stack().inventory().grpc_target(),
        .orchestrator_address = stack().orchestrator().internal_grpc_target(),
        .image_address = stack().image().grpc_target(),
        .jwt_secret_file = stack().jwt_secret_file(),
        .url_signing_key_file = stack().url_signing_key_file(),
-       .extra_args = {"--ui-dir=" + ui_dir_ + "/dist",
-                      "--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
-                      "--oidc-discovery-file=" +
-                          WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
-                      "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
-                      "--jwt-audience=assisted-ui"}});
+       .extra_args = {
+           "--ui-dir=" + ui_dir_ + "/dist",
+           "--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
+           "--oidc-discovery-file=" + WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
+           "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
+           "--jwt-audience=assisted-ui"}});
   ASSERT_TRUE(gateway.ok()) << gateway.status();
   (*provider)->RegisterRedirectUri(gateway->http_base + "/oidc/callback");
 
   RunScenario("oidc", {{"UI_BASE", gateway->http_base},
                        {"OIDC_ISSUER", (*provider)->issuer()},
-                       {"UI_OIDC_CLUSTER", created.Trimmed()}});
+                       {"UI_OIDC_CLUSTER", cluster}});
 
   // What the provider saw: two login pages (the denied one and the real one), one code
   // exchanged, with the right verifier (a wrong one is refused there), one session ended, the
@@ -110,8 +93,7 @@ TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere)
   EXPECT_EQ(record.codes, 1);
   EXPECT_EQ(record.tokens, 1);
   EXPECT_EQ(record.sessions_ended, 1);
-  EXPECT_THAT(record.refusals,
-              ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
+  EXPECT_THAT(record.refusals, ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
 }
 
 }  // namespace

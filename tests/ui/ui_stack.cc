@@ -10,6 +10,7 @@
 #include "lib/testing/status_matchers.h"
 #include "services/agent/simulation/profile_paths.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/probes.h"
 
 namespace assisted::testing {
@@ -24,6 +25,16 @@ std::string UiStackTest::WriteFile(const std::string& name, const std::string& c
   const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
+}
+
+std::string UiStackTest::CreateCluster(const std::string& token, const std::string& name) {
+  AictlOutcome created = RunAictl(
+      server_, token,
+      {"clusters", "create", "--name=" + name, "--base-domain=example.com",
+       "--openshift-version=4.16", "--user-managed-networking",
+       "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
+  EXPECT_EQ(created.code, 0) << created.err;
+  return created.code == 0 ? created.Trimmed() : "";
 }
 
 std::string UiStackTest::Token(const std::string& user, const std::string& org,

@@ -29,6 +29,9 @@ class UiStackTest : public StackTest {
                            absl::Duration valid_for);
   // A file under the test's temporary folder holding `content`; its path.
   static std::string WriteFile(const std::string& name, const std::string& content);
+  // Creates cluster `name`.example.com (user-managed networking) through aictl as the user of
+  // `token`; its id, or "" with a test failure.
+  std::string CreateCluster(const std::string& token, const std::string& name);
 
   // Runs ui/tests/e2e.mjs `scenario` with `env` added to what every scenario gets (UI_BASE
   // unless `env` names another gateway, UI_TOKEN of user demo, CHROMIUM, SCREENSHOT_DIR: the

@@ -14,8 +14,8 @@ import {
 } from '@patternfly/react-core';
 import { useEffect, useState } from 'react';
 import { api, connection, session, type WebUiConfig } from './api/client';
-import { ClusterDetail } from './pages/ClusterDetail';
 import { endSessionUrl } from './api/oidc';
+import { ClusterDetail } from './pages/ClusterDetail';
 import { ClustersList } from './pages/ClustersList';
 import { CreateCluster } from './pages/CreateCluster';
 import { OidcCallback } from './pages/OidcCallback';

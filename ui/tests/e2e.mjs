@@ -25,6 +25,7 @@
 //   SCREENSHOT_DIR     where each screen's PNG goes (optional)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import axe from 'axe-core';
 import puppeteer from 'puppeteer-core';
@@ -346,7 +347,7 @@ async function flow(page) {
   // which a day-2 host needs to reach the cluster's API.
   await keyType(page, 'name', 'demo');
   await keyType(page, 'domain', 'example.com');
-  await keyType(page, 'pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+  await keyType(page, 'pull-secret', PULL_SECRET);
   await keyType(page, 'ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
   await tabTo(page, "(e) => e.id === 'topology-compact' && e.checked");
   await shot(page, '03-wizard-details');
@@ -529,7 +530,7 @@ async function flow(page) {
     name: 'spare',
     base_dns_domain: 'example.com',
     openshift_version: '4.16',
-    pull_secret: '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}',
+    pull_secret: PULL_SECRET,
     control_plane_count: 3,
     user_managed_networking: true,
   });
@@ -588,7 +589,7 @@ async function wizard(page) {
   await page.waitForSelector('#name', { visible: true });
   await typeInto(page, '#name', 'static');
   await typeInto(page, '#domain', 'example.com');
-  await paste(page, '#pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+  await paste(page, '#pull-secret', PULL_SECRET);
   await nextStep(page, () => clickText(page, 'Next'));
 
   await page.waitForSelector('#stack-dual', { visible: true });
@@ -756,6 +757,24 @@ async function agentBased(page) {
   log('without credentials: REST, credentials and other clusters answer 401; the view holds no secret');
 }
 
+const PULL_SECRET = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
+
+// A cluster "demo" (the name the simulated hosts' profiles resolve) of 3 control-plane hosts
+// with `networking`, made through the REST API, and the URL of its full discovery ISO.
+async function demoClusterWithIso(networking) {
+  const cluster = await rest('POST', '/clusters', {
+    name: 'demo',
+    base_dns_domain: 'example.com',
+    openshift_version: '4.16',
+    pull_secret: PULL_SECRET,
+    control_plane_count: 3,
+    ...networking,
+  });
+  const infraEnv = await rest('POST', '/infra-envs', { name: 'demo', cluster_id: cluster.id, pull_secret: PULL_SECRET, image_type: 'full-iso' });
+  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+  return { cluster, url };
+}
+
 // The REST API as the demo user (or as `token`'s), from here (not the browser).
 async function rest(method, path, body, token = env.UI_TOKEN) {
   const response = await fetch(`${base}/api/assisted-install/v2${path}`, {
@@ -772,24 +791,16 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-// From a change in the inventory (a host renamed through the REST API) to the browser's DOM
-// showing it, with UI_HOSTS hosts on screen; UI_SAMPLES renames one after the other. Timed from
-// sending the PATCH (an upper bound: the commit comes later) to the row showing the name, which
-// may come before the PATCH's own answer does.
+// From a host's status change in the inventory to the browser's DOM showing it, with UI_HOSTS
+// hosts on screen. Each sample changes one host's status through the API: given the name of
+// the next host (the orchestrator's hostname-unique check fails and both go from known to
+// insufficient), then its own name back (insufficient to known); UI_SAMPLES changes in all, one
+// after the other. Timed from sending the PATCH (an upper bound: the orchestrator
+// still has to judge the host and write its status) to the row showing the new status.
 async function latency() {
   const hostCount = Number(env.UI_HOSTS ?? 100);
   const samples = Number(env.UI_SAMPLES ?? 100);
-  const pullSecret = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
-  const cluster = await rest('POST', '/clusters', {
-    name: 'latency',
-    base_dns_domain: 'example.com',
-    openshift_version: '4.16',
-    pull_secret: pullSecret,
-    control_plane_count: 3,
-    user_managed_networking: true,
-  });
-  const infraEnv = await rest('POST', '/infra-envs', { name: 'latency', cluster_id: cluster.id, pull_secret: pullSecret, image_type: 'full-iso' });
-  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+  const { cluster, url } = await demoClusterWithIso({ user_managed_networking: true });
   await bootFleet(url, cluster.id, hostCount);
   log(`${hostCount} simulated hosts booted`);
 
@@ -798,33 +809,41 @@ async function latency() {
     await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
     await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
     await page.waitForFunction(
-      (n) => [...document.querySelectorAll('[data-testid^="host-row-"]')].filter((r) => /\d+ CPU/.test(r.textContent)).length === n,
+      (n) => [...document.querySelectorAll('[data-testid^="host-row-"] [data-testid="status"]')].filter((s) => s.textContent === 'known').length === n,
       { timeout: 300_000, polling: 'mutation' },
       hostCount,
     );
-    log(`${hostCount} hosts on screen with their hardware`);
-    // The page notes when each renamed row first shows, by the wall clock this process uses too.
+    log(`${hostCount} hosts on screen, all known`);
+    // The page notes when each row first shows each status (by the wall clock this process
+    // uses too); a sample forgets the one it waits for just before it starts.
     await page.evaluate(() => {
       window.__seen = {};
       const note = () => {
-        for (const row of document.querySelectorAll('[data-testid^="host-row-lat-"]')) {
-          const name = row.dataset.testid.slice('host-row-'.length);
-          if (!(name in window.__seen)) window.__seen[name] = performance.timeOrigin + performance.now();
+        const now = performance.timeOrigin + performance.now();
+        for (const row of document.querySelectorAll('[data-testid^="host-row-"]')) {
+          const key = `${row.dataset.testid.slice('host-row-'.length)}=${row.querySelector('[data-testid="status"]')?.textContent}`;
+          if (!(key in window.__seen)) window.__seen[key] = now;
         }
       };
-      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-testid'] });
     });
     const hosts = (await rest('GET', `/clusters/${cluster.id}`)).hosts;
     const latencies = [];
-    const answers = [];  // how long the PATCH itself took to answer
-    for (let i = 0; i < samples; i++) {
-      const host = hosts[i % hosts.length];
-      const name = `lat-${i}`;
+    const answers = []; // how long the PATCH itself took to answer
+    const change = async (host, name, status) => {
+      const key = `${name}=${status}`;
+      await page.evaluate((k) => delete window.__seen[k], key);
       const sent = Date.now();
       await rest('PATCH', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`, { host_name: name });
       answers.push(Date.now() - sent);
-      const shown = await (await page.waitForFunction((n) => window.__seen[n], { timeout: 30_000, polling: 'mutation' }, name)).jsonValue();
+      const shown = await (await page.waitForFunction((k) => window.__seen[k], { timeout: 30_000, polling: 'mutation' }, key)).jsonValue();
       latencies.push(shown - sent);
+    };
+    const nameOf = (host) => JSON.parse(host.inventory).hostname;
+    for (let i = 0; latencies.length < samples; i++) {
+      const host = hosts[i % hosts.length];
+      await change(host, nameOf(hosts[(i + 1) % hosts.length]), 'insufficient');
+      if (latencies.length < samples) await change(host, nameOf(host), 'known');
     }
     latencies.sort((a, b) => a - b);
     answers.sort((a, b) => a - b);
@@ -836,6 +855,7 @@ async function latency() {
       p99_ms: Math.round(percentile(latencies, 99)),
       max_ms: Math.round(latencies[latencies.length - 1]),
       patch_answer_p50_ms: Math.round(percentile(answers, 50)),
+      cores: availableParallelism(),
     };
     await shot(page, 'latency-100-hosts');
     console.log(JSON.stringify(figures));
@@ -907,19 +927,11 @@ async function oidc(page) {
 // asking to be booted into the discovery image again, and once they are, ready again; all
 // live, without a reload.
 async function cancelReset(page) {
-  const pullSecret = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
-  const cluster = await rest('POST', '/clusters', {
-    name: 'demo', // the name the simulated hosts' profiles resolve
-    base_dns_domain: 'example.com',
-    openshift_version: '4.16',
-    pull_secret: pullSecret,
-    control_plane_count: 3,
+  const { cluster, url } = await demoClusterWithIso({
     machine_networks: [{ cidr: '192.168.122.0/24' }],
     api_vips: [{ ip: '192.168.122.5' }],
     ingress_vips: [{ ip: '192.168.122.6' }],
   });
-  const infraEnv = await rest('POST', '/infra-envs', { name: 'demo', cluster_id: cluster.id, pull_secret: pullSecret, image_type: 'full-iso' });
-  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
   // Slow stages, so the install is still running when Cancel is pressed.
   const fleet = await bootFleet(url, cluster.id, 3, { stageDelay: '3s' });
   await page.goto(base, { waitUntil: 'load' });
