@@ -42,13 +42,7 @@ TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn
   const std::string cluster = CreateCluster(owner, "kni22");
   const std::string other = CreateCluster(Token("demo", "demo", absl::Hours(1)), "theirs");
   ASSERT_FALSE(HasFailure());
-  absl::StatusOr<RunningGateway> node_zero = LaunchGatewayService(
-      {.inventory_address = stack().inventory().grpc_target(),
-       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
-       .image_address = stack().image().grpc_target(),
-       .jwt_secret_file = stack().jwt_secret_file(),
-       .url_signing_key_file = stack().url_signing_key_file(),
-       .extra_args = {"--ui-dir=" + ui_dir_ + "/dist", "--read-only-cluster=" + cluster}});
+  absl::StatusOr<RunningGateway> node_zero = LaunchUiGateway({"--read-only-cluster=" + cluster});
   ASSERT_TRUE(node_zero.ok()) << node_zero.status();
   RunScenario("agent-based", {{"UI_BASE", node_zero->http_base},
                               {"UI_READ_ONLY_CLUSTER", cluster},
@@ -66,18 +60,11 @@ TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere)
   // A cluster of the provider's user's organisation, made with the local issuer's token.
   const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "oidc");
   ASSERT_FALSE(HasFailure());
-  absl::StatusOr<RunningGateway> gateway = LaunchGatewayService(
-      {.inventory_address = stack().inventory().grpc_target(),
-       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
-       .image_address = stack().image().grpc_target(),
-       .jwt_secret_file = stack().jwt_secret_file(),
-       .url_signing_key_file = stack().url_signing_key_file(),
-       .extra_args = {
-           "--ui-dir=" + ui_dir_ + "/dist",
-           "--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
-           "--oidc-discovery-file=" + WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
-           "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
-           "--jwt-audience=assisted-ui"}});
+  absl::StatusOr<RunningGateway> gateway = LaunchUiGateway(
+      {"--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
+       "--oidc-discovery-file=" + WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
+       "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
+       "--jwt-audience=assisted-ui"});
   ASSERT_TRUE(gateway.ok()) << gateway.status();
   (*provider)->RegisterRedirectUri(gateway->http_base + "/oidc/callback");
 

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -35,6 +36,17 @@ std::string UiStackTest::CreateCluster(const std::string& token, const std::stri
        "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
   EXPECT_EQ(created.code, 0) << created.err;
   return created.code == 0 ? created.Trimmed() : "";
+}
+
+absl::StatusOr<RunningGateway> UiStackTest::LaunchUiGateway(std::vector<std::string> extra_args) {
+  extra_args.insert(extra_args.begin(), "--ui-dir=" + ui_dir_ + "/dist");
+  return LaunchGatewayService(
+      {.inventory_address = stack().inventory().grpc_target(),
+       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
+       .image_address = stack().image().grpc_target(),
+       .jwt_secret_file = stack().jwt_secret_file(),
+       .url_signing_key_file = stack().url_signing_key_file(),
+       .extra_args = std::move(extra_args)});
 }
 
 std::string UiStackTest::Token(const std::string& user, const std::string& org,
