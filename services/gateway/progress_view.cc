@@ -66,9 +66,11 @@ Json Only(const Json& full, const char* const (&fields)[N]) {
 
 }  // namespace
 
-Json WebUiConfigJson(const std::string& read_only_cluster_id) {
-  if (read_only_cluster_id.empty()) return {{"mode", "console"}};
-  return {{"mode", "agent-based"}, {"cluster_id", read_only_cluster_id}};
+Json WebUiConfigJson(const std::string& read_only_cluster_id, const OidcSignIn* oidc) {
+  Json config = {{"mode", read_only_cluster_id.empty() ? "console" : "agent-based"}};
+  if (!read_only_cluster_id.empty()) config["cluster_id"] = read_only_cluster_id;
+  if (oidc != nullptr) config["oidc"] = OidcSignInJson(*oidc);
+  return config;
 }
 
 Json ProgressDocument(const types::v1::Cluster& cluster,
@@ -84,12 +86,15 @@ Json ProgressDocument(const types::v1::Cluster& cluster,
   return {{"cluster", std::move(shown)}, {"events", std::move(listed)}};
 }
 
-ProgressView::ProgressView(const Backends& backends, std::string read_only_cluster_id)
-    : backends_(backends), cluster_id_(std::move(read_only_cluster_id)) {}
+ProgressView::ProgressView(const Backends& backends, std::string read_only_cluster_id,
+                           const OidcSignIn* oidc)
+    : backends_(backends),
+      cluster_id_(std::move(read_only_cluster_id)),
+      config_(Dump(WebUiConfigJson(cluster_id_, oidc))) {}
 
 absl::Status ProgressView::Register(http::Router& router) const {
   RETURN_IF_ERROR(router.Handle("GET", kConfigPath, [this](const http::Request&) {
-    return http::Response::Json(200, Dump(WebUiConfigJson(cluster_id_)));
+    return http::Response::Json(200, config_);
   }));
   return router.Handle("GET", kProgressPath, [this](const http::Request&) {
     absl::StatusOr<http::Response> response = Progress();

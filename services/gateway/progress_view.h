@@ -10,7 +10,9 @@
 // overrides, or download links (their tokens open the discovery Ignition's agent token).
 //
 // Routes (public, GET):
-//   /api/assisted-install/v2/web-ui/config    what the UI is served for (WebUiConfig)
+//   /api/assisted-install/v2/web-ui/config    what the UI is served for (WebUiConfig): console
+//                                             or read-only, and the identity provider to sign
+//                                             in with (oidc_sign_in.h)
 //   /api/assisted-install/v2/web-ui/progress  the view; 404 (an Error document) without
 //                                             --read-only-cluster
 // The change stream (change_stream.h) lets a caller without credentials follow that cluster's
@@ -29,11 +31,14 @@
 #include "lib/http/router.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/backends.h"
+#include "services/gateway/oidc_sign_in.h"
 
 namespace assisted::gateway {
 
-// What the UI is served for: {"mode": "console"} or {"mode": "agent-based", "cluster_id": ID}.
-nlohmann::json WebUiConfigJson(const std::string& read_only_cluster_id);
+// What the UI is served for: {"mode": "console"} or {"mode": "agent-based", "cluster_id": ID},
+// with "oidc" (OidcSignInJson) when users sign in through an identity provider (`oidc` not
+// null).
+nlohmann::json WebUiConfigJson(const std::string& read_only_cluster_id, const OidcSignIn* oidc);
 
 // The progress document of `cluster` (read with its hosts) and its latest `events`:
 // {"cluster": {...allowed fields, "hosts": [...]}, "events": [...]}.
@@ -46,8 +51,9 @@ class ProgressView {
   static constexpr char kProgressPath[] = "/api/assisted-install/v2/web-ui/progress";
   static constexpr int kEvents = 100;  // the latest, newest first
 
-  // `read_only_cluster_id` empty: no view (console mode). `backends` must outlive this.
-  ProgressView(const Backends& backends, std::string read_only_cluster_id);
+  // `read_only_cluster_id` empty: no view (console mode). `oidc`: the identity provider's
+  // sign-in the UI offers, null for none. `backends` must outlive this.
+  ProgressView(const Backends& backends, std::string read_only_cluster_id, const OidcSignIn* oidc);
 
   absl::Status Register(http::Router& router) const;
 
@@ -56,6 +62,7 @@ class ProgressView {
 
   const Backends& backends_;
   const std::string cluster_id_;
+  const std::string config_;  // the config route's answer
 };
 
 }  // namespace assisted::gateway

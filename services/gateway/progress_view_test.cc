@@ -50,10 +50,21 @@ TEST(ProgressDocument, ShowsProgressAndNoSecret) {
 }
 
 TEST(WebUiConfig, NamesTheModeAndTheReadOnlyCluster) {
-  EXPECT_EQ(WebUiConfigJson(""), nlohmann::json({{"mode", "console"}}));
-  EXPECT_EQ(WebUiConfigJson("8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"),
+  EXPECT_EQ(WebUiConfigJson("", nullptr), nlohmann::json({{"mode", "console"}}));
+  EXPECT_EQ(WebUiConfigJson("8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c", nullptr),
             nlohmann::json(
                 {{"mode", "agent-based"}, {"cluster_id", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"}}));
+}
+
+TEST(WebUiConfig, NamesTheIdentityProviderToSignInWith) {
+  const OidcSignIn oidc{.issuer = "https://sso.example.com",
+                        .client_id = "assisted-ui",
+                        .authorization_endpoint = "https://sso.example.com/auth",
+                        .token_endpoint = "https://sso.example.com/token",
+                        .scopes = "openid"};
+  const nlohmann::json config = WebUiConfigJson("", &oidc);
+  EXPECT_EQ(config["mode"], "console");
+  EXPECT_EQ(config["oidc"], OidcSignInJson(oidc));
 }
 
 }  // namespace

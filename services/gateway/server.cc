@@ -14,6 +14,7 @@
 #include "services/gateway/api_error.h"
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
+#include "services/gateway/oidc_sign_in.h"
 #include "services/gateway/read_cache.h"
 #include "services/gateway/read_cache_metrics.h"
 #include "services/gateway/request_context.h"
@@ -88,6 +89,25 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
   return options;
 }
 
+// The identity provider the UI signs users in with, when configured. Its tokens are checked
+// with --jwks-file's keys, so without them no sign-in could succeed: refused at start-up.
+absl::StatusOr<absl::optional<OidcSignIn>> LoadOidcSignIn(const Config& config) {
+  if (config.oidc_discovery_file.empty()) {
+    if (!config.oidc_client_id.empty()) {
+      return absl::InvalidArgumentError("--oidc-client-id needs --oidc-discovery-file");
+    }
+    return absl::optional<OidcSignIn>();
+  }
+  if (config.auth != "jwt" || config.jwks_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--oidc-discovery-file needs --auth=jwt and --jwks-file (the provider's keys, which "
+        "check the tokens it issues)");
+  }
+  ASSIGN_OR_RETURN(std::string document,
+                   ReadFile(config.oidc_discovery_file, "--oidc-discovery-file"));
+  return ParseOidcDiscovery(document, config.oidc_client_id, config.oidc_scopes, config.jwt_issuer);
+}
+
 }  // namespace
 
 void Config::Register(config::Parser& parser) {
@@ -136,6 +156,15 @@ void Config::Register(config::Parser& parser) {
               "agent-based installer (node 0): callers without credentials may watch this "
               "cluster's progress read-only, and the UI opens it without sign-in; empty: none")
       .Check(config::OptionalUuid);
+  parser.String("oidc-discovery-file", &oidc_discovery_file,
+                "the identity provider's /.well-known/openid-configuration document: the UI "
+                "signs users in there (authorization code flow with PKCE); needs --jwks-file");
+  parser.String("oidc-client-id", &oidc_client_id,
+                "the UI's client id at the identity provider (a public client whose redirect "
+                "URI is https://GATEWAY/oidc/callback)");
+  parser.String("oidc-scopes", &oidc_scopes,
+                "scopes the UI asks the identity provider for, space-separated, openid among "
+                "them");
 }
 
 absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& config,
@@ -147,6 +176,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                        .deadline = config.backend_timeout,
                                                        .channel = config.internal_tls.Channel()}));
   ASSIGN_OR_RETURN(AuthOptions auth, LoadAuth(config, context.log));
+  ASSIGN_OR_RETURN(absl::optional<OidcSignIn> oidc, LoadOidcSignIn(config));
   parts->signing_keys = InfraEnvSigningKeys::FromInventory(
       parts->backends->inventory(), parts->clock, {}, config.backend_timeout);
   auth.infra_env_signing_key = parts->signing_keys->Lookup();
@@ -154,7 +184,8 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   ASSIGN_OR_RETURN(parts->web_ui, WebUi::Start({.ui_dir = config.ui_dir,
                                                 .handler_threads = config.http.handler_threads,
                                                 .follow_changes = config.read_cache_entries == 0,
-                                                .read_only_cluster_id = config.read_only_cluster},
+                                                .read_only_cluster_id = config.read_only_cluster,
+                                                .oidc = std::move(oidc)},
                                                *parts->backends, *parts->authenticator,
                                                parts->clock, context.log.Child("web-ui")));
   if (config.read_cache_entries > 0) {

@@ -53,6 +53,12 @@ struct Config {
   // The agent-based installer's node 0: the one cluster anyone may watch read-only without
   // credentials (the UI opens its progress); empty: none.
   std::string read_only_cluster;
+  // Sign-in through an identity provider in the UI (oidc_sign_in.h): its discovery document
+  // saved to a file, the client id it registered for the UI, the scopes asked for. Needs
+  // --jwks-file; empty file: the UI asks for a bearer token.
+  std::string oidc_discovery_file;
+  std::string oidc_client_id;
+  std::string oidc_scopes = "openid";
 
   void Register(config::Parser& parser);
 };

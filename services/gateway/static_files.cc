@@ -33,8 +33,17 @@ bool NamesAFile(absl::string_view path) {
 
 }  // namespace
 
-void UiSecurityHeaders(http::Response& response) {
-  response.headers.Set("Content-Security-Policy", kUiContentSecurityPolicy);
+std::string UiContentSecurityPolicy(absl::string_view token_endpoint_origin) {
+  return absl::StrCat(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+      "font-src 'self'; connect-src 'self'",
+      token_endpoint_origin.empty() ? "" : " ", token_endpoint_origin,
+      "; manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; "
+      "object-src 'none'");
+}
+
+void UiSecurityHeaders(http::Response& response, const std::string& policy) {
+  response.headers.Set("Content-Security-Policy", policy);
   response.headers.Set("X-Content-Type-Options", "nosniff");
   response.headers.Set("X-Frame-Options", "DENY");
   response.headers.Set("Referrer-Policy", "no-referrer");
@@ -63,10 +72,12 @@ std::string ContentTypeFor(const std::string& name) {
   return found == types->end() ? "application/octet-stream" : found->second;
 }
 
-absl::StatusOr<std::unique_ptr<StaticFiles>> StaticFiles::Load(const std::string& dir) {
+absl::StatusOr<std::unique_ptr<StaticFiles>> StaticFiles::Load(const std::string& dir,
+                                                               std::string policy) {
   std::error_code error;
   if (!fs::is_directory(dir, error)) return BadDir(dir, "not a directory");
   auto files = std::unique_ptr<StaticFiles>(new StaticFiles());
+  files->policy_ = std::move(policy);
   int64_t total = 0;
   fs::recursive_directory_iterator it(dir, fs::directory_options::none, error);
   if (error) return BadDir(dir, error.message());
@@ -109,7 +120,7 @@ http::Response StaticFiles::Serve(const std::string& path) const {
   if (found != files_.end()) return Answer(found->second);
   if (!NamesAFile(relative)) return Answer(files_.at(kIndex));
   http::Response missing = ErrorResponse(absl::NotFoundError(absl::StrCat("no file ", path)));
-  UiSecurityHeaders(missing);
+  UiSecurityHeaders(missing, policy_);
   return missing;
 }
 
@@ -121,7 +132,7 @@ http::Response StaticFiles::Answer(const File& file) const {
   // so a new build reaches browsers at once.
   response.headers.Set("Cache-Control",
                        file.immutable ? "public, max-age=31536000, immutable" : "no-cache");
-  UiSecurityHeaders(response);
+  UiSecurityHeaders(response, policy_);
   response.body.Append(http::Segment::Memory(file.content));
   return response;
 }

@@ -29,20 +29,22 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "lib/http/message.h"
 #include "lib/http/router.h"
 
 namespace assisted::gateway {
 
 // The Content-Security-Policy of the UI: its own scripts, styles, fonts and API only; no inline
-// script or style element, no eval, no framing, no plugins, no foreign form targets.
-inline constexpr char kUiContentSecurityPolicy[] =
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-    "font-src 'self'; connect-src 'self'; manifest-src 'self'; base-uri 'none'; "
-    "form-action 'self'; frame-ancestors 'none'; object-src 'none'";
+// script or style element, no eval, no framing, no plugins, no foreign form targets. With
+// `token_endpoint_origin` (an origin OriginOf in oidc_sign_in.h gave, "https://sso.example.com"),
+// the page may also connect to the identity provider's token endpoint there, to exchange its
+// sign-in code; nothing else of the provider's.
+std::string UiContentSecurityPolicy(absl::string_view token_endpoint_origin = "");
 
-// Sets the security headers of every UI answer on `response`.
-void UiSecurityHeaders(http::Response& response);
+// Sets the security headers of every UI answer on `response`, with `policy` as its
+// Content-Security-Policy.
+void UiSecurityHeaders(http::Response& response, const std::string& policy);
 
 // The Content-Type for a file name, by extension; application/octet-stream when unknown.
 std::string ContentTypeFor(const std::string& name);
@@ -54,9 +56,11 @@ class StaticFiles {
   static constexpr int64_t kMaxTotalBytes = 64 << 20;
   static constexpr int kMaxFiles = 2000;
 
-  // Loads every regular file under `dir`. INVALID_ARGUMENT naming --ui-dir when it is not a
-  // readable directory, has no index.html, or exceeds the bounds above.
-  static absl::StatusOr<std::unique_ptr<StaticFiles>> Load(const std::string& dir);
+  // Loads every regular file under `dir`, to serve under `policy` (UiContentSecurityPolicy).
+  // INVALID_ARGUMENT naming --ui-dir when it is not a readable directory, has no index.html,
+  // or exceeds the bounds above.
+  static absl::StatusOr<std::unique_ptr<StaticFiles>> Load(
+      const std::string& dir, std::string policy = UiContentSecurityPolicy());
 
   // Adds GET "/" and GET "/{path...}" (the least specific routes: every API route wins).
   absl::Status Register(http::Router& router) const;
@@ -74,6 +78,7 @@ class StaticFiles {
   http::Response Answer(const File& file) const;
 
   absl::flat_hash_map<std::string, File> files_;  // by path relative to the directory
+  std::string policy_;                            // the Content-Security-Policy
 };
 
 }  // namespace assisted::gateway

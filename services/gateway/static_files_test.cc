@@ -92,14 +92,29 @@ TEST_F(StaticFilesTest, EveryAnswerCarriesTheStrictContentSecurityPolicy) {
   ASSERT_NE(files, nullptr);
   for (const char* path : {"/", "/clusters/x", "/assets/app-ABC123.js", "/nope.png"}) {
     http::Response response = files->Serve(path);
-    EXPECT_EQ(response.headers.Get("Content-Security-Policy"), kUiContentSecurityPolicy) << path;
+    EXPECT_EQ(response.headers.Get("Content-Security-Policy"), UiContentSecurityPolicy()) << path;
     EXPECT_EQ(response.headers.Get("X-Content-Type-Options"), "nosniff") << path;
     EXPECT_EQ(response.headers.Get("X-Frame-Options"), "DENY") << path;
   }
-  // No inline script, no eval, no framing.
-  EXPECT_THAT(kUiContentSecurityPolicy, HasSubstr("script-src 'self';"));
-  EXPECT_THAT(kUiContentSecurityPolicy, ::testing::Not(HasSubstr("unsafe")));
-  EXPECT_THAT(kUiContentSecurityPolicy, HasSubstr("frame-ancestors 'none'"));
+  // No inline script, no eval, no framing, no other origin.
+  const std::string policy = UiContentSecurityPolicy();
+  EXPECT_THAT(policy, HasSubstr("script-src 'self';"));
+  EXPECT_THAT(policy, HasSubstr("connect-src 'self';"));
+  EXPECT_THAT(policy, ::testing::Not(HasSubstr("unsafe")));
+  EXPECT_THAT(policy, HasSubstr("frame-ancestors 'none'"));
+}
+
+// With OIDC sign-in the page may post the code to the provider's token endpoint, and reach
+// nothing else of the provider's (no script, style or frame from there).
+TEST_F(StaticFilesTest, WithOidcSignInThePolicyAddsTheTokenEndpointsOriginToConnectOnly) {
+  const std::string policy = UiContentSecurityPolicy("https://sso.example.com:8443");
+  auto files = StaticFiles::Load(dir_, policy);
+  ASSERT_THAT(files, IsOk());
+  EXPECT_EQ((*files)->Serve("/").headers.Get("Content-Security-Policy"), policy);
+  EXPECT_EQ((*files)->Serve("/nope.png").headers.Get("Content-Security-Policy"), policy);
+  EXPECT_THAT(policy, HasSubstr("connect-src 'self' https://sso.example.com:8443;"));
+  EXPECT_THAT(policy, HasSubstr("script-src 'self';"));
+  EXPECT_EQ(policy.find("sso.example.com"), policy.rfind("sso.example.com"));
 }
 
 TEST_F(StaticFilesTest, SymlinksOutOfTheDirectoryAreNotServed) {

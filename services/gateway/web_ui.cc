@@ -14,8 +14,12 @@ absl::StatusOr<std::unique_ptr<WebUi>> WebUi::Start(const WebUiOptions& options,
                                                     const Authenticator& authenticator,
                                                     const Clock& clock, log::Logger log) {
   auto ui = std::unique_ptr<WebUi>(new WebUi());
+  const OidcSignIn* oidc = options.oidc.has_value() ? &*options.oidc : nullptr;
   if (!options.ui_dir.empty()) {
-    ASSIGN_OR_RETURN(ui->files_, StaticFiles::Load(options.ui_dir));
+    ASSIGN_OR_RETURN(ui->files_,
+                     StaticFiles::Load(options.ui_dir,
+                                       UiContentSecurityPolicy(
+                                           oidc != nullptr ? OriginOf(oidc->token_endpoint) : "")));
   }
   ASSIGN_OR_RETURN(std::string boot, SecureRandomBytes(8));
   ui->feed_ = std::make_unique<ChangeFeed>(absl::BytesToHexString(boot));
@@ -32,7 +36,7 @@ absl::StatusOr<std::unique_ptr<WebUi>> WebUi::Start(const WebUiOptions& options,
       *ui->feed_, authenticator, clock, std::move(can_read_cluster),
       ChangeStream::Options{.max_wait = absl::Seconds(25),
                             .max_watchers = std::max(1, options.handler_threads / 4)});
-  ui->progress_ = std::make_unique<ProgressView>(backends, options.read_only_cluster_id);
+  ui->progress_ = std::make_unique<ProgressView>(backends, options.read_only_cluster_id, oidc);
   if (options.follow_changes) {
     ui->follower_ = std::make_unique<inventory_client::WatchFollower>(
         backends.inventory(),

@@ -4,7 +4,7 @@
 // small: the built files at "/" (static_files.h, only with --ui-dir), the live change stream
 // (change_stream.h, always: other clients may follow it too), fed by a follower of the
 // inventory's change log of its own, and the UI's config and read-only progress view
-// (progress_view.h).
+// (progress_view.h), which names the identity provider to sign in with (oidc_sign_in.h).
 
 #ifndef ASSISTED_SERVICES_GATEWAY_WEB_UI_H_
 #define ASSISTED_SERVICES_GATEWAY_WEB_UI_H_
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/optional.h"
 #include "lib/http/router.h"
 #include "lib/inventory_client/watch_follower.h"
 #include "lib/log/log.h"
@@ -21,6 +22,7 @@
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
 #include "services/gateway/change_stream.h"
+#include "services/gateway/oidc_sign_in.h"
 #include "services/gateway/progress_view.h"
 #include "services/gateway/static_files.h"
 
@@ -34,6 +36,9 @@ struct WebUiOptions {
   bool follow_changes = true;
   // --read-only-cluster: the agent-based installer's cluster the UI shows without sign-in.
   std::string read_only_cluster_id;
+  // The identity provider the UI signs users in with (--oidc-discovery-file,
+  // --oidc-client-id); none: users paste a bearer token.
+  absl::optional<OidcSignIn> oidc;
 };
 
 class WebUi {

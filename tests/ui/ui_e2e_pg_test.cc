@@ -1,8 +1,11 @@
 // The web UI end to end in a real headless Chromium (ui/tests/e2e.mjs, puppeteer-core driving
 // Debian's chromium) against the real services (ui_stack.h), with simulated hosts booted from
 // the ISO the UI offers. Skips without ASSISTED_TEST_UI_PROJECT (./dev test sets it).
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/testing/status_matchers.h"
 #include "tests/harness/gateway_service.h"
+#include "tests/ui/oidc_provider.h"
 #include "tests/ui/ui_stack.h"
 
 namespace assisted::testing {
@@ -14,21 +17,21 @@ TEST_F(UiEndToEndTest, SignInCreateDiscoverInstallAndDownloadCredentialsInChromi
   RunScenario("flow", FleetEnv(::testing::TempDir() + "/ui-e2e-fleet"));
 }
 
+TEST_F(UiEndToEndTest, CancelledInstallIsResetAndTheRebootedHostsMakeTheClusterReadyAgain) {
+  RunScenario("cancel-reset", FleetEnv(::testing::TempDir() + "/ui-cancel-reset-fleet"));
+}
+
 TEST_F(UiEndToEndTest, WizardShowsNmstateErrorsInlineThenCreatesDualStackWithStaticNetworking) {
   RunScenario("wizard", {});
 }
 
 TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutageShowsABanner) {
-  AictlOutcome other = RunAictl(
-      server_, Token("mallory", "other", absl::Hours(1)),
-      {"clusters", "create", "--name=theirs", "--base-domain=example.com",
-       "--openshift-version=4.16", "--user-managed-networking",
-       "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
-  ASSERT_EQ(other.code, 0) << other.err;
+  const std::string other = CreateCluster(Token("mallory", "other", absl::Hours(1)), "theirs");
+  ASSERT_FALSE(HasFailure());
   // The scenario also stops the gateway and starts it again (same command line) to see the
   // "cannot be reached" banner come and go; it stops its own copy at the end.
   RunScenario("errors", {{"UI_EXPIRED_TOKEN", Token("demo", "demo", -absl::Hours(1))},
-                         {"UI_OTHER_CLUSTER", other.Trimmed()},
+                         {"UI_OTHER_CLUSTER", other},
                          {"UI_GATEWAY_PID", std::to_string(stack().gateway().pid())}});
 }
 
@@ -36,31 +39,48 @@ TEST_F(UiEndToEndTest, ExpiredTokenSignsOutOtherTenantsClusterIsNotFoundAndOutag
 // progress without sign-in, read-only and live, and nothing else without credentials.
 TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn) {
   const std::string owner = Token("agent-installer", "agent-installer", absl::Hours(1));
-  const std::string pull_secret = WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})");
-  const auto create = [&](const std::string& token, const std::string& name) {
-    AictlOutcome created =
-        RunAictl(server_, token,
-                 {"clusters", "create", "--name=" + name, "--base-domain=example.com",
-                  "--openshift-version=4.16", "--user-managed-networking",
-                  "--pull-secret-file=" + pull_secret});
-    EXPECT_EQ(created.code, 0) << created.err;
-    return created.Trimmed();
-  };
-  const std::string cluster = create(owner, "kni22");
-  const std::string other = create(Token("demo", "demo", absl::Hours(1)), "theirs");
+  const std::string cluster = CreateCluster(owner, "kni22");
+  const std::string other = CreateCluster(Token("demo", "demo", absl::Hours(1)), "theirs");
   ASSERT_FALSE(HasFailure());
-  absl::StatusOr<RunningGateway> node_zero = LaunchGatewayService(
-      {.inventory_address = stack().inventory().grpc_target(),
-       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
-       .image_address = stack().image().grpc_target(),
-       .jwt_secret_file = stack().jwt_secret_file(),
-       .url_signing_key_file = stack().url_signing_key_file(),
-       .extra_args = {"--ui-dir=" + ui_dir_ + "/dist", "--read-only-cluster=" + cluster}});
+  absl::StatusOr<RunningGateway> node_zero = LaunchUiGateway({"--read-only-cluster=" + cluster});
   ASSERT_TRUE(node_zero.ok()) << node_zero.status();
   RunScenario("agent-based", {{"UI_BASE", node_zero->http_base},
                               {"UI_READ_ONLY_CLUSTER", cluster},
                               {"UI_NODE_ZERO_TOKEN", owner},
                               {"UI_OTHER_CLUSTER", other}});
+}
+
+// A gateway whose users sign in through an identity provider (--oidc-discovery-file,
+// --jwks-file): the test's own provider on loopback, strict about PKCE, the client and the
+// redirect URI. The browser goes there and back, the provider's token opens the user's
+// organisation's cluster, and sign-out ends the provider's session too.
+TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere) {
+  absl::StatusOr<std::unique_ptr<OidcProvider>> provider = OidcProvider::Start({});
+  ASSERT_THAT(provider, IsOk());
+  // A cluster of the provider's user's organisation, made with the local issuer's token.
+  const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "oidc");
+  ASSERT_FALSE(HasFailure());
+  absl::StatusOr<RunningGateway> gateway = LaunchUiGateway(
+      {"--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
+       "--oidc-discovery-file=" + WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
+       "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
+       "--jwt-audience=assisted-ui"});
+  ASSERT_TRUE(gateway.ok()) << gateway.status();
+  (*provider)->RegisterRedirectUri(gateway->http_base + "/oidc/callback");
+
+  RunScenario("oidc", {{"UI_BASE", gateway->http_base},
+                       {"OIDC_ISSUER", (*provider)->issuer()},
+                       {"UI_OIDC_CLUSTER", cluster}});
+
+  // What the provider saw: two login pages (the denied one and the real one), one code
+  // exchanged, with the right verifier (a wrong one is refused there), one session ended, the
+  // third sign-in asking again; the only refusal is the user's own denial.
+  const OidcProvider::Record record = (*provider)->record();
+  EXPECT_EQ(record.login_pages, 3);
+  EXPECT_EQ(record.codes, 1);
+  EXPECT_EQ(record.tokens, 1);
+  EXPECT_EQ(record.sessions_ended, 1);
+  EXPECT_THAT(record.refusals, ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
 }
 
 }  // namespace

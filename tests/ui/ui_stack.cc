@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -10,6 +11,7 @@
 #include "lib/testing/status_matchers.h"
 #include "services/agent/simulation/profile_paths.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/probes.h"
 
 namespace assisted::testing {
@@ -24,6 +26,27 @@ std::string UiStackTest::WriteFile(const std::string& name, const std::string& c
   const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
+}
+
+std::string UiStackTest::CreateCluster(const std::string& token, const std::string& name) {
+  AictlOutcome created = RunAictl(
+      server_, token,
+      {"clusters", "create", "--name=" + name, "--base-domain=example.com",
+       "--openshift-version=4.16", "--user-managed-networking",
+       "--pull-secret-file=" + WriteFile("ps.json", R"({"auths":{"q":{"auth":"eDp5"}}})")});
+  EXPECT_EQ(created.code, 0) << created.err;
+  return created.code == 0 ? created.Trimmed() : "";
+}
+
+absl::StatusOr<RunningGateway> UiStackTest::LaunchUiGateway(std::vector<std::string> extra_args) {
+  extra_args.insert(extra_args.begin(), "--ui-dir=" + ui_dir_ + "/dist");
+  return LaunchGatewayService(
+      {.inventory_address = stack().inventory().grpc_target(),
+       .orchestrator_address = stack().orchestrator().internal_grpc_target(),
+       .image_address = stack().image().grpc_target(),
+       .jwt_secret_file = stack().jwt_secret_file(),
+       .url_signing_key_file = stack().url_signing_key_file(),
+       .extra_args = std::move(extra_args)});
 }
 
 std::string UiStackTest::Token(const std::string& user, const std::string& org,

@@ -12,8 +12,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "tests/harness/gateway_service.h"
 #include "tests/harness/stack.h"
 
 namespace assisted::testing {
@@ -29,6 +32,12 @@ class UiStackTest : public StackTest {
                            absl::Duration valid_for);
   // A file under the test's temporary folder holding `content`; its path.
   static std::string WriteFile(const std::string& name, const std::string& content);
+  // Creates cluster `name`.example.com (user-managed networking) through aictl as the user of
+  // `token`; its id, or "" with a test failure.
+  std::string CreateCluster(const std::string& token, const std::string& name);
+
+  // Another gateway on the stack's backends and keys, serving the UI, with `extra_args`.
+  absl::StatusOr<RunningGateway> LaunchUiGateway(std::vector<std::string> extra_args);
 
   // Runs ui/tests/e2e.mjs `scenario` with `env` added to what every scenario gets (UI_BASE
   // unless `env` names another gateway, UI_TOKEN of user demo, CHROMIUM, SCREENSHOT_DIR: the

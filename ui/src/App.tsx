@@ -14,9 +14,11 @@ import {
 } from '@patternfly/react-core';
 import { useEffect, useState } from 'react';
 import { api, connection, session, type WebUiConfig } from './api/client';
+import { endSessionUrl } from './api/oidc';
 import { ClusterDetail } from './pages/ClusterDetail';
 import { ClustersList } from './pages/ClustersList';
 import { CreateCluster } from './pages/CreateCluster';
+import { OidcCallback } from './pages/OidcCallback';
 import { SignIn } from './pages/SignIn';
 import { navigate, usePath } from './router';
 
@@ -75,6 +77,14 @@ export function App() {
   const down = useBackendDown();
   const path = usePath();
   const config = useWebUiConfig();
+  const signedInNow = () => rerender((n) => n + 1);
+  // Signed in through the identity provider: its session ends too, where it offers that.
+  const signOut = () => {
+    const idToken = session.idToken();
+    session.signOut();
+    const end = config?.oidc && idToken ? endSessionUrl(config.oidc, idToken, window.location.origin) : null;
+    if (end) window.location.assign(end);
+  };
 
   const masthead = (
     <Masthead>
@@ -92,7 +102,7 @@ export function App() {
           <ToolbarContent>
             {signedIn && (
               <ToolbarItem align={{ default: 'alignEnd' }}>
-                <Button variant="secondary" onClick={() => session.signOut()}>
+                <Button variant="secondary" onClick={signOut}>
                   Sign out
                 </Button>
               </ToolbarItem>
@@ -108,8 +118,10 @@ export function App() {
     content = <PageSection>Loading…</PageSection>;
   } else if (!signedIn && config.mode === 'agent-based' && config.cluster_id) {
     content = <ClusterDetail clusterId={config.cluster_id} readOnly />;
+  } else if (!signedIn && config.oidc && path === config.oidc.redirect_path) {
+    content = <OidcCallback oidc={config.oidc} onSignedIn={signedInNow} />;
   } else if (!signedIn) {
-    content = <SignIn onSignedIn={() => rerender((n) => n + 1)} />;
+    content = <SignIn oidc={config.oidc} onSignedIn={signedInNow} />;
   } else if (path === '/clusters/new') {
     content = <CreateCluster />;
   } else if (UUID.test(path)) {

@@ -3,7 +3,8 @@
 // starts (real services, PostgreSQL, JWT auth) and simulated hosts this script boots from the
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
-//   node tests/e2e.mjs SCENARIO      (flow | wizard | errors | agent-based | latency)
+//   node tests/e2e.mjs SCENARIO      (flow | cancel-reset | wizard | errors | agent-based | oidc |
+//                                     latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -13,13 +14,18 @@
 //   UI_GATEWAY_PID     the gateway process, stopped and started again               (errors)
 //   UI_READ_ONLY_CLUSTER, UI_NODE_ZERO_TOKEN   the --read-only-cluster gateway's cluster and
 //                      a token of its owner (UI_BASE is that gateway)        (agent-based)
-//   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts              (flow, latency)
+//   OIDC_ISSUER        the test's identity provider; UI_BASE is a gateway that signs in
+//                      there (--oidc-discovery-file)                                 (oidc)
+//   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation               (oidc)
+//   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts
+//                                                             (flow, cancel-reset, latency)
 //   FLEET_WORKER_PROFILE   the day-2 host's profile                                  (flow)
 //   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
 //   CHROMIUM           the browser (default /usr/bin/chromium)
 //   SCREENSHOT_DIR     where each screen's PNG goes (optional)
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import axe from 'axe-core';
 import puppeteer from 'puppeteer-core';
@@ -244,8 +250,10 @@ async function inBrowser(steps) {
 }
 
 // Boots `count` simulated hosts of `profile` from the ISO at `isoUrl`; `name` keeps each
-// group's machines (their disks, ids: seeded by the cluster and the name) apart.
-async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PROFILE, name = 'hosts' } = {}) {
+// group's machines (their disks, ids: seeded by the cluster and the name) apart, so booting
+// the same name again boots the same machines. `stageDelay`: how long each install stage
+// takes. Returns the fleet's process.
+async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PROFILE, name = 'hosts', stageDelay = '50ms' } = {}) {
   const response = await fetch(isoUrl);
   if (!response.ok) fail(`ISO download answered ${response.status}`);
   const iso = path.join(env.FLEET_STATE_DIR, `${name}.iso`);
@@ -259,7 +267,7 @@ async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PRO
       `--discovery-iso=${iso}`,
       `--state-dir=${path.join(env.FLEET_STATE_DIR, name)}`,
       `--seed=${name === 'hosts' ? clusterId : `${clusterId}-${name}`}`,
-      '--stage-delay=50ms',
+      `--stage-delay=${stageDelay}`,
       '--metrics-listen=',
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
@@ -268,6 +276,7 @@ async function bootFleet(isoUrl, clusterId, count = 3, { profile = env.FLEET_PRO
   fleet.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-4000)));
   fleet.on('exit', (code) => code && log(`fleet exited ${code}: ${stderr}`));
   children.push(fleet);
+  return fleet;
 }
 
 // The gateway process `pid` (started by the test), to stop and start again with the same
@@ -334,9 +343,11 @@ async function flow(page) {
   await clickText(page, 'Create cluster');
   // The whole wizard by keyboard only: Tab to each field, type, Enter on Next.
   await page.waitForSelector('#name', { visible: true });
-  await keyType(page, 'name', 'e2e');
+  // "demo.example.com": the name the simulated hosts' profiles resolve (api, api-int, apps),
+  // which a day-2 host needs to reach the cluster's API.
+  await keyType(page, 'name', 'demo');
   await keyType(page, 'domain', 'example.com');
-  await keyType(page, 'pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+  await keyType(page, 'pull-secret', PULL_SECRET);
   await keyType(page, 'ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
   await tabTo(page, "(e) => e.id === 'topology-compact' && e.checked");
   await shot(page, '03-wizard-details');
@@ -355,7 +366,7 @@ async function flow(page) {
   await nextStep(page, () => pressButton(page, 'Next'));
   await page.waitForSelector('#image-full', { visible: true });
   await nextStep(page, () => pressButton(page, 'Next'));  // host networking: DHCP and the full ISO, as they come
-  await byText(page, 'e2e.example.com');
+  await byText(page, 'demo.example.com');
   await shot(page, '05-wizard-review');
   await pressButton(page, 'Create cluster');
   await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
@@ -417,6 +428,17 @@ async function flow(page) {
   if (await page.$('[data-testid="cluster-validations"] .ai-failing')) fail('the failing validation stayed after the fix');
   log('role set back to control plane: the validation passes, the cluster is ready again');
 
+  // The installation disk is editable too; a disk the host cannot install on (too small) is
+  // refused by the API, whose reason shows, and the host keeps the disk it had.
+  const diskOfFirst = '[data-testid^="host-row-"] select[aria-label^="Installation disk of"]';
+  const diskBefore = await page.$eval(diskOfFirst, (s) => s.value);
+  const small = await page.$eval(diskOfFirst, (s) => [...s.options].find((o) => o.textContent.startsWith('vdb'))?.value);
+  if (!small) fail('no second disk offered');
+  await (await page.$(diskOfFirst)).select(small);
+  const refusal = await (await page.waitForSelector('[data-testid="cluster-error"]', { timeout: 20_000 })).evaluate((e) => e.textContent);
+  await expectOnScreen(page, (s, v) => document.querySelector(s)?.value === v, [diskOfFirst, diskBefore], async () => 'the refused disk stayed selected');
+  log(`an ineligible installation disk is refused with the API's reason: ${refusal}`);
+
   await clickText(page, 'Install cluster');
   await page.waitForFunction(
     () => document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() !== 'ready',
@@ -445,6 +467,22 @@ async function flow(page) {
   log('credentials: password revealed, kubeconfig downloaded');
   await shot(page, '09-installed');
 
+  // Events: the severity filter keeps warnings and errors only, and "All" brings the rest back.
+  const severities = () => page.$$eval('table[aria-label="Events"] tbody td[data-label="Severity"]', (cells) => cells.map((c) => c.textContent));
+  const everything = await severities();
+  await clickText(page, 'Warnings and errors');
+  await expectOnScreen(
+    page,
+    () => [...document.querySelectorAll('table[aria-label="Events"] tbody td[data-label="Severity"]')].every((c) => ['warning', 'error', 'critical'].includes(c.textContent)),
+    [],
+    async () => `the filter shows: ${(await severities()).join(' ')}`,
+  );
+  const serious = await severities();
+  await clickText(page, 'All');
+  await expectOnScreen(page, (n) => document.querySelectorAll('table[aria-label="Events"] tbody tr').length >= n, [everything.length], async () => '"All" did not bring every event back');
+  if (!everything.includes('info') || serious.length >= everything.length) fail(`the filter hid nothing: ${everything.length} events, ${serious.length} shown filtered`);
+  log(`events: ${everything.length} in all, ${serious.length} warnings and errors`);
+
   // Day 2: the installed cluster takes one more host, booted from the ISO the UI offers then.
   await clickText(page, 'Add hosts');
   await waitForStatus(page, 'adding-hosts', 30_000);
@@ -452,15 +490,67 @@ async function flow(page) {
   await clickText(page, 'Generate discovery ISO');
   const day2Iso = await (await page.waitForSelector('[data-testid="iso-link"]', { timeout: 20_000 })).evaluate((a) => a.href);
   if (!day2Iso.includes('/images/')) fail(`no day-2 discovery ISO link: ${day2Iso}`);
-  log('cluster open for day-2 hosts; its discovery ISO offered');
-  // Not yet here: booting a worker from it and Install host. The simulated host stays
-  // insufficient ("Ignition is not ready, waiting for the API VIP check": this stack has no
-  // API at the VIP to serve the day-2 Ignition).
+  await clickText(page, 'Download iPXE script');
+  const ipxeDeadline = Date.now() + 20_000;
+  let ipxe;
+  while (!(ipxe = readdirSync(downloads).find((f) => f.endsWith('.ipxe')))) {
+    if (Date.now() > ipxeDeadline) fail('the iPXE script was not downloaded');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const script = readFileSync(path.join(downloads, ipxe), 'utf8');
+  if (!script.startsWith('#!ipxe') || !script.includes('kernel')) fail(`not an iPXE script: ${script.slice(0, 200)}`);
+  log('cluster open for day-2 hosts; its discovery ISO and iPXE script offered');
+  await bootFleet(day2Iso, clusterId, 1, { profile: env.FLEET_WORKER_PROFILE, name: 'day2' });
+  log('a worker booted from the day-2 ISO');
+  // It appears beside the installed hosts, passes the day-2 checks (its API VIP check reaches
+  // the cluster's machine config server) and offers Install host in its row.
+  const installHost = await page.waitForSelector('[data-testid^="install-host-"]', { timeout: 120_000 });
+  const day2Name = (await installHost.evaluate((b) => b.dataset.testid)).slice('install-host-'.length);
   await shot(page, '09b-day2-add-hosts');
+  await installHost.click();
+  await page.waitForFunction(
+    (n) => document.querySelector(`[data-testid="host-row-${n}"]`)?.textContent?.includes('added-to-existing-cluster'),
+    { timeout: 120_000, polling: 'mutation' },
+    day2Name,
+  );
+  const { hosts } = await rest('GET', `/clusters/${clusterId}`);
+  const statuses = hosts.map((h) => h.status).sort().join(' ');
+  if (statuses !== 'added-to-existing-cluster installed installed installed') fail(`after day 2 the hosts are: ${statuses}`);
+  log(`day-2 host ${day2Name} installed into the running cluster (added-to-existing-cluster); the others untouched`);
+  await shot(page, '09c-day2-host-added');
+  if (navigations.length > 0) fail(`the page navigated while waiting: ${navigations.join(', ')}`);
 
   await page.goto(base, { waitUntil: 'load' });
-  await byText(page, 'adding-hosts', '[data-testid="cluster-row-e2e"] *');
+  await byText(page, 'adding-hosts', '[data-testid="cluster-row-demo"] *');
   await shot(page, '10-clusters-list');
+
+  // The list: a cluster made elsewhere appears by itself, search narrows the list, and delete
+  // asks first, then the row goes.
+  await rest('POST', '/clusters', {
+    name: 'spare',
+    base_dns_domain: 'example.com',
+    openshift_version: '4.16',
+    pull_secret: PULL_SECRET,
+    control_plane_count: 3,
+    user_managed_networking: true,
+  });
+  await page.waitForSelector('[data-testid="cluster-row-spare"]', { timeout: 20_000 });
+  const rowNames = () => page.$$eval('[data-testid^="cluster-row-"]', (rows) => rows.map((r) => r.dataset.testid.slice('cluster-row-'.length)).join(' '));
+  await typeInto(page, 'input[aria-label="Search clusters"]', 'spa');
+  await expectOnScreen(
+    page,
+    () => [...document.querySelectorAll('[data-testid^="cluster-row-"]')].map((r) => r.dataset.testid).join() === 'cluster-row-spare',
+    [],
+    async () => `searching "spa" shows ${await rowNames()}`,
+  );
+  await page.click('button[aria-label="Delete spare"]');
+  await page.waitForSelector('[role="dialog"]', { visible: true });
+  await shot(page, '10b-delete-cluster');
+  await clickText(page, 'Delete', '[role="dialog"] button');
+  await expectOnScreen(page, () => !document.querySelector('[data-testid="cluster-row-spare"]'), [], async () => `after delete the list shows ${await rowNames()}`);
+  const [left] = await rest('GET', '/clusters').then((list) => list.filter((c) => c.name === 'spare'));
+  if (left) fail('the deleted cluster is still there');
+  log('the list: a new cluster appeared by itself, search narrowed to it, delete (confirmed) removed it');
 }
 
 // Static networking whose route goes through an interface the YAML does not define is valid
@@ -499,7 +589,7 @@ async function wizard(page) {
   await page.waitForSelector('#name', { visible: true });
   await typeInto(page, '#name', 'static');
   await typeInto(page, '#domain', 'example.com');
-  await paste(page, '#pull-secret', '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}');
+  await paste(page, '#pull-secret', PULL_SECRET);
   await nextStep(page, () => clickText(page, 'Next'));
 
   await page.waitForSelector('#stack-dual', { visible: true });
@@ -667,6 +757,24 @@ async function agentBased(page) {
   log('without credentials: REST, credentials and other clusters answer 401; the view holds no secret');
 }
 
+const PULL_SECRET = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
+
+// A cluster "demo" (the name the simulated hosts' profiles resolve) of 3 control-plane hosts
+// with `networking`, made through the REST API, and the URL of its full discovery ISO.
+async function demoClusterWithIso(networking) {
+  const cluster = await rest('POST', '/clusters', {
+    name: 'demo',
+    base_dns_domain: 'example.com',
+    openshift_version: '4.16',
+    pull_secret: PULL_SECRET,
+    control_plane_count: 3,
+    ...networking,
+  });
+  const infraEnv = await rest('POST', '/infra-envs', { name: 'demo', cluster_id: cluster.id, pull_secret: PULL_SECRET, image_type: 'full-iso' });
+  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+  return { cluster, url };
+}
+
 // The REST API as the demo user (or as `token`'s), from here (not the browser).
 async function rest(method, path, body, token = env.UI_TOKEN) {
   const response = await fetch(`${base}/api/assisted-install/v2${path}`, {
@@ -683,24 +791,16 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-// From a change in the inventory (a host renamed through the REST API) to the browser's DOM
-// showing it, with UI_HOSTS hosts on screen; UI_SAMPLES renames one after the other. Timed from
-// sending the PATCH (an upper bound: the commit comes later) to the row showing the name, which
-// may come before the PATCH's own answer does.
+// From a host's status change in the inventory to the browser's DOM showing it, with UI_HOSTS
+// hosts on screen. Each sample changes one host's status through the API: given the name of
+// the next host (the orchestrator's hostname-unique check fails and both go from known to
+// insufficient), then its own name back (insufficient to known); UI_SAMPLES changes in all, one
+// after the other. Timed from sending the PATCH (an upper bound: the orchestrator
+// still has to judge the host and write its status) to the row showing the new status.
 async function latency() {
   const hostCount = Number(env.UI_HOSTS ?? 100);
   const samples = Number(env.UI_SAMPLES ?? 100);
-  const pullSecret = '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}';
-  const cluster = await rest('POST', '/clusters', {
-    name: 'latency',
-    base_dns_domain: 'example.com',
-    openshift_version: '4.16',
-    pull_secret: pullSecret,
-    control_plane_count: 3,
-    user_managed_networking: true,
-  });
-  const infraEnv = await rest('POST', '/infra-envs', { name: 'latency', cluster_id: cluster.id, pull_secret: pullSecret, image_type: 'full-iso' });
-  const { url } = await rest('GET', `/infra-envs/${infraEnv.id}/downloads/image-url`);
+  const { cluster, url } = await demoClusterWithIso({ user_managed_networking: true });
   await bootFleet(url, cluster.id, hostCount);
   log(`${hostCount} simulated hosts booted`);
 
@@ -709,33 +809,41 @@ async function latency() {
     await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
     await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
     await page.waitForFunction(
-      (n) => [...document.querySelectorAll('[data-testid^="host-row-"]')].filter((r) => /\d+ CPU/.test(r.textContent)).length === n,
+      (n) => [...document.querySelectorAll('[data-testid^="host-row-"] [data-testid="status"]')].filter((s) => s.textContent === 'known').length === n,
       { timeout: 300_000, polling: 'mutation' },
       hostCount,
     );
-    log(`${hostCount} hosts on screen with their hardware`);
-    // The page notes when each renamed row first shows, by the wall clock this process uses too.
+    log(`${hostCount} hosts on screen, all known`);
+    // The page notes when each row first shows each status (by the wall clock this process
+    // uses too); a sample forgets the one it waits for just before it starts.
     await page.evaluate(() => {
       window.__seen = {};
       const note = () => {
-        for (const row of document.querySelectorAll('[data-testid^="host-row-lat-"]')) {
-          const name = row.dataset.testid.slice('host-row-'.length);
-          if (!(name in window.__seen)) window.__seen[name] = performance.timeOrigin + performance.now();
+        const now = performance.timeOrigin + performance.now();
+        for (const row of document.querySelectorAll('[data-testid^="host-row-"]')) {
+          const key = `${row.dataset.testid.slice('host-row-'.length)}=${row.querySelector('[data-testid="status"]')?.textContent}`;
+          if (!(key in window.__seen)) window.__seen[key] = now;
         }
       };
-      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true });
+      new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-testid'] });
     });
     const hosts = (await rest('GET', `/clusters/${cluster.id}`)).hosts;
     const latencies = [];
-    const answers = [];  // how long the PATCH itself took to answer
-    for (let i = 0; i < samples; i++) {
-      const host = hosts[i % hosts.length];
-      const name = `lat-${i}`;
+    const answers = []; // how long the PATCH itself took to answer
+    const change = async (host, name, status) => {
+      const key = `${name}=${status}`;
+      await page.evaluate((k) => delete window.__seen[k], key);
       const sent = Date.now();
       await rest('PATCH', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`, { host_name: name });
       answers.push(Date.now() - sent);
-      const shown = await (await page.waitForFunction((n) => window.__seen[n], { timeout: 30_000, polling: 'mutation' }, name)).jsonValue();
+      const shown = await (await page.waitForFunction((k) => window.__seen[k], { timeout: 30_000, polling: 'mutation' }, key)).jsonValue();
       latencies.push(shown - sent);
+    };
+    const nameOf = (host) => JSON.parse(host.inventory).hostname;
+    for (let i = 0; latencies.length < samples; i++) {
+      const host = hosts[i % hosts.length];
+      await change(host, nameOf(hosts[(i + 1) % hosts.length]), 'insufficient');
+      if (latencies.length < samples) await change(host, nameOf(host), 'known');
     }
     latencies.sort((a, b) => a - b);
     answers.sort((a, b) => a - b);
@@ -747,14 +855,124 @@ async function latency() {
       p99_ms: Math.round(percentile(latencies, 99)),
       max_ms: Math.round(latencies[latencies.length - 1]),
       patch_answer_p50_ms: Math.round(percentile(answers, 50)),
+      cores: availableParallelism(),
     };
     await shot(page, 'latency-100-hosts');
     console.log(JSON.stringify(figures));
   });
 }
 
+// Sign-in through the identity provider (authorization code flow with PKCE): a denial and a
+// forged answer are refused with a reason, a real sign-in returns to the screen asked for with
+// the provider's token, and sign-out ends the provider's session too.
+async function oidc(page) {
+  const issuer = env.OIDC_ISSUER;
+  const cluster = env.UI_OIDC_CLUSTER;
+  const atProvider = () => page.url().startsWith(`${issuer}/authorize`);
+  const response = await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  const csp = response.headers()['content-security-policy'] ?? '';
+  if (!csp.includes(`connect-src 'self' ${issuer};`)) fail(`the CSP does not let the page reach the token endpoint (and only it): ${csp}`);
+  await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true });
+  await shot(page, '01b-sign-in-oidc');
+
+  // The user declines at the provider: the reason shows, no token.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('[data-testid="oidc-sign-in"]')]);
+  if (!atProvider()) fail(`not sent to the provider: ${page.url()}`);
+  const asked = Object.fromEntries(new URL(page.url()).searchParams);
+  if (asked.response_type !== 'code' || asked.code_challenge_method !== 'S256' || !/^[A-Za-z0-9_-]{43}$/.test(asked.code_challenge ?? '') ||
+      asked.redirect_uri !== `${base}/oidc/callback` || !asked.state || !asked.scope?.split(' ').includes('openid')) {
+    fail(`the authorization request is not the code flow with PKCE: ${JSON.stringify(asked)}`);
+  }
+  log(`sent to the provider: code flow, S256 challenge, state, redirect ${asked.redirect_uri}`);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Deny')]);
+  await expectOnScreen(
+    page,
+    () => document.querySelector('[data-testid="sign-in-error"]')?.textContent?.includes('access_denied (the user declined to sign in)'),
+    [],
+    async () => `the denial is not shown: ${await page.evaluate(() => document.body.innerText.slice(0, 500))}`,
+  );
+  if (new URL(page.url()).search) fail(`the provider's answer stayed in the address bar: ${page.url()}`);
+  log("the provider's denial is shown as it gave it");
+
+  // An answer this tab never asked for (a forged link): refused before any code exchange.
+  await page.goto(`${base}/oidc/callback?code=forged&state=forged`, { waitUntil: 'load' });
+  await byText(page, 'does not belong to a sign-in started in this tab', '[data-testid="sign-in-error"]');
+  log('a forged answer is refused without a code exchange');
+
+  // The real thing: to the provider and back to the cluster asked for, with its token.
+  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), (await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true })).click()]);
+  if (!atProvider()) fail(`not sent to the provider: ${page.url()}`);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign in as demo')]);
+  await byText(page, 'oidc.example.com', 'h2');
+  if (new URL(page.url()).pathname !== `/clusters/${cluster}` || new URL(page.url()).search) fail(`not back at the cluster asked for: ${page.url()}`);
+  const token = await page.evaluate(() => sessionStorage.getItem('assisted.token'));
+  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  if (claims.iss !== issuer) fail(`the token in use is not the provider's: ${JSON.stringify(claims)}`);
+  log(`signed in through the provider as ${claims.sub} (org ${claims.org_id}); back at the cluster asked for`);
+  await shot(page, '01c-signed-in-through-provider');
+
+  // Sign-out ends the provider's session: the next sign-in asks there again.
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign out')]);
+  await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true, timeout: 20_000 });
+  if (!page.url().startsWith(base)) fail(`not back at the UI after sign-out: ${page.url()}`);
+  if (await page.evaluate(() => sessionStorage.getItem('assisted.token'))) fail('the token outlived sign-out');
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), page.click('[data-testid="oidc-sign-in"]')]);
+  if (!atProvider()) fail(`signing in again did not go to the provider: ${page.url()}`);
+  await byText(page, 'Sign in as demo', 'button');
+  log("signed out, and the provider's session ended with it: it asks again");
+}
+
+// Cancel and reset: an install cancelled from the cluster screen, the cluster reset, its hosts
+// asking to be booted into the discovery image again, and once they are, ready again; all
+// live, without a reload.
+async function cancelReset(page) {
+  const { cluster, url } = await demoClusterWithIso({
+    machine_networks: [{ cidr: '192.168.122.0/24' }],
+    api_vips: [{ ip: '192.168.122.5' }],
+    ingress_vips: [{ ip: '192.168.122.6' }],
+  });
+  // Slow stages, so the install is still running when Cancel is pressed.
+  const fleet = await bootFleet(url, cluster.id, 3, { stageDelay: '3s' });
+  await page.goto(base, { waitUntil: 'load' });
+  await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
+  await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
+  const navigations = [];
+  page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations.push(frame.url()));
+  await waitForStatus(page, 'ready', 120_000);
+  await clickText(page, 'Install cluster');
+  await waitForStatus(page, 'installing', 60_000);
+  await clickText(page, 'Cancel installation');
+  await waitForStatus(page, 'cancelled', 60_000);
+  log('install cancelled from the cluster screen');
+  await shot(page, '08b-cancelled');
+
+  await clickText(page, 'Reset');
+  await page.waitForFunction(
+    () => {
+      const rows = [...document.querySelectorAll('[data-testid^="host-row-"]')];
+      return rows.length === 3 && rows.every((r) => r.textContent.includes('resetting-pending-user-action'));
+    },
+    { timeout: 60_000, polling: 'mutation' },
+  );
+  const status = await statusText(page);
+  if (status === 'cancelled') fail('the cluster stayed cancelled after Reset');
+  log(`reset: the cluster is ${status}, every host asks to be booted into the discovery image again`);
+  await shot(page, '08c-reset');
+
+  // The user reboots the machines into the discovery image: they register again.
+  fleet.kill('SIGTERM');
+  await new Promise((resolve) => (fleet.exitCode !== null ? resolve() : fleet.once('exit', resolve)));
+  await bootFleet(url, cluster.id, 3);
+  await waitForStatus(page, 'ready', 120_000);
+  if (navigations.length > 0) fail(`the page navigated: ${navigations.join(', ')}`);
+  log('the hosts booted again, registered, and the cluster is ready to install again');
+}
+
 const scenarios = {
   flow: () => inBrowser(flow),
+  'cancel-reset': () => inBrowser(cancelReset),
+  oidc: () => inBrowser(oidc),
   wizard: () => inBrowser(wizard),
   errors: () => inBrowser(errors),
   'agent-based': () => inBrowser(agentBased),

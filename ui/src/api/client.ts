@@ -11,15 +11,27 @@ export type ClusterCreateParams = components['schemas']['cluster-create-params']
 export type ApiEvent = components['schemas']['event'];
 export type ApiError = components['schemas']['error'];
 export type WebUiConfig = components['schemas']['web-ui-config'];
+// The status words of the API's enums: the UI's sets and colours of them are typed by these, so
+// a status the API renames or drops breaks the build.
+export type ClusterStatus = components['schemas']['cluster']['status'];
+export type HostStatus = components['schemas']['host']['status'];
 
 const TOKEN_KEY = 'assisted.token';
+const ID_TOKEN_KEY = 'assisted.id_token';
 
-// The bearer token lives for the tab only (sessionStorage): closing it signs out.
+// The bearer token lives for the tab only (sessionStorage): closing it signs out. A sign-in
+// through the identity provider also keeps its ID token, to end the provider's session too.
 export const session = {
   token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
-  signIn: (token: string) => sessionStorage.setItem(TOKEN_KEY, token),
+  idToken: (): string | null => sessionStorage.getItem(ID_TOKEN_KEY),
+  signIn: (token: string, idToken?: string) => {
+    sessionStorage.setItem(TOKEN_KEY, token);
+    if (idToken) sessionStorage.setItem(ID_TOKEN_KEY, idToken);
+    else sessionStorage.removeItem(ID_TOKEN_KEY);
+  },
   signOut: () => {
     sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(ID_TOKEN_KEY);
     window.dispatchEvent(new Event('assisted:signed-out'));
   },
 };
@@ -33,6 +45,20 @@ export const connection = {
     window.dispatchEvent(new Event('assisted:connection'));
   },
 };
+
+// Why the API refuses `token` as a bearer token, or '' when it takes it (one cheap read).
+export async function tokenProblem(token: string): Promise<string> {
+  try {
+    const { response } = await api.GET('/api/assisted-install/v2/clusters', {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    if (response.status === 401) return 'This token is not valid (expired, or from another issuer).';
+    if (!response.ok) return `The service answered ${response.status}; try again.`;
+    return '';
+  } catch {
+    return 'The installer service cannot be reached.';
+  }
+}
 
 // A call that never reached the gateway: the banner (connection.down) says so, screens need not.
 export class Unreachable extends Error {}

@@ -1,7 +1,8 @@
 import { Label, Progress, ProgressMeasureLocation } from '@patternfly/react-core';
+import type { ClusterStatus, HostStatus } from '../api/client';
 
 // Status words are the API's own (its enums), shown as they come; only their colour is ours.
-const COLOURS: Record<string, 'green' | 'red' | 'orange' | 'blue' | 'grey' | 'purple'> = {
+const COLOURS: Partial<Record<ClusterStatus | HostStatus, 'green' | 'red' | 'orange' | 'blue' | 'grey' | 'purple'>> = {
   installed: 'green',
   'adding-hosts': 'green',
   'added-to-existing-cluster': 'green',
@@ -20,9 +21,9 @@ const COLOURS: Record<string, 'green' | 'red' | 'orange' | 'blue' | 'grey' | 'pu
   finalizing: 'purple',
 };
 
-export function StatusLabel({ status }: { status: string | undefined }) {
+export function StatusLabel({ status }: { status: ClusterStatus | HostStatus | undefined }) {
   return (
-    <Label color={COLOURS[status ?? ''] ?? 'grey'} data-testid="status">
+    <Label color={(status && COLOURS[status]) || 'grey'} data-testid="status">
       {status ?? 'unknown'}
     </Label>
   );

@@ -24,7 +24,7 @@ import {
 import { Table, Tbody, Td, Th, Thead, Tr } from '@patternfly/react-table';
 import { memo, useState } from 'react';
 import type { Change } from '../api/changes';
-import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type Host, type InfraEnv } from '../api/client';
+import { api, download, failingValidations, fetchText, must, Unreachable, type ApiEvent, type Cluster, type ClusterStatus, type Host, type HostStatus, type InfraEnv } from '../api/client';
 import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
@@ -72,11 +72,13 @@ function sortHosts(hosts: Host[]): Host[] {
 }
 
 // Roles can change until the install starts.
-const EDITABLE = new Set(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
+const EDITABLE = new Set<HostStatus>(['discovering', 'known', 'insufficient', 'pending-for-input', 'disconnected', 'binding']);
 const ROLES = ['auto-assign', 'master', 'worker'] as const;
 
 // Rows re-render only when their host object changed (reads of one host keep the others').
-const HostRow = memo(function HostRow({ host, onError, readOnly }: { host: Host; onError: (message: string) => void; readOnly: boolean }) {
+// `day2`: the cluster takes hosts into its installed cluster (kind AddHostsCluster, after Add
+// hosts); a known host there is installed on its own, from its row.
+const HostRow = memo(function HostRow({ host, day2, onError, readOnly }: { host: Host; day2: boolean; onError: (message: string) => void; readOnly: boolean }) {
   const inventory = inventoryOf(host);
   const progress = (host.progress ?? {}) as HostProgress;
   const failing = failingValidations(host.validations_info);
@@ -144,7 +146,7 @@ const HostRow = memo(function HostRow({ host, onError, readOnly }: { host: Host;
         {host.status_info ? <div>{host.status_info}</div> : null}
       </Td>
       <Td dataLabel="Progress">
-        {!readOnly && host.kind === 'AddToExistingClusterHost' && host.status === 'known' ? (
+        {!readOnly && day2 && host.status === 'known' ? (
           <Button variant="primary" size="sm" data-testid={`install-host-${name}`} onClick={() => void installDay2Host()}>
             Install host
           </Button>
@@ -412,9 +414,9 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
 
   const progress = (cluster.progress ?? {}) as { total_percentage?: number };
   const status = cluster.status;
-  const installing = ['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action'].includes(status);
+  const installing = (['preparing-for-installation', 'installing', 'finalizing', 'installing-pending-user-action'] as ClusterStatus[]).includes(status);
   // The cluster's own checks matter until the install starts; afterwards they describe the past.
-  const clusterFailing = ['pending-for-input', 'insufficient', 'ready'].includes(status) ? failingValidations(cluster.validations_info) : [];
+  const clusterFailing = (['pending-for-input', 'insufficient', 'ready'] as ClusterStatus[]).includes(status) ? failingValidations(cluster.validations_info) : [];
   return (
     <PageSection>
       <Flex alignItems={{ default: 'alignItemsCenter' }}>
@@ -518,7 +520,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
               </Thead>
               <Tbody>
                 {hosts.map((h) => (
-                  <HostRow key={h.id} host={h} onError={setError} readOnly={readOnly} />
+                  <HostRow key={h.id} host={h} day2={cluster.kind === 'AddHostsCluster'} onError={setError} readOnly={readOnly} />
                 ))}
               </Tbody>
             </Table>

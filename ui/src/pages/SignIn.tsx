@@ -1,12 +1,29 @@
-import { ActionGroup, Alert, Button, Card, CardBody, CardTitle, Form, FormGroup, FormHelperText, HelperText, HelperTextItem, PageSection, TextArea } from '@patternfly/react-core';
+import {
+  ActionGroup,
+  Alert,
+  Button,
+  Card,
+  CardBody,
+  CardTitle,
+  Divider,
+  Form,
+  FormGroup,
+  FormHelperText,
+  HelperText,
+  HelperTextItem,
+  PageSection,
+  TextArea,
+} from '@patternfly/react-core';
 import { useState } from 'react';
-import { api, session } from '../api/client';
+import { session, tokenProblem } from '../api/client';
+import { beginSignIn, type OidcConfig } from '../api/oidc';
 
-// Sign-in with a bearer token: the local issuer's (`aictl token issue`) or an identity
-// provider's. The token is checked against the API before it is kept.
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+// Sign-in: through the identity provider when the gateway names one (`oidc`), and always with a
+// bearer token pasted here (the local issuer's, `aictl token issue`, or a provider's). A token
+// is checked against the API before it is kept. `problem`: why the last sign-in failed.
+export function SignIn({ oidc, problem = '', onSignedIn }: { oidc?: OidcConfig; problem?: string; onSignedIn: () => void }) {
   const [token, setToken] = useState('');
-  const [error, setError] = useState('');
+  const [error, setError] = useState(problem);
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: React.FormEvent) => {
@@ -14,20 +31,24 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     setBusy(true);
     setError('');
     const candidate = token.trim();
-    try {
-      const { response } = await api.GET('/api/assisted-install/v2/clusters', {
-        headers: { Authorization: `Bearer ${candidate}` },
-      });
-      if (response.status === 401) setError('This token is not valid (expired, or from another issuer).');
-      else if (!response.ok) setError(`The service answered ${response.status}; try again.`);
-      else {
-        session.signIn(candidate);
-        onSignedIn();
-      }
-    } catch {
-      setError('The installer service cannot be reached.');
+    const refused = await tokenProblem(candidate);
+    if (refused) setError(refused);
+    else {
+      session.signIn(candidate);
+      onSignedIn();
     }
     setBusy(false);
+  };
+  const redirect = async () => {
+    setBusy(true);
+    setError('');
+    try {
+      // Back to the screen asked for (a bookmark), not the sign-in route itself.
+      await beginSignIn(oidc!, window.location.pathname === oidc!.redirect_path ? '/' : window.location.pathname);
+    } catch (e) {
+      setError(`The sign-in could not start: ${(e as Error).message}`);
+      setBusy(false);
+    }
   };
 
   return (
@@ -35,16 +56,27 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
       <Card className="ai-wide-input">
         <CardTitle>Sign in</CardTitle>
         <CardBody>
+          {error && <Alert variant="danger" isInline title={error} data-testid="sign-in-error" />}
+          {oidc && (
+            <>
+              <Button variant="primary" onClick={() => void redirect()} isDisabled={busy} data-testid="oidc-sign-in">
+                Sign in with your identity provider
+              </Button>
+              <HelperText>
+                <HelperTextItem>at {oidc.issuer}</HelperTextItem>
+              </HelperText>
+              <Divider className="ai-divider" />
+            </>
+          )}
           <Form onSubmit={submit}>
-            {error && <Alert variant="danger" isInline title={error} data-testid="sign-in-error" />}
-            <FormGroup label="Bearer token" isRequired fieldId="token">
+            <FormGroup label={oidc ? 'Or a bearer token' : 'Bearer token'} isRequired={!oidc} fieldId="token">
               <TextArea
                 id="token"
                 name="token"
                 value={token}
                 onChange={(_e, value) => setToken(value)}
                 rows={4}
-                isRequired
+                isRequired={!oidc}
                 aria-label="Bearer token"
               />
               <FormHelperText>
@@ -56,7 +88,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
               </FormHelperText>
             </FormGroup>
             <ActionGroup>
-              <Button type="submit" variant="primary" isDisabled={!token.trim() || busy} isLoading={busy}>
+              <Button type="submit" variant={oidc ? 'secondary' : 'primary'} isDisabled={!token.trim() || busy} isLoading={busy && !!token.trim()}>
                 Sign in
               </Button>
             </ActionGroup>
