@@ -159,6 +159,14 @@ bool ValidationOutcomesDiffer(const Validations& a, const Validations& b) {
   return false;
 }
 
+bool ValidationMessagesDiffer(const Validations& a, const Validations& b) {
+  if (ValidationOutcomesDiffer(a, b)) return true;
+  for (int i = 0; i < a.size(); ++i) {
+    if (a[i].message() != b[i].message()) return true;
+  }
+  return false;
+}
+
 Refresher::Refresher(InventoryPort& inventory, RefreshOptions options, const Clock& clock,
                      const LivenessView& liveness, EventSink& events, log::Logger log,
                      InstallationFiles* files, InstallMetrics* metrics)
@@ -369,8 +377,12 @@ absl::Status Refresher::RefreshOnce(std::optional<types::v1::Cluster> cluster,
   }
   Validations results;
   validations.ToProto(&results);
+  // A cluster's validation messages say which hosts hold it back, and none counts time: they
+  // are kept current, and its status_info with them (a host's are not, see
+  // ValidationOutcomesDiffer). A status_info alone is not rewritten: a ready cluster keeps
+  // saying why its last preparation failed.
   if (decision.changed() || !decision.effects.empty() || !update.empty() ||
-      ValidationOutcomesDiffer(results, cluster->validations_info())) {
+      ValidationMessagesDiffer(results, cluster->validations_info())) {
     *update.fields.mutable_validations_info() = results;
     update.Mark("validations_info");
     const Validations before = cluster->validations_info();

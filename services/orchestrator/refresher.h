@@ -152,6 +152,11 @@ bool ValidationOutcomesDiffer(
     const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& a,
     const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& b);
 
+// Whether they differ in outcome or in any message.
+bool ValidationMessagesDiffer(
+    const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& a,
+    const google::protobuf::RepeatedPtrField<types::v1::ValidationResult>& b);
+
 }  // namespace assisted::orchestrator
 
 #endif  // ASSISTED_SERVICES_ORCHESTRATOR_REFRESHER_H_

@@ -100,6 +100,31 @@ TEST_F(RefresherTest, AHostThatLosesItsDisksGoesInsufficientAndTheClusterFollows
   EXPECT_EQ(inventory_.Cluster("c1").status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
 }
 
+// The cluster's status_info and validation messages follow its hosts even when its status and
+// validation outcomes stay the same: they were written only when an outcome changed, so after
+// a reset the cluster still said "master-0 (cancelled)" while the host was resetting.
+TEST_F(RefresherTest, TheClusterExplainsItselfAnewWhenOnlyTheReasonChanges) {
+  ASSERT_THAT(TakeDisksOf(2), IsOk());
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  const types::v1::Cluster one_short = inventory_.Cluster("c1");
+  ASSERT_EQ(one_short.status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  ASSERT_THAT(TakeDisksOf(3), IsOk());
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  const types::v1::Cluster two_short = inventory_.Cluster("c1");
+  EXPECT_EQ(two_short.status(), types::v1::CLUSTER_STATUS_INSUFFICIENT);
+  EXPECT_NE(two_short.status_info(), one_short.status_info());
+  auto message = [](const types::v1::Cluster& cluster) {
+    for (const types::v1::ValidationResult& v : cluster.validations_info()) {
+      if (v.id() == core::cluster_id::kAllHostsAreReadyToInstall) return v.message();
+    }
+    return std::string("no such validation");
+  };
+  EXPECT_NE(message(two_short), message(one_short));
+  // And a refresh with nothing new still writes nothing.
+  ASSERT_THAT(refresher_.RefreshCluster("c1"), IsOk());
+  EXPECT_EQ(inventory_.Cluster("c1").resource_version(), two_short.resource_version());
+}
+
 // Before, only host validations were counted: a cluster that went insufficient left no trace
 // in the metrics.
 TEST_F(RefresherTest, AClusterValidationThatStartsFailingIsCountedOnce) {
