@@ -82,7 +82,12 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
         LaunchImageService({.dir = ::testing::TempDir() + "/stack-image",
                             .inventory_address = inventory_address,
                             .url_signing_key_file = stack->url_signing_key_file_,
-                            .orchestrator_address = stack->orchestrator().grpc_target(),
+                            .orchestrator_address =
+                                options.agents_dial_host.empty()
+                                    ? stack->orchestrator().grpc_target()
+                                    : absl::StrCat(options.agents_dial_host, ":",
+                                                   stack->orchestrator().grpc_port()),
+                            .base_iso = options.image_base_iso,
                             .extra_args = options.image_flags}));
     stack->image_ = std::move(image.service);
     stack->image_http_ = image.http_base;
