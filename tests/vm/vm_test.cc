@@ -151,11 +151,11 @@ void VmTest::Progress(const std::string& stage) const {
 std::pair<std::string, json> VmTest::Look() const {
   absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id_);
   absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id_ + "/hosts");
-  if (!cluster.ok()) return {"", json()};
-  if (!hosts.ok() || !hosts->is_array() || hosts->empty()) {
-    return {StringField(*cluster, "status"), json()};
+  const std::string status = cluster.ok() ? StringField(*cluster, "status") : "";
+  if (!hosts.ok() || !hosts->is_array() || hosts->empty() || !(*hosts)[0].is_object()) {
+    return {status, json::object()};
   }
-  return {StringField(*cluster, "status"), (*hosts)[0]};
+  return {status, (*hosts)[0]};
 }
 
 std::string VmTest::Stopped(int vm) {
@@ -188,7 +188,7 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
         stopped = Stopped(vm);
         if (!stopped.empty()) return {true, stopped};
         const auto [cluster_status, host] = Look();
-        if (host.is_null()) return {false, "no host registered"};
+        if (host.empty()) return {false, "no host registered"};
         if (progress.registered == absl::InfiniteDuration()) {
           progress.registered = absl::Now() - power_on;
           Progress("discovery: host registered");

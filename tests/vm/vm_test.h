@@ -94,7 +94,7 @@ class VmTest : public StackTest {
   // known. Stops at once when `vm` powers off or falls into emergency mode. Prints each
   // milestone (Progress).
   void WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout, HostProgress& progress);
-  // The cluster's status and its one host (null when none), through the REST API.
+  // The cluster's status and its one host (an empty object when none), through the REST API.
   std::pair<std::string, nlohmann::json> Look() const;
   // Whether `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
   // otherwise why (powered off, emergency mode), naming its console log.
