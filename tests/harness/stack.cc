@@ -77,18 +77,17 @@ absl::StatusOr<std::unique_ptr<Stack>> Stack::Start(const std::string& dsn,
 
   std::string image_address;
   if (options.image) {
-    ASSIGN_OR_RETURN(
-        RunningImageService image,
-        LaunchImageService({.dir = ::testing::TempDir() + "/stack-image",
-                            .inventory_address = inventory_address,
-                            .url_signing_key_file = stack->url_signing_key_file_,
-                            .orchestrator_address =
-                                options.agents_dial_host.empty()
-                                    ? stack->orchestrator().grpc_target()
-                                    : absl::StrCat(options.agents_dial_host, ":",
-                                                   stack->orchestrator().grpc_port()),
-                            .base_iso = options.image_base_iso,
-                            .extra_args = options.image_flags}));
+    ASSIGN_OR_RETURN(RunningImageService image,
+                     LaunchImageService({.dir = ::testing::TempDir() + "/stack-image",
+                                         .inventory_address = inventory_address,
+                                         .url_signing_key_file = stack->url_signing_key_file_,
+                                         .orchestrator_address =
+                                             options.agents_dial_host.empty()
+                                                 ? stack->orchestrator().grpc_target()
+                                                 : absl::StrCat(options.agents_dial_host, ":",
+                                                                stack->orchestrator().grpc_port()),
+                                         .base_iso = options.image_base_iso,
+                                         .extra_args = options.image_flags}));
     stack->image_ = std::move(image.service);
     stack->image_http_ = image.http_base;
     stack->base_iso_ = image.base_iso;

@@ -134,17 +134,17 @@ class SnoInstallVmTest : public VmTest {
   VmTestOptions VmOptions() const override {
     const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
                                              "/openshift-release-dev/ocp-release:4.16.3-x86_64");
-    return {.orchestrator_flags = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress,
-                                                ":", kImagesGuestPort, "/disk.raw"),
-                                   "--os-image-sha256=" + disk_sha256_,
-                                   "--release-images=" +
-                                       json::array({{{"openshift_version", "4.16"},
-                                                     {"cpu_architecture", "x86_64"},
-                                                     {"url", release},
-                                                     {"version", "4.16.3"}}})
-                                           .dump()},
-            .forwards = {{kImagesGuestAddress, kImagesGuestPort, disk_server_->port()},
-                         {kRegistryGuestAddress, kRegistryGuestPort, registry_port_}}};
+    return {
+        .orchestrator_flags = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
+                                            kImagesGuestPort, "/disk.raw"),
+                               "--os-image-sha256=" + disk_sha256_,
+                               "--release-images=" + json::array({{{"openshift_version", "4.16"},
+                                                                   {"cpu_architecture", "x86_64"},
+                                                                   {"url", release},
+                                                                   {"version", "4.16.3"}}})
+                                                         .dump()},
+        .forwards = {{kImagesGuestAddress, kImagesGuestPort, disk_server_->port()},
+                     {kRegistryGuestAddress, kRegistryGuestPort, registry_port_}}};
   }
 
   // A failure state of the installation: the host or the cluster in error, or the host back
@@ -293,8 +293,7 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   const absl::Duration installed = absl::Now() - first_boot;
   Progress("first boot: cluster installed");
   // Its settings (and token) are gone once it said so, durably (it syncs first).
-  ASSERT_THAT(fleet().WaitForConsole(vm, "settings removed", kReporterBudget), IsOk())
-      << Where(vm);
+  ASSERT_THAT(fleet().WaitForConsole(vm, "settings removed", kReporterBudget), IsOk()) << Where(vm);
   const absl::Duration reported = absl::Now() - first_boot;
   EXPECT_THAT(fleet().ConsoleTail(vm, 1 << 20), HasSubstr("no Machine Config Server"));
   Progress(absl::StrCat("first boot: reporter done; console: ",

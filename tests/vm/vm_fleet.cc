@@ -258,10 +258,9 @@ absl::Status VmFleet::WaitForConsole(int vm, const std::string& text, absl::Dura
                                              "\"; console ", boot_log, ":\n", ConsoleTail(vm)));
     }
     if (absl::Now() > deadline) {
-      return absl::DeadlineExceededError(
-          absl::StrCat(machine.spec.name, ": no \"", text, "\" within ",
-                       absl::FormatDuration(timeout), "; console ", boot_log, ":\n",
-                       ConsoleTail(vm)));
+      return absl::DeadlineExceededError(absl::StrCat(
+          machine.spec.name, ": no \"", text, "\" within ", absl::FormatDuration(timeout),
+          "; console ", boot_log, ":\n", ConsoleTail(vm)));
     }
     // Polling a file the guest writes to: there is nothing to block on.
     absl::SleepFor(absl::Milliseconds(250));

@@ -53,9 +53,9 @@ void VmTest::SetUp() {
   ASSERT_NO_FATAL_FAILURE(StartTestServers());
   ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
 
-  AictlOutcome token = Aictl({"token", "issue", "--secret-file=" + stack().jwt_secret_file(),
-                              "--user=vm", "--org=vm"},
-                             /*with_token=*/false);
+  AictlOutcome token = Aictl(
+      {"token", "issue", "--secret-file=" + stack().jwt_secret_file(), "--user=vm", "--org=vm"},
+      /*with_token=*/false);
   ASSERT_EQ(token.code, 0) << token.err;
   token_ = token.Trimmed();
 
@@ -171,9 +171,9 @@ std::string VmTest::Stopped(int vm) {
 
 std::string VmTest::Where(int vm) const {
   const auto [cluster_status, host] = Look();
-  return absl::StrCat("console: ", fleet_->ConsolePath(vm), "; cluster ", cluster_status,
-                      "; host ", StringField(host, "status"), ": ",
-                      StringField(host, "status_info"), "; stage ",
+  return absl::StrCat("console: ", fleet_->ConsolePath(vm), "; cluster ", cluster_status, "; host ",
+                      StringField(host, "status"), ": ", StringField(host, "status_info"),
+                      "; stage ",
                       StringField(host.value("progress", json::object()), "current_stage"));
 }
 
