@@ -52,6 +52,8 @@ using ::testing::Not;
 constexpr char kMac[] = "52:54:00:a5:02:01";
 constexpr char kSerial[] = "ASSISTED-VM-0201";
 constexpr char kHostname[] = "sno-vm-0";
+// Its NIC on the fleet's private segment, which has no DHCP server.
+constexpr char kPrivateAddress[] = "192.168.126.10";
 // Where guests reach the OS image and the release image's registry (forwards to loopback).
 constexpr char kImagesGuestAddress[] = "10.0.2.101";
 constexpr int kImagesGuestPort = 8080;
@@ -167,7 +169,8 @@ class SnoInstallVmTest : public VmTest {
 };
 
 // What discovery saw of the machine: its real (virtual) hardware — the NIC's fixed MAC, the
-// SMBIOS serial, the virtio disk, the vCPUs.
+// SMBIOS serial, the virtio disk, the vCPUs — and the static address the infra-env gave its
+// private NIC.
 void ExpectTheMachinesHardware(const json& host) {
   const json inventory = json::parse(StringField(host, "inventory"), nullptr, false);
   ASSERT_TRUE(inventory.is_object()) << StringField(host, "inventory");
@@ -175,13 +178,16 @@ void ExpectTheMachinesHardware(const json& host) {
   EXPECT_THAT(text, HasSubstr(kMac));
   EXPECT_THAT(text, HasSubstr(kSerial));
   EXPECT_THAT(text, HasSubstr("vda"));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat(kPrivateAddress, "/24")));
   // Proto JSON writes an int64 as a string.
   const json count = inventory.value("cpu", json::object()).value("count", json());
   EXPECT_TRUE(count == kSnoCpus || count == std::to_string(kSnoCpus)) << inventory["cpu"].dump();
 }
 
 TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheInstalledOs) {
-  ASSERT_NO_FATAL_FAILURE(CreateSnoCluster({{"additional_trust_bundle", ca_pem_}}));
+  ASSERT_NO_FATAL_FAILURE(CreateSnoCluster(
+      {{"additional_trust_bundle", ca_pem_},
+       {"static_network_config", json::array({PrivateNicStaticNetwork(kMac, kPrivateAddress)})}}));
   const int vm = AddSnoMachine("sno-0", kMac, kSerial);
   ASSERT_GE(vm, 0);
 

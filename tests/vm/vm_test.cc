@@ -223,6 +223,30 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
   EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
 }
 
+json PrivateNicStaticNetwork(const std::string& mac, const std::string& address) {
+  // "eth1" is a logical name: the discovery image's pre-network script and the host Ignition
+  // put the real name of the NIC with this MAC in its place.
+  const std::string yaml = absl::StrCat(
+      "interfaces:\n"
+      "- name: eth1\n"
+      "  type: ethernet\n"
+      "  state: up\n"
+      "  ipv4:\n"
+      "    enabled: true\n"
+      "    dhcp: false\n"
+      "    address:\n"
+      "    - ip: ",
+      address,
+      "\n"
+      "      prefix-length: 24\n"
+      "  ipv6:\n"
+      "    enabled: false\n");
+  return {
+      {"network_yaml", yaml},
+      {"mac_interface_map",
+       json::array({{{"mac_address", VmFleet::PrivateMac(mac)}, {"logical_nic_name", "eth1"}}})}};
+}
+
 absl::StatusOr<std::string> LabHwRequirements() {
   constexpr char kBuiltIn[] = "services/orchestrator/core/data/hw_requirements.json";
   std::ifstream in(kBuiltIn);

@@ -123,6 +123,13 @@ class VmTest : public StackTest {
   std::string cluster_id_, infra_env_id_, iso_;
 };
 
+// One entry of an infra-env's static_network_config: the machine whose uplink has MAC `mac`
+// gets `address`/24 on its NIC on the private segment (VmFleet::PrivateMac), without DHCP or
+// IPv6, as a user configures hosts on a network without a DHCP server. Left to NetworkManager's
+// automatic DHCP profile, that NIC holds network-online.target — which the agent and the
+// post-reboot reporter wait for — until the DHCP request times out, on every boot.
+nlohmann::json PrivateNicStaticNetwork(const std::string& mac, const std::string& address);
+
 // The built-in hardware requirements (services/orchestrator/core/data/hw_requirements.json, a
 // runfile of the VM tests) with every role's CPU cores, memory and installation disk sync time
 // relaxed to kSnoCpus, kLabRamMib and kLabDiskSyncMs, and no version overrides; INTERNAL when the
