@@ -128,6 +128,9 @@ if [ "$installed" -eq 0 ]; then
 fi
 )SCRIPT";
 
+// TimeoutSec (both flavours) only stops a hung script: the script bounds its own wait
+// (settle_timeout). 60 s was too short for a loaded TCG guest, where the unit ran over a minute
+// and failed, leaving the NIC to a DHCP request that never got an answer.
 constexpr char kNetworkUnit[] = R"([Unit]
 Description=Install this host's static network profiles (assisted discovery)
 DefaultDependencies=no
@@ -138,7 +141,7 @@ Wants=network-pre.target
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-TimeoutSec=60
+TimeoutSec=300
 ExecStart=/usr/local/bin/pre-network-manager-config.sh
 
 [Install]
@@ -156,7 +159,7 @@ Before=coreos-copy-firstboot-network.service
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-TimeoutSec=60
+TimeoutSec=300
 ExecStart=/usr/local/bin/pre-network-manager-config.sh
 )";
 

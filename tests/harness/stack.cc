@@ -94,6 +94,13 @@ absl::Status Stack::StartImageServices() {
   if (options_.replicas > 1) {
     ASSIGN_OR_RETURN(public_url, StartFront(image_front_));
   }
+  base_iso_ = options_.image_base_iso;  // empty: replica 0 builds a test ISO
+  // Where the discovery images send agents: orchestrator replica 0, as machines outside the
+  // loopback reach it when asked.
+  const std::string agents_dial =
+      options_.agents_dial_host.empty()
+          ? orchestrator().grpc_target()
+          : absl::StrCat(options_.agents_dial_host, ":", orchestrator().grpc_port());
   for (int replica = 0; replica < options_.replicas; ++replica) {
     const std::string dir = absl::StrCat(::testing::TempDir(), "/stack-image",
                                          replica == 0 ? "" : absl::StrCat("-", replica));
@@ -103,7 +110,7 @@ absl::Status Stack::StartImageServices() {
                      LaunchImageService({.dir = dir,
                                          .inventory_address = inventory_address,
                                          .url_signing_key_file = url_signing_key_file_,
-                                         .orchestrator_address = orchestrator().grpc_target(),
+                                         .orchestrator_address = agents_dial,
                                          .base_iso = base_iso_,  // built once, by replica 0
                                          .public_url = public_url,
                                          .extra_args = options_.image_flags}));

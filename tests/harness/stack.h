@@ -65,6 +65,13 @@ struct StackOptions {
   // temporary directory.
   bool image = false;
   std::vector<std::string> image_flags;
+  // The base ISO it serves instead of the test ISO (e.g. ./dev os-images' live.iso, which real
+  // machines boot).
+  std::string image_base_iso;
+  // The host that discovery images tell agents to dial, with orchestrator replica 0's agent
+  // port: where machines outside the loopback reach it (e.g. a VM's forward to it); empty: its
+  // loopback target.
+  std::string agents_dial_host;
 
   // The gateway in front of them (JWT auth with `jwt_secret`). Without the image service its
   // image address is a loopback port where nothing listens.

@@ -1,19 +1,24 @@
 // One real (virtual) machine installs single-node OpenShift's host side end to end and boots
-// into the installed OS, driven through the REST API only: the stack of tests/vm/vm_stack.h; an
-// SNO cluster and infra-env (trusting the test's registry CA); the discovery ISO downloaded from
-// the image service; one QEMU machine booted from it, whose agent registers with its virtual
-// hardware and becomes known; the user names the host and starts the installation; the host's
-// checks while preparing run for real (disk speed on its virtio disk, the release image's
-// registry — a TLS stand-in on the host's loopback); the agent writes ./dev os-images' disk.raw,
-// served over HTTP through a forward with its sha256 (the orchestrator's --os-image-url and
-// --os-image-sha256), onto its disk with the host's Ignition and the post-reboot reporter's
-// settings, reports its stages and reboots (QEMU powers off: -no-reboot). The machine then boots
-// its disk alone: the initramfs applies the Ignition, assisted-reporter reports Joined, Done,
-// the finalizing stages and the completion, and the cluster is installed. A third boot shows the
-// Ignition's file (/etc/hostname: the name the user gave, on the login prompt) with no Ignition
-// run and no report; the disk afterwards holds the install record and no reporter settings.
+// into the installed OS, driven through the REST API only: the VM stack of tests/vm/vm_test.h;
+// an SNO cluster and infra-env (trusting the test's registry CA); the discovery ISO downloaded
+// from the image service; one QEMU machine booted from it, whose agent — started by the
+// discovery Ignition the live initramfs took from the ISO's embed area — registers with its
+// virtual hardware (the inventory names its NIC's fixed MAC, its SMBIOS serial, its virtio disk
+// and its vCPUs) and becomes known; the user names the host and starts the installation; the
+// host's checks while preparing run for real (disk speed on its virtio disk, the release
+// image's registry — a TLS stand-in on the host's loopback); the agent writes ./dev os-images'
+// disk.raw, served over HTTP through a forward with its sha256 (the orchestrator's
+// --os-image-url and --os-image-sha256), onto its disk with the host's Ignition and the
+// post-reboot reporter's settings, reports its stages and reboots (QEMU powers off: -no-reboot).
+// The machine then boots its disk alone: the initramfs applies the Ignition, assisted-reporter
+// reports Joined, Done, the finalizing stages and the completion, and the cluster is installed.
+// A third boot shows the Ignition's file (/etc/hostname: the name the user gave, on the login
+// prompt) with no Ignition run and no report; the disk afterwards holds the install record and
+// no reporter settings.
 //
-// Timings of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_stack.h).
+// Every wait is bounded and stops at once on a failure state (power-off, emergency mode, a host
+// or cluster in error); its failure names the console log and the host's status_info. Timings
+// of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_test.h).
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -35,7 +40,7 @@
 #include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
-#include "tests/vm/vm_stack.h"
+#include "tests/vm/vm_test.h"
 
 namespace assisted::testing {
 namespace {
@@ -47,17 +52,21 @@ using ::testing::Not;
 constexpr char kMac[] = "52:54:00:a5:02:01";
 constexpr char kSerial[] = "ASSISTED-VM-0201";
 constexpr char kHostname[] = "sno-vm-0";
+// Its NIC on the fleet's private segment, which has no DHCP server.
+constexpr char kPrivateAddress[] = "192.168.126.10";
 // Where guests reach the OS image and the release image's registry (forwards to loopback).
 constexpr char kImagesGuestAddress[] = "10.0.2.101";
 constexpr int kImagesGuestPort = 8080;
 constexpr char kRegistryGuestAddress[] = "10.0.2.102";
 constexpr int kRegistryGuestPort = 5000;
 // Each phase's bound under TCG, for a machine loaded by parallel tests: on a quiet 2-core
-// machine each takes a few minutes at most (the test prints each phase's time). The sum, with
-// 2 minutes for the reporter's last words, stays well inside bazel's hour for "enormous".
+// machine each takes a few minutes at most (the test prints each phase's time). The sum stays
+// well inside bazel's hour for "enormous".
 constexpr absl::Duration kDiscoveryBudget = absl::Minutes(12);
+constexpr absl::Duration kReadyBudget = absl::Minutes(5);
 constexpr absl::Duration kInstallBudget = absl::Minutes(15);
 constexpr absl::Duration kFirstBootBudget = absl::Minutes(10);
+constexpr absl::Duration kReporterBudget = absl::Minutes(2);
 constexpr absl::Duration kLastBootBudget = absl::Minutes(6);
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
@@ -95,11 +104,19 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-class SnoInstallVmTest : public VmStackTest {
+class SnoInstallVmTest : public VmTest {
  protected:
-  // The registry stand-in: `openssl s_server -www` answers any GET (the agent's GET /v2/) with
-  // 200 over TLS, with a certificate for the registry's guest address signed by `ca`.
-  void StartRegistry() {
+  // The OS image's file server and the registry stand-in: `openssl s_server -www` answers any
+  // GET (the agent's GET /v2/) with 200 over TLS, with a certificate for the registry's guest
+  // address signed by a CA of the test, which the infra-env trusts.
+  void StartTestServers() override {
+    const json manifest = json::parse(ReadFile(images() + "/manifest.json"), nullptr, false);
+    ASSERT_TRUE(manifest.is_object()) << images() << "/manifest.json";
+    disk_sha256_ = StringField(manifest, "disk_image_sha256");
+    auto disk_server = FileServer::Start(images() + "/disk.raw", "disk.raw");
+    ASSERT_THAT(disk_server, IsOk());
+    disk_server_ = *std::move(disk_server);
+
     auto ca = TestCa::Create(::testing::TempDir() + "/registry-pki", "registry");
     ASSERT_THAT(ca, IsOk());
     ca_pem_ = ReadFile(ca->ca_file());
@@ -116,56 +133,88 @@ class SnoInstallVmTest : public VmStackTest {
     registry_ = *std::move(registry);
   }
 
-  // The cluster's status, and its one host (null when none).
-  std::pair<std::string, json> Look() {
-    absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id());
-    absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id() + "/hosts");
-    if (!cluster.ok() || !hosts.ok() || !hosts->is_array() || hosts->empty()) return {"", json()};
-    return {StringField(*cluster, "status"), (*hosts)[0]};
+  VmTestOptions VmOptions() const override {
+    const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
+                                             "/openshift-release-dev/ocp-release:4.16.3-x86_64");
+    return {
+        .orchestrator_flags = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
+                                            kImagesGuestPort, "/disk.raw"),
+                               "--os-image-sha256=" + disk_sha256_,
+                               "--release-images=" + json::array({{{"openshift_version", "4.16"},
+                                                                   {"cpu_architecture", "x86_64"},
+                                                                   {"url", release},
+                                                                   {"version", "4.16.3"}}})
+                                                         .dump()},
+        .forwards = {{kImagesGuestAddress, kImagesGuestPort, disk_server_->port()},
+                     {kRegistryGuestAddress, kRegistryGuestPort, registry_port_}}};
   }
 
-  std::string ca_pem_;
+  // A failure state of the installation: the host or the cluster in error, or the host back
+  // to insufficient with a failed preparation (disk speed, registry) while the cluster waits
+  // for the user again; "" otherwise.
+  static std::string InstallationFailed(const std::string& cluster_status, const json& host) {
+    const std::string host_status = StringField(host, "status");
+    const std::string info = StringField(host, "status_info");
+    if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
+        cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
+      return absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
+    }
+    return "";
+  }
+
+  std::string disk_sha256_, ca_pem_;
+  std::unique_ptr<FileServer> disk_server_;
   int registry_port_ = 0;
   std::unique_ptr<process::Subprocess> registry_;
 };
 
+// What discovery saw of the machine: its real (virtual) hardware — the NIC's fixed MAC, the
+// SMBIOS serial, the virtio disk, the vCPUs — and the static address the infra-env gave its
+// private NIC.
+void ExpectTheMachinesHardware(const json& host) {
+  const json inventory = json::parse(StringField(host, "inventory"), nullptr, false);
+  ASSERT_TRUE(inventory.is_object()) << StringField(host, "inventory");
+  const std::string text = inventory.dump();
+  EXPECT_THAT(text, HasSubstr(kMac));
+  EXPECT_THAT(text, HasSubstr(kSerial));
+  EXPECT_THAT(text, HasSubstr("vda"));
+  EXPECT_THAT(text, HasSubstr(absl::StrCat(kPrivateAddress, "/24")));
+  // Proto JSON writes an int64 as a string.
+  const json count = inventory.value("cpu", json::object()).value("count", json());
+  EXPECT_TRUE(count == kSnoCpus || count == std::to_string(kSnoCpus)) << inventory["cpu"].dump();
+}
+
 TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheInstalledOs) {
-  const json manifest = json::parse(ReadFile(images() + "/manifest.json"), nullptr, false);
-  ASSERT_TRUE(manifest.is_object()) << images() << "/manifest.json";
-  const std::string disk_sha256 = StringField(manifest, "disk_image_sha256");
-  auto disk_server = FileServer::Start(images() + "/disk.raw", "disk.raw");
-  ASSERT_THAT(disk_server, IsOk());
-  ASSERT_NO_FATAL_FAILURE(StartRegistry());
-  const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
-                                           "/openshift-release-dev/ocp-release:4.16.3-x86_64");
-  ASSERT_NO_FATAL_FAILURE(StartStack(
-      {.orchestrator_args = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
-                                          kImagesGuestPort, "/disk.raw"),
-                             "--os-image-sha256=" + disk_sha256,
-                             "--release-images=" + json::array({{{"openshift_version", "4.16"},
-                                                                 {"cpu_architecture", "x86_64"},
-                                                                 {"url", release},
-                                                                 {"version", "4.16.3"}}})
-                                                       .dump()},
-       .forwards = {{kImagesGuestAddress, kImagesGuestPort, (*disk_server)->port()},
-                    {kRegistryGuestAddress, kRegistryGuestPort, registry_port_}}}));
-  ASSERT_NO_FATAL_FAILURE(CreateSnoCluster({{"additional_trust_bundle", ca_pem_}}));
+  ASSERT_NO_FATAL_FAILURE(CreateSnoCluster(
+      {{"additional_trust_bundle", ca_pem_},
+       {"static_network_config", json::array({PrivateNicStaticNetwork(kMac, kPrivateAddress)})}}));
   const int vm = AddSnoMachine("sno-0", kMac, kSerial);
   ASSERT_GE(vm, 0);
 
-  // 1. Discovery: the machine boots the ISO, registers and becomes known.
+  // 1. Discovery: the machine boots the ISO, registers its hardware and becomes known.
   Progress("discovery: booting the discovery ISO");
   const absl::Time power_on = absl::Now();
   ASSERT_THAT(fleet().Boot(vm, {.cdrom = iso()}), IsOk());
   HostProgress progress;
   ASSERT_NO_FATAL_FAILURE(WaitUntilKnown(vm, power_on, kDiscoveryBudget, progress));
+  ASSERT_NO_FATAL_FAILURE(ExpectTheMachinesHardware(progress.host));
   const std::string host_id = StringField(progress.host, "id");
   ASSERT_THAT(Rest().Call("PATCH", "/infra-envs/" + infra_env_id() + "/hosts/" + host_id,
                           json{{"host_name", kHostname}}),
               IsOk());
-  AictlOutcome ready =
-      Aictl({"wait", cluster_id(), "--for=ready", "--hosts=1", "--timeout=5m", "--interval=2s"});
-  ASSERT_EQ(ready.code, 0) << ready.out << ready.err;
+  std::string stopped;
+  const ::testing::AssertionResult cluster_ready = Eventually(
+      [&]() -> Observed {
+        stopped = Stopped(vm);
+        if (!stopped.empty()) return {true, stopped};
+        const auto [cluster_status, host] = Look();
+        return {cluster_status == "ready",
+                absl::StrCat("cluster ", cluster_status, ", host ", StringField(host, "status"),
+                             ": ", StringField(host, "status_info"))};
+      },
+      kReadyBudget, "the cluster to be ready");
+  ASSERT_TRUE(stopped.empty()) << stopped;
+  ASSERT_TRUE(cluster_ready) << Where(vm);
 
   // 2. Installation: preparing (disk speed, registry), the install step writes the disk, the
   // agent reboots the machine.
@@ -179,32 +228,25 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
       [&]() -> Observed {
         if (!fleet().Running(vm)) return {true, "powered off"};
         const auto [cluster_status, host] = Look();
-        const std::string host_status = StringField(host, "status");
-        const std::string info = StringField(host, "status_info");
-        // Insufficient: a check while preparing failed (disk speed, registry) and the cluster
-        // went back to waiting for the user.
-        if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
-            cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
-          failed = absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
-          return {true, failed};
-        }
+        failed = InstallationFailed(cluster_status, host);
+        if (!failed.empty()) return {true, failed};
         if (installing == absl::InfiniteDuration() && cluster_status == "installing") {
           installing = absl::Now() - install_started;
           Progress("installation: cluster installing");
         }
-        const json progress_json = host.value("progress", json::object());
-        const std::string stage = StringField(progress_json, "current_stage");
+        const json host_progress = host.value("progress", json::object());
+        const std::string stage = StringField(host_progress, "current_stage");
         if (stage != last_stage) {
-          Progress(absl::StrCat("installation: host ", host_status, ", stage ", stage, " ",
-                                StringField(progress_json, "progress_info")));
+          Progress(absl::StrCat("installation: host ", StringField(host, "status"), ", stage ",
+                                stage, " ", StringField(host_progress, "progress_info")));
           last_stage = stage;
         }
-        return {false, absl::StrCat("cluster ", cluster_status, ", host ", host_status, ", stage ",
-                                    stage)};
+        return {false, absl::StrCat("cluster ", cluster_status, ", host ",
+                                    StringField(host, "status"), ", stage ", stage)};
       },
       kInstallBudget, "the machine to write its disk and reboot");
-  ASSERT_TRUE(failed.empty()) << failed;
-  ASSERT_TRUE(powered_off);
+  ASSERT_TRUE(failed.empty()) << failed << "\n" << Where(vm);
+  ASSERT_TRUE(powered_off) << Where(vm);
   const absl::Duration rebooted = absl::Now() - install_started;
   Progress(absl::StrCat("installation: the machine rebooted; console: ",
                         BootTimeline(fleet().ConsoleTail(vm, 1 << 20))));
@@ -216,7 +258,7 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   auto written = agent::steps::ReadInstalledDisk(fleet().DiskPath(vm));
   ASSERT_THAT(written, IsOk());
   EXPECT_EQ(written->host_id, host_id);
-  EXPECT_EQ(written->os_image_sha256, disk_sha256);
+  EXPECT_EQ(written->os_image_sha256, disk_sha256_);
   // Next to the install record: what the reporter needs, from the agent that installed.
   process::LocalProcessRunner processes;
   auto boot = agent::steps::BootPartition::Find(fleet().DiskPath(vm), processes);
@@ -236,27 +278,29 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   Progress("first boot of the installed OS");
   const absl::Time first_boot = absl::Now();
   ASSERT_THAT(fleet().Boot(vm, {}), IsOk());
-  std::string stopped;
   const ::testing::AssertionResult cluster_installed = Eventually(
       [&]() -> Observed {
-        if (!fleet().Running(vm)) stopped = "the installed OS powered off";
-        if (absl::StrContains(fleet().ConsoleTail(vm, 2000), "Entering emergency mode")) {
-          stopped = "the installed OS's boot failed (emergency mode)";
-        }
+        stopped = Stopped(vm);
         if (!stopped.empty()) return {true, stopped};
         const auto [cluster_status, host] = Look();
+        if (cluster_status == "error" || StringField(host, "status") == "error") {
+          stopped = absl::StrCat("cluster ", cluster_status, ", host ", StringField(host, "status"),
+                                 ": ", StringField(host, "status_info"));
+          return {true, stopped};
+        }
         return {cluster_status == "installed",
                 absl::StrCat("cluster ", cluster_status, ", host ", StringField(host, "status"),
                              ", stage ",
                              StringField(host.value("progress", json::object()), "current_stage"))};
       },
       kFirstBootBudget, "the cluster to be installed");
-  ASSERT_TRUE(stopped.empty()) << stopped;
-  ASSERT_TRUE(cluster_installed) << Look().second.dump();
+  ASSERT_TRUE(stopped.empty()) << stopped << "\n" << Where(vm);
+  ASSERT_TRUE(cluster_installed) << Where(vm);
   const absl::Duration installed = absl::Now() - first_boot;
   Progress("first boot: cluster installed");
   // Its settings (and token) are gone once it said so, durably (it syncs first).
-  ASSERT_THAT(fleet().WaitForConsole(vm, "settings removed", absl::Minutes(2)), IsOk());
+  ASSERT_THAT(fleet().WaitForConsole(vm, "settings removed", kReporterBudget), IsOk()) << Where(vm);
+  const absl::Duration reported = absl::Now() - first_boot;
   EXPECT_THAT(fleet().ConsoleTail(vm, 1 << 20), HasSubstr("no Machine Config Server"));
   Progress(absl::StrCat("first boot: reporter done; console: ",
                         BootTimeline(fleet().ConsoleTail(vm, 1 << 20))));
@@ -267,7 +311,8 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   const absl::Time third_boot = absl::Now();
   ASSERT_THAT(fleet().Boot(vm, {}), IsOk());
   ASSERT_THAT(fleet().WaitForConsole(vm, absl::StrCat(kHostname, " login:"), kLastBootBudget),
-              IsOk());
+              IsOk())
+      << Where(vm);
   const absl::Duration login = absl::Now() - third_boot;
   const std::string console = fleet().ConsoleTail(vm, 1 << 20);
   Progress(absl::StrCat("third boot: login prompt; console: ", BootTimeline(console)));
@@ -279,12 +324,16 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   EXPECT_EQ(after->host_id, host_id);
   EXPECT_THAT(boot->ReadFile("assisted/reporter.json"), StatusIs(absl::StatusCode::kNotFound));
 
-  std::cout << "timings: power-on -> registered " << Seconds(progress.registered) << " s, -> known "
+  std::cout << "timings: power-on -> registered " << Seconds(progress.registered)
+            << " s, -> inventory " << Seconds(progress.inventoried) << " s, -> known "
             << Seconds(progress.validated) << " s; install -> installing " << Seconds(installing)
             << " s, -> disk written and rebooted " << Seconds(rebooted)
             << " s; installed OS power-on -> cluster installed " << Seconds(installed)
-            << " s; next boot -> login prompt " << Seconds(login) << " s; consoles in "
-            << fleet().ConsolePath(vm) << " (boot1, boot2 before it)\n";
+            << " s, -> reporter done " << Seconds(reported) << " s; next boot -> login prompt "
+            << Seconds(login) << " s; consoles in " << fleet().ConsolePath(vm)
+            << " (boot1, boot2 before it)\n";
+  RecordProperty("power_on_to_registered_seconds", static_cast<int>(Seconds(progress.registered)));
+  RecordProperty("power_on_to_known_seconds", static_cast<int>(Seconds(progress.validated)));
   RecordProperty("install_to_rebooted_seconds", static_cast<int>(Seconds(rebooted)));
   RecordProperty("first_boot_to_installed_seconds", static_cast<int>(Seconds(installed)));
 }

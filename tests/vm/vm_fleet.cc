@@ -255,12 +255,12 @@ absl::Status VmFleet::WaitForConsole(int vm, const std::string& text, absl::Dura
     if (absl::StrContains(ReadAll(boot_log), text)) return absl::OkStatus();
     if (!Running(vm)) {
       return absl::AbortedError(absl::StrCat(machine.spec.name, " powered off before \"", text,
-                                             "\"; console:\n", ConsoleTail(vm)));
+                                             "\"; console ", boot_log, ":\n", ConsoleTail(vm)));
     }
     if (absl::Now() > deadline) {
-      return absl::DeadlineExceededError(absl::StrCat(machine.spec.name, ": no \"", text,
-                                                      "\" within ", absl::FormatDuration(timeout),
-                                                      "; console:\n", ConsoleTail(vm)));
+      return absl::DeadlineExceededError(absl::StrCat(
+          machine.spec.name, ": no \"", text, "\" within ", absl::FormatDuration(timeout),
+          "; console ", boot_log, ":\n", ConsoleTail(vm)));
     }
     // Polling a file the guest writes to: there is nothing to block on.
     absl::SleepFor(absl::Milliseconds(250));

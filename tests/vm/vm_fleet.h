@@ -89,8 +89,8 @@ class VmFleet {
   // Powers machine `vm` on. FAILED_PRECONDITION when it is already running.
   absl::Status Boot(int vm, const BootOptions& boot);
   // Waits until `text` appears in the machine's console output of the current boot.
-  // DEADLINE_EXCEEDED after `timeout`, ABORTED when the machine powers off first; both carry
-  // the end of the console log.
+  // DEADLINE_EXCEEDED after `timeout`, ABORTED when the machine powers off first; both name
+  // the console log and carry its end.
   absl::Status WaitForConsole(int vm, const std::string& text, absl::Duration timeout);
   // Waits until the machine powers off (or reboots: see above).
   absl::Status WaitForPowerOff(int vm, absl::Duration timeout);

@@ -1,25 +1,25 @@
-// File: tests/vm/vm_stack.h
+// File: tests/vm/vm_test.h
 //
-// The services a VM test's machines talk to, all real processes on the host's loopback:
-// PostgreSQL (PostgresTest), inventory, orchestrator, image service (serving the discovery ISO
-// built from ./dev os-images' live ISO) and gateway, with a VmFleet whose guests reach the
-// orchestrator's agent port at kOrchestratorGuestAddress through a forward. The test drives it
-// through the REST API only (aictl in process, or RestClient), as a user would.
+// The fixture of a VM test: the shared stack (tests/harness/stack.h) as real machines use it —
+// the image service serving ./dev os-images' live ISO, discovery images that tell agents to dial
+// the orchestrator at kOrchestratorGuestAddress, agents' tokens checked, hardware requirements
+// lowered to the lab's machines — and a VmFleet whose guests reach the orchestrator's agent port
+// there through a forward. The test drives it through the REST API only (aictl in process, or
+// RestClient), as a user would.
 //
-//   class MyVmTest : public VmStackTest {};
+//   class MyVmTest : public VmTest {};
 //   TEST_F(MyVmTest, X) {
-//     ASSERT_NO_FATAL_FAILURE(StartStack({}));
 //     ASSERT_NO_FATAL_FAILURE(CreateSnoCluster());
 //     ... fleet().Boot(vm, {.cdrom = iso()}) ...
-//     ASSERT_NO_FATAL_FAILURE(WaitUntilKnown(vm, power_on, absl::Minutes(10)));
+//     ASSERT_NO_FATAL_FAILURE(WaitUntilKnown(vm, power_on, absl::Minutes(10), progress));
 //   }
 //
 // Needs ASSISTED_TEST_OS_IMAGES (the folder ./dev os-images prints; ./dev test sets it): a test
-// skips without it. On failure, TearDown prints each machine's console and the orchestrator's
-// log.
+// skips without it. On failure, TearDown prints each machine's console (and StackTest every
+// service's log).
 
-#ifndef ASSISTED_TESTS_VM_VM_STACK_H_
-#define ASSISTED_TESTS_VM_VM_STACK_H_
+#ifndef ASSISTED_TESTS_VM_VM_TEST_H_
+#define ASSISTED_TESTS_VM_VM_TEST_H_
 
 #include <memory>
 #include <string>
@@ -30,8 +30,7 @@
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/rest_client.h"
 #include "tests/harness/gateway_service.h"
-#include "tests/harness/postgres_test.h"
-#include "tests/harness/service_launcher.h"
+#include "tests/harness/stack.h"
 #include "tests/vm/vm_fleet.h"
 
 namespace assisted::testing {
@@ -55,9 +54,10 @@ inline constexpr int kLabRamMib = 2048;
 // host measured 43 ms, against the 10 ms etcd needs on a real one.
 inline constexpr int kLabDiskSyncMs = 500;
 
-struct VmStackOptions {
-  std::vector<std::string> orchestrator_args;  // added to the stack's own
-  std::vector<GuestForward> forwards;          // added to the orchestrator's
+// What a test adds to the VM stack.
+struct VmTestOptions {
+  std::vector<std::string> orchestrator_flags;  // added to the stack's own
+  std::vector<GuestForward> forwards;           // added to the orchestrator's
 };
 
 // One host as the REST API lists it, and when (since power-on) it got there.
@@ -68,13 +68,18 @@ struct HostProgress {
   absl::Duration validated = absl::InfiniteDuration();
 };
 
-class VmStackTest : public PostgresTest {
+class VmTest : public StackTest {
  protected:
+  // Skips without the OS images; otherwise starts the test's own servers (StartTestServers),
+  // the stack (Options) and the fleet.
   void SetUp() override;
   void TearDown() override;
+  // Servers of the test whose ports its VmOptions name (e.g. what a forward leads to); they
+  // start before the stack. Fatal failures stop the test.
+  virtual void StartTestServers() {}
+  virtual VmTestOptions VmOptions() const { return {}; }
+  StackOptions Options() const final;
 
-  // Starts the services and the fleet (fatal failures on error).
-  void StartStack(const VmStackOptions& options);
   // Prints "[vm +<seconds since SetUp> s] <stage>" to the test log at once: where a slow run
   // spends its time.
   void Progress(const std::string& stage) const;
@@ -86,11 +91,19 @@ class VmStackTest : public PostgresTest {
   int AddSnoMachine(const std::string& name, const std::string& mac, const std::string& serial);
   // Polls the REST API until the cluster's one host registered, sent its inventory, its
   // hardware validated and its checks reported, and it is known or insufficient; asserts it is
-  // known. `vm` must keep running and not fall into emergency mode meanwhile. Prints each
+  // known. Stops at once when `vm` powers off or falls into emergency mode. Prints each
   // milestone (Progress).
   void WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout, HostProgress& progress);
+  // The cluster's status and its one host (an empty object when none), through the REST API.
+  std::pair<std::string, nlohmann::json> Look() const;
+  // Whether `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
+  // otherwise why (powered off, emergency mode), naming its console log.
+  std::string Stopped(int vm);
+  // Where a wait on `vm` got stuck, for a failure message: its console log and the host's
+  // status and status_info.
+  std::string Where(int vm) const;
 
-  AictlOutcome Aictl(std::vector<std::string> args, bool with_token = true);
+  AictlOutcome Aictl(std::vector<std::string> args, bool with_token = true) const;
   cli::RestClient Rest() const;
   // A file in the test's temporary folder with `content`; its path.
   static std::string WriteTempFile(const std::string& name, const std::string& content);
@@ -100,17 +113,22 @@ class VmStackTest : public PostgresTest {
   const std::string& infra_env_id() const { return infra_env_id_; }
   const std::string& iso() const { return iso_; }
   VmFleet& fleet() { return *fleet_; }
-  LaunchedService& orchestrator() { return *orchestrator_; }
 
  private:
   absl::Time started_ = absl::Now();
-  std::string images_;
-  std::unique_ptr<LaunchedService> inventory_, orchestrator_, image_, gateway_;
+  std::string images_, hw_requirements_file_;
   std::unique_ptr<VmFleet> fleet_;
   int machines_ = 0;
-  std::string server_, token_;
+  std::string token_;
   std::string cluster_id_, infra_env_id_, iso_;
 };
+
+// One entry of an infra-env's static_network_config: the machine whose uplink has MAC `mac`
+// gets `address`/24 on its NIC on the private segment (VmFleet::PrivateMac), without DHCP or
+// IPv6, as a user configures hosts on a network without a DHCP server. Left to NetworkManager's
+// automatic DHCP profile, that NIC holds network-online.target — which the agent and the
+// post-reboot reporter wait for — until the DHCP request times out, on every boot.
+nlohmann::json PrivateNicStaticNetwork(const std::string& mac, const std::string& address);
 
 // The built-in hardware requirements (services/orchestrator/core/data/hw_requirements.json, a
 // runfile of the VM tests) with every role's CPU cores, memory and installation disk sync time
@@ -139,4 +157,4 @@ std::vector<std::string> PendingChecks(const std::string& validations_info);
 
 }  // namespace assisted::testing
 
-#endif  // ASSISTED_TESTS_VM_VM_STACK_H_
+#endif  // ASSISTED_TESTS_VM_VM_TEST_H_

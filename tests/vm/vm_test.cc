@@ -1,6 +1,6 @@
-// File: tests/vm/vm_stack.cc
+// File: tests/vm/vm_test.cc
 
-#include "tests/vm/vm_stack.h"
+#include "tests/vm/vm_test.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <sstream>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -21,31 +20,25 @@
 #include "gmock/gmock.h"
 #include "lib/testing/status_matchers.h"
 #include "tests/harness/eventually.h"
-#include "tests/harness/image_service.h"
-#include "tests/harness/probes.h"
 
 namespace assisted::testing {
 namespace {
 
 using nlohmann::json;
-using ::testing::HasSubstr;
-using ::testing::Not;
 
-constexpr char kJwtSecret[] = "vm-stack-test-jwt-secret-0123456789abcdef";
-constexpr char kUrlKey[] = "vm-stack-test-url-signing-key-0123456789abcdef";
 constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}})";
 constexpr char kSshKey[] =
     "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl vm";
 
 }  // namespace
 
-std::string VmStackTest::WriteTempFile(const std::string& name, const std::string& content) {
+std::string VmTest::WriteTempFile(const std::string& name, const std::string& content) {
   const std::string path = ::testing::TempDir() + "/" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
 }
 
-void VmStackTest::SetUp() {
+void VmTest::SetUp() {
   const char* images = std::getenv("ASSISTED_TEST_OS_IMAGES");
   if (images == nullptr || *images == '\0') {
     GTEST_SKIP() << "ASSISTED_TEST_OS_IMAGES is not set: build the images with ./dev os-images "
@@ -54,90 +47,64 @@ void VmStackTest::SetUp() {
   images_ = images;
   ASSERT_TRUE(std::filesystem::exists(images_ + "/live.iso"))
       << images_ << "/live.iso is missing: run ./dev os-images";
-  PostgresTest::SetUp();
-}
-
-void VmStackTest::StartStack(const VmStackOptions& options) {
-  const std::string url_key = WriteTempFile("url.key", kUrlKey);
-  auto inventory = LaunchedService::Launch(
-      {.binary = "services/inventory/assisted-inventory", .args = {"--postgres-dsn=" + dsn()}});
-  ASSERT_THAT(inventory, IsOk());
-  inventory_ = *std::move(inventory);
-  // The orchestrator listens on loopback only; guests reach it through the forward.
-  auto orchestrator_port = FreePort();
-  ASSERT_THAT(orchestrator_port, IsOk());
   absl::StatusOr<std::string> requirements = LabHwRequirements();
   ASSERT_THAT(requirements, IsOk());
-  std::vector<std::string> orchestrator_args = {
-      "--inventory-address=" + inventory_->grpc_target(), "--url-signing-key-file=" + url_key,
-      "--monitor-interval=500ms",
-      "--hw-requirements-file=" + WriteTempFile("hw-requirements.json", *requirements)};
-  orchestrator_args.insert(orchestrator_args.end(), options.orchestrator_args.begin(),
-                           options.orchestrator_args.end());
-  auto orchestrator =
-      LaunchedService::Launch({.binary = "services/orchestrator/assisted-orchestrator",
-                               .args = orchestrator_args,
-                               .grpc_port = *orchestrator_port,
-                               .internal_grpc = true});
-  ASSERT_THAT(orchestrator, IsOk());
-  orchestrator_ = *std::move(orchestrator);
+  hw_requirements_file_ = WriteTempFile("hw-requirements.json", *requirements);
+  ASSERT_NO_FATAL_FAILURE(StartTestServers());
+  ASSERT_NO_FATAL_FAILURE(StackTest::SetUp());
 
-  auto image = LaunchImageService({.dir = ::testing::TempDir() + "/vm-image",
-                                   .inventory_address = inventory_->grpc_target(),
-                                   .url_signing_key_file = url_key,
-                                   .orchestrator_address = absl::StrCat(
-                                       kOrchestratorGuestAddress, ":", orchestrator_->grpc_port()),
-                                   .base_iso = images_ + "/live.iso"});
-  ASSERT_THAT(image, IsOk());
-  image_ = std::move(image->service);
-
-  auto gateway =
-      LaunchGatewayService({.inventory_address = inventory_->grpc_target(),
-                            // Its management API (OrchestratorService) is on the internal
-                            // listener; the agent port serves agents only.
-                            .orchestrator_address = orchestrator_->internal_grpc_target(),
-                            .image_address = image_->grpc_target(),
-                            .jwt_secret_file = WriteTempFile("jwt.key", kJwtSecret),
-                            .url_signing_key_file = url_key});
-  ASSERT_THAT(gateway, IsOk());
-  gateway_ = std::move(gateway->service);
-  server_ = gateway->http_base;
-  AictlOutcome token =
-      Aictl({"token", "issue", "--secret-file=" + ::testing::TempDir() + "/jwt.key", "--user=vm",
-             "--org=vm"},
-            /*with_token=*/false);
+  AictlOutcome token = Aictl(
+      {"token", "issue", "--secret-file=" + stack().jwt_secret_file(), "--user=vm", "--org=vm"},
+      /*with_token=*/false);
   ASSERT_EQ(token.code, 0) << token.err;
   token_ = token.Trimmed();
 
-  std::vector<GuestForward> forwards = {
-      {kOrchestratorGuestAddress, orchestrator_->grpc_port(), orchestrator_->grpc_port()}};
-  forwards.insert(forwards.end(), options.forwards.begin(), options.forwards.end());
+  // The orchestrator listens on loopback only; guests reach it through the forward.
+  const int agent_port = orchestrator().grpc_port();
+  std::vector<GuestForward> forwards = {{kOrchestratorGuestAddress, agent_port, agent_port}};
+  for (const GuestForward& forward : VmOptions().forwards) forwards.push_back(forward);
   auto fleet = VmFleet::Create({.dir = ::testing::TempDir() + "/vms", .forwards = forwards});
   ASSERT_THAT(fleet, IsOk());
   fleet_ = *std::move(fleet);
 }
 
-void VmStackTest::TearDown() {
+StackOptions VmTest::Options() const {
+  StackOptions options = {
+      .orchestrator_flags = {"--monitor-interval=500ms",
+                             "--hw-requirements-file=" + hw_requirements_file_},
+      .authenticate_agents = true,
+      .image = true,
+      .image_base_iso = images_ + "/live.iso",
+      .agents_dial_host = kOrchestratorGuestAddress,
+      .gateway = true,
+  };
+  for (const std::string& flag : VmOptions().orchestrator_flags) {
+    options.orchestrator_flags.push_back(flag);
+  }
+  return options;
+}
+
+void VmTest::TearDown() {
   if (HasFailure() && fleet_ != nullptr) {
     for (int vm = 0; vm < machines_; ++vm) {
       std::cerr << "--- console of " << fleet_->spec(vm).name << " (" << fleet_->ConsolePath(vm)
                 << ")\n"
                 << fleet_->ConsoleTail(vm, 30000) << "\n";
     }
-    if (orchestrator_ != nullptr) std::cerr << "--- orchestrator log\n" << orchestrator_->Log();
   }
   fleet_.reset();
+  StackTest::TearDown();
 }
 
-AictlOutcome VmStackTest::Aictl(std::vector<std::string> args, bool with_token) {
-  return RunAictl(server_, with_token ? token_ : "", args);
+AictlOutcome VmTest::Aictl(std::vector<std::string> args, bool with_token) const {
+  return RunAictl(stack().gateway_http(), with_token ? token_ : "", args);
 }
 
-cli::RestClient VmStackTest::Rest() const {
-  return cli::RestClient({.server = server_, .token = token_});
+cli::RestClient VmTest::Rest() const {
+  return cli::RestClient({.server = stack().gateway_http(), .token = token_});
 }
 
-void VmStackTest::CreateSnoCluster(const json& infra_env_fields) {
+void VmTest::CreateSnoCluster(const json& infra_env_fields) {
   const std::string pull_secret = WriteTempFile("pull-secret.json", kPullSecret);
   const std::string ssh_key = WriteTempFile("id.pub", kSshKey);
   AictlOutcome cluster =
@@ -163,8 +130,8 @@ void VmStackTest::CreateSnoCluster(const json& infra_env_fields) {
   ASSERT_EQ(download.code, 0) << download.err;
 }
 
-int VmStackTest::AddSnoMachine(const std::string& name, const std::string& mac,
-                               const std::string& serial) {
+int VmTest::AddSnoMachine(const std::string& name, const std::string& mac,
+                          const std::string& serial) {
   auto vm = fleet_->Add({.name = name,
                          .mac = mac,
                          .serial = serial,
@@ -176,33 +143,57 @@ int VmStackTest::AddSnoMachine(const std::string& name, const std::string& mac,
   return vm.value_or(-1);
 }
 
-void VmStackTest::Progress(const std::string& stage) const {
+void VmTest::Progress(const std::string& stage) const {
   std::cout << "[vm +" << static_cast<int>(absl::ToDoubleSeconds(absl::Now() - started_)) << " s] "
             << stage << std::endl;
 }
 
-void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
-                                 HostProgress& progress) {
+std::pair<std::string, json> VmTest::Look() const {
+  absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id_);
+  absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id_ + "/hosts");
+  const std::string status = cluster.ok() ? StringField(*cluster, "status") : "";
+  if (!hosts.ok() || !hosts->is_array() || hosts->empty() || !(*hosts)[0].is_object()) {
+    return {status, json::object()};
+  }
+  return {status, (*hosts)[0]};
+}
+
+std::string VmTest::Stopped(int vm) {
+  if (!fleet_->Running(vm)) {
+    return absl::StrCat("the machine powered off; console: ", fleet_->ConsolePath(vm));
+  }
+  if (absl::StrContains(fleet_->ConsoleTail(vm, 2000), "Entering emergency mode")) {
+    return absl::StrCat("the machine's boot failed (emergency mode); console: ",
+                        fleet_->ConsolePath(vm));
+  }
+  return "";
+}
+
+std::string VmTest::Where(int vm) const {
+  const auto [cluster_status, host] = Look();
+  return absl::StrCat("console: ", fleet_->ConsolePath(vm), "; cluster ", cluster_status, "; host ",
+                      StringField(host, "status"), ": ", StringField(host, "status_info"),
+                      "; stage ",
+                      StringField(host.value("progress", json::object()), "current_stage"));
+}
+
+void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
+                            HostProgress& progress) {
   // The host appears once its agent registered; its inventory follows with the first step, and
   // its validations once the orchestrator evaluated that inventory and the checks' results.
   // The REST API has no watch: the wait polls it, as aictl wait does.
   std::string stopped;  // why the machine can no longer get there
   const ::testing::AssertionResult settled = Eventually(
       [&]() -> Observed {
-        if (!fleet_->Running(vm)) stopped = "the machine powered off before becoming known";
-        if (absl::StrContains(fleet_->ConsoleTail(vm, 2000), "Entering emergency mode")) {
-          stopped = "the machine's boot failed (emergency mode)";
-        }
+        stopped = Stopped(vm);
         if (!stopped.empty()) return {true, stopped};
-        AictlOutcome hosts = Aictl({"hosts", "list", "--cluster=" + cluster_id_, "-o", "json"});
-        if (hosts.code != 0) return {false, hosts.err};
-        const json listed = json::parse(hosts.out, nullptr, /*allow_exceptions=*/false);
-        if (!listed.is_array() || listed.size() != 1) return {false, "no host registered"};
+        const auto [cluster_status, host] = Look();
+        if (host.empty()) return {false, "no host registered"};
         if (progress.registered == absl::InfiniteDuration()) {
           progress.registered = absl::Now() - power_on;
           Progress("discovery: host registered");
         }
-        progress.host = listed[0];
+        progress.host = host;
         if (progress.inventoried == absl::InfiniteDuration() &&
             !StringField(progress.host, "inventory").empty()) {
           progress.inventoried = absl::Now() - power_on;
@@ -220,7 +211,7 @@ void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration tim
   Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
                         "; console: ", BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
   ASSERT_TRUE(stopped.empty()) << stopped;
-  ASSERT_TRUE(settled);
+  ASSERT_TRUE(settled) << Where(vm);
   ASSERT_NE(progress.inventoried, absl::InfiniteDuration()) << progress.host.dump();
   // ntp-synced fails: no NTP server is within reach of a loopback-only uplink; that validation
   // is informative, as upstream.
@@ -230,6 +221,30 @@ void VmStackTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration tim
   const std::string validations = StringField(progress.host, "validations_info");
   EXPECT_TRUE(HardwareValidated(validations)) << validations;
   EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
+}
+
+json PrivateNicStaticNetwork(const std::string& mac, const std::string& address) {
+  // "eth1" is a logical name: the discovery image's pre-network script and the host Ignition
+  // put the real name of the NIC with this MAC in its place.
+  const std::string yaml = absl::StrCat(
+      "interfaces:\n"
+      "- name: eth1\n"
+      "  type: ethernet\n"
+      "  state: up\n"
+      "  ipv4:\n"
+      "    enabled: true\n"
+      "    dhcp: false\n"
+      "    address:\n"
+      "    - ip: ",
+      address,
+      "\n"
+      "      prefix-length: 24\n"
+      "  ipv6:\n"
+      "    enabled: false\n");
+  return {
+      {"network_yaml", yaml},
+      {"mac_interface_map",
+       json::array({{{"mac_address", VmFleet::PrivateMac(mac)}, {"logical_nic_name", "eth1"}}})}};
 }
 
 absl::StatusOr<std::string> LabHwRequirements() {
