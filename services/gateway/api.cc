@@ -913,7 +913,20 @@ absl::StatusOr<http::Response> RestApi::RegisterCluster(const Call& call) const 
                    Unprocessable(backends_.Call(kInventory, backends_.inventory(),
                                                 &inv::InventoryService::Stub::CreateCluster,
                                                 request, call.principal.identity)));
-  return JsonResponse(201, ClusterJson(created));
+  return JsonResponse(201, ClusterJson(Judged(call, std::move(created))));
+}
+
+types::Cluster RestApi::Judged(const Call& call, types::Cluster stored) const {
+  // The orchestrator's hub judges a changed cluster by itself only where it holds the
+  // cluster's agents; a cluster without hosts (or whose agents are all away) kept the
+  // validations of its old values. Upstream's update refreshes the status the same way.
+  orch::RefreshClusterRequest request;
+  request.set_cluster_id(stored.id());
+  absl::StatusOr<types::Cluster> judged = backends_.Call(
+      kOrchestrator, backends_.orchestrator(), &orch::OrchestratorService::Stub::RefreshCluster,
+      request, call.principal.identity);
+  // The change itself is stored; only the answer then shows the validations as they were.
+  return judged.ok() ? *std::move(judged) : std::move(stored);
 }
 
 absl::StatusOr<http::Response> RestApi::ListClusters(const Call& call) const {
@@ -988,7 +1001,7 @@ absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
                    Unprocessable(backends_.Call(kInventory, backends_.inventory(),
                                                 &inv::InventoryService::Stub::UpdateCluster,
                                                 request, call.principal.identity)));
-  return JsonResponse(201, ClusterJson(updated));
+  return JsonResponse(201, ClusterJson(Judged(call, std::move(updated))));
 }
 
 absl::StatusOr<http::Response> RestApi::DeregisterCluster(const Call& call) const {

@@ -147,6 +147,9 @@ class RestApi {
 
   // Shared steps.
   absl::StatusOr<types::v1::Cluster> ReadCluster(const Call& call, bool include_hosts) const;
+  // `stored`, just created or changed by the caller, as the orchestrator judges it now (status
+  // and validations on its new values); `stored` itself when the orchestrator cannot answer.
+  types::v1::Cluster Judged(const Call& call, types::v1::Cluster stored) const;
   absl::StatusOr<types::v1::InfraEnv> ReadInfraEnv(const Call& call) const;
   absl::StatusOr<types::v1::Host> ReadHost(const Call& call) const;
   // Changes the one field `path` of the route's host (read as the caller first) to its value
