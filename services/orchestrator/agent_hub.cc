@@ -195,6 +195,9 @@ absl::StatusOr<RefreshOutcome> AgentHub::Judge(const Target& target,
 
 void AgentHub::PushChanged(const RefreshOutcome& outcome) {
   const types::v1::Cluster* cluster = outcome.cluster ? &*outcome.cluster : nullptr;
+  // Rendered once for all the cluster's hosts (a host alone has no one to check).
+  std::optional<ConnectivityTargets> connectivity;
+  if (outcome.hosts.size() > 1) connectivity.emplace(outcome.hosts);
   for (const types::v1::Host& host : outcome.hosts) {
     std::shared_ptr<Session> session;
     {
@@ -205,7 +208,10 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
     }
     if (session == nullptr) continue;
     absl::StatusOr<std::vector<types::v1::Step>> steps =
-        instructions_.StepsFor({host, cluster, outcome.hosts});
+        instructions_.StepsFor({.host = host,
+                                .cluster = cluster,
+                                .cluster_hosts = outcome.hosts,
+                                .connectivity = connectivity ? &*connectivity : nullptr});
     if (!steps.ok()) {
       log_.Warning("no instructions for the host",
                    {{"host_id", host.id()}, {"error", steps.status().message()}});

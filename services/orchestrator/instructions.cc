@@ -29,30 +29,6 @@ absl::Status Missing(types::v1::StepType type, absl::string_view what) {
   return absl::NotFoundError(absl::StrCat(core::StepTypeName(type), ": ", what));
 }
 
-// connectivity-check: the other hosts of the cluster with their NICs, sorted by host id.
-json ConnectivityTargets(const InstructionInput& input) {
-  std::vector<const types::v1::Host*> others;
-  for (const types::v1::Host& host : input.cluster_hosts) {
-    if (host.id() != input.host.id() && host.has_inventory()) others.push_back(&host);
-  }
-  std::sort(others.begin(), others.end(),
-            [](const auto* a, const auto* b) { return a->id() < b->id(); });
-  json targets = json::array();
-  for (const types::v1::Host* host : others) {
-    json nics = json::array();
-    for (const types::v1::Interface& nic : host->inventory().interfaces()) {
-      json addresses = json::array();
-      for (const std::string& a : nic.ipv4_addresses()) addresses.push_back(a);
-      for (const std::string& a : nic.ipv6_addresses()) addresses.push_back(a);
-      if (addresses.empty()) continue;
-      nics.push_back(
-          {{"name", nic.name()}, {"mac", nic.mac_address()}, {"ip_addresses", addresses}});
-    }
-    targets.push_back({{"host_id", host->id()}, {"nics", nics}});
-  }
-  return targets;
-}
-
 // free-network-addresses: the cluster's IPv4 machine networks, else the host's own IPv4
 // networks, canonical and without duplicates.
 json FreeAddressNetworks(const InstructionInput& input) {
@@ -77,6 +53,32 @@ json FreeAddressNetworks(const InstructionInput& input) {
 
 }  // namespace
 
+ConnectivityTargets::ConnectivityTargets(const std::vector<types::v1::Host>& cluster_hosts) {
+  for (const types::v1::Host& host : cluster_hosts) {
+    if (!host.has_inventory()) continue;
+    json nics = json::array();
+    for (const types::v1::Interface& nic : host.inventory().interfaces()) {
+      json addresses = json::array();
+      for (const std::string& a : nic.ipv4_addresses()) addresses.push_back(a);
+      for (const std::string& a : nic.ipv6_addresses()) addresses.push_back(a);
+      if (addresses.empty()) continue;
+      nics.push_back(
+          {{"name", nic.name()}, {"mac", nic.mac_address()}, {"ip_addresses", addresses}});
+    }
+    entries_.emplace_back(host.id(), json{{"host_id", host.id()}, {"nics", nics}}.dump());
+  }
+  absl::c_sort(entries_);
+}
+
+std::string ConnectivityTargets::For(const std::string& host_id) const {
+  std::string list;
+  for (const auto& [id, entry] : entries_) {
+    if (id == host_id) continue;
+    absl::StrAppend(&list, list.empty() ? "[" : ",", entry);
+  }
+  return list.empty() ? list : list + "]";
+}
+
 absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
                                                   const InstructionInput& input) {
   const types::v1::Cluster* cluster = input.cluster;
@@ -84,9 +86,11 @@ absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
     case types::v1::STEP_TYPE_INVENTORY:
       return std::vector<std::string>{input.host.id()};
     case types::v1::STEP_TYPE_CONNECTIVITY_CHECK: {
-      json targets = ConnectivityTargets(input);
+      std::string targets = input.connectivity != nullptr
+                                ? input.connectivity->For(input.host.id())
+                                : ConnectivityTargets(input.cluster_hosts).For(input.host.id());
       if (targets.empty()) return Missing(type, "no other host to check");
-      return std::vector<std::string>{targets.dump()};
+      return std::vector<std::string>{std::move(targets)};
     }
     case types::v1::STEP_TYPE_FREE_NETWORK_ADDRESSES: {
       json networks = FreeAddressNetworks(input);

@@ -18,6 +18,8 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -34,11 +36,30 @@
 
 namespace assisted::orchestrator {
 
+// The connectivity-check targets of one cluster's hosts, each host's entry rendered once. A
+// push to every host of a cluster of n hosts rendered n x (n - 1) entries before: most of a
+// 100-host cluster's refresh went there.
+class ConnectivityTargets {
+ public:
+  // From every host of the cluster; hosts without an inventory are nobody's target.
+  explicit ConnectivityTargets(const std::vector<types::v1::Host>& cluster_hosts);
+  // The connectivity-check argument of `host_id`: a JSON list of every other host with its
+  // NICs ({"host_id", "nics": [{"name", "mac", "ip_addresses"}]}), by host id; "" when there
+  // is no other host.
+  std::string For(const std::string& host_id) const;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> entries_;  // host id, its entry; by id
+};
+
 struct InstructionInput {
   const types::v1::Host& host;
   const types::v1::Cluster* cluster = nullptr;  // null for a host without a cluster
   // Every host of the cluster, this one included (just this one when unbound).
   const std::vector<types::v1::Host>& cluster_hosts;
+  // cluster_hosts' targets when the caller asks for several hosts of one cluster; null: built
+  // for this call.
+  const ConnectivityTargets* connectivity = nullptr;
   // The release image the hosts check (container-image-availability); empty: the cluster's own
   // ocp_release_image. DefaultInstructions fills it from its catalog (release_images.h).
   std::string release_image = "";

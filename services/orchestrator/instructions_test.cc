@@ -40,6 +40,46 @@ TEST(NewWork, OnlyStepsWithNewTypesOrArgumentsAreNew) {
   EXPECT_EQ(NewWork({}, before).size(), 2u);
 }
 
+types::v1::Host HostWithNic(const std::string& id, const std::string& address) {
+  types::v1::Host host;
+  host.set_id(id);
+  types::v1::Interface& nic = *host.mutable_inventory()->add_interfaces();
+  nic.set_name("eth0");
+  nic.set_mac_address("52:54:00:00:00:0" + id);
+  if (!address.empty()) nic.add_ipv4_addresses(address);
+  return host;
+}
+
+// Every other host with an inventory, by id, with the NICs that have addresses; rendered once
+// per cluster (ConnectivityTargets) or per call, the same text.
+TEST(StepArgs, ConnectivityCheckTargetsEveryOtherHostsAddressedNics) {
+  types::v1::Cluster cluster;
+  types::v1::Host no_inventory;
+  no_inventory.set_id("4");
+  const std::vector<types::v1::Host> hosts = {HostWithNic("3", "10.0.0.3/24"),
+                                              HostWithNic("1", "10.0.0.1/24"), no_inventory,
+                                              HostWithNic("2", "")};
+  auto args = StepArgs(types::v1::STEP_TYPE_CONNECTIVITY_CHECK, {hosts[1], &cluster, hosts});
+  ASSERT_THAT(args, IsOk());
+  EXPECT_EQ(args->at(0),
+            R"([{"host_id":"2","nics":[]},)"
+            R"({"host_id":"3","nics":[{"ip_addresses":["10.0.0.3/24"],"mac":"52:54:00:00:00:03",)"
+            R"("name":"eth0"}]}])");
+  const ConnectivityTargets once(hosts);
+  for (const types::v1::Host& host : hosts) {
+    auto per_call = StepArgs(types::v1::STEP_TYPE_CONNECTIVITY_CHECK, {host, &cluster, hosts});
+    auto shared = StepArgs(
+        types::v1::STEP_TYPE_CONNECTIVITY_CHECK,
+        {.host = host, .cluster = &cluster, .cluster_hosts = hosts, .connectivity = &once});
+    ASSERT_THAT(per_call, IsOk());
+    ASSERT_THAT(shared, IsOk());
+    EXPECT_EQ(*shared, *per_call) << host.id();
+  }
+  // Alone, a host has no one to check.
+  EXPECT_FALSE(
+      StepArgs(types::v1::STEP_TYPE_CONNECTIVITY_CHECK, {hosts[1], &cluster, {hosts[1]}}).ok());
+}
+
 TEST(StepArgs, Day2HostsFetchTheirPoolFromTheClustersMachineConfigServer) {
   types::v1::Cluster cluster;
   cluster.set_name("demo");
