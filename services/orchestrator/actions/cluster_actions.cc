@@ -277,6 +277,18 @@ v1::ClusterManifestRef RefOf(const std::string& cluster_id, const install::Manif
   return ref;
 }
 
+// The inventory write of manifest `name` of `cluster_id` holding `content`; with `if_absent`
+// only where no manifest of that name is stored yet.
+ArtifactWrite ManifestWrite(const std::string& cluster_id, const install::ManifestName& name,
+                            const std::string& content, bool if_absent) {
+  return {.cluster_id = cluster_id,
+          .name = install::ManifestArtifactName(name),
+          .kind = inv::ARTIFACT_KIND_MANIFEST,
+          .content_type = absl::EndsWith(name.file_name, ".json") ? kJsonType : kYamlType,
+          .content = content,
+          .if_absent = if_absent};
+}
+
 absl::Status NotFound(const v1::ClusterManifestRef& ref) {
   return absl::NotFoundError(absl::StrCat("manifest ", ref.folder(), "/", ref.file_name(),
                                           " of cluster ", ref.cluster_id(), " not found"));
@@ -321,12 +333,7 @@ absl::StatusOr<v1::ClusterManifest> ClusterActions::CreateManifest(
   RETURN_IF_ERROR(install::CheckManifestContent(ref.file_name(), manifest.content(), "content"));
   RETURN_IF_ERROR(RequireCustomisable(ref.cluster_id()));
   const absl::Status written = context_.inventory.PutArtifact(
-      {.cluster_id = ref.cluster_id(),
-       .name = install::ManifestArtifactName(NameOf(ref)),
-       .kind = inv::ARTIFACT_KIND_MANIFEST,
-       .content_type = absl::EndsWith(ref.file_name(), ".json") ? kJsonType : kYamlType,
-       .content = manifest.content(),
-       .if_absent = true});
+      ManifestWrite(ref.cluster_id(), NameOf(ref), manifest.content(), /*if_absent=*/true));
   if (absl::IsAlreadyExists(written)) {
     return absl::AlreadyExistsError(absl::StrCat("file_name: ", ref.folder(), "/", ref.file_name(),
                                                  " already exists; update it"));
@@ -355,12 +362,7 @@ absl::StatusOr<v1::ClusterManifest> ClusterActions::UpdateManifest(
       to.file_name, content, request.has_updated_content() ? "updated_content" : "content"));
   const bool moved = !(to == NameOf(from));
   const absl::Status written = context_.inventory.PutArtifact(
-      {.cluster_id = from.cluster_id(),
-       .name = install::ManifestArtifactName(to),
-       .kind = inv::ARTIFACT_KIND_MANIFEST,
-       .content_type = absl::EndsWith(to.file_name, ".json") ? kJsonType : kYamlType,
-       .content = content,
-       .if_absent = moved});
+      ManifestWrite(from.cluster_id(), to, content, /*if_absent=*/moved));
   if (absl::IsAlreadyExists(written)) {
     return absl::AlreadyExistsError(
         absl::StrCat("updated_file_name: ", to.folder, "/", to.file_name, " already exists"));
