@@ -1,14 +1,14 @@
 #include "services/inventory/server.h"
 
-#include <algorithm>
-
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "lib/crypto/sealed.h"
 #include "lib/pg/pool.h"
+#include "lib/random/random.h"
 #include "lib/service/grpc_host.h"
 #include "lib/status/status_macros.h"
+#include "lib/time/backoff.h"
 #include "services/inventory/artifact_store.h"
 #include "services/inventory/change_feed.h"
 #include "services/inventory/cluster_store.h"
@@ -34,19 +34,19 @@ constexpr int kMinServerVersion = 150000;
 absl::StatusOr<pg::Pool::Handle> FirstConnection(pg::Pool& pool, absl::Duration within,
                                                  const log::Logger& log) {
   const absl::Time deadline = absl::Now() + within;
-  absl::Duration pause = absl::Milliseconds(100);
+  SystemRandom random;
+  Backoff backoff({.initial = absl::Milliseconds(100), .multiplier = 2, .max = absl::Seconds(1)},
+                  random);
   for (bool told = false;; told = true) {
     absl::StatusOr<pg::Pool::Handle> connection = pool.Acquire();
-    if (connection.ok() || !absl::IsUnavailable(connection.status()) ||
-        absl::Now() + pause > deadline) {
-      return connection;
-    }
+    if (connection.ok() || !absl::IsUnavailable(connection.status())) return connection;
+    const absl::Duration pause = backoff.Next();
+    if (absl::Now() + pause > deadline) return connection;
     if (!told) {
       log.Info("waiting for PostgreSQL", {{"error", connection.status().message()},
                                           {"at_most", absl::FormatDuration(within)}});
     }
     absl::SleepFor(pause);
-    pause = std::min(2 * pause, absl::Seconds(1));
   }
 }
 
