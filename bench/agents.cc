@@ -17,6 +17,12 @@
 //     it races the last one's five step results (push_back_to_back_*);
 //   * reregister_s: kill -9 of the orchestrator, the same one started again on the same port,
 //     until every agent registered anew (they back off 1 s x1.6 with jitter, at most 120 s).
+// First, the floor of these figures (--floor, on by default): the same fleet against
+// bench/bare_agent_server, which answers every Register and holds the streams with nothing
+// behind them: floor_register_s (every agent connecting at once until all registered, the
+// floor of both register_s and reregister_s) and floor_rss_mib (what that server holds), each
+// figure then also as a ratio to its floor (rss_ratio, register_ratio, reregister_ratio). With
+// --replicas the orchestrators' RSS together is set against the one bare server's.
 // The remaining agents sit in unbound infra-envs of --per-infra-env hosts (late binding).
 // With --replicas=N (2 or more) the agents of infra-env g dial orchestrator replica g mod N
 // first (all replicas, as behind one Service: "ipv4:A,B"), and orchestrator replica i follows
@@ -30,14 +36,18 @@
 //   "rss_per_agent_kib":…,"steady_cpu_cores":…,"steady_db_commits_per_s":…,"push_p50_ms":…,
 //   "push_p99_ms":…,"push_samples":…,"push_after_heard_p50_ms":…,"push_after_heard_p99_ms":…,
 //   "push_back_to_back_p50_ms":…,"push_back_to_back_p99_ms":…,"reregister_s":…,"replicas":…,
-//   "push_other_replica_p50_ms":…,"push_other_replica_p99_ms":…,"cores":…}
+//   "push_other_replica_p50_ms":…,"push_other_replica_p99_ms":…,"floor_register_s":…,
+//   "floor_rss_mib":…,"floor_rss_per_agent_kib":…,"rss_ratio":…,"register_ratio":…,
+//   "reregister_ratio":…,"cores":…}
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -53,8 +63,10 @@
 #include "lib/config/config.h"
 #include "lib/log/log.h"
 #include "lib/service/runner.h"
+#include "lib/status/status_macros.h"
 #include "services/agent/fleet.h"
 #include "services/agent/simulation/profile_paths.h"
+#include "tests/harness/service_launcher.h"
 
 namespace {
 
@@ -78,6 +90,7 @@ struct Options {
   absl::Duration timeout = absl::Minutes(20);
   absl::Duration push_gap = absl::Milliseconds(250);
   int replicas = 1;
+  bool floor = true;  // measure the floor first (MeasureFloor)
 };
 
 // What every agent has seen, filled by the fleets' observers (gRPC threads: short and locked).
@@ -332,6 +345,87 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
   return figures;
 }
 
+// The fleets of `groups`, one per group, every agent its own connection to `target(group)`;
+// what they see goes to `seen`.
+absl::StatusOr<std::vector<std::unique_ptr<Fleet>>> StartFleets(
+    const std::vector<Group>& groups, const std::function<std::string(const Group&)>& target,
+    const std::string& dir, Observations& seen) {
+  std::vector<std::unique_ptr<Fleet>> fleets;
+  for (const Group& group : groups) {
+    Fleet::Options fleet;
+    fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
+    fleet.count = group.count;
+    fleet.first_index = group.first;
+    fleet.seed = "agents-bench";
+    fleet.orchestrator_address = target(group);
+    fleet.infra_env_id = group.infra_env_id;
+    fleet.state_dir = absl::StrCat(dir, "/g", group.first);
+    fleet.step_threads = 1;
+    const int first = group.first;
+    ASSIGN_OR_RETURN(std::unique_ptr<Fleet> started, Fleet::Start(
+                                                         fleet,
+                                                         [&seen, first](const FleetEvent& event) {
+                                                           seen.OnEvent(first + event.agent, event);
+                                                         },
+                                                         assisted::log::Logger::Discard()));
+    fleets.push_back(std::move(started));
+  }
+  return fleets;
+}
+
+// Waits until `wanted` agents ever registered, printing progress every 30 s; false after
+// `timeout`.
+bool AwaitRegistrations(Observations& seen, int wanted, absl::Time start, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!seen.WaitEverRegistered(wanted, std::min(deadline, absl::Now() + absl::Seconds(30))) &&
+         absl::Now() < deadline) {
+    std::cout << absl::StrFormat("  %.0f s: %d of %d registered\n",
+                                 absl::ToDoubleSeconds(absl::Now() - start), seen.ever_registered(),
+                                 wanted)
+              << std::flush;
+  }
+  return seen.ever_registered() >= wanted;
+}
+
+// What the agent streams cost with nothing behind them (bench/bare_agent_server).
+struct Floor {
+  double register_s = 0;  // the whole fleet connecting at once until every agent registered
+  double rss_mib = 0;     // the server's VmRSS holding every stream
+  double rss_per_agent_kib = 0;
+};
+
+// The same fleets as the measured run, against a bare_agent_server of its own; stopped after.
+absl::StatusOr<Floor> MeasureFloor(const Options& options, const std::vector<Group>& groups,
+                                   const std::string& dir) {
+  std::cout << "floor: " << options.agents << " agents against bare_agent_server\n" << std::flush;
+  ASSIGN_OR_RETURN(std::unique_ptr<assisted::testing::LaunchedService> server,
+                   assisted::testing::LaunchedService::Launch(
+                       {.binary = "bench/bare_agent_server", .args = {"--log-level=warning"}}));
+  const double rss_before = assisted::bench::StatusMib(server->pid(), "VmRSS:");
+  Observations seen(options.agents);
+  const absl::Time start = absl::Now();
+  ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Fleet>> fleets,
+                   StartFleets(
+                       groups, [&](const Group&) { return server->grpc_target(); },
+                       absl::StrCat(dir, "/floor"), seen));
+  if (!AwaitRegistrations(seen, options.agents, start, options.timeout)) {
+    return absl::DeadlineExceededError(absl::StrCat("floor: only ", seen.ever_registered(), " of ",
+                                                    options.agents, " agents registered"));
+  }
+  Floor floor;
+  floor.register_s = absl::ToDoubleSeconds(seen.LastRegistration() - start);
+  floor.rss_mib = assisted::bench::StatusMib(server->pid(), "VmRSS:");
+  floor.rss_per_agent_kib = (floor.rss_mib - rss_before) * 1024 / options.agents;
+  for (auto& fleet : fleets) fleet->Stop();
+  server->Stop();
+  std::cout << absl::StrFormat(
+                   "floor: all %d registered in %.1f s; the bare server holds them in %.1f MiB "
+                   "(%.1f KiB per agent)\n",
+                   options.agents, floor.register_s, floor.rss_mib, floor.rss_per_agent_kib)
+            << std::flush;
+  return floor;
+}
+
 int Fail(const std::string& what) {
   std::cerr << "agents: " << what << "\n";
   return 1;
@@ -364,6 +458,8 @@ int main(int argc, char** argv) {
       .Range(absl::ZeroDuration(), absl::Minutes(1));
   parser.Duration("timeout", &options.timeout, "give up on any phase after this long")
       .Range(absl::Seconds(10), absl::Hours(4));
+  parser.Bool("floor", &options.floor,
+              "first measure the floor: the same fleet against bench/bare_agent_server");
   parser
       .Int("replicas", &options.replicas,
            "replicas of the inventory and of the orchestrator; the agents spread over them")
@@ -431,41 +527,26 @@ int main(int argc, char** argv) {
     groups[g].infra_env_id = infra_env.id();
   }
 
+  // The floor: the same fleets, registering with a server that does nothing else.
+  std::optional<Floor> floor;
+  if (options.floor) {
+    absl::StatusOr<Floor> measured = MeasureFloor(options, groups, dir);
+    if (!measured.ok()) return Fail(std::string(measured.status().message()));
+    floor = *measured;
+  }
+
   // The fleets: one per infra-env, every agent its own connection.
   Observations seen(options.agents);
-  std::vector<std::unique_ptr<Fleet>> fleets;
   const absl::Time register_start = absl::Now();
   const PhaseCost registration_cost(**stack);
-  for (const Group& group : groups) {
-    Fleet::Options fleet;
-    fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
-    fleet.count = group.count;
-    fleet.first_index = group.first;
-    fleet.seed = "agents-bench";
-    fleet.orchestrator_address = (*stack)->orchestrators_target(group.replica);
-    fleet.infra_env_id = group.infra_env_id;
-    fleet.state_dir = absl::StrCat(dir, "/g", group.first);
-    fleet.step_threads = 1;
-    const int first = group.first;
-    auto started = Fleet::Start(
-        fleet,
-        [&seen, first](const FleetEvent& event) { seen.OnEvent(first + event.agent, event); },
-        assisted::log::Logger::Discard());
-    if (!started.ok()) return Fail(std::string(started.status().message()));
-    fleets.push_back(*std::move(started));
-  }
+  absl::StatusOr<std::vector<std::unique_ptr<Fleet>>> started = StartFleets(
+      groups, [&](const Group& group) { return (*stack)->orchestrators_target(group.replica); },
+      dir, seen);
+  if (!started.ok()) return Fail(std::string(started.status().message()));
+  std::vector<std::unique_ptr<Fleet>> fleets = *std::move(started);
   std::cout << options.agents << " agents started in " << fleets.size() << " fleets\n"
             << std::flush;
-  const absl::Time register_deadline = absl::Now() + options.timeout;
-  while (!seen.WaitEverRegistered(options.agents,
-                                  std::min(register_deadline, absl::Now() + absl::Seconds(30))) &&
-         absl::Now() < register_deadline) {
-    std::cout << absl::StrFormat("  %.0f s: %d of %d registered\n",
-                                 absl::ToDoubleSeconds(absl::Now() - register_start),
-                                 seen.ever_registered(), options.agents)
-              << std::flush;
-  }
-  if (seen.ever_registered() < options.agents) {
+  if (!AwaitRegistrations(seen, options.agents, register_start, options.timeout)) {
     return Fail(absl::StrCat("only ", seen.ever_registered(), " of ", options.agents,
                              " agents registered"));
   }
@@ -543,6 +624,19 @@ int main(int argc, char** argv) {
             << std::flush;
 
   for (auto& fleet : fleets) fleet->Stop();
+  // Each figure beside its floor: RSS against the bare server's, both registrations against
+  // the whole fleet connecting to it at once.
+  std::string floor_json = "\"floor_register_s\":null,\"floor_rss_mib\":null,";
+  if (floor) {
+    floor_json = absl::StrFormat(
+        "\"floor_register_s\":%.1f,\"floor_rss_mib\":%.1f,\"floor_rss_per_agent_kib\":%.1f,"
+        "\"rss_ratio\":%.2f,\"register_ratio\":%.2f,\"reregister_ratio\":%.2f,",
+        floor->register_s, floor->rss_mib, floor->rss_per_agent_kib, rss_mib / floor->rss_mib,
+        register_s / floor->register_s, reregister_s / floor->register_s);
+    std::cout << absl::StrFormat(
+        "against the floor: RSS %.2fx, registration %.2fx, re-registration %.2fx\n",
+        rss_mib / floor->rss_mib, register_s / floor->register_s, reregister_s / floor->register_s);
+  }
   std::cout << absl::StrFormat(
       "{\"bench\":\"agents\",\"agents\":%d,\"register_s\":%.1f,\"orchestrator_rss_mib\":%.1f,"
       "\"rss_per_agent_kib\":%.1f,\"steady_cpu_cores\":%.3f,\"steady_db_commits_per_s\":%.1f,"
@@ -550,11 +644,11 @@ int main(int argc, char** argv) {
       "\"push_after_heard_p50_ms\":%.1f,\"push_after_heard_p99_ms\":%.1f,"
       "\"push_back_to_back_p50_ms\":%.1f,\"push_back_to_back_p99_ms\":%.1f,\"reregister_s\":%.1f,"
       "\"all_reregistered\":%s,\"replicas\":%d,\"reregistered\":%d,"
-      "\"push_other_replica_p50_ms\":%.1f,\"push_other_replica_p99_ms\":%.1f,\"cores\":%d}\n",
+      "\"push_other_replica_p50_ms\":%.1f,\"push_other_replica_p99_ms\":%.1f,%s\"cores\":%d}\n",
       options.agents, register_s, rss_mib, (rss_mib - rss_before) * 1024 / options.agents,
       steady_cpu, commits_per_s, quiet.p50_ms, quiet.p99_ms, quiet.samples,
       quiet.after_heard_p50_ms, quiet.after_heard_p99_ms, busy.p50_ms, busy.p99_ms, reregister_s,
       all_back ? "true" : "false", options.replicas, to_register, quiet.other_replica_p50_ms,
-      quiet.other_replica_p99_ms, std::thread::hardware_concurrency());
+      quiet.other_replica_p99_ms, floor_json, std::thread::hardware_concurrency());
   return all_back && quiet.samples > 0 && busy.samples > 0 ? 0 : 1;
 }
