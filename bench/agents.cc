@@ -56,6 +56,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "bench/agent_groups.h"
 #include "bench/download_harness.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
@@ -65,7 +66,6 @@
 #include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
 #include "services/agent/fleet.h"
-#include "services/agent/simulation/profile_paths.h"
 #include "tests/harness/service_launcher.h"
 
 namespace {
@@ -235,13 +235,7 @@ types::Cluster ClusterSpec(int index) {
   return spec;
 }
 
-struct Group {
-  std::string infra_env_id;
-  std::string cluster_id;  // empty: unbound
-  int first = 0;           // first agent (and host index) of the group
-  int count = 0;
-  int replica = 0;  // the orchestrator replica its agents dial first
-};
+using Group = ::assisted::bench::AgentGroup;
 
 struct PushFigures {
   double p50_ms = 0;
@@ -345,32 +339,13 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
   return figures;
 }
 
-// The fleets of `groups`, one per group, every agent its own connection to `target(group)`;
-// what they see goes to `seen`.
+// StartFleets reporting to `seen`.
 absl::StatusOr<std::vector<std::unique_ptr<Fleet>>> StartFleets(
     const std::vector<Group>& groups, const std::function<std::string(const Group&)>& target,
     const std::string& dir, Observations& seen) {
-  std::vector<std::unique_ptr<Fleet>> fleets;
-  for (const Group& group : groups) {
-    Fleet::Options fleet;
-    fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
-    fleet.count = group.count;
-    fleet.first_index = group.first;
-    fleet.seed = "agents-bench";
-    fleet.orchestrator_address = target(group);
-    fleet.infra_env_id = group.infra_env_id;
-    fleet.state_dir = absl::StrCat(dir, "/g", group.first);
-    fleet.step_threads = 1;
-    const int first = group.first;
-    ASSIGN_OR_RETURN(std::unique_ptr<Fleet> started, Fleet::Start(
-                                                         fleet,
-                                                         [&seen, first](const FleetEvent& event) {
-                                                           seen.OnEvent(first + event.agent, event);
-                                                         },
-                                                         assisted::log::Logger::Discard()));
-    fleets.push_back(std::move(started));
-  }
-  return fleets;
+  return assisted::bench::StartFleets(
+      groups, target, dir,
+      [&seen](int agent, const FleetEvent& event) { seen.OnEvent(agent, event); });
 }
 
 // Waits until `wanted` agents ever registered, printing progress every 30 s; false after
@@ -509,22 +484,13 @@ int main(int argc, char** argv) {
     groups.push_back({"", cluster.id(), next, kClusterHosts, c % options.replicas});
     next += kClusterHosts;
   }
-  while (next < options.agents) {
-    const int count = std::min(options.per_infra_env, options.agents - next);
-    groups.push_back({"", "", next, count, static_cast<int>(groups.size()) % options.replicas});
-    next += count;
+  for (Group& group :
+       assisted::bench::UnboundGroups(next, options.agents - next, options.per_infra_env,
+                                      options.replicas, static_cast<int>(groups.size()))) {
+    groups.push_back(std::move(group));
   }
-  for (size_t g = 0; g < groups.size(); ++g) {
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name(absl::StrCat("bench-", g));
-    create.mutable_infra_env()->set_cluster_id(groups[g].cluster_id);
-    create.mutable_infra_env()->set_openshift_version("4.16");
-    create.set_pull_secret(kPullSecret);
-    types::InfraEnv infra_env;
-    grpc::ClientContext context;
-    const grpc::Status created = stub->CreateInfraEnv(&context, create, &infra_env);
-    if (!created.ok()) return Fail("cannot register an infra-env: " + created.error_message());
-    groups[g].infra_env_id = infra_env.id();
+  if (absl::Status created = assisted::bench::CreateInfraEnvs(*stub, groups); !created.ok()) {
+    return Fail(std::string(created.message()));
   }
 
   // The floor: the same fleets, registering with a server that does nothing else.
