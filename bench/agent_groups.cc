@@ -1,5 +1,7 @@
 #include "bench/agent_groups.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -40,6 +42,20 @@ absl::Status CreateInfraEnvs(inventory::v1::InventoryService::Stub& stub,
     groups[g].infra_env_id = infra_env.id();
   }
   return absl::OkStatus();
+}
+
+void RaiseOpenFileLimit() {
+  rlimit files{200000, 200000};
+  if (setrlimit(RLIMIT_NOFILE, &files) != 0) {
+    getrlimit(RLIMIT_NOFILE, &files);
+    files.rlim_cur = files.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &files);
+  }
+}
+
+std::vector<std::string> OrchestratorArgsForAgents(int agents) {
+  return {absl::StrCat("--max-agent-streams=", agents + 1000), "--max-agent-streams-per-peer=0",
+          absl::StrCat("--max-unregistered-agent-streams-per-peer=", agents + 1000)};
 }
 
 absl::StatusOr<std::vector<std::unique_ptr<agent::Fleet>>> StartFleets(

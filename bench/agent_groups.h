@@ -40,6 +40,13 @@ std::vector<AgentGroup> UnboundGroups(int first, int agents, int per_infra_env, 
 absl::Status CreateInfraEnvs(inventory::v1::InventoryService::Stub& stub,
                              std::vector<AgentGroup>& groups, const std::string& prefix = "bench");
 
+// Raises this process's open-file limit as far as allowed: every agent holds a connection, two
+// ends on this machine, and the services started after inherit the limit.
+void RaiseOpenFileLimit();
+
+// The orchestrator flags that let `agents` simulated agents in, all from this one address.
+std::vector<std::string> OrchestratorArgsForAgents(int agents);
+
 // Every agent's events, numbered across groups (group.first + the agent's index in its fleet).
 using AgentEvents = std::function<void(int agent, const agent::FleetEvent& event)>;
 

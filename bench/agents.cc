@@ -39,8 +39,6 @@
 //   "push_other_replica_p50_ms":…,"push_other_replica_p99_ms":…,"floor_register_s":…,
 //   "floor_rss_mib":…,"floor_rss_per_agent_kib":…,"rss_ratio":…,"register_ratio":…,
 //   "reregister_ratio":…,"cores":…}
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -445,23 +443,15 @@ int main(int argc, char** argv) {
   if (options.clusters * kClusterHosts > options.agents) {
     return Fail("--clusters x 5 must not exceed --agents");
   }
-  // Every agent holds a connection: two ends on this machine, inherited by the children.
-  rlimit files{200000, 200000};
-  if (setrlimit(RLIMIT_NOFILE, &files) != 0) {
-    getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  assisted::bench::RaiseOpenFileLimit();
   const std::string dir = "/tmp/assisted-agents-bench";
   std::filesystem::remove_all(dir);
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator ("
             << options.replicas << " of each)\n"
             << std::flush;
-  std::vector<std::string> orchestrator_args = {
-      absl::StrCat("--max-agent-streams=", options.agents + 1000), "--max-agent-streams-per-peer=0",
-      // Every simulated agent connects from this one address.
-      absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000)};
+  std::vector<std::string> orchestrator_args =
+      assisted::bench::OrchestratorArgsForAgents(options.agents);
   if (options.workers > 0) orchestrator_args.push_back(absl::StrCat("--workers=", options.workers));
   auto stack = assisted::bench::ServiceStack::Start(
       {.orchestrator_args = orchestrator_args, .replicas = options.replicas});

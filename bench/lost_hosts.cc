@@ -16,7 +16,6 @@
 //   "noticed_max_s":…,"all_noticed":true,"false_alarms":0,"keepalive_time_s":…,
 //   "keepalive_timeout_s":…,"disconnection_timeout_s":…,"cores":2}
 #include <signal.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -182,27 +181,21 @@ int main(int argc, char** argv) {
   }
   const int frozen = std::max(1, options.agents * options.frozen_percent / 100);
   const int live = options.agents - frozen;
-  rlimit files{200000, 200000};
-  if (setrlimit(RLIMIT_NOFILE, &files) != 0) {
-    getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  assisted::bench::RaiseOpenFileLimit();
   const std::string dir = "/tmp/assisted-lost-hosts-bench";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
-  auto stack = assisted::bench::ServiceStack::Start(
-      {.orchestrator_args = {
-           absl::StrCat("--max-agent-streams=", options.agents + 1000),
-           "--max-agent-streams-per-peer=0",
-           absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000),
-           absl::StrCat("--grpc-keepalive-time=", absl::FormatDuration(options.keepalive_time)),
-           absl::StrCat("--grpc-keepalive-timeout=",
-                        absl::FormatDuration(options.keepalive_timeout)),
-           absl::StrCat("--host-disconnection-timeout=",
-                        absl::FormatDuration(options.disconnection_timeout))}});
+  std::vector<std::string> orchestrator_args =
+      assisted::bench::OrchestratorArgsForAgents(options.agents);
+  orchestrator_args.insert(
+      orchestrator_args.end(),
+      {absl::StrCat("--grpc-keepalive-time=", absl::FormatDuration(options.keepalive_time)),
+       absl::StrCat("--grpc-keepalive-timeout=", absl::FormatDuration(options.keepalive_timeout)),
+       absl::StrCat("--host-disconnection-timeout=",
+                    absl::FormatDuration(options.disconnection_timeout))});
+  auto stack = assisted::bench::ServiceStack::Start({.orchestrator_args = orchestrator_args});
   if (!stack.ok()) return Fail(std::string(stack.status().message()));
   auto stub = inv::InventoryService::NewStub(
       grpc::CreateChannel((*stack)->inventory().grpc_target(), grpc::InsecureChannelCredentials()));
