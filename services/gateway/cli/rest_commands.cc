@@ -23,7 +23,7 @@ namespace {
 using nlohmann::json;
 
 RestClient ClientFor(const GlobalOptions& global) {
-  return RestClient({.server = global.server, .token = global.token});
+  return RestClient({.server = global.server, .token = global.token, .ca_file = global.ca_file});
 }
 
 // Prints "aictl <command>: <message>" and returns the status's exit code.
@@ -43,15 +43,14 @@ int64_t Number(const json& object, const char* key) {
              : 0;
 }
 
-// With -o json, prints `value` whole and returns true; the caller prints its table otherwise.
+// With -o json, yaml or name, prints `value` so and returns true; the caller prints its table
+// otherwise.
 bool PrintedAsJson(const GlobalOptions& global, Io io, const json& value) {
-  if (global.output != "json") return false;
-  io.out << value.dump(2) << "\n";
-  return true;
+  return PrintStructured(global.output, io.out, value);
 }
 
-// In table mode the new resource's id alone (ID=$(aictl clusters create ...)); in JSON mode the
-// whole resource.
+// In table mode the new resource's id alone (ID=$(aictl clusters create ...)); otherwise the
+// whole resource in the format asked for.
 void PrintCreated(const GlobalOptions& global, Io io, absl::string_view kind, const json& created) {
   if (PrintedAsJson(global, io, created)) return;
   io.err << kind << " " << TextField(created, "name") << " created\n";
@@ -481,7 +480,7 @@ int RunWait(const GlobalOptions& global, const CommandOptions& options,
             const std::vector<std::string>& args, Io io) {
   if (args.size() != 1) return Usage(io, "wait", "expected one CLUSTER_ID");
   const std::string& id = args[0];
-  std::ostream& progress = global.output == "json" ? io.err : io.out;
+  std::ostream& progress = global.output == "table" ? io.out : io.err;
   RestClient client = ClientFor(global);
   const absl::Time deadline = absl::Now() + options.timeout;
   std::map<std::string, std::string> last_lines;
