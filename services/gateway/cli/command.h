@@ -63,6 +63,11 @@ struct CommandOptions {
   int limit = 20;
   // manifests
   std::string folder = "manifests";
+  // hosts update
+  std::string role;
+  std::string disk_id;
+  // infra-envs update: a YAML file of the fields to change
+  std::string body_file;
   // agent create, agent wait-for (agent_commands.cc)
   std::string dir = ".";
   std::string base_iso;

@@ -18,6 +18,7 @@
 #include "lib/service/runner.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/command.h"
+#include "services/gateway/cli/rest_client.h"
 #include "services/gateway/jwt.h"
 
 namespace assisted::cli {
@@ -96,6 +97,25 @@ int RunToken(const GlobalOptions&, const CommandOptions& options,
   }
   io.out << *token << "\n";
   return kExitOk;
+}
+
+// The id of the one cluster named `name`: NOT_FOUND when none is, INVALID_ARGUMENT (with their
+// ids) when several are.
+absl::StatusOr<std::string> ClusterIdByName(const GlobalOptions& global, const std::string& name) {
+  RestClient client({.server = global.server, .token = global.token, .ca_file = global.ca_file});
+  absl::StatusOr<nlohmann::json> clusters = client.Call("GET", "/clusters");
+  if (!clusters.ok()) return clusters.status();
+  std::vector<std::string> ids;
+  for (const nlohmann::json& cluster : *clusters) {
+    if (TextField(cluster, "name") == name) ids.push_back(TextField(cluster, "id"));
+  }
+  if (ids.empty()) return absl::NotFoundError(absl::StrCat("no cluster named \"", name, "\""));
+  if (ids.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(ids.size(), " clusters are named \"", name,
+                                                   "\": give one of their ids (",
+                                                   absl::StrJoin(ids, ", "), ")"));
+  }
+  return ids[0];
 }
 
 void BindGlobal(config::Parser& parser, GlobalOptions& global);
@@ -337,6 +357,16 @@ int Run(const std::vector<std::string>& raw_args, const config::Environment& env
         io.err << "aictl: " << resolved.message() << "\n";
         return kExitUsage;
       }
+    }
+    // Clusters are addressable by name wherever a command takes CLUSTER_ID.
+    if (command.positional != nullptr && absl::StartsWith(command.positional, "CLUSTER_ID") &&
+        !args.empty() && !config::Uuid(args[0]).ok()) {
+      absl::StatusOr<std::string> id = ClusterIdByName(global, args[0]);
+      if (!id.ok()) {
+        io.err << "aictl " << command.name << ": " << id.status().message() << "\n";
+        return ExitCodeFor(id.status());
+      }
+      args[0] = *id;
     }
     return command.run(global, options, args, io);
   }
