@@ -791,12 +791,38 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+// Milliseconds since the epoch of an RFC 3339 time with any number of fractional digits.
+function epochMs(text) {
+  return Date.parse(text.replace(/(\.\d{3})\d+/, '$1'));
+}
+
+// The samples' figures: p50, p99 and max of each named series (ms), sorted in place.
+function summarize(series) {
+  const figures = {};
+  for (const [name, values] of Object.entries(series)) {
+    values.sort((a, b) => a - b);
+    figures[`${name}_p50_ms`] = Math.round(percentile(values, 50));
+    figures[`${name}_p99_ms`] = Math.round(percentile(values, 99));
+    figures[`${name}_max_ms`] = Math.round(values[values.length - 1]);
+  }
+  return figures;
+}
+
 // From a host's status change in the inventory to the browser's DOM showing it, with UI_HOSTS
-// hosts on screen. Each sample changes one host's status through the API: given the name of
-// the next host (the orchestrator's hostname-unique check fails and both go from known to
-// insufficient), then its own name back (insufficient to known); UI_SAMPLES changes in all, one
-// after the other. Timed from sending the PATCH (an upper bound: the orchestrator
-// still has to judge the host and write its status) to the row showing the new status.
+// hosts on screen, hop by hop. Each sample changes one host's status through the API: given the
+// name of the next host (the orchestrator's hostname-unique check fails and both go from known
+// to insufficient), then its own name back (insufficient to known); UI_SAMPLES changes in all,
+// one after the other. Per sample, on one clock (this machine's):
+//   sent       the PATCH leaves here
+//   committed  the inventory writes the host's new status (its status_updated_at: PostgreSQL's
+//              now() in the orchestrator's status write)
+//   pushed     the browser has the change-stream answer naming the host with that status
+//   shown      the host's row shows the new status (a MutationObserver in the page)
+//   reread     the browser has re-read the host (the rest of its row: validations, stages)
+// Prints its figures as the last line (JSON): "change_to_dom" (committed → shown) is the
+// issue's figure, "push" (committed → pushed) and "render" (pushed → shown) its hops; "judge"
+// (sent → committed) is the orchestrator's, "row_reread" (pushed → reread) the rest of the
+// row's, "patch_answer" the PATCH's own round trip.
 async function latency() {
   const hostCount = Number(env.UI_HOSTS ?? 100);
   const samples = Number(env.UI_SAMPLES ?? 100);
@@ -805,12 +831,27 @@ async function latency() {
   log(`${hostCount} simulated hosts booted`);
 
   await inBrowser(async (page) => {
+    // What the page receives, and when: each change-stream answer (its text) and every other
+    // REST answer's arrival, noted as the UI's code reads the body.
+    await page.evaluateOnNewDocument(() => {
+      window.__answers = [];
+      for (const method of ['text', 'json']) {
+        const original = Response.prototype[method];
+        Response.prototype[method] = async function (...args) {
+          const body = await original.apply(this, args);
+          const at = performance.timeOrigin + performance.now();
+          const changes = this.url.includes('/v2/changes');
+          window.__answers.push({ url: this.url, at, text: changes ? body : '' });
+          return body;
+        };
+      }
+    });
     await page.goto(base, { waitUntil: 'load' });
     await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
     await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
     await page.waitForFunction(
       (n) => [...document.querySelectorAll('[data-testid^="host-row-"] [data-testid="status"]')].filter((s) => s.textContent === 'known').length === n,
-      { timeout: 300_000, polling: 'mutation' },
+      { timeout: 600_000, polling: 'mutation' },
       hostCount,
     );
     log(`${hostCount} hosts on screen, all known`);
@@ -828,37 +869,49 @@ async function latency() {
       new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-testid'] });
     });
     const hosts = (await rest('GET', `/clusters/${cluster.id}`)).hosts;
-    const latencies = [];
-    const answers = []; // how long the PATCH itself took to answer
+    const series = { change_to_dom: [], judge: [], push: [], render: [], row_reread: [], patch_answer: [] };
     const change = async (host, name, status) => {
       const key = `${name}=${status}`;
-      await page.evaluate((k) => delete window.__seen[k], key);
+      await page.evaluate((k) => {
+        delete window.__seen[k];
+        window.__answers = [];
+      }, key);
       const sent = Date.now();
       await rest('PATCH', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`, { host_name: name });
-      answers.push(Date.now() - sent);
-      const shown = await (await page.waitForFunction((k) => window.__seen[k], { timeout: 30_000, polling: 'mutation' }, key)).jsonValue();
-      latencies.push(shown - sent);
+      series.patch_answer.push(Date.now() - sent);
+      const shown = await (await page.waitForFunction((k) => window.__seen[k], { timeout: 60_000, polling: 'mutation' }, key)).jsonValue();
+      const now = await rest('GET', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`);
+      const committed = epochMs(now.status_updated_at);
+      const pushedOf = (answers) => answers.find((a) => a.text.includes(`"id":"${host.id}"`) && a.text.includes(`"status":"${status}"`))?.at;
+      const rereadOf = (answers, after) => answers.find((a) => a.url.includes(`/hosts/${host.id}`) && a.at >= after)?.at;
+      const answered = async () => {
+        const answers = await page.evaluate(() => window.__answers);
+        const pushed = pushedOf(answers);
+        return { answers, pushed, reread: pushed && rereadOf(answers, pushed) };
+      };
+      let seen = await answered();
+      // The re-read may still be on its way when the row shows the pushed status.
+      for (const deadline = Date.now() + 30_000; seen.pushed && !seen.reread && Date.now() < deadline; seen = await answered()) {
+        await page.waitForFunction((n) => window.__answers.length > n, { timeout: 30_000, polling: 'raf' }, seen.answers.length).catch(() => {});
+      }
+      const { answers, pushed, reread } = seen;
+      if (now.status !== status || !pushed || !reread) {
+        fail(`sample ${key}: status ${now.status}, pushed ${pushed}, re-read ${reread}; answers ${JSON.stringify(answers.map((a) => [a.url, a.at - sent]))}`);
+      }
+      series.change_to_dom.push(shown - committed);
+      series.judge.push(committed - sent);
+      series.push.push(pushed - committed);
+      series.render.push(shown - pushed);
+      series.row_reread.push(reread - pushed);
     };
     const nameOf = (host) => JSON.parse(host.inventory).hostname;
-    for (let i = 0; latencies.length < samples; i++) {
+    for (let i = 0; series.change_to_dom.length < samples; i++) {
       const host = hosts[i % hosts.length];
       await change(host, nameOf(hosts[(i + 1) % hosts.length]), 'insufficient');
-      if (latencies.length < samples) await change(host, nameOf(host), 'known');
+      if (series.change_to_dom.length < samples) await change(host, nameOf(host), 'known');
     }
-    latencies.sort((a, b) => a - b);
-    answers.sort((a, b) => a - b);
-    const figures = {
-      hosts: hostCount,
-      samples,
-      p50_ms: Math.round(percentile(latencies, 50)),
-      p90_ms: Math.round(percentile(latencies, 90)),
-      p99_ms: Math.round(percentile(latencies, 99)),
-      max_ms: Math.round(latencies[latencies.length - 1]),
-      patch_answer_p50_ms: Math.round(percentile(answers, 50)),
-      cores: availableParallelism(),
-    };
     await shot(page, 'latency-100-hosts');
-    console.log(JSON.stringify(figures));
+    console.log(JSON.stringify({ hosts: hostCount, samples, ...summarize(series), cores: availableParallelism() }));
   });
 }
 

@@ -28,6 +28,7 @@ import { api, download, failingValidations, fetchText, must, Unreachable, type A
 import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
+import { newerOf, withPushedStatuses } from '../pushedStatus';
 
 interface Disk {
   id?: string;
@@ -322,16 +323,26 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
     const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'descending', limit: 100 } } }));
     setEvents(list as ApiEvent[]);
   };
-  const readCluster = async (): Promise<boolean> => {
-    const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId } } });
+  // The cluster, with its hosts or (`withHosts` false: a change of the cluster only) without:
+  // with a hundred hosts on screen, re-reading them all for a change of the cluster's own
+  // status was most of what a status change cost to show.
+  const readCluster = async (withHosts = true): Promise<boolean> => {
+    const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', {
+      params: { path: { cluster_id: clusterId }, query: withHosts ? {} : { 'exclude-hosts': true } },
+    });
     if (response.status === 404) {
       setMissing(true);
       return false;
     }
     if (!data) throw new Error(`HTTP ${response.status}`);
     const got = data as Cluster;
-    setCluster(got);
-    setHosts(sortHosts((got.hosts as Host[] | undefined) ?? []));
+    setCluster((held) => (held?.id === got.id ? newerOf(held, got) : got));
+    if (withHosts) {
+      setHosts((held) => {
+        const byId = new Map(held.map((h) => [h.id, h]));
+        return sortHosts(((got.hosts as Host[] | undefined) ?? []).map((h) => newerOf(byId.get(h.id), h)));
+      });
+    }
     return true;
   };
   // Only the hosts that changed are read again: with a hundred hosts on screen, re-reading the
@@ -351,7 +362,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
     setHosts((current) => {
       const byId = new Map(current.map((h) => [h.id, h]));
       for (const { id, host } of fresh) {
-        if (host && host.cluster_id === clusterId) byId.set(id, host);
+        if (host && host.cluster_id === clusterId) byId.set(id, newerOf(byId.get(id), host));
         else byId.delete(id);
       }
       return sortHosts([...byId.values()]);
@@ -375,23 +386,37 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
     }
     try {
       const kinds = new Set((changes ?? []).map((c) => c.kind));
-      if (changes === null || kinds.has('cluster')) {
-        if (!(await readCluster())) return;
-      } else if (kinds.has('host')) {
+      // Everything first (a cluster that is gone ends here); then what changed, side by side.
+      if (changes === null && !(await readCluster())) return;
+      const reads: Promise<unknown>[] = [];
+      if (changes !== null && kinds.has('cluster')) reads.push(readCluster(false));
+      if (changes !== null && kinds.has('host')) {
         const latest = new Map(changes.filter((c) => c.kind === 'host').map((c) => [c.id, c]));
-        await readHosts([...latest.values()]);
+        reads.push(readHosts([...latest.values()]));
       }
       if (changes === null || kinds.has('infra-env')) {
-        const list = await must(api.GET('/api/assisted-install/v2/infra-envs', { params: { query: { cluster_id: clusterId } } }));
-        setInfraEnv(((list as InfraEnv[]) ?? [])[0] ?? null);
+        reads.push(
+          must(api.GET('/api/assisted-install/v2/infra-envs', { params: { query: { cluster_id: clusterId } } })).then((list) =>
+            setInfraEnv(((list as InfraEnv[]) ?? [])[0] ?? null),
+          ),
+        );
       }
-      if (changes === null || kinds.has('event')) await loadEvents();
+      if (changes === null || kinds.has('event')) reads.push(loadEvents());
+      await Promise.all(reads);
       setError('');
     } catch (e) {
       if (!(e instanceof Unreachable)) setError((e as Error).message);
     }
   };
-  useLiveReload(clusterId, load);
+  // A pushed status shows at once; the re-read brings the rest of the row (validations, stage).
+  const showPushedStatuses = (changes: Change[]) => {
+    if (readOnly) return;
+    const ofHosts = changes.filter((c) => c.kind === 'host');
+    const ofCluster = changes.filter((c) => c.kind === 'cluster');
+    if (ofHosts.length > 0) setHosts((held) => withPushedStatuses(held, ofHosts));
+    if (ofCluster.length > 0) setCluster((held) => (held ? withPushedStatuses([held], ofCluster)[0] : held));
+  };
+  useLiveReload(clusterId, load, showPushedStatuses);
 
   const action = async (name: 'install' | 'cancel' | 'reset' | 'allow-add-hosts') => {
     try {
