@@ -587,6 +587,16 @@ async function wizard(page) {
   await signIn(page, env.UI_TOKEN);
   await clickText(page, 'Create cluster');
   await page.waitForSelector('#name', { visible: true });
+  // Every message is the product's: Enter in the empty cluster name (an implicit submission)
+  // gives the browser no constraint of its own to speak of ("Please fill out this field."), and
+  // leaving the field shows the wizard's message.
+  await page.focus('#name');
+  await page.keyboard.press('Enter');
+  const browserSays = await page.$$eval('input, textarea, select', (fields) => fields.map((f) => f.validationMessage).filter(Boolean));
+  if (browserSays.length > 0) fail(`the browser validates wizard fields itself: ${browserSays.join('; ')}`);
+  await page.focus('#domain');
+  await expectProblem(page, 'name', 'Required.', "an empty cluster name is not flagged with the wizard's own message");
+  log("an empty cluster name: the wizard's own message, none of the browser's");
   await typeInto(page, '#name', 'static');
   await typeInto(page, '#domain', 'example.com');
   await paste(page, '#pull-secret', PULL_SECRET);
@@ -910,7 +920,7 @@ async function latency() {
       await change(host, nameOf(hosts[(i + 1) % hosts.length]), 'insufficient');
       if (series.change_to_dom.length < samples) await change(host, nameOf(host), 'known');
     }
-    await shot(page, 'latency-100-hosts');
+    await shot(page, `latency-${hostCount}-hosts`);
     console.log(JSON.stringify({ hosts: hostCount, samples, ...summarize(series), cores: availableParallelism() }));
   });
 }
