@@ -83,5 +83,35 @@ TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere)
   EXPECT_THAT(record.refusals, ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
 }
 
+// The provider's tokens live 10 s here: the tab refreshes its sign-in (the refresh_token grant)
+// before each expires, so it outlives the first token (refused by the gateway once past its
+// clock leeway) without going back to sign-in. Time passes by the token lifetime alone: the
+// scenario waits for conditions (a new token, the first one refused), never for a fixed time.
+TEST_F(UiEndToEndTest, AnIdentityProviderSignInIsRefreshedBeforeItsTokenExpires) {
+  absl::StatusOr<std::unique_ptr<OidcProvider>> provider =
+      OidcProvider::Start({.token_lifetime = absl::Seconds(10)});
+  ASSERT_THAT(provider, IsOk());
+  const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "oidc");
+  ASSERT_FALSE(HasFailure());
+  absl::StatusOr<RunningGateway> gateway = LaunchUiGateway(
+      {"--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
+       "--oidc-discovery-file=" + WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
+       "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
+       "--jwt-audience=assisted-ui"});
+  ASSERT_TRUE(gateway.ok()) << gateway.status();
+  (*provider)->RegisterRedirectUri(gateway->http_base + "/oidc/callback");
+
+  RunScenario("oidc-refresh", {{"UI_BASE", gateway->http_base},
+                               {"OIDC_ISSUER", (*provider)->issuer()},
+                               {"UI_OIDC_CLUSTER", cluster}});
+
+  // One sign-in at the provider, one code exchanged, then refreshes only, none refused.
+  const OidcProvider::Record record = (*provider)->record();
+  EXPECT_EQ(record.login_pages, 1);
+  EXPECT_EQ(record.tokens, 1);
+  EXPECT_GE(record.refreshes, 1);
+  EXPECT_THAT(record.refusals, ::testing::IsEmpty());
+}
+
 }  // namespace
 }  // namespace assisted::testing

@@ -4,7 +4,7 @@
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
 //   node tests/e2e.mjs SCENARIO      (flow | cancel-reset | wizard | errors | agent-based | oidc |
-//                                     latency)
+//                                     oidc-refresh | latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -16,7 +16,7 @@
 //                      a token of its owner (UI_BASE is that gateway)        (agent-based)
 //   OIDC_ISSUER        the test's identity provider; UI_BASE is a gateway that signs in
 //                      there (--oidc-discovery-file)                                 (oidc)
-//   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation               (oidc)
+//   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation  (oidc, oidc-refresh)
 //   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts
 //                                                             (flow, cancel-reset, latency)
 //   FLEET_WORKER_PROFILE   the day-2 host's profile                                  (flow)
@@ -925,6 +925,62 @@ async function latency() {
   });
 }
 
+function claimsOf(token) {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+}
+
+// Signs in through the identity provider (OIDC_ISSUER) from cluster `cluster`'s screen, back to
+// it; the tab's token.
+async function signInThroughProvider(page, cluster) {
+  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), (await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true })).click()]);
+  if (!page.url().startsWith(`${env.OIDC_ISSUER}/authorize`)) fail(`not sent to the provider: ${page.url()}`);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign in as demo')]);
+  await byText(page, 'oidc.example.com', 'h2');
+  return page.evaluate(() => sessionStorage.getItem('assisted.token'));
+}
+
+// A sign-in through a provider whose tokens live a few seconds (the test sets the lifetime)
+// stays alive: the tab trades its refresh token for new tokens before each expires, the first
+// token expires for the gateway too (401, past its clock leeway), and the screen still
+// follows the cluster live with the token it holds now, without a sign-in in between.
+async function oidcRefresh(page) {
+  const cluster = env.UI_OIDC_CLUSTER;
+  const first = await signInThroughProvider(page, cluster);
+  const lifetime = claimsOf(first).exp - claimsOf(first).iat;
+  log(`signed in through the provider; its tokens live ${lifetime} s`);
+  const held = () => page.evaluate(() => sessionStorage.getItem('assisted.token'));
+  await page.waitForFunction((t) => { const now = sessionStorage.getItem('assisted.token'); return now && now !== t; }, { timeout: lifetime * 1000 * 3, polling: 250 }, first);
+  const second = await held();
+  if (claimsOf(second).iss !== env.OIDC_ISSUER || claimsOf(second).exp <= claimsOf(first).exp) fail(`the new token is not a later one of the provider: ${JSON.stringify(claimsOf(second))}`);
+  if (claimsOf(first).exp * 1000 <= Date.now()) fail('the token was refreshed only after it expired');
+  log(`refreshed before it expired: a new token from the provider, expiring ${claimsOf(second).exp - claimsOf(first).exp} s later`);
+
+  // Until the gateway refuses the first token (its expiry plus the gateway's clock leeway),
+  // the tab keeps refreshing; then the screen must still work with what it holds.
+  const refusedBy = async (token) => (await fetch(`${base}/api/assisted-install/v2/clusters/${cluster}`, { headers: { Authorization: `Bearer ${token}` } })).status;
+  try {
+    await page.waitForFunction(
+      async (t) => (await fetch(`/api/assisted-install/v2/clusters/${location.pathname.split('/')[2]}`, { headers: { Authorization: `Bearer ${t}` } })).status === 401,
+      { timeout: (lifetime + 90) * 1000, polling: 1000 },
+      first,
+    );
+  } catch (error) {
+    if (error?.name !== 'TimeoutError') throw error;
+    fail(`the first token is still taken: ${await refusedBy(first)}`);
+  }
+  if (await page.$('#token, [data-testid="oidc-sign-in"]')) fail('the tab went back to sign-in');
+  const now = await held();
+  if ((await refusedBy(now)) !== 200) fail(`the token the tab holds is refused: ${await refusedBy(now)}`);
+  log(`the first token is refused now; the tab holds a token the gateway takes (${Math.round(claimsOf(now).exp - Date.now() / 1000)} s left)`);
+
+  // The change stream and the re-reads carry the current token: a rename shows live.
+  await rest('PATCH', `/clusters/${cluster}`, { name: 'oidc2' }, now);
+  await byText(page, 'oidc2.example.com', 'h2');
+  if (await page.$('#token, [data-testid="oidc-sign-in"]')) fail('the tab went back to sign-in');
+  log('a change of the cluster still shows live, with no sign-in in between');
+}
+
 // Sign-in through the identity provider (authorization code flow with PKCE): a denial and a
 // forged answer are refused with a reason, a real sign-in returns to the screen asked for with
 // the provider's token, and sign-out ends the provider's session too.
@@ -963,14 +1019,9 @@ async function oidc(page) {
   log('a forged answer is refused without a code exchange');
 
   // The real thing: to the provider and back to the cluster asked for, with its token.
-  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), (await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true })).click()]);
-  if (!atProvider()) fail(`not sent to the provider: ${page.url()}`);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign in as demo')]);
-  await byText(page, 'oidc.example.com', 'h2');
+  const token = await signInThroughProvider(page, cluster);
   if (new URL(page.url()).pathname !== `/clusters/${cluster}` || new URL(page.url()).search) fail(`not back at the cluster asked for: ${page.url()}`);
-  const token = await page.evaluate(() => sessionStorage.getItem('assisted.token'));
-  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const claims = claimsOf(token);
   if (claims.iss !== issuer) fail(`the token in use is not the provider's: ${JSON.stringify(claims)}`);
   log(`signed in through the provider as ${claims.sub} (org ${claims.org_id}); back at the cluster asked for`);
   await shot(page, '01c-signed-in-through-provider');
@@ -1036,6 +1087,7 @@ const scenarios = {
   flow: () => inBrowser(flow),
   'cancel-reset': () => inBrowser(cancelReset),
   oidc: () => inBrowser(oidc),
+  'oidc-refresh': () => inBrowser(oidcRefresh),
   wizard: () => inBrowser(wizard),
   errors: () => inBrowser(errors),
   'agent-based': () => inBrowser(agentBased),
