@@ -83,6 +83,16 @@ TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere)
   EXPECT_THAT(record.refusals, ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
 }
 
+// A cluster made by aictl has no infra-env: its screen generates one (with the pull secret,
+// which the API never gives back), and a host booted from that ISO appears.
+TEST_F(UiEndToEndTest, AClusterMadeWithoutAnInfraEnvGetsItsDiscoveryImageFromTheUi) {
+  const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "demo");
+  ASSERT_FALSE(HasFailure());
+  std::map<std::string, std::string> env = FleetEnv(::testing::TempDir() + "/ui-infra-env-fleet");
+  env["UI_AICTL_CLUSTER"] = cluster;
+  RunScenario("infra-env", std::move(env));
+}
+
 // The provider's tokens live 10 s here: the tab refreshes its sign-in (the refresh_token grant)
 // before each expires, so it outlives the first token (refused by the gateway once past its
 // clock leeway) without going back to sign-in. Time passes by the token lifetime alone: the

@@ -4,7 +4,7 @@
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
 //   node tests/e2e.mjs SCENARIO      (flow | cancel-reset | wizard | errors | agent-based | oidc |
-//                                     oidc-refresh | latency)
+//                                     oidc-refresh | infra-env | latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -17,8 +17,9 @@
 //   OIDC_ISSUER        the test's identity provider; UI_BASE is a gateway that signs in
 //                      there (--oidc-discovery-file)                                 (oidc)
 //   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation  (oidc, oidc-refresh)
+//   UI_AICTL_CLUSTER   a cluster made with aictl, without an infra-env          (infra-env)
 //   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts
-//                                                             (flow, cancel-reset, latency)
+//                                                  (flow, cancel-reset, infra-env, latency)
 //   FLEET_WORKER_PROFILE   the day-2 host's profile                                  (flow)
 //   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
 //   CHROMIUM           the browser (default /usr/bin/chromium)
@@ -981,6 +982,39 @@ async function oidcRefresh(page) {
   log('a change of the cluster still shows live, with no sign-in in between');
 }
 
+// A cluster made without an infra-env (aictl, UI_AICTL_CLUSTER): its screen offers to generate
+// the discovery image, which asks for the pull secret (checked inline, nothing created without
+// it), creates the infra-env bound to the cluster, hands out the ISO, and a host booted from it
+// shows up on the screen.
+async function infraEnv(page) {
+  const cluster = env.UI_AICTL_CLUSTER;
+  if ((await rest('GET', `/infra-envs?cluster_id=${cluster}`)).length !== 0) fail('the aictl cluster has an infra-env already');
+  await page.goto(base, { waitUntil: 'load' });
+  await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
+  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  await page.waitForSelector('[data-testid="no-infra-env"]', { visible: true });
+  await shot(page, '06b-no-infra-env');
+  await page.click('[data-testid="create-infra-env"]');
+  await expectProblem(page, 'discovery-pull-secret', 'Required: paste the pull secret', 'Generate without a pull secret is not flagged on the field');
+  if ((await rest('GET', `/infra-envs?cluster_id=${cluster}`)).length !== 0) fail('an infra-env was created without a pull secret');
+  log('without a pull secret: flagged on the field, nothing created');
+
+  await paste(page, '#discovery-pull-secret', PULL_SECRET);
+  await page.select('#image-type', 'full-iso');
+  await page.click('[data-testid="create-infra-env"]');
+  const link = await page.waitForSelector('[data-testid="iso-link"]', { visible: true, timeout: 60_000 });
+  const isoUrl = await link.evaluate((a) => a.href);
+  const made = await rest('GET', `/infra-envs?cluster_id=${cluster}`);
+  if (made.length !== 1 || made[0].type !== 'full-iso') fail(`not one full-iso infra-env of the cluster: ${JSON.stringify(made)}`);
+  if (await page.$('[data-testid="no-infra-env"]')) fail('the screen still says there is no discovery image');
+  log(`"Generate discovery image" made infra-env ${made[0].id} of the cluster and its ISO link`);
+  await shot(page, '06c-infra-env-generated');
+
+  await bootFleet(isoUrl, cluster, 1);
+  await page.waitForSelector('[data-testid^="host-row-"]', { visible: true, timeout: 120_000 });
+  log('a host booted from that ISO shows up on the cluster screen');
+}
+
 // Sign-in through the identity provider (authorization code flow with PKCE): a denial and a
 // forged answer are refused with a reason, a real sign-in returns to the screen asked for with
 // the provider's token, and sign-out ends the provider's session too.
@@ -1088,6 +1122,7 @@ const scenarios = {
   'cancel-reset': () => inBrowser(cancelReset),
   oidc: () => inBrowser(oidc),
   'oidc-refresh': () => inBrowser(oidcRefresh),
+  'infra-env': () => inBrowser(infraEnv),
   wizard: () => inBrowser(wizard),
   errors: () => inBrowser(errors),
   'agent-based': () => inBrowser(agentBased),

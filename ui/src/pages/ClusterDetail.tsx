@@ -14,9 +14,15 @@ import {
   EmptyStateBody,
   Flex,
   FlexItem,
+  Form,
+  FormGroup,
+  FormHelperText,
   FormSelect,
   FormSelectOption,
+  HelperText,
+  HelperTextItem,
   PageSection,
+  TextArea,
   Title,
   ToggleGroup,
   ToggleGroupItem,
@@ -28,6 +34,7 @@ import { api, download, failingValidations, fetchText, must, Unreachable, type A
 import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
+import { pullSecretProblem } from '../validation';
 import { newerOf, withPushedStatuses } from '../pushedStatus';
 
 interface Disk {
@@ -178,13 +185,95 @@ function useAttempt(): [string, (action: () => Promise<void>) => void] {
   return [error, attempt];
 }
 
-function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
+// The discovery image of the cluster's infra-env. A cluster made without one (by aictl or the
+// API, not the wizard) gets it here: "Generate discovery image" creates the infra-env, which
+// needs the pull secret again (the API never gives a stored one back), then the image.
+function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEnv: InfraEnv | null; onCreated: (created: InfraEnv) => void }) {
   const [isoUrl, setIsoUrl] = useState('');
   const [imageType, setImageType] = useState<'full-iso' | 'minimal-iso' | ''>('');
+  const [pullSecret, setPullSecret] = useState('');
+  const [pullSecretTouched, setPullSecretTouched] = useState(false);
   const [error, attempt] = useAttempt();
-  if (!infraEnv) return <EmptyState titleText="No discovery image" headingLevel="h4" />;
   // The type chosen here, else the one the wizard stored.
-  const chosen = imageType || (infraEnv.type === 'minimal-iso' ? 'minimal-iso' : 'full-iso');
+  const chosen = imageType || (infraEnv?.type === 'minimal-iso' ? 'minimal-iso' : 'full-iso');
+  const pullSecretShown = pullSecretTouched || pullSecret !== '' ? pullSecretProblem(pullSecret) : '';
+  const imageUrlOf = async (id: string) => {
+    const answer = await must(api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }));
+    setIsoUrl(answer.url ?? '');
+  };
+  const create = () =>
+    attempt(async () => {
+      setPullSecretTouched(true);
+      if (pullSecretProblem(pullSecret)) throw new Error('Paste the pull secret to create the discovery image.');
+      const created = await must(
+        api.POST('/api/assisted-install/v2/infra-envs', {
+          body: {
+            name: `${cluster.name}-discovery`,
+            cluster_id: cluster.id,
+            pull_secret: pullSecret.trim(),
+            openshift_version: cluster.openshift_version,
+            image_type: chosen,
+          },
+        }),
+      );
+      onCreated(created as InfraEnv);
+      await imageUrlOf(created.id);
+    });
+  const typeSelect = (
+    <FormSelect
+      id="image-type"
+      aria-label="Discovery image type"
+      value={chosen}
+      onChange={(_e, v) => {
+        setImageType(v as 'full-iso' | 'minimal-iso');
+        setIsoUrl('');
+      }}
+    >
+      <FormSelectOption value="full-iso" label="Full ISO (boots without reaching the image service)" />
+      <FormSelectOption value="minimal-iso" label="Minimal ISO (fetches the rest at boot)" />
+    </FormSelect>
+  );
+  if (!infraEnv) {
+    return (
+      <>
+        {error && <Alert variant="danger" isInline title={error} data-testid="discovery-error" />}
+        <p data-testid="no-infra-env">This cluster has no discovery image yet (it was not made with the wizard). Generate one to boot its hosts from.</p>
+        <Form noValidate onSubmit={(e) => e.preventDefault()}>
+          <FormGroup label="Pull secret" fieldId="discovery-pull-secret" isRequired>
+            <TextArea
+              id="discovery-pull-secret"
+              value={pullSecret}
+              onChange={(_e, v) => setPullSecret(v)}
+              onBlur={() => setPullSecretTouched(true)}
+              rows={3}
+              aria-required
+              aria-describedby={pullSecretShown ? 'discovery-pull-secret-problem' : undefined}
+              validated={pullSecretShown ? 'error' : 'default'}
+            />
+            <FormHelperText>
+              <HelperText>
+                {pullSecretShown ? (
+                  <HelperTextItem variant="error" id="discovery-pull-secret-problem" data-testid="discovery-pull-secret-problem">
+                    {pullSecretShown}
+                  </HelperTextItem>
+                ) : (
+                  <HelperTextItem>The discovery image carries it; the cluster's stored one is never given back.</HelperTextItem>
+                )}
+              </HelperText>
+            </FormHelperText>
+          </FormGroup>
+          <Flex alignItems={{ default: 'alignItemsCenter' }}>
+            <FlexItem>{typeSelect}</FlexItem>
+            <FlexItem>
+              <Button variant="primary" onClick={create} data-testid="create-infra-env">
+                Generate discovery image
+              </Button>
+            </FlexItem>
+          </Flex>
+        </Form>
+      </>
+    );
+  }
   const generate = () =>
     attempt(async () => {
       if (chosen !== infraEnv.type) {
@@ -192,10 +281,7 @@ function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
           api.PATCH('/api/assisted-install/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: infraEnv.id } }, body: { image_type: chosen } }),
         );
       }
-      const answer = await must(
-        api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: infraEnv.id } } }),
-      );
-      setIsoUrl(answer.url ?? '');
+      await imageUrlOf(infraEnv.id);
     });
   const ipxe = () =>
     attempt(() => download(`/api/assisted-install/v2/infra-envs/${infraEnv.id}/downloads/files?file_name=ipxe-script`, `${infraEnv.name}.ipxe`));
@@ -203,20 +289,7 @@ function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
     <>
       {error && <Alert variant="danger" isInline title={error} />}
       <Flex alignItems={{ default: 'alignItemsCenter' }}>
-        <FlexItem>
-          <FormSelect
-            id="image-type"
-            aria-label="Discovery image type"
-            value={chosen}
-            onChange={(_e, v) => {
-              setImageType(v as 'full-iso' | 'minimal-iso');
-              setIsoUrl('');
-            }}
-          >
-            <FormSelectOption value="full-iso" label="Full ISO (boots without reaching the image service)" />
-            <FormSelectOption value="minimal-iso" label="Minimal ISO (fetches the rest at boot)" />
-          </FormSelect>
-        </FlexItem>
+        <FlexItem>{typeSelect}</FlexItem>
         <FlexItem>
           <Button variant="primary" onClick={generate} data-testid="generate-iso">
             Generate discovery ISO
@@ -519,7 +592,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
                 it (Install host, in its row); the hosts already installed are not touched.
               </p>
             )}
-            <Discovery infraEnv={infraEnv} />
+            <Discovery cluster={cluster} infraEnv={infraEnv} onCreated={setInfraEnv} />
           </CardBody>
         </Card>
       )}
