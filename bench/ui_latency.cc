@@ -51,7 +51,8 @@ int Fail(const std::string& what) {
 nlohmann::ordered_json FiguresOf(const std::string& printed) {
   std::vector<absl::string_view> lines = absl::StrSplit(printed, '\n', absl::SkipWhitespace());
   for (auto line = lines.rbegin(); line != lines.rend(); ++line) {
-    nlohmann::ordered_json figures = nlohmann::ordered_json::parse(*line, nullptr, /*allow_exceptions=*/false);
+    nlohmann::ordered_json figures =
+        nlohmann::ordered_json::parse(*line, nullptr, /*allow_exceptions=*/false);
     if (figures.is_object()) return figures;
   }
   return nullptr;

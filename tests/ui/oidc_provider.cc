@@ -352,13 +352,13 @@ http::Response OidcProvider::Tokens(bool refreshed) {
     ++(refreshed ? record_.refreshes : record_.tokens);
     refresh_tokens_.insert(refresh);
   }
-  return http::Response::Json(200, Json{{"access_token", access},
-                                        {"id_token", id},
-                                        {"refresh_token", refresh},
-                                        {"token_type", "Bearer"},
-                                        {"expires_in",
-                                         absl::ToInt64Seconds(options_.token_lifetime)}}
-                                       .dump());
+  return http::Response::Json(200,
+                              Json{{"access_token", access},
+                                   {"id_token", id},
+                                   {"refresh_token", refresh},
+                                   {"token_type", "Bearer"},
+                                   {"expires_in", absl::ToInt64Seconds(options_.token_lifetime)}}
+                                  .dump());
 }
 
 std::string OidcProvider::Sign(const std::string& kind) const {

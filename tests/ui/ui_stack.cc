@@ -104,15 +104,15 @@ std::string UiStackTest::RunScenario(const std::string& scenario,
                                      std::map<std::string, std::string> env,
                                      absl::Duration timeout) {
   const char* outputs = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  absl::StatusOr<process::CommandResult> result = RunUiScenario(
-      {.ui_project = ui_dir_,
-       .name = scenario,
-       .base = server_,
-       .env = std::move(env),
-       .screenshot_dir =
-           outputs != nullptr ? absl::StrCat(outputs, "/screenshots") : ui_dir_ + "/screenshots",
-       .home = ::testing::TempDir(),
-       .timeout = timeout});
+  absl::StatusOr<process::CommandResult> result =
+      RunUiScenario({.ui_project = ui_dir_,
+                     .name = scenario,
+                     .base = server_,
+                     .env = std::move(env),
+                     .screenshot_dir = outputs != nullptr ? absl::StrCat(outputs, "/screenshots")
+                                                          : ui_dir_ + "/screenshots",
+                     .home = ::testing::TempDir(),
+                     .timeout = timeout});
   EXPECT_THAT(result, IsOk());
   if (!result.ok()) return "";
   std::cout << result->stdout_data;

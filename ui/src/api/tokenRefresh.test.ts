@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { refreshDelayMs, refreshRequest, type OidcConfig } from './oidc';
+import { refreshDelayMs, refreshRequest } from './oidc';
+import { labProvider } from './oidcTestConfig';
 import { refreshOf } from './tokenRefresh';
 
-const config: OidcConfig = {
-  issuer: 'https://sso.example.com/realms/lab',
-  client_id: 'assisted-ui',
-  authorization_endpoint: 'https://sso.example.com/realms/lab/auth',
-  token_endpoint: 'https://sso.example.com/realms/lab/token',
-  scopes: 'openid',
-  redirect_path: '/oidc/callback',
-};
+const config = labProvider;
 
 describe('token refresh', () => {
   it('asks the token endpoint with the refresh token as a public client (no secret)', () => {

@@ -233,6 +233,15 @@ function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEn
       <FormSelectOption value="minimal-iso" label="Minimal ISO (fetches the rest at boot)" />
     </FormSelect>
   );
+  // The image type and what to do with it, in one row.
+  const imageRow = (...actions: React.ReactNode[]) => (
+    <Flex alignItems={{ default: 'alignItemsCenter' }}>
+      <FlexItem>{typeSelect}</FlexItem>
+      {actions.map((action, i) => (
+        <FlexItem key={i}>{action}</FlexItem>
+      ))}
+    </Flex>
+  );
   if (!infraEnv) {
     return (
       <>
@@ -262,14 +271,11 @@ function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEn
               </HelperText>
             </FormHelperText>
           </FormGroup>
-          <Flex alignItems={{ default: 'alignItemsCenter' }}>
-            <FlexItem>{typeSelect}</FlexItem>
-            <FlexItem>
-              <Button variant="primary" onClick={create} data-testid="create-infra-env">
-                Generate discovery image
-              </Button>
-            </FlexItem>
-          </Flex>
+          {imageRow(
+            <Button variant="primary" onClick={create} data-testid="create-infra-env">
+              Generate discovery image
+            </Button>,
+          )}
         </Form>
       </>
     );
@@ -288,19 +294,14 @@ function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEn
   return (
     <>
       {error && <Alert variant="danger" isInline title={error} />}
-      <Flex alignItems={{ default: 'alignItemsCenter' }}>
-        <FlexItem>{typeSelect}</FlexItem>
-        <FlexItem>
-          <Button variant="primary" onClick={generate} data-testid="generate-iso">
-            Generate discovery ISO
-          </Button>
-        </FlexItem>
-        <FlexItem>
-          <Button variant="secondary" onClick={ipxe}>
-            Download iPXE script
-          </Button>
-        </FlexItem>
-      </Flex>
+      {imageRow(
+        <Button variant="primary" onClick={generate} data-testid="generate-iso">
+          Generate discovery ISO
+        </Button>,
+        <Button variant="secondary" onClick={ipxe}>
+          Download iPXE script
+        </Button>,
+      )}
       {isoUrl && (
         <>
           <p>
