@@ -227,7 +227,9 @@ class GatewayTest : public StackTest {
     return absl::StrReplaceAll(path, {{"{cluster_id}", cluster_id_},
                                       {"{infra_env_id}", infra_env_id_},
                                       {"{host_id}", host_id_},
-                                      {"{validation_id}", "container-images-available"}});
+                                      {"{validation_id}", "container-images-available"},
+                                      {"{operator_name}", "lvm"},
+                                      {"{id}", "virtualization"}});
   }
   // The same with the query parameters a route requires.
   std::string FillWithQuery(const RouteInfo& route) const {
@@ -245,7 +247,8 @@ class GatewayTest : public StackTest {
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files-presigned")) {
       return path + "?file_name=discovery.ign";
     }
-    if (absl::EndsWith(route.path, "/support-levels/architectures")) {
+    if (absl::EndsWith(route.path, "/support-levels/architectures") ||
+        absl::StrContains(route.path, "/support-levels/features")) {
       return path + "?openshift_version=4.16";
     }
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files")) {
@@ -284,6 +287,9 @@ class GatewayTest : public StackTest {
       return Json{{"name", "x"}, {"pull_secret", kPullSecret}}.dump();
     }
     if (absl::EndsWith(route.path, "/bind")) return Json{{"cluster_id", cluster_id_}}.dump();
+    if (absl::EndsWith(route.path, "/events")) {
+      return Json{{"cluster_id", cluster_id_}, {"severity", "info"}, {"message", "m"}}.dump();
+    }
     return absl::nullopt;
   }
 
@@ -1208,6 +1214,125 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
   EXPECT_GT(checked, 300);
 }
 
+// Until the operator framework exists the operator routes say that nothing can be installed,
+// and a cluster that selects an operator or bundle is refused naming the entry, never stored
+// without it. The operators a cluster's installation monitors are the inventory's.
+TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  for (const char* path : {"/supported-operators", "/operators/bundles",
+                           "/operators/bundles?openshift_version=4.16&cpu_architecture=arm64"}) {
+    CurlResponse list = As(alice_, "GET", path);
+    EXPECT_EQ(list.status, 200) << path << " " << list.body;
+    EXPECT_EQ(list.body, "[]") << path;
+  }
+  ExpectError(As(alice_, "GET", "/supported-operators/lvm"), 404, "operator_name: \"lvm\"");
+  ExpectError(As(alice_, "GET", "/operators/bundles/virtualization"), 404,
+              "id: \"virtualization\"");
+  ExpectError(As(alice_, "GET", "/operators/bundles?cpu_architecture=sparc"), 400,
+              "cpu_architecture");
+  ExpectError(As(alice_, "GET", "/operators/bundles?platform_type=aws"), 400, "platform_type");
+  ExpectError(As(alice_, "POST", "/clusters",
+                 Json{{"name", "ops"},
+                      {"openshift_version", "4.16"},
+                      {"pull_secret", kPullSecret},
+                      {"olm_operators", {{{"name", "lvm"}}}}}
+                     .dump()),
+              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+  ExpectError(As(alice_, "PATCH", "/clusters/" + cluster_id_,
+                 R"({"operator_bundles":[{"id":"virtualization"}]})"),
+              400, "operator_bundles[0].id");
+  ExpectError(As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"olm_operators":["lvm"]})"), 400,
+              "olm_operators[0]");
+  EXPECT_EQ(As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"olm_operators":[]})").status, 201);
+
+  const std::string monitored = "/clusters/" + cluster_id_ + "/monitored-operators";
+  CurlResponse none = As(alice_, "GET", monitored);
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(none.body, "[]");
+  {  // The installation reports the console operator (as the controller does).
+    inv::UpdateClusterRequest update;
+    update.mutable_cluster()->set_id(cluster_id_);
+    types::MonitoredOperator* console = update.mutable_cluster()->add_monitored_operators();
+    console->set_name("console");
+    console->set_operator_type(types::OPERATOR_TYPE_BUILTIN);
+    console->set_status(types::OPERATOR_STATUS_PROGRESSING);
+    update.mutable_update_mask()->add_paths("monitored_operators");
+    types::Cluster updated;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stack().inventory_stub().UpdateCluster(&context, update, &updated).ok());
+  }
+  const Json operators =
+      GetUntil(alice_, monitored, [](const Json& json) { return !json.empty(); });
+  ASSERT_EQ(operators.size(), 1u) << operators;
+  EXPECT_EQ(operators[0]["name"], "console");
+  EXPECT_EQ(operators[0]["status"], "progressing");
+  EXPECT_EQ(operators[0]["cluster_id"], cluster_id_);
+  EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=console").body, operators.dump());
+  EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=lvm").body, "[]");
+  ExpectError(As(bob_, "GET", monitored), 404, cluster_id_);
+}
+
+// Upstream's v2TriggerEvent, for users: an event on the caller's own cluster, infra-env or
+// host is stored and listed; naming another tenant's is 404 and stores nothing.
+TEST_F(GatewayTest, UsersTriggerEventsOnTheirOwnResourcesOnly) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  CurlResponse created = As(alice_, "POST", "/events",
+                            Json{{"cluster_id", cluster_id_},
+                                 {"host_id", host_id_},
+                                 {"severity", "warning"},
+                                 {"name", "user_note"},
+                                 {"message", "rack 4 is being rewired"},
+                                 {"props", R"({"ticket":"OPS-1"})"}}
+                                .dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const Json event = Json::parse(created.body);
+  EXPECT_EQ(event["message"], "rack 4 is being rewired");
+  EXPECT_EQ(event["severity"], "warning");
+  EXPECT_EQ(event["cluster_id"], cluster_id_);
+  EXPECT_TRUE(event.contains("event_time"));
+  const std::string listed = "/events?cluster_id=" + cluster_id_ + "&message=rewired";
+  EXPECT_EQ(GetUntil(alice_, listed, [](const Json& json) { return json.size() == 1; }).size(), 1u);
+
+  // The attack: bob writes into alice's cluster, infra-env and host.
+  for (const Json& target : {Json{{"cluster_id", cluster_id_}},
+                             Json{{"infra_env_id", infra_env_id_}}, Json{{"host_id", host_id_}}}) {
+    Json body = target;
+    body["severity"] = "critical";
+    body["message"] = "your cluster was deleted, call 555-0100";
+    CurlResponse attack = As(bob_, "POST", "/events", body.dump());
+    ExpectError(attack, 404, "no such resource");
+    EXPECT_THAT(attack.body, Not(HasSubstr(cluster_id_)));
+  }
+  CurlResponse alices = As(alice_, "GET", "/events?cluster_id=" + cluster_id_ + "&message=555");
+  ASSERT_EQ(alices.status, 200) << alices.body;
+  EXPECT_EQ(alices.body, "[]");
+  CurlResponse bobs = As(bob_, "GET", "/events?message=555");
+  ASSERT_EQ(bobs.status, 200) << bobs.body;
+  EXPECT_EQ(bobs.body, "[]");
+
+  // Bad input names the field.
+  const std::string ok_cluster = Json{{"cluster_id", cluster_id_}}.dump();
+  for (const auto& [body, reason] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"severity":"info"})", "message"},
+           {R"({"message":"m"})", "severity"},
+           {R"({"severity":"info","message":"m"})", "cluster_id"},
+           {R"({"severity":"loud","message":"m","cluster_id":")" + cluster_id_ + R"("})",
+            "severity"},
+           {R"({"severity":"info","message":"m","cluster_id":"nope"})", "cluster_id"},
+           {R"({"severity":"info","message":"m","props":"[1]","cluster_id":")" + cluster_id_ +
+                R"("})",
+            "props"},
+           {R"({"severity":"info","message":"m","id":7,"cluster_id":")" + cluster_id_ + R"("})",
+            "id"}}) {
+    ExpectError(As(alice_, "POST", "/events", body), 400, reason);
+  }
+  ExpectError(
+      Fetch("POST", absl::StrCat(kPrefix, "/events"),
+            {"X-Secret-Key: " + AgentToken(infra_env_id_), "Content-Type: application/json"},
+            ok_cluster),
+      403, "agent tokens may not use this endpoint");
+}
+
 // Sizes no server should honour, announced or sent, get 413 or 400 with the API's Error
 // document: never a 500, a crash or a hang, and the gateway carries on.
 TEST_F(GatewayTest, AbsurdSizesGet413Or400WithAnErrorDocument) {
@@ -1431,7 +1556,9 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
     path = absl::StrReplaceAll(path, {{"{cluster_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
                                       {"{infra_env_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
                                       {"{host_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
-                                      {"{validation_id}", "container-images-available"}});
+                                      {"{validation_id}", "container-images-available"},
+                                      {"{operator_name}", "lvm"},
+                                      {"{id}", "virtualization"}});
     CurlResponse answer = Fetch(method, path);
     EXPECT_NE(answer.status, 405) << key;
     if (answer.status == 404) {
@@ -1538,7 +1665,7 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
                            Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
                                 "infra-env-update-params"},
                            Uses{gateway::HostModel(), "host", "", "host-update-params"},
-                           Uses{gateway::EventModel(), "event", "", ""}}) {
+                           Uses{gateway::EventModel(), "event", "event", ""}}) {
     for (const auto& [schema, use] :
          {std::pair{uses.shown, gateway::kOut}, std::pair{uses.created, gateway::kCreate},
           std::pair{uses.updated, gateway::kUpdate}}) {
@@ -1746,6 +1873,52 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   EXPECT_EQ(levels["PPC64LE_ARCHITECTURE"], "unavailable");
   EXPECT_EQ(levels.size(), 5u);
   ExpectError(As(alice_, "GET", "/support-levels/architectures"), 400, "openshift_version");
+
+  // Feature support levels and release sources answer from the same catalog.
+  CurlResponse features = As(alice_, "GET", "/support-levels/features?openshift_version=4.16");
+  ASSERT_EQ(features.status, 200) << features.body;
+  const Json feature_levels = Json::parse(features.body);
+  EXPECT_EQ(feature_levels["features"]["SNO"], "supported");
+  EXPECT_EQ(feature_levels["features"]["VSPHERE_INTEGRATION"], "unavailable");
+  EXPECT_EQ(feature_levels["operators"]["LVM"], "unavailable");
+  CurlResponse on_power = As(alice_, "GET",
+                             "/support-levels/features/detailed?openshift_version=4.16&"
+                             "cpu_architecture=ppc64le&platform_type=baremetal");
+  ASSERT_EQ(on_power.status, 200) << on_power.body;
+  for (const Json& feature : Json::parse(on_power.body)["features"]) {
+    EXPECT_EQ(feature["support_level"], "unavailable") << feature;
+    EXPECT_THAT(feature["reason"].get<std::string>(), HasSubstr("no base OS image")) << feature;
+  }
+  ExpectError(As(alice_, "GET", "/support-levels/features"), 400, "openshift_version: required");
+  ExpectError(
+      As(alice_, "GET", "/support-levels/features?openshift_version=4.16&cpu_architecture=z80"),
+      400, "cpu_architecture");
+  CurlResponse sources = As(alice_, "GET", "/release-sources");
+  ASSERT_EQ(sources.status, 200) << sources.body;
+  EXPECT_EQ(Json::parse(sources.body),
+            Json::parse(R"([{"openshift_version":"4.16","multi_cpu_architectures":["x86_64"],
+                             "upgrade_channels":[{"cpu_architecture":"x86_64","channels":[]}]}])"));
+
+  // The minimal initrd: nothing to add without static networking or a proxy (204), else the
+  // archive the minimal ISO's ramdisk area carries; agents and image tokens of the infra-env
+  // may fetch it, other tenants may not.
+  const std::string initrd = "/infra-envs/" + infra_env_id_ + "/downloads/minimal-initrd";
+  CurlResponse empty = As(alice_, "GET", initrd);
+  EXPECT_EQ(empty.status, 204) << empty.body;
+  EXPECT_TRUE(empty.body.empty());
+  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
+               R"({"proxy":{"http_proxy":"http://proxy.example.com:3128"}})")
+                .status,
+            201);
+  CurlResponse archive = Fetch("GET", kPrefix + initrd, {"Image-Token: " + token});
+  ASSERT_EQ(archive.status, 200) << archive.body;
+  ASSERT_GT(archive.body.size(), 2u);
+  EXPECT_EQ(archive.body.substr(0, 2), "\x1f\x8b");  // gzip
+  EXPECT_EQ(archive.Header("content-disposition").value_or(""),
+            "attachment; filename=\"initrd.img\"");
+  EXPECT_EQ(Fetch("GET", kPrefix + initrd, {"X-Secret-Key: " + AgentToken(infra_env_id_)}).status,
+            200);
+  ExpectError(As(bob_, "GET", initrd), 404, infra_env_id_);
 }
 
 }  // namespace
