@@ -56,15 +56,20 @@ constexpr const char* kIdParams[] = {"cluster_id", "infra_env_id", "host_id"};
 // Query parameters any route accepts: image tokens may travel in the URL.
 constexpr const char* kAuthQuery[] = {"image_token", "api_key"};
 
+// Upstream's names for every custom manifest of a cluster in one file (not stored artifacts:
+// made from the manifests at download).
+constexpr char kCustomManifestsJson[] = "custom_manifests.json";
+constexpr char kCustomManifestsYaml[] = "custom_manifests.yaml";
+
 constexpr char kInventory[] = "inventory";
 constexpr char kOrchestrator[] = "orchestrator";
 constexpr char kImage[] = "image";
 
 // Cluster files users may download, besides the per-host Ignition files.
 const absl::flat_hash_set<std::string>& ClusterFiles() {
-  static const auto* files =
-      new absl::flat_hash_set<std::string>{"install-config.yaml", "bootstrap.ign", "master.ign",
-                                           "arbiter.ign",         "worker.ign",    "metadata.json"};
+  static const auto* files = new absl::flat_hash_set<std::string>{
+      "install-config.yaml", "bootstrap.ign", "master.ign",         "arbiter.ign",
+      "worker.ign",          "metadata.json", kCustomManifestsJson, kCustomManifestsYaml};
   return *files;
 }
 const absl::flat_hash_set<std::string>& CredentialFiles() {
@@ -375,7 +380,8 @@ absl::StatusOr<std::string> ClusterFileOf(const http::Request& request) {
   if (!ClusterFiles().contains(name) && !IsHostIgnition(name)) {
     return Invalid("file_name",
                    "expected install-config.yaml, bootstrap.ign, master.ign, arbiter.ign, "
-                   "worker.ign, metadata.json or host-<host id>.ign");
+                   "worker.ign, metadata.json, custom_manifests.json, custom_manifests.yaml or "
+                   "host-<host id>.ign");
   }
   return name;
 }
@@ -1123,7 +1129,33 @@ absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterFiles(const Call& call) const {
   ASSIGN_OR_RETURN(std::string name, ClusterFileOf(call.request));
+  if (name == kCustomManifestsJson || name == kCustomManifestsYaml) {
+    return CustomManifestsFile(call, name);
+  }
   return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::CustomManifestsFile(const Call& call,
+                                                            const std::string& name) const {
+  // The orchestrator owns the manifests (and reads them as the caller: tenancy first).
+  ASSIGN_OR_RETURN(orch::ListClusterManifestsResponse listed,
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::ListClusterManifests));
+  Json json = Json::array();
+  std::string yaml;
+  for (orch::ClusterManifestRef ref : listed.manifests()) {
+    ASSIGN_OR_RETURN(orch::ClusterManifest manifest,
+                     backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                    &orch::OrchestratorService::Stub::GetClusterManifest, ref,
+                                    call.principal.identity));
+    // Each manifest as one YAML document (a JSON manifest is YAML too).
+    absl::StrAppend(&yaml, "---\n", manifest.content(),
+                    absl::EndsWith(manifest.content(), "\n") ? "" : "\n");
+    Json entry = ManifestJson(manifest.ref());
+    entry["content"] = manifest.content();
+    json.push_back(std::move(entry));
+  }
+  if (name == kCustomManifestsYaml) return Attachment(std::move(yaml), "application/yaml", name);
+  return Attachment(Dump(json), "application/json", name);
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterCredentials(const Call& call) const {

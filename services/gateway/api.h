@@ -194,6 +194,11 @@ class RestApi {
                                                                           types::v1::Host*),
       int success_status) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
+  // Every custom manifest of the call's cluster in one file: custom_manifests.json (a list of
+  // upstream's manifest model with its content as text) or custom_manifests.yaml (the contents
+  // as YAML documents), in the orchestrator's order.
+  absl::StatusOr<http::Response> CustomManifestsFile(const Call& call,
+                                                     const std::string& name) const;
   // Feature support levels for the call's query (shared by the plain and detailed routes).
   absl::StatusOr<http::Response> FeatureLevels(const Call& call, bool detailed) const;
   // The image service's base image catalog.

@@ -755,6 +755,31 @@ TEST_F(GatewayTest, CustomManifestsAreStoredPerClusterAndUnblockAThirdPartyNetwo
              .dump()),
       404, cluster_id_);
 
+  // Every manifest in one file, as upstream's cluster downloads name them; also by link.
+  const std::string downloads = cluster + "/downloads/files?file_name=";
+  CurlResponse bundle = As(alice_, "GET", downloads + "custom_manifests.json");
+  ASSERT_EQ(bundle.status, 200) << bundle.body;
+  EXPECT_EQ(Json::parse(bundle.body), (Json{{{"folder", "manifests"},
+                                             {"file_name", "51-calico.yml"},
+                                             {"manifest_source", "user"},
+                                             {"content", "kind: Calico\n"}},
+                                            {{"folder", "manifests"},
+                                             {"file_name", "b.json"},
+                                             {"manifest_source", "user"},
+                                             {"content", R"({"kind":"B"})"}}}));
+  CurlResponse documents = As(alice_, "GET", downloads + "custom_manifests.yaml");
+  ASSERT_EQ(documents.status, 200) << documents.body;
+  EXPECT_EQ(documents.body, "---\nkind: Calico\n---\n{\"kind\":\"B\"}\n");
+  EXPECT_EQ(YAML::LoadAll(documents.body).size(), 2u);
+  CurlResponse presigned =
+      As(alice_, "GET", cluster + "/downloads/files-presigned?file_name=custom_manifests.yaml");
+  ASSERT_EQ(presigned.status, 200) << presigned.body;
+  absl::StatusOr<CurlResponse> by_link =
+      client_->Fetch(Json::parse(presigned.body)["url"].get<std::string>(), {});
+  ASSERT_THAT(by_link, IsOk());
+  EXPECT_EQ(by_link->body, documents.body);
+  ExpectError(As(bob_, "GET", downloads + "custom_manifests.json"), 404, cluster_id_);
+
   EXPECT_EQ(As(alice_, "DELETE", path + "?file_name=b.json").status, 200);
   ExpectError(As(alice_, "DELETE", path + "?file_name=b.json"), 404, "b.json");
 
@@ -1918,6 +1943,13 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
             "attachment; filename=\"initrd.img\"");
   EXPECT_EQ(Fetch("GET", kPrefix + initrd, {"X-Secret-Key: " + AgentToken(infra_env_id_)}).status,
             200);
+  const std::string saved = ::testing::TempDir() + "/initrd.img";
+  AictlOutcome fetched = RunAictl(
+      base_, alice_,
+      {"infra-envs", "download", infra_env_id_, "minimal-initrd", "--output-file=" + saved});
+  EXPECT_EQ(fetched.code, 0) << fetched.err;
+  std::ifstream saved_file(saved, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(saved_file), {}), archive.body);
   ExpectError(As(bob_, "GET", initrd), 404, infra_env_id_);
 }
 
