@@ -84,6 +84,168 @@ std::string ClusterLinkToken(const std::string& cluster_id) {
       .value();
 }
 
+// Checks JSON against the served document's schemas: types, enums, required properties and no
+// property a schema with additionalProperties: false does not describe. Each problem found is
+// a line naming where.
+class SchemaChecker {
+ public:
+  explicit SchemaChecker(YAML::Node document) : document_(std::move(document)) {}
+
+  YAML::Node Named(const std::string& name) const {
+    return document_["components"]["schemas"][name];
+  }
+
+  std::vector<std::string> Check(const Json& value, const std::string& schema_name) const {
+    std::vector<std::string> problems;
+    Check(value, Named(schema_name), schema_name, problems);
+    return problems;
+  }
+  // The same for a schema given as a node of the document (a response's).
+  std::vector<std::string> Check(const Json& value, YAML::Node schema,
+                                 const std::string& where) const {
+    std::vector<std::string> problems;
+    Check(value, std::move(schema), where, problems);
+    return problems;
+  }
+
+  const YAML::Node& document() const { return document_; }
+
+ private:
+  YAML::Node Resolve(YAML::Node schema) const {
+    while (schema["$ref"]) {
+      const std::string ref = schema["$ref"].as<std::string>();
+      schema = Named(ref.substr(ref.rfind('/') + 1));
+    }
+    return schema;
+  }
+
+  static bool HasType(const Json& value, const std::string& type) {
+    if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "string") return value.is_string();
+    if (type == "integer") return value.is_number_integer();
+    if (type == "number") return value.is_number();
+    if (type == "boolean") return value.is_boolean();
+    return false;
+  }
+
+  void Check(const Json& value, YAML::Node schema, const std::string& where,
+             std::vector<std::string>& problems) const {
+    schema = Resolve(schema);
+    if (!schema) {
+      problems.push_back(where + ": no schema");
+      return;
+    }
+    if (schema["type"]) {
+      const std::string type = schema["type"].as<std::string>();
+      if (!HasType(value, type)) {
+        problems.push_back(absl::StrCat(where, ": ", value.dump(), " is not ", type));
+        return;
+      }
+    }
+    if (schema["enum"] && value.is_string()) {
+      bool listed = false;
+      for (const auto& choice : schema["enum"]) listed |= choice.as<std::string>() == value;
+      if (!listed) problems.push_back(absl::StrCat(where, ": ", value.dump(), " not in its enum"));
+    }
+    if (value.is_array() && schema["items"]) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        Check(value[i], schema["items"], absl::StrCat(where, "[", i, "]"), problems);
+      }
+    }
+    if (!value.is_object()) return;
+    for (const auto& required : schema["required"]) {
+      if (!value.contains(required.as<std::string>())) {
+        problems.push_back(
+            absl::StrCat(where, ": required ", required.as<std::string>(), " missing"));
+      }
+    }
+    const YAML::Node properties = schema["properties"];
+    const bool closed = schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
+                        !schema["additionalProperties"].as<bool>();
+    for (const auto& [key, item] : value.items()) {
+      if (properties && properties[key]) {
+        Check(item, properties[key], absl::StrCat(where, ".", key), problems);
+      } else if (closed) {
+        problems.push_back(absl::StrCat(where, ".", key, ": not described"));
+      }
+    }
+  }
+
+  YAML::Node document_;
+};
+
+// The contract every answer the gateway gives these tests is held to: its status is one the
+// served document lists for the operation, and a JSON answer matches that status's schema.
+// Each breach is a line naming the request.
+class ResponseContract {
+ public:
+  explicit ResponseContract(YAML::Node document) : checker_(std::move(document)) {}
+
+  void Check(const std::string& method, const std::string& url, const CurlResponse& response) {
+    std::string path = url.substr(0, url.find('?'));
+    if (path.size() > 1 && absl::EndsWith(path, "/")) path.pop_back();
+    const std::string where = absl::StrCat(method, " ", path, " -> ", response.status);
+    const absl::optional<std::string> route = Route(path);
+    if (!route) return;  // not an API route (the web UI's files)
+    const YAML::Node operation =
+        checker_.document()["paths"][*route][absl::AsciiStrToLower(method)];
+    if (!operation) return;  // a method the route does not serve (405 is the router's)
+    YAML::Node answer = operation["responses"][absl::StrCat(response.status)];
+    if (!answer) {
+      problems_.push_back(where + ": status not documented for " + *route);
+      return;
+    }
+    if (answer["$ref"]) {
+      const std::string ref = answer["$ref"].as<std::string>();
+      answer = checker_.document()["components"]["responses"][ref.substr(ref.rfind('/') + 1)];
+    }
+    const YAML::Node schema = answer["content"]["application/json"]["schema"];
+    if (!schema) return;  // not JSON: YAML, files, event streams
+    const Json json = Json::parse(response.body, nullptr, false);
+    if (json.is_discarded()) {
+      problems_.push_back(where + ": not JSON: " + response.body.substr(0, 200));
+      return;
+    }
+    for (const std::string& problem : checker_.Check(json, schema, where)) {
+      problems_.push_back(problem);
+    }
+  }
+
+  const std::vector<std::string>& problems() const { return problems_; }
+  int checked() const { return checked_; }
+
+ private:
+  // The documented path `path` is an instance of: literal segments beat parameters.
+  absl::optional<std::string> Route(const std::string& path) {
+    ++checked_;
+    const std::vector<absl::string_view> segments = absl::StrSplit(path, '/');
+    absl::optional<std::string> best;
+    int best_literals = -1;
+    for (const auto& entry : checker_.document()["paths"]) {
+      const std::string candidate = entry.first.as<std::string>();
+      const std::vector<absl::string_view> parts = absl::StrSplit(candidate, '/');
+      if (parts.size() != segments.size()) continue;
+      int literals = 0;
+      bool matches = true;
+      for (size_t i = 0; i < parts.size() && matches; ++i) {
+        if (absl::StartsWith(parts[i], "{")) continue;
+        matches = parts[i] == segments[i];
+        ++literals;
+      }
+      if (matches && literals > best_literals) {
+        best = candidate;
+        best_literals = literals;
+      }
+    }
+    return best;
+  }
+
+  SchemaChecker checker_;
+  std::vector<std::string> problems_;
+  int checked_ = 0;
+};
+
 class GatewayTest : public StackTest {
  protected:
   // Whether the test needs the real image service (a test ISO is built for it).
@@ -103,6 +265,18 @@ class GatewayTest : public StackTest {
     ASSERT_TRUE(absl::SimpleAtoi(base_.substr(base_.rfind(':') + 1), &http_port_)) << base_;
     alice_ = UserToken("alice", "acme");
     bob_ = UserToken("bob", "other");
+    CurlResponse document = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
+    ASSERT_EQ(document.status, 200);
+    contract_ = std::make_unique<ResponseContract>(YAML::Load(document.body));
+  }
+
+  // Every answer of the test kept the served document's contract.
+  void TearDown() override {
+    if (contract_) {
+      EXPECT_THAT(contract_->problems(), ::testing::IsEmpty())
+          << contract_->checked() << " answers checked against the served OpenAPI document";
+    }
+    StackTest::TearDown();
   }
 
   // Sends `request` on a connection of its own and returns everything the gateway answers
@@ -127,6 +301,7 @@ class GatewayTest : public StackTest {
     request.body = std::move(body);
     absl::StatusOr<CurlResponse> response = client_->Fetch(base_ + path, request);
     EXPECT_THAT(response, IsOk()) << method << " " << path;
+    if (response.ok() && contract_) contract_->Check(method, path, *response);
     return response.ok() ? *std::move(response) : CurlResponse{};
   }
   // A JSON request as a user.
@@ -353,6 +528,7 @@ class GatewayTest : public StackTest {
         .value_or("");
   }
   std::unique_ptr<CurlClient> client_ = std::make_unique<CurlClient>();
+  std::unique_ptr<ResponseContract> contract_;
   int http_port_ = 0;
   std::string base_, alice_, bob_;
   std::string cluster_id_, infra_env_id_, host_id_;
@@ -1591,88 +1767,6 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
     }
   }
 }
-
-// Checks JSON against the served document's schemas: types, enums, required properties and no
-// property a schema with additionalProperties: false does not describe. Each problem found is
-// a line naming where.
-class SchemaChecker {
- public:
-  explicit SchemaChecker(YAML::Node document) : document_(std::move(document)) {}
-
-  YAML::Node Named(const std::string& name) const {
-    return document_["components"]["schemas"][name];
-  }
-
-  std::vector<std::string> Check(const Json& value, const std::string& schema_name) const {
-    std::vector<std::string> problems;
-    Check(value, Named(schema_name), schema_name, problems);
-    return problems;
-  }
-
- private:
-  YAML::Node Resolve(YAML::Node schema) const {
-    while (schema["$ref"]) {
-      const std::string ref = schema["$ref"].as<std::string>();
-      schema = Named(ref.substr(ref.rfind('/') + 1));
-    }
-    return schema;
-  }
-
-  static bool HasType(const Json& value, const std::string& type) {
-    if (type == "object") return value.is_object();
-    if (type == "array") return value.is_array();
-    if (type == "string") return value.is_string();
-    if (type == "integer") return value.is_number_integer();
-    if (type == "number") return value.is_number();
-    if (type == "boolean") return value.is_boolean();
-    return false;
-  }
-
-  void Check(const Json& value, YAML::Node schema, const std::string& where,
-             std::vector<std::string>& problems) const {
-    schema = Resolve(schema);
-    if (!schema) {
-      problems.push_back(where + ": no schema");
-      return;
-    }
-    if (schema["type"]) {
-      const std::string type = schema["type"].as<std::string>();
-      if (!HasType(value, type)) {
-        problems.push_back(absl::StrCat(where, ": ", value.dump(), " is not ", type));
-        return;
-      }
-    }
-    if (schema["enum"] && value.is_string()) {
-      bool listed = false;
-      for (const auto& choice : schema["enum"]) listed |= choice.as<std::string>() == value;
-      if (!listed) problems.push_back(absl::StrCat(where, ": ", value.dump(), " not in its enum"));
-    }
-    if (value.is_array() && schema["items"]) {
-      for (size_t i = 0; i < value.size(); ++i) {
-        Check(value[i], schema["items"], absl::StrCat(where, "[", i, "]"), problems);
-      }
-    }
-    if (!value.is_object()) return;
-    for (const auto& required : schema["required"]) {
-      if (!value.contains(required.as<std::string>())) {
-        problems.push_back(
-            absl::StrCat(where, ": required ", required.as<std::string>(), " missing"));
-      }
-    }
-    const YAML::Node properties = schema["properties"];
-    const bool closed = schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
-                        !schema["additionalProperties"].as<bool>();
-    for (const auto& [key, item] : value.items()) {
-      if (properties && properties[key]) {
-        Check(item, properties[key], absl::StrCat(where, ".", key), problems);
-      } else if (closed) {
-        problems.push_back(absl::StrCat(where, ".", key, ": not described"));
-      }
-    }
-  }
-
-  YAML::Node document_;
-};
 
 // Every field a model table reads or shows is described by the schema of that use, and the
 // schemas describe nothing else; every response the gateway gives for the fixture matches its
