@@ -19,6 +19,7 @@
 #include "lib/config/config.h"
 #include "lib/enums/spelling.h"
 #include "lib/http/body.h"
+#include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
 #include "lib/version/openshift_version.h"
@@ -697,6 +698,7 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        &RestApi::ListBundles},
       {"GET", "/operators/bundles/{id}", A::kUser, {}, &RestApi::GetBundle},
       {"GET", "/release-sources", A::kUser, {}, &RestApi::ListReleaseSources},
+      {"GET", "/component-versions", A::kUser, {}, &RestApi::ListComponentVersions},
       {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
       {"GET", "//health", A::kPublic, {}, &RestApi::Health},
       {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
@@ -1975,6 +1977,13 @@ absl::StatusOr<http::Response> RestApi::ListReleaseSources(const Call&) const {
         {{"cpu_architecture", architecture}, {"channels", Json::array()}});
   }
   return JsonResponse(200, sources);
+}
+
+absl::StatusOr<http::Response> RestApi::ListComponentVersions(const Call&) const {
+  // What this process is; the other services report theirs only in their build-info metrics
+  // and --version, so they are not claimed here.
+  return JsonResponse(200, Json{{"versions", {{"assisted-gateway", service::kVersion}}},
+                                {"release_tag", service::kVersion}});
 }
 
 absl::StatusOr<http::Response> RestApi::TriggerEvent(const Call& call) const {

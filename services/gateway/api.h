@@ -155,6 +155,8 @@ class RestApi {
   // Upstream's release sources: per OpenShift version, the architectures the image service
   // has base images for.
   absl::StatusOr<http::Response> ListReleaseSources(const Call& call) const;
+  // This gateway's release (upstream's component versions, of the one component that answers).
+  absl::StatusOr<http::Response> ListComponentVersions(const Call& call) const;
   // Records a user's event on their own cluster, infra-env or host (the inventory refuses
   // anyone else's).
   absl::StatusOr<http::Response> TriggerEvent(const Call& call) const;

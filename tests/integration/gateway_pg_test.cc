@@ -1473,6 +1473,20 @@ TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
   ExpectError(As(bob_, "GET", monitored), 404, cluster_id_);
 }
 
+// Upstream's component versions: the release of the gateway that answers.
+TEST_F(GatewayTest, ComponentVersionsNameTheGatewaysRelease) {
+  CurlResponse versions = As(alice_, "GET", "/component-versions");
+  ASSERT_EQ(versions.status, 200) << versions.body;
+  const Json json = Json::parse(versions.body);
+  EXPECT_EQ(json["versions"].size(), 1u) << json;
+  const std::string release = json["versions"].value("assisted-gateway", "");
+  EXPECT_FALSE(release.empty()) << json;
+  EXPECT_EQ(json["release_tag"], release);
+  // The same release the binary prints for --version.
+  AictlOutcome none = RunAictl(base_, "", {"version"});
+  EXPECT_THAT(none.out + none.err, HasSubstr(release));
+}
+
 // Upstream's v2TriggerEvent, for users: an event on the caller's own cluster, infra-env or
 // host is stored and listed; naming another tenant's is 404 and stores nothing.
 TEST_F(GatewayTest, UsersTriggerEventsOnTheirOwnResourcesOnly) {
