@@ -17,6 +17,12 @@
 //     it races the last one's five step results (push_back_to_back_*);
 //   * reregister_s: kill -9 of the orchestrator, the same one started again on the same port,
 //     until every agent registered anew (they back off 1 s x1.6 with jitter, at most 120 s).
+// First, the floor of these figures (--floor, on by default): the same fleet against
+// bench/bare_agent_server, which answers every Register and holds the streams with nothing
+// behind them: floor_register_s (every agent connecting at once until all registered, the
+// floor of both register_s and reregister_s) and floor_rss_mib (what that server holds), each
+// figure then also as a ratio to its floor (rss_ratio, register_ratio, reregister_ratio). With
+// --replicas the orchestrators' RSS together is set against the one bare server's.
 // The remaining agents sit in unbound infra-envs of --per-infra-env hosts (late binding).
 // With --replicas=N (2 or more) the agents of infra-env g dial orchestrator replica g mod N
 // first (all replicas, as behind one Service: "ipv4:A,B"), and orchestrator replica i follows
@@ -30,14 +36,16 @@
 //   "rss_per_agent_kib":…,"steady_cpu_cores":…,"steady_db_commits_per_s":…,"push_p50_ms":…,
 //   "push_p99_ms":…,"push_samples":…,"push_after_heard_p50_ms":…,"push_after_heard_p99_ms":…,
 //   "push_back_to_back_p50_ms":…,"push_back_to_back_p99_ms":…,"reregister_s":…,"replicas":…,
-//   "push_other_replica_p50_ms":…,"push_other_replica_p99_ms":…,"cores":…}
-#include <sys/resource.h>
-
+//   "push_other_replica_p50_ms":…,"push_other_replica_p99_ms":…,"floor_register_s":…,
+//   "floor_rss_mib":…,"floor_rss_per_agent_kib":…,"rss_ratio":…,"register_ratio":…,
+//   "reregister_ratio":…,"cores":…}
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -46,6 +54,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "bench/agent_groups.h"
 #include "bench/download_harness.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
@@ -53,8 +62,9 @@
 #include "lib/config/config.h"
 #include "lib/log/log.h"
 #include "lib/service/runner.h"
+#include "lib/status/status_macros.h"
 #include "services/agent/fleet.h"
-#include "services/agent/simulation/profile_paths.h"
+#include "tests/harness/service_launcher.h"
 
 namespace {
 
@@ -78,6 +88,7 @@ struct Options {
   absl::Duration timeout = absl::Minutes(20);
   absl::Duration push_gap = absl::Milliseconds(250);
   int replicas = 1;
+  bool floor = true;  // measure the floor first (MeasureFloor)
 };
 
 // What every agent has seen, filled by the fleets' observers (gRPC threads: short and locked).
@@ -222,13 +233,7 @@ types::Cluster ClusterSpec(int index) {
   return spec;
 }
 
-struct Group {
-  std::string infra_env_id;
-  std::string cluster_id;  // empty: unbound
-  int first = 0;           // first agent (and host index) of the group
-  int count = 0;
-  int replica = 0;  // the orchestrator replica its agents dial first
-};
+using Group = ::assisted::bench::AgentGroup;
 
 struct PushFigures {
   double p50_ms = 0;
@@ -332,6 +337,68 @@ PushFigures MeasurePushes(absl::string_view name, absl::Duration gap,
   return figures;
 }
 
+// StartFleets reporting to `seen`.
+absl::StatusOr<std::vector<std::unique_ptr<Fleet>>> StartFleets(
+    const std::vector<Group>& groups, const std::function<std::string(const Group&)>& target,
+    const std::string& dir, Observations& seen) {
+  return assisted::bench::StartFleets(
+      groups, target, dir,
+      [&seen](int agent, const FleetEvent& event) { seen.OnEvent(agent, event); });
+}
+
+// Waits until `wanted` agents ever registered, printing progress every 30 s; false after
+// `timeout`.
+bool AwaitRegistrations(Observations& seen, int wanted, absl::Time start, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (!seen.WaitEverRegistered(wanted, std::min(deadline, absl::Now() + absl::Seconds(30))) &&
+         absl::Now() < deadline) {
+    std::cout << absl::StrFormat("  %.0f s: %d of %d registered\n",
+                                 absl::ToDoubleSeconds(absl::Now() - start), seen.ever_registered(),
+                                 wanted)
+              << std::flush;
+  }
+  return seen.ever_registered() >= wanted;
+}
+
+// What the agent streams cost with nothing behind them (bench/bare_agent_server).
+struct Floor {
+  double register_s = 0;  // the whole fleet connecting at once until every agent registered
+  double rss_mib = 0;     // the server's VmRSS holding every stream
+  double rss_per_agent_kib = 0;
+};
+
+// The same fleets as the measured run, against a bare_agent_server of its own; stopped after.
+absl::StatusOr<Floor> MeasureFloor(const Options& options, const std::vector<Group>& groups,
+                                   const std::string& dir) {
+  std::cout << "floor: " << options.agents << " agents against bare_agent_server\n" << std::flush;
+  ASSIGN_OR_RETURN(std::unique_ptr<assisted::testing::LaunchedService> server,
+                   assisted::testing::LaunchedService::Launch(
+                       {.binary = "bench/bare_agent_server", .args = {"--log-level=warning"}}));
+  const double rss_before = assisted::bench::StatusMib(server->pid(), "VmRSS:");
+  Observations seen(options.agents);
+  const absl::Time start = absl::Now();
+  ASSIGN_OR_RETURN(std::vector<std::unique_ptr<Fleet>> fleets,
+                   StartFleets(
+                       groups, [&](const Group&) { return server->grpc_target(); },
+                       absl::StrCat(dir, "/floor"), seen));
+  if (!AwaitRegistrations(seen, options.agents, start, options.timeout)) {
+    return absl::DeadlineExceededError(absl::StrCat("floor: only ", seen.ever_registered(), " of ",
+                                                    options.agents, " agents registered"));
+  }
+  Floor floor;
+  floor.register_s = absl::ToDoubleSeconds(seen.LastRegistration() - start);
+  floor.rss_mib = assisted::bench::StatusMib(server->pid(), "VmRSS:");
+  floor.rss_per_agent_kib = (floor.rss_mib - rss_before) * 1024 / options.agents;
+  for (auto& fleet : fleets) fleet->Stop();
+  server->Stop();
+  std::cout << absl::StrFormat(
+                   "floor: all %d registered in %.1f s; the bare server holds them in %.1f MiB "
+                   "(%.1f KiB per agent)\n",
+                   options.agents, floor.register_s, floor.rss_mib, floor.rss_per_agent_kib)
+            << std::flush;
+  return floor;
+}
+
 int Fail(const std::string& what) {
   std::cerr << "agents: " << what << "\n";
   return 1;
@@ -364,6 +431,8 @@ int main(int argc, char** argv) {
       .Range(absl::ZeroDuration(), absl::Minutes(1));
   parser.Duration("timeout", &options.timeout, "give up on any phase after this long")
       .Range(absl::Seconds(10), absl::Hours(4));
+  parser.Bool("floor", &options.floor,
+              "first measure the floor: the same fleet against bench/bare_agent_server");
   parser
       .Int("replicas", &options.replicas,
            "replicas of the inventory and of the orchestrator; the agents spread over them")
@@ -374,23 +443,15 @@ int main(int argc, char** argv) {
   if (options.clusters * kClusterHosts > options.agents) {
     return Fail("--clusters x 5 must not exceed --agents");
   }
-  // Every agent holds a connection: two ends on this machine, inherited by the children.
-  rlimit files{200000, 200000};
-  if (setrlimit(RLIMIT_NOFILE, &files) != 0) {
-    getrlimit(RLIMIT_NOFILE, &files);
-    files.rlim_cur = files.rlim_max;
-    setrlimit(RLIMIT_NOFILE, &files);
-  }
+  assisted::bench::RaiseOpenFileLimit();
   const std::string dir = "/tmp/assisted-agents-bench";
   std::filesystem::remove_all(dir);
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator ("
             << options.replicas << " of each)\n"
             << std::flush;
-  std::vector<std::string> orchestrator_args = {
-      absl::StrCat("--max-agent-streams=", options.agents + 1000), "--max-agent-streams-per-peer=0",
-      // Every simulated agent connects from this one address.
-      absl::StrCat("--max-unregistered-agent-streams-per-peer=", options.agents + 1000)};
+  std::vector<std::string> orchestrator_args =
+      assisted::bench::OrchestratorArgsForAgents(options.agents);
   if (options.workers > 0) orchestrator_args.push_back(absl::StrCat("--workers=", options.workers));
   auto stack = assisted::bench::ServiceStack::Start(
       {.orchestrator_args = orchestrator_args, .replicas = options.replicas});
@@ -413,59 +474,35 @@ int main(int argc, char** argv) {
     groups.push_back({"", cluster.id(), next, kClusterHosts, c % options.replicas});
     next += kClusterHosts;
   }
-  while (next < options.agents) {
-    const int count = std::min(options.per_infra_env, options.agents - next);
-    groups.push_back({"", "", next, count, static_cast<int>(groups.size()) % options.replicas});
-    next += count;
+  for (Group& group :
+       assisted::bench::UnboundGroups(next, options.agents - next, options.per_infra_env,
+                                      options.replicas, static_cast<int>(groups.size()))) {
+    groups.push_back(std::move(group));
   }
-  for (size_t g = 0; g < groups.size(); ++g) {
-    inv::CreateInfraEnvRequest create;
-    create.mutable_infra_env()->set_name(absl::StrCat("bench-", g));
-    create.mutable_infra_env()->set_cluster_id(groups[g].cluster_id);
-    create.mutable_infra_env()->set_openshift_version("4.16");
-    create.set_pull_secret(kPullSecret);
-    types::InfraEnv infra_env;
-    grpc::ClientContext context;
-    const grpc::Status created = stub->CreateInfraEnv(&context, create, &infra_env);
-    if (!created.ok()) return Fail("cannot register an infra-env: " + created.error_message());
-    groups[g].infra_env_id = infra_env.id();
+  if (absl::Status created = assisted::bench::CreateInfraEnvs(*stub, groups); !created.ok()) {
+    return Fail(std::string(created.message()));
+  }
+
+  // The floor: the same fleets, registering with a server that does nothing else.
+  std::optional<Floor> floor;
+  if (options.floor) {
+    absl::StatusOr<Floor> measured = MeasureFloor(options, groups, dir);
+    if (!measured.ok()) return Fail(std::string(measured.status().message()));
+    floor = *measured;
   }
 
   // The fleets: one per infra-env, every agent its own connection.
   Observations seen(options.agents);
-  std::vector<std::unique_ptr<Fleet>> fleets;
   const absl::Time register_start = absl::Now();
   const PhaseCost registration_cost(**stack);
-  for (const Group& group : groups) {
-    Fleet::Options fleet;
-    fleet.profile = assisted::agent::simulation::testing::ProfilePath("fleet");
-    fleet.count = group.count;
-    fleet.first_index = group.first;
-    fleet.seed = "agents-bench";
-    fleet.orchestrator_address = (*stack)->orchestrators_target(group.replica);
-    fleet.infra_env_id = group.infra_env_id;
-    fleet.state_dir = absl::StrCat(dir, "/g", group.first);
-    fleet.step_threads = 1;
-    const int first = group.first;
-    auto started = Fleet::Start(
-        fleet,
-        [&seen, first](const FleetEvent& event) { seen.OnEvent(first + event.agent, event); },
-        assisted::log::Logger::Discard());
-    if (!started.ok()) return Fail(std::string(started.status().message()));
-    fleets.push_back(*std::move(started));
-  }
+  absl::StatusOr<std::vector<std::unique_ptr<Fleet>>> started = StartFleets(
+      groups, [&](const Group& group) { return (*stack)->orchestrators_target(group.replica); },
+      dir, seen);
+  if (!started.ok()) return Fail(std::string(started.status().message()));
+  std::vector<std::unique_ptr<Fleet>> fleets = *std::move(started);
   std::cout << options.agents << " agents started in " << fleets.size() << " fleets\n"
             << std::flush;
-  const absl::Time register_deadline = absl::Now() + options.timeout;
-  while (!seen.WaitEverRegistered(options.agents,
-                                  std::min(register_deadline, absl::Now() + absl::Seconds(30))) &&
-         absl::Now() < register_deadline) {
-    std::cout << absl::StrFormat("  %.0f s: %d of %d registered\n",
-                                 absl::ToDoubleSeconds(absl::Now() - register_start),
-                                 seen.ever_registered(), options.agents)
-              << std::flush;
-  }
-  if (seen.ever_registered() < options.agents) {
+  if (!AwaitRegistrations(seen, options.agents, register_start, options.timeout)) {
     return Fail(absl::StrCat("only ", seen.ever_registered(), " of ", options.agents,
                              " agents registered"));
   }
@@ -543,6 +580,19 @@ int main(int argc, char** argv) {
             << std::flush;
 
   for (auto& fleet : fleets) fleet->Stop();
+  // Each figure beside its floor: RSS against the bare server's, both registrations against
+  // the whole fleet connecting to it at once.
+  std::string floor_json = "\"floor_register_s\":null,\"floor_rss_mib\":null,";
+  if (floor) {
+    floor_json = absl::StrFormat(
+        "\"floor_register_s\":%.1f,\"floor_rss_mib\":%.1f,\"floor_rss_per_agent_kib\":%.1f,"
+        "\"rss_ratio\":%.2f,\"register_ratio\":%.2f,\"reregister_ratio\":%.2f,",
+        floor->register_s, floor->rss_mib, floor->rss_per_agent_kib, rss_mib / floor->rss_mib,
+        register_s / floor->register_s, reregister_s / floor->register_s);
+    std::cout << absl::StrFormat(
+        "against the floor: RSS %.2fx, registration %.2fx, re-registration %.2fx\n",
+        rss_mib / floor->rss_mib, register_s / floor->register_s, reregister_s / floor->register_s);
+  }
   std::cout << absl::StrFormat(
       "{\"bench\":\"agents\",\"agents\":%d,\"register_s\":%.1f,\"orchestrator_rss_mib\":%.1f,"
       "\"rss_per_agent_kib\":%.1f,\"steady_cpu_cores\":%.3f,\"steady_db_commits_per_s\":%.1f,"
@@ -550,11 +600,11 @@ int main(int argc, char** argv) {
       "\"push_after_heard_p50_ms\":%.1f,\"push_after_heard_p99_ms\":%.1f,"
       "\"push_back_to_back_p50_ms\":%.1f,\"push_back_to_back_p99_ms\":%.1f,\"reregister_s\":%.1f,"
       "\"all_reregistered\":%s,\"replicas\":%d,\"reregistered\":%d,"
-      "\"push_other_replica_p50_ms\":%.1f,\"push_other_replica_p99_ms\":%.1f,\"cores\":%d}\n",
+      "\"push_other_replica_p50_ms\":%.1f,\"push_other_replica_p99_ms\":%.1f,%s\"cores\":%d}\n",
       options.agents, register_s, rss_mib, (rss_mib - rss_before) * 1024 / options.agents,
       steady_cpu, commits_per_s, quiet.p50_ms, quiet.p99_ms, quiet.samples,
       quiet.after_heard_p50_ms, quiet.after_heard_p99_ms, busy.p50_ms, busy.p99_ms, reregister_s,
       all_back ? "true" : "false", options.replicas, to_register, quiet.other_replica_p50_ms,
-      quiet.other_replica_p99_ms, std::thread::hardware_concurrency());
+      quiet.other_replica_p99_ms, floor_json, std::thread::hardware_concurrency());
   return all_back && quiet.samples > 0 && busy.samples > 0 ? 0 : 1;
 }

@@ -289,6 +289,14 @@ absl::StatusOr<Action> Parser::Parse(const std::vector<std::string>& args, const
   return Action::kRun;
 }
 
+Parser::FlagNames Parser::Flags() const {
+  FlagNames flags;
+  for (const auto& setting : settings_) {
+    (setting->IsBool() ? flags.switches : flags.with_value).push_back("--" + setting->name());
+  }
+  return flags;
+}
+
 std::string Parser::Usage() const {
   std::string usage = absl::StrCat("Usage: ", program_, " [flags]");
   if (positional_ != nullptr) absl::StrAppend(&usage, " ", positional_name_);

@@ -196,6 +196,14 @@ class Parser {
   // The --help text.
   std::string Usage() const;
 
+  // The flags as written on a command line ("--name"), in the order added, those that take a
+  // value apart from the switches (bool settings): what shell completion offers.
+  struct FlagNames {
+    std::vector<std::string> with_value;
+    std::vector<std::string> switches;
+  };
+  FlagNames Flags() const;
+
  private:
   template <typename T>
   TypedSetting<T>& Add(absl::string_view name, T* target, absl::string_view help,

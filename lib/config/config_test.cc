@@ -41,6 +41,13 @@ class ParserTest : public ::testing::Test {
   Parser parser_;
 };
 
+TEST_F(ParserTest, FlagsListsTheFlagsThatTakeValuesApartFromTheSwitches) {
+  const Parser::FlagNames flags = parser_.Flags();
+  EXPECT_THAT(flags.with_value, ElementsAre("--listen", "--postgres-dsn", "--metrics-port",
+                                            "--grace", "--ntp-sources"));
+  EXPECT_THAT(flags.switches, ElementsAre("--verbose"));
+}
+
 TEST_F(ParserTest, DefaultsStayWhenNothingIsGiven) {
   EXPECT_THAT(Parse({"--postgres-dsn=x"}), IsOkAndHolds(Action::kRun));
   EXPECT_EQ(config_.listen, "0.0.0.0:9091");

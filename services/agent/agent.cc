@@ -216,21 +216,21 @@ class Agent final : public service::RunningService {
   ~Agent() override { Shutdown(absl::ZeroDuration()); }
 
   // After a successful install: report Rebooting, give the orchestrator up to 30 s to
-  // acknowledge everything, then reboot (a real host: `shutdown -r +1`, as the reference) or end
-  // the discovery session (a simulated host).
+  // acknowledge everything, then reboot (a real host) or end the discovery session (a simulated
+  // host). The reference always waits a minute (`shutdown -r +1`) so its logs can still leave;
+  // here that minute is given only when something is still unacknowledged.
   void Reboot(const steps::InstallRequest& request) {
     client_.SendProgress(ProgressMessage(types::v1::HOST_STAGE_REBOOTING, "", -1, absl::Now()));
-    if (!client_.outbox().AwaitEmpty(absl::Seconds(30))) {
-      log_.Warning("rebooting with unacknowledged messages");
-    }
+    const bool acknowledged = client_.outbox().AwaitEmpty(absl::Seconds(30));
+    if (!acknowledged) log_.Warning("rebooting in a minute with unacknowledged messages");
     if (simulated_ != nullptr) {
       log_.Info("simulated reboot: discovery session ends", {{"role", request.role}});
       client_.Stop();
       return;
     }
     process::LocalProcessRunner processes;
-    absl::StatusOr<process::CommandResult> ran =
-        processes.Run({.argv = {"shutdown", "-r", "+1"}, .timeout = absl::Seconds(30)});
+    absl::StatusOr<process::CommandResult> ran = processes.Run(
+        {.argv = {"shutdown", "-r", acknowledged ? "now" : "+1"}, .timeout = absl::Seconds(30)});
     if (!ran.ok() || ran->exit_code != 0) {
       log_.Error("cannot reboot",
                  {{"error", ran.ok() ? ran->stderr_data : ran.status().message()}});

@@ -57,6 +57,10 @@ nlohmann::json ChangeJson(const inv::WatchEvent& event) {
                          {"change", ChangeText(event.change_type())}};
   if (event.has_cluster_status()) json["status"] = EnumText(event.cluster_status());
   if (event.has_host_status()) json["status"] = EnumText(event.host_status());
+  // Lets the browser apply `status` to its row at once, unless the row it holds is newer (a
+  // change arrives twice, as a hint and numbered, and the numbered one may come after a newer
+  // hint).
+  if (event.resource_version() > 0) json["resource_version"] = event.resource_version();
   return json;
 }
 

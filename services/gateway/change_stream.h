@@ -26,7 +26,9 @@
 // Events, each "id: <position>", "event: <type>", "data: <JSON>":
 //   position  {}                                        where to resume from
 //   change    {"kind":"cluster|host|infra-env|event", "id", "cluster_id", "infra_env_id",
-//              "change":"created|updated|deleted", "status"}
+//              "change":"created|updated|deleted", "status", "resource_version"} (status of
+//              clusters and hosts; resource_version, the resource's after the change, except
+//              for events and deletions)
 //   resync    {}                                        changes may have been missed: re-read
 // Holding answers open ties up HTTP handler threads, so at most `max_watchers` wait at once;
 // callers beyond that get their answer at once with "retry: 5000" (they fall back to a slow

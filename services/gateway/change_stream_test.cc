@@ -30,6 +30,7 @@ inv::WatchEvent HostChange(const std::string& cluster_id, const std::string& hos
   event.set_cluster_id(cluster_id);
   event.set_change_type(inv::CHANGE_TYPE_UPDATED);
   event.set_host_status(types::v1::HOST_STATUS_KNOWN);
+  event.set_resource_version(7);
   return event;
 }
 
@@ -114,6 +115,7 @@ TEST_F(ChangeStreamTest, AChangeOfTheClusterEndsAHeldAnswer) {
   EXPECT_THAT(body, HasSubstr("\"kind\":\"host\""));
   EXPECT_THAT(body, HasSubstr("\"id\":\"h1\""));
   EXPECT_THAT(body, HasSubstr("\"status\":\"known\""));
+  EXPECT_THAT(body, HasSubstr("\"resource_version\":7"));
   EXPECT_THAT(body, HasSubstr("id: b00t-1\nevent: position"));
 }
 

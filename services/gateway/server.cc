@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/strip.h"
 #include "lib/file/read_file.h"
 #include "lib/http/metrics.h"
 #include "lib/inventory_client/signing_keys.h"
@@ -89,19 +90,15 @@ absl::StatusOr<AuthOptions> LoadAuth(const Config& config, const log::Logger& lo
   return options;
 }
 
-// The identity provider the UI signs users in with, when configured. Its tokens are checked
-// with --jwks-file's keys, so without them no sign-in could succeed: refused at start-up.
+// The identity provider the UI signs users in with, when configured; an error is about
+// --oidc-discovery-file (Config::Register's check names it). Its tokens are checked with
+// --jwks-file's keys, so without them no sign-in could succeed: refused as a bad setting.
 absl::StatusOr<absl::optional<OidcSignIn>> LoadOidcSignIn(const Config& config) {
-  if (config.oidc_discovery_file.empty()) {
-    if (!config.oidc_client_id.empty()) {
-      return absl::InvalidArgumentError("--oidc-client-id needs --oidc-discovery-file");
-    }
-    return absl::optional<OidcSignIn>();
-  }
+  if (config.oidc_discovery_file.empty()) return absl::optional<OidcSignIn>();
   if (config.auth != "jwt" || config.jwks_file.empty()) {
     return absl::InvalidArgumentError(
-        "--oidc-discovery-file needs --auth=jwt and --jwks-file (the provider's keys, which "
-        "check the tokens it issues)");
+        "needs --auth=jwt and --jwks-file (the provider's keys, which check the tokens it "
+        "issues)");
   }
   ASSIGN_OR_RETURN(std::string document,
                    ReadFile(config.oidc_discovery_file, "--oidc-discovery-file"));
@@ -156,12 +153,31 @@ void Config::Register(config::Parser& parser) {
               "agent-based installer (node 0): callers without credentials may watch this "
               "cluster's progress read-only, and the UI opens it without sign-in; empty: none")
       .Check(config::OptionalUuid);
-  parser.String("oidc-discovery-file", &oidc_discovery_file,
-                "the identity provider's /.well-known/openid-configuration document: the UI "
-                "signs users in there (authorization code flow with PKCE); needs --jwks-file");
-  parser.String("oidc-client-id", &oidc_client_id,
-                "the UI's client id at the identity provider (a public client whose redirect "
-                "URI is https://GATEWAY/oidc/callback)");
+  parser
+      .String("oidc-discovery-file", &oidc_discovery_file,
+              "the identity provider's /.well-known/openid-configuration document: the UI "
+              "signs users in there (authorization code flow with PKCE); needs --jwks-file")
+      // Checks run once every setting is read, so the auth settings it depends on are known.
+      .Check([this](const std::string&) -> absl::Status {
+        absl::StatusOr<absl::optional<OidcSignIn>> loaded = LoadOidcSignIn(*this);
+        if (!loaded.ok()) {
+          // Most messages name this flag already; the parser names it again.
+          absl::string_view message = loaded.status().message();
+          absl::ConsumePrefix(&message, "--oidc-discovery-file: ");
+          return absl::InvalidArgumentError(message);
+        }
+        oidc_sign_in = *std::move(loaded);
+        return absl::OkStatus();
+      });
+  parser
+      .String("oidc-client-id", &oidc_client_id,
+              "the UI's client id at the identity provider (a public client whose redirect "
+              "URI is https://GATEWAY/oidc/callback)")
+      .Check([this](const std::string& client_id) -> absl::Status {
+        return client_id.empty() || !oidc_discovery_file.empty()
+                   ? absl::OkStatus()
+                   : absl::InvalidArgumentError("needs --oidc-discovery-file");
+      });
   parser.String("oidc-scopes", &oidc_scopes,
                 "scopes the UI asks the identity provider for, space-separated, openid among "
                 "them");
@@ -176,7 +192,6 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                        .deadline = config.backend_timeout,
                                                        .channel = config.internal_tls.Channel()}));
   ASSIGN_OR_RETURN(AuthOptions auth, LoadAuth(config, context.log));
-  ASSIGN_OR_RETURN(absl::optional<OidcSignIn> oidc, LoadOidcSignIn(config));
   parts->signing_keys = InfraEnvSigningKeys::FromInventory(
       parts->backends->inventory(), parts->clock, {}, config.backend_timeout);
   auth.infra_env_signing_key = parts->signing_keys->Lookup();
@@ -185,7 +200,7 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                 .handler_threads = config.http.handler_threads,
                                                 .follow_changes = config.read_cache_entries == 0,
                                                 .read_only_cluster_id = config.read_only_cluster,
-                                                .oidc = std::move(oidc)},
+                                                .oidc = config.oidc_sign_in},
                                                *parts->backends, *parts->authenticator,
                                                parts->clock, context.log.Child("web-ui")));
   if (config.read_cache_entries > 0) {

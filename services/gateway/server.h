@@ -14,11 +14,13 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/types/optional.h"
 #include "lib/config/config.h"
 #include "lib/grpc/channel.h"
 #include "lib/grpc/server.h"
 #include "lib/http/server.h"
 #include "lib/service/runner.h"
+#include "services/gateway/oidc_sign_in.h"
 
 namespace assisted::gateway {
 
@@ -59,6 +61,9 @@ struct Config {
   std::string oidc_discovery_file;
   std::string oidc_client_id;
   std::string oidc_scopes = "openid";
+  // What those three settings and the auth settings describe, checked and read while the
+  // command line is parsed (a bad document exits 2 like any bad setting); empty: no provider.
+  absl::optional<OidcSignIn> oidc_sign_in;
 
   void Register(config::Parser& parser);
 };

@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "tests/harness/byte_relay.h"
 
 namespace assisted::testing {
 namespace {
@@ -21,18 +21,6 @@ sockaddr_in Loopback(int port) {
   address.sin_port = htons(static_cast<uint16_t>(port));
   address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   return address;
-}
-
-// Writes all of `data`; false when the peer is gone.
-bool WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    const ssize_t written = send(fd, data, size, MSG_NOSIGNAL);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return false;
-    data += written;
-    size -= static_cast<size_t>(written);
-  }
-  return true;
 }
 
 }  // namespace
@@ -130,23 +118,7 @@ int TcpFront::ConnectToNextBackend() {
 }
 
 void TcpFront::Relay(int client, int backend) {
-  pollfd fds[2] = {{client, POLLIN, 0}, {backend, POLLIN, 0}};
-  char buffer[64 * 1024];
-  bool open = true;
-  while (open) {
-    if (poll(fds, 2, -1) < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    for (int from = 0; from < 2 && open; ++from) {
-      if (fds[from].revents == 0) continue;
-      const ssize_t got = recv(fds[from].fd, buffer, sizeof(buffer), 0);
-      if (got < 0 && errno == EINTR) continue;
-      // End of stream or an error on either side ends the relay (what was read is passed on
-      // first, so a response followed by the backend's close arrives whole).
-      open = got > 0 && WriteAll(fds[1 - from].fd, buffer, static_cast<size_t>(got));
-    }
-  }
+  RelayBytes({client, client}, {backend, backend});
   absl::MutexLock lock(&mu_);
   open_.erase(std::remove_if(open_.begin(), open_.end(),
                              [&](int fd) { return fd == client || fd == backend; }),

@@ -2,8 +2,8 @@
 //
 // One loopback address in front of several replicas of a service, as a Kubernetes Service (or
 // any layer-4 load balancer) puts one in front of its pods: each accepted TCP connection is
-// relayed, bytes as they are, to a backend; a backend that refuses the connection (a killed
-// replica) is skipped for the next one. Two ways to choose:
+// relayed, bytes as they are and end of stream as a half close, to a backend; a backend that
+// refuses the connection (a killed replica) is skipped for the next one. Two ways to choose:
 //   - kRoundRobin: the next backend in turn. A client that opens a new connection per request
 //     alternates between the replicas; one that keeps its connection (gRPC) stays where it
 //     landed until that replica dies, as behind kube-proxy.
@@ -56,7 +56,7 @@ class TcpFront {
   void AcceptLoop();
   // Connects to the next backend that accepts; -1 when none does.
   int ConnectToNextBackend();
-  // Copies bytes both ways until either side closes; owns both descriptors.
+  // Copies bytes both ways until both sides ended (byte_relay.h); owns both descriptors.
   void Relay(int client, int backend);
 
   const int listener_;

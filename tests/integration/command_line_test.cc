@@ -1,8 +1,10 @@
 // Every binary documents itself with --help and --version, and refuses a bad command line with
 // exactly one line that names the offending setting and a non-zero exit status.
 #include <algorithm>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -172,6 +174,44 @@ TEST_F(RequiredSettingsTest, InventoryNeedsAKeyForSecretsAtRest) {
   EXPECT_THAT(result.stderr_data, StartsWith("assisted-inventory: --secrets-key-file: "));
   EXPECT_THAT(result.stderr_data, HasSubstr("/nonexistent/secrets.key"));
   EXPECT_EQ(std::count(result.stderr_data.begin(), result.stderr_data.end(), '\n'), 1);
+}
+
+// The web UI's identity provider is part of the gateway's configuration: a document it cannot
+// use, or one without the keys that check its tokens, is a bad setting (exit 2, one line naming
+// the flag), not a failure to start.
+TEST_F(RequiredSettingsTest, GatewayRefusesABadIdentityProviderConfigurationAsABadSetting) {
+  const std::string dir = ::testing::TempDir();
+  const std::string jwks = dir + "/oidc-jwks.json";
+  std::ofstream(jwks) << R"({"keys":[]})";
+  const std::string plain_http = dir + "/oidc-plain-http.json";
+  std::ofstream(plain_http) << R"({"issuer":"https://idp.example.com",)"
+                            << R"("authorization_endpoint":"http://idp.example.com/authorize",)"
+                            << R"("token_endpoint":"https://idp.example.com/token"})";
+  const std::string not_json = dir + "/oidc-not-json.json";
+  std::ofstream(not_json) << "<html>a login page, not a discovery document</html>";
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  const std::vector<Case> cases = {
+      {{"--jwks-file=" + jwks, "--oidc-client-id=ui", "--oidc-discovery-file=" + plain_http},
+       "assisted-gateway: --oidc-discovery-file: authorization_endpoint must be https"},
+      {{"--jwks-file=" + jwks, "--oidc-client-id=ui", "--oidc-discovery-file=" + not_json},
+       "assisted-gateway: --oidc-discovery-file: "},
+      {{"--jwks-file=" + jwks, "--oidc-client-id=ui",
+        "--oidc-discovery-file=" + dir + "/missing.json"},
+       "missing.json"},
+      {{"--oidc-client-id=ui", "--oidc-discovery-file=" + plain_http},
+       "assisted-gateway: --oidc-discovery-file: needs --auth=jwt and --jwks-file"},
+      {{"--oidc-client-id=ui"}, "assisted-gateway: --oidc-client-id: needs --oidc-discovery-file"},
+  };
+  for (const Case& c : cases) {
+    const process::CommandResult result = Run("services/gateway/assisted-gateway", c.args);
+    EXPECT_EQ(result.exit_code, 2) << absl::StrJoin(c.args, " ") << ": " << result.stderr_data;
+    EXPECT_THAT(result.stderr_data, HasSubstr(c.says));
+    EXPECT_EQ(std::count(result.stderr_data.begin(), result.stderr_data.end(), '\n'), 1)
+        << result.stderr_data;
+  }
 }
 
 TEST_F(RequiredSettingsTest, AgentNeedsAValidInfraEnvId) {

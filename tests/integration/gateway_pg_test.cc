@@ -1177,6 +1177,52 @@ TEST_F(GatewayTest, AHostValidationIsResetOnlyWhereAMeasurementCanBeRetried) {
   ExpectError(As(alice_, "PATCH", reset + "container-images-available"), 409, "installing");
 }
 
+TEST_F(GatewayTest, AictlManagesClustersInfraEnvsAndHostsByNameOrId) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  // A cluster by its name: get, update.
+  AictlOutcome got = RunAictl(base_, alice_, {"-o", "name", "clusters", "get", "one"});
+  ASSERT_EQ(got.code, 0) << got.err;
+  EXPECT_EQ(got.out, cluster_id_ + "\n");
+  AictlOutcome updated =
+      RunAictl(base_, alice_, {"clusters", "update", "one", "--base-domain=other.example.com"});
+  ASSERT_EQ(updated.code, 0) << updated.err;
+  EXPECT_THAT(updated.out, HasSubstr("one.other.example.com"));
+  AictlOutcome missing = RunAictl(base_, alice_, {"clusters", "get", "nobody"});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_THAT(missing.err, HasSubstr("no cluster named \"nobody\""));
+  // Bob's view has no cluster named one.
+  EXPECT_THAT(RunAictl(base_, bob_, {"clusters", "get", "one"}).err, HasSubstr("no cluster named"));
+
+  // An infra-env: get, update from a file, as YAML.
+  const std::string changes = ::testing::TempDir() + "/infra-env-changes.yaml";
+  std::ofstream(changes) << "additional_ntp_sources: ntp.example.com\n";
+  AictlOutcome changed =
+      RunAictl(base_, alice_, {"infra-envs", "update", infra_env_id_, "--file=" + changes});
+  ASSERT_EQ(changed.code, 0) << changed.err;
+  AictlOutcome yaml = RunAictl(base_, alice_, {"-o", "yaml", "infra-envs", "get", infra_env_id_});
+  ASSERT_EQ(yaml.code, 0) << yaml.err;
+  EXPECT_THAT(yaml.out, HasSubstr("additional_ntp_sources: ntp.example.com"));
+
+  // A host: get, update its name and role, then found by that name, then deleted.
+  const std::string selector = "--infra-env=" + infra_env_id_;
+  AictlOutcome renamed = RunAictl(
+      base_, alice_, {"hosts", "update", host_id_, selector, "--name=rack1-a", "--role=master"});
+  ASSERT_EQ(renamed.code, 0) << renamed.err;
+  AictlOutcome host = RunAictl(base_, alice_, {"-o", "json", "hosts", "get", "rack1-a", selector});
+  ASSERT_EQ(host.code, 0) << host.err;
+  EXPECT_EQ(Json::parse(host.out)["requested_hostname"], "rack1-a");
+  EXPECT_EQ(Json::parse(host.out)["role"], "master");
+  EXPECT_EQ(RunAictl(base_, alice_, {"hosts", "update", "rack1-a", selector}).code, 2);
+  EXPECT_EQ(RunAictl(base_, bob_, {"hosts", "get", "rack1-a", selector}).code, 1);
+  AictlOutcome deleted = RunAictl(base_, alice_, {"hosts", "delete", "rack1-a", selector});
+  ASSERT_EQ(deleted.code, 0) << deleted.err;
+  EXPECT_EQ(As(alice_, "GET", "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_).status, 404);
+
+  AictlOutcome gone = RunAictl(base_, alice_, {"infra-envs", "delete", infra_env_id_});
+  ASSERT_EQ(gone.code, 0) << gone.err;
+  EXPECT_EQ(As(alice_, "GET", "/infra-envs/" + infra_env_id_).status, 404);
+}
+
 TEST_F(GatewayTest, HostInstallerArgsAndIgnitionAreCheckedUntilTheHostInstalls) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
   const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;

@@ -309,11 +309,23 @@ http::Response OidcProvider::Token(const http::Request& request) {
     response.headers.Set("Cache-Control", "no-store");
     return response;
   };
-  if (Get(form, "grant_type") != "authorization_code") {
-    return answer(Refuse(400, "unsupported_grant_type", "only authorization_code"));
+  const std::string grant = Get(form, "grant_type");
+  if (grant != "authorization_code" && grant != "refresh_token") {
+    return answer(
+        Refuse(400, "unsupported_grant_type", "only authorization_code and refresh_token"));
   }
   if (Get(form, "client_id") != options_.client_id) {
     return answer(Refuse(401, "invalid_client", "unknown client"));
+  }
+  if (grant == "refresh_token") {
+    // Rotated: each refresh token is good for one refresh, and only while the session lasts.
+    bool live = false;
+    {
+      absl::MutexLock lock(&mu_);
+      live = refresh_tokens_.erase(Get(form, "refresh_token")) > 0;
+    }
+    if (!live) return answer(Refuse(400, "invalid_grant", "unknown or used refresh token"));
+    return answer(Tokens(/*refreshed=*/true));
   }
   if (!known || code.expires < absl::Now()) {
     return answer(Refuse(400, "invalid_grant", "unknown, used or expired code"));
@@ -325,21 +337,28 @@ http::Response OidcProvider::Token(const http::Request& request) {
   if (!WellFormedVerifier(verifier) || Challenge(verifier) != code.challenge) {
     return answer(Refuse(400, "invalid_grant", "code_verifier does not match the challenge"));
   }
+  return answer(Tokens(/*refreshed=*/false));
+}
+
+http::Response OidcProvider::Tokens(bool refreshed) {
   const std::string access = Sign("access");
   const std::string id = Sign("id");
-  if (access.empty() || id.empty()) {
-    return answer(Refuse(500, "server_error", "cannot sign"));
+  const std::string refresh = RandomToken();
+  if (access.empty() || id.empty() || refresh.empty()) {
+    return Refuse(500, "server_error", "cannot sign");
   }
   {
     absl::MutexLock lock(&mu_);
-    ++record_.tokens;
+    ++(refreshed ? record_.refreshes : record_.tokens);
+    refresh_tokens_.insert(refresh);
   }
-  return answer(
-      http::Response::Json(200, Json{{"access_token", access},
-                                     {"id_token", id},
-                                     {"token_type", "Bearer"},
-                                     {"expires_in", absl::ToInt64Seconds(options_.token_lifetime)}}
-                                    .dump()));
+  return http::Response::Json(200,
+                              Json{{"access_token", access},
+                                   {"id_token", id},
+                                   {"refresh_token", refresh},
+                                   {"token_type", "Bearer"},
+                                   {"expires_in", absl::ToInt64Seconds(options_.token_lifetime)}}
+                                  .dump());
 }
 
 std::string OidcProvider::Sign(const std::string& kind) const {
@@ -351,7 +370,9 @@ std::string OidcProvider::Sign(const std::string& kind) const {
                  {"org_id", options_.org},
                  {"iat", absl::ToUnixSeconds(now)},
                  {"exp", absl::ToUnixSeconds(now + options_.token_lifetime)},
-                 {"typ", kind == "id" ? "ID" : "Bearer"}};
+                 {"typ", kind == "id" ? "ID" : "Bearer"},
+                 // Two tokens signed within one second differ all the same.
+                 {"jti", RandomToken()}};
   if (kind == "id") claims["azp"] = options_.client_id;
   absl::StatusOr<std::string> token = gateway::SignRs256(key_pem_, kid_, claims);
   return token.ok() ? *token : "";
@@ -364,6 +385,7 @@ http::Response OidcProvider::Logout(const http::Request& request) {
   {
     absl::MutexLock lock(&mu_);
     session_.clear();
+    refresh_tokens_.clear();
     ++record_.sessions_ended;
     registered = redirect_uri_;
   }

@@ -10,8 +10,11 @@
 //   POST /authorize                          the login page's answer
 //   POST /token                              code + code_verifier -> access and ID tokens (RS256
 //                                            JWTs: iss, aud = the client id, sub, username,
-//                                            org_id, iat, exp), readable cross-origin by the
-//                                            registered redirect URI's origin only
+//                                            org_id, iat, exp, jti) and a refresh token,
+//                                            readable cross-origin by the registered redirect
+//                                            URI's origin only; grant_type=refresh_token with a
+//                                            refresh token -> new ones (the old one is used up;
+//                                            sign-out ends them all)
 //   GET  /logout                             end session, back to post_logout_redirect_uri
 // It checks what a strict provider checks (client id, exact redirect URI, S256 challenge and
 // verifier, single-use codes that expire, state echoed) and refuses as RFC 6749 says: on the
@@ -27,6 +30,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -61,6 +65,7 @@ class OidcProvider {
     int login_pages = 0;                // login pages shown (no session yet)
     int codes = 0;                      // codes issued
     int tokens = 0;                     // code exchanges that gave tokens
+    int refreshes = 0;                  // refresh-token grants that gave tokens
     int sessions_ended = 0;             // sign-outs at /logout
     std::vector<std::string> refusals;  // every refusal's error and reason, in order
   };
@@ -77,6 +82,8 @@ class OidcProvider {
   http::Response Authorize(const std::vector<std::pair<std::string, std::string>>& params,
                            const http::Request& request, bool answered);
   http::Response Token(const http::Request& request);
+  // A fresh access, ID and refresh token, counted as a code exchange or a refresh.
+  http::Response Tokens(bool refreshed);
   http::Response Logout(const http::Request& request);
   http::Response Refuse(int status, const std::string& error, const std::string& reason);
   std::string Sign(const std::string& kind) const;
@@ -90,6 +97,7 @@ class OidcProvider {
   std::string redirect_uri_ ABSL_GUARDED_BY(mu_);
   std::string session_ ABSL_GUARDED_BY(mu_);  // the signed-in session's cookie value; "": none
   absl::flat_hash_map<std::string, Code> codes_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::string> refresh_tokens_ ABSL_GUARDED_BY(mu_);
   Record record_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -11,7 +11,26 @@
 namespace assisted::testing {
 namespace {
 
-class UiEndToEndTest : public UiStackTest {};
+class UiEndToEndTest : public UiStackTest {
+ protected:
+  // Runs `scenario` against a gateway whose users sign in at `provider` (its keys, discovery
+  // document, client and issuer; registered there as the client's redirect URI), on a cluster
+  // of the provider's user's organisation made with the local issuer's token (UI_OIDC_CLUSTER).
+  void RunOidcScenario(const std::string& scenario, OidcProvider& provider) {
+    const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "oidc");
+    ASSERT_FALSE(HasFailure());
+    absl::StatusOr<RunningGateway> gateway = LaunchUiGateway(
+        {"--jwks-file=" + WriteFile("jwks.json", provider.Jwks()),
+         "--oidc-discovery-file=" + WriteFile("oidc.json", provider.DiscoveryDocument()),
+         "--oidc-client-id=assisted-ui", "--jwt-issuer=" + provider.issuer(),
+         "--jwt-audience=assisted-ui"});
+    ASSERT_TRUE(gateway.ok()) << gateway.status();
+    provider.RegisterRedirectUri(gateway->http_base + "/oidc/callback");
+    RunScenario(scenario, {{"UI_BASE", gateway->http_base},
+                           {"OIDC_ISSUER", provider.issuer()},
+                           {"UI_OIDC_CLUSTER", cluster}});
+  }
+};
 
 TEST_F(UiEndToEndTest, SignInCreateDiscoverInstallAndDownloadCredentialsInChromium) {
   RunScenario("flow", FleetEnv(::testing::TempDir() + "/ui-e2e-fleet"));
@@ -57,20 +76,7 @@ TEST_F(UiEndToEndTest, AgentBasedNodeZeroShowsItsOneClusterReadOnlyWithoutSignIn
 TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere) {
   absl::StatusOr<std::unique_ptr<OidcProvider>> provider = OidcProvider::Start({});
   ASSERT_THAT(provider, IsOk());
-  // A cluster of the provider's user's organisation, made with the local issuer's token.
-  const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "oidc");
-  ASSERT_FALSE(HasFailure());
-  absl::StatusOr<RunningGateway> gateway = LaunchUiGateway(
-      {"--jwks-file=" + WriteFile("jwks.json", (*provider)->Jwks()),
-       "--oidc-discovery-file=" + WriteFile("oidc.json", (*provider)->DiscoveryDocument()),
-       "--oidc-client-id=assisted-ui", "--jwt-issuer=" + (*provider)->issuer(),
-       "--jwt-audience=assisted-ui"});
-  ASSERT_TRUE(gateway.ok()) << gateway.status();
-  (*provider)->RegisterRedirectUri(gateway->http_base + "/oidc/callback");
-
-  RunScenario("oidc", {{"UI_BASE", gateway->http_base},
-                       {"OIDC_ISSUER", (*provider)->issuer()},
-                       {"UI_OIDC_CLUSTER", cluster}});
+  ASSERT_NO_FATAL_FAILURE(RunOidcScenario("oidc", **provider));
 
   // What the provider saw: two login pages (the denied one and the real one), one code
   // exchanged, with the right verifier (a wrong one is refused there), one session ended, the
@@ -81,6 +87,34 @@ TEST_F(UiEndToEndTest, SignsInThroughAnIdentityProviderWithPkceAndSignsOutThere)
   EXPECT_EQ(record.tokens, 1);
   EXPECT_EQ(record.sessions_ended, 1);
   EXPECT_THAT(record.refusals, ::testing::ElementsAre(::testing::HasSubstr("access_denied")));
+}
+
+// A cluster made by aictl has no infra-env: its screen generates one (with the pull secret,
+// which the API never gives back), and a host booted from that ISO appears.
+TEST_F(UiEndToEndTest, AClusterMadeWithoutAnInfraEnvGetsItsDiscoveryImageFromTheUi) {
+  const std::string cluster = CreateCluster(Token("demo", "demo", absl::Hours(1)), "demo");
+  ASSERT_FALSE(HasFailure());
+  std::map<std::string, std::string> env = FleetEnv(::testing::TempDir() + "/ui-infra-env-fleet");
+  env["UI_AICTL_CLUSTER"] = cluster;
+  RunScenario("infra-env", std::move(env));
+}
+
+// The provider's tokens live 10 s here: the tab refreshes its sign-in (the refresh_token grant)
+// before each expires, so it outlives the first token (refused by the gateway once past its
+// clock leeway) without going back to sign-in. Time passes by the token lifetime alone: the
+// scenario waits for conditions (a new token, the first one refused), never for a fixed time.
+TEST_F(UiEndToEndTest, AnIdentityProviderSignInIsRefreshedBeforeItsTokenExpires) {
+  absl::StatusOr<std::unique_ptr<OidcProvider>> provider =
+      OidcProvider::Start({.token_lifetime = absl::Seconds(10)});
+  ASSERT_THAT(provider, IsOk());
+  ASSERT_NO_FATAL_FAILURE(RunOidcScenario("oidc-refresh", **provider));
+
+  // One sign-in at the provider, one code exchanged, then refreshes only, none refused.
+  const OidcProvider::Record record = (*provider)->record();
+  EXPECT_EQ(record.login_pages, 1);
+  EXPECT_EQ(record.tokens, 1);
+  EXPECT_GE(record.refreshes, 1);
+  EXPECT_THAT(record.refusals, ::testing::IsEmpty());
 }
 
 }  // namespace

@@ -49,24 +49,25 @@ absl::StatusOr<RunningGateway> UiStackTest::LaunchUiGateway(std::vector<std::str
        .extra_args = std::move(extra_args)});
 }
 
-std::string UiStackTest::Token(const std::string& user, const std::string& org,
-                               absl::Duration valid_for) {
+std::string UiToken(const std::string& user, const std::string& org, absl::Duration valid_for) {
   return *gateway::SignHs256(
       kJwtSecret,
       {{"sub", user}, {"org_id", org}, {"exp", absl::ToUnixSeconds(absl::Now() + valid_for)}});
 }
 
-StackOptions UiStackTest::Options() const {
+StackOptions UiStackOptions(const std::string& ui_project) {
   return {.orchestrator_flags = {"--monitor-interval=200ms",
                                  "--max-unregistered-agent-streams-per-peer=10000"},
           .os_image_mib = 1,  // what simulated hosts write and verify
           .authenticate_agents = true,
           .image = true,
           .gateway = true,
-          .gateway_flags = {"--ui-dir=" + ui_dir_ + "/dist"},
+          .gateway_flags = {"--ui-dir=" + ui_project + "/dist"},
           .jwt_secret = kJwtSecret,
           .url_signing_key = kUrlKey};
 }
+
+StackOptions UiStackTest::Options() const { return UiStackOptions(ui_dir_); }
 
 void UiStackTest::SetUp() {
   const char* ui_dir = std::getenv("ASSISTED_TEST_UI_PROJECT");
@@ -78,28 +79,40 @@ void UiStackTest::SetUp() {
   server_ = stack().gateway_http();
 }
 
-std::map<std::string, std::string> UiStackTest::FleetEnv(const std::string& state_dir) {
+std::map<std::string, std::string> FleetEnv(const std::string& state_dir) {
   return {{"FLEET_BIN", RunfilePath("services/agent/assisted-agent-fleet")},
           {"FLEET_PROFILE", agent::simulation::testing::ProfilePath("master")},
           {"FLEET_WORKER_PROFILE", agent::simulation::testing::ProfilePath("worker")},
           {"FLEET_STATE_DIR", state_dir}};
 }
 
+absl::StatusOr<process::CommandResult> RunUiScenario(UiScenario scenario) {
+  std::map<std::string, std::string>& env = scenario.env;
+  env.emplace("UI_BASE", scenario.base);
+  env.emplace("UI_TOKEN", UiToken("demo", "demo", absl::Hours(1)));
+  env["CHROMIUM"] = "/usr/bin/chromium";
+  env["SCREENSHOT_DIR"] = scenario.screenshot_dir;
+  env["HOME"] = scenario.home;
+  process::LocalProcessRunner runner;
+  return runner.Run({.argv = {"node", scenario.ui_project + "/tests/e2e.mjs", scenario.name},
+                     .env = std::move(env),
+                     .working_dir = scenario.ui_project,
+                     .timeout = scenario.timeout});
+}
+
 std::string UiStackTest::RunScenario(const std::string& scenario,
                                      std::map<std::string, std::string> env,
                                      absl::Duration timeout) {
   const char* outputs = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
-  env.emplace("UI_BASE", server_);
-  env["UI_TOKEN"] = Token("demo", "demo", absl::Hours(1));
-  env["CHROMIUM"] = "/usr/bin/chromium";
-  env["SCREENSHOT_DIR"] =
-      outputs != nullptr ? absl::StrCat(outputs, "/screenshots") : ui_dir_ + "/screenshots";
-  env["HOME"] = ::testing::TempDir();  // Chromium writes its profile and crash dumps there
-  process::LocalProcessRunner runner;
-  auto result = runner.Run({.argv = {"node", ui_dir_ + "/tests/e2e.mjs", scenario},
-                            .env = std::move(env),
-                            .working_dir = ui_dir_,
-                            .timeout = timeout});
+  absl::StatusOr<process::CommandResult> result =
+      RunUiScenario({.ui_project = ui_dir_,
+                     .name = scenario,
+                     .base = server_,
+                     .env = std::move(env),
+                     .screenshot_dir = outputs != nullptr ? absl::StrCat(outputs, "/screenshots")
+                                                          : ui_dir_ + "/screenshots",
+                     .home = ::testing::TempDir(),
+                     .timeout = timeout});
   EXPECT_THAT(result, IsOk());
   if (!result.ok()) return "";
   std::cout << result->stdout_data;

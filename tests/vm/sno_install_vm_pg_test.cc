@@ -4,7 +4,8 @@
 // from the image service; one QEMU machine booted from it, whose agent — started by the
 // discovery Ignition the live initramfs took from the ISO's embed area — registers with its
 // virtual hardware (the inventory names its NIC's fixed MAC, its SMBIOS serial, its virtio disk
-// and its vCPUs) and becomes known; the user names the host and starts the installation; the
+// and its vCPUs) and becomes known; the user names the host, gives it an installer argument
+// (--append-karg) and starts the installation; the
 // host's checks while preparing run for real (disk speed on its virtio disk, the release
 // image's registry — a TLS stand-in on the host's loopback); the agent writes ./dev os-images'
 // disk.raw, served over HTTP through a forward with its sha256 (the orchestrator's
@@ -13,8 +14,8 @@
 // The machine then boots its disk alone: the initramfs applies the Ignition, assisted-reporter
 // reports Joined, Done, the finalizing stages and the completion, and the cluster is installed.
 // A third boot shows the Ignition's file (/etc/hostname: the name the user gave, on the login
-// prompt) with no Ignition run and no report; the disk afterwards holds the install record and
-// no reporter settings.
+// prompt) and the appended kernel argument, with no Ignition run and no report; the disk afterwards
+// holds the install record and no reporter settings.
 //
 // Every wait is bounded and stops at once on a failure state (power-off, emergency mode, a host
 // or cluster in error); its failure names the console log and the host's status_info. Timings
@@ -23,6 +24,8 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -52,6 +55,8 @@ using ::testing::Not;
 constexpr char kMac[] = "52:54:00:a5:02:01";
 constexpr char kSerial[] = "ASSISTED-VM-0201";
 constexpr char kHostname[] = "sno-vm-0";
+// An installer argument the user gives the host; the installed OS boots with it every time.
+constexpr char kKarg[] = "assisted.test.karg=1";
 // Its NIC on the fleet's private segment, which has no DHCP server.
 constexpr char kPrivateAddress[] = "192.168.126.10";
 // Where guests reach the OS image and the release image's registry (forwards to loopback).
@@ -168,6 +173,15 @@ class SnoInstallVmTest : public VmTest {
   std::unique_ptr<process::Subprocess> registry_;
 };
 
+// The last command line the kernel printed on a console ("" when none).
+std::string KernelCommandLine(const std::string& console) {
+  constexpr std::string_view kPrefix = "Kernel command line: ";
+  const size_t at = console.rfind(kPrefix);
+  if (at == std::string::npos) return "";
+  const size_t start = at + kPrefix.size();
+  return console.substr(start, console.find('\n', start) - start);
+}
+
 // What discovery saw of the machine: its real (virtual) hardware — the NIC's fixed MAC, the
 // SMBIOS serial, the virtio disk, the vCPUs — and the static address the infra-env gave its
 // private NIC.
@@ -201,6 +215,10 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   const std::string host_id = StringField(progress.host, "id");
   ASSERT_THAT(Rest().Call("PATCH", "/infra-envs/" + infra_env_id() + "/hosts/" + host_id,
                           json{{"host_name", kHostname}}),
+              IsOk());
+  ASSERT_THAT(Rest().Call("PATCH",
+                          "/infra-envs/" + infra_env_id() + "/hosts/" + host_id + "/installer-args",
+                          json{{"args", {"--append-karg", kKarg}}}),
               IsOk());
   std::string stopped;
   const ::testing::AssertionResult cluster_ready = Eventually(
@@ -317,6 +335,7 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   const std::string console = fleet().ConsoleTail(vm, 1 << 20);
   Progress(absl::StrCat("third boot: login prompt; console: ", BootTimeline(console)));
   EXPECT_THAT(console, Not(HasSubstr("Ignition (files)")));
+  EXPECT_THAT(KernelCommandLine(console), HasSubstr(kKarg)) << Where(vm);
   EXPECT_THAT(console, Not(HasSubstr("reporter: reporting")));
   fleet().PowerOff(vm);
   auto after = agent::steps::ReadInstalledDisk(fleet().DiskPath(vm));

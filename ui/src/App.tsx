@@ -15,6 +15,7 @@ import {
 import { useEffect, useState } from 'react';
 import { api, connection, session, type WebUiConfig } from './api/client';
 import { endSessionUrl } from './api/oidc';
+import { keepSignedIn } from './api/tokenRefresh';
 import { ClusterDetail } from './pages/ClusterDetail';
 import { ClustersList } from './pages/ClustersList';
 import { CreateCluster } from './pages/CreateCluster';
@@ -78,6 +79,9 @@ export function App() {
   const path = usePath();
   const config = useWebUiConfig();
   const signedInNow = () => rerender((n) => n + 1);
+  // A sign-in through the identity provider gets a new token before its token expires.
+  const oidc = config?.oidc;
+  useEffect(() => (oidc && signedIn ? keepSignedIn(oidc) : undefined), [oidc, signedIn]);
   // Signed in through the identity provider: its session ends too, where it offers that.
   const signOut = () => {
     const idToken = session.idToken();

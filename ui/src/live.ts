@@ -4,10 +4,17 @@ import { followChanges, type Change } from './api/changes';
 
 // Calls `reload(null)` once the change stream is followed (and after anything may have been
 // missed), and `reload(changes)` whenever changes arrive (coalesced: at most one reload in
-// flight, one more queued).
-export function useLiveReload(clusterId: string | undefined, reload: (changes: Change[] | null) => Promise<void>) {
+// flight, one more queued). `onPush(changes)` hears of each batch the moment it arrives, even
+// while a reload runs: what the changes themselves say (a new status) shows without waiting.
+export function useLiveReload(
+  clusterId: string | undefined,
+  reload: (changes: Change[] | null) => Promise<void>,
+  onPush: (changes: Change[]) => void = () => {},
+) {
   const latest = useRef(reload);
   latest.current = reload;
+  const latestPush = useRef(onPush);
+  latestPush.current = onPush;
   useEffect(() => {
     let running = false;
     let queued: Change[] | null | undefined;
@@ -32,7 +39,10 @@ export function useLiveReload(clusterId: string | undefined, reload: (changes: C
     // The first read comes from followChanges' first onResync, once it knows where to follow from.
     return followChanges(
       clusterId,
-      (changes) => void run(changes),
+      (changes) => {
+        latestPush.current(changes);
+        void run(changes);
+      },
       () => void run(null),
     );
   }, [clusterId]);

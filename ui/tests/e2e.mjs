@@ -4,7 +4,7 @@
 // ISO the UI hands out. Prints one line per step and exits non-zero on the first failure.
 //
 //   node tests/e2e.mjs SCENARIO      (flow | cancel-reset | wizard | errors | agent-based | oidc |
-//                                     latency)
+//                                     oidc-refresh | infra-env | latency)
 //
 // Environment (set by tests/ui/ui_e2e_pg_test.cc):
 //   UI_BASE            the gateway, "http://127.0.0.1:PORT"
@@ -16,9 +16,10 @@
 //                      a token of its owner (UI_BASE is that gateway)        (agent-based)
 //   OIDC_ISSUER        the test's identity provider; UI_BASE is a gateway that signs in
 //                      there (--oidc-discovery-file)                                 (oidc)
-//   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation               (oidc)
+//   UI_OIDC_CLUSTER    a cluster of the provider's user's organisation  (oidc, oidc-refresh)
+//   UI_AICTL_CLUSTER   a cluster made with aictl, without an infra-env          (infra-env)
 //   FLEET_BIN, FLEET_PROFILE, FLEET_STATE_DIR   the simulated hosts
-//                                                             (flow, cancel-reset, latency)
+//                                                  (flow, cancel-reset, infra-env, latency)
 //   FLEET_WORKER_PROFILE   the day-2 host's profile                                  (flow)
 //   UI_HOSTS, UI_SAMPLES   hosts on screen and renames timed                       (latency)
 //   CHROMIUM           the browser (default /usr/bin/chromium)
@@ -587,6 +588,16 @@ async function wizard(page) {
   await signIn(page, env.UI_TOKEN);
   await clickText(page, 'Create cluster');
   await page.waitForSelector('#name', { visible: true });
+  // Every message is the product's: Enter in the empty cluster name (an implicit submission)
+  // gives the browser no constraint of its own to speak of ("Please fill out this field."), and
+  // leaving the field shows the wizard's message.
+  await page.focus('#name');
+  await page.keyboard.press('Enter');
+  const browserSays = await page.$$eval('input, textarea, select', (fields) => fields.map((f) => f.validationMessage).filter(Boolean));
+  if (browserSays.length > 0) fail(`the browser validates wizard fields itself: ${browserSays.join('; ')}`);
+  await page.focus('#domain');
+  await expectProblem(page, 'name', 'Required.', "an empty cluster name is not flagged with the wizard's own message");
+  log("an empty cluster name: the wizard's own message, none of the browser's");
   await typeInto(page, '#name', 'static');
   await typeInto(page, '#domain', 'example.com');
   await paste(page, '#pull-secret', PULL_SECRET);
@@ -791,12 +802,38 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
+// Milliseconds since the epoch of an RFC 3339 time with any number of fractional digits.
+function epochMs(text) {
+  return Date.parse(text.replace(/(\.\d{3})\d+/, '$1'));
+}
+
+// The samples' figures: p50, p99 and max of each named series (ms), sorted in place.
+function summarize(series) {
+  const figures = {};
+  for (const [name, values] of Object.entries(series)) {
+    values.sort((a, b) => a - b);
+    figures[`${name}_p50_ms`] = Math.round(percentile(values, 50));
+    figures[`${name}_p99_ms`] = Math.round(percentile(values, 99));
+    figures[`${name}_max_ms`] = Math.round(values[values.length - 1]);
+  }
+  return figures;
+}
+
 // From a host's status change in the inventory to the browser's DOM showing it, with UI_HOSTS
-// hosts on screen. Each sample changes one host's status through the API: given the name of
-// the next host (the orchestrator's hostname-unique check fails and both go from known to
-// insufficient), then its own name back (insufficient to known); UI_SAMPLES changes in all, one
-// after the other. Timed from sending the PATCH (an upper bound: the orchestrator
-// still has to judge the host and write its status) to the row showing the new status.
+// hosts on screen, hop by hop. Each sample changes one host's status through the API: given the
+// name of the next host (the orchestrator's hostname-unique check fails and both go from known
+// to insufficient), then its own name back (insufficient to known); UI_SAMPLES changes in all,
+// one after the other. Per sample, on one clock (this machine's):
+//   sent       the PATCH leaves here
+//   committed  the inventory writes the host's new status (its status_updated_at: PostgreSQL's
+//              now() in the orchestrator's status write)
+//   pushed     the browser has the change-stream answer naming the host with that status
+//   shown      the host's row shows the new status (a MutationObserver in the page)
+//   reread     the browser has re-read the host (the rest of its row: validations, stages)
+// Prints its figures as the last line (JSON): "change_to_dom" (committed → shown) is the
+// issue's figure, "push" (committed → pushed) and "render" (pushed → shown) its hops; "judge"
+// (sent → committed) is the orchestrator's, "row_reread" (pushed → reread) the rest of the
+// row's, "patch_answer" the PATCH's own round trip.
 async function latency() {
   const hostCount = Number(env.UI_HOSTS ?? 100);
   const samples = Number(env.UI_SAMPLES ?? 100);
@@ -805,12 +842,27 @@ async function latency() {
   log(`${hostCount} simulated hosts booted`);
 
   await inBrowser(async (page) => {
+    // What the page receives, and when: each change-stream answer (its text) and every other
+    // REST answer's arrival, noted as the UI's code reads the body.
+    await page.evaluateOnNewDocument(() => {
+      window.__answers = [];
+      for (const method of ['text', 'json']) {
+        const original = Response.prototype[method];
+        Response.prototype[method] = async function (...args) {
+          const body = await original.apply(this, args);
+          const at = performance.timeOrigin + performance.now();
+          const changes = this.url.includes('/v2/changes');
+          window.__answers.push({ url: this.url, at, text: changes ? body : '' });
+          return body;
+        };
+      }
+    });
     await page.goto(base, { waitUntil: 'load' });
     await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
     await page.goto(`${base}/clusters/${cluster.id}`, { waitUntil: 'load' });
     await page.waitForFunction(
       (n) => [...document.querySelectorAll('[data-testid^="host-row-"] [data-testid="status"]')].filter((s) => s.textContent === 'known').length === n,
-      { timeout: 300_000, polling: 'mutation' },
+      { timeout: 600_000, polling: 'mutation' },
       hostCount,
     );
     log(`${hostCount} hosts on screen, all known`);
@@ -828,38 +880,139 @@ async function latency() {
       new MutationObserver(note).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-testid'] });
     });
     const hosts = (await rest('GET', `/clusters/${cluster.id}`)).hosts;
-    const latencies = [];
-    const answers = []; // how long the PATCH itself took to answer
+    const series = { change_to_dom: [], judge: [], push: [], render: [], row_reread: [], patch_answer: [] };
     const change = async (host, name, status) => {
       const key = `${name}=${status}`;
-      await page.evaluate((k) => delete window.__seen[k], key);
+      await page.evaluate((k) => {
+        delete window.__seen[k];
+        window.__answers = [];
+      }, key);
       const sent = Date.now();
       await rest('PATCH', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`, { host_name: name });
-      answers.push(Date.now() - sent);
-      const shown = await (await page.waitForFunction((k) => window.__seen[k], { timeout: 30_000, polling: 'mutation' }, key)).jsonValue();
-      latencies.push(shown - sent);
+      series.patch_answer.push(Date.now() - sent);
+      const shown = await (await page.waitForFunction((k) => window.__seen[k], { timeout: 60_000, polling: 'mutation' }, key)).jsonValue();
+      const now = await rest('GET', `/infra-envs/${host.infra_env_id}/hosts/${host.id}`);
+      const committed = epochMs(now.status_updated_at);
+      const pushedOf = (answers) => answers.find((a) => a.text.includes(`"id":"${host.id}"`) && a.text.includes(`"status":"${status}"`))?.at;
+      const rereadOf = (answers, after) => answers.find((a) => a.url.includes(`/hosts/${host.id}`) && a.at >= after)?.at;
+      const answered = async () => {
+        const answers = await page.evaluate(() => window.__answers);
+        const pushed = pushedOf(answers);
+        return { answers, pushed, reread: pushed && rereadOf(answers, pushed) };
+      };
+      let seen = await answered();
+      // The re-read may still be on its way when the row shows the pushed status.
+      for (const deadline = Date.now() + 30_000; seen.pushed && !seen.reread && Date.now() < deadline; seen = await answered()) {
+        await page.waitForFunction((n) => window.__answers.length > n, { timeout: 30_000, polling: 'raf' }, seen.answers.length).catch(() => {});
+      }
+      const { answers, pushed, reread } = seen;
+      if (now.status !== status || !pushed || !reread) {
+        fail(`sample ${key}: status ${now.status}, pushed ${pushed}, re-read ${reread}; answers ${JSON.stringify(answers.map((a) => [a.url, a.at - sent]))}`);
+      }
+      series.change_to_dom.push(shown - committed);
+      series.judge.push(committed - sent);
+      series.push.push(pushed - committed);
+      series.render.push(shown - pushed);
+      series.row_reread.push(reread - pushed);
     };
     const nameOf = (host) => JSON.parse(host.inventory).hostname;
-    for (let i = 0; latencies.length < samples; i++) {
+    for (let i = 0; series.change_to_dom.length < samples; i++) {
       const host = hosts[i % hosts.length];
       await change(host, nameOf(hosts[(i + 1) % hosts.length]), 'insufficient');
-      if (latencies.length < samples) await change(host, nameOf(host), 'known');
+      if (series.change_to_dom.length < samples) await change(host, nameOf(host), 'known');
     }
-    latencies.sort((a, b) => a - b);
-    answers.sort((a, b) => a - b);
-    const figures = {
-      hosts: hostCount,
-      samples,
-      p50_ms: Math.round(percentile(latencies, 50)),
-      p90_ms: Math.round(percentile(latencies, 90)),
-      p99_ms: Math.round(percentile(latencies, 99)),
-      max_ms: Math.round(latencies[latencies.length - 1]),
-      patch_answer_p50_ms: Math.round(percentile(answers, 50)),
-      cores: availableParallelism(),
-    };
-    await shot(page, 'latency-100-hosts');
-    console.log(JSON.stringify(figures));
+    await shot(page, `latency-${hostCount}-hosts`);
+    console.log(JSON.stringify({ hosts: hostCount, samples, ...summarize(series), cores: availableParallelism() }));
   });
+}
+
+function claimsOf(token) {
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+}
+
+// Signs in through the identity provider (OIDC_ISSUER) from cluster `cluster`'s screen, back to
+// it; the tab's token.
+async function signInThroughProvider(page, cluster) {
+  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), (await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true })).click()]);
+  if (!page.url().startsWith(`${env.OIDC_ISSUER}/authorize`)) fail(`not sent to the provider: ${page.url()}`);
+  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign in as demo')]);
+  await byText(page, 'oidc.example.com', 'h2');
+  return page.evaluate(() => sessionStorage.getItem('assisted.token'));
+}
+
+// A sign-in through a provider whose tokens live a few seconds (the test sets the lifetime)
+// stays alive: the tab trades its refresh token for new tokens before each expires, the first
+// token expires for the gateway too (401, past its clock leeway), and the screen still
+// follows the cluster live with the token it holds now, without a sign-in in between.
+async function oidcRefresh(page) {
+  const cluster = env.UI_OIDC_CLUSTER;
+  const first = await signInThroughProvider(page, cluster);
+  const lifetime = claimsOf(first).exp - claimsOf(first).iat;
+  log(`signed in through the provider; its tokens live ${lifetime} s`);
+  const held = () => page.evaluate(() => sessionStorage.getItem('assisted.token'));
+  await page.waitForFunction((t) => { const now = sessionStorage.getItem('assisted.token'); return now && now !== t; }, { timeout: lifetime * 1000 * 3, polling: 250 }, first);
+  const second = await held();
+  if (claimsOf(second).iss !== env.OIDC_ISSUER || claimsOf(second).exp <= claimsOf(first).exp) fail(`the new token is not a later one of the provider: ${JSON.stringify(claimsOf(second))}`);
+  if (claimsOf(first).exp * 1000 <= Date.now()) fail('the token was refreshed only after it expired');
+  log(`refreshed before it expired: a new token from the provider, expiring ${claimsOf(second).exp - claimsOf(first).exp} s later`);
+
+  // Until the gateway refuses the first token (its expiry plus the gateway's clock leeway),
+  // the tab keeps refreshing; then the screen must still work with what it holds.
+  const refusedBy = async (token) => (await fetch(`${base}/api/assisted-install/v2/clusters/${cluster}`, { headers: { Authorization: `Bearer ${token}` } })).status;
+  try {
+    await page.waitForFunction(
+      async (t) => (await fetch(`/api/assisted-install/v2/clusters/${location.pathname.split('/')[2]}`, { headers: { Authorization: `Bearer ${t}` } })).status === 401,
+      { timeout: (lifetime + 90) * 1000, polling: 1000 },
+      first,
+    );
+  } catch (error) {
+    if (error?.name !== 'TimeoutError') throw error;
+    fail(`the first token is still taken: ${await refusedBy(first)}`);
+  }
+  if (await page.$('#token, [data-testid="oidc-sign-in"]')) fail('the tab went back to sign-in');
+  const now = await held();
+  if ((await refusedBy(now)) !== 200) fail(`the token the tab holds is refused: ${await refusedBy(now)}`);
+  log(`the first token is refused now; the tab holds a token the gateway takes (${Math.round(claimsOf(now).exp - Date.now() / 1000)} s left)`);
+
+  // The change stream and the re-reads carry the current token: a rename shows live.
+  await rest('PATCH', `/clusters/${cluster}`, { name: 'oidc2' }, now);
+  await byText(page, 'oidc2.example.com', 'h2');
+  if (await page.$('#token, [data-testid="oidc-sign-in"]')) fail('the tab went back to sign-in');
+  log('a change of the cluster still shows live, with no sign-in in between');
+}
+
+// A cluster made without an infra-env (aictl, UI_AICTL_CLUSTER): its screen offers to generate
+// the discovery image, which asks for the pull secret (checked inline, nothing created without
+// it), creates the infra-env bound to the cluster, hands out the ISO, and a host booted from it
+// shows up on the screen.
+async function infraEnv(page) {
+  const cluster = env.UI_AICTL_CLUSTER;
+  if ((await rest('GET', `/infra-envs?cluster_id=${cluster}`)).length !== 0) fail('the aictl cluster has an infra-env already');
+  await page.goto(base, { waitUntil: 'load' });
+  await page.evaluate((t) => sessionStorage.setItem('assisted.token', t), env.UI_TOKEN);
+  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
+  await page.waitForSelector('[data-testid="no-infra-env"]', { visible: true });
+  await shot(page, '06b-no-infra-env');
+  await page.click('[data-testid="create-infra-env"]');
+  await expectProblem(page, 'discovery-pull-secret', 'Required: paste the pull secret', 'Generate without a pull secret is not flagged on the field');
+  if ((await rest('GET', `/infra-envs?cluster_id=${cluster}`)).length !== 0) fail('an infra-env was created without a pull secret');
+  log('without a pull secret: flagged on the field, nothing created');
+
+  await paste(page, '#discovery-pull-secret', PULL_SECRET);
+  await page.select('#image-type', 'full-iso');
+  await page.click('[data-testid="create-infra-env"]');
+  const link = await page.waitForSelector('[data-testid="iso-link"]', { visible: true, timeout: 60_000 });
+  const isoUrl = await link.evaluate((a) => a.href);
+  const made = await rest('GET', `/infra-envs?cluster_id=${cluster}`);
+  if (made.length !== 1 || made[0].type !== 'full-iso') fail(`not one full-iso infra-env of the cluster: ${JSON.stringify(made)}`);
+  if (await page.$('[data-testid="no-infra-env"]')) fail('the screen still says there is no discovery image');
+  log(`"Generate discovery image" made infra-env ${made[0].id} of the cluster and its ISO link`);
+  await shot(page, '06c-infra-env-generated');
+
+  await bootFleet(isoUrl, cluster, 1);
+  await page.waitForSelector('[data-testid^="host-row-"]', { visible: true, timeout: 120_000 });
+  log('a host booted from that ISO shows up on the cluster screen');
 }
 
 // Sign-in through the identity provider (authorization code flow with PKCE): a denial and a
@@ -900,14 +1053,9 @@ async function oidc(page) {
   log('a forged answer is refused without a code exchange');
 
   // The real thing: to the provider and back to the cluster asked for, with its token.
-  await page.goto(`${base}/clusters/${cluster}`, { waitUntil: 'load' });
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), (await page.waitForSelector('[data-testid="oidc-sign-in"]', { visible: true })).click()]);
-  if (!atProvider()) fail(`not sent to the provider: ${page.url()}`);
-  await Promise.all([page.waitForNavigation({ waitUntil: 'load' }), clickText(page, 'Sign in as demo')]);
-  await byText(page, 'oidc.example.com', 'h2');
+  const token = await signInThroughProvider(page, cluster);
   if (new URL(page.url()).pathname !== `/clusters/${cluster}` || new URL(page.url()).search) fail(`not back at the cluster asked for: ${page.url()}`);
-  const token = await page.evaluate(() => sessionStorage.getItem('assisted.token'));
-  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  const claims = claimsOf(token);
   if (claims.iss !== issuer) fail(`the token in use is not the provider's: ${JSON.stringify(claims)}`);
   log(`signed in through the provider as ${claims.sub} (org ${claims.org_id}); back at the cluster asked for`);
   await shot(page, '01c-signed-in-through-provider');
@@ -973,6 +1121,8 @@ const scenarios = {
   flow: () => inBrowser(flow),
   'cancel-reset': () => inBrowser(cancelReset),
   oidc: () => inBrowser(oidc),
+  'oidc-refresh': () => inBrowser(oidcRefresh),
+  'infra-env': () => inBrowser(infraEnv),
   wizard: () => inBrowser(wizard),
   errors: () => inBrowser(errors),
   'agent-based': () => inBrowser(agentBased),

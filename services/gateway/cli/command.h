@@ -15,6 +15,7 @@
 #include "lib/config/config.h"
 #include "lib/grpc/channel.h"
 #include "services/gateway/cli/commands.h"
+#include "services/gateway/cli/contexts.h"
 #include "services/gateway/cli/views.h"
 
 namespace assisted::cli {
@@ -62,10 +63,17 @@ struct CommandOptions {
   int limit = 20;
   // manifests
   std::string folder = "manifests";
+  // hosts update
+  std::string role;
+  std::string disk_id;
+  // infra-envs update: a YAML file of the fields to change
+  std::string body_file;
   // agent create, agent wait-for (agent_commands.cc)
   std::string dir = ".";
   std::string base_iso;
   std::string boot_artifacts_base_url;  // agent create pxe-files
+  // config set-context (config_commands.cc): the settings given; empty: unchanged
+  Context context;
   // agent run-node-zero (agent_commands.cc)
   std::string config_file;
   std::string pull_secret_file;
@@ -88,6 +96,15 @@ std::vector<Command> RestCommands();
 
 // `agent ...`: the agent-based installer (agent_commands.cc).
 std::vector<Command> AgentCommands();
+
+// `config ...`: the contexts of the config file (config_commands.cc).
+std::vector<Command> ConfigCommands();
+
+// Fills in what the command line and environment left open from the context (--context, else
+// the file's current one): the server (default http://localhost:8080), the token file and the
+// CA file; then reads the token file. INVALID_ARGUMENT naming what is wrong (an unknown
+// context, an unreadable token file, --token with --token-file, a malformed config file).
+absl::Status ResolveGateway(GlobalOptions& global);
 
 }  // namespace assisted::cli
 

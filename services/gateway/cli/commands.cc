@@ -1,10 +1,15 @@
 #include "services/gateway/cli/commands.h"
 
+#include <map>
 #include <ostream>
+#include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "lib/file/read_file.h"
@@ -13,6 +18,7 @@
 #include "lib/service/runner.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/command.h"
+#include "services/gateway/cli/rest_client.h"
 #include "services/gateway/jwt.h"
 
 namespace assisted::cli {
@@ -47,9 +53,7 @@ int RunHealth(const GlobalOptions& global, const CommandOptions& options,
     all_serving = all_serving && health.ok() && *health == "SERVING";
     rows.push_back({{"address", address}, {"status", state}});
   }
-  if (global.output == "json") {
-    io.out << rows.dump(2) << "\n";
-  } else {
+  if (!PrintStructured(global.output, io.out, nlohmann::json(rows))) {
     io.out << absl::StrFormat("%-28s %s\n", "ADDRESS", "STATUS");
     for (const auto& row : rows) {
       io.out << absl::StrFormat("%-28s %s\n", row["address"].get<std::string>(),
@@ -95,6 +99,113 @@ int RunToken(const GlobalOptions&, const CommandOptions& options,
   return kExitOk;
 }
 
+// The id of the one cluster named `name`: NOT_FOUND when none is, INVALID_ARGUMENT (with their
+// ids) when several are.
+absl::StatusOr<std::string> ClusterIdByName(const GlobalOptions& global, const std::string& name) {
+  RestClient client({.server = global.server, .token = global.token, .ca_file = global.ca_file});
+  absl::StatusOr<nlohmann::json> clusters = client.Call("GET", "/clusters");
+  if (!clusters.ok()) return clusters.status();
+  std::vector<std::string> ids;
+  for (const nlohmann::json& cluster : *clusters) {
+    if (TextField(cluster, "name") == name) ids.push_back(TextField(cluster, "id"));
+  }
+  if (ids.empty()) return absl::NotFoundError(absl::StrCat("no cluster named \"", name, "\""));
+  if (ids.size() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(ids.size(), " clusters are named \"", name,
+                                                   "\": give one of their ids (",
+                                                   absl::StrJoin(ids, ", "), ")"));
+  }
+  return ids[0];
+}
+
+void BindGlobal(config::Parser& parser, GlobalOptions& global);
+const std::vector<Command>& Commands();
+
+// `completion bash`: a bash completion script made from the command table: the commands' words,
+// each command's flags, the global flags, -o's formats, context names for the config commands
+// that take one, and file names for the rest.
+int RunCompletion(const GlobalOptions&, const CommandOptions&, const std::vector<std::string>& args,
+                  Io io) {
+  if (args.size() != 1 || args[0] != "bash") {
+    io.err << "aictl completion: expected bash (the one shell supported)\n";
+    return kExitUsage;
+  }
+  GlobalOptions global_options;
+  config::Parser top("aictl", "", "AICTL_");
+  BindGlobal(top, global_options);
+  const std::vector<std::string> global_valued = top.Flags().with_value;
+  const std::string global_flags = absl::StrJoin(global_valued, " ");
+  std::set<std::string> valued(global_valued.begin(), global_valued.end());
+  std::map<std::string, std::set<std::string>> second_words;  // by first word
+  std::string one_word_cases, two_word_cases;
+  for (const Command& command : Commands()) {
+    config::Parser parser("", "", "AICTL_");
+    CommandOptions options;
+    command.bind(parser, options);
+    const config::Parser::FlagNames flags = parser.Flags();
+    valued.insert(flags.with_value.begin(), flags.with_value.end());
+    const std::string all =
+        absl::StrJoin({absl::StrJoin(flags.with_value, " "), absl::StrJoin(flags.switches, " "),
+                       std::string("--help")},
+                      " ");
+    const std::vector<std::string> words = absl::StrSplit(command.name, ' ');
+    if (words.size() == 2) second_words[words[0]].insert(words[1]);
+    absl::StrAppend(words.size() == 2 ? &two_word_cases : &one_word_cases, "    '", command.name,
+                    "') flags='", absl::StripAsciiWhitespace(all), "' ;;\n");
+  }
+  std::set<std::string> first_words;
+  std::string families;
+  for (const Command& command : Commands()) {
+    first_words.insert(std::vector<std::string>(absl::StrSplit(command.name, ' '))[0]);
+  }
+  for (const auto& [first, seconds] : second_words) {
+    absl::StrAppend(&families, "    '", first, "') seconds='", absl::StrJoin(seconds, " "),
+                    "' ;;\n");
+  }
+  io.out << "# bash completion for aictl. Load it with: source <(aictl completion bash)\n"
+         << "_aictl() {\n"
+         << "  local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+         << "  local global_flags='" << global_flags << "'\n"
+         << "  local valued=' " << absl::StrJoin(valued, " ") << " -o '\n"
+         << "  local words=() i skip=0 seconds='' flags=''\n"
+         << "  if [[ $prev == -o || $prev == --output ]]; then\n"
+         << "    COMPREPLY=($(compgen -W 'table json yaml name' -- \"$cur\")); return\n"
+         << "  fi\n"
+         << "  for ((i = 1; i < COMP_CWORD; i++)); do\n"
+         << "    if ((skip)); then skip=0; continue; fi\n"
+         << "    case ${COMP_WORDS[i]} in\n"
+         << "      --*=*) ;;\n"
+         << "      -*) [[ $valued == *\" ${COMP_WORDS[i]} \"* ]] && skip=1 ;;\n"
+         << "      *) words+=(\"${COMP_WORDS[i]}\") ;;\n"
+         << "    esac\n"
+         << "  done\n"
+         << "  case \"${words[0]:-}\" in\n"
+         << families << "  esac\n"
+         << "  if ((${#words[@]} == 0)) && [[ $cur != -* ]]; then\n"
+         << "    COMPREPLY=($(compgen -W '" << absl::StrJoin(first_words, " ") << "' -- \"$cur\"));"
+         << " return\n"
+         << "  fi\n"
+         << "  if ((${#words[@]} == 1)) && [[ -n $seconds && $cur != -* ]]; then\n"
+         << "    COMPREPLY=($(compgen -W \"$seconds\" -- \"$cur\")); return\n"
+         << "  fi\n"
+         << "  case \"${words[0]:-} ${words[1]:-}\" in\n"
+         << two_word_cases << "    'config use-context' | 'config delete-context')\n"
+         << "      if ((${#words[@]} == 2)) && [[ $cur != -* ]]; then\n"
+         << "        COMPREPLY=($(compgen -W \"$(aictl config get-contexts -o name 2>/dev/null)\" "
+            "-- \"$cur\")); return\n"
+         << "      fi ;;\n"
+         << "    *) case \"${words[0]:-}\" in\n"
+         << one_word_cases << "       esac ;;\n"
+         << "  esac\n"
+         << "  if [[ $cur == -* ]]; then\n"
+         << "    COMPREPLY=($(compgen -W \"$flags $global_flags\" -- \"$cur\")); return\n"
+         << "  fi\n"
+         << "  COMPREPLY=($(compgen -f -- \"$cur\"))\n"
+         << "}\n"
+         << "complete -F _aictl aictl\n";
+  return kExitOk;
+}
+
 const std::vector<Command>& Commands() {
   static const std::vector<Command>* kCommands = new std::vector<Command>([] {
     std::vector<Command> commands = {
@@ -109,6 +220,8 @@ const std::vector<Command>& Commands() {
            options.internal_tls.Register(parser);
          },
          RunHealth},
+        {"completion", "print a shell completion script (source <(aictl completion bash))", "bash",
+         [](config::Parser&, CommandOptions&) {}, RunCompletion},
         {"token", "issue a user token from the local issuer (aictl token issue --user=U ...)",
          "issue",
          [](config::Parser& parser, CommandOptions& options) {
@@ -128,19 +241,31 @@ const std::vector<Command>& Commands() {
     };
     for (Command& command : RestCommands()) commands.push_back(std::move(command));
     for (Command& command : AgentCommands()) commands.push_back(std::move(command));
+    for (Command& command : ConfigCommands()) commands.push_back(std::move(command));
     return commands;
   }());
   return *kCommands;
 }
 
 void BindGlobal(config::Parser& parser, GlobalOptions& global) {
-  parser.String("server", &global.server, "gateway base URL");
+  parser.String("server", &global.server,
+                "gateway base URL (default: the context's, else http://localhost:8080)");
   parser.String("token", &global.token, "bearer token for the gateway").Secret();
-  parser.String("output", &global.output, "table or json").Check([](const std::string& value) {
-    return value == "table" || value == "json"
-               ? absl::OkStatus()
-               : absl::InvalidArgumentError(absl::StrCat("\"", value, "\" is not table or json"));
-  });
+  parser.String("token-file", &global.token_file, "file holding the bearer token");
+  parser.String("ca-file", &global.ca_file,
+                "PEM CA bundle for an https gateway (default: the system's roots)");
+  parser.String("context", &global.context,
+                "the context of the config file to use (default: its current one)");
+  parser.String("config", &global.config_file,
+                "the contexts file (default: $XDG_CONFIG_HOME/aictl/config.yaml or "
+                "~/.config/aictl/config.yaml)");
+  parser.String("output", &global.output, "table, json, yaml or name (ids, one per line)")
+      .Check([](const std::string& value) {
+        return value == "table" || value == "json" || value == "yaml" || value == "name"
+                   ? absl::OkStatus()
+                   : absl::InvalidArgumentError(
+                         absl::StrCat("\"", value, "\" is not table, json, yaml or name"));
+      });
 }
 
 std::string TopUsage(const config::Parser& parser) {
@@ -222,6 +347,26 @@ int Run(const std::vector<std::string>& raw_args, const config::Environment& env
     if (*sub_action != config::Action::kRun) {
       io.out << sub.Usage();
       return kExitOk;
+    }
+    if (global.config_file.empty()) global.config_file = DefaultContextFilePath(env);
+    // Local commands never reach the gateway: a broken config file must not stop them (nor
+    // the `config` commands that would mend it).
+    if (!absl::StartsWith(command.name, "config ") && command.name != std::string("version") &&
+        command.name != std::string("completion")) {
+      if (absl::Status resolved = ResolveGateway(global); !resolved.ok()) {
+        io.err << "aictl: " << resolved.message() << "\n";
+        return kExitUsage;
+      }
+    }
+    // Clusters are addressable by name wherever a command takes CLUSTER_ID.
+    if (command.positional != nullptr && absl::StartsWith(command.positional, "CLUSTER_ID") &&
+        !args.empty() && !config::Uuid(args[0]).ok()) {
+      absl::StatusOr<std::string> id = ClusterIdByName(global, args[0]);
+      if (!id.ok()) {
+        io.err << "aictl " << command.name << ": " << id.status().message() << "\n";
+        return ExitCodeFor(id.status());
+      }
+      args[0] = *id;
     }
     return command.run(global, options, args, io);
   }

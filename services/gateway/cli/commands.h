@@ -20,8 +20,12 @@ namespace assisted::cli {
 
 // Settings every command shares.
 struct GlobalOptions {
-  std::string server = "http://localhost:8080";
-  std::string token;  // bearer token; never printed
+  std::string server;  // empty: the context's, else http://localhost:8080 (ResolveGateway)
+  std::string token;   // bearer token; never printed
+  std::string token_file;
+  std::string ca_file;      // PEM CA bundle for an https gateway
+  std::string context;      // empty: the config file's current context
+  std::string config_file;  // contexts.h; Run sets the default
   std::string output = "table";
 };
 

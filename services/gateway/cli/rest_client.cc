@@ -1,12 +1,17 @@
 #include "services/gateway/cli/rest_client.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -49,7 +54,22 @@ struct DownloadSink {
   std::string error_body;
   int64_t written = 0;
   bool write_failed = false;
+  // Bytes of an earlier, interrupted transfer the file already holds (0: a fresh download);
+  // zeroed when the server sends the whole content instead of the rest (its ETag changed).
+  int64_t resumed_from = 0;
+  std::string etag;  // the answer's ETag header, if any
+  const RestClient::Progress* progress = nullptr;
 };
+
+size_t KeepETag(char* data, size_t size, size_t count, void* user) {
+  auto* sink = static_cast<DownloadSink*>(user);
+  const absl::string_view line(data, size * count);
+  constexpr absl::string_view kName = "etag:";
+  if (line.size() > kName.size() && absl::EqualsIgnoreCase(line.substr(0, kName.size()), kName)) {
+    sink->etag = std::string(absl::StripAsciiWhitespace(line.substr(kName.size())));
+  }
+  return size * count;
+}
 
 size_t WriteToFile(char* data, size_t size, size_t count, void* user) {
   auto* sink = static_cast<DownloadSink*>(user);
@@ -60,6 +80,15 @@ size_t WriteToFile(char* data, size_t size, size_t count, void* user) {
     if (sink->error_body.size() < 64 * 1024) sink->error_body.append(data, bytes);
     return bytes;
   }
+  if (status == 200 && sink->resumed_from > 0 && sink->written == 0) {
+    // Asked for the rest, given the whole (If-Range did not match): start the file over.
+    if (std::fflush(sink->file) != 0 || ftruncate(fileno(sink->file), 0) != 0 ||
+        std::fseek(sink->file, 0, SEEK_SET) != 0) {
+      sink->write_failed = true;
+      return 0;
+    }
+    sink->resumed_from = 0;
+  }
   if (std::fwrite(data, 1, bytes, sink->file) != bytes) {
     sink->write_failed = true;
     return 0;  // aborts the transfer
@@ -68,18 +97,29 @@ size_t WriteToFile(char* data, size_t size, size_t count, void* user) {
   return bytes;
 }
 
+// Progress of the whole file: what an earlier transfer left counts as received.
 int ReportProgress(void* user, curl_off_t total, curl_off_t received, curl_off_t, curl_off_t) {
-  const auto* progress = static_cast<const RestClient::Progress*>(user);
-  if (*progress) (*progress)(received, total > 0 ? total : -1);
+  const auto* sink = static_cast<const DownloadSink*>(user);
+  if (*sink->progress) {
+    (*sink->progress)(sink->resumed_from + received, total > 0 ? sink->resumed_from + total : -1);
+  }
   return 0;
 }
 
-void CommonOptions(CURL* curl, const std::string& url) {
+void CommonOptions(CURL* curl, const std::string& url, const std::string& ca_file) {
   curl_easy_reset(curl);
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "aictl");
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  if (!ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, ca_file.c_str());
+}
+
+std::string ReadSmallFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return std::string(absl::StripAsciiWhitespace(text.str()));
 }
 
 }  // namespace
@@ -108,7 +148,7 @@ absl::StatusOr<std::string> RestClient::Perform(absl::string_view method, absl::
                                                 const std::string* body) {
   CURL* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return absl::InternalError("libcurl could not start");
-  CommonOptions(curl, absl::StrCat(options_.server, kApiPrefix, path));
+  CommonOptions(curl, absl::StrCat(options_.server, kApiPrefix, path), options_.ca_file);
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS,
                    static_cast<long>(absl::ToInt64Milliseconds(options_.timeout)));
   const std::string verb(method);
@@ -163,26 +203,54 @@ absl::StatusOr<int64_t> RestClient::Download(const std::string& url, const std::
   CURL* curl = static_cast<CURL*>(curl_);
   if (curl == nullptr) return absl::InternalError("libcurl could not start");
   const std::string part = path + ".part";
+  // The ETag of the content a kept .part began; without one a .part cannot be resumed safely.
+  const std::string part_etag = part + ".etag";
+  std::error_code error;
+  const std::string resumable_etag =
+      std::filesystem::exists(part_etag, error) ? ReadSmallFile(part_etag) : "";
+  const auto part_size = std::filesystem::file_size(part, error);
+  const bool resume = !error && part_size > 0 && !resumable_etag.empty();
   DownloadSink sink;
   sink.curl = curl;
-  sink.file = std::fopen(part.c_str(), "wb");
+  sink.progress = &progress;
+  sink.resumed_from = resume ? static_cast<int64_t>(part_size) : 0;
+  sink.file = std::fopen(part.c_str(), resume ? "ab" : "wb");
   if (sink.file == nullptr) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write ", part, ": ", std::strerror(errno)));
   }
-  CommonOptions(curl, url);
+  std::filesystem::remove(part_etag, error);
+  CommonOptions(curl, url, options_.ca_file);
+  struct curl_slist* headers = nullptr;
+  if (resume) {
+    headers = curl_slist_append(headers, absl::StrCat("Range: bytes=", part_size, "-").c_str());
+    headers = curl_slist_append(headers, ("If-Range: " + resumable_etag).c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  }
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, KeepETag);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, WriteToFile);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, ReportProgress);
-  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &progress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &sink);
   // A stalled transfer fails instead of hanging: under 1 KiB/s for 60 s.
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1024L);
   curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
   const CURLcode code = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
   const bool closed = std::fclose(sink.file) == 0;
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  const int64_t have = sink.resumed_from + sink.written;
+  if (code != CURLE_OK && !sink.write_failed && closed && (status == 200 || status == 206) &&
+      !sink.etag.empty() && have > 0) {
+    // Interrupted mid-content: kept, with its ETag, for the next run to resume.
+    std::ofstream(part_etag) << sink.etag << "\n";
+    return absl::UnavailableError(absl::StrCat("download interrupted after ", have, " bytes (",
+                                               curl_easy_strerror(code),
+                                               "); the same command resumes it"));
+  }
   absl::Status result;
   if (sink.write_failed || !closed) {
     result = absl::ResourceExhaustedError(absl::StrCat("cannot write ", part));
@@ -191,7 +259,6 @@ absl::StatusOr<int64_t> RestClient::Download(const std::string& url, const std::
   } else {
     result = StatusFromHttp(status, sink.error_body);
   }
-  std::error_code error;
   if (!result.ok()) {
     std::filesystem::remove(part, error);
     return result;
@@ -199,7 +266,7 @@ absl::StatusOr<int64_t> RestClient::Download(const std::string& url, const std::
   std::filesystem::rename(part, path, error);
   if (error)
     return absl::InternalError(absl::StrCat("cannot rename ", part, ": ", error.message()));
-  return sink.written;
+  return have;
 }
 
 }  // namespace assisted::cli

@@ -38,8 +38,9 @@ absl::Status StatusFromHttp(long http_status, absl::string_view body);
 class RestClient {
  public:
   struct Options {
-    std::string server;                          // base URL, e.g. http://localhost:8080
-    std::string token;                           // bearer token; empty: none sent
+    std::string server;   // base URL, e.g. http://localhost:8080
+    std::string token;    // bearer token; empty: none sent
+    std::string ca_file;  // PEM CA bundle for https servers; empty: the system's roots
     absl::Duration timeout = absl::Seconds(30);  // per JSON call
   };
 
@@ -61,7 +62,10 @@ class RestClient {
 
   // Streams the absolute `url` into `path` (written to path + ".part", renamed into place once
   // complete, so an interrupted download never looks whole). Sends no token: download URLs
-  // carry their own. Returns the bytes written.
+  // carry their own. A transfer cut off mid-content keeps its .part and the content's ETag
+  // (path + ".part.etag") and fails UNAVAILABLE; the next call for the same path asks only for
+  // the rest (Range, guarded by If-Range: a changed content comes whole and starts the file
+  // over). Returns the size of the file.
   absl::StatusOr<int64_t> Download(const std::string& url, const std::string& path,
                                    const Progress& progress);
 

@@ -4,8 +4,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/http/content.h"
+#include "lib/http/ranges.h"
 #include "lib/http/server.h"
 #include "lib/testing/status_matchers.h"
 
@@ -51,6 +54,17 @@ class RestClientTest : public ::testing::Test {
                                 return http::Response::Text(200, std::string(300000, 'x'));
                               }),
                 IsOk());
+    // Ranges and If-Range as the image service answers them; the ETag follows `version_`.
+    ASSERT_THAT(
+        router.Handle("GET", "/resumable.iso",
+                      [this](const http::Request& request) {
+                        ranges_.push_back(std::string(request.headers.Get("range").value_or("")));
+                        http::Content content;
+                        content.body = http::Body(Resumable());
+                        content.etag = http::FormatETag(absl::StrCat("v", version_));
+                        return http::ServeContent(request, content);
+                      }),
+        IsOk());
     http::HttpServerOptions options;
     options.listen = "127.0.0.1:0";
     auto server =
@@ -60,9 +74,71 @@ class RestClientTest : public ::testing::Test {
     base_ = "http://127.0.0.1:" + std::to_string(server_->port());
   }
 
+  // 300,000 bytes that differ per version and position.
+  std::string Resumable() const {
+    std::string text;
+    for (int i = 0; i < 300000; ++i)
+      text.push_back(static_cast<char>('a' + (i * 7 + version_) % 26));
+    return text;
+  }
+  // What an interrupted download left: the first `bytes` of version `version`, and its ETag.
+  void LeavePart(const std::string& path, size_t bytes, int version) {
+    const int current = version_;
+    version_ = version;
+    std::ofstream(path + ".part") << Resumable().substr(0, bytes);
+    std::ofstream(path + ".part.etag") << http::FormatETag(absl::StrCat("v", version)) << "\n";
+    version_ = current;
+  }
+
   std::unique_ptr<http::HttpServer> server_;
   std::string base_;
+  int version_ = 1;
+  std::vector<std::string> ranges_;  // the Range header of each /resumable.iso request
 };
+
+TEST_F(RestClientTest, AnInterruptedDownloadResumesWhereItStopped) {
+  RestClient client({.server = base_});
+  const std::string path = ::testing::TempDir() + "/resumed.iso";
+  LeavePart(path, 120000, version_);
+  int64_t last = 0, total = 0;
+  auto bytes = client.Download(base_ + "/resumable.iso", path, [&](int64_t received, int64_t size) {
+    last = received;
+    total = size;
+  });
+  ASSERT_THAT(bytes, IsOk());
+  EXPECT_EQ(*bytes, 300000);
+  EXPECT_EQ(last, 300000);
+  EXPECT_EQ(total, 300000);
+  EXPECT_THAT(ranges_, ::testing::ElementsAre("bytes=120000-"));
+  std::stringstream written;
+  written << std::ifstream(path).rdbuf();
+  EXPECT_EQ(written.str(), Resumable());
+  EXPECT_FALSE(std::filesystem::exists(path + ".part"));
+  EXPECT_FALSE(std::filesystem::exists(path + ".part.etag"));
+}
+
+TEST_F(RestClientTest, APartOfContentThatChangedSinceIsReplacedByTheWholeNewContent) {
+  RestClient client({.server = base_});
+  const std::string path = ::testing::TempDir() + "/changed.iso";
+  LeavePart(path, 120000, version_ - 1);  // the image was rebuilt since
+  auto bytes = client.Download(base_ + "/resumable.iso", path, nullptr);
+  ASSERT_THAT(bytes, IsOk());
+  EXPECT_EQ(*bytes, 300000);
+  std::stringstream written;
+  written << std::ifstream(path).rdbuf();
+  EXPECT_EQ(written.str(), Resumable());
+}
+
+TEST_F(RestClientTest, APartWithoutItsETagIsNotTrustedAndStartsOver) {
+  RestClient client({.server = base_});
+  const std::string path = ::testing::TempDir() + "/unknown.iso";
+  std::ofstream(path + ".part") << std::string(1000, '?');
+  ASSERT_THAT(client.Download(base_ + "/resumable.iso", path, nullptr), IsOk());
+  EXPECT_THAT(ranges_, ::testing::ElementsAre(""));
+  std::stringstream written;
+  written << std::ifstream(path).rdbuf();
+  EXPECT_EQ(written.str(), Resumable());
+}
 
 TEST_F(RestClientTest, SendsJsonWithTheTokenAndReturnsTheAnswer) {
   RestClient client({.server = base_ + "/", .token = "t0k"});

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/command.h"
@@ -23,7 +24,7 @@ namespace {
 using nlohmann::json;
 
 RestClient ClientFor(const GlobalOptions& global) {
-  return RestClient({.server = global.server, .token = global.token});
+  return RestClient({.server = global.server, .token = global.token, .ca_file = global.ca_file});
 }
 
 // Prints "aictl <command>: <message>" and returns the status's exit code.
@@ -43,15 +44,14 @@ int64_t Number(const json& object, const char* key) {
              : 0;
 }
 
-// With -o json, prints `value` whole and returns true; the caller prints its table otherwise.
+// With -o json, yaml or name, prints `value` so and returns true; the caller prints its table
+// otherwise.
 bool PrintedAsJson(const GlobalOptions& global, Io io, const json& value) {
-  if (global.output != "json") return false;
-  io.out << value.dump(2) << "\n";
-  return true;
+  return PrintStructured(global.output, io.out, value);
 }
 
-// In table mode the new resource's id alone (ID=$(aictl clusters create ...)); in JSON mode the
-// whole resource.
+// In table mode the new resource's id alone (ID=$(aictl clusters create ...)); otherwise the
+// whole resource in the format asked for.
 void PrintCreated(const GlobalOptions& global, Io io, absl::string_view kind, const json& created) {
   if (PrintedAsJson(global, io, created)) return;
   io.err << kind << " " << TextField(created, "name") << " created\n";
@@ -147,6 +147,20 @@ int RunClustersDelete(const GlobalOptions& global, const CommandOptions&,
   return kExitOk;
 }
 
+// clusters update: the flags given (or --file's fields) as a PATCH.
+int RunClustersUpdate(const GlobalOptions& global, const CommandOptions& options,
+                      const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "clusters update", "expected one CLUSTER_ID");
+  absl::StatusOr<json> body = ClusterCreateBody(options.cluster);
+  if (!body.ok()) return Usage(io, "clusters update", body.status().message());
+  if (body->empty()) return Usage(io, "clusters update", "nothing to change: give flags or --file");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> cluster = client.Call("PATCH", "/clusters/" + args[0], *body);
+  if (!cluster.ok()) return Fail(io, "clusters update", cluster.status());
+  if (!PrintedAsJson(global, io, *cluster)) PrintClusterSummary(*cluster, io.out);
+  return kExitOk;
+}
+
 void BindClusterFlags(config::Parser& parser, CommandOptions& options) {
   ClusterFlags& c = options.cluster;
   parser.String("file", &c.file,
@@ -189,6 +203,50 @@ int RunInfraEnvsCreate(const GlobalOptions& global, const CommandOptions& option
   absl::StatusOr<json> created = client.Call("POST", "/infra-envs", body);
   if (!created.ok()) return Fail(io, "infra-envs create", created.status());
   PrintCreated(global, io, "infra-env", *created);
+  return kExitOk;
+}
+
+int RunInfraEnvsGet(const GlobalOptions& global, const CommandOptions&,
+                    const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "infra-envs get", "expected one INFRA_ENV_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> infra_env = client.Call("GET", "/infra-envs/" + args[0]);
+  if (!infra_env.ok()) return Fail(io, "infra-envs get", infra_env.status());
+  if (!PrintedAsJson(global, io, *infra_env)) {
+    io.out << absl::StrFormat("name:     %s\nid:       %s\ncluster:  %s\nimage:    %s\n",
+                              TextField(*infra_env, "name"), TextField(*infra_env, "id"),
+                              TextField(*infra_env, "cluster_id"), TextField(*infra_env, "type"));
+  }
+  return kExitOk;
+}
+
+// infra-envs update: --file's fields (the REST body's names) as a PATCH.
+int RunInfraEnvsUpdate(const GlobalOptions& global, const CommandOptions& options,
+                       const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "infra-envs update", "expected one INFRA_ENV_ID");
+  absl::StatusOr<std::string> text = ReadFile(options.body_file, "--file");
+  if (!text.ok()) return Usage(io, "infra-envs update", text.status().message());
+  absl::StatusOr<json> body = YamlToJson(*text);
+  if (!body.ok() || !body->is_object()) {
+    return Usage(io, "infra-envs update",
+                 absl::StrCat(options.body_file, ": expected a mapping of infra-env fields"));
+  }
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> updated = client.Call("PATCH", "/infra-envs/" + args[0], *body);
+  if (!updated.ok()) return Fail(io, "infra-envs update", updated.status());
+  if (!PrintedAsJson(global, io, *updated)) {
+    io.out << "infra-env " << TextField(*updated, "name") << " updated\n";
+  }
+  return kExitOk;
+}
+
+int RunInfraEnvsDelete(const GlobalOptions& global, const CommandOptions&,
+                       const std::vector<std::string>& args, Io io) {
+  if (args.size() != 1) return Usage(io, "infra-envs delete", "expected one INFRA_ENV_ID");
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> deleted = client.Call("DELETE", "/infra-envs/" + args[0]);
+  if (!deleted.ok()) return Fail(io, "infra-envs delete", deleted.status());
+  io.err << "infra-env " << args[0] << " deleted\n";
   return kExitOk;
 }
 
@@ -321,50 +379,128 @@ absl::StatusOr<json> FindHost(const json& hosts, const std::string& wanted) {
       absl::StrCat(matches.size(), " hosts are named \"", wanted, "\": give the id"));
 }
 
+// The host named or numbered `wanted` among those of --cluster or --infra-env.
+absl::StatusOr<json> SelectedHost(RestClient& client, const CommandOptions& options,
+                                  const std::string& wanted) {
+  if (options.cluster_id.empty() == options.infra_env_id.empty()) {
+    return absl::InvalidArgumentError("give exactly one of --cluster or --infra-env");
+  }
+  ASSIGN_OR_RETURN(json hosts, ListHosts(client, options));
+  return FindHost(hosts, wanted);
+}
+
+std::string HostPath(const json& host) {
+  return absl::StrCat("/infra-envs/", TextField(host, "infra_env_id"), "/hosts/",
+                      TextField(host, "id"));
+}
+
+// A host command: finds the host of args[0] (`arguments` of them in all), then `call` makes the
+// request whose answer is printed (as `line` says, or whole with -o json/yaml/name).
+int OnHost(const GlobalOptions& global, const CommandOptions& options,
+           const std::vector<std::string>& args, Io io, const char* command, size_t arguments,
+           const char* expected,
+           const std::function<absl::StatusOr<json>(RestClient&, const json& host)>& call,
+           const std::function<std::string(const json& answer)>& line) {
+  if (args.size() != arguments) return Usage(io, command, absl::StrCat("expected ", expected));
+  RestClient client = ClientFor(global);
+  absl::StatusOr<json> host = SelectedHost(client, options, args[0]);
+  if (absl::IsInvalidArgument(host.status()) && absl::StrContains(host.status().message(), "--")) {
+    return Usage(io, command, host.status().message());
+  }
+  if (!host.ok()) return Fail(io, command, host.status());
+  absl::StatusOr<json> answer = call(client, *host);
+  if (!answer.ok()) return Fail(io, command, answer.status());
+  if (!PrintedAsJson(global, io, *answer)) io.out << line(*answer);
+  return kExitOk;
+}
+
 int RunHostsSetRole(const GlobalOptions& global, const CommandOptions& options,
                     const std::vector<std::string>& args, Io io) {
-  if (args.size() != 2) return Usage(io, "hosts set-role", "expected HOST ROLE");
-  if (options.cluster_id.empty() == options.infra_env_id.empty()) {
-    return Usage(io, "hosts set-role", "give exactly one of --cluster or --infra-env");
-  }
-  RestClient client = ClientFor(global);
-  absl::StatusOr<json> hosts = ListHosts(client, options);
-  if (!hosts.ok()) return Fail(io, "hosts set-role", hosts.status());
-  absl::StatusOr<json> host = FindHost(*hosts, args[0]);
-  if (!host.ok()) return Fail(io, "hosts set-role", host.status());
-  absl::StatusOr<json> updated =
-      client.Call("PATCH",
-                  absl::StrCat("/infra-envs/", TextField(*host, "infra_env_id"), "/hosts/",
-                               TextField(*host, "id")),
-                  json{{"host_role", args[1]}});
-  if (!updated.ok()) return Fail(io, "hosts set-role", updated.status());
-  if (!PrintedAsJson(global, io, *updated)) {
-    io.out << HostName(*updated) << ": role " << TextField(*updated, "role") << "\n";
-  }
-  return kExitOk;
+  return OnHost(
+      global, options, args, io, "hosts set-role", 2, "HOST ROLE",
+      [&](RestClient& client, const json& host) {
+        return client.Call("PATCH", HostPath(host), json{{"host_role", args[1]}});
+      },
+      [](const json& updated) {
+        return absl::StrCat(HostName(updated), ": role ", TextField(updated, "role"), "\n");
+      });
 }
 
 // hosts reset-validation: the agent measures the validation's input again.
 int RunHostsResetValidation(const GlobalOptions& global, const CommandOptions& options,
                             const std::vector<std::string>& args, Io io) {
-  constexpr char kCommand[] = "hosts reset-validation";
-  if (args.size() != 2) return Usage(io, kCommand, "expected HOST VALIDATION_ID");
-  if (options.cluster_id.empty() == options.infra_env_id.empty()) {
-    return Usage(io, kCommand, "give exactly one of --cluster or --infra-env");
+  return OnHost(
+      global, options, args, io, "hosts reset-validation", 2, "HOST VALIDATION_ID",
+      [&](RestClient& client, const json& host) {
+        return client.Call("PATCH", HostPath(host) + "/actions/reset-validation/" + args.at(1));
+      },
+      [&](const json& reset) {
+        return absl::StrCat(HostName(reset), ": ", args.at(1), " will be measured again\n");
+      });
+}
+
+int RunHostsGet(const GlobalOptions& global, const CommandOptions& options,
+                const std::vector<std::string>& args, Io io) {
+  return OnHost(
+      global, options, args, io, "hosts get", 1, "HOST",
+      [](RestClient&, const json& host) -> absl::StatusOr<json> { return host; },
+      [](const json& host) { return HostTable(json::array({host})); });
+}
+
+// hosts update: name, role and installation disk, the ones given.
+int RunHostsUpdate(const GlobalOptions& global, const CommandOptions& options,
+                   const std::vector<std::string>& args, Io io) {
+  json body = json::object();
+  if (!options.name.empty()) body["host_name"] = options.name;
+  if (!options.role.empty()) body["host_role"] = options.role;
+  if (!options.disk_id.empty()) {
+    body["disks_selected_config"] = json::array({{{"id", options.disk_id}, {"role", "install"}}});
   }
-  RestClient client = ClientFor(global);
-  absl::StatusOr<json> hosts = ListHosts(client, options);
-  if (!hosts.ok()) return Fail(io, kCommand, hosts.status());
-  absl::StatusOr<json> host = FindHost(*hosts, args[0]);
-  if (!host.ok()) return Fail(io, kCommand, host.status());
-  absl::StatusOr<json> reset = client.Call(
-      "PATCH", absl::StrCat("/infra-envs/", TextField(*host, "infra_env_id"), "/hosts/",
-                            TextField(*host, "id"), "/actions/reset-validation/", args[1]));
-  if (!reset.ok()) return Fail(io, kCommand, reset.status());
-  if (!PrintedAsJson(global, io, *reset)) {
-    io.out << HostName(*reset) << ": " << args[1] << " will be measured again\n";
-  }
-  return kExitOk;
+  if (body.empty()) return Usage(io, "hosts update", "give --name, --role or --disk");
+  return OnHost(
+      global, options, args, io, "hosts update", 1, "HOST",
+      [&](RestClient& client, const json& host) {
+        return client.Call("PATCH", HostPath(host), body);
+      },
+      [](const json& updated) { return HostTable(json::array({updated})); });
+}
+
+int RunHostsDelete(const GlobalOptions& global, const CommandOptions& options,
+                   const std::vector<std::string>& args, Io io) {
+  return OnHost(
+      global, options, args, io, "hosts delete", 1, "HOST",
+      [](RestClient& client, const json& host) -> absl::StatusOr<json> {
+        RETURN_IF_ERROR(client.Call("DELETE", HostPath(host)).status());
+        return host;
+      },
+      [](const json& host) { return absl::StrCat(HostName(host), ": deregistered\n"); });
+}
+
+// hosts bind HOST CLUSTER_ID: an unbound host (late binding) joins the cluster.
+int RunHostsBind(const GlobalOptions& global, const CommandOptions& options,
+                 const std::vector<std::string>& args, Io io) {
+  return OnHost(
+      global, options, args, io, "hosts bind", 2, "HOST CLUSTER_ID",
+      [&](RestClient& client, const json& host) {
+        return client.Call("POST", HostPath(host) + "/actions/bind",
+                           json{{"cluster_id", args.at(1)}});
+      },
+      [](const json& bound) {
+        return absl::StrCat(HostName(bound), ": bound to cluster ", TextField(bound, "cluster_id"),
+                            " (", TextField(bound, "status"), ")\n");
+      });
+}
+
+int RunHostsUnbind(const GlobalOptions& global, const CommandOptions& options,
+                   const std::vector<std::string>& args, Io io) {
+  return OnHost(
+      global, options, args, io, "hosts unbind", 1, "HOST",
+      [](RestClient& client, const json& host) {
+        return client.Call("POST", HostPath(host) + "/actions/unbind");
+      },
+      [](const json& unbound) {
+        return absl::StrCat(HostName(unbound), ": unbound (", TextField(unbound, "status"), ")\n");
+      });
 }
 
 // ---- downloads ----
@@ -485,7 +621,7 @@ int RunWait(const GlobalOptions& global, const CommandOptions& options,
             const std::vector<std::string>& args, Io io) {
   if (args.size() != 1) return Usage(io, "wait", "expected one CLUSTER_ID");
   const std::string& id = args[0];
-  std::ostream& progress = global.output == "json" ? io.err : io.out;
+  std::ostream& progress = global.output == "table" ? io.out : io.err;
   RestClient client = ClientFor(global);
   const absl::Time deadline = absl::Now() + options.timeout;
   std::map<std::string, std::string> last_lines;
@@ -638,6 +774,8 @@ std::vector<Command> RestCommands() {
        ClusterAction("cancel")},
       {"clusters reset", "reset a cancelled or failed installation", "CLUSTER_ID", no_flags,
        ClusterAction("reset")},
+      {"clusters update", "change a cluster (flags, or --file with a YAML body)", "CLUSTER_ID",
+       BindClusterFlags, RunClustersUpdate},
       {"clusters delete", "deregister a cluster", "CLUSTER_ID", no_flags, RunClustersDelete},
       {"clusters allow-add-workers", "open an installed cluster for day-2 hosts", "CLUSTER_ID",
        no_flags, ClusterAction("allow-add-workers")},
@@ -661,6 +799,15 @@ std::vector<Command> RestCommands() {
        RunInfraEnvsCreate},
       {"infra-envs list", "list infra-envs (--cluster narrows)", nullptr, BindClusterSelector,
        RunInfraEnvsList},
+      {"infra-envs get", "show an infra-env", "INFRA_ENV_ID", no_flags, RunInfraEnvsGet},
+      {"infra-envs update", "change an infra-env from --file (YAML of the REST body's fields)",
+       "INFRA_ENV_ID",
+       [](config::Parser& parser, CommandOptions& options) {
+         parser.String("file", &options.body_file, "YAML file of the fields to change").Required();
+       },
+       RunInfraEnvsUpdate},
+      {"infra-envs delete", "deregister an infra-env", "INFRA_ENV_ID", no_flags,
+       RunInfraEnvsDelete},
       {"infra-envs regenerate-signing-key",
        "revoke the agent tokens of every image of an infra-env downloaded so far", "INFRA_ENV_ID",
        no_flags, RunInfraEnvsRegenerateSigningKey},
@@ -674,6 +821,21 @@ std::vector<Command> RestCommands() {
        BindClusterSelector, RunHostsList},
       {"hosts set-role", "set a host's role (master, worker, auto-assign)", "HOST ROLE",
        BindClusterSelector, RunHostsSetRole},
+      {"hosts get", "show a host (HOST: its id or name)", "HOST", BindClusterSelector, RunHostsGet},
+      {"hosts update", "change a host's name, role or installation disk", "HOST",
+       [](config::Parser& parser, CommandOptions& options) {
+         BindClusterSelector(parser, options);
+         parser.String("name", &options.name, "the host name to give it");
+         parser.String("role", &options.role, "master, worker or auto-assign");
+         parser.String("disk", &options.disk_id,
+                       "installation disk: its id (e.g. /dev/disk/by-id/...) from hosts get");
+       },
+       RunHostsUpdate},
+      {"hosts delete", "deregister a host", "HOST", BindClusterSelector, RunHostsDelete},
+      {"hosts bind", "bind an unbound host (found with --infra-env) to a cluster",
+       "HOST CLUSTER_ID", BindClusterSelector, RunHostsBind},
+      {"hosts unbind", "return a host to its infra-env, unbound", "HOST", BindClusterSelector,
+       RunHostsUnbind},
       {"hosts reset-validation",
        "measure a host's disk speed (sufficient-installation-disk-speed) or image pulls "
        "(container-images-available) again",

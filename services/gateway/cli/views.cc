@@ -97,6 +97,80 @@ absl::StatusOr<json> YamlToJson(absl::string_view yaml) {
   return NodeToJson(root);
 }
 
+namespace {
+
+void EmitYaml(const json& value, YAML::Emitter& out) {
+  if (value.is_object()) {
+    out << YAML::BeginMap;
+    for (const auto& [key, item] : value.items()) {
+      out << YAML::Key << key << YAML::Value;
+      EmitYaml(item, out);
+    }
+    out << YAML::EndMap;
+  } else if (value.is_array()) {
+    out << YAML::BeginSeq;
+    for (const json& item : value) EmitYaml(item, out);
+    out << YAML::EndSeq;
+  } else if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    // A string that would read back as anything else (another type, a mapping, nothing) is
+    // written quoted.
+    bool plain = false;
+    try {
+      const absl::StatusOr<json> reread = NodeToJson(YAML::Load(text));
+      plain = !text.empty() && reread.ok() && reread->is_string() && *reread == text;
+    } catch (const YAML::Exception&) {
+    }
+    if (plain) {
+      out << text;
+    } else {
+      out << YAML::DoubleQuoted << text;
+    }
+  } else if (value.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << value.dump();  // numbers and booleans as JSON spells them
+  }
+}
+
+std::string NameOf(const json& object) {
+  for (const char* key : {"id", "name", "path"}) {
+    const std::string text = TextField(object, key);
+    if (!text.empty()) return text;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string JsonToYaml(const json& value) {
+  YAML::Emitter out;
+  EmitYaml(value, out);
+  return std::string(out.c_str()) + "\n";
+}
+
+std::string Names(const json& value) {
+  std::string names;
+  for (const json& item : value.is_array() ? value : json::array({value})) {
+    const std::string name = NameOf(item);
+    if (!name.empty()) absl::StrAppend(&names, name, "\n");
+  }
+  return names;
+}
+
+bool PrintStructured(const std::string& output, std::ostream& out, const json& value) {
+  if (output == "json") {
+    out << value.dump(2) << "\n";
+  } else if (output == "yaml") {
+    out << JsonToYaml(value);
+  } else if (output == "name") {
+    out << Names(value);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 absl::StatusOr<json> ClusterCreateBody(const ClusterFlags& flags) {
   json body = json::object();
   if (!flags.file.empty()) {

@@ -9,6 +9,7 @@
 #define ASSISTED_SERVICES_GATEWAY_CLI_VIEWS_H_
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,18 @@ absl::StatusOr<nlohmann::json> ClusterCreateBody(const ClusterFlags& flags);
 // A YAML document as JSON: mappings, sequences, and scalars (unquoted true/false and numbers
 // become booleans and numbers; everything else, and anything quoted, a string).
 absl::StatusOr<nlohmann::json> YamlToJson(absl::string_view yaml);
+
+// JSON as a YAML document: mappings in their order, strings quoted where YAML would read them
+// as something else (true, 1.0, null), so YamlToJson gives the same JSON back.
+std::string JsonToYaml(const nlohmann::json& value);
+
+// The names scripts want from `-o name`: each object's id (else its name, else its path), one
+// per line, for an object or a list of them; "" when there is none.
+std::string Names(const nlohmann::json& value);
+
+// Prints `value` in `output` format ("json", "yaml" or "name") and returns true; false for
+// "table", which each command prints its own way.
+bool PrintStructured(const std::string& output, std::ostream& out, const nlohmann::json& value);
 
 // object[key] when it is a string, else "" (also when `object` is not an object).
 std::string TextField(const nlohmann::json& object, const char* key);

@@ -124,5 +124,28 @@ TEST(ProgressBar, ShowsFractionAndSizes) {
   EXPECT_EQ(ProgressBar(5, 4, 4), "[####] 100%  0.0/0.0 MiB");
 }
 
+TEST(JsonToYaml, ReadsBackAsTheSameJsonEvenForStringsThatLookLikeOtherTypes) {
+  const nlohmann::json value = {
+      {"name", "demo"},
+      {"tricky", {"true", "1.0", "", "null", "a: b", "- x", "two\nlines", "#hash", "~"}},
+      {"count", 3},
+      {"ratio", 0.5},
+      {"ok", false},
+      {"nothing", nullptr},
+      {"nested", {{"list", nlohmann::json::array()}, {"map", nlohmann::json::object()}}}};
+  const std::string yaml = JsonToYaml(value);
+  absl::StatusOr<nlohmann::json> back = YamlToJson(yaml);
+  ASSERT_TRUE(back.ok()) << back.status() << "\n" << yaml;
+  EXPECT_EQ(*back, value) << yaml;
+  EXPECT_THAT(yaml, ::testing::HasSubstr("name: demo\n"));
+}
+
+TEST(Names, IdsElseNamesElsePathsOnePerLine) {
+  EXPECT_EQ(Names(nlohmann::json::array(
+                {{{"id", "a"}, {"name", "x"}}, {{"name", "b"}}, {{"path", "/c"}}, {{"size", 1}}})),
+            "a\nb\n/c\n");
+  EXPECT_EQ(Names({{"id", "only"}}), "only\n");
+}
+
 }  // namespace
 }  // namespace assisted::cli

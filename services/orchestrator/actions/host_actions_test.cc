@@ -92,7 +92,8 @@ TEST_F(HostActionsTest, AUserChosenRoleIsStoredAndJudged) {
 // The edit is stored before the cluster is judged again. When that judgement keeps losing
 // compare-and-sets to another refresher (the hub judging the same cluster under a registration
 // storm), that refresher judges the edit; the user is not told 409 for an edit that was stored
-// (ui_latency_pg_test: a rename refused naming another host's status).
+// (seen under the UI latency measurement, now bench/ui_latency: a rename refused naming
+// another host's status).
 TEST_F(HostActionsTest, AnEditStoredWhileAnotherRefresherJudgesTheClusterIsNotRefused) {
   ASSERT_NO_FATAL_FAILURE(MakeReady());
   v1::UpdateHostRequest request = HostEdit(1, "role");

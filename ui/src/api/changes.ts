@@ -10,7 +10,8 @@ export interface Change {
   cluster_id: string;
   infra_env_id: string;
   change: 'created' | 'updated' | 'deleted';
-  status?: string;
+  status?: string; // clusters and hosts: the status after the change
+  resource_version?: number; // the resource's after the change (none for events and deletions)
 }
 
 interface SseEvent {

@@ -18,20 +18,40 @@ export type HostStatus = components['schemas']['host']['status'];
 
 const TOKEN_KEY = 'assisted.token';
 const ID_TOKEN_KEY = 'assisted.id_token';
+const REFRESH_KEY = 'assisted.refresh';
+
+// How a sign-in through the identity provider stays alive (api/tokenRefresh.ts): its refresh
+// token, when to use it, and when the access token expires (epoch ms).
+export interface Refresh {
+  token: string;
+  at: number;
+  expiresAt: number;
+}
 
 // The bearer token lives for the tab only (sessionStorage): closing it signs out. A sign-in
-// through the identity provider also keeps its ID token, to end the provider's session too.
+// through the identity provider also keeps its ID token, to end the provider's session too,
+// and its refresh token, to get a new access token before this one expires.
 export const session = {
   token: (): string | null => sessionStorage.getItem(TOKEN_KEY),
   idToken: (): string | null => sessionStorage.getItem(ID_TOKEN_KEY),
-  signIn: (token: string, idToken?: string) => {
+  refresh: (): Refresh | null => {
+    try {
+      return JSON.parse(sessionStorage.getItem(REFRESH_KEY) ?? 'null') as Refresh | null;
+    } catch {
+      return null;
+    }
+  },
+  signIn: (token: string, idToken?: string, refresh?: Refresh) => {
     sessionStorage.setItem(TOKEN_KEY, token);
     if (idToken) sessionStorage.setItem(ID_TOKEN_KEY, idToken);
     else sessionStorage.removeItem(ID_TOKEN_KEY);
+    if (refresh) sessionStorage.setItem(REFRESH_KEY, JSON.stringify(refresh));
+    else sessionStorage.removeItem(REFRESH_KEY);
   },
   signOut: () => {
     sessionStorage.removeItem(TOKEN_KEY);
     sessionStorage.removeItem(ID_TOKEN_KEY);
+    sessionStorage.removeItem(REFRESH_KEY);
     window.dispatchEvent(new Event('assisted:signed-out'));
   },
 };

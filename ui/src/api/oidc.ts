@@ -19,14 +19,21 @@ export interface PendingSignIn {
   returnTo: string; // the UI route to open once signed in
 }
 
-export interface SignedIn {
+export interface Tokens {
   accessToken: string;
   idToken?: string;
+  refreshToken?: string; // absent when the provider gives none: the token is not refreshed
+  expiresIn?: number; // seconds the access token lives, as the provider says
+}
+
+export interface SignedIn extends Tokens {
   returnTo: string;
 }
 
 // A sign-in that did not complete; its message is for the user.
 export class SignInError extends Error {}
+// The identity provider did not answer at all (a refresh may be tried again).
+export class ProviderUnreachable extends SignInError {}
 
 const PENDING_KEY = 'assisted.oidc.pending';
 
@@ -132,16 +139,27 @@ function takePending(): PendingSignIn | null {
   }
 }
 
-// Completes the sign-in the provider answered with `search` (the callback URL's query).
-export async function completeSignIn(config: OidcConfig, search: string): Promise<SignedIn> {
-  const pending = takePending();
-  const code = codeOfCallback(search, pending);
-  const { url, body } = tokenRequest(config, code, pending!, window.location.origin);
+// The request that trades `refreshToken` for new tokens before the access token expires
+// (RFC 6749 6; a public client names itself and sends no secret).
+export function refreshRequest(config: OidcConfig, refreshToken: string): { url: string; body: URLSearchParams } {
+  const body = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: config.client_id });
+  return { url: config.token_endpoint, body };
+}
+
+// How long after getting an access token that lives `expiresIn` seconds to refresh it: a
+// minute before it expires, or with a quarter of its life left when it lives less than four.
+export function refreshDelayMs(expiresIn: number): number {
+  return Math.max(0, expiresIn - Math.min(60, expiresIn / 4)) * 1000;
+}
+
+// Posts a token request (`what` says which, for the error) and reads the tokens; SignInError
+// saying why when the provider cannot be reached or gives none.
+async function requestTokens(request: { url: string; body: URLSearchParams }, what: string): Promise<Tokens> {
   let response: Response;
   try {
-    response = await fetch(url, { method: 'POST', body, credentials: 'omit' });
+    response = await fetch(request.url, { method: 'POST', body: request.body, credentials: 'omit' });
   } catch {
-    throw new SignInError('The identity provider cannot be reached to complete the sign-in. Sign in again.');
+    throw new ProviderUnreachable(`The identity provider cannot be reached to ${what}.`);
   }
   let answer: Record<string, unknown> = {};
   try {
@@ -153,11 +171,29 @@ export async function completeSignIn(config: OidcConfig, search: string): Promis
   if (!response.ok || typeof accessToken !== 'string' || !accessToken) {
     const error = typeof answer.error === 'string' ? answer.error : `HTTP ${response.status}`;
     const description = typeof answer.error_description === 'string' ? ` (${answer.error_description})` : '';
-    throw new SignInError(`The identity provider did not give a token: ${error}${description}. Sign in again.`);
+    throw new SignInError(`The identity provider did not give a token: ${error}${description}.`);
   }
   return {
     accessToken,
     idToken: typeof answer.id_token === 'string' ? answer.id_token : undefined,
-    returnTo: safeReturn(pending!.returnTo),
+    refreshToken: typeof answer.refresh_token === 'string' && answer.refresh_token ? answer.refresh_token : undefined,
+    expiresIn: typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in : undefined,
   };
+}
+
+// Completes the sign-in the provider answered with `search` (the callback URL's query).
+export async function completeSignIn(config: OidcConfig, search: string): Promise<SignedIn> {
+  const pending = takePending();
+  const code = codeOfCallback(search, pending);
+  try {
+    const tokens = await requestTokens(tokenRequest(config, code, pending!, window.location.origin), 'complete the sign-in');
+    return { ...tokens, returnTo: safeReturn(pending!.returnTo) };
+  } catch (e) {
+    throw new SignInError(`${(e as Error).message} Sign in again.`);
+  }
+}
+
+// New tokens for `refreshToken`; SignInError when the provider gives none.
+export function refreshTokens(config: OidcConfig, refreshToken: string): Promise<Tokens> {
+  return requestTokens(refreshRequest(config, refreshToken), 'refresh the sign-in');
 }

@@ -14,9 +14,15 @@ import {
   EmptyStateBody,
   Flex,
   FlexItem,
+  Form,
+  FormGroup,
+  FormHelperText,
   FormSelect,
   FormSelectOption,
+  HelperText,
+  HelperTextItem,
   PageSection,
+  TextArea,
   Title,
   ToggleGroup,
   ToggleGroupItem,
@@ -28,6 +34,8 @@ import { api, download, failingValidations, fetchText, must, Unreachable, type A
 import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
+import { pullSecretProblem } from '../validation';
+import { newerOf, withPushedStatuses } from '../pushedStatus';
 
 interface Disk {
   id?: string;
@@ -177,13 +185,101 @@ function useAttempt(): [string, (action: () => Promise<void>) => void] {
   return [error, attempt];
 }
 
-function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
+// The discovery image of the cluster's infra-env. A cluster made without one (by aictl or the
+// API, not the wizard) gets it here: "Generate discovery image" creates the infra-env, which
+// needs the pull secret again (the API never gives a stored one back), then the image.
+function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEnv: InfraEnv | null; onCreated: (created: InfraEnv) => void }) {
   const [isoUrl, setIsoUrl] = useState('');
   const [imageType, setImageType] = useState<'full-iso' | 'minimal-iso' | ''>('');
+  const [pullSecret, setPullSecret] = useState('');
+  const [pullSecretTouched, setPullSecretTouched] = useState(false);
   const [error, attempt] = useAttempt();
-  if (!infraEnv) return <EmptyState titleText="No discovery image" headingLevel="h4" />;
   // The type chosen here, else the one the wizard stored.
-  const chosen = imageType || (infraEnv.type === 'minimal-iso' ? 'minimal-iso' : 'full-iso');
+  const chosen = imageType || (infraEnv?.type === 'minimal-iso' ? 'minimal-iso' : 'full-iso');
+  const pullSecretShown = pullSecretTouched || pullSecret !== '' ? pullSecretProblem(pullSecret) : '';
+  const imageUrlOf = async (id: string) => {
+    const answer = await must(api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }));
+    setIsoUrl(answer.url ?? '');
+  };
+  const create = () =>
+    attempt(async () => {
+      setPullSecretTouched(true);
+      if (pullSecretProblem(pullSecret)) throw new Error('Paste the pull secret to create the discovery image.');
+      const created = await must(
+        api.POST('/api/assisted-install/v2/infra-envs', {
+          body: {
+            name: `${cluster.name}-discovery`,
+            cluster_id: cluster.id,
+            pull_secret: pullSecret.trim(),
+            openshift_version: cluster.openshift_version,
+            image_type: chosen,
+          },
+        }),
+      );
+      onCreated(created as InfraEnv);
+      await imageUrlOf(created.id);
+    });
+  const typeSelect = (
+    <FormSelect
+      id="image-type"
+      aria-label="Discovery image type"
+      value={chosen}
+      onChange={(_e, v) => {
+        setImageType(v as 'full-iso' | 'minimal-iso');
+        setIsoUrl('');
+      }}
+    >
+      <FormSelectOption value="full-iso" label="Full ISO (boots without reaching the image service)" />
+      <FormSelectOption value="minimal-iso" label="Minimal ISO (fetches the rest at boot)" />
+    </FormSelect>
+  );
+  // The image type and what to do with it, in one row.
+  const imageRow = (...actions: React.ReactNode[]) => (
+    <Flex alignItems={{ default: 'alignItemsCenter' }}>
+      <FlexItem>{typeSelect}</FlexItem>
+      {actions.map((action, i) => (
+        <FlexItem key={i}>{action}</FlexItem>
+      ))}
+    </Flex>
+  );
+  if (!infraEnv) {
+    return (
+      <>
+        {error && <Alert variant="danger" isInline title={error} data-testid="discovery-error" />}
+        <p data-testid="no-infra-env">This cluster has no discovery image yet (it was not made with the wizard). Generate one to boot its hosts from.</p>
+        <Form noValidate onSubmit={(e) => e.preventDefault()}>
+          <FormGroup label="Pull secret" fieldId="discovery-pull-secret" isRequired>
+            <TextArea
+              id="discovery-pull-secret"
+              value={pullSecret}
+              onChange={(_e, v) => setPullSecret(v)}
+              onBlur={() => setPullSecretTouched(true)}
+              rows={3}
+              aria-required
+              aria-describedby={pullSecretShown ? 'discovery-pull-secret-problem' : undefined}
+              validated={pullSecretShown ? 'error' : 'default'}
+            />
+            <FormHelperText>
+              <HelperText>
+                {pullSecretShown ? (
+                  <HelperTextItem variant="error" id="discovery-pull-secret-problem" data-testid="discovery-pull-secret-problem">
+                    {pullSecretShown}
+                  </HelperTextItem>
+                ) : (
+                  <HelperTextItem>The discovery image carries it; the cluster's stored one is never given back.</HelperTextItem>
+                )}
+              </HelperText>
+            </FormHelperText>
+          </FormGroup>
+          {imageRow(
+            <Button variant="primary" onClick={create} data-testid="create-infra-env">
+              Generate discovery image
+            </Button>,
+          )}
+        </Form>
+      </>
+    );
+  }
   const generate = () =>
     attempt(async () => {
       if (chosen !== infraEnv.type) {
@@ -191,42 +287,21 @@ function Discovery({ infraEnv }: { infraEnv: InfraEnv | null }) {
           api.PATCH('/api/assisted-install/v2/infra-envs/{infra_env_id}', { params: { path: { infra_env_id: infraEnv.id } }, body: { image_type: chosen } }),
         );
       }
-      const answer = await must(
-        api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: infraEnv.id } } }),
-      );
-      setIsoUrl(answer.url ?? '');
+      await imageUrlOf(infraEnv.id);
     });
   const ipxe = () =>
     attempt(() => download(`/api/assisted-install/v2/infra-envs/${infraEnv.id}/downloads/files?file_name=ipxe-script`, `${infraEnv.name}.ipxe`));
   return (
     <>
       {error && <Alert variant="danger" isInline title={error} />}
-      <Flex alignItems={{ default: 'alignItemsCenter' }}>
-        <FlexItem>
-          <FormSelect
-            id="image-type"
-            aria-label="Discovery image type"
-            value={chosen}
-            onChange={(_e, v) => {
-              setImageType(v as 'full-iso' | 'minimal-iso');
-              setIsoUrl('');
-            }}
-          >
-            <FormSelectOption value="full-iso" label="Full ISO (boots without reaching the image service)" />
-            <FormSelectOption value="minimal-iso" label="Minimal ISO (fetches the rest at boot)" />
-          </FormSelect>
-        </FlexItem>
-        <FlexItem>
-          <Button variant="primary" onClick={generate} data-testid="generate-iso">
-            Generate discovery ISO
-          </Button>
-        </FlexItem>
-        <FlexItem>
-          <Button variant="secondary" onClick={ipxe}>
-            Download iPXE script
-          </Button>
-        </FlexItem>
-      </Flex>
+      {imageRow(
+        <Button variant="primary" onClick={generate} data-testid="generate-iso">
+          Generate discovery ISO
+        </Button>,
+        <Button variant="secondary" onClick={ipxe}>
+          Download iPXE script
+        </Button>,
+      )}
       {isoUrl && (
         <>
           <p>
@@ -322,16 +397,26 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
     const list = await must(api.GET('/api/assisted-install/v2/events', { params: { query: { cluster_id: clusterId, order: 'descending', limit: 100 } } }));
     setEvents(list as ApiEvent[]);
   };
-  const readCluster = async (): Promise<boolean> => {
-    const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', { params: { path: { cluster_id: clusterId } } });
+  // The cluster, with its hosts or (`withHosts` false: a change of the cluster only) without:
+  // with a hundred hosts on screen, re-reading them all for a change of the cluster's own
+  // status was most of what a status change cost to show.
+  const readCluster = async (withHosts = true): Promise<boolean> => {
+    const { data, response } = await api.GET('/api/assisted-install/v2/clusters/{cluster_id}', {
+      params: { path: { cluster_id: clusterId }, query: withHosts ? {} : { 'exclude-hosts': true } },
+    });
     if (response.status === 404) {
       setMissing(true);
       return false;
     }
     if (!data) throw new Error(`HTTP ${response.status}`);
     const got = data as Cluster;
-    setCluster(got);
-    setHosts(sortHosts((got.hosts as Host[] | undefined) ?? []));
+    setCluster((held) => (held?.id === got.id ? newerOf(held, got) : got));
+    if (withHosts) {
+      setHosts((held) => {
+        const byId = new Map(held.map((h) => [h.id, h]));
+        return sortHosts(((got.hosts as Host[] | undefined) ?? []).map((h) => newerOf(byId.get(h.id), h)));
+      });
+    }
     return true;
   };
   // Only the hosts that changed are read again: with a hundred hosts on screen, re-reading the
@@ -351,7 +436,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
     setHosts((current) => {
       const byId = new Map(current.map((h) => [h.id, h]));
       for (const { id, host } of fresh) {
-        if (host && host.cluster_id === clusterId) byId.set(id, host);
+        if (host && host.cluster_id === clusterId) byId.set(id, newerOf(byId.get(id), host));
         else byId.delete(id);
       }
       return sortHosts([...byId.values()]);
@@ -375,23 +460,37 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
     }
     try {
       const kinds = new Set((changes ?? []).map((c) => c.kind));
-      if (changes === null || kinds.has('cluster')) {
-        if (!(await readCluster())) return;
-      } else if (kinds.has('host')) {
+      // Everything first (a cluster that is gone ends here); then what changed, side by side.
+      if (changes === null && !(await readCluster())) return;
+      const reads: Promise<unknown>[] = [];
+      if (changes !== null && kinds.has('cluster')) reads.push(readCluster(false));
+      if (changes !== null && kinds.has('host')) {
         const latest = new Map(changes.filter((c) => c.kind === 'host').map((c) => [c.id, c]));
-        await readHosts([...latest.values()]);
+        reads.push(readHosts([...latest.values()]));
       }
       if (changes === null || kinds.has('infra-env')) {
-        const list = await must(api.GET('/api/assisted-install/v2/infra-envs', { params: { query: { cluster_id: clusterId } } }));
-        setInfraEnv(((list as InfraEnv[]) ?? [])[0] ?? null);
+        reads.push(
+          must(api.GET('/api/assisted-install/v2/infra-envs', { params: { query: { cluster_id: clusterId } } })).then((list) =>
+            setInfraEnv(((list as InfraEnv[]) ?? [])[0] ?? null),
+          ),
+        );
       }
-      if (changes === null || kinds.has('event')) await loadEvents();
+      if (changes === null || kinds.has('event')) reads.push(loadEvents());
+      await Promise.all(reads);
       setError('');
     } catch (e) {
       if (!(e instanceof Unreachable)) setError((e as Error).message);
     }
   };
-  useLiveReload(clusterId, load);
+  // A pushed status shows at once; the re-read brings the rest of the row (validations, stage).
+  const showPushedStatuses = (changes: Change[]) => {
+    if (readOnly) return;
+    const ofHosts = changes.filter((c) => c.kind === 'host');
+    const ofCluster = changes.filter((c) => c.kind === 'cluster');
+    if (ofHosts.length > 0) setHosts((held) => withPushedStatuses(held, ofHosts));
+    if (ofCluster.length > 0) setCluster((held) => (held ? withPushedStatuses([held], ofCluster)[0] : held));
+  };
+  useLiveReload(clusterId, load, showPushedStatuses);
 
   const action = async (name: 'install' | 'cancel' | 'reset' | 'allow-add-hosts') => {
     try {
@@ -494,7 +593,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
                 it (Install host, in its row); the hosts already installed are not touched.
               </p>
             )}
-            <Discovery infraEnv={infraEnv} />
+            <Discovery cluster={cluster} infraEnv={infraEnv} onCreated={setInfraEnv} />
           </CardBody>
         </Card>
       )}

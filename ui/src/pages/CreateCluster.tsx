@@ -53,6 +53,13 @@ const TOPOLOGIES: { value: Topology; label: string; description: string }[] = [
   { value: 'ha', label: 'Highly available', description: 'Three control-plane hosts and two or more workers.' },
 ];
 
+// What ties a required field to its problem for assistive technology, instead of the HTML
+// `required` attribute: with it, the browser validated the field itself and spoke its own words
+// ("Please fill out this field."), not ours. The forms are noValidate for the same reason.
+function describedBy(id: string, shown: boolean): { 'aria-required': true; 'aria-describedby'?: string } {
+  return shown ? { 'aria-required': true, 'aria-describedby': `${id}-problem` } : { 'aria-required': true };
+}
+
 // A field with its inline problem (shown once touched, or after a Next attempt).
 function Field(props: { label: string; id: string; problem: string; show: boolean; helper?: string; required?: boolean; children: React.ReactNode }) {
   const shown = props.show && props.problem !== '';
@@ -295,12 +302,12 @@ export function CreateCluster() {
       <Title headingLevel="h2">Create cluster</Title>
       <Wizard onClose={() => navigate('/')} onSave={create} height={720} isVisitRequired>
         <WizardStep name="Cluster details" id="details" footer={{ isNextDisabled: !detailsOk }}>
-          <Form onSubmit={(e) => e.preventDefault()}>
+          <Form noValidate onSubmit={(e) => e.preventDefault()}>
             <Field label="Cluster name" id="name" problem={problems.name} show={!!touched.name} required>
-              <TextInput id="name" value={name} onChange={(_e, v) => setName(v)} onBlur={() => touch('name')} isRequired validated={touched.name && problems.name ? 'error' : 'default'} />
+              <TextInput id="name" value={name} onChange={(_e, v) => setName(v)} onBlur={() => touch('name')} {...describedBy('name', !!touched.name && !!problems.name)} validated={touched.name && problems.name ? 'error' : 'default'} />
             </Field>
             <Field label="Base domain" id="domain" problem={problems.domain} show={!!touched.domain} helper="Cluster addresses end with NAME.BASE_DOMAIN." required>
-              <TextInput id="domain" value={domain} onChange={(_e, v) => setDomain(v)} onBlur={() => touch('domain')} isRequired validated={touched.domain && problems.domain ? 'error' : 'default'} />
+              <TextInput id="domain" value={domain} onChange={(_e, v) => setDomain(v)} onBlur={() => touch('domain')} {...describedBy('domain', !!touched.domain && !!problems.domain)} validated={touched.domain && problems.domain ? 'error' : 'default'} />
             </Field>
             <FormGroup label="OpenShift version" fieldId="version" isRequired>
               <FormSelect id="version" value={version} onChange={(_e, v) => setVersion(v)} aria-label="OpenShift version">
@@ -323,7 +330,7 @@ export function CreateCluster() {
           </Form>
         </WizardStep>
         <WizardStep name="Networking" id="networking" footer={{ isNextDisabled: !networkOk }}>
-          <Form onSubmit={(e) => e.preventDefault()}>
+          <Form noValidate onSubmit={(e) => e.preventDefault()}>
             <FormGroup label="IP stack" role="radiogroup" fieldId="stack" isInline>
               <Radio id="stack-ipv4" name="stack" label="IPv4" isChecked={!dualStack} onChange={() => setDualStack(false)} />
               <Radio id="stack-dual" name="stack" label="Dual stack (IPv4 and IPv6)" isChecked={dualStack} onChange={() => setDualStack(true)} />
@@ -361,7 +368,7 @@ export function CreateCluster() {
           </Form>
         </WizardStep>
         <WizardStep name="Host networking and image" id="host-networking" footer={{ isNextDisabled: !hostNetworkOk }}>
-          <Form onSubmit={(e) => e.preventDefault()}>
+          <Form noValidate onSubmit={(e) => e.preventDefault()}>
             <FormGroup label="Discovery image" role="radiogroup" fieldId="image-type" isStack>
               <Radio id="image-full" name="image-type" label="Full ISO" description="Boots without network access to the image service (about 1 GB)." isChecked={imageType === 'full-iso'} onChange={() => setImageType('full-iso')} />
               <Radio id="image-minimal" name="image-type" label="Minimal ISO" description="Small; fetches the rest over the network at boot." isChecked={imageType === 'minimal-iso'} onChange={() => setImageType('minimal-iso')} />

@@ -2,6 +2,7 @@ import { PageSection } from '@patternfly/react-core';
 import { useEffect, useRef, useState } from 'react';
 import { session, tokenProblem } from '../api/client';
 import { completeSignIn, SignInError, type OidcConfig } from '../api/oidc';
+import { refreshOf } from '../api/tokenRefresh';
 import { SignIn } from './SignIn';
 
 // The UI's callback route, where the identity provider sends the browser back: completes the
@@ -20,7 +21,7 @@ export function OidcCallback({ oidc, onSignedIn }: { oidc: OidcConfig; onSignedI
         const signedIn = await completeSignIn(oidc, search);
         const refused = await tokenProblem(signedIn.accessToken);
         if (refused) throw new SignInError(`The installer service does not accept the identity provider's token: ${refused}`);
-        session.signIn(signedIn.accessToken, signedIn.idToken);
+        session.signIn(signedIn.accessToken, signedIn.idToken, refreshOf(signedIn));
         window.history.replaceState(null, '', signedIn.returnTo);
         window.dispatchEvent(new Event('assisted:navigate'));
         onSignedIn();

@@ -1,16 +1,9 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
-import type { OidcConfig } from '../api/oidc';
+import { labProvider } from '../api/oidcTestConfig';
 import { SignIn } from './SignIn';
 
-const oidc: OidcConfig = {
-  issuer: 'https://sso.example.com/realms/lab',
-  client_id: 'assisted-ui',
-  authorization_endpoint: 'https://sso.example.com/realms/lab/auth',
-  token_endpoint: 'https://sso.example.com/realms/lab/token',
-  scopes: 'openid',
-  redirect_path: '/oidc/callback',
-};
+const oidc = labProvider;
 
 describe('sign-in screen', () => {
   it('asks for a bearer token when the gateway names no identity provider', () => {

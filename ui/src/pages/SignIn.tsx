@@ -68,7 +68,8 @@ export function SignIn({ oidc, problem = '', onSignedIn }: { oidc?: OidcConfig; 
               <Divider className="ai-divider" />
             </>
           )}
-          <Form onSubmit={submit}>
+          {/* noValidate: the browser's own "Please fill out this field." never speaks for us. */}
+          <Form noValidate onSubmit={submit}>
             <FormGroup label={oidc ? 'Or a bearer token' : 'Bearer token'} isRequired={!oidc} fieldId="token">
               <TextArea
                 id="token"
@@ -76,7 +77,7 @@ export function SignIn({ oidc, problem = '', onSignedIn }: { oidc?: OidcConfig; 
                 value={token}
                 onChange={(_e, value) => setToken(value)}
                 rows={4}
-                isRequired={!oidc}
+                aria-required={!oidc}
                 aria-label="Bearer token"
               />
               <FormHelperText>
