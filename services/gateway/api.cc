@@ -3,6 +3,7 @@
 #include <exception>
 #include <initializer_list>
 #include <limits>
+#include <map>
 #include <utility>
 
 #include "absl/algorithm/container.h"
@@ -18,10 +19,13 @@
 #include "lib/config/config.h"
 #include "lib/enums/spelling.h"
 #include "lib/http/body.h"
+#include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
+#include "lib/version/openshift_version.h"
 #include "services/gateway/api_error.h"
 #include "services/gateway/json_model.h"
+#include "services/gateway/operators.h"
 #include "services/gateway/support_levels.h"
 #include "services/gateway/tar.h"
 
@@ -53,15 +57,20 @@ constexpr const char* kIdParams[] = {"cluster_id", "infra_env_id", "host_id"};
 // Query parameters any route accepts: image tokens may travel in the URL.
 constexpr const char* kAuthQuery[] = {"image_token", "api_key"};
 
+// Upstream's names for every custom manifest of a cluster in one file (not stored artifacts:
+// made from the manifests at download).
+constexpr char kCustomManifestsJson[] = "custom_manifests.json";
+constexpr char kCustomManifestsYaml[] = "custom_manifests.yaml";
+
 constexpr char kInventory[] = "inventory";
 constexpr char kOrchestrator[] = "orchestrator";
 constexpr char kImage[] = "image";
 
 // Cluster files users may download, besides the per-host Ignition files.
 const absl::flat_hash_set<std::string>& ClusterFiles() {
-  static const auto* files =
-      new absl::flat_hash_set<std::string>{"install-config.yaml", "bootstrap.ign", "master.ign",
-                                           "arbiter.ign",         "worker.ign",    "metadata.json"};
+  static const auto* files = new absl::flat_hash_set<std::string>{
+      "install-config.yaml", "bootstrap.ign", "master.ign",         "arbiter.ign",
+      "worker.ign",          "metadata.json", kCustomManifestsJson, kCustomManifestsYaml};
   return *files;
 }
 const absl::flat_hash_set<std::string>& CredentialFiles() {
@@ -315,6 +324,20 @@ absl::StatusOr<std::vector<E>> QueryEnums(const http::Request& request, const ch
   return values;
 }
 
+// The architecture a catalog question is about: ?cpu_architecture= (upstream's default x86_64).
+// ?platform_type= is checked too; the answers here do not depend on it (docs/rest-api.md).
+absl::StatusOr<types::CpuArchitecture> CatalogArchitecture(const http::Request& request) {
+  if (absl::optional<absl::string_view> platform = request.Query("platform_type")) {
+    RETURN_IF_ERROR(
+        EnumFromText(*types::PlatformType_descriptor(), *platform, "platform_type").status());
+  }
+  absl::optional<absl::string_view> text = request.Query("cpu_architecture");
+  if (!text) return types::CPU_ARCHITECTURE_X86_64;
+  ASSIGN_OR_RETURN(int value,
+                   EnumFromText(*types::CpuArchitecture_descriptor(), *text, "cpu_architecture"));
+  return static_cast<types::CpuArchitecture>(value);
+}
+
 // The host's skip_formatting_disks after upstream's disks_skip_formatting changes: a disk is
 // added (it must be one of the host's disks, by id or path) or removed, in the order given.
 absl::StatusOr<google::protobuf::RepeatedPtrField<std::string>> SkippedDisks(
@@ -358,7 +381,8 @@ absl::StatusOr<std::string> ClusterFileOf(const http::Request& request) {
   if (!ClusterFiles().contains(name) && !IsHostIgnition(name)) {
     return Invalid("file_name",
                    "expected install-config.yaml, bootstrap.ign, master.ign, arbiter.ign, "
-                   "worker.ign, metadata.json or host-<host id>.ign");
+                   "worker.ign, metadata.json, custom_manifests.json, custom_manifests.yaml or "
+                   "host-<host id>.ign");
   }
   return name;
 }
@@ -550,6 +574,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        &RestApi::DownloadClusterManifest},
       {"GET", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::GetUiSettings},
       {"PUT", "/clusters/{cluster_id}/ui-settings", A::kUser, {}, &RestApi::UpdateUiSettings},
+      {"GET",
+       "/clusters/{cluster_id}/monitored-operators",
+       A::kUser,
+       {"operator_name"},
+       &RestApi::ListMonitoredOperators},
       {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
       {"GET", "/infra-envs", A::kUser, {"cluster_id", "owner"}, &RestApi::ListInfraEnvs},
       {"GET", "/infra-envs/{infra_env_id}", A::kAgentOrImage, {}, &RestApi::GetInfraEnv},
@@ -575,6 +604,11 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kAgentOrImage,
        {"file_name", "ipxe_script_type", "mac", "discovery_iso_type"},
        &RestApi::DownloadInfraEnvFiles},
+      {"GET",
+       "/infra-envs/{infra_env_id}/downloads/minimal-initrd",
+       A::kAgentOrImage,
+       {},
+       &RestApi::DownloadMinimalInitrd},
       {"GET", "/infra-envs/{infra_env_id}/hosts", A::kAgent, {}, &RestApi::ListHosts},
       {"GET", "/infra-envs/{infra_env_id}/hosts/{host_id}", A::kUser, {}, &RestApi::GetHost},
       {"PATCH", "/infra-envs/{infra_env_id}/hosts/{host_id}", A::kUser, {}, &RestApi::UpdateHost},
@@ -629,6 +663,7 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        {"cluster_id", "host_id", "host_ids", "infra_env_id", "limit", "offset", "order",
         "severities", "message", "deleted_hosts", "cluster_level", "categories"},
        &RestApi::ListEvents},
+      {"POST", "/events", A::kUser, {}, &RestApi::TriggerEvent},
       {"GET",
        "/openshift-versions",
        A::kUser,
@@ -640,6 +675,30 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {"openshift_version"},
        &RestApi::GetSupportedArchitectures},
+      {"GET",
+       "/support-levels/features",
+       A::kUser,
+       {"openshift_version", "cpu_architecture", "platform_type"},
+       &RestApi::GetSupportedFeatures},
+      {"GET",
+       "/support-levels/features/detailed",
+       A::kUser,
+       {"openshift_version", "cpu_architecture", "platform_type"},
+       &RestApi::GetDetailedSupportedFeatures},
+      {"GET", "/supported-operators", A::kUser, {}, &RestApi::ListSupportedOperators},
+      {"GET",
+       "/supported-operators/{operator_name}",
+       A::kUser,
+       {},
+       &RestApi::ListOperatorProperties},
+      {"GET",
+       "/operators/bundles",
+       A::kUser,
+       {"openshift_version", "cpu_architecture", "platform_type"},
+       &RestApi::ListBundles},
+      {"GET", "/operators/bundles/{id}", A::kUser, {}, &RestApi::GetBundle},
+      {"GET", "/release-sources", A::kUser, {}, &RestApi::ListReleaseSources},
+      {"GET", "/component-versions", A::kUser, {}, &RestApi::ListComponentVersions},
       {"GET", "/openapi.yaml", A::kPublic, {}, &RestApi::OpenApi},
       {"GET", "//health", A::kPublic, {}, &RestApi::Health},
       {"GET", "//ready", A::kPublic, {}, &RestApi::Ready},
@@ -1072,7 +1131,33 @@ absl::StatusOr<http::Response> RestApi::ListClusterHosts(const Call& call) const
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterFiles(const Call& call) const {
   ASSIGN_OR_RETURN(std::string name, ClusterFileOf(call.request));
+  if (name == kCustomManifestsJson || name == kCustomManifestsYaml) {
+    return CustomManifestsFile(call, name);
+  }
   return ServeArtifact(call, name);
+}
+
+absl::StatusOr<http::Response> RestApi::CustomManifestsFile(const Call& call,
+                                                            const std::string& name) const {
+  // The orchestrator owns the manifests (and reads them as the caller: tenancy first).
+  ASSIGN_OR_RETURN(orch::ListClusterManifestsResponse listed,
+                   AskAboutCluster(call, &orch::OrchestratorService::Stub::ListClusterManifests));
+  Json json = Json::array();
+  std::string yaml;
+  for (orch::ClusterManifestRef ref : listed.manifests()) {
+    ASSIGN_OR_RETURN(orch::ClusterManifest manifest,
+                     backends_.Call(kOrchestrator, backends_.orchestrator(),
+                                    &orch::OrchestratorService::Stub::GetClusterManifest, ref,
+                                    call.principal.identity));
+    // Each manifest as one YAML document (a JSON manifest is YAML too).
+    absl::StrAppend(&yaml, "---\n", manifest.content(),
+                    absl::EndsWith(manifest.content(), "\n") ? "" : "\n");
+    Json entry = ManifestJson(manifest.ref());
+    entry["content"] = manifest.content();
+    json.push_back(std::move(entry));
+  }
+  if (name == kCustomManifestsYaml) return Attachment(std::move(yaml), "application/yaml", name);
+  return Attachment(Dump(json), "application/json", name);
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadClusterCredentials(const Call& call) const {
@@ -1364,6 +1449,22 @@ absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) 
   }
   ASSIGN_OR_RETURN(std::string archive, Tar(entries, absl::ToUnixSeconds(clock_.Now())));
   return Attachment(std::move(archive), "application/x-tar", "static-network-config.tar");
+}
+
+absl::StatusOr<http::Response> RestApi::DownloadMinimalInitrd(const Call& call) const {
+  ASSIGN_OR_RETURN(types::InfraEnv infra_env, ReadInfraEnv(call));  // tenancy first
+  img::GetMinimalInitrdRequest request;
+  request.set_infra_env_id(infra_env.id());
+  ASSIGN_OR_RETURN(img::GetMinimalInitrdResponse initrd,
+                   backends_.Call(kImage, backends_.image(),
+                                  &img::ImageService::Stub::GetMinimalInitrd, request, {}));
+  // As upstream: no static networking and no proxy means nothing to add to the boot.
+  if (initrd.initrd().empty()) {
+    http::Response none;
+    none.status = 204;
+    return none;
+  }
+  return Attachment(std::move(*initrd.mutable_initrd()), "application/octet-stream", "initrd.img");
 }
 
 // ---- Hosts ----
@@ -1789,6 +1890,119 @@ absl::StatusOr<http::Response> RestApi::GetSupportedArchitectures(const Call& ca
                      img::ListBaseImagesRequest(), {}));
   return JsonResponse(
       200, ArchitectureSupportLevels({images.images().begin(), images.images().end()}, version));
+}
+
+absl::StatusOr<std::vector<img::BaseImage>> RestApi::BaseImages() const {
+  ASSIGN_OR_RETURN(
+      img::ListBaseImagesResponse images,
+      backends_.Call(kImage, backends_.image(), &img::ImageService::Stub::ListBaseImages,
+                     img::ListBaseImagesRequest(), {}));
+  return std::vector<img::BaseImage>(images.images().begin(), images.images().end());
+}
+
+absl::StatusOr<http::Response> RestApi::FeatureLevels(const Call& call, bool detailed) const {
+  ASSIGN_OR_RETURN(std::string version, RequiredQuery(call.request, "openshift_version"));
+  ASSIGN_OR_RETURN(types::CpuArchitecture architecture, CatalogArchitecture(call.request));
+  ASSIGN_OR_RETURN(std::vector<img::BaseImage> images, BaseImages());
+  return JsonResponse(200, FeatureSupportLevels(images, version, architecture, detailed));
+}
+
+absl::StatusOr<http::Response> RestApi::GetSupportedFeatures(const Call& call) const {
+  return FeatureLevels(call, false);
+}
+
+absl::StatusOr<http::Response> RestApi::GetDetailedSupportedFeatures(const Call& call) const {
+  return FeatureLevels(call, true);
+}
+
+absl::StatusOr<http::Response> RestApi::ListSupportedOperators(const Call&) const {
+  return JsonResponse(200, Json(SupportedOperators()));
+}
+
+absl::StatusOr<http::Response> RestApi::ListOperatorProperties(const Call& call) const {
+  RETURN_IF_ERROR(CheckSupportedOperator(call.request.Param("operator_name")));
+  // A supported operator has no properties a user sets here.
+  return JsonResponse(200, Json::array());
+}
+
+absl::StatusOr<http::Response> RestApi::ListBundles(const Call& call) const {
+  RETURN_IF_ERROR(CatalogArchitecture(call.request).status());
+  Json bundles = Json::array();
+  for (const std::string& id : OperatorBundles()) bundles.push_back({{"id", id}});
+  return JsonResponse(200, bundles);
+}
+
+absl::StatusOr<http::Response> RestApi::GetBundle(const Call& call) const {
+  const std::string id(call.request.Param("id"));
+  RETURN_IF_ERROR(CheckOperatorBundle(id));
+  return JsonResponse(200, Json{{"id", id}});
+}
+
+absl::StatusOr<http::Response> RestApi::ListMonitoredOperators(const Call& call) const {
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));  // tenancy first
+  const absl::optional<absl::string_view> name = call.request.Query("operator_name");
+  Json operators = Json::array();
+  for (const types::MonitoredOperator& op : cluster.monitored_operators()) {
+    if (name && op.name() != *name) continue;
+    Json json = MessageToJson(op);
+    json["cluster_id"] = cluster.id();
+    operators.push_back(std::move(json));
+  }
+  return JsonResponse(200, operators);
+}
+
+absl::StatusOr<http::Response> RestApi::ListReleaseSources(const Call&) const {
+  ASSIGN_OR_RETURN(std::vector<img::BaseImage> images, BaseImages());
+  // One source per minor version, in the catalog's order; no upgrade channel is followed here
+  // (versions are what the image service is configured with), so each architecture's channel
+  // list is empty.
+  Json sources = Json::array();
+  std::map<std::string, size_t> index;
+  for (const img::BaseImage& image : images) {
+    if (image.state() == img::BASE_IMAGE_STATE_FAILED) continue;
+    const std::string version = version::MinorVersion(image.openshift_version());
+    auto [at, added] = index.emplace(version, sources.size());
+    if (added) {
+      sources.push_back({{"openshift_version", version},
+                         {"multi_cpu_architectures", Json::array()},
+                         {"upgrade_channels", Json::array()}});
+    }
+    Json& source = sources[at->second];
+    const std::string architecture = EnumText(image.cpu_architecture());
+    bool listed = false;
+    for (const Json& known : source["multi_cpu_architectures"]) listed |= known == architecture;
+    if (listed) continue;
+    source["multi_cpu_architectures"].push_back(architecture);
+    source["upgrade_channels"].push_back(
+        {{"cpu_architecture", architecture}, {"channels", Json::array()}});
+  }
+  return JsonResponse(200, sources);
+}
+
+absl::StatusOr<http::Response> RestApi::ListComponentVersions(const Call&) const {
+  // What this process is; the other services report theirs only in their build-info metrics
+  // and --version, so they are not claimed here.
+  return JsonResponse(200, Json{{"versions", {{"assisted-gateway", service::kVersion}}},
+                                {"release_tag", service::kVersion}});
+}
+
+absl::StatusOr<http::Response> RestApi::TriggerEvent(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::AppendEventRequest request;
+  types::Event& event = *request.mutable_event();
+  RETURN_IF_ERROR(FromJson(EventModel(), body, kCreate, &event).status());
+  if (event.cluster_id().empty() && event.infra_env_id().empty() && event.host_id().empty()) {
+    return Invalid("cluster_id", "an event names a cluster_id, an infra_env_id or a host_id");
+  }
+  if (!event.props().empty()) {
+    ASSIGN_OR_RETURN(Json props, ParseJson(event.props()));
+    if (!props.is_object()) return Invalid("props", "expected JSON text of an object");
+  }
+  // The inventory stores it as the caller's, and only on the caller's own resources.
+  ASSIGN_OR_RETURN(types::Event stored, backends_.Call(kInventory, backends_.inventory(),
+                                                       &inv::InventoryService::Stub::AppendEvent,
+                                                       request, call.principal.identity));
+  return JsonResponse(201, ToJson(EventModel(), stored));
 }
 
 absl::StatusOr<http::Response> RestApi::Health(const Call&) const {

@@ -141,6 +141,27 @@ class RestApi {
   // Upstream's architecture support levels for ?openshift_version= (support_levels.h), from the
   // image service's base images: the catalog /openshift-versions lists.
   absl::StatusOr<http::Response> GetSupportedArchitectures(const Call& call) const;
+  // Upstream's feature support levels (support_levels.h) for ?openshift_version= and
+  // ?cpu_architecture=, plain ({id: level}) or detailed (with reasons).
+  absl::StatusOr<http::Response> GetSupportedFeatures(const Call& call) const;
+  absl::StatusOr<http::Response> GetDetailedSupportedFeatures(const Call& call) const;
+  // The operators and bundles a cluster may select (operators.h: none yet).
+  absl::StatusOr<http::Response> ListSupportedOperators(const Call& call) const;
+  absl::StatusOr<http::Response> ListOperatorProperties(const Call& call) const;
+  absl::StatusOr<http::Response> ListBundles(const Call& call) const;
+  absl::StatusOr<http::Response> GetBundle(const Call& call) const;
+  // The operators the cluster's installation monitors, as the inventory keeps them.
+  absl::StatusOr<http::Response> ListMonitoredOperators(const Call& call) const;
+  // Upstream's release sources: per OpenShift version, the architectures the image service
+  // has base images for.
+  absl::StatusOr<http::Response> ListReleaseSources(const Call& call) const;
+  // This gateway's release (upstream's component versions, of the one component that answers).
+  absl::StatusOr<http::Response> ListComponentVersions(const Call& call) const;
+  // Records a user's event on their own cluster, infra-env or host (the inventory refuses
+  // anyone else's).
+  absl::StatusOr<http::Response> TriggerEvent(const Call& call) const;
+  // The infra-env's minimal initrd from the image service; 204 when it would be empty.
+  absl::StatusOr<http::Response> DownloadMinimalInitrd(const Call& call) const;
   absl::StatusOr<http::Response> Health(const Call& call) const;
   absl::StatusOr<http::Response> Ready(const Call& call) const;
   absl::StatusOr<http::Response> OpenApi(const Call& call) const;
@@ -175,6 +196,15 @@ class RestApi {
                                                                           types::v1::Host*),
       int success_status) const;
   absl::StatusOr<http::Response> ServeArtifact(const Call& call, const std::string& name) const;
+  // Every custom manifest of the call's cluster in one file: custom_manifests.json (a list of
+  // upstream's manifest model with its content as text) or custom_manifests.yaml (the contents
+  // as YAML documents), in the orchestrator's order.
+  absl::StatusOr<http::Response> CustomManifestsFile(const Call& call,
+                                                     const std::string& name) const;
+  // Feature support levels for the call's query (shared by the plain and detailed routes).
+  absl::StatusOr<http::Response> FeatureLevels(const Call& call, bool detailed) const;
+  // The image service's base image catalog.
+  absl::StatusOr<std::vector<image::v1::BaseImage>> BaseImages() const;
   // {url, expires_at} of a link to downloads/<download>?file_name=<name> of the call's cluster
   // (the user's: tenancy first) that needs no other credential: a cluster-download token.
   absl::StatusOr<http::Response> PresignedClusterLink(const Call& call, absl::string_view download,

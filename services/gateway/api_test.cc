@@ -658,8 +658,19 @@ TEST_F(RestApiTest, CredentialsCarryThePasswordAndTheConsoleUrl) {
 TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {
   ExpectError(Send("POST", "/api/assisted-install/v2/clusters",
                    R"({"name":"c","openshift_version":"4.16","pull_secret":"{}",
+                       "ntp_sources":"ntp.example.com"})"),
+              501, "ntp_sources");
+}
+
+// No operator can be installed yet: selecting one is the client's mistake, never dropped.
+TEST_F(RestApiTest, SelectingAnOperatorIsRefusedWith400NamingTheEntry) {
+  ExpectError(Send("POST", "/api/assisted-install/v2/clusters",
+                   R"({"name":"c","openshift_version":"4.16","pull_secret":"{}",
                        "olm_operators":[{"name":"lvm"}]})"),
-              501, "olm_operators");
+              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+  ExpectError(Send("PATCH", kClusterPath, R"({"operator_bundles":[{"id":"virtualization"}]})"), 400,
+              "operator_bundles[0].id");
+  EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());
 }
 
 }  // namespace

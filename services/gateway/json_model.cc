@@ -24,6 +24,7 @@
 #include "lib/status/status_macros.h"
 #include "lib/step_reports/reference_json.h"
 #include "lib/time/proto_time.h"
+#include "services/gateway/operators.h"
 
 namespace assisted::gateway {
 namespace {
@@ -743,6 +744,9 @@ absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse 
             key,
             ": not supported by this service yet (only an empty value is accepted); see "
             "docs/rest-api.md"));
+      case FieldKind::kOperatorSelection:
+        RETURN_IF_ERROR(CheckOperatorSelection(key, value));
+        continue;
       case FieldKind::kDisksSkipFormatting:
         RETURN_IF_ERROR(SkipFormattingFromJson(value, key, decoded));
         continue;
@@ -852,8 +856,8 @@ const Model& ClusterModel() {
           {"no_proxy", "proxy.no_proxy", kOut | kCreate | kUpdate},
           {"additional_ntp_source", "additional_ntp_source", kOut | kCreate | kUpdate},
           {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string"},
-          {"olm_operators", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "array"},
-          {"operator_bundles", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "array"},
+          {"olm_operators", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection},
+          {"operator_bundles", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection},
           {"status", "status", kOut},
           {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
@@ -1011,16 +1015,17 @@ const Model& EventModel() {
                                         types::v1::Event::descriptor(),
                                         nullptr,
                                         {
-                                            {"name", "name", kOut},
-                                            {"cluster_id", "cluster_id", kOut},
-                                            {"host_id", "host_id", kOut},
-                                            {"infra_env_id", "infra_env_id", kOut},
-                                            {"severity", "severity", kOut},
-                                            {"category", "category", kOut},
-                                            {"message", "message", kOut},
-                                            {"event_time", "event_time", kOut},
-                                            {"request_id", "request_id", kOut},
-                                            {"props", "props", kOut},
+                                            // Created by users' POST /v2/events.
+                                            {"name", "name", kOut | kCreate},
+                                            {"cluster_id", "cluster_id", kOut | kCreate},
+                                            {"host_id", "host_id", kOut | kCreate},
+                                            {"infra_env_id", "infra_env_id", kOut | kCreate},
+                                            {"severity", "severity", kOut | kCreate | kRequired},
+                                            {"category", "category", kOut | kCreate},
+                                            {"message", "message", kOut | kCreate | kRequired},
+                                            {"event_time", "event_time", kOut | kCreate},
+                                            {"request_id", "request_id", kOut | kCreate},
+                                            {"props", "props", kOut | kCreate},
                                         }};
   return *model;
 }

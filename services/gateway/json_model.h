@@ -63,6 +63,10 @@ enum class FieldKind {
   // An upstream field this service does not support yet: accepted when empty (null, "", [], 0,
   // false), UNIMPLEMENTED naming it otherwise. proto is null; json_type is upstream's type.
   kUnsupported,
+  // Upstream's operator selections (olm_operators, operator_bundles): null or [] accepted,
+  // anything else INVALID_ARGUMENT naming the entry (operators.h: none can be installed yet).
+  // proto is null.
+  kOperatorSelection,
   kDisksSkipFormatting,  // [{"disk_id", "skip_formatting"}] -> Decoded::skip_formatting
   kDiskEncryption,       // {enable_on: "masters,workers"|"all"|"none", mode, tang_servers: text}
   kUnixSeconds,          // a Timestamp shown as integer seconds (host.timestamp)
@@ -72,7 +76,8 @@ enum class FieldKind {
 
 struct FieldRule {
   const char* json;   // JSON name
-  const char* proto;  // dotted proto path, e.g. "proxy.http_proxy"; null for kUnsupported
+  const char* proto;  // dotted proto path, e.g. "proxy.http_proxy"; null for kUnsupported and
+                      // kOperatorSelection
   uint8_t use;        // FieldUse bits
   FieldKind kind = FieldKind::kPlain;
   const char* json_type = nullptr;  // kUnsupported: "array", "string", "integer" or "object"

@@ -21,7 +21,85 @@ constexpr std::pair<types::CpuArchitecture, const char*> kArchitectureIds[] = {
     {types::CPU_ARCHITECTURE_MULTI, "MULTIARCH_RELEASE_IMAGE"},
 };
 
+// Whether a usable base image of `openshift_version`'s minor version exists for `architecture`
+// (both spellings of ARM are one architecture).
+bool HasBaseImage(const std::vector<image::v1::BaseImage>& images,
+                  absl::string_view openshift_version, types::CpuArchitecture architecture) {
+  auto arm = [](types::CpuArchitecture a) {
+    return a == types::CPU_ARCHITECTURE_AARCH64 ? types::CPU_ARCHITECTURE_ARM64 : a;
+  };
+  const std::string wanted = version::MinorVersion(openshift_version);
+  for (const image::v1::BaseImage& image : images) {
+    if (image.state() == image::v1::BASE_IMAGE_STATE_FAILED) continue;
+    if (version::MinorVersion(image.openshift_version()) != wanted) continue;
+    if (arm(image.cpu_architecture()) == arm(architecture)) return true;
+  }
+  return false;
+}
+
+constexpr char kNoOperators[] =
+    "no operator can be installed by this service yet (GET /v2/supported-operators is empty)";
+constexpr char kPlatformNone[] =
+    "clusters of this platform install with platform none: there is no provider integration";
+
 }  // namespace
+
+const std::vector<FeatureSupport>& Features() {
+  static const auto* features = new std::vector<FeatureSupport>{
+      {"SNO", false, "single-node clusters (high_availability_mode None)", nullptr},
+      {"CUSTOM_MANIFEST", false, "custom manifests written into bootstrap.ign", nullptr},
+      {"FULL_ISO", false, "the full discovery ISO", nullptr},
+      {"MINIMAL_ISO", false, "the minimal discovery ISO (rootfs fetched over HTTP)", nullptr},
+      {"VIP_AUTO_ALLOC", false, "VIPs leased over DHCP (vip_dhcp_allocation)", nullptr},
+      {"CLUSTER_MANAGED_NETWORKING", false, "the baremetal platform with API and ingress VIPs",
+       nullptr},
+      {"USER_MANAGED_NETWORKING", false, "user-managed load balancing (platform none)", nullptr},
+      {"BAREMETAL_PLATFORM", false, "platform baremetal", nullptr},
+      {"NONE_PLATFORM", false, "platform none", nullptr},
+      {"VSPHERE_INTEGRATION", false, nullptr, kPlatformNone},
+      {"NUTANIX_INTEGRATION", false, nullptr, kPlatformNone},
+      {"EXTERNAL_PLATFORM", false, nullptr, kPlatformNone},
+      {"EXTERNAL_PLATFORM_OCI", false, nullptr, kPlatformNone},
+      {"LSO", true, nullptr, kNoOperators},
+      {"LVM", true, nullptr, kNoOperators},
+      {"ODF", true, nullptr, kNoOperators},
+      {"CNV", true, nullptr, kNoOperators},
+      {"MCE", true, nullptr, kNoOperators},
+      {"MTV", true, nullptr, kNoOperators},
+      {"NODE_FEATURE_DISCOVERY", true, nullptr, kNoOperators},
+      {"NVIDIA_GPU", true, nullptr, kNoOperators},
+      {"PIPELINES", true, nullptr, kNoOperators},
+      {"SERVICEMESH", true, nullptr, kNoOperators},
+      {"SERVERLESS", true, nullptr, kNoOperators},
+      {"OPENSHIFT_AI", true, nullptr, kNoOperators},
+  };
+  return *features;
+}
+
+Json FeatureSupportLevels(const std::vector<image::v1::BaseImage>& images,
+                          absl::string_view openshift_version, types::CpuArchitecture architecture,
+                          bool detailed) {
+  const bool installable = HasBaseImage(images, openshift_version, architecture);
+  Json document = {{"features", detailed ? Json::array() : Json::object()},
+                   {"operators", detailed ? Json::array() : Json::object()}};
+  for (const FeatureSupport& feature : Features()) {
+    const bool supported = feature.supported != nullptr && installable;
+    const char* level = supported ? "supported" : "unavailable";
+    Json& group = document[feature.operator_feature ? "operators" : "features"];
+    if (!detailed) {
+      group[feature.id] = level;
+      continue;
+    }
+    Json entry = {{"feature_support_level_id", feature.id}, {"support_level", level}};
+    if (!installable) {
+      entry["reason"] = "the image service has no base OS image of this version and architecture";
+    } else if (!supported) {
+      entry["reason"] = feature.unavailable;
+    }
+    group.push_back(std::move(entry));
+  }
+  return document;
+}
 
 Json ArchitectureSupportLevels(const std::vector<image::v1::BaseImage>& images,
                                absl::string_view openshift_version) {

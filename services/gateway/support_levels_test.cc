@@ -43,5 +43,50 @@ TEST(ArchitectureSupportLevels, AnUnknownVersionHasEveryArchitectureUnavailable)
             "unavailable");
 }
 
+TEST(FeatureSupportLevels, ImplementedFeaturesAreSupportedWhereABaseImageExists) {
+  const std::vector<image::v1::BaseImage> images = {
+      Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64),
+      Image("4.16", types::v1::CPU_ARCHITECTURE_AARCH64)};
+  const Json levels =
+      FeatureSupportLevels(images, "4.16.2", types::v1::CPU_ARCHITECTURE_ARM64, false);
+  EXPECT_EQ(levels["features"]["SNO"], "supported");
+  EXPECT_EQ(levels["features"]["CUSTOM_MANIFEST"], "supported");
+  EXPECT_EQ(levels["features"]["VSPHERE_INTEGRATION"], "unavailable");
+  // No operator can be selected yet: every operator is unavailable.
+  ASSERT_FALSE(levels["operators"].empty());
+  for (const auto& [id, level] : levels["operators"].items()) EXPECT_EQ(level, "unavailable") << id;
+  EXPECT_EQ(levels["features"].size() + levels["operators"].size(), Features().size());
+}
+
+TEST(FeatureSupportLevels, NothingIsSupportedWithoutABaseImage) {
+  const std::vector<image::v1::BaseImage> images = {
+      Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64),
+      Image("4.15", types::v1::CPU_ARCHITECTURE_S390X, image::v1::BASE_IMAGE_STATE_FAILED)};
+  for (const auto& [version, architecture] :
+       {std::pair{"4.15", types::v1::CPU_ARCHITECTURE_S390X},
+        std::pair{"4.17", types::v1::CPU_ARCHITECTURE_X86_64},
+        std::pair{"4.16", types::v1::CPU_ARCHITECTURE_PPC64LE}}) {
+    const Json detailed = FeatureSupportLevels(images, version, architecture, true);
+    for (const Json& feature : detailed["features"]) {
+      EXPECT_EQ(feature["support_level"], "unavailable") << feature;
+      EXPECT_TRUE(feature.contains("reason")) << feature;
+    }
+  }
+}
+
+TEST(FeatureSupportLevels, DetailedListsEveryFeatureWithAReasonWhenUnavailable) {
+  const Json detailed = FeatureSupportLevels({Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64)},
+                                             "4.16", types::v1::CPU_ARCHITECTURE_X86_64, true);
+  ASSERT_EQ(detailed["features"].size() + detailed["operators"].size(), Features().size());
+  for (const char* group : {"features", "operators"}) {
+    for (const Json& feature : detailed[group]) {
+      const bool supported = feature["support_level"] == "supported";
+      EXPECT_EQ(feature.contains("reason"), !supported) << feature;
+    }
+  }
+  EXPECT_EQ(detailed["features"][0],
+            (Json{{"feature_support_level_id", "SNO"}, {"support_level", "supported"}}));
+}
+
 }  // namespace
 }  // namespace assisted::gateway

@@ -81,4 +81,15 @@ grpc::Status ImageServiceImpl::ListBaseImages(grpc::ServerContext*,
   return grpc::Status::OK;
 }
 
+grpc::Status ImageServiceImpl::GetMinimalInitrd(grpc::ServerContext*,
+                                                const v1::GetMinimalInitrdRequest* request,
+                                                v1::GetMinimalInitrdResponse* response) {
+  // The same archive the minimal ISO's ramdisk area and the PXE initrd carry.
+  absl::StatusOr<discovery::DiscoveryIgnition> ignition =
+      publisher_.Ignition(request->infra_env_id());
+  if (!ignition.ok()) return ToGrpcStatus(ignition.status());
+  response->set_initrd(std::move(ignition->initrd_archive));
+  return grpc::Status::OK;
+}
+
 }  // namespace assisted::image

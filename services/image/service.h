@@ -28,6 +28,9 @@ class ImageServiceImpl final : public v1::ImageService::Service {
   grpc::Status ListBaseImages(grpc::ServerContext* context,
                               const v1::ListBaseImagesRequest* request,
                               v1::ListBaseImagesResponse* response) override;
+  grpc::Status GetMinimalInitrd(grpc::ServerContext* context,
+                                const v1::GetMinimalInitrdRequest* request,
+                                v1::GetMinimalInitrdResponse* response) override;
 
  private:
   const Publisher& publisher_;

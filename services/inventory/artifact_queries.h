@@ -17,10 +17,10 @@ namespace assisted::inventory::artifact_sql {
   "(extract(epoch from updated_at) * 1000000)::bigint, partial"
 inline constexpr int kInfoColumnCount = 8;
 
-// The cluster ($1) is live and visible to the caller (the tenancy predicate follows); locks it
-// against deletion. Then " FOR SHARE".
+// The cluster ($1) is live and visible to the caller (the tenancy predicate follows): its
+// status; locks it against deletion and status changes. Then " FOR SHARE".
 inline constexpr char kLockCluster[] =
-    "SELECT 1 FROM clusters WHERE id = $1::uuid AND deleted_at IS NULL";
+    "SELECT status FROM clusters WHERE id = $1::uuid AND deleted_at IS NULL";
 inline constexpr char kLockClusterTail[] = " FOR SHARE";
 
 // A whole artifact: $1 cluster_id, $2 name, $3 kind, $4 content_type, $5 content (base64),

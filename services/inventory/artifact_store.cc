@@ -17,8 +17,12 @@ namespace {
 constexpr int64_t kMaxInt32 = 0x7fffffff;
 
 // Makes sure the cluster exists and the caller may see it; locks it against deletion.
+// Locks the cluster (shared) for the rest of the transaction; with `status_in`, it must be in
+// one of those statuses. A status change (an UPDATE of the row) waits for the lock, so it
+// comes wholly before or wholly after the write.
 absl::Status RequireCluster(pg::Transaction& tx, const Caller& caller,
-                            const std::string& cluster_id) {
+                            const std::string& cluster_id,
+                            const std::vector<types::v1::ClusterStatus>& status_in = {}) {
   if (cluster_id.empty()) return absl::InvalidArgumentError("cluster_id: required");
   Query q;
   q.Add(cluster_id);
@@ -29,7 +33,13 @@ absl::Status RequireCluster(pg::Transaction& tx, const Caller& caller,
   if (rows.rows() == 0) {
     return absl::NotFoundError(absl::StrCat("cluster ", cluster_id, " not found"));
   }
-  return absl::OkStatus();
+  if (status_in.empty()) return absl::OkStatus();
+  const absl::string_view status = rows.Get(0, 0);
+  for (types::v1::ClusterStatus allowed : status_in) {
+    if (types::v1::ClusterStatus_Name(allowed) == status) return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("cluster ", cluster_id, " is ", status, " now: the write is refused"));
 }
 
 // Bytes selected as encode(..., 'base64'), which PostgreSQL breaks into lines.
@@ -109,7 +119,7 @@ absl::StatusOr<v1::ArtifactInfo> ArtifactStore::Put(const Caller& caller,
   const std::string partial = write.partial ? "true" : "false";
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<v1::ArtifactInfo> {
     RETURN_IF_ERROR(CheckFence(tx, fence));
-    RETURN_IF_ERROR(RequireCluster(tx, caller, write.cluster_id));
+    RETURN_IF_ERROR(RequireCluster(tx, caller, write.cluster_id, write.cluster_status_in));
     auto first_try = [&]() -> absl::StatusOr<pg::Result> {
       if (write.offset > 0) {
         return tx.Exec(artifact_sql::kAppendChunk,
@@ -246,7 +256,7 @@ absl::StatusOr<int64_t> ArtifactStore::Delete(const Caller& caller, const std::s
       " SELECT ", kWakeSequencers);
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
     RETURN_IF_ERROR(CheckFence(tx, fence));
-    RETURN_IF_ERROR(RequireCluster(tx, caller, cluster_id));
+    RETURN_IF_ERROR(RequireCluster(tx, caller, cluster_id, selection.cluster_status_in));
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(sql, q.params()));
     return ToInt64(rows.Get(0, 0));
   });

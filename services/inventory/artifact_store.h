@@ -33,6 +33,9 @@ struct ArtifactWrite {
   int64_t offset = 0;
   bool partial = false;    // more chunks follow
   bool if_absent = false;  // ALREADY_EXISTS instead of replacing (offset 0 only)
+  // Non-empty: only while the cluster's status is one of these (checked under its row lock);
+  // FAILED_PRECONDITION otherwise.
+  std::vector<types::v1::ClusterStatus> cluster_status_in;
 };
 
 // The part of an artifact a read returns (ArtifactStore::Get).
@@ -47,6 +50,8 @@ struct ArtifactSelection {
   std::string name;  // exactly this name, when set
   std::string name_prefix;
   std::vector<v1::ArtifactKind> kinds;
+  // Delete only: as ArtifactWrite::cluster_status_in.
+  std::vector<types::v1::ClusterStatus> cluster_status_in;
 };
 
 class ArtifactStore {
@@ -58,7 +63,7 @@ class ArtifactStore {
 
   // Creates, replaces or extends an artifact of a cluster the caller can see. RESOURCE_EXHAUSTED
   // beyond max_bytes; FAILED_PRECONDITION for an offset past the stored size or a `fence` no
-  // longer held; ALREADY_EXISTS with if_absent.
+  // longer held or a cluster status not in cluster_status_in; ALREADY_EXISTS with if_absent.
   absl::StatusOr<v1::ArtifactInfo> Put(const Caller& caller, const ArtifactWrite& write,
                                        const Fence& fence = {});
   // NOT_FOUND for a missing artifact; OUT_OF_RANGE for an offset past its size.

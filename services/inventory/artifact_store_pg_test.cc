@@ -1,8 +1,11 @@
 #include "services/inventory/artifact_store.h"
 
+#include <thread>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/inventory/store_test_base.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::inventory {
 namespace {
@@ -130,6 +133,76 @@ TEST_F(ArtifactStoreTest, DeletingByNameSparesArtifactsWhoseNamesItPrefixes) {
   EXPECT_EQ((*left)[0].name(), "manifests/openshift/a.yaml.json");
   EXPECT_THAT(artifacts_->Delete(bob_, cluster_id_, {.name = "manifests/openshift/a.yaml.json"}),
               StatusIs(absl::StatusCode::kNotFound));
+}
+
+// A guarded write (cluster_status_in) is refused once the cluster moved on, and so is a
+// guarded delete; nothing changes.
+TEST_F(ArtifactStoreTest, AGuardedWriteNeedsTheClusterInOneOfItsStatuses) {
+  const std::vector<types::v1::ClusterStatus> before_install = {
+      types::v1::CLUSTER_STATUS_READY, types::v1::CLUSTER_STATUS_INSUFFICIENT};
+  ExecSql("UPDATE clusters SET status = 'CLUSTER_STATUS_READY'");
+  const ArtifactWrite manifest = {.cluster_id = cluster_id_,
+                                  .name = "manifests/openshift/a.yaml",
+                                  .kind = v1::ARTIFACT_KIND_MANIFEST,
+                                  .content = "a: 1",
+                                  .cluster_status_in = before_install};
+  ASSERT_THAT(artifacts_->Put(alice_, manifest), IsOk());
+  ExecSql("UPDATE clusters SET status = 'CLUSTER_STATUS_PREPARING_FOR_INSTALLATION'");
+  EXPECT_THAT(artifacts_->Put(alice_, manifest),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("CLUSTER_STATUS_PREPARING_FOR_INSTALLATION")));
+  EXPECT_THAT(artifacts_->Delete(alice_, cluster_id_,
+                                 {.name = manifest.name, .cluster_status_in = before_install}),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_EQ(artifacts_->List(alice_, cluster_id_, {.name = manifest.name})->size(), 1u);
+  // Unguarded writes (the installation's own files) do not care.
+  EXPECT_THAT(Put("logs"), IsOk());
+}
+
+// The race an installation start and a manifest write run: the status change holds the
+// cluster's row while its transaction is open, and a guarded write waits for it, then sees the
+// new status and is refused. So a write is either before the change (and whoever reads the
+// artifacts after the change sees it) or refused; never accepted and missed.
+TEST_F(ArtifactStoreTest, AGuardedWriteWaitsForAStatusChangeUnderWayAndIsThenRefused) {
+  ExecSql("UPDATE clusters SET status = 'CLUSTER_STATUS_READY'");
+  absl::Status written;
+  std::thread writer;
+  {
+    absl::StatusOr<pg::Pool::Handle> installer = pool_->Acquire();
+    ASSERT_THAT(installer, IsOk());
+    ASSERT_THAT((*installer)->Exec("BEGIN"), IsOk());
+    ASSERT_THAT((*installer)
+                    ->Exec("UPDATE clusters SET status = "
+                           "'CLUSTER_STATUS_PREPARING_FOR_INSTALLATION' WHERE id = $1::uuid",
+                           {cluster_id_}),
+                IsOk());
+    writer = std::thread([&] {
+      written = artifacts_
+                    ->Put(alice_, {.cluster_id = cluster_id_,
+                                   .name = "manifests/openshift/late.yaml",
+                                   .kind = v1::ARTIFACT_KIND_MANIFEST,
+                                   .content = "a: 1",
+                                   .cluster_status_in = {types::v1::CLUSTER_STATUS_READY}})
+                    .status();
+    });
+    // The write is blocked on the cluster's row lock (observed, not slept for). pg_locks is
+    // read live on every call; this thread holds its one connection of the pool, the
+    // installer's.
+    EXPECT_TRUE(::assisted::testing::Eventually(
+        [&] {
+          absl::StatusOr<pg::Result> waiting = (*installer)
+                                                   ->Exec(
+                                                       "SELECT count(*) FROM pg_locks WHERE NOT "
+                                                       "granted AND pid <> pg_backend_pid()");
+          return waiting.ok() && waiting->Get(0, 0) != "0";
+        },
+        absl::Seconds(30), "the guarded write waiting for the cluster's row"));
+    EXPECT_THAT((*installer)->Exec("COMMIT"), IsOk());
+  }
+  writer.join();
+  EXPECT_THAT(written, StatusIs(absl::StatusCode::kFailedPrecondition,
+                                HasSubstr("CLUSTER_STATUS_PREPARING_FOR_INSTALLATION")));
+  EXPECT_TRUE(artifacts_->List(alice_, cluster_id_, {.name_prefix = "manifests/"})->empty());
 }
 
 }  // namespace

@@ -34,6 +34,17 @@ inline constexpr char kInsert[] =
     "interval '1 microsecond', now()), $12::jsonb) "
     "RETURNING id, (extract(epoch from event_time) * 1000000)::bigint, owner_user, owner_org";
 
+// Whether each resource an event of a user names is one of that user's: $1 cluster_id,
+// $2 infra_env_id, $3 host_id ('' for none: true); %s is the caller's tenancy predicate
+// (" AND owner_… = $4"), the same for all three. Deleted resources do not count.
+inline constexpr char kNamedResourcesVisible[] =
+    "SELECT $1 = '' OR EXISTS (SELECT 1 FROM clusters WHERE id = NULLIF($1, '')::uuid "
+    "AND deleted_at IS NULL %1$s), "
+    "$2 = '' OR EXISTS (SELECT 1 FROM infra_envs WHERE id = NULLIF($2, '')::uuid "
+    "AND deleted_at IS NULL %1$s), "
+    "$3 = '' OR EXISTS (SELECT 1 FROM hosts WHERE id = NULLIF($3, '')::uuid "
+    "AND deleted_at IS NULL %1$s)";
+
 // ListEvents: a page, then the counts by severity, both under the same filters: the tenancy
 // predicate and the kFilter* fragments, appended to " WHERE true".
 inline constexpr char kSelectPage[] =

@@ -57,6 +57,29 @@ void EventRetention::Run() {
   }
 }
 
+namespace {
+
+// A user records events only on their own resources: another tenant's cluster, infra-env or
+// host is NOT_FOUND, like a missing one (the event would otherwise sit on it, and in the change
+// feed of whoever follows it).
+absl::Status CheckNamedResourcesVisible(pg::Transaction& tx, const Caller& caller,
+                                        const types::v1::Event& event) {
+  std::vector<pg::Param> params = {event.cluster_id(), event.infra_env_id(), event.host_id()};
+  const std::string tenancy = TenancyPredicate(caller, types::v1::Owner(), params);
+  ASSIGN_OR_RETURN(pg::Result rows,
+                   tx.Exec(absl::StrFormat(event_sql::kNamedResourcesVisible, tenancy), params));
+  // The id is not echoed: the caller gave it, and a 404 says no more than "not yours".
+  constexpr const char* kNamed[] = {"event.cluster_id", "event.infra_env_id", "event.host_id"};
+  for (int column = 0; column < 3; ++column) {
+    if (rows.Get(0, column) != "t") {
+      return absl::NotFoundError(absl::StrCat(kNamed[column], ": no such resource"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller, types::v1::Event event) {
   if (event.message().empty()) return absl::InvalidArgumentError("event.message: required");
   if (event.severity() == types::v1::EVENT_SEVERITY_UNSPECIFIED) {
@@ -81,6 +104,7 @@ absl::StatusOr<types::v1::Event> EventStore::Append(const Caller& caller, types:
       event.has_event_time() ? MicrosText(event.event_time()) : "",
       ToJson(document)};
   return InTransaction(pool_, [&](pg::Transaction& tx) -> absl::StatusOr<types::v1::Event> {
+    if (!caller.system) RETURN_IF_ERROR(CheckNamedResourcesVisible(tx, caller, event));
     ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(event_sql::kInsert, params));
     event.set_id(ToInt64(rows.Get(0, 0)));
     SetTimestamp(rows.Get(0, 1), *event.mutable_event_time());

@@ -87,7 +87,9 @@ class EventStore {
   explicit EventStore(pg::Pool& pool) : pool_(pool) {}
 
   // Stores `event`; fills id, owner (the caller's, or the resource's for system callers) and
-  // event_time (now) when unset. INVALID_ARGUMENT without a message or severity.
+  // event_time (now) when unset. INVALID_ARGUMENT without a message or severity; NOT_FOUND
+  // naming the field when a user (not a system caller) names a cluster, infra-env or host
+  // that is not theirs or does not exist.
   absl::StatusOr<types::v1::Event> Append(const Caller& caller, types::v1::Event event);
 
   // The events matching `query`, oldest first unless newest_first. The counts (total_count,

@@ -81,7 +81,9 @@ TEST_F(EventStoreTest, EventsAreFilteredOrderedAndCounted) {
     if (i % 2 == 1) event.set_host_id(host);
     event.set_severity(i == 4 ? types::v1::EVENT_SEVERITY_ERROR : types::v1::EVENT_SEVERITY_INFO);
     event.set_message(absl::StrCat("Event number ", i));
-    auto appended = events_->Append(alice_, event);
+    // As the orchestrator records them (the host need not be stored; the cluster's owner owns
+    // the event).
+    auto appended = events_->Append(Caller::System(), event);
     ASSERT_THAT(appended, IsOk());
     EXPECT_GT(appended->id(), 0);
     EXPECT_TRUE(appended->has_event_time());
@@ -147,6 +149,34 @@ TEST_F(EventStoreTest, EventsPastTheRetentionArePrunedInBoundedBatches) {
   EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(1));
   EXPECT_THAT(PruneEvents(*pool_, pruning), IsOkAndHolds(0));
   EXPECT_EQ(CountEvents(), 3);  // the recent ones stay
+}
+
+// The attack: a tenant writing events into another tenant's cluster (or onto its infra-env or
+// host, or a resource that does not exist) is NOT_FOUND, and nothing is stored.
+TEST_F(EventStoreTest, AUserRecordsEventsOnlyOnTheirOwnResources) {
+  types::v1::Event event;
+  event.set_severity(types::v1::EVENT_SEVERITY_WARNING);
+  event.set_message("hello from a user");
+  event.set_cluster_id(cluster_id_);
+  EXPECT_THAT(events_->Append(bob_, event),
+              StatusIs(absl::StatusCode::kNotFound, "event.cluster_id: no such resource"));
+  for (const auto& [field, id] :
+       {std::pair{"infra_env_id", Uuid(2, 7)}, std::pair{"host_id", Uuid(3, 7)}}) {
+    types::v1::Event stray = event;
+    stray.clear_cluster_id();
+    if (std::string(field) == "infra_env_id") stray.set_infra_env_id(id);
+    if (std::string(field) == "host_id") stray.set_host_id(id);
+    EXPECT_THAT(events_->Append(alice_, stray),
+                StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr(field)));
+  }
+  EXPECT_EQ(CountEvents(), 0);
+  ASSERT_THAT(events_->Append(alice_, event), IsOk());
+  EXPECT_EQ(CountEvents(), 1);
+  // The same owner in another organisation is not the same tenant.
+  EXPECT_THAT(events_->Append(Caller::User("alice", "org-b"), event),
+              StatusIs(absl::StatusCode::kNotFound));
+  ExecSql("UPDATE clusters SET deleted_at = now()");
+  EXPECT_THAT(events_->Append(alice_, event), StatusIs(absl::StatusCode::kNotFound));
 }
 
 TEST_F(EventStoreTest, EventsNeedAMessageAndSeverity) {

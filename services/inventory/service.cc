@@ -426,16 +426,18 @@ grpc::Status InventoryServiceImpl::PutArtifact(grpc::ServerContext* context,
   return Checked(
       {CheckId("cluster_id", request->cluster_id())},
       [&] {
-        return stores_.artifacts.Put(CallerOf(*context),
-                                     {.cluster_id = request->cluster_id(),
-                                      .name = request->name(),
-                                      .kind = request->kind(),
-                                      .content_type = request->content_type(),
-                                      .content = request->content(),
-                                      .offset = request->offset(),
-                                      .partial = request->partial(),
-                                      .if_absent = request->if_absent()},
-                                     FenceOf(request->fence()));
+        return stores_.artifacts.Put(
+            CallerOf(*context),
+            {.cluster_id = request->cluster_id(),
+             .name = request->name(),
+             .kind = request->kind(),
+             .content_type = request->content_type(),
+             .content = request->content(),
+             .offset = request->offset(),
+             .partial = request->partial(),
+             .if_absent = request->if_absent(),
+             .cluster_status_in = EnumsOf<types::v1::ClusterStatus>(request->cluster_status_in())},
+            FenceOf(request->fence()));
       },
       response);
 }
@@ -478,6 +480,8 @@ grpc::Status InventoryServiceImpl::DeleteArtifacts(grpc::ServerContext* context,
       [&]() -> absl::StatusOr<v1::DeleteArtifactsResponse> {
         ArtifactSelection selection = SelectionOf(*request);
         selection.name = request->name();
+        selection.cluster_status_in =
+            EnumsOf<types::v1::ClusterStatus>(request->cluster_status_in());
         ASSIGN_OR_RETURN(int64_t deleted,
                          stores_.artifacts.Delete(CallerOf(*context), request->cluster_id(),
                                                   selection, FenceOf(request->fence())));

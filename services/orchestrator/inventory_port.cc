@@ -211,6 +211,9 @@ absl::Status GrpcInventory::PutArtifact(const ArtifactWrite& write) {
   request.set_partial(write.partial);
   request.set_if_absent(write.if_absent);
   if (write.fence.has_value()) *request.mutable_fence() = *write.fence;
+  for (types::v1::ClusterStatus status : write.cluster_status_in) {
+    request.add_cluster_status_in(status);
+  }
   return Call(&Stub::PutArtifact, request).status();
 }
 
@@ -231,11 +234,15 @@ absl::StatusOr<std::vector<inv::ArtifactInfo>> GrpcInventory::ListArtifacts(
   return std::vector<inv::ArtifactInfo>(response.artifacts().begin(), response.artifacts().end());
 }
 
-absl::StatusOr<int64_t> GrpcInventory::DeleteArtifact(const std::string& cluster_id,
-                                                      const std::string& name) {
+absl::StatusOr<int64_t> GrpcInventory::DeleteArtifact(
+    const std::string& cluster_id, const std::string& name,
+    const std::vector<types::v1::ClusterStatus>& cluster_status_in) {
   inv::DeleteArtifactsRequest request;
   request.set_cluster_id(cluster_id);
   request.set_name(name);
+  for (types::v1::ClusterStatus status : cluster_status_in) {
+    request.add_cluster_status_in(status);
+  }
   ASSIGN_OR_RETURN(inv::DeleteArtifactsResponse response, Call(&Stub::DeleteArtifacts, request));
   return response.deleted_count();
 }

@@ -53,6 +53,9 @@ struct ArtifactWrite {
   bool partial = false;  // more chunks follow
   bool if_absent = false;
   std::optional<inventory::v1::LeaseFence> fence;
+  // Non-empty: only while the cluster's status is one of these, checked by the inventory in
+  // the write's transaction under the cluster's lock (FAILED_PRECONDITION otherwise).
+  std::vector<types::v1::ClusterStatus> cluster_status_in;
 };
 
 // A lease as the inventory answers: whether the caller holds it, who does, and the holding's
@@ -122,9 +125,11 @@ class InventoryPort {
   // Metadata (no content) of the cluster's artifacts of `kind`, by name.
   virtual absl::StatusOr<std::vector<inventory::v1::ArtifactInfo>> ListArtifacts(
       const std::string& cluster_id, inventory::v1::ArtifactKind kind) = 0;
-  // Deletes the one artifact named `name`; the number deleted (0 or 1).
-  virtual absl::StatusOr<int64_t> DeleteArtifact(const std::string& cluster_id,
-                                                 const std::string& name) = 0;
+  // Deletes the one artifact named `name`; the number deleted (0 or 1). With
+  // `cluster_status_in`, as ArtifactWrite's.
+  virtual absl::StatusOr<int64_t> DeleteArtifact(
+      const std::string& cluster_id, const std::string& name,
+      const std::vector<types::v1::ClusterStatus>& cluster_status_in) = 0;
 
   // Leases: acquire (or renew, for the holder) for `ttl`; release.
   virtual absl::StatusOr<LeaseState> AcquireLease(const std::string& name,
@@ -180,8 +185,9 @@ class GrpcInventory final : public InventoryPort {
                                const std::vector<inventory::v1::ArtifactKind>& kinds) override;
   absl::StatusOr<std::vector<inventory::v1::ArtifactInfo>> ListArtifacts(
       const std::string& cluster_id, inventory::v1::ArtifactKind kind) override;
-  absl::StatusOr<int64_t> DeleteArtifact(const std::string& cluster_id,
-                                         const std::string& name) override;
+  absl::StatusOr<int64_t> DeleteArtifact(
+      const std::string& cluster_id, const std::string& name,
+      const std::vector<types::v1::ClusterStatus>& cluster_status_in) override;
   absl::StatusOr<LeaseState> AcquireLease(const std::string& name, const std::string& holder,
                                           absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& name, const std::string& holder) override;

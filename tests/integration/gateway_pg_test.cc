@@ -84,6 +84,168 @@ std::string ClusterLinkToken(const std::string& cluster_id) {
       .value();
 }
 
+// Checks JSON against the served document's schemas: types, enums, required properties and no
+// property a schema with additionalProperties: false does not describe. Each problem found is
+// a line naming where.
+class SchemaChecker {
+ public:
+  explicit SchemaChecker(YAML::Node document) : document_(std::move(document)) {}
+
+  YAML::Node Named(const std::string& name) const {
+    return document_["components"]["schemas"][name];
+  }
+
+  std::vector<std::string> Check(const Json& value, const std::string& schema_name) const {
+    std::vector<std::string> problems;
+    Check(value, Named(schema_name), schema_name, problems);
+    return problems;
+  }
+  // The same for a schema given as a node of the document (a response's).
+  std::vector<std::string> Check(const Json& value, YAML::Node schema,
+                                 const std::string& where) const {
+    std::vector<std::string> problems;
+    Check(value, std::move(schema), where, problems);
+    return problems;
+  }
+
+  const YAML::Node& document() const { return document_; }
+
+ private:
+  YAML::Node Resolve(YAML::Node schema) const {
+    while (schema["$ref"]) {
+      const std::string ref = schema["$ref"].as<std::string>();
+      schema = Named(ref.substr(ref.rfind('/') + 1));
+    }
+    return schema;
+  }
+
+  static bool HasType(const Json& value, const std::string& type) {
+    if (type == "object") return value.is_object();
+    if (type == "array") return value.is_array();
+    if (type == "string") return value.is_string();
+    if (type == "integer") return value.is_number_integer();
+    if (type == "number") return value.is_number();
+    if (type == "boolean") return value.is_boolean();
+    return false;
+  }
+
+  void Check(const Json& value, YAML::Node schema, const std::string& where,
+             std::vector<std::string>& problems) const {
+    schema = Resolve(schema);
+    if (!schema) {
+      problems.push_back(where + ": no schema");
+      return;
+    }
+    if (schema["type"]) {
+      const std::string type = schema["type"].as<std::string>();
+      if (!HasType(value, type)) {
+        problems.push_back(absl::StrCat(where, ": ", value.dump(), " is not ", type));
+        return;
+      }
+    }
+    if (schema["enum"] && value.is_string()) {
+      bool listed = false;
+      for (const auto& choice : schema["enum"]) listed |= choice.as<std::string>() == value;
+      if (!listed) problems.push_back(absl::StrCat(where, ": ", value.dump(), " not in its enum"));
+    }
+    if (value.is_array() && schema["items"]) {
+      for (size_t i = 0; i < value.size(); ++i) {
+        Check(value[i], schema["items"], absl::StrCat(where, "[", i, "]"), problems);
+      }
+    }
+    if (!value.is_object()) return;
+    for (const auto& required : schema["required"]) {
+      if (!value.contains(required.as<std::string>())) {
+        problems.push_back(
+            absl::StrCat(where, ": required ", required.as<std::string>(), " missing"));
+      }
+    }
+    const YAML::Node properties = schema["properties"];
+    const bool closed = schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
+                        !schema["additionalProperties"].as<bool>();
+    for (const auto& [key, item] : value.items()) {
+      if (properties && properties[key]) {
+        Check(item, properties[key], absl::StrCat(where, ".", key), problems);
+      } else if (closed) {
+        problems.push_back(absl::StrCat(where, ".", key, ": not described"));
+      }
+    }
+  }
+
+  YAML::Node document_;
+};
+
+// The contract every answer the gateway gives these tests is held to: its status is one the
+// served document lists for the operation, and a JSON answer matches that status's schema.
+// Each breach is a line naming the request.
+class ResponseContract {
+ public:
+  explicit ResponseContract(YAML::Node document) : checker_(std::move(document)) {}
+
+  void Check(const std::string& method, const std::string& url, const CurlResponse& response) {
+    std::string path = url.substr(0, url.find('?'));
+    if (path.size() > 1 && absl::EndsWith(path, "/")) path.pop_back();
+    const std::string where = absl::StrCat(method, " ", path, " -> ", response.status);
+    const absl::optional<std::string> route = Route(path);
+    if (!route) return;  // not an API route (the web UI's files)
+    const YAML::Node operation =
+        checker_.document()["paths"][*route][absl::AsciiStrToLower(method)];
+    if (!operation) return;  // a method the route does not serve (405 is the router's)
+    YAML::Node answer = operation["responses"][absl::StrCat(response.status)];
+    if (!answer) {
+      problems_.push_back(where + ": status not documented for " + *route);
+      return;
+    }
+    if (answer["$ref"]) {
+      const std::string ref = answer["$ref"].as<std::string>();
+      answer = checker_.document()["components"]["responses"][ref.substr(ref.rfind('/') + 1)];
+    }
+    const YAML::Node schema = answer["content"]["application/json"]["schema"];
+    if (!schema) return;  // not JSON: YAML, files, event streams
+    const Json json = Json::parse(response.body, nullptr, false);
+    if (json.is_discarded()) {
+      problems_.push_back(where + ": not JSON: " + response.body.substr(0, 200));
+      return;
+    }
+    for (const std::string& problem : checker_.Check(json, schema, where)) {
+      problems_.push_back(problem);
+    }
+  }
+
+  const std::vector<std::string>& problems() const { return problems_; }
+  int checked() const { return checked_; }
+
+ private:
+  // The documented path `path` is an instance of: literal segments beat parameters.
+  absl::optional<std::string> Route(const std::string& path) {
+    ++checked_;
+    const std::vector<absl::string_view> segments = absl::StrSplit(path, '/');
+    absl::optional<std::string> best;
+    int best_literals = -1;
+    for (const auto& entry : checker_.document()["paths"]) {
+      const std::string candidate = entry.first.as<std::string>();
+      const std::vector<absl::string_view> parts = absl::StrSplit(candidate, '/');
+      if (parts.size() != segments.size()) continue;
+      int literals = 0;
+      bool matches = true;
+      for (size_t i = 0; i < parts.size() && matches; ++i) {
+        if (absl::StartsWith(parts[i], "{")) continue;
+        matches = parts[i] == segments[i];
+        ++literals;
+      }
+      if (matches && literals > best_literals) {
+        best = candidate;
+        best_literals = literals;
+      }
+    }
+    return best;
+  }
+
+  SchemaChecker checker_;
+  std::vector<std::string> problems_;
+  int checked_ = 0;
+};
+
 class GatewayTest : public StackTest {
  protected:
   // Whether the test needs the real image service (a test ISO is built for it).
@@ -103,6 +265,18 @@ class GatewayTest : public StackTest {
     ASSERT_TRUE(absl::SimpleAtoi(base_.substr(base_.rfind(':') + 1), &http_port_)) << base_;
     alice_ = UserToken("alice", "acme");
     bob_ = UserToken("bob", "other");
+    CurlResponse document = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
+    ASSERT_EQ(document.status, 200);
+    contract_ = std::make_unique<ResponseContract>(YAML::Load(document.body));
+  }
+
+  // Every answer of the test kept the served document's contract.
+  void TearDown() override {
+    if (contract_) {
+      EXPECT_THAT(contract_->problems(), ::testing::IsEmpty())
+          << contract_->checked() << " answers checked against the served OpenAPI document";
+    }
+    StackTest::TearDown();
   }
 
   // Sends `request` on a connection of its own and returns everything the gateway answers
@@ -127,6 +301,7 @@ class GatewayTest : public StackTest {
     request.body = std::move(body);
     absl::StatusOr<CurlResponse> response = client_->Fetch(base_ + path, request);
     EXPECT_THAT(response, IsOk()) << method << " " << path;
+    if (response.ok() && contract_) contract_->Check(method, path, *response);
     return response.ok() ? *std::move(response) : CurlResponse{};
   }
   // A JSON request as a user.
@@ -227,7 +402,9 @@ class GatewayTest : public StackTest {
     return absl::StrReplaceAll(path, {{"{cluster_id}", cluster_id_},
                                       {"{infra_env_id}", infra_env_id_},
                                       {"{host_id}", host_id_},
-                                      {"{validation_id}", "container-images-available"}});
+                                      {"{validation_id}", "container-images-available"},
+                                      {"{operator_name}", "lvm"},
+                                      {"{id}", "virtualization"}});
   }
   // The same with the query parameters a route requires.
   std::string FillWithQuery(const RouteInfo& route) const {
@@ -245,7 +422,8 @@ class GatewayTest : public StackTest {
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files-presigned")) {
       return path + "?file_name=discovery.ign";
     }
-    if (absl::EndsWith(route.path, "/support-levels/architectures")) {
+    if (absl::EndsWith(route.path, "/support-levels/architectures") ||
+        absl::StrContains(route.path, "/support-levels/features")) {
       return path + "?openshift_version=4.16";
     }
     if (absl::EndsWith(route.path, "/infra-envs/{infra_env_id}/downloads/files")) {
@@ -284,6 +462,9 @@ class GatewayTest : public StackTest {
       return Json{{"name", "x"}, {"pull_secret", kPullSecret}}.dump();
     }
     if (absl::EndsWith(route.path, "/bind")) return Json{{"cluster_id", cluster_id_}}.dump();
+    if (absl::EndsWith(route.path, "/events")) {
+      return Json{{"cluster_id", cluster_id_}, {"severity", "info"}, {"message", "m"}}.dump();
+    }
     return absl::nullopt;
   }
 
@@ -347,6 +528,7 @@ class GatewayTest : public StackTest {
         .value_or("");
   }
   std::unique_ptr<CurlClient> client_ = std::make_unique<CurlClient>();
+  std::unique_ptr<ResponseContract> contract_;
   int http_port_ = 0;
   std::string base_, alice_, bob_;
   std::string cluster_id_, infra_env_id_, host_id_;
@@ -748,6 +930,31 @@ TEST_F(GatewayTest, CustomManifestsAreStoredPerClusterAndUnblockAThirdPartyNetwo
          Json{{"folder", "manifests"}, {"file_name", "b.json"}, {"updated_file_name", "c.json"}}
              .dump()),
       404, cluster_id_);
+
+  // Every manifest in one file, as upstream's cluster downloads name them; also by link.
+  const std::string downloads = cluster + "/downloads/files?file_name=";
+  CurlResponse bundle = As(alice_, "GET", downloads + "custom_manifests.json");
+  ASSERT_EQ(bundle.status, 200) << bundle.body;
+  EXPECT_EQ(Json::parse(bundle.body), (Json{{{"folder", "manifests"},
+                                             {"file_name", "51-calico.yml"},
+                                             {"manifest_source", "user"},
+                                             {"content", "kind: Calico\n"}},
+                                            {{"folder", "manifests"},
+                                             {"file_name", "b.json"},
+                                             {"manifest_source", "user"},
+                                             {"content", R"({"kind":"B"})"}}}));
+  CurlResponse documents = As(alice_, "GET", downloads + "custom_manifests.yaml");
+  ASSERT_EQ(documents.status, 200) << documents.body;
+  EXPECT_EQ(documents.body, "---\nkind: Calico\n---\n{\"kind\":\"B\"}\n");
+  EXPECT_EQ(YAML::LoadAll(documents.body).size(), 2u);
+  CurlResponse presigned =
+      As(alice_, "GET", cluster + "/downloads/files-presigned?file_name=custom_manifests.yaml");
+  ASSERT_EQ(presigned.status, 200) << presigned.body;
+  absl::StatusOr<CurlResponse> by_link =
+      client_->Fetch(Json::parse(presigned.body)["url"].get<std::string>(), {});
+  ASSERT_THAT(by_link, IsOk());
+  EXPECT_EQ(by_link->body, documents.body);
+  ExpectError(As(bob_, "GET", downloads + "custom_manifests.json"), 404, cluster_id_);
 
   EXPECT_EQ(As(alice_, "DELETE", path + "?file_name=b.json").status, 200);
   ExpectError(As(alice_, "DELETE", path + "?file_name=b.json"), 404, "b.json");
@@ -1254,6 +1461,139 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
   EXPECT_GT(checked, 300);
 }
 
+// Until the operator framework exists the operator routes say that nothing can be installed,
+// and a cluster that selects an operator or bundle is refused naming the entry, never stored
+// without it. The operators a cluster's installation monitors are the inventory's.
+TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  for (const char* path : {"/supported-operators", "/operators/bundles",
+                           "/operators/bundles?openshift_version=4.16&cpu_architecture=arm64"}) {
+    CurlResponse list = As(alice_, "GET", path);
+    EXPECT_EQ(list.status, 200) << path << " " << list.body;
+    EXPECT_EQ(list.body, "[]") << path;
+  }
+  ExpectError(As(alice_, "GET", "/supported-operators/lvm"), 404, "operator_name: \"lvm\"");
+  ExpectError(As(alice_, "GET", "/operators/bundles/virtualization"), 404,
+              "id: \"virtualization\"");
+  ExpectError(As(alice_, "GET", "/operators/bundles?cpu_architecture=sparc"), 400,
+              "cpu_architecture");
+  ExpectError(As(alice_, "GET", "/operators/bundles?platform_type=aws"), 400, "platform_type");
+  ExpectError(As(alice_, "POST", "/clusters",
+                 Json{{"name", "ops"},
+                      {"openshift_version", "4.16"},
+                      {"pull_secret", kPullSecret},
+                      {"olm_operators", {{{"name", "lvm"}}}}}
+                     .dump()),
+              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+  ExpectError(As(alice_, "PATCH", "/clusters/" + cluster_id_,
+                 R"({"operator_bundles":[{"id":"virtualization"}]})"),
+              400, "operator_bundles[0].id");
+  ExpectError(As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"olm_operators":["lvm"]})"), 400,
+              "olm_operators[0]");
+  EXPECT_EQ(As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"olm_operators":[]})").status, 201);
+
+  const std::string monitored = "/clusters/" + cluster_id_ + "/monitored-operators";
+  CurlResponse none = As(alice_, "GET", monitored);
+  ASSERT_EQ(none.status, 200) << none.body;
+  EXPECT_EQ(none.body, "[]");
+  {  // The installation reports the console operator (as the controller does).
+    inv::UpdateClusterRequest update;
+    update.mutable_cluster()->set_id(cluster_id_);
+    types::MonitoredOperator* console = update.mutable_cluster()->add_monitored_operators();
+    console->set_name("console");
+    console->set_operator_type(types::OPERATOR_TYPE_BUILTIN);
+    console->set_status(types::OPERATOR_STATUS_PROGRESSING);
+    update.mutable_update_mask()->add_paths("monitored_operators");
+    types::Cluster updated;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stack().inventory_stub().UpdateCluster(&context, update, &updated).ok());
+  }
+  const Json operators =
+      GetUntil(alice_, monitored, [](const Json& json) { return !json.empty(); });
+  ASSERT_EQ(operators.size(), 1u) << operators;
+  EXPECT_EQ(operators[0]["name"], "console");
+  EXPECT_EQ(operators[0]["status"], "progressing");
+  EXPECT_EQ(operators[0]["cluster_id"], cluster_id_);
+  EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=console").body, operators.dump());
+  EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=lvm").body, "[]");
+  ExpectError(As(bob_, "GET", monitored), 404, cluster_id_);
+}
+
+// Upstream's component versions: the release of the gateway that answers.
+TEST_F(GatewayTest, ComponentVersionsNameTheGatewaysRelease) {
+  CurlResponse versions = As(alice_, "GET", "/component-versions");
+  ASSERT_EQ(versions.status, 200) << versions.body;
+  const Json json = Json::parse(versions.body);
+  EXPECT_EQ(json["versions"].size(), 1u) << json;
+  const std::string release = json["versions"].value("assisted-gateway", "");
+  EXPECT_FALSE(release.empty()) << json;
+  EXPECT_EQ(json["release_tag"], release);
+  // The same release the binary prints for --version.
+  AictlOutcome none = RunAictl(base_, "", {"version"});
+  EXPECT_THAT(none.out + none.err, HasSubstr(release));
+}
+
+// Upstream's v2TriggerEvent, for users: an event on the caller's own cluster, infra-env or
+// host is stored and listed; naming another tenant's is 404 and stores nothing.
+TEST_F(GatewayTest, UsersTriggerEventsOnTheirOwnResourcesOnly) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  CurlResponse created = As(alice_, "POST", "/events",
+                            Json{{"cluster_id", cluster_id_},
+                                 {"host_id", host_id_},
+                                 {"severity", "warning"},
+                                 {"name", "user_note"},
+                                 {"message", "rack 4 is being rewired"},
+                                 {"props", R"({"ticket":"OPS-1"})"}}
+                                .dump());
+  ASSERT_EQ(created.status, 201) << created.body;
+  const Json event = Json::parse(created.body);
+  EXPECT_EQ(event["message"], "rack 4 is being rewired");
+  EXPECT_EQ(event["severity"], "warning");
+  EXPECT_EQ(event["cluster_id"], cluster_id_);
+  EXPECT_TRUE(event.contains("event_time"));
+  const std::string listed = "/events?cluster_id=" + cluster_id_ + "&message=rewired";
+  EXPECT_EQ(GetUntil(alice_, listed, [](const Json& json) { return json.size() == 1; }).size(), 1u);
+
+  // The attack: bob writes into alice's cluster, infra-env and host.
+  for (const Json& target : {Json{{"cluster_id", cluster_id_}},
+                             Json{{"infra_env_id", infra_env_id_}}, Json{{"host_id", host_id_}}}) {
+    Json body = target;
+    body["severity"] = "critical";
+    body["message"] = "your cluster was deleted, call 555-0100";
+    CurlResponse attack = As(bob_, "POST", "/events", body.dump());
+    ExpectError(attack, 404, "no such resource");
+    EXPECT_THAT(attack.body, Not(HasSubstr(cluster_id_)));
+  }
+  CurlResponse alices = As(alice_, "GET", "/events?cluster_id=" + cluster_id_ + "&message=555");
+  ASSERT_EQ(alices.status, 200) << alices.body;
+  EXPECT_EQ(alices.body, "[]");
+  CurlResponse bobs = As(bob_, "GET", "/events?message=555");
+  ASSERT_EQ(bobs.status, 200) << bobs.body;
+  EXPECT_EQ(bobs.body, "[]");
+
+  // Bad input names the field.
+  const std::string ok_cluster = Json{{"cluster_id", cluster_id_}}.dump();
+  for (const auto& [body, reason] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"severity":"info"})", "message"},
+           {R"({"message":"m"})", "severity"},
+           {R"({"severity":"info","message":"m"})", "cluster_id"},
+           {R"({"severity":"loud","message":"m","cluster_id":")" + cluster_id_ + R"("})",
+            "severity"},
+           {R"({"severity":"info","message":"m","cluster_id":"nope"})", "cluster_id"},
+           {R"({"severity":"info","message":"m","props":"[1]","cluster_id":")" + cluster_id_ +
+                R"("})",
+            "props"},
+           {R"({"severity":"info","message":"m","id":7,"cluster_id":")" + cluster_id_ + R"("})",
+            "id"}}) {
+    ExpectError(As(alice_, "POST", "/events", body), 400, reason);
+  }
+  ExpectError(
+      Fetch("POST", absl::StrCat(kPrefix, "/events"),
+            {"X-Secret-Key: " + AgentToken(infra_env_id_), "Content-Type: application/json"},
+            ok_cluster),
+      403, "agent tokens may not use this endpoint");
+}
+
 // Sizes no server should honour, announced or sent, get 413 or 400 with the API's Error
 // document: never a 500, a crash or a hang, and the gateway carries on.
 TEST_F(GatewayTest, AbsurdSizesGet413Or400WithAnErrorDocument) {
@@ -1477,7 +1817,9 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
     path = absl::StrReplaceAll(path, {{"{cluster_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
                                       {"{infra_env_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
                                       {"{host_id}", "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c"},
-                                      {"{validation_id}", "container-images-available"}});
+                                      {"{validation_id}", "container-images-available"},
+                                      {"{operator_name}", "lvm"},
+                                      {"{id}", "virtualization"}});
     CurlResponse answer = Fetch(method, path);
     EXPECT_NE(answer.status, 405) << key;
     if (answer.status == 404) {
@@ -1485,88 +1827,6 @@ TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
     }
   }
 }
-
-// Checks JSON against the served document's schemas: types, enums, required properties and no
-// property a schema with additionalProperties: false does not describe. Each problem found is
-// a line naming where.
-class SchemaChecker {
- public:
-  explicit SchemaChecker(YAML::Node document) : document_(std::move(document)) {}
-
-  YAML::Node Named(const std::string& name) const {
-    return document_["components"]["schemas"][name];
-  }
-
-  std::vector<std::string> Check(const Json& value, const std::string& schema_name) const {
-    std::vector<std::string> problems;
-    Check(value, Named(schema_name), schema_name, problems);
-    return problems;
-  }
-
- private:
-  YAML::Node Resolve(YAML::Node schema) const {
-    while (schema["$ref"]) {
-      const std::string ref = schema["$ref"].as<std::string>();
-      schema = Named(ref.substr(ref.rfind('/') + 1));
-    }
-    return schema;
-  }
-
-  static bool HasType(const Json& value, const std::string& type) {
-    if (type == "object") return value.is_object();
-    if (type == "array") return value.is_array();
-    if (type == "string") return value.is_string();
-    if (type == "integer") return value.is_number_integer();
-    if (type == "number") return value.is_number();
-    if (type == "boolean") return value.is_boolean();
-    return false;
-  }
-
-  void Check(const Json& value, YAML::Node schema, const std::string& where,
-             std::vector<std::string>& problems) const {
-    schema = Resolve(schema);
-    if (!schema) {
-      problems.push_back(where + ": no schema");
-      return;
-    }
-    if (schema["type"]) {
-      const std::string type = schema["type"].as<std::string>();
-      if (!HasType(value, type)) {
-        problems.push_back(absl::StrCat(where, ": ", value.dump(), " is not ", type));
-        return;
-      }
-    }
-    if (schema["enum"] && value.is_string()) {
-      bool listed = false;
-      for (const auto& choice : schema["enum"]) listed |= choice.as<std::string>() == value;
-      if (!listed) problems.push_back(absl::StrCat(where, ": ", value.dump(), " not in its enum"));
-    }
-    if (value.is_array() && schema["items"]) {
-      for (size_t i = 0; i < value.size(); ++i) {
-        Check(value[i], schema["items"], absl::StrCat(where, "[", i, "]"), problems);
-      }
-    }
-    if (!value.is_object()) return;
-    for (const auto& required : schema["required"]) {
-      if (!value.contains(required.as<std::string>())) {
-        problems.push_back(
-            absl::StrCat(where, ": required ", required.as<std::string>(), " missing"));
-      }
-    }
-    const YAML::Node properties = schema["properties"];
-    const bool closed = schema["additionalProperties"] && !schema["additionalProperties"].IsMap() &&
-                        !schema["additionalProperties"].as<bool>();
-    for (const auto& [key, item] : value.items()) {
-      if (properties && properties[key]) {
-        Check(item, properties[key], absl::StrCat(where, ".", key), problems);
-      } else if (closed) {
-        problems.push_back(absl::StrCat(where, ".", key, ": not described"));
-      }
-    }
-  }
-
-  YAML::Node document_;
-};
 
 // Every field a model table reads or shows is described by the schema of that use, and the
 // schemas describe nothing else; every response the gateway gives for the fixture matches its
@@ -1584,7 +1844,7 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
                            Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
                                 "infra-env-update-params"},
                            Uses{gateway::HostModel(), "host", "", "host-update-params"},
-                           Uses{gateway::EventModel(), "event", "", ""}}) {
+                           Uses{gateway::EventModel(), "event", "event", ""}}) {
     for (const auto& [schema, use] :
          {std::pair{uses.shown, gateway::kOut}, std::pair{uses.created, gateway::kCreate},
           std::pair{uses.updated, gateway::kUpdate}}) {
@@ -1792,6 +2052,59 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   EXPECT_EQ(levels["PPC64LE_ARCHITECTURE"], "unavailable");
   EXPECT_EQ(levels.size(), 5u);
   ExpectError(As(alice_, "GET", "/support-levels/architectures"), 400, "openshift_version");
+
+  // Feature support levels and release sources answer from the same catalog.
+  CurlResponse features = As(alice_, "GET", "/support-levels/features?openshift_version=4.16");
+  ASSERT_EQ(features.status, 200) << features.body;
+  const Json feature_levels = Json::parse(features.body);
+  EXPECT_EQ(feature_levels["features"]["SNO"], "supported");
+  EXPECT_EQ(feature_levels["features"]["VSPHERE_INTEGRATION"], "unavailable");
+  EXPECT_EQ(feature_levels["operators"]["LVM"], "unavailable");
+  CurlResponse on_power = As(alice_, "GET",
+                             "/support-levels/features/detailed?openshift_version=4.16&"
+                             "cpu_architecture=ppc64le&platform_type=baremetal");
+  ASSERT_EQ(on_power.status, 200) << on_power.body;
+  for (const Json& feature : Json::parse(on_power.body)["features"]) {
+    EXPECT_EQ(feature["support_level"], "unavailable") << feature;
+    EXPECT_THAT(feature["reason"].get<std::string>(), HasSubstr("no base OS image")) << feature;
+  }
+  ExpectError(As(alice_, "GET", "/support-levels/features"), 400, "openshift_version: required");
+  ExpectError(
+      As(alice_, "GET", "/support-levels/features?openshift_version=4.16&cpu_architecture=z80"),
+      400, "cpu_architecture");
+  CurlResponse sources = As(alice_, "GET", "/release-sources");
+  ASSERT_EQ(sources.status, 200) << sources.body;
+  EXPECT_EQ(Json::parse(sources.body),
+            Json::parse(R"([{"openshift_version":"4.16","multi_cpu_architectures":["x86_64"],
+                             "upgrade_channels":[{"cpu_architecture":"x86_64","channels":[]}]}])"));
+
+  // The minimal initrd: nothing to add without static networking or a proxy (204), else the
+  // archive the minimal ISO's ramdisk area carries; agents and image tokens of the infra-env
+  // may fetch it, other tenants may not.
+  const std::string initrd = "/infra-envs/" + infra_env_id_ + "/downloads/minimal-initrd";
+  CurlResponse empty = As(alice_, "GET", initrd);
+  EXPECT_EQ(empty.status, 204) << empty.body;
+  EXPECT_TRUE(empty.body.empty());
+  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
+               R"({"proxy":{"http_proxy":"http://proxy.example.com:3128"}})")
+                .status,
+            201);
+  CurlResponse archive = Fetch("GET", kPrefix + initrd, {"Image-Token: " + token});
+  ASSERT_EQ(archive.status, 200) << archive.body;
+  ASSERT_GT(archive.body.size(), 2u);
+  EXPECT_EQ(archive.body.substr(0, 2), "\x1f\x8b");  // gzip
+  EXPECT_EQ(archive.Header("content-disposition").value_or(""),
+            "attachment; filename=\"initrd.img\"");
+  EXPECT_EQ(Fetch("GET", kPrefix + initrd, {"X-Secret-Key: " + AgentToken(infra_env_id_)}).status,
+            200);
+  const std::string saved = ::testing::TempDir() + "/initrd.img";
+  AictlOutcome fetched = RunAictl(
+      base_, alice_,
+      {"infra-envs", "download", infra_env_id_, "minimal-initrd", "--output-file=" + saved});
+  EXPECT_EQ(fetched.code, 0) << fetched.err;
+  std::ifstream saved_file(saved, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(saved_file), {}), archive.body);
+  ExpectError(As(bob_, "GET", initrd), 404, infra_env_id_);
 }
 
 }  // namespace

@@ -539,8 +539,12 @@ int RunClustersDownload(const GlobalOptions& global, const CommandOptions& optio
 int RunInfraEnvsDownload(const GlobalOptions& global, const CommandOptions& options,
                          const std::vector<std::string>& args, Io io) {
   if (args.size() != 2) return Usage(io, "infra-envs download", "expected INFRA_ENV_ID FILE_NAME");
-  return Downloaded(global, options, io, "infra-envs download",
-                    absl::StrCat("/infra-envs/", args[0], "/downloads/files?file_name=", args[1]));
+  // The minimal initrd has a route of its own (empty when there is nothing to add).
+  const std::string path =
+      args[1] == "minimal-initrd"
+          ? absl::StrCat("/infra-envs/", args[0], "/downloads/minimal-initrd")
+          : absl::StrCat("/infra-envs/", args[0], "/downloads/files?file_name=", args[1]);
+  return Downloaded(global, options, io, "infra-envs download", path);
 }
 
 // ---- manifests ----
@@ -849,7 +853,8 @@ std::vector<Command> RestCommands() {
        "print (or --output-file) install-config.yaml, metadata.json or an Ignition file",
        "CLUSTER_ID FILE_NAME", BindOutputFile, RunClustersDownload},
       {"infra-envs download",
-       "print (or --output-file) discovery.ign, ipxe-script or static-network-config",
+       "print (or --output-file) discovery.ign, ipxe-script, static-network-config or "
+       "minimal-initrd",
        "INFRA_ENV_ID FILE_NAME", BindOutputFile, RunInfraEnvsDownload},
       {"manifests delete", "remove a custom manifest", "CLUSTER_ID FILE_NAME", BindManifestFlags,
        RunManifestsDelete},

@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "lib/status/status_macros.h"
@@ -127,9 +128,16 @@ absl::StatusOr<v1::GetClusterValidationsResponse> ClusterActions::GetClusterVali
 
 namespace {
 
-bool BeforeInstallation(types::v1::ClusterStatus status) {
+// The statuses in which a cluster is customised: before its installation began.
+const std::vector<types::v1::ClusterStatus>& CustomisableStatuses() {
   using namespace core::cluster_status;  // NOLINT
-  return status == kInsufficient || status == kReady || status == kPendingForInput;
+  static const auto* statuses =
+      new std::vector<types::v1::ClusterStatus>{kInsufficient, kReady, kPendingForInput};
+  return *statuses;
+}
+
+bool BeforeInstallation(types::v1::ClusterStatus status) {
+  return absl::c_linear_search(CustomisableStatuses(), status);
 }
 
 absl::Status CheckCustomisable(const Cluster& cluster) {
@@ -278,7 +286,10 @@ v1::ClusterManifestRef RefOf(const std::string& cluster_id, const install::Manif
 }
 
 // The inventory write of manifest `name` of `cluster_id` holding `content`; with `if_absent`
-// only where no manifest of that name is stored yet.
+// only where no manifest of that name is stored yet. Only while the cluster is customisable,
+// checked by the inventory in the write's own transaction: the installation moves the cluster
+// to preparing-for-installation before it reads the manifests into bootstrap.ign, so a write
+// either lands before that move (and is installed) or is refused (409), never lost between.
 ArtifactWrite ManifestWrite(const std::string& cluster_id, const install::ManifestName& name,
                             const std::string& content, bool if_absent) {
   return {.cluster_id = cluster_id,
@@ -286,7 +297,8 @@ ArtifactWrite ManifestWrite(const std::string& cluster_id, const install::Manife
           .kind = inv::ARTIFACT_KIND_MANIFEST,
           .content_type = absl::EndsWith(name.file_name, ".json") ? kJsonType : kYamlType,
           .content = content,
-          .if_absent = if_absent};
+          .if_absent = if_absent,
+          .cluster_status_in = CustomisableStatuses()};
 }
 
 absl::Status NotFound(const v1::ClusterManifestRef& ref) {
@@ -369,10 +381,11 @@ absl::StatusOr<v1::ClusterManifest> ClusterActions::UpdateManifest(
   }
   RETURN_IF_ERROR(written);
   if (moved) {
-    RETURN_IF_ERROR(
-        context_.inventory
-            .DeleteArtifact(from.cluster_id(), install::ManifestArtifactName(NameOf(from)))
-            .status());
+    RETURN_IF_ERROR(context_.inventory
+                        .DeleteArtifact(from.cluster_id(),
+                                        install::ManifestArtifactName(NameOf(from)),
+                                        CustomisableStatuses())
+                        .status());
   }
   RETURN_IF_ERROR(context_.JudgeAfterStoredChange(from.cluster_id()));
   v1::ClusterManifest updated;
@@ -385,9 +398,10 @@ absl::StatusOr<v1::ClusterManifestRef> ClusterActions::DeleteManifest(
     const v1::ClusterManifestRef& ref) {
   RETURN_IF_ERROR(install::CheckManifestName(NameOf(ref), "folder", "file_name"));
   RETURN_IF_ERROR(RequireCustomisable(ref.cluster_id()));
-  ASSIGN_OR_RETURN(int64_t deleted,
-                   context_.inventory.DeleteArtifact(ref.cluster_id(),
-                                                     install::ManifestArtifactName(NameOf(ref))));
+  ASSIGN_OR_RETURN(
+      int64_t deleted,
+      context_.inventory.DeleteArtifact(
+          ref.cluster_id(), install::ManifestArtifactName(NameOf(ref)), CustomisableStatuses()));
   if (deleted == 0) return NotFound(ref);
   RETURN_IF_ERROR(context_.JudgeAfterStoredChange(ref.cluster_id()));
   return ref;

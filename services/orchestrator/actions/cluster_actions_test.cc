@@ -209,6 +209,47 @@ TEST_F(ClusterActionsTest, AThirdPartyNetworkWaitsForItsManifestsWhichTheBootstr
   EXPECT_NE((*bootstrap)->find("/opt/openshift/openshift/50-calico.yaml"), std::string::npos);
 }
 
+// The race of a manifest write and an installation start: the installation moves the cluster to
+// preparing-for-installation right after the write checked that the cluster is customisable.
+// The inventory checks the status again in the write itself, so the write is refused (409)
+// rather than stored after bootstrap.ign was made without it; the same for update and delete.
+TEST_F(ClusterActionsTest, AManifestWrittenAsTheInstallationStartsIsRefusedNotLost) {
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  ClusterActions& clusters = actions_.clusters();
+  ASSERT_THAT(clusters.CreateManifest(Manifest("openshift", "a.yaml", kCalico)), IsOk());
+  const auto start_installing = [&] {
+    Cluster cluster = inventory_.Cluster("c1");
+    cluster.set_status(types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION);
+    inventory_.AddCluster(cluster);
+  };
+  inventory_.AfterNextGetCluster(start_installing);
+  EXPECT_EQ(CodeOf(clusters.CreateManifest(Manifest("openshift", "b.yaml", kCalico))),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(CodeOf(clusters.GetManifest(Manifest("openshift", "b.yaml", "").ref())),
+            absl::StatusCode::kNotFound);
+
+  for (const bool deleting : {false, true}) {
+    Cluster ready = inventory_.Cluster("c1");
+    ready.set_status(types::v1::CLUSTER_STATUS_READY);
+    inventory_.AddCluster(ready);
+    inventory_.AfterNextGetCluster(start_installing);
+    absl::StatusCode code;
+    if (deleting) {
+      code = CodeOf(clusters.DeleteManifest(Manifest("openshift", "a.yaml", "").ref()));
+    } else {
+      v1::UpdateClusterManifestRequest update;
+      *update.mutable_ref() = Manifest("openshift", "a.yaml", "").ref();
+      update.set_updated_content("kind: Changed\n");
+      code = CodeOf(clusters.UpdateManifest(update));
+    }
+    EXPECT_EQ(code, absl::StatusCode::kFailedPrecondition) << (deleting ? "delete" : "update");
+    absl::StatusOr<v1::ClusterManifest> kept =
+        clusters.GetManifest(Manifest("openshift", "a.yaml", "").ref());
+    ASSERT_THAT(kept, IsOk());
+    EXPECT_EQ(kept->content(), kCalico);
+  }
+}
+
 TEST_F(ClusterActionsTest, ManifestsAreCreatedListedReadMovedAndDeleted) {
   ClusterActions& clusters = actions_.clusters();
   ASSERT_THAT(clusters.CreateManifest(Manifest("openshift", "b.yaml", kCalico)), IsOk());

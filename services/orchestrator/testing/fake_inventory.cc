@@ -159,19 +159,30 @@ void FakeInventory::Deliver() {
   }
 }
 
+void FakeInventory::AfterNextGetCluster(std::function<void()> then) {
+  absl::MutexLock lock(&mu_);
+  after_get_cluster_ = std::move(then);
+}
+
 absl::StatusOr<types::v1::Cluster> FakeInventory::GetCluster(const std::string& id,
                                                              bool with_hosts) {
-  absl::MutexLock lock(&mu_);
-  RETURN_IF_ERROR(Injected("GetCluster"));
-  auto it = clusters_.find(id);
-  if (it == clusters_.end()) return absl::NotFoundError(absl::StrCat("cluster ", id));
-  types::v1::Cluster cluster = it->second;
-  if (with_hosts) {
-    for (const auto& [key, host] : hosts_) {
-      if (host.cluster_id() == id) *cluster.add_hosts() = host;
+  std::function<void()> then;
+  absl::StatusOr<types::v1::Cluster> read = [&]() -> absl::StatusOr<types::v1::Cluster> {
+    absl::MutexLock lock(&mu_);
+    then = std::exchange(after_get_cluster_, nullptr);
+    RETURN_IF_ERROR(Injected("GetCluster"));
+    auto it = clusters_.find(id);
+    if (it == clusters_.end()) return absl::NotFoundError(absl::StrCat("cluster ", id));
+    types::v1::Cluster cluster = it->second;
+    if (with_hosts) {
+      for (const auto& [key, host] : hosts_) {
+        if (host.cluster_id() == id) *cluster.add_hosts() = host;
+      }
     }
-  }
-  return cluster;
+    return cluster;
+  }();
+  if (then) then();
+  return read;
 }
 
 absl::StatusOr<types::v1::Host> FakeInventory::GetHost(const std::string& infra_env_id,
@@ -370,6 +381,19 @@ absl::StatusOr<inv::Artifact> FakeInventory::GetArtifact(const std::string& clus
   return artifact;
 }
 
+absl::Status FakeInventory::ClusterStatusIn(
+    const std::string& cluster_id, const std::vector<types::v1::ClusterStatus>& allowed) const {
+  if (allowed.empty()) return absl::OkStatus();
+  auto cluster = clusters_.find(cluster_id);
+  if (cluster == clusters_.end()) return absl::NotFoundError("cluster " + cluster_id);
+  if (std::find(allowed.begin(), allowed.end(), cluster->second.status()) != allowed.end()) {
+    return absl::OkStatus();
+  }
+  return absl::FailedPreconditionError(
+      absl::StrCat("cluster ", cluster_id, " is ",
+                   types::v1::ClusterStatus_Name(cluster->second.status()), " now"));
+}
+
 absl::Status FakeInventory::PutArtifact(const ArtifactWrite& write) {
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(Injected("PutArtifact"));
@@ -381,6 +405,7 @@ absl::Status FakeInventory::PutArtifact(const ArtifactWrite& write) {
           "lease ", write.fence->name(), " is no longer held at epoch ", write.fence->epoch()));
     }
   }
+  RETURN_IF_ERROR(ClusterStatusIn(write.cluster_id, write.cluster_status_in));
   const std::pair<std::string, std::string> key{write.cluster_id, write.name};
   auto it = artifacts_.find(key);
   if (write.if_absent && it != artifacts_.end()) {
@@ -430,10 +455,12 @@ absl::StatusOr<std::vector<inv::ArtifactInfo>> FakeInventory::ListArtifacts(
   return listed;
 }
 
-absl::StatusOr<int64_t> FakeInventory::DeleteArtifact(const std::string& cluster_id,
-                                                      const std::string& name) {
+absl::StatusOr<int64_t> FakeInventory::DeleteArtifact(
+    const std::string& cluster_id, const std::string& name,
+    const std::vector<types::v1::ClusterStatus>& cluster_status_in) {
   absl::MutexLock lock(&mu_);
   RETURN_IF_ERROR(Injected("DeleteArtifacts"));
+  RETURN_IF_ERROR(ClusterStatusIn(cluster_id, cluster_status_in));
   return static_cast<int64_t>(artifacts_.erase(std::make_pair(cluster_id, name)));
 }
 

@@ -24,6 +24,7 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_TESTING_FAKE_INVENTORY_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_TESTING_FAKE_INVENTORY_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -58,6 +59,9 @@ class FakeInventory final : public InventoryPort {
   int host_writes() const;
   // The next call of `method` (e.g. "UpdateHost") fails with `status`, once.
   void FailNext(const std::string& method, absl::Status status);
+  // Runs `then` once, right after the next GetCluster has read (outside the fake's lock): to
+  // place another writer's change between a caller's read and its write.
+  void AfterNextGetCluster(std::function<void()> then);
 
   // InventoryPort.
   absl::StatusOr<types::v1::Cluster> GetCluster(const std::string& id, bool with_hosts) override;
@@ -93,8 +97,9 @@ class FakeInventory final : public InventoryPort {
                                const std::vector<inventory::v1::ArtifactKind>& kinds) override;
   absl::StatusOr<std::vector<inventory::v1::ArtifactInfo>> ListArtifacts(
       const std::string& cluster_id, inventory::v1::ArtifactKind kind) override;
-  absl::StatusOr<int64_t> DeleteArtifact(const std::string& cluster_id,
-                                         const std::string& name) override;
+  absl::StatusOr<int64_t> DeleteArtifact(
+      const std::string& cluster_id, const std::string& name,
+      const std::vector<types::v1::ClusterStatus>& cluster_status_in) override;
   absl::StatusOr<LeaseState> AcquireLease(const std::string& name, const std::string& holder,
                                           absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& name, const std::string& holder) override;
@@ -115,6 +120,10 @@ class FakeInventory final : public InventoryPort {
   using HostKey = std::pair<std::string, std::string>;  // infra-env id, host id
 
   absl::Status Injected(const std::string& method) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // An artifact write's cluster_status_in, as the inventory checks it.
+  absl::Status ClusterStatusIn(const std::string& cluster_id,
+                               const std::vector<types::v1::ClusterStatus>& allowed) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Numbers a change and queues it for the subscribers.
   void Announce(inventory::v1::ResourceKind kind, const types::v1::Host* host,
                 const types::v1::Cluster* cluster, inventory::v1::ChangeType change)
@@ -141,6 +150,7 @@ class FakeInventory final : public InventoryPort {
   const Clock& clock_;
   mutable absl::Mutex mu_;
   std::map<std::string, types::v1::Cluster> clusters_ ABSL_GUARDED_BY(mu_);
+  std::function<void()> after_get_cluster_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> pull_secrets_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, types::v1::InfraEnv> infra_envs_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> signing_keys_ ABSL_GUARDED_BY(mu_);
