@@ -11,6 +11,7 @@
 #include <random>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -73,6 +74,16 @@ absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout) {
   return HttpRequest("GET", url, {}, timeout);
+}
+
+double MetricSample(const std::string& metrics_url, const std::string& name) {
+  absl::StatusOr<HttpResponse> metrics = HttpGet(metrics_url);
+  if (!metrics.ok() || metrics->status != 200) return -1;
+  for (absl::string_view line : absl::StrSplit(metrics->body, '\n')) {
+    double value = 0;
+    if (absl::ConsumePrefix(&line, name + " ") && absl::SimpleAtod(line, &value)) return value;
+  }
+  return -1;
 }
 
 absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::string& url,

@@ -18,6 +18,7 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/jwt.h"
+#include "tests/harness/probes.h"
 #include "tests/harness/stack.h"
 
 namespace assisted::testing {
@@ -195,6 +196,15 @@ TEST_F(ReplicasTest, EveryWriteThroughOneGatewayIsReadAtOnceThroughTheOtherManyT
                           << ", read through gateway " << reader;
   }
   EXPECT_EQ(stale, 0);
+  // Without giving up the cache: the reads before each write found the answer cached and could
+  // confirm that it was current (the change log had passed the inventory's head).
+  double hits = 0, unconfirmed = 0;
+  for (int replica = 0; replica < 2; ++replica) {
+    const std::string metrics = stack().gateway(replica).metrics_url();
+    hits += MetricSample(metrics, "assisted_gateway_read_cache_hits_total");
+    unconfirmed += MetricSample(metrics, "assisted_gateway_read_cache_unconfirmed_total");
+  }
+  EXPECT_GT(hits, 0) << unconfirmed << " cached answers could not be confirmed current";
 }
 
 }  // namespace
