@@ -84,8 +84,11 @@ absl::StatusOr<std::string> SigningKey(const Config& config, const log::Logger& 
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   http.Register(parser, "http");
-  parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
-      .Check(config::HostPort);
+  parser
+      .String("inventory-address", &inventory_address,
+              "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
+              "(calls spread over every replica it names)")
+      .Check(config::GrpcTarget);
   internal_tls.Register(parser);
   parser
       .String("os-images", &os_images,

@@ -289,7 +289,7 @@ class GatewayTest : public StackTest {
 
   // A sample without labels of the gateway's metrics; -1 when it has none of that name.
   double GatewayMetric(const std::string& name) {
-    return MetricSample(stack().gateway().metrics_url(), name);
+    return MetricSum(stack().gateway().metrics_url(), name);
   }
 
   // GETs `path` as `token` until the gateway answers it from its read cache (which stands down

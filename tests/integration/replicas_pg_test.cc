@@ -3,6 +3,7 @@
 // internal client dialling both replicas of its peer. What one replica hands out or writes, the
 // other honours and shows: download links minted by one image replica download (and resume)
 // from the other; a write through either gateway is read back at once through both.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/jwt.h"
+#include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
 #include "tests/harness/stack.h"
 
@@ -201,10 +203,48 @@ TEST_F(ReplicasTest, EveryWriteThroughOneGatewayIsReadAtOnceThroughTheOtherManyT
   double hits = 0, unconfirmed = 0;
   for (int replica = 0; replica < 2; ++replica) {
     const std::string metrics = stack().gateway(replica).metrics_url();
-    hits += MetricSample(metrics, "assisted_gateway_read_cache_hits_total");
-    unconfirmed += MetricSample(metrics, "assisted_gateway_read_cache_unconfirmed_total");
+    hits += MetricSum(metrics, "assisted_gateway_read_cache_hits_total");
+    unconfirmed += MetricSum(metrics, "assisted_gateway_read_cache_unconfirmed_total");
   }
   EXPECT_GT(hits, 0) << unconfirmed << " cached answers could not be confirmed current";
+}
+
+// The services name both replicas of each peer in one gRPC target ("ipv4:///A,B"), as they
+// would a headless Kubernetes Service with dns:///, and gRPC balances the calls itself.
+class ReplicasByGrpcTargetTest : public ReplicasTest {
+ protected:
+  StackOptions Options() const override {
+    StackOptions options = ReplicasTest::Options();
+    options.peers_by_grpc_target = true;
+    return options;
+  }
+
+  // ListClusters calls inventory replica `replica` has handled.
+  double ListClustersHandledBy(int replica) const {
+    return MetricSum(stack().inventory(replica).metrics_url(), "grpc_server_handled_total",
+                     "grpc_method=\"ListClusters\"");
+  }
+};
+
+TEST_F(ReplicasByGrpcTargetTest, OneGatewaySpreadsItsCallsOverBothInventoriesAndOutlivesOne) {
+  const std::string gateway = stack().gateway_replica_http(0);
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_EQ(Rest(gateway, "GET", "/clusters").status, 200);
+  }
+  // round_robin: both replicas took a share (pick_first would have sent all 20 to one).
+  const double first = std::max(ListClustersHandledBy(0), 0.0);
+  const double second = std::max(ListClustersHandledBy(1), 0.0);
+  EXPECT_GT(first, 0);
+  EXPECT_GT(second, 0);
+  EXPECT_GE(first + second, 20);
+
+  // One replica dies: gRPC drops it from the rotation and every call goes to the other.
+  stack().inventory(0).Kill();
+  ASSERT_TRUE(Eventually([&] { return Rest(gateway, "GET", "/clusters").status == 200; },
+                         absl::Seconds(30), "the gateway answers with one inventory left"));
+  for (int i = 0; i < 10; ++i) {
+    EXPECT_EQ(Rest(gateway, "GET", "/clusters").status, 200) << "call " << i;
+  }
 }
 
 }  // namespace
