@@ -124,9 +124,9 @@ absl::Status OptionalHostPort(const std::string& value) {
 
 absl::Status GrpcTarget(const std::string& value) {
   const auto refuse = [&value](absl::string_view why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        Quote(value), " is not a gRPC target (host:port, dns:///host:port, ",
-        "ipv4:///a.b.c.d:port,... or ipv6:///[addr]:port,...): ", why));
+    return absl::InvalidArgumentError(
+        absl::StrCat(Quote(value), " is not a gRPC target (host:port, dns:///host:port, ",
+                     "ipv4:///a.b.c.d:port,... or ipv6:///[addr]:port,...): ", why));
   };
   absl::string_view rest = value;
   bool list = false;

@@ -170,8 +170,7 @@ TEST(GrpcTarget, RefusesWhatGrpcWouldNotDialWithAReason) {
       {"dns:///:9091", "has no host"},
   };
   for (const auto& [target, reason] : cases) {
-    EXPECT_THAT(GrpcTarget(target),
-                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(reason)))
+    EXPECT_THAT(GrpcTarget(target), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(reason)))
         << target;
   }
 }

@@ -120,9 +120,10 @@ void Config::Register(config::Parser& parser) {
            "threads running REST handlers (each blocks on a backend call)")
       .Range(1, 1024);
   parser
-      .String("inventory-address", &inventory_address,
-              "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
-              "(calls spread over every replica it names)")
+      .String(
+          "inventory-address", &inventory_address,
+          "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
+          "(calls spread over every replica it names)")
       .Check(config::GrpcTarget);
   parser
       .String("orchestrator-address", &orchestrator_address,

@@ -85,9 +85,10 @@ void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   http.Register(parser, "http");
   parser
-      .String("inventory-address", &inventory_address,
-              "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
-              "(calls spread over every replica it names)")
+      .String(
+          "inventory-address", &inventory_address,
+          "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
+          "(calls spread over every replica it names)")
       .Check(config::GrpcTarget);
   internal_tls.Register(parser);
   parser

@@ -108,8 +108,8 @@ absl::StatusOr<std::string> ReplicasAddress(
 // with one address per pod resolves. An agent (pick_first) dials replica `first` and, when that
 // goes away, the next that answers; a service's internal channel (round_robin) spreads its calls
 // over all of them.
-std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
-                           int first, bool internal = false);
+std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first,
+                           bool internal = false);
 
 }  // namespace assisted::testing
 
