@@ -58,6 +58,16 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
   return grpc::CreateCustomChannel(target, credentials, args);
 }
 
+config::TypedSetting<std::string>& AddPeerTarget(config::Parser& parser, absl::string_view flag,
+                                                 std::string* target, absl::string_view peer) {
+  return parser
+      .String(flag, target,
+              absl::StrCat(peer,
+                           "'s gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
+                           "(calls spread over every replica it names)"))
+      .Check(config::GrpcTarget);
+}
+
 void InternalClientTls::Register(config::Parser& parser) {
   parser.String("internal-ca", &ca_file,
                 "PEM CA bundle that signed the internal services' server certificates; turns "

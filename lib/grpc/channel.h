@@ -75,6 +75,12 @@ struct InternalClientTls {
   ChannelOptions Channel() const;
 };
 
+// Adds --<flag>, the gRPC target by which this service reaches `peer` over an internal channel
+// (config::GrpcTarget: host:port, dns:///host:port or ipv4:///a:port,b:port; the channel spreads
+// its calls over every address it names).
+config::TypedSetting<std::string>& AddPeerTarget(config::Parser& parser, absl::string_view flag,
+                                                 std::string* target, absl::string_view peer);
+
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read
 // or only one of the client certificate and key is given.
 absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& target,

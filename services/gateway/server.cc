@@ -119,21 +119,10 @@ void Config::Register(config::Parser& parser) {
       .Int("handler-threads", &http.handler_threads,
            "threads running REST handlers (each blocks on a backend call)")
       .Range(1, 1024);
-  parser
-      .String(
-          "inventory-address", &inventory_address,
-          "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
-          "(calls spread over every replica it names)")
-      .Check(config::GrpcTarget);
-  parser
-      .String("orchestrator-address", &orchestrator_address,
-              "assisted-orchestrator's management API (--internal-grpc-listen), as a gRPC target "
-              "like --inventory-address")
-      .Check(config::GrpcTarget);
-  parser
-      .String("image-address", &image_address,
-              "assisted-image's gRPC target, like --inventory-address")
-      .Check(config::GrpcTarget);
+  grpcutil::AddPeerTarget(parser, "inventory-address", &inventory_address, "assisted-inventory");
+  grpcutil::AddPeerTarget(parser, "orchestrator-address", &orchestrator_address,
+                          "assisted-orchestrator's management API (--internal-grpc-listen)");
+  grpcutil::AddPeerTarget(parser, "image-address", &image_address, "assisted-image");
   internal_tls.Register(parser);
   parser.String("auth", &auth, "user authentication: jwt, or none (development only)")
       .Check([](const std::string& value) {

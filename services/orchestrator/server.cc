@@ -31,12 +31,7 @@ namespace assisted::orchestrator {
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   internal_grpc.Register(parser, "internal-");
-  parser
-      .String(
-          "inventory-address", &inventory_address,
-          "assisted-inventory's gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
-          "(calls spread over every replica it names)")
-      .Check(config::GrpcTarget);
+  grpcutil::AddPeerTarget(parser, "inventory-address", &inventory_address, "assisted-inventory");
   internal_tls.Register(parser);
   parser
       .Int("max-agent-streams", &agent_streams.max_registered,

@@ -70,6 +70,20 @@ class ReplicasTest : public StackTest {
     return Fetch(absl::StrCat(base, kPrefix, path), request);
   }
 
+  // POSTs cluster `name` through the gateway at `base`; its path ("/clusters/<id>"), or "" (and
+  // a failure) when it was not created.
+  std::string CreateCluster(const std::string& base, const std::string& name) {
+    const CurlResponse created = Rest(base, "POST", "/clusters",
+                                      Json{{"name", name},
+                                           {"openshift_version", "4.16"},
+                                           {"pull_secret", kPullSecret},
+                                           {"base_dns_domain", "example.com"}}
+                                          .dump());
+    EXPECT_EQ(created.status, 201) << created.body;
+    if (created.status != 201) return "";
+    return "/clusters/" + Json::parse(created.body)["id"].get<std::string>();
+  }
+
   // The download links image replica `replica` mints for `infra_env_id`.
   img::GetImageUrlResponse MintedBy(int replica, const std::string& infra_env_id) {
     auto stub = img::ImageService::NewStub(grpc::CreateChannel(stack().image(replica).grpc_target(),
@@ -130,14 +144,8 @@ TEST_F(ReplicasTest, AWriteThroughEitherGatewayIsReadBackAtOnceThroughBoth) {
   for (int writer = 0; writer < 2; ++writer) {
     const int other = 1 - writer;
     SCOPED_TRACE(absl::StrCat("written through gateway replica ", writer));
-    const CurlResponse created = Rest(gateways[writer], "POST", "/clusters",
-                                      Json{{"name", absl::StrCat("replicated-", writer)},
-                                           {"openshift_version", "4.16"},
-                                           {"pull_secret", kPullSecret},
-                                           {"base_dns_domain", "example.com"}}
-                                          .dump());
-    ASSERT_EQ(created.status, 201) << created.body;
-    const std::string path = "/clusters/" + Json::parse(created.body)["id"].get<std::string>();
+    const std::string path = CreateCluster(gateways[writer], absl::StrCat("replicated-", writer));
+    ASSERT_FALSE(path.empty());
     // A resource neither gateway has read yet is read from the inventory: at once, both.
     for (const std::string& gateway : gateways) {
       const CurlResponse read = Rest(gateway, "GET", path);
@@ -171,14 +179,8 @@ TEST_F(ReplicasTest, AWriteThroughEitherGatewayIsReadBackAtOnceThroughBoth) {
 TEST_F(ReplicasTest, EveryWriteThroughOneGatewayIsReadAtOnceThroughTheOtherManyTimesOver) {
   const std::vector<std::string> gateways = {stack().gateway_replica_http(0),
                                              stack().gateway_replica_http(1)};
-  const CurlResponse created = Rest(gateways[0], "POST", "/clusters",
-                                    Json{{"name", "read-your-writes"},
-                                         {"openshift_version", "4.16"},
-                                         {"pull_secret", kPullSecret},
-                                         {"base_dns_domain", "example.com"}}
-                                        .dump());
-  ASSERT_EQ(created.status, 201) << created.body;
-  const std::string path = "/clusters/" + Json::parse(created.body)["id"].get<std::string>();
+  const std::string path = CreateCluster(gateways[0], "read-your-writes");
+  ASSERT_FALSE(path.empty());
   int stale = 0;
   for (int round = 0; round < 40; ++round) {
     const int writer = round % 2;
