@@ -122,6 +122,37 @@ absl::Status OptionalHostPort(const std::string& value) {
   return value.empty() ? absl::OkStatus() : HostPort(value);
 }
 
+absl::Status GrpcTarget(const std::string& value) {
+  const auto refuse = [&value](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Quote(value), " is not a gRPC target (host:port, dns:///host:port, ",
+                     "ipv4:///a.b.c.d:port,... or ipv6:///[addr]:port,...): ", why));
+  };
+  absl::string_view rest = value;
+  bool list = false;
+  if (absl::ConsumePrefix(&rest, "dns:")) {
+    if (!absl::ConsumePrefix(&rest, "///")) return refuse("write dns:///host:port");
+  } else if (absl::ConsumePrefix(&rest, "ipv4:") || absl::ConsumePrefix(&rest, "ipv6:")) {
+    absl::ConsumePrefix(&rest, "///");
+    list = true;
+  } else if (absl::StrContains(rest, "://") || absl::StartsWith(rest, "unix:")) {
+    return refuse("unsupported scheme");
+  }
+  const std::vector<std::string> addresses =
+      list ? absl::StrSplit(rest, ',') : std::vector<std::string>{std::string(rest)};
+  for (const std::string& address : addresses) {
+    if (absl::Status host_port = HostPort(address); !host_port.ok()) {
+      return refuse(host_port.message());
+    }
+    if (absl::StartsWith(address, ":")) return refuse(absl::StrCat(Quote(address), " has no host"));
+    const bool bracketed = absl::StartsWith(address, "[");  // an IPv6 address
+    if (list && bracketed != absl::StartsWith(value, "ipv6:")) {
+      return refuse(absl::StrCat(Quote(address), " is not of the list's address family"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Uuid(const std::string& value) {
   static constexpr absl::string_view kLayout = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
   bool valid = value.size() == kLayout.size();

@@ -70,6 +70,11 @@ std::string FormatValue(const std::vector<std::string>& value);
 absl::Status HostPort(const std::string& value);
 // Empty or "host:port" (an optional listener, empty = disabled).
 absl::Status OptionalHostPort(const std::string& value);
+// A gRPC target naming the replicas of a peer: "host:port" (what the name resolves to),
+// "dns:///host:port" (the same, spelled as gRPC's DNS scheme: a headless Kubernetes Service's
+// name gives one address per pod), or a fixed list "ipv4:///a.b.c.d:port,..." or
+// "ipv6:///[addr]:port,...". Each host:port must pass HostPort with a non-empty host.
+absl::Status GrpcTarget(const std::string& value);
 // A UUID in its canonical 8-4-4-4-12 hexadecimal form.
 absl::Status Uuid(const std::string& value);
 // Empty or a UUID.

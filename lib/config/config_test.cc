@@ -7,6 +7,7 @@
 namespace assisted::config {
 namespace {
 
+using ::assisted::testing::IsOk;
 using ::assisted::testing::IsOkAndHolds;
 using ::assisted::testing::StatusIs;
 using ::testing::ElementsAre;
@@ -154,6 +155,31 @@ TEST_F(ParserTest, UsageListsEveryFlagWithDefaultAndVariable) {
   EXPECT_THAT(usage, HasSubstr("--postgres-dsn=STRING"));
   EXPECT_THAT(usage, HasSubstr("(required)"));
   EXPECT_THAT(usage, HasSubstr("--help"));
+}
+
+TEST(GrpcTarget, AcceptsHostPortDnsAndAddressLists) {
+  for (const char* target :
+       {"inventory:9091", "dns:///inventory.ns.svc:9091", "ipv4:///127.0.0.1:1,127.0.0.1:2",
+        "ipv4:127.0.0.1:1", "ipv6:///[::1]:1,[::1]:2", "[::1]:9091"}) {
+    EXPECT_THAT(GrpcTarget(target), IsOk()) << target;
+  }
+}
+
+TEST(GrpcTarget, RefusesWhatGrpcWouldNotDialWithAReason) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"inventory", "is not host:port"},
+      {"dns://resolver/inventory:9091", "write dns:///host:port"},
+      {"unix:///run/inventory.sock", "unsupported scheme"},
+      {"http://inventory:9091", "unsupported scheme"},
+      {"ipv4:///127.0.0.1:1,", "is not host:port"},
+      {"ipv4:///[::1]:1", "address family"},
+      {"ipv6:///127.0.0.1:1", "address family"},
+      {"dns:///:9091", "has no host"},
+  };
+  for (const auto& [target, reason] : cases) {
+    EXPECT_THAT(GrpcTarget(target), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(reason)))
+        << target;
+  }
 }
 
 TEST(HostPort, AcceptsHostPortForms) {

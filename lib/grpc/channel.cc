@@ -51,10 +51,21 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& ta
     // The first retry must not wait longer than the longest one.
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, std::min(max_backoff_ms, 1000));
   }
+  if (options.round_robin) args.SetLoadBalancingPolicyName("round_robin");
   if (options.max_receive_message_bytes > 0) {
     args.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   }
   return grpc::CreateCustomChannel(target, credentials, args);
+}
+
+config::TypedSetting<std::string>& AddPeerTarget(config::Parser& parser, absl::string_view flag,
+                                                 std::string* target, absl::string_view peer) {
+  return parser
+      .String(flag, target,
+              absl::StrCat(peer,
+                           "'s gRPC target: host:port, dns:///host:port or ipv4:///a:port,b:port "
+                           "(calls spread over every replica it names)"))
+      .Check(config::GrpcTarget);
 }
 
 void InternalClientTls::Register(config::Parser& parser) {
@@ -77,6 +88,7 @@ ChannelOptions InternalClientTls::Channel() const {
   options.ca_bundle_file = ca_file;
   options.client_cert_file = cert_file;
   options.client_key_file = key_file;
+  options.round_robin = true;
   return options;
 }
 

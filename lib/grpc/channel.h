@@ -50,6 +50,10 @@ struct ChannelOptions {
   // own default grows to 120 s, far past any call's deadline, so a call waiting for a peer that
   // was down for a minute would time out although the peer is back.
   absl::Duration max_reconnect_backoff = absl::Seconds(2);
+  // Spread calls over every address the target resolves to (gRPC's round_robin: a connection
+  // to each, calls in turn over the ready ones) instead of using the first that connects
+  // (pick_first). For the replicas of an internal service behind one name.
+  bool round_robin = false;
 };
 
 // The client side of the internal services' mutual TLS, one set of flags per binary shared by
@@ -57,7 +61,8 @@ struct ChannelOptions {
 // management API): --internal-ca (the CA bundle that signed the internal servers'
 // certificates; turns TLS on), --internal-client-cert and --internal-client-key (this
 // service's certificate, presented to servers that check client certificates). All empty:
-// plaintext (loopback development set-ups).
+// plaintext (loopback development set-ups). Internal channels balance their calls over every
+// replica the address names (round_robin; config::GrpcTarget says which addresses name several).
 struct InternalClientTls {
   std::string ca_file;
   std::string cert_file;
@@ -69,6 +74,12 @@ struct InternalClientTls {
   // Options for a channel to an internal service.
   ChannelOptions Channel() const;
 };
+
+// Adds --<flag>, the gRPC target by which this service reaches `peer` over an internal channel
+// (config::GrpcTarget: host:port, dns:///host:port or ipv4:///a:port,b:port; the channel spreads
+// its calls over every address it names).
+config::TypedSetting<std::string>& AddPeerTarget(config::Parser& parser, absl::string_view flag,
+                                                 std::string* target, absl::string_view peer);
 
 // Creates a channel to `target` ("host:port"). INVALID_ARGUMENT when a PEM file can't be read
 // or only one of the client certificate and key is given.

@@ -58,6 +58,7 @@ void WatchFollower::Run() {
       }
       if (!event.hint()) seq_.store(event.seq());
       if (event.change_type() != inv::CHANGE_TYPE_BOOKMARK) callbacks_.on_change(event);
+      if (!event.hint() && callbacks_.on_position) callbacks_.on_position(event.seq());
     }
     const grpc::Status status = stream->Finish();
     if (established && callbacks_.on_broken) callbacks_.on_broken();

@@ -47,6 +47,10 @@ class WatchFollower {
     // The established stream ended (inventory down, network trouble, or the follower being
     // destroyed); changes are not delivered until the next `on_established`.
     std::function<void()> on_broken;
+    // Every change numbered up to `seq` has been delivered (called after each numbered message,
+    // bookmarks included, once its on_change returned): a reader that learnt the change-log
+    // head from GetChangeLogHead waits for this to pass it.
+    std::function<void(int64_t seq)> on_position;
   };
 
   struct Options {

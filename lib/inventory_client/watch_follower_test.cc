@@ -87,17 +87,20 @@ class WatchFollowerTest : public ::testing::Test {
         grpc::CreateChannel(absl::StrCat("127.0.0.1:", port), grpc::InsecureChannelCredentials()));
   }
 
-  void Follow(bool hints = false) {
+  // `positions`: on_position is recorded too, as "at <seq>".
+  void Follow(bool hints = false, bool positions = false) {
+    WatchFollower::Callbacks callbacks{
+        .on_change =
+            [this](const inv::WatchEvent& e) { Record(e.hint() ? "hint" : absl::StrCat(e.seq())); },
+        .on_resync = [this] { Record("resync"); },
+        .on_established = [this] { Record("established"); },
+        .on_broken = [this] { Record("broken"); }};
+    if (positions) {
+      callbacks.on_position = [this](int64_t seq) { Record(absl::StrCat("at ", seq)); };
+    }
     follower_ = std::make_unique<WatchFollower>(
         *stub_, WatchFollower::Options{.kinds = {inv::RESOURCE_KIND_HOST}, .hints = hints},
-        WatchFollower::Callbacks{.on_change =
-                                     [this](const inv::WatchEvent& e) {
-                                       Record(e.hint() ? "hint" : absl::StrCat(e.seq()));
-                                     },
-                                 .on_resync = [this] { Record("resync"); },
-                                 .on_established = [this] { Record("established"); },
-                                 .on_broken = [this] { Record("broken"); }},
-        log::Logger::Discard());
+        std::move(callbacks), log::Logger::Discard());
   }
 
   void Record(std::string what) {
@@ -145,6 +148,14 @@ TEST_F(WatchFollowerTest, HintsAreDeliveredButNeverBecomeThePositionToResumeFrom
   EXPECT_TRUE(inventory_->asked_for_hints());
   EXPECT_THAT(inventory_->from_seqs(), ElementsAre(0, 11));
   EXPECT_EQ(follower_->seq(), 12);
+}
+
+TEST_F(WatchFollowerTest, ThePositionFollowsEveryNumberedMessageOnceItsChangeWasDelivered) {
+  Serve({{.seqs = {10, 11, 0, 12}}});
+  Follow(/*hints=*/true, /*positions=*/true);
+  // The bookmark (10) moves the position too; a hint never does.
+  EXPECT_THAT(CallsOnceThereAre(7),
+              ElementsAre("established", "at 10", "11", "at 11", "hint", "12", "at 12"));
 }
 
 TEST_F(WatchFollowerTest, ATrimmedLogIsAResyncFromTheHeadNeverAnEstablishedStream) {

@@ -172,6 +172,7 @@ inventory_client::WatchFollower::Callbacks FeedAfterCache(
           },
       .on_established = std::move(cache.on_established),
       .on_broken = std::move(cache.on_broken),
+      .on_position = std::move(cache.on_position),
   };
 }
 

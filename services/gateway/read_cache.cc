@@ -33,24 +33,21 @@ void AddHostTags(const types::Host& host, std::vector<std::string>& tags) {
 
 }  // namespace
 
-ReadCache::ReadCache(ReadCacheOptions options, ReadCacheMetrics& metrics)
-    : options_(options), metrics_(metrics) {}
+ReadCache::ReadCache(ReadCacheOptions options, ReadCacheMetrics& metrics, CurrentHead current_head)
+    : options_(options), metrics_(metrics), current_head_(std::move(current_head)) {}
 
 absl::StatusOr<std::shared_ptr<const std::string>> ReadCache::GetOrFetch(
     absl::string_view key, absl::FunctionRef<absl::StatusOr<Fetched>()> fetch) {
+  if (std::shared_ptr<const std::string> hit =
+          CurrentHit(key, absl::Now() + options_.catch_up_timeout)) {
+    return hit;
+  }
   bool following = false;
   uint64_t fetch_began = 0;
   {
     absl::MutexLock lock(&mu_);
     following = following_;
-    if (following) {
-      if (auto found = by_key_.find(key); found != by_key_.end()) {
-        lru_.splice(lru_.begin(), lru_, found->second);
-        metrics_.Hit();
-        return found->second->body;
-      }
-      fetch_began = invalidations_;
-    }
+    fetch_began = invalidations_;
   }
   if (following) {
     metrics_.Miss();
@@ -65,6 +62,35 @@ absl::StatusOr<std::shared_ptr<const std::string>> ReadCache::GetOrFetch(
     Insert(key, body, std::move(fetched->tags), fetch_began);
   }
   return body;
+}
+
+std::shared_ptr<const std::string> ReadCache::CurrentHit(absl::string_view key,
+                                                         absl::Time deadline) {
+  {
+    absl::MutexLock lock(&mu_);
+    // Nothing to serve: the fetch reads the inventory, which needs no head.
+    if (!following_ || !by_key_.contains(key)) return nullptr;
+  }
+  const absl::StatusOr<int64_t> head = current_head_(deadline);
+  absl::MutexLock lock(&mu_);
+  if (!head.ok()) {
+    metrics_.Unconfirmed();
+    return nullptr;
+  }
+  const int64_t target = *head;
+  auto caught_up = [this, target]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return position_ >= target || !following_;
+  };
+  if (!mu_.AwaitWithDeadline(absl::Condition(&caught_up), deadline)) {
+    metrics_.Unconfirmed();
+    return nullptr;
+  }
+  // Every change up to the head has invalidated what it touched: whatever is left is current.
+  auto found = by_key_.find(key);
+  if (!following_ || found == by_key_.end()) return nullptr;
+  lru_.splice(lru_.begin(), lru_, found->second);
+  metrics_.Hit();
+  return found->second->body;
 }
 
 void ReadCache::Insert(absl::string_view key, std::shared_ptr<const std::string> body,
@@ -161,6 +187,11 @@ void ReadCache::ClearLocked() {
   metrics_.Entries(0);
 }
 
+void ReadCache::Reached(int64_t seq) {
+  absl::MutexLock lock(&mu_);
+  position_ = std::max(position_, seq);
+}
+
 int64_t ReadCache::size() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int64_t>(lru_.size());
@@ -176,6 +207,7 @@ inventory_client::WatchFollower::Callbacks ReadCache::FollowerCallbacks() {
       .on_resync = [this] { Clear(); },
       .on_established = [this] { SetFollowing(true); },
       .on_broken = [this] { SetFollowing(false); },
+      .on_position = [this](int64_t seq) { Reached(seq); },
   };
 }
 

@@ -26,25 +26,31 @@
 // inserts, and it is emptied; it is emptied again when the follower resyncs after the log was
 // trimmed past it.
 //
-// Consistency model: an answer may lag a change made elsewhere (another gateway replica, the
-// orchestrator, an agent) by the change-log delay, typically tens of milliseconds; a write made
-// through this replica is visible to reads through it as soon as the write returns. A Watch
-// stream that dies silently (a network partition, no RST) is only noticed by gRPC keepalive (30 s
-// by default), and until then answers may be that old.
+// Consistency model: a read sees every write acknowledged before it began, whoever made it (this
+// replica, another gateway replica, the orchestrator, an agent). A hit is served only once the
+// change log this cache follows has passed the head the inventory reports for it
+// (change_log_head.h: one GetChangeLogHead shared by the reads that arrive while it is in flight,
+// then usually no wait, since changes reach the follower within milliseconds). A read that cannot
+// confirm that within `catch_up_timeout` (inventory slow or down, follower behind) is fetched
+// from the inventory instead. Misses need no head: the fetch itself reads the inventory.
 //
-//   ReadCache cache({.max_entries = 10000}, metrics);
+//   ChangeLogHead head(InventoryChangeLogHead(stub));
+//   ReadCache cache({.max_entries = 10000}, metrics,
+//                   [&head](absl::Time deadline) { return head.Current(deadline); });
 //   WatchFollower follower(stub, ReadCache::WatchedKinds(), cache.FollowerCallbacks(), log);
 //   absl::StatusOr<std::shared_ptr<const std::string>> body = cache.GetOrFetch(key, [&] {
 //     return FetchAndRender(...);  // -> ReadCache::Fetched{json, TagsOf(cluster)}
 //   });
 //
-// Thread-safe; one mutex, held only for map operations (never during a fetch).
+// Thread-safe; one mutex, held only for map operations and waits for the follower (never during a
+// fetch).
 
 #ifndef ASSISTED_SERVICES_GATEWAY_READ_CACHE_H_
 #define ASSISTED_SERVICES_GATEWAY_READ_CACHE_H_
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -57,6 +63,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "absl/types/span.h"
 #include "assisted/inventory/v1/inventory_service.pb.h"
 #include "assisted/types/v1/cluster.pb.h"
@@ -74,6 +81,9 @@ struct ReadCacheOptions {
   // How many recent invalidations a fetch in flight can be checked against; a fetch that
   // outlives this many invalidations is not kept.
   int recent_invalidations = 4096;
+  // How long a hit may wait for the change-log head and for the follower to pass it before the
+  // read goes to the inventory instead.
+  absl::Duration catch_up_timeout = absl::Seconds(1);
 };
 
 class ReadCache {
@@ -84,13 +94,17 @@ class ReadCache {
     std::vector<std::string> tags;
   };
 
+  // The change-log head as of a moment after the call began (ChangeLogHead::Current).
+  using CurrentHead = std::function<absl::StatusOr<int64_t>(absl::Time deadline)>;
+
   // `metrics` must outlive the cache. Starts standing down until SetFollowing(true).
-  ReadCache(ReadCacheOptions options, ReadCacheMetrics& metrics);
+  ReadCache(ReadCacheOptions options, ReadCacheMetrics& metrics, CurrentHead current_head);
   ReadCache(const ReadCache&) = delete;
   ReadCache& operator=(const ReadCache&) = delete;
 
-  // The answer for `key`: the cached one, or `fetch`'s (kept unless the cache stands down or an
-  // invalidation raced the fetch). Errors of `fetch` are returned as they are and never kept.
+  // The answer for `key`: the cached one once the follower has passed the current head, or
+  // `fetch`'s (kept unless the cache stands down or an invalidation raced the fetch). Errors of
+  // `fetch` are returned as they are and never kept.
   absl::StatusOr<std::shared_ptr<const std::string>> GetOrFetch(
       absl::string_view key, absl::FunctionRef<absl::StatusOr<Fetched>()> fetch);
 
@@ -104,6 +118,9 @@ class ReadCache {
   // Drops everything, and refuses every fetch in flight.
   void Clear();
 
+  // The follower has delivered every change numbered up to `seq` (its on_position).
+  void Reached(int64_t seq);
+
   // Entries held.
   int64_t size() const;
 
@@ -111,7 +128,7 @@ class ReadCache {
   static std::vector<inventory::v1::ResourceKind> WatchedKinds();
   // Callbacks that keep the cache coherent with a WatchFollower of WatchedKinds(): changes
   // invalidate their tags, established/broken streams turn SetFollowing on/off, a resync
-  // clears. The cache must outlive the follower.
+  // clears, positions feed Reached(). The cache must outlive the follower.
   inventory_client::WatchFollower::Callbacks FollowerCallbacks();
 
  private:
@@ -126,6 +143,9 @@ class ReadCache {
     std::string tag;
   };
 
+  // The cached answer for `key` if there is one and the follower has caught up with the head
+  // fetched for this read; null otherwise (then the read fetches).
+  std::shared_ptr<const std::string> CurrentHit(absl::string_view key, absl::Time deadline);
   void Insert(absl::string_view key, std::shared_ptr<const std::string> body,
               std::vector<std::string> tags, uint64_t fetch_began)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -137,8 +157,11 @@ class ReadCache {
 
   const ReadCacheOptions options_;
   ReadCacheMetrics& metrics_;
+  const CurrentHead current_head_;
   mutable absl::Mutex mu_;
   bool following_ ABSL_GUARDED_BY(mu_) = false;
+  // The follower's position: every change numbered up to it has been applied.
+  int64_t position_ ABSL_GUARDED_BY(mu_) = 0;
   // Invalidations so far (one per tag, one per clear).
   uint64_t invalidations_ ABSL_GUARDED_BY(mu_) = 0;
   // The most recent tag invalidations, oldest first; a clear empties it.

@@ -14,6 +14,10 @@ ReadCacheMetrics::ReadCacheMetrics(prometheus::Registry& registry)
           registry, "assisted_gateway_read_cache_bypassed_total",
           "REST reads fetched past the read cache while the inventory's change "
           "log was not followed.")),
+      unconfirmed_(metrics::UnlabelledCounter(
+          registry, "assisted_gateway_read_cache_unconfirmed_total",
+          "Cached answers not served because the change log could not be shown to have "
+          "caught up with the inventory in time; fetched from the inventory instead.")),
       refused_(metrics::UnlabelledCounter(
           registry, "assisted_gateway_read_cache_refused_inserts_total",
           "Fetched answers not cached because an invalidation raced the fetch.")),

@@ -6,6 +6,9 @@
 //   assisted_gateway_read_cache_misses_total            fetched from the inventory (cache live)
 //   assisted_gateway_read_cache_bypassed_total          fetched while the change log was not
 //                                                       followed (cache stood down)
+//   assisted_gateway_read_cache_unconfirmed_total       cached answers not served because the
+//                                                       change log could not be shown to have
+//                                                       caught up in time (fetched instead)
 //   assisted_gateway_read_cache_refused_inserts_total   fetched answers not kept because an
 //                                                       invalidation raced the fetch
 //   assisted_gateway_read_cache_invalidated_total       entries dropped by tag invalidation
@@ -31,6 +34,7 @@ class ReadCacheMetrics {
   void Hit() { hits_.Increment(); }
   void Miss() { misses_.Increment(); }
   void Bypassed() { bypassed_.Increment(); }
+  void Unconfirmed() { unconfirmed_.Increment(); }
   void InsertRefused() { refused_.Increment(); }
   void Invalidated(int64_t entries) { invalidated_.Increment(static_cast<double>(entries)); }
   void Evicted(int64_t entries) { evicted_.Increment(static_cast<double>(entries)); }
@@ -40,6 +44,7 @@ class ReadCacheMetrics {
   prometheus::Counter& hits_;
   prometheus::Counter& misses_;
   prometheus::Counter& bypassed_;
+  prometheus::Counter& unconfirmed_;
   prometheus::Counter& refused_;
   prometheus::Counter& invalidated_;
   prometheus::Counter& evicted_;

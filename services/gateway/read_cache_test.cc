@@ -52,7 +52,8 @@ class ReadCacheTest : public ::testing::Test {
     cache_.reset();
     registry_ = std::make_unique<prometheus::Registry>();
     metrics_ = std::make_unique<ReadCacheMetrics>(*registry_);
-    cache_ = std::make_unique<ReadCache>(options, *metrics_);
+    cache_ = std::make_unique<ReadCache>(options, *metrics_,
+                                         [this](absl::Time deadline) { return head_(deadline); });
     callbacks_ = cache_->FollowerCallbacks();
     callbacks_.on_established();
   }
@@ -87,6 +88,8 @@ class ReadCacheTest : public ::testing::Test {
 
   std::unique_ptr<prometheus::Registry> registry_;
   std::unique_ptr<ReadCacheMetrics> metrics_;
+  // Stands for ChangeLogHead: the change-log head each read learns (0: the follower's start).
+  ReadCache::CurrentHead head_ = [](absl::Time) -> absl::StatusOr<int64_t> { return 0; };
   std::unique_ptr<ReadCache> cache_;
   inventory_client::WatchFollower::Callbacks callbacks_;
 };
@@ -101,6 +104,53 @@ TEST_F(ReadCacheTest, MissFetchesOnceThenHitsServeTheSameBytes) {
   EXPECT_EQ(Counter("assisted_gateway_read_cache_misses_total"), 1);
   EXPECT_EQ(Counter("assisted_gateway_read_cache_hits_total"), 2);
   EXPECT_EQ(Counter("assisted_gateway_read_cache_entries"), 1);
+}
+
+TEST_F(ReadCacheTest, ACachedAnswerIsServedOnlyOnceTheFollowerHasPassedTheHeadTheReadLearnt) {
+  Start({.catch_up_timeout = absl::ZeroDuration()});
+  FakeFetch fetch{.body = "old", .tags = {ClusterTag(kClusterA)}};
+  callbacks_.on_position(4);
+  EXPECT_EQ(Get("k", fetch), "old");
+  // A write elsewhere committed as seq 5; the follower has not delivered it yet.
+  head_ = [](absl::Time) -> absl::StatusOr<int64_t> { return 5; };
+  fetch.body = "new";
+  EXPECT_EQ(Get("k", fetch), "new");
+  EXPECT_EQ(fetch.calls, 2);
+  EXPECT_EQ(Counter("assisted_gateway_read_cache_unconfirmed_total"), 1);
+  // Once it has, and changed nothing this answer shows, the cached answer serves.
+  callbacks_.on_position(5);
+  EXPECT_EQ(Get("k", fetch), "new");
+  EXPECT_EQ(fetch.calls, 2);
+}
+
+TEST_F(ReadCacheTest, AReadWaitsForTheFollowerAndIsServedWhatTheChangesLeft) {
+  FakeFetch fetch{.body = "old", .tags = {ClusterTag(kClusterA)}};
+  EXPECT_EQ(Get("k", fetch), "old");
+  // The head is 1; the follower delivers the change numbered 1 after the read learnt that,
+  // while it waits (or before it looks: either way the read must not see "old").
+  std::thread follower;
+  head_ = [&](absl::Time) -> absl::StatusOr<int64_t> {
+    follower = std::thread([&] {
+      callbacks_.on_change(Change(inv::RESOURCE_KIND_CLUSTER, kClusterA));
+      callbacks_.on_position(1);
+    });
+    return 1;
+  };
+  fetch.body = "new";
+  EXPECT_EQ(Get("k", fetch), "new");
+  follower.join();
+  EXPECT_EQ(Counter("assisted_gateway_read_cache_unconfirmed_total"), 0);
+}
+
+TEST_F(ReadCacheTest, AReadThatCannotLearnTheHeadIsFetched) {
+  FakeFetch fetch{.body = "old", .tags = {ClusterTag(kClusterA)}};
+  EXPECT_EQ(Get("k", fetch), "old");
+  head_ = [](absl::Time) -> absl::StatusOr<int64_t> {
+    return absl::UnavailableError("inventory down");
+  };
+  fetch.body = "from the inventory";
+  EXPECT_EQ(Get("k", fetch), "from the inventory");
+  EXPECT_EQ(Counter("assisted_gateway_read_cache_unconfirmed_total"), 1);
 }
 
 TEST_F(ReadCacheTest, FetchErrorsAreReturnedAndNeverKept) {
@@ -284,7 +334,7 @@ TEST_F(ReadCacheTest, StandsDownWhileTheChangeLogIsNotFollowed) {
 TEST_F(ReadCacheTest, StartsStoodDownUntilTheFirstStreamIsEstablished) {
   prometheus::Registry registry;
   ReadCacheMetrics metrics(registry);
-  ReadCache cache({}, metrics);
+  ReadCache cache({}, metrics, head_);
   FakeFetch fetch;
   for (int i = 0; i < 2; ++i) {
     EXPECT_THAT(cache.GetOrFetch("k", [&] { return fetch(); }), IsOk());

@@ -15,6 +15,7 @@
 #include "services/gateway/api_error.h"
 #include "services/gateway/auth.h"
 #include "services/gateway/backends.h"
+#include "services/gateway/change_log_head.h"
 #include "services/gateway/oidc_sign_in.h"
 #include "services/gateway/read_cache.h"
 #include "services/gateway/read_cache_metrics.h"
@@ -32,6 +33,7 @@ struct Parts {
   std::unique_ptr<InfraEnvSigningKeys> signing_keys;
   std::unique_ptr<Authenticator> authenticator;
   std::unique_ptr<ReadCacheMetrics> read_cache_metrics;
+  std::unique_ptr<ChangeLogHead> change_log_head;
   std::unique_ptr<ReadCache> read_cache;
   std::unique_ptr<WebUi> web_ui;  // its change feed outlives the follower feeding it
   std::unique_ptr<inventory_client::WatchFollower> watch;
@@ -114,14 +116,10 @@ void Config::Register(config::Parser& parser) {
       .Int("handler-threads", &http.handler_threads,
            "threads running REST handlers (each blocks on a backend call)")
       .Range(1, 1024);
-  parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
-      .Check(config::HostPort);
-  parser
-      .String("orchestrator-address", &orchestrator_address,
-              "assisted-orchestrator's management API (--internal-grpc-listen), host:port")
-      .Check(config::HostPort);
-  parser.String("image-address", &image_address, "assisted-image gRPC host:port")
-      .Check(config::HostPort);
+  grpcutil::AddPeerTarget(parser, "inventory-address", &inventory_address, "assisted-inventory");
+  grpcutil::AddPeerTarget(parser, "orchestrator-address", &orchestrator_address,
+                          "assisted-orchestrator's management API (--internal-grpc-listen)");
+  grpcutil::AddPeerTarget(parser, "image-address", &image_address, "assisted-image");
   internal_tls.Register(parser);
   parser.String("auth", &auth, "user authentication: jwt, or none (development only)")
       .Check([](const std::string& value) {
@@ -205,10 +203,14 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                                                parts->clock, context.log.Child("web-ui")));
   if (config.read_cache_entries > 0) {
     parts->read_cache_metrics = std::make_unique<ReadCacheMetrics>(*context.metrics);
+    parts->change_log_head =
+        std::make_unique<ChangeLogHead>(InventoryChangeLogHead(parts->backends->inventory()));
     parts->read_cache = std::make_unique<ReadCache>(
         ReadCacheOptions{.max_entries = config.read_cache_entries,
                          .max_bytes = int64_t{config.read_cache_mib} << 20},
-        *parts->read_cache_metrics);
+        *parts->read_cache_metrics, [head = parts->change_log_head.get()](absl::Time deadline) {
+          return head->Current(deadline);
+        });
     parts->watch = std::make_unique<inventory_client::WatchFollower>(
         parts->backends->inventory(),
         inventory_client::WatchFollower::Options{.kinds = WebUi::WatchedKinds(), .hints = true},

@@ -84,8 +84,7 @@ absl::StatusOr<std::string> SigningKey(const Config& config, const log::Logger& 
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   http.Register(parser, "http");
-  parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
-      .Check(config::HostPort);
+  grpcutil::AddPeerTarget(parser, "inventory-address", &inventory_address, "assisted-inventory");
   internal_tls.Register(parser);
   parser
       .String("os-images", &os_images,

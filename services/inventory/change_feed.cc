@@ -16,38 +16,66 @@
 namespace assisted::inventory {
 namespace {
 
-// Arbitrary but fixed: the advisory lock key of the sequencer.
-constexpr char kSequencerLock[] = "SELECT pg_try_advisory_xact_lock(7301000002)";
+// Arbitrary but fixed: the advisory lock key of the sequencer, taken if free or waited for.
+constexpr char kTrySequencerLock[] = "SELECT pg_try_advisory_xact_lock(7301000002)";
+constexpr char kWaitSequencerLock[] = "SELECT pg_advisory_xact_lock(7301000002)";
 constexpr int kBatch = 5000;
+// The highest assigned seq, or the purge watermark when the log is empty.
+constexpr char kHeadExpression[] =
+    "greatest((SELECT coalesce(max(seq), 0) FROM changes), "
+    "(SELECT purged_through FROM change_log_state))";
+
+// Numbers the committed, unnumbered rows within `tx`, which holds the sequencer lock.
+absl::StatusOr<Sequenced> NumberPending(pg::Transaction& tx) {
+  Sequenced result;
+  while (true) {
+    ASSIGN_OR_RETURN(
+        pg::Result rows,
+        tx.Exec(absl::StrCat(
+            "WITH pending AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "
+            "(SELECT id FROM changes WHERE seq IS NULL ORDER BY id LIMIT ",
+            kBatch,
+            ") p), base AS (SELECT greatest((SELECT coalesce(max(seq), 0) FROM changes), "
+            "(SELECT purged_through FROM change_log_state)) AS s), "
+            "numbered AS (UPDATE changes c SET seq = base.s + pending.n FROM pending, base "
+            "WHERE c.id = pending.id RETURNING c.seq) "
+            "SELECT count(*), coalesce(max(seq), 0) FROM numbered")));
+    const int64_t count = ToInt64(rows.Get(0, 0));
+    result.numbered += count;
+    result.head = std::max(result.head, ToInt64(rows.Get(0, 1)));
+    if (count < kBatch) break;
+  }
+  if (result.numbered > 0) {
+    RETURN_IF_ERROR(tx.Exec("SELECT pg_notify('assisted_seq', '')").status());
+  }
+  return result;
+}
 
 }  // namespace
 
 absl::StatusOr<Sequenced> SequencePending(pg::Pool& pool) {
   return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<Sequenced> {
-    ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kSequencerLock));
-    Sequenced result;
-    if (locked.Get(0, 0) != "t") return result;  // another replica is numbering right now
-    while (true) {
-      ASSIGN_OR_RETURN(
-          pg::Result rows,
-          tx.Exec(absl::StrCat(
-              "WITH pending AS (SELECT id, row_number() OVER (ORDER BY id) AS n FROM "
-              "(SELECT id FROM changes WHERE seq IS NULL ORDER BY id LIMIT ",
-              kBatch,
-              ") p), base AS (SELECT greatest((SELECT coalesce(max(seq), 0) FROM changes), "
-              "(SELECT purged_through FROM change_log_state)) AS s), "
-              "numbered AS (UPDATE changes c SET seq = base.s + pending.n FROM pending, base "
-              "WHERE c.id = pending.id RETURNING c.seq) "
-              "SELECT count(*), coalesce(max(seq), 0) FROM numbered")));
-      const int64_t count = ToInt64(rows.Get(0, 0));
-      result.numbered += count;
-      result.head = std::max(result.head, ToInt64(rows.Get(0, 1)));
-      if (count < kBatch) break;
-    }
-    if (result.numbered > 0) {
-      RETURN_IF_ERROR(tx.Exec("SELECT pg_notify('assisted_seq', '')").status());
-    }
-    return result;
+    ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kTrySequencerLock));
+    if (locked.Get(0, 0) != "t") return Sequenced{};  // another replica is numbering right now
+    return NumberPending(tx);
+  });
+}
+
+absl::StatusOr<int64_t> SyncedHead(pg::Pool& pool) {
+  return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
+    // The usual case, one indexed look-up each: nothing awaits a number, so the head covers
+    // every change this statement's snapshot sees, which includes all committed before it.
+    ASSIGN_OR_RETURN(
+        pg::Result state,
+        tx.Exec(absl::StrCat("SELECT EXISTS (SELECT 1 FROM changes WHERE seq IS NULL), ",
+                             kHeadExpression)));
+    if (state.Get(0, 0) != "t") return ToInt64(state.Get(0, 1));
+    // Committed rows await a number. A sequencer running elsewhere may have begun before they
+    // committed, so wait for it (the lock) and number what is left ourselves.
+    RETURN_IF_ERROR(tx.Exec(kWaitSequencerLock).status());
+    RETURN_IF_ERROR(NumberPending(tx).status());
+    ASSIGN_OR_RETURN(pg::Result head, tx.Exec(absl::StrCat("SELECT ", kHeadExpression)));
+    return ToInt64(head.Get(0, 0));
   });
 }
 
@@ -55,7 +83,7 @@ absl::Status TrimChangeLog(pg::Pool& pool, int64_t keep) {
   return InTransaction(
              pool,
              [keep](pg::Transaction& tx) -> absl::StatusOr<bool> {
-               ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kSequencerLock));
+               ASSIGN_OR_RETURN(pg::Result locked, tx.Exec(kTrySequencerLock));
                if (locked.Get(0, 0) != "t") return false;
                RETURN_IF_ERROR(
                    tx.Exec(
@@ -99,9 +127,7 @@ absl::StatusOr<int64_t> PurgeDeleted(pg::Pool& pool, absl::Duration older_than) 
 
 absl::StatusOr<int64_t> HeadSeq(pg::Pool& pool) {
   return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
-    ASSIGN_OR_RETURN(pg::Result rows,
-                     tx.Exec("SELECT greatest((SELECT coalesce(max(seq), 0) FROM changes), "
-                             "(SELECT purged_through FROM change_log_state))"));
+    ASSIGN_OR_RETURN(pg::Result rows, tx.Exec(absl::StrCat("SELECT ", kHeadExpression)));
     return ToInt64(rows.Get(0, 0));
   });
 }

@@ -39,6 +39,11 @@ struct Sequenced {
 // (otherwise another replica is doing it and this returns {0, 0}).
 absl::StatusOr<Sequenced> SequencePending(pg::Pool& pool);
 
+// The seq a watcher must reach to have seen every change committed before this call: the head,
+// after numbering what is committed and not yet numbered (waiting for another replica's sequencer
+// if it holds the lock). One short query when nothing awaits a number.
+absl::StatusOr<int64_t> SyncedHead(pg::Pool& pool);
+
 // Deletes all but the newest `keep` numbered entries and records the cut as purged_through.
 absl::Status TrimChangeLog(pg::Pool& pool, int64_t keep);
 

@@ -8,6 +8,7 @@
 #include "gtest/gtest.h"
 #include "services/inventory/cluster_store.h"
 #include "services/inventory/store_test_base.h"
+#include "tests/harness/eventually.h"
 
 namespace assisted::inventory {
 namespace {
@@ -106,6 +107,48 @@ TEST_F(ChangeFeedTest, ConcurrentWritersAndSequencersNumberEveryChangeOnceWithou
   ASSERT_EQ(events.size(), 200u);
   for (size_t i = 0; i < events.size(); ++i)
     EXPECT_EQ(events[i].seq(), static_cast<int64_t>(i + 1));
+}
+
+TEST_F(ChangeFeedTest, TheSyncedHeadNumbersCommittedChangesAndCoversThem) {
+  NewCluster();
+  NewCluster();
+  // Nothing numbered yet: the plain head knows of neither change.
+  EXPECT_THAT(HeadSeq(*pool_), IsOkAndHolds(0));
+  EXPECT_THAT(SyncedHead(*pool_), IsOkAndHolds(2));
+  EXPECT_EQ(SequencePending(*pool_)->numbered, 0);
+  // Nothing awaiting a number: the head as it is.
+  EXPECT_THAT(SyncedHead(*pool_), IsOkAndHolds(2));
+}
+
+TEST_F(ChangeFeedTest, TheSyncedHeadWaitsForASequencerThatBeganBeforeTheChangeCommitted) {
+  // Another replica's sequencer holds the lock; its numbering may predate the change below.
+  pg::Pool sequencer_client({.dsn = dsn(), .max_connections = 1});
+  auto connection = sequencer_client.Acquire();
+  ASSERT_THAT(connection, IsOk());
+  auto sequencer = pg::Transaction::Begin(**connection);
+  ASSERT_THAT(sequencer, IsOk());
+  ASSERT_THAT(sequencer->Exec("SELECT pg_advisory_xact_lock(7301000002)"), IsOk());
+  NewCluster();
+  std::atomic<bool> released{false};
+  absl::StatusOr<int64_t> synced;
+  std::thread reader([&] {
+    synced = SyncedHead(*pool_);
+    EXPECT_TRUE(released.load()) << "answered while another sequencer held the lock";
+  });
+  pg::Pool observer({.dsn = dsn(), .max_connections = 1});
+  EXPECT_TRUE(testing::Eventually(
+      [&] {
+        auto look = observer.Acquire();
+        if (!look.ok()) return false;
+        auto waiting = (*look)->Exec(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        return waiting.ok() && waiting->Get(0, 0) == "1";
+      },
+      absl::Seconds(10), "the synced head waits for the sequencer lock"));
+  released = true;
+  ASSERT_THAT(sequencer->Commit(), IsOk());
+  reader.join();
+  EXPECT_THAT(synced, IsOkAndHolds(1));
 }
 
 TEST_F(ChangeFeedTest, RetentionTrimsTheOldestAndRemembersWhere) {

@@ -500,6 +500,15 @@ grpc::Status InventoryServiceImpl::Lease(grpc::ServerContext*, const v1::LeaseRe
                response);
 }
 
+grpc::Status InventoryServiceImpl::GetChangeLogHead(grpc::ServerContext* /*context*/,
+                                                    const v1::GetChangeLogHeadRequest* /*request*/,
+                                                    v1::GetChangeLogHeadResponse* response) {
+  absl::StatusOr<int64_t> head = SyncedHead(stores_.pool);
+  if (!head.ok()) return ToGrpcStatus(head.status());
+  response->set_seq(*head);
+  return grpc::Status::OK;
+}
+
 grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
                                          const v1::WatchRequest* request,
                                          grpc::ServerWriter<v1::WatchEvent>* writer) {
@@ -553,6 +562,12 @@ grpc::Status InventoryServiceImpl::Watch(grpc::ServerContext* context,
       }
       // A short batch means everything up to `upto` was scanned (filtered rows included).
       cursor = batch->size() < static_cast<size_t>(kWatchBatch) ? upto : batch->back().seq();
+      // Rows the filter left out still move the watcher's position: a reader waiting for it to
+      // pass a GetChangeLogHead seq must not wait for the next idle bookmark.
+      if (batch->empty() || batch->back().seq() < cursor) {
+        if (!bookmark(cursor)) return grpc::Status::OK;
+        last_sent = absl::Now();
+      }
       continue;
     }
     // Wake at least every second to notice a cancelled stream.

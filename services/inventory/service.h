@@ -109,6 +109,9 @@ class InventoryServiceImpl final : public v1::InventoryService::Service {
 
   grpc::Status Watch(grpc::ServerContext* context, const v1::WatchRequest* request,
                      grpc::ServerWriter<v1::WatchEvent>* writer) override;
+  grpc::Status GetChangeLogHead(grpc::ServerContext* context,
+                                const v1::GetChangeLogHeadRequest* request,
+                                v1::GetChangeLogHeadResponse* response) override;
 
   grpc::Status Lease(grpc::ServerContext* context, const v1::LeaseRequest* request,
                      v1::LeaseResponse* response) override;

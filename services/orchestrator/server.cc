@@ -31,8 +31,7 @@ namespace assisted::orchestrator {
 void Config::Register(config::Parser& parser) {
   grpc.Register(parser);
   internal_grpc.Register(parser, "internal-");
-  parser.String("inventory-address", &inventory_address, "assisted-inventory gRPC host:port")
-      .Check(config::HostPort);
+  grpcutil::AddPeerTarget(parser, "inventory-address", &inventory_address, "assisted-inventory");
   internal_tls.Register(parser);
   parser
       .Int("max-agent-streams", &agent_streams.max_registered,

@@ -11,6 +11,8 @@
 #include <random>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -73,6 +75,29 @@ absl::StatusOr<std::vector<std::string>> ListServices(const std::string& target,
 
 absl::StatusOr<HttpResponse> HttpGet(const std::string& url, absl::Duration timeout) {
   return HttpRequest("GET", url, {}, timeout);
+}
+
+double MetricSum(const std::string& metrics_url, const std::string& name,
+                 const std::string& labels) {
+  absl::StatusOr<HttpResponse> metrics = HttpGet(metrics_url);
+  if (!metrics.ok() || metrics->status != 200) return -1;
+  double sum = 0;
+  bool found = false;
+  for (absl::string_view line : absl::StrSplit(metrics->body, '\n')) {
+    // "name value" or "name{label="x",...} value"
+    if (!absl::ConsumePrefix(&line, name) || line.empty() || (line[0] != ' ' && line[0] != '{')) {
+      continue;
+    }
+    const size_t value_at = line.rfind(' ');
+    double value = 0;
+    if (!absl::StrContains(line.substr(0, value_at), labels) ||
+        !absl::SimpleAtod(line.substr(value_at + 1), &value)) {
+      continue;
+    }
+    sum += value;
+    found = true;
+  }
+  return found ? sum : -1;
 }
 
 absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::string& url,

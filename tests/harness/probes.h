@@ -47,6 +47,12 @@ absl::StatusOr<HttpResponse> HttpRequest(const std::string& method, const std::s
                                          const std::vector<std::string>& headers,
                                          absl::Duration timeout = absl::Seconds(30));
 
+// The sum of the samples of `name` at a Prometheus text endpoint `metrics_url` whose labels
+// contain `labels` (e.g. `grpc_method="GetCluster"`; empty: every sample, or the one without
+// labels); -1 when the endpoint does not answer or has no such sample.
+double MetricSum(const std::string& metrics_url, const std::string& name,
+                 const std::string& labels = "");
+
 // Returns a TCP port on 127.0.0.1 that was free a moment ago, for a service a test starts
 // later with that port in its flags. Taken below the kernel's ephemeral range: a port the
 // kernel handed out (and took back) could go to any other process's next connection or

@@ -138,13 +138,13 @@ absl::StatusOr<std::string> ReplicasAddress(
   return fronts.back()->address();
 }
 
-std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
-                           int first) {
-  const std::vector<int> ports = ReplicaPorts(replicas, first);
+std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first,
+                           bool internal) {
+  const std::vector<int> ports = ReplicaPorts(replicas, first, internal);
   if (ports.size() == 1) return absl::StrCat("127.0.0.1:", ports[0]);
   std::vector<std::string> addresses;
   for (int port : ports) addresses.push_back(absl::StrCat("127.0.0.1:", port));
-  return absl::StrCat("ipv4:", absl::StrJoin(addresses, ","));
+  return absl::StrCat("ipv4:///", absl::StrJoin(addresses, ","));
 }
 
 }  // namespace assisted::testing

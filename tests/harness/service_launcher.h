@@ -102,12 +102,14 @@ absl::StatusOr<std::string> ReplicasAddress(
     const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first, bool internal,
     std::vector<std::unique_ptr<TcpFront>>& fronts);
 
-// The gRPC target by which a client that takes gRPC targets (an agent) reaches `replicas`:
-// the one replica's "127.0.0.1:PORT", or "ipv4:127.0.0.1:P<first>,127.0.0.1:P<first+1>,…" from
-// replica `first` round, as a DNS name with one address per pod resolves; with gRPC's
-// pick_first it dials replica `first` and, when that goes away, the next that answers.
-std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
-                           int first);
+// The gRPC target by which a client that takes gRPC targets reaches `replicas` (their internal
+// port if `internal`): the one replica's "127.0.0.1:PORT", or
+// "ipv4:///127.0.0.1:P<first>,127.0.0.1:P<first+1>,…" from replica `first` round, as a DNS name
+// with one address per pod resolves. An agent (pick_first) dials replica `first` and, when that
+// goes away, the next that answers; a service's internal channel (round_robin) spreads its calls
+// over all of them.
+std::string ReplicasTarget(const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first,
+                           bool internal = false);
 
 }  // namespace assisted::testing
 

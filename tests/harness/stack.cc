@@ -180,6 +180,7 @@ absl::Status Stack::StartOrchestrator(size_t replica, int grpc_port, int interna
 
 absl::StatusOr<std::string> Stack::Address(
     const std::vector<std::unique_ptr<LaunchedService>>& replicas, int first, bool internal) {
+  if (options_.peers_by_grpc_target) return ReplicasTarget(replicas, first, internal);
   return ReplicasAddress(replicas, first, internal, internal_fronts_);
 }
 

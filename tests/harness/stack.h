@@ -48,12 +48,16 @@ struct StackOptions {
   //   - each service's replica i reaches each peer through an address of its own that passes
   //     its connections to the peer's replica i, or the next one when that one is down
   //     (ReplicasAddress), so the calls spread and a caller whose peer dies falls over to the
-  //     next; agents dial orchestrators_target() ("ipv4:A,B", gRPC's pick_first);
+  //     next; agents dial orchestrators_target() ("ipv4:///A,B", gRPC's pick_first);
   //   - the image service's downloads and the gateway's REST API sit behind one address each
   //     (TcpFront: each new connection goes to the next replica), which is image_http() and
   //     gateway_http() and the image services' --public-url.
   // The stubs talk to replica 0 (the inventory's falls over to the others).
   int replicas = 1;
+  // With several replicas: each service names all replicas of a peer in one gRPC target
+  // (ReplicasTarget, "ipv4:///A,B") and gRPC balances its calls over them (round_robin), as
+  // with a headless Kubernetes Service and dns:///, instead of dialling a front.
+  bool peers_by_grpc_target = false;
   // With an OS image of this many MiB of noise for the orchestrator to hand out
   // (--os-image-url=file://…, --os-image-sha256); 0: none (simulated installs need one).
   int os_image_mib = 0;
@@ -145,7 +149,8 @@ class Stack {
   absl::Status StartGateways();
   // When there are several replicas: a TcpFront, in `front`; its "http://127.0.0.1:PORT".
   absl::StatusOr<std::string> StartFront(std::unique_ptr<TcpFront>& front);
-  // What replica `first` of a caller dials to reach `replicas` (ReplicasAddress).
+  // What replica `first` of a caller dials to reach `replicas` (ReplicasAddress, or
+  // ReplicasTarget with peers_by_grpc_target).
   absl::StatusOr<std::string> Address(const std::vector<std::unique_ptr<LaunchedService>>& replicas,
                                       int first, bool internal = false);
 

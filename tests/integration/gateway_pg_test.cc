@@ -470,13 +470,7 @@ class GatewayTest : public StackTest {
 
   // A sample without labels of the gateway's metrics; -1 when it has none of that name.
   double GatewayMetric(const std::string& name) {
-    absl::StatusOr<CurlResponse> metrics = client_->Fetch(stack().gateway().metrics_url(), {});
-    if (!metrics.ok()) return -1;
-    for (absl::string_view line : absl::StrSplit(metrics->body, '\n')) {
-      double value = 0;
-      if (absl::ConsumePrefix(&line, name + " ") && absl::SimpleAtod(line, &value)) return value;
-    }
-    return -1;
+    return MetricSum(stack().gateway().metrics_url(), name);
   }
 
   // GETs `path` as `token` until the gateway answers it from its read cache (which stands down

@@ -26,16 +26,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kPullSecret[] = R"({"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}})";
-constexpr char kSshKey[] =
-    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl vm";
-
 }  // namespace
 
 std::string VmTest::WriteTempFile(const std::string& name, const std::string& content) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
+  return WriteLabFile(::testing::TempDir(), name, content);
 }
 
 void VmTest::SetUp() {
@@ -69,19 +63,7 @@ void VmTest::SetUp() {
 }
 
 StackOptions VmTest::Options() const {
-  StackOptions options = {
-      .orchestrator_flags = {"--monitor-interval=500ms",
-                             "--hw-requirements-file=" + hw_requirements_file_},
-      .authenticate_agents = true,
-      .image = true,
-      .image_base_iso = images_ + "/live.iso",
-      .agents_dial_host = kOrchestratorGuestAddress,
-      .gateway = true,
-  };
-  for (const std::string& flag : VmOptions().orchestrator_flags) {
-    options.orchestrator_flags.push_back(flag);
-  }
-  return options;
+  return VmStackOptions(images_, hw_requirements_file_, VmOptions().orchestrator_flags);
 }
 
 void VmTest::TearDown() {
@@ -105,29 +87,12 @@ cli::RestClient VmTest::Rest() const {
 }
 
 void VmTest::CreateSnoCluster(const json& infra_env_fields) {
-  const std::string pull_secret = WriteTempFile("pull-secret.json", kPullSecret);
-  const std::string ssh_key = WriteTempFile("id.pub", kSshKey);
-  AictlOutcome cluster =
-      Aictl({"clusters", "create", "--name=vm", "--base-domain=example.com",
-             "--openshift-version=4.16", "--control-plane-count=1", "--user-managed-networking",
-             // The uplink's subnet (QEMU user-mode networking), as a user would pick the host's.
-             "--machine-networks=10.0.2.0/24", "--pull-secret-file=" + pull_secret,
-             "--ssh-key-file=" + ssh_key});
-  ASSERT_EQ(cluster.code, 0) << cluster.err;
-  cluster_id_ = cluster.Trimmed();
-  AictlOutcome infra_env =
-      Aictl({"infra-envs", "create", "--cluster=" + cluster_id_,
-             "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key});
-  ASSERT_EQ(infra_env.code, 0) << infra_env.err;
-  infra_env_id_ = infra_env.Trimmed();
-  if (!infra_env_fields.empty()) {
-    absl::StatusOr<json> patched =
-        Rest().Call("PATCH", "/infra-envs/" + infra_env_id_, infra_env_fields);
-    ASSERT_THAT(patched, IsOk());
-  }
-  iso_ = ::testing::TempDir() + "/discovery.iso";
-  AictlOutcome download = Aictl({"iso", "download", infra_env_id_, "--output-file=" + iso_});
-  ASSERT_EQ(download.code, 0) << download.err;
+  absl::StatusOr<LabCluster> lab =
+      CreateLabCluster(stack().gateway_http(), token_, ::testing::TempDir(), 1, infra_env_fields);
+  ASSERT_THAT(lab, IsOk());
+  cluster_id_ = lab->cluster_id;
+  infra_env_id_ = lab->infra_env_id;
+  iso_ = lab->iso;
 }
 
 int VmTest::AddSnoMachine(const std::string& name, const std::string& mac,
@@ -189,25 +154,15 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
         if (!stopped.empty()) return {true, stopped};
         const auto [cluster_status, host] = Look();
         if (host.empty()) return {false, "no host registered"};
-        if (progress.registered == absl::InfiniteDuration()) {
-          progress.registered = absl::Now() - power_on;
-          Progress("discovery: host registered");
+        for (const std::string& milestone : progress.Note(host, absl::Now() - power_on)) {
+          if (milestone != "validated" && milestone != "known") {
+            Progress("discovery: host " + milestone);
+          }
         }
-        progress.host = host;
-        if (progress.inventoried == absl::InfiniteDuration() &&
-            !StringField(progress.host, "inventory").empty()) {
-          progress.inventoried = absl::Now() - power_on;
-          Progress("discovery: inventory received");
-        }
-        const std::string status = StringField(progress.host, "status");
-        const std::string validations = StringField(progress.host, "validations_info");
-        return {progress.inventoried != absl::InfiniteDuration() &&
-                    (status == "known" || status == "insufficient") &&
-                    HardwareValidated(validations) && PendingChecks(validations).empty(),
-                absl::StrCat("host ", status, ": ", StringField(progress.host, "status_info"))};
+        return {progress.done(), absl::StrCat("host ", StringField(progress.host, "status"), ": ",
+                                              StringField(progress.host, "status_info"))};
       },
       power_on + timeout - absl::Now(), "the host to be validated (known or insufficient)");
-  progress.validated = absl::Now() - power_on;
   Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
                         "; console: ", BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
   ASSERT_TRUE(stopped.empty()) << stopped;
@@ -221,107 +176,6 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
   const std::string validations = StringField(progress.host, "validations_info");
   EXPECT_TRUE(HardwareValidated(validations)) << validations;
   EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
-}
-
-json PrivateNicStaticNetwork(const std::string& mac, const std::string& address) {
-  // "eth1" is a logical name: the discovery image's pre-network script and the host Ignition
-  // put the real name of the NIC with this MAC in its place.
-  const std::string yaml = absl::StrCat(
-      "interfaces:\n"
-      "- name: eth1\n"
-      "  type: ethernet\n"
-      "  state: up\n"
-      "  ipv4:\n"
-      "    enabled: true\n"
-      "    dhcp: false\n"
-      "    address:\n"
-      "    - ip: ",
-      address,
-      "\n"
-      "      prefix-length: 24\n"
-      "  ipv6:\n"
-      "    enabled: false\n");
-  return {
-      {"network_yaml", yaml},
-      {"mac_interface_map",
-       json::array({{{"mac_address", VmFleet::PrivateMac(mac)}, {"logical_nic_name", "eth1"}}})}};
-}
-
-absl::StatusOr<std::string> LabHwRequirements() {
-  constexpr char kBuiltIn[] = "services/orchestrator/core/data/hw_requirements.json";
-  std::ifstream in(kBuiltIn);
-  json requirements = json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!requirements.is_object() || !requirements["default"]["roles"].is_object()) {
-    return absl::InternalError(absl::StrCat("cannot read the requirements in ", kBuiltIn));
-  }
-  for (auto& [role, needs] : requirements["default"]["roles"].items()) {
-    needs["cpu_cores"] = kSnoCpus;
-    needs["ram_mib"] = kLabRamMib;
-    needs["installation_disk_speed_threshold_ms"] = kLabDiskSyncMs;
-  }
-  requirements["overrides"] = json::array();
-  return requirements.dump(2);
-}
-
-std::string BootTimeline(const std::string& console) {
-  std::optional<double> init, root, last;
-  int systemd_starts = 0;  // systemd announces itself in the initramfs, then from the root
-  for (absl::string_view line : absl::StrSplit(console, '\n')) {
-    // "[   12.629286] Run /init as init process": a kernel message and its timestamp.
-    const size_t close = line.find(']');
-    double seconds = 0;
-    if (!absl::StartsWith(line, "[") || close == absl::string_view::npos ||
-        !absl::SimpleAtod(absl::StripAsciiWhitespace(line.substr(1, close - 1)), &seconds)) {
-      continue;
-    }
-    last = seconds;
-    if (!init && absl::StrContains(line, "Run /init")) init = seconds;
-    if (absl::StrContains(line, "running in system mode") && ++systemd_starts == 2) root = seconds;
-  }
-  std::vector<std::string> parts;
-  if (init) parts.push_back(absl::StrFormat("kernel until %.1f s", *init));
-  if (root) parts.push_back(absl::StrFormat("initramfs until %.1f s", *root));
-  if (last) parts.push_back(absl::StrFormat("last kernel message at %.1f s", *last));
-  return parts.empty() ? "no kernel timestamps" : absl::StrJoin(parts, ", ");
-}
-
-std::string StringField(const json& object, const std::string& name) {
-  if (!object.is_object() || !object.contains(name) || !object[name].is_string()) return "";
-  return object[name].get<std::string>();
-}
-
-bool HardwareValidated(const std::string& validations_info) {
-  const json info = json::parse(validations_info, nullptr, false);
-  if (!info.is_object()) return false;
-  int passed = 0;
-  for (const auto& [category, results] : info.items()) {
-    for (const json& v : results) {
-      const std::string id = v.value("id", "");
-      if (id == "has-inventory" || id == "has-min-cpu-cores" || id == "has-min-memory" ||
-          id == "has-min-valid-disks" || id == "has-cpu-cores-for-role" ||
-          id == "has-memory-for-role") {
-        if (v.value("status", "") != "success") return false;
-        ++passed;
-      }
-    }
-  }
-  return passed == 6;
-}
-
-std::vector<std::string> PendingChecks(const std::string& validations_info) {
-  const json info = json::parse(validations_info, nullptr, false);
-  std::vector<std::string> pending;
-  if (!info.is_object()) return {"(no validations)"};
-  for (const auto& [category, results] : info.items()) {
-    for (const json& v : results) {
-      const std::string id = v.value("id", "");
-      if (v.value("status", "") == "pending" && id != "sufficient-installation-disk-speed" &&
-          id != "container-images-available" && id != "mtu-valid") {
-        pending.push_back(id);
-      }
-    }
-  }
-  return pending;
 }
 
 }  // namespace assisted::testing

@@ -32,40 +32,14 @@
 #include "tests/harness/gateway_service.h"
 #include "tests/harness/stack.h"
 #include "tests/vm/vm_fleet.h"
+#include "tests/vm/vm_lab.h"
 
 namespace assisted::testing {
-
-// Where guests reach the orchestrator: user-mode networking forwards it to the host's loopback.
-inline constexpr char kOrchestratorGuestAddress[] = "10.0.2.100";
-
-// A single-node machine sized for TCG: one vCPU (VmFleet runs all of a machine's vCPUs on one
-// host thread, so the 8 a real SNO host needs only multiply the emulation work: with them a
-// loaded machine took 7.5 minutes to leave the initramfs), 3 GiB, a sparse 120 GB disk (the
-// 100 GB requirement stands). The stack's orchestrator validates hosts against requirements
-// lowered to this machine (LabHwRequirements, passed with --hw-requirements-file as a lab
-// deployment would), not against the built-in 8 cores and 16 GiB.
-inline constexpr int kSnoCpus = 1;
-inline constexpr int kSnoMemoryMib = 3 * 1024;
-inline constexpr uint64_t kSnoDiskBytes = uint64_t{120} << 30;
-// The memory every role requires in LabHwRequirements: below kSnoMemoryMib by what the
-// firmware and kernel keep.
-inline constexpr int kLabRamMib = 2048;
-// The slowest installation disk sync LabHwRequirements accepts: an emulated disk on a loaded
-// host measured 43 ms, against the 10 ms etcd needs on a real one.
-inline constexpr int kLabDiskSyncMs = 500;
 
 // What a test adds to the VM stack.
 struct VmTestOptions {
   std::vector<std::string> orchestrator_flags;  // added to the stack's own
   std::vector<GuestForward> forwards;           // added to the orchestrator's
-};
-
-// One host as the REST API lists it, and when (since power-on) it got there.
-struct HostProgress {
-  nlohmann::json host;
-  absl::Duration registered = absl::InfiniteDuration();
-  absl::Duration inventoried = absl::InfiniteDuration();
-  absl::Duration validated = absl::InfiniteDuration();
 };
 
 class VmTest : public StackTest {
@@ -122,38 +96,6 @@ class VmTest : public StackTest {
   std::string token_;
   std::string cluster_id_, infra_env_id_, iso_;
 };
-
-// One entry of an infra-env's static_network_config: the machine whose uplink has MAC `mac`
-// gets `address`/24 on its NIC on the private segment (VmFleet::PrivateMac), without DHCP or
-// IPv6, as a user configures hosts on a network without a DHCP server. Left to NetworkManager's
-// automatic DHCP profile, that NIC holds network-online.target — which the agent and the
-// post-reboot reporter wait for — until the DHCP request times out, on every boot.
-nlohmann::json PrivateNicStaticNetwork(const std::string& mac, const std::string& address);
-
-// The built-in hardware requirements (services/orchestrator/core/data/hw_requirements.json, a
-// runfile of the VM tests) with every role's CPU cores, memory and installation disk sync time
-// relaxed to kSnoCpus, kLabRamMib and kLabDiskSyncMs, and no version overrides; INTERNAL when the
-// file cannot be read or parsed.
-absl::StatusOr<std::string> LabHwRequirements();
-
-// Where a boot's time went, from the kernel's timestamps on its serial console (`console`, one
-// boot's log; under TCG the guest's clock follows the host's): "kernel until 6.9 s, initramfs
-// until 60.7 s, last kernel message at 175.3 s" (the initramfs ends when the root file system's
-// systemd starts); the parts not seen are left out.
-std::string BootTimeline(const std::string& console);
-
-// The string `name` of `object`, or "" when missing or not a string.
-std::string StringField(const nlohmann::json& object, const std::string& name);
-
-// Whether the validations of the host's own hardware (inventory, CPU, memory, disks for its
-// role) passed: what the machine's real inventory decides. The network checks are not among
-// them.
-bool HardwareValidated(const std::string& validations_info);
-
-// Validations still waiting for a result of the host's checks. Those the orchestrator only runs
-// while preparing an installation (installation disk speed, container images) and the MTU check,
-// which waits for a connectivity check between hosts, are not counted.
-std::vector<std::string> PendingChecks(const std::string& validations_info);
 
 }  // namespace assisted::testing
 

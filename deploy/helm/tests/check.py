@@ -345,9 +345,15 @@ def check_scenario(c, values, docs, flags):
             value = get(env, name, "value")
             if not value or (name == "ASSISTED_ORCHESTRATOR_ADDRESS" and labels.get("app.kubernetes.io/component") == "image"):
                 continue  # the image service's is the address hosts use, outside the cluster
-            host, _, port = value.rpartition(":")
+            balanced = value.startswith("dns:///")
+            host, _, port = value.removeprefix("dns:///").rpartition(":")
             if host not in services or int(port) not in services[host][0].values():
                 c.fail(where, f"{name}={value} is no Service port the chart makes")
+            elif balanced and get(services[host][2], "spec", "clusterIP") != "None":
+                # gRPC balances over the addresses DNS gives: a ClusterIP Service gives one.
+                c.fail(where, f"{name}={value} dials dns:/// a Service that is not headless")
+            elif not balanced and get(values, "grpcClientBalancing"):
+                c.fail(where, f"{name}={value} is not balanced although grpcClientBalancing is on")
             dialled.add(host)
         for volume in volumes:
             claim = get(volume, "persistentVolumeClaim", "claimName")

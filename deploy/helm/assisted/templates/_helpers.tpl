@@ -64,6 +64,46 @@ app.kubernetes.io/component: {{ .component }}
 {{- printf "%s:%v" (include "assisted.componentFullname" .) .port }}
 {{- end }}
 
+{{/* The gRPC target by which the services call a peer component. With grpcClientBalancing:
+dns:/// over the peer's headless Service (assisted.peerService), one address per ready pod, and
+gRPC's round_robin spreads the calls; otherwise the ClusterIP Service's host:port (kube-proxy
+picks one pod per connection, and a gRPC channel keeps one connection). Args: root, component,
+port. */}}
+{{- define "assisted.peerAddress" -}}
+{{- if .root.Values.grpcClientBalancing }}
+{{- printf "dns:///%s-peers:%v" (include "assisted.componentFullname" .) .port }}
+{{- else }}
+{{- include "assisted.grpcAddress" . }}
+{{- end }}
+{{- end }}
+
+{{/* The headless Service of assisted.peerAddress (grpcClientBalancing only): the gRPC port of
+the pods of `selects`, named like the component's Service plus -peers. Args: root, component,
+selects (the pods' component), portName, port. */}}
+{{- define "assisted.peerService" -}}
+{{- if .root.Values.grpcClientBalancing }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "assisted.componentFullname" . }}-peers
+  labels:
+    {{- include "assisted.componentLabels" (dict "root" .root "component" .selects) | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "assisted.componentSelectorLabels" (dict "root" .root "component" .selects) | nindent 4 }}
+  ports:
+    - name: {{ .portName }}
+      port: {{ .port }}
+      targetPort: {{ .portName }}
+      protocol: TCP
+      {{- if not .root.Values.internalTls.enabled }}
+      appProtocol: kubernetes.io/h2c
+      {{- end }}
+{{- end }}
+{{- end }}
+
 {{/* Container image of a component: <image.registry>/assisted-<component>:<tag>, as
 ./dev images names them, unless the component names a repository of its own. */}}
 {{- define "assisted.image" -}}
