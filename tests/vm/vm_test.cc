@@ -143,7 +143,7 @@ int VmTest::AddSnoMachine(const std::string& name, const std::string& mac,
   return vm.value_or(-1);
 }
 
-void VmTest::Progress(const std::string& stage) const {
+void StageLog::operator()(const std::string& stage) const {
   std::cout << "[vm +" << static_cast<int>(absl::ToDoubleSeconds(absl::Now() - started_)) << " s] "
             << stage << std::endl;
 }
@@ -158,46 +158,69 @@ std::pair<std::string, json> VmTest::Look() const {
   return {status, (*hosts)[0]};
 }
 
-std::string VmTest::Stopped(int vm) {
-  if (!fleet_->Running(vm)) {
-    return absl::StrCat("the machine powered off; console: ", fleet_->ConsolePath(vm));
+std::string VmTest::Stopped(int vm) { return MachineStopped(*fleet_, vm); }
+
+std::string VmTest::Where(int vm) const {
+  return WhereStuck(*fleet_, vm, [this] { return Look(); });
+}
+
+void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
+                            HostProgress& progress) {
+  WaitUntilHostKnown(
+      *fleet_, vm, [this] { return Look(); }, [this, vm] { return Stopped(vm); }, progress_,
+      power_on, timeout, progress);
+}
+
+std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units) {
+  if (!fleet.Running(vm)) {
+    return absl::StrCat("the machine powered off; console: ", fleet.ConsolePath(vm));
   }
-  if (absl::StrContains(fleet_->ConsoleTail(vm, 2000), "Entering emergency mode")) {
+  const std::string tail = fleet.ConsoleTail(vm, 2000);
+  if (absl::StrContains(tail, "Entering emergency mode")) {
     return absl::StrCat("the machine's boot failed (emergency mode); console: ",
-                        fleet_->ConsolePath(vm));
+                        fleet.ConsolePath(vm));
+  }
+  if (!failed_units) return "";
+  // systemd's console line for a unit that failed: "[FAILED] Failed to start x.service - …".
+  const std::string console = fleet.ConsoleTail(vm, 1 << 20);
+  if (const size_t failed = console.find("[FAILED] "); failed != std::string::npos) {
+    const size_t end = console.find('\n', failed);
+    return absl::StrCat("a unit failed (", console.substr(failed, end - failed),
+                        "); console: ", fleet.ConsolePath(vm));
   }
   return "";
 }
 
-std::string VmTest::Where(int vm) const {
-  const auto [cluster_status, host] = Look();
-  return absl::StrCat("console: ", fleet_->ConsolePath(vm), "; cluster ", cluster_status, "; host ",
+std::string WhereStuck(VmFleet& fleet, int vm, const LookAtCluster& look) {
+  const auto [cluster_status, host] = look();
+  return absl::StrCat("console: ", fleet.ConsolePath(vm), "; cluster ", cluster_status, "; host ",
                       StringField(host, "status"), ": ", StringField(host, "status_info"),
                       "; stage ",
                       StringField(host.value("progress", json::object()), "current_stage"));
 }
 
-void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
-                            HostProgress& progress) {
+void WaitUntilHostKnown(VmFleet& fleet, int vm, const LookAtCluster& look,
+                        const std::function<std::string()>& stopped_now, const StageLog& log,
+                        absl::Time power_on, absl::Duration timeout, HostProgress& progress) {
   // The host appears once its agent registered; its inventory follows with the first step, and
   // its validations once the orchestrator evaluated that inventory and the checks' results.
   // The REST API has no watch: the wait polls it, as aictl wait does.
   std::string stopped;  // why the machine can no longer get there
   const ::testing::AssertionResult settled = Eventually(
       [&]() -> Observed {
-        stopped = Stopped(vm);
+        stopped = stopped_now();
         if (!stopped.empty()) return {true, stopped};
-        const auto [cluster_status, host] = Look();
+        const auto [cluster_status, host] = look();
         if (host.empty()) return {false, "no host registered"};
         if (progress.registered == absl::InfiniteDuration()) {
           progress.registered = absl::Now() - power_on;
-          Progress("discovery: host registered");
+          log("discovery: host registered");
         }
         progress.host = host;
         if (progress.inventoried == absl::InfiniteDuration() &&
             !StringField(progress.host, "inventory").empty()) {
           progress.inventoried = absl::Now() - power_on;
-          Progress("discovery: inventory received");
+          log("discovery: inventory received");
         }
         const std::string status = StringField(progress.host, "status");
         const std::string validations = StringField(progress.host, "validations_info");
@@ -208,10 +231,10 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
       },
       power_on + timeout - absl::Now(), "the host to be validated (known or insufficient)");
   progress.validated = absl::Now() - power_on;
-  Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
-                        "; console: ", BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
+  log(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
+                   "; console: ", BootTimeline(fleet.ConsoleTail(vm, 1 << 20))));
   ASSERT_TRUE(stopped.empty()) << stopped;
-  ASSERT_TRUE(settled) << Where(vm);
+  ASSERT_TRUE(settled) << WhereStuck(fleet, vm, look);
   ASSERT_NE(progress.inventoried, absl::InfiniteDuration()) << progress.host.dump();
   // ntp-synced fails: no NTP server is within reach of a loopback-only uplink; that validation
   // is informative, as upstream.

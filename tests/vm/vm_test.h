@@ -21,8 +21,10 @@
 #ifndef ASSISTED_TESTS_VM_VM_TEST_H_
 #define ASSISTED_TESTS_VM_VM_TEST_H_
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -68,6 +70,36 @@ struct HostProgress {
   absl::Duration validated = absl::InfiniteDuration();
 };
 
+// Prints "[vm +<seconds since it was made> s] <stage>" to the test log at once: where a slow
+// run spends its time.
+class StageLog {
+ public:
+  void operator()(const std::string& stage) const;
+
+ private:
+  absl::Time started_ = absl::Now();
+};
+
+// A cluster's status and its one host (an empty object when none), as some REST API shows them.
+using LookAtCluster = std::function<std::pair<std::string, nlohmann::json>()>;
+
+// Whether machine `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
+// otherwise why (powered off, emergency mode, and with `failed_units` a unit systemd reports
+// failed on the console), naming its console log.
+std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units = false);
+
+// Where a wait on `vm` got stuck, for a failure message: its console log and the host's status,
+// status_info and stage (`look`).
+std::string WhereStuck(VmFleet& fleet, int vm, const LookAtCluster& look);
+
+// Polls `look` until the cluster's one host registered, sent its inventory, its hardware
+// validated and its checks reported, and it is known or insufficient; asserts it is known.
+// Stops at once when `stopped` says the machine can no longer get there (MachineStopped).
+// Logs each milestone.
+void WaitUntilHostKnown(VmFleet& fleet, int vm, const LookAtCluster& look,
+                        const std::function<std::string()>& stopped, const StageLog& log,
+                        absl::Time power_on, absl::Duration timeout, HostProgress& progress);
+
 class VmTest : public StackTest {
  protected:
   // Skips without the OS images; otherwise starts the test's own servers (StartTestServers),
@@ -80,9 +112,8 @@ class VmTest : public StackTest {
   virtual VmTestOptions VmOptions() const { return {}; }
   StackOptions Options() const final;
 
-  // Prints "[vm +<seconds since SetUp> s] <stage>" to the test log at once: where a slow run
-  // spends its time.
-  void Progress(const std::string& stage) const;
+  // StageLog's line, counting from SetUp.
+  void Progress(const std::string& stage) const { progress_(stage); }
   // Through the REST API: an SNO cluster "vm" on the uplink's subnet, its infra-env (with
   // `infra_env_fields` PATCHed onto it, e.g. additional_trust_bundle) and its discovery ISO,
   // downloaded from the image service into iso().
@@ -115,7 +146,7 @@ class VmTest : public StackTest {
   VmFleet& fleet() { return *fleet_; }
 
  private:
-  absl::Time started_ = absl::Now();
+  StageLog progress_;
   std::string images_, hw_requirements_file_;
   std::unique_ptr<VmFleet> fleet_;
   int machines_ = 0;
