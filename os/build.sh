@@ -173,6 +173,10 @@ chroot "$ROOT" depmod "$(ls "$ROOT/lib/modules")"
 # applies the unit presets Ignition writes; that is how the discovery Ignition's
 # assisted-agent.service gets enabled. (An empty file means "not first boot".)
 echo uninitialized >"$ROOT/etc/machine-id"
+# Node 0's PostgreSQL (agent-live.iso) runs as postgres; the OS it installs needs the same uid for
+# the data node 0 carries over to it (agent_ignition.cc: assisted-node-zero-carry-over.sh).
+chroot "$ROOT" useradd --system --user-group --home-dir /var/lib/postgresql --no-create-home \
+  --shell /usr/sbin/nologin postgres
 rm -f "$ROOT/etc/hostname"
 step "root file system pruned: $(du -sh "$ROOT" | cut -f1)"
 
@@ -312,8 +316,6 @@ live_sha=$(sha256sum "$WORK/live.iso" | cut -d' ' -f1)
 disk_sha=$(sha256sum "$WORK/disk.raw" | cut -d' ' -f1)
 rm -f "$ROOT/etc/fstab"
 postgres_files | sed "s|^/||" | tar -C / -cf - --files-from=- | tar -C "$ROOT" -xf -
-chroot "$ROOT" useradd --system --user-group --home-dir /var/lib/postgresql --no-create-home \
-  --shell /usr/sbin/nologin postgres
 for binary in "${NODE_ZERO_BINARIES[@]}"; do
   install -m 0755 "$binary" "$ROOT/usr/local/bin/$(basename "$binary")"
 done
