@@ -4,18 +4,20 @@
 // `aictl agent create image` on ./dev os-images' agent-live.iso, and boots one VM from the
 // agent ISO. Node 0 must then do everything by itself: find that it is node 0, start PostgreSQL
 // and the four services under systemd, create the cluster and infra-env of the ISO, run its own
-// agent, name its host as agent-config says and find it known.
+// agent, name its host as agent-config says and find it known, start the install, write its
+// disk, carry its services onto that disk and reboot into it, where its reporter completes the
+// install and `aictl agent wait-for install-complete` returns 0.
 //
 // The test reaches node 0 as a user would reach rendezvousIP:8080, through a forward from the
 // host's loopback (VmFleet's host_forwards), with the token the state file's key signs.
 //
-// One lab adaptation, made to the ISO's Ignition before the boot (as VmTest passes
-// --hw-requirements-file to its orchestrator): node 0's orchestrator judges the machine against
-// LabHwRequirements (1 vCPU, 3 GiB under TCG) instead of SNO's 8 cores and 16 GiB. The journal
-// goes to the serial console too, so a failure's console log holds the services' own words.
-//
-// Not yet proven here: the install itself (docs/agent-based.md, Status: after node 0 reboots
-// into the installed OS no service remains to report the cluster installed).
+// The lab, as VmTest's stack has it: node 0's orchestrator (a drop-in the test adds to the ISO's
+// Ignition) judges the machine against LabHwRequirements (1 vCPU, 3 GiB under TCG) instead of
+// SNO's 8 cores and 16 GiB, and its release image is the one of the registry stand-in
+// (vm_test.h: RegistryStandIn, reached through a forward; install-config.yaml trusts its CA),
+// which the install's preparation probes: the stand-in plays the user's mirror registry, no
+// service of ours runs on the host. The journal goes to the serial console too, so a failure's
+// console log holds the services' own words.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -26,6 +28,8 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/file/read_file.h"
@@ -57,9 +61,19 @@ constexpr char kAgentInstaller[] = "agent-installer";
 // Boot, PostgreSQL's first start and four services on one emulated vCPU.
 constexpr absl::Duration kNodeZeroBudget = absl::Minutes(15);
 constexpr absl::Duration kKnownBudget = absl::Minutes(15);
+// Preparation, the disk write, the reboot's minute (`shutdown -r +1`) and the carry-over.
+constexpr absl::Duration kInstallBudget = absl::Minutes(20);
+// The installed OS's first boot (Ignition), PostgreSQL and the services, the reporter.
+constexpr absl::Duration kInstalledBudget = absl::Minutes(15);
 
-std::string InstallConfig() {
-  return R"(apiVersion: v1
+// `registry_ca` (PEM) as additionalTrustBundle: the hosts trust the release image's registry.
+std::string InstallConfig(const std::string& registry_ca) {
+  std::string bundle;
+  for (absl::string_view line :
+       absl::StrSplit(absl::StripTrailingAsciiWhitespace(registry_ca), '\n')) {
+    absl::StrAppend(&bundle, "  ", line, "\n");
+  }
+  return absl::StrCat("additionalTrustBundle: |\n", bundle, R"(apiVersion: v1
 baseDomain: example.com
 compute:
 - name: worker
@@ -77,7 +91,7 @@ platform:
   none: {}
 pullSecret: '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}'
 sshKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl vm'
-)";
+)");
 }
 
 // The machine's private NIC (eth1 is a logical name: node 0's pre-network script puts the real
@@ -132,12 +146,16 @@ class AgentNodeZeroVmTest : public ::testing::Test {
         << base_iso_ << " is missing: run ./dev os-images";
     dir_ = ::testing::TempDir() + "/assets";
     std::filesystem::create_directories(dir_);
-    std::ofstream(dir_ + "/install-config.yaml") << InstallConfig();
+    auto registry = RegistryStandIn::Start(::testing::TempDir());
+    ASSERT_THAT(registry, IsOk());
+    registry_ = *std::move(registry);
+    std::ofstream(dir_ + "/install-config.yaml") << InstallConfig(registry_->ca_pem());
     std::ofstream(dir_ + "/agent-config.yaml") << AgentConfig();
     absl::StatusOr<int> port = FreePort();
     ASSERT_THAT(port, IsOk());
     gateway_port_ = *port;
-    auto fleet = VmFleet::Create({.dir = ::testing::TempDir() + "/vms"});
+    auto fleet =
+        VmFleet::Create({.dir = ::testing::TempDir() + "/vms", .forwards = {registry_->Forward()}});
     ASSERT_THAT(fleet, IsOk());
     fleet_ = *std::move(fleet);
   }
@@ -187,10 +205,18 @@ class AgentNodeZeroVmTest : public ::testing::Test {
     absl::StatusOr<std::string> requirements = LabHwRequirements();
     ASSERT_THAT(requirements, IsOk());
     constexpr char kRequirementsPath[] = "/etc/assisted/lab-hw-requirements.json";
+    constexpr char kLabEnvPath[] = "/etc/assisted/lab.env";
     ignition["storage"]["files"].push_back(
         {{"path", kRequirementsPath},
          {"mode", 0644},
          {"contents", {{"source", ignition::DataUrl(*requirements)}}}});
+    ignition["storage"]["files"].push_back(
+        {{"path", kLabEnvPath},
+         {"mode", 0644},
+         {"contents",
+          {{"source", ignition::DataUrl(absl::StrCat(
+                          "ASSISTED_HW_REQUIREMENTS_FILE=", kRequirementsPath,
+                          "\nASSISTED_RELEASE_IMAGES='", StandInReleaseImages(), "'\n"))}}}});
     ignition["storage"]["files"].push_back(
         {{"path", "/etc/systemd/journald.conf.d/assisted-lab-console.conf"},
          {"mode", 0644},
@@ -201,9 +227,8 @@ class AgentNodeZeroVmTest : public ::testing::Test {
     for (json& unit : ignition["systemd"]["units"]) {
       if (unit.value("name", "") != "assisted-orchestrator.service") continue;
       unit["dropins"].push_back(
-          {{"name", "lab-hw-requirements.conf"},
-           {"contents", absl::StrCat("[Service]\nEnvironment=ASSISTED_HW_REQUIREMENTS_FILE=",
-                                     kRequirementsPath, "\n")}});
+          {{"name", "lab.conf"},
+           {"contents", absl::StrCat("[Service]\nEnvironmentFile=", kLabEnvPath, "\n")}});
       found = true;
     }
     ASSERT_TRUE(found) << "no assisted-orchestrator.service in the ISO's Ignition";
@@ -225,14 +250,7 @@ class AgentNodeZeroVmTest : public ::testing::Test {
 
   // The cluster of the ISO and its one host, as node 0's gateway shows them.
   std::pair<std::string, json> Look() const {
-    const std::string cluster_id = state_["cluster_id"].get<std::string>();
-    absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id);
-    absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id + "/hosts");
-    const std::string status = cluster.ok() ? StringField(*cluster, "status") : "";
-    if (!hosts.ok() || !hosts->is_array() || hosts->empty() || !(*hosts)[0].is_object()) {
-      return {status, json::object()};
-    }
-    return {status, (*hosts)[0]};
+    return LookAt(Rest(), state_["cluster_id"].get<std::string>());
   }
 
   std::string Stopped() { return MachineStopped(*fleet_, vm_, /*failed_units=*/true); }
@@ -240,12 +258,13 @@ class AgentNodeZeroVmTest : public ::testing::Test {
   std::string dir_, base_iso_, token_;
   int gateway_port_ = 0;
   json state_;
+  std::unique_ptr<RegistryStandIn> registry_;
   std::unique_ptr<VmFleet> fleet_;
   int vm_ = -1;
   StageLog log_;
 };
 
-TEST_F(AgentNodeZeroVmTest, NodeZeroStartsItsServicesRegistersItselfAndIsKnown) {
+TEST_F(AgentNodeZeroVmTest, NodeZeroInstallsItselfUntilWaitForInstallCompleteReturnsZero) {
   ASSERT_NO_FATAL_FAILURE(CreateAgentImage());
   ASSERT_NO_FATAL_FAILURE(AdaptIgnitionToTheLab());
   log_("agent ISO written (aictl agent create image)");
@@ -285,6 +304,58 @@ TEST_F(AgentNodeZeroVmTest, NodeZeroStartsItsServicesRegistersItselfAndIsKnown) 
   ASSERT_NO_FATAL_FAILURE(WaitUntilHostKnown(
       *fleet_, vm_, look, [this] { return Stopped(); }, log_, power_on, kKnownBudget, progress));
   EXPECT_EQ(StringField(progress.host, "requested_hostname"), kHostname) << progress.host.dump();
+
+  // Node 0 starts the install by itself, writes the OS image to its disk and reboots (the
+  // machine powers off: VmFleet runs QEMU with -no-reboot).
+  std::string failed, last_stage;
+  const ::testing::AssertionResult rebooted = Eventually(
+      [&]() -> Observed {
+        if (!fleet_->Running(vm_)) return {true, "powered off"};
+        const auto [status, host] = Look();
+        const std::string stage =
+            StringField(host.value("progress", json::object()), "current_stage");
+        if (!stage.empty() && stage != last_stage) {
+          log_(absl::StrCat("installation: cluster ", status, ", host stage ", stage));
+          last_stage = stage;
+        }
+        failed = InstallationFailed(status, host);
+        if (!failed.empty()) return {true, failed};
+        return {false, absl::StrCat("cluster ", status, ", host ", StringField(host, "status"),
+                                    ", stage ", stage)};
+      },
+      kInstallBudget, "node 0 to install its disk and reboot");
+  ASSERT_TRUE(failed.empty()) << failed << "\n" << WhereStuck(*fleet_, vm_, look);
+  ASSERT_TRUE(rebooted) << WhereStuck(*fleet_, vm_, look);
+  log_(absl::StrCat("installation: node 0 rebooted; console: ",
+                    BootTimeline(fleet_->ConsoleTail(vm_, 1 << 20))));
+
+  // The installed OS: node 0's services, carried onto the disk as it shut down, start again;
+  // its reporter completes the install.
+  ASSERT_THAT(fleet_->Boot(vm_, {}), IsOk());
+  const absl::Time installed_boot = absl::Now();
+  std::string cluster_status;
+  const ::testing::AssertionResult installed = Eventually(
+      [&]() -> Observed {
+        stopped = MachineStopped(*fleet_, vm_);
+        if (!stopped.empty()) return {true, stopped};
+        cluster_status = Look().first;
+        return {cluster_status == "installed" || cluster_status == "error",
+                cluster_status.empty() ? "node 0 does not answer" : cluster_status};
+      },
+      kInstalledBudget, "the installed node 0 to report the cluster installed");
+  ASSERT_TRUE(stopped.empty()) << stopped;
+  ASSERT_TRUE(installed) << WhereStuck(*fleet_, vm_, look);
+  log_(absl::StrCat("installed OS: cluster ", cluster_status, " after ",
+                    absl::FormatDuration(absl::Now() - installed_boot),
+                    "; console: ", BootTimeline(fleet_->ConsoleTail(vm_, 1 << 20))));
+
+  // The user's side: wait-for with the state file, as after any agent-based install.
+  std::ostringstream out, err;
+  const int code = cli::Run(
+      {"agent", "wait-for", "install-complete", "--dir=" + dir_, "--interval=1s", "--timeout=2m"},
+      {}, {out, err});
+  EXPECT_EQ(code, 0) << out.str() << err.str();
+  log_("wait-for install-complete returned");
 }
 
 }  // namespace

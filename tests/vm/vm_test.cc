@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "absl/strings/ascii.h"
@@ -18,8 +19,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
+#include "lib/status/status_macros.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
+#include "tests/harness/probes.h"
 
 namespace assisted::testing {
 namespace {
@@ -148,9 +152,11 @@ void StageLog::operator()(const std::string& stage) const {
             << stage << std::endl;
 }
 
-std::pair<std::string, json> VmTest::Look() const {
-  absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id_);
-  absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id_ + "/hosts");
+std::pair<std::string, json> VmTest::Look() const { return LookAt(Rest(), cluster_id_); }
+
+std::pair<std::string, json> LookAt(cli::RestClient rest, const std::string& cluster_id) {
+  absl::StatusOr<json> cluster = rest.Call("GET", "/clusters/" + cluster_id);
+  absl::StatusOr<json> hosts = rest.Call("GET", "/clusters/" + cluster_id + "/hosts");
   const std::string status = cluster.ok() ? StringField(*cluster, "status") : "";
   if (!hosts.ok() || !hosts->is_array() || hosts->empty() || !(*hosts)[0].is_object()) {
     return {status, json::object()};
@@ -268,6 +274,41 @@ json PrivateNicStaticNetwork(const std::string& mac, const std::string& address)
       {"network_yaml", yaml},
       {"mac_interface_map",
        json::array({{{"mac_address", VmFleet::PrivateMac(mac)}, {"logical_nic_name", "eth1"}}})}};
+}
+
+std::string StandInReleaseImages() {
+  const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
+                                           "/openshift-release-dev/ocp-release:4.16.3-x86_64");
+  return json::array({{{"openshift_version", "4.16"},
+                       {"cpu_architecture", "x86_64"},
+                       {"url", release},
+                       {"version", "4.16.3"}}})
+      .dump();
+}
+
+absl::StatusOr<std::unique_ptr<RegistryStandIn>> RegistryStandIn::Start(const std::string& dir) {
+  ASSIGN_OR_RETURN(TestCa ca, TestCa::Create(dir + "/registry-pki", "registry"));
+  std::unique_ptr<RegistryStandIn> registry(new RegistryStandIn());
+  std::ifstream in(ca.ca_file(), std::ios::binary);
+  registry->ca_pem_.assign(std::istreambuf_iterator<char>(in), {});
+  ASSIGN_OR_RETURN(auto cert, ca.Issue("registry", {kRegistryGuestAddress}));
+  ASSIGN_OR_RETURN(registry->port_, FreePort());
+  ASSIGN_OR_RETURN(registry->server_,
+                   process::Subprocess::Start({"openssl", "s_server", "-quiet", "-www", "-accept",
+                                               absl::StrCat("127.0.0.1:", registry->port_), "-cert",
+                                               cert.cert, "-key", cert.key},
+                                              {}, dir + "/registry.log"));
+  return registry;
+}
+
+std::string InstallationFailed(const std::string& cluster_status, const json& host) {
+  const std::string host_status = StringField(host, "status");
+  const std::string info = StringField(host, "status_info");
+  if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
+      cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
+    return absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
+  }
+  return "";
 }
 
 absl::StatusOr<std::string> LabHwRequirements() {

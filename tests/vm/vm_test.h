@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/process/subprocess.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/rest_client.h"
 #include "tests/harness/gateway_service.h"
@@ -82,6 +83,8 @@ class StageLog {
 
 // A cluster's status and its one host (an empty object when none), as some REST API shows them.
 using LookAtCluster = std::function<std::pair<std::string, nlohmann::json>()>;
+// That, for cluster `cluster_id` through `rest` (an empty status when it does not answer).
+std::pair<std::string, nlohmann::json> LookAt(cli::RestClient rest, const std::string& cluster_id);
 
 // Whether machine `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
 // otherwise why (powered off, emergency mode, and with `failed_units` a unit systemd reports
@@ -160,6 +163,37 @@ class VmTest : public StackTest {
 // automatic DHCP profile, that NIC holds network-online.target — which the agent and the
 // post-reboot reporter wait for — until the DHCP request times out, on every boot.
 nlohmann::json PrivateNicStaticNetwork(const std::string& mac, const std::string& address);
+
+// Where guests reach the release image's registry stand-in (a forward to loopback), and the
+// release the stand-in answers for: what a cluster's --release-images names in a VM test.
+inline constexpr char kRegistryGuestAddress[] = "10.0.2.102";
+inline constexpr int kRegistryGuestPort = 5000;
+// The orchestrator's --release-images value (a JSON array) naming the stand-in's release.
+std::string StandInReleaseImages();
+
+// The release image's registry as an installing host probes it (GET /v2/ over TLS): `openssl
+// s_server -www` on the host's loopback answers any GET with 200, with a certificate for
+// kRegistryGuestAddress signed by a CA of the test (ca_pem()), which the hosts must trust.
+class RegistryStandIn {
+ public:
+  // Keeps its CA and log under `dir`. Fails when openssl cannot start.
+  static absl::StatusOr<std::unique_ptr<RegistryStandIn>> Start(const std::string& dir);
+  int port() const { return port_; }  // on 127.0.0.1
+  const std::string& ca_pem() const { return ca_pem_; }
+  // The forward guests reach it through.
+  GuestForward Forward() const { return {kRegistryGuestAddress, kRegistryGuestPort, port_}; }
+
+ private:
+  RegistryStandIn() = default;
+  int port_ = 0;
+  std::string ca_pem_;
+  std::unique_ptr<process::Subprocess> server_;
+};
+
+// A failure state of an installation: the host or the cluster in error, or the host back to
+// insufficient with a failed preparation (disk speed, registry) while the cluster waits for
+// the user again; "" otherwise.
+std::string InstallationFailed(const std::string& cluster_status, const nlohmann::json& host);
 
 // The built-in hardware requirements (services/orchestrator/core/data/hw_requirements.json, a
 // runfile of the VM tests) with every role's CPU cores, memory and installation disk sync time
