@@ -11,21 +11,43 @@
 #   disk.raw  the OS disk image the install step writes: GPT with BIOS-BOOT (reserved), EFI-SYSTEM
 #             (grub for UEFI), boot (ext4: kernel, initramfs, grub.cfg, kargs.cfg,
 #             ignition.firstboot, ignition/) and root (ext4), as on RHCOS.
-# Both carry the agent (/usr/local/bin/assisted-agent, started by the discovery Ignition) and the
+#   agent-live.iso
+#             the base of the agent-based installer's ISO (`aictl agent create image`): live.iso
+#             whose root also holds what node 0 runs (docs/agent-based.md "Node 0"): Debian's
+#             PostgreSQL 15 server (/usr/lib/postgresql/15, without the LLVM JIT; no
+#             postgresql-common, no cluster, no unit: the agent Ignition brings its own), the
+#             service binaries and aictl in /usr/local/bin, and in /usr/share/assisted/ the
+#             OS image (os-image.raw, this build's disk.raw), the base ISO its image service
+#             serves (live.iso, this build's) and node-zero-images.env naming both.
+# All carry the agent (/usr/local/bin/assisted-agent, started by the discovery Ignition) and the
 # post-reboot reporter (/usr/local/bin/assisted-reporter, assisted-reporter.service: runs on an
-# installed disk while the install step's assisted/reporter.json is on its boot partition).
+# installed disk while the install step's assisted/reporter.json is on its boot partition). The
+# shared root file system carries the shared libraries of every binary above, node 0's included
+# (one Debian package set: installing them in the live root only would mean a second mmdebstrap).
 #
-# Usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY
-# Writes OUTPUT_ROOT/<inputs hash>/{live.iso,disk.raw,manifest.json} and points
+# Usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY NODE_ZERO_BINARY...
+# NODE_ZERO_BINARY: assisted-inventory, -orchestrator, -image, -gateway and aictl, each installed
+# under its own file name. Needs this machine's postgresql-15 package (its files are copied).
+# Writes OUTPUT_ROOT/<inputs hash>/{live.iso,disk.raw,agent-live.iso,manifest.json} and points
 # OUTPUT_ROOT/current at it; does nothing when that hash is already built. The hash covers the
-# package list, every file under os/ and both binaries. Needs root (mmdebstrap, chroot).
+# package list, every file under os/, every binary and the PostgreSQL package's version. Needs
+# root (mmdebstrap, chroot).
 set -euo pipefail
 
 OS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-USAGE="usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY"
+USAGE="usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY NODE_ZERO_BINARY..."
 OUT_ROOT=${1:?$USAGE}
 AGENT=${2:?$USAGE}
 REPORTER=${3:?$USAGE}
+shift 3
+NODE_ZERO_BINARIES=("$@")
+# What node 0's units (services/gateway/cli/agent/agent_ignition.cc) start from /usr/local/bin.
+NODE_ZERO_NAMES="aictl assisted-gateway assisted-image assisted-inventory assisted-orchestrator"
+PG_PACKAGE=postgresql-15
+PG_DIR=/usr/lib/postgresql/15
+# Node 0's image service registers its base ISO under this version (agent_ignition.h:
+# kOpenshiftVersion, the version node 0 creates the cluster with).
+NODE_ZERO_OPENSHIFT_VERSION=4.16
 
 LIVE_LABEL=ASSISTED-LIVE
 IGNITION_AREA_BYTES=$((256 * 1024))
@@ -41,11 +63,27 @@ step() { say "[$((SECONDS - step_started)) s] $*"; }
 [ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap builds the root file system in a chroot)"
 [ -x "$AGENT" ] || die "no agent binary at $AGENT"
 [ -x "$REPORTER" ] || die "no reporter binary at $REPORTER"
+[ "$(for binary in "${NODE_ZERO_BINARIES[@]}"; do basename "$binary"; done | sort | paste -sd' ')" = \
+  "$NODE_ZERO_NAMES" ] || die "node 0's binaries must be exactly: $NODE_ZERO_NAMES"
+for binary in "${NODE_ZERO_BINARIES[@]}"; do [ -x "$binary" ] || die "no binary at $binary"; done
+PG_VERSION=$(dpkg-query -W -f '${Status} ${Version}' "$PG_PACKAGE" 2>/dev/null |
+  sed -n 's/^install ok installed //p')
+[ -n "$PG_VERSION" ] || die "node 0's PostgreSQL comes from this machine's $PG_PACKAGE: apt-get install $PG_PACKAGE"
+
+# Node 0's PostgreSQL: the server's own files of the Debian package (programs initdb and postgres,
+# its modules, its share/ folder), without the LLVM JIT (libLLVM is 100 MB; the JIT is off when
+# its module is absent) and without postgresql-common's cluster management (perl).
+postgres_files() {
+  dpkg -L "$PG_PACKAGE" | grep -E "^($PG_DIR/bin/(postgres|initdb)|$PG_DIR/lib/[^/]+\.so|/usr/share/postgresql/15/.+)\$" |
+    grep -v '/llvmjit' | while read -r path; do [ -f "$path" ] && echo "$path"; done
+}
 
 # Debian packages the binaries' shared libraries come from, so their runtime is in the image.
 agent_runtime_packages() {
   local libs
-  libs=$(ldd "$AGENT" "$REPORTER" | awk '/=> \// { print $3 }' | xargs -r readlink -f)
+  # shellcheck disable=SC2046  # one path per word
+  libs=$(ldd "$AGENT" "$REPORTER" "${NODE_ZERO_BINARIES[@]}" $(postgres_files | grep '/bin/\|\.so$') |
+    awk '/=> \// { print $3 }' | sort -u | xargs -r readlink -f)
   # dpkg knows a library under /usr/lib or, before the /usr merge, /lib: ask for both.
   # shellcheck disable=SC2086  # one path per word
   { dpkg -S $libs $(printf '%s\n' $libs | sed 's|^/usr/lib/|/lib/|') 2>/dev/null || true; } |
@@ -61,6 +99,8 @@ inputs_hash() {
     (cd "$OS_DIR" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
     sha256sum <"$AGENT"
     sha256sum <"$REPORTER"
+    for binary in "${NODE_ZERO_BINARIES[@]}"; do sha256sum <"$binary"; done
+    echo "$PG_PACKAGE $PG_VERSION"
   } | sha256sum | cut -c1-16
 }
 
@@ -133,6 +173,10 @@ chroot "$ROOT" depmod "$(ls "$ROOT/lib/modules")"
 # applies the unit presets Ignition writes; that is how the discovery Ignition's
 # assisted-agent.service gets enabled. (An empty file means "not first boot".)
 echo uninitialized >"$ROOT/etc/machine-id"
+# Node 0's PostgreSQL (agent-live.iso) runs as postgres; the OS it installs needs the same uid for
+# the data node 0 carries over to it (agent_ignition.cc: assisted-node-zero-carry-over.sh).
+chroot "$ROOT" useradd --system --user-group --home-dir /var/lib/postgresql --no-create-home \
+  --shell /usr/sbin/nologin postgres
 rm -f "$ROOT/etc/hostname"
 step "root file system pruned: $(du -sh "$ROOT" | cut -f1)"
 
@@ -262,15 +306,42 @@ dd if="$WORK/esp.img" of="$DISK" bs=1M seek="$p2" conv=notrunc,sparse status=non
 dd if="$WORK/boot.img" of="$DISK" bs=1M seek="$p3" conv=notrunc,sparse status=none
 dd if="$WORK/root.img" of="$DISK" bs=1M seek="$p4" conv=notrunc,sparse status=none
 
+# --- agent live ISO: live.iso plus node 0 -----------------------------------------------------
+# The same root (without the disk image's fstab: a live system has no boot partition), kernel,
+# initramfs and embed areas; its squashfs adds what node 0 runs. One live.iso for both would make
+# every discovery ISO carry the OS image and a second ISO (several times the size) for the one
+# host per cluster that needs them.
+step "agent live ISO: node 0's PostgreSQL, services, OS image and base ISO"
+live_sha=$(sha256sum "$WORK/live.iso" | cut -d' ' -f1)
+disk_sha=$(sha256sum "$WORK/disk.raw" | cut -d' ' -f1)
+rm -f "$ROOT/etc/fstab"
+postgres_files | sed "s|^/||" | tar -C / -cf - --files-from=- | tar -C "$ROOT" -xf -
+for binary in "${NODE_ZERO_BINARIES[@]}"; do
+  install -m 0755 "$binary" "$ROOT/usr/local/bin/$(basename "$binary")"
+done
+SHARE="$ROOT/usr/share/assisted"
+cp "$WORK/disk.raw" "$SHARE/os-image.raw"
+cp "$WORK/live.iso" "$SHARE/live.iso"
+# systemd EnvironmentFile syntax; the services read ASSISTED_<FLAG> (lib/config/config.h).
+cat >"$SHARE/node-zero-images.env" <<ENV
+ASSISTED_OS_IMAGE_URL=file:///usr/share/assisted/os-image.raw
+ASSISTED_OS_IMAGE_SHA256=$disk_sha
+ASSISTED_OS_IMAGES='[{"openshift_version":"$NODE_ZERO_OPENSHIFT_VERSION","cpu_architecture":"x86_64","url":"file:///usr/share/assisted/live.iso","version":"$HASH","sha256":"$live_sha"}]'
+ASSISTED_DEFAULT_OPENSHIFT_VERSION=$NODE_ZERO_OPENSHIFT_VERSION
+ENV
+mksquashfs "$ROOT" "$TREE/images/pxeboot/rootfs.img" -comp zstd -Xcompression-level 3 -noappend \
+  -quiet >/dev/null
+make_live_iso "$TREE" "$WORK/agent-live.iso"
+
 # --- publish ---------------------------------------------------------------------------------
 step "checksums"
 mkdir -p "$OUT"
-mv "$WORK/live.iso" "$WORK/disk.raw" "$OUT/"
-live_sha=$(sha256sum "$OUT/live.iso" | cut -d' ' -f1)
-disk_sha=$(sha256sum "$OUT/disk.raw" | cut -d' ' -f1)
-printf '{"live_iso": "live.iso", "live_iso_sha256": "%s", "live_iso_bytes": %d, "disk_image": "disk.raw", "disk_image_sha256": "%s", "disk_image_bytes": %d, "live_kargs": "%s", "disk_kargs": "%s", "build_seconds": %d}\n' \
+mv "$WORK/live.iso" "$WORK/disk.raw" "$WORK/agent-live.iso" "$OUT/"
+agent_sha=$(sha256sum "$OUT/agent-live.iso" | cut -d' ' -f1)
+printf '{"live_iso": "live.iso", "live_iso_sha256": "%s", "live_iso_bytes": %d, "disk_image": "disk.raw", "disk_image_sha256": "%s", "disk_image_bytes": %d, "agent_live_iso": "agent-live.iso", "agent_live_iso_sha256": "%s", "agent_live_iso_bytes": %d, "live_kargs": "%s", "disk_kargs": "%s", "build_seconds": %d}\n' \
   "$live_sha" "$(stat -c %s "$OUT/live.iso")" "$disk_sha" "$(stat -c %s "$OUT/disk.raw")" \
+  "$agent_sha" "$(stat -c %s "$OUT/agent-live.iso")" \
   "$LIVE_KARGS" "$DISK_KARGS" "$((SECONDS - step_started))" >"$OUT/manifest.json.tmp"
 mv "$OUT/manifest.json.tmp" "$OUT/manifest.json"
 ln -sfn "$HASH" "$OUT_ROOT/current"
-step "done: live.iso $(du -h --apparent-size "$OUT/live.iso" | cut -f1), disk.raw $(du -h --apparent-size "$OUT/disk.raw" | cut -f1) in $OUT"
+step "done: live.iso $(du -h --apparent-size "$OUT/live.iso" | cut -f1), disk.raw $(du -h --apparent-size "$OUT/disk.raw" | cut -f1), agent-live.iso $(du -h --apparent-size "$OUT/agent-live.iso" | cut -f1) in $OUT"

@@ -113,12 +113,11 @@ absl::StatusOr<std::unique_ptr<Download>> PxeRootfs(const CachedImage& base) {
   return FileDownload(base, rootfs, "rootfs.img", "");
 }
 
-std::string IpxeScript(absl::string_view artifacts_url, absl::string_view rootfs_url,
-                       absl::string_view extra_kargs) {
+std::string IpxeScript(const PxeUrls& urls, absl::string_view extra_kargs) {
   // The ISO's own default arguments (coreos.liveiso=…) name the ISO; a network boot names the
   // rootfs instead.
-  return absl::StrCat("#!ipxe\n", "initrd --name initrd ", artifacts_url, "initrd\n", "kernel ",
-                      artifacts_url, "vmlinuz initrd=initrd coreos.live.rootfs_url=", rootfs_url,
+  return absl::StrCat("#!ipxe\n", "initrd --name initrd ", urls.initrd, "\n", "kernel ",
+                      urls.kernel, " initrd=initrd coreos.live.rootfs_url=", urls.rootfs,
                       " ignition.firstboot ignition.platform.id=metal",
                       extra_kargs.empty() ? "" : " ", extra_kargs, "\n", "boot\n");
 }

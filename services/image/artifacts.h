@@ -56,11 +56,17 @@ absl::StatusOr<std::unique_ptr<Download>> PxeInitrd(const CachedImage& base,
 absl::StatusOr<std::unique_ptr<Download>> PxeKernel(const CachedImage& base);
 absl::StatusOr<std::unique_ptr<Download>> PxeRootfs(const CachedImage& base);
 
-// An iPXE script booting the PXE artifacts under `artifacts_url` (ending in '/', where "initrd"
-// and "vmlinuz" are served) with the rootfs at `rootfs_url` and `extra_kargs`. The kernel line
-// names `rootfs_url` and nothing else of the artifacts: it ends up in the host's /proc/cmdline.
-std::string IpxeScript(absl::string_view artifacts_url, absl::string_view rootfs_url,
-                       absl::string_view extra_kargs);
+// Where a network boot fetches the PXE artifacts: absolute URLs.
+struct PxeUrls {
+  std::string kernel;
+  std::string initrd;
+  std::string rootfs;
+};
+
+// An iPXE script booting the kernel and initrd of `urls` with the rootfs of `urls` and
+// `extra_kargs`. The kernel line names the rootfs and nothing else of the artifacts: it ends up
+// in the host's /proc/cmdline.
+std::string IpxeScript(const PxeUrls& urls, absl::string_view extra_kargs);
 
 // [offset, offset + length) of `download`, materialised (tests and small reads only).
 absl::StatusOr<std::string> ReadDownload(const Download& download, uint64_t offset,

@@ -102,8 +102,10 @@ TEST_F(ArtifactsTest, KernelAndRootfsComeStraightFromTheImage) {
 }
 
 TEST_F(ArtifactsTest, IpxeScriptBootsTheArtifactsAndNamesOnlyTheRootfsOnTheKernelLine) {
-  const std::string script = IpxeScript("http://images.example/pxe/abc/",
-                                        "http://images.example/rootfs/xyz/rootfs.img", "ip=dhcp");
+  const std::string script = IpxeScript({.kernel = "http://images.example/pxe/abc/vmlinuz",
+                                         .initrd = "http://images.example/pxe/abc/initrd",
+                                         .rootfs = "http://images.example/rootfs/xyz/rootfs.img"},
+                                        "ip=dhcp");
   EXPECT_THAT(script, HasSubstr("#!ipxe\n"));
   EXPECT_THAT(script, HasSubstr("initrd --name initrd http://images.example/pxe/abc/initrd\n"));
   EXPECT_THAT(script,

@@ -179,8 +179,12 @@ absl::StatusOr<std::string> Publisher::Ipxe(absl::string_view token, absl::Time 
   // The kernel line (the host's /proc/cmdline) names the rootfs with a rootfs token: the
   // download token of the script's own URL would open the initrd and its agent token.
   ASSIGN_OR_RETURN(std::string rootfs_url, RootfsUrlOf(record.infra_env));
-  return IpxeScript(absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/pxe/", token, "/"),
-                    rootfs_url, absl::StrJoin(ignition.kernel_arguments, " "));
+  const std::string artifacts =
+      absl::StrCat(absl::StripSuffix(options_.public_url, "/"), "/pxe/", token, "/");
+  return IpxeScript({.kernel = absl::StrCat(artifacts, "vmlinuz"),
+                     .initrd = absl::StrCat(artifacts, "initrd"),
+                     .rootfs = std::move(rootfs_url)},
+                    absl::StrJoin(ignition.kernel_arguments, " "));
 }
 
 }  // namespace assisted::image

@@ -102,6 +102,10 @@ void Config::Register(config::Parser& parser) {
   parser.String("url-signing-key-file", &url_signing_key_file,
                 "the image service's key file: agent tokens are checked with it (empty: agents "
                 "are not authenticated)");
+  parser.String("controller-token-key-file", &controller_token_key_file,
+                "without --url-signing-key-file: the key of the controller tokens installing "
+                "hosts get for their post-reboot reports, agents still not authenticated "
+                "(node 0 of the agent-based installer); empty: installed hosts do not report");
 }
 
 namespace {
@@ -127,21 +131,37 @@ struct Parts {
   std::unique_ptr<AgentHub> hub;
 };
 
-absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logger& log) {
-  if (config.url_signing_key_file.empty()) {
-    log.Warning("no --url-signing-key-file: agents are not authenticated");
-    return std::string();
-  }
-  ASSIGN_OR_RETURN(std::string key,
-                   ReadFile(config.url_signing_key_file, "--url-signing-key-file"));
+// The key in `file` (flag `flag`), refused when it could never sign a token.
+absl::StatusOr<std::string> SigningKey(const std::string& file, absl::string_view flag) {
+  ASSIGN_OR_RETURN(std::string key, ReadFile(file, flag));
   // The signer's own checks (key length) reject a key that could never verify a token.
   if (absl::Status usable = auth::SignToken({.service = key}, auth::TokenPurpose::kDownload,
                                             "00000000-0000-0000-0000-000000000000", absl::Now())
                                 .status();
       !usable.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("--url-signing-key-file: ", usable.message()));
+    return absl::InvalidArgumentError(absl::StrCat(flag, ": ", usable.message()));
   }
   return key;
+}
+
+absl::StatusOr<std::string> AgentTokenKey(const Config& config, const log::Logger& log) {
+  if (config.url_signing_key_file.empty()) {
+    log.Warning("no --url-signing-key-file: agents are not authenticated");
+    return std::string();
+  }
+  if (!config.controller_token_key_file.empty()) {
+    return absl::InvalidArgumentError(
+        "--controller-token-key-file: only without --url-signing-key-file, whose key signs the "
+        "controller tokens then");
+  }
+  return SigningKey(config.url_signing_key_file, "--url-signing-key-file");
+}
+
+// The key of the controller tokens: the agent token key, or --controller-token-key-file's.
+absl::StatusOr<std::string> ControllerTokenKey(const Config& config,
+                                               const std::string& agent_token_key) {
+  if (!agent_token_key.empty() || config.controller_token_key_file.empty()) return agent_token_key;
+  return SigningKey(config.controller_token_key_file, "--controller-token-key-file");
 }
 
 }  // namespace
@@ -152,7 +172,10 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
                    grpcutil::MakeChannel(config.inventory_address, config.internal_tls.Channel()));
   ASSIGN_OR_RETURN(std::string token_key, AgentTokenKey(config, context.log));
   auto parts = std::make_shared<Parts>();
-  if (!token_key.empty()) parts->controller_tokens = std::make_shared<ControllerTokens>(token_key);
+  ASSIGN_OR_RETURN(const std::string controller_key, ControllerTokenKey(config, token_key));
+  if (!controller_key.empty()) {
+    parts->controller_tokens = std::make_shared<ControllerTokens>(controller_key);
+  }
   HubOptions options{.streams = config.agent_streams,
                      .workers = config.workers,
                      .replica_id = config.replica_id,

@@ -63,6 +63,10 @@ struct Config {
   // The image service's URL-signing key (same flag and file): agents' tokens are checked with
   // it. Empty: agents are not authenticated (development only).
   std::string url_signing_key_file;
+  // Without url_signing_key_file: a key (32 bytes or more, as that one) of the controller tokens
+  // alone, which installing hosts get for their post-reboot reports (node 0 of the agent-based
+  // installer, whose own agents carry no token). Empty: installed hosts do not report.
+  std::string controller_token_key_file;
 
   void Register(config::Parser& parser);
 };

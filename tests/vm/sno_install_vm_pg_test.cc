@@ -40,7 +40,6 @@
 #include "services/agent/steps/install.h"
 #include "services/agent/steps/install_disk.h"
 #include "services/agent/steps/reporter_settings.h"
-#include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
 #include "tests/vm/vm_test.h"
@@ -59,11 +58,9 @@ constexpr char kHostname[] = "sno-vm-0";
 constexpr char kKarg[] = "assisted.test.karg=1";
 // Its NIC on the fleet's private segment, which has no DHCP server.
 constexpr char kPrivateAddress[] = "192.168.126.10";
-// Where guests reach the OS image and the release image's registry (forwards to loopback).
+// Where guests reach the OS image (a forward to loopback; the registry's: vm_test.h).
 constexpr char kImagesGuestAddress[] = "10.0.2.101";
 constexpr int kImagesGuestPort = 8080;
-constexpr char kRegistryGuestAddress[] = "10.0.2.102";
-constexpr int kRegistryGuestPort = 5000;
 // Each phase's bound under TCG, for a machine loaded by parallel tests: on a quiet 2-core
 // machine each takes a few minutes at most (the test prints each phase's time). The sum stays
 // well inside bazel's hour for "enormous".
@@ -111,9 +108,8 @@ std::string ReadFile(const std::string& path) {
 
 class SnoInstallVmTest : public VmTest {
  protected:
-  // The OS image's file server and the registry stand-in: `openssl s_server -www` answers any
-  // GET (the agent's GET /v2/) with 200 over TLS, with a certificate for the registry's guest
-  // address signed by a CA of the test, which the infra-env trusts.
+  // The OS image's file server and the release image's registry stand-in (vm_test.h), whose CA
+  // the infra-env trusts.
   void StartTestServers() override {
     const json manifest = json::parse(ReadFile(images() + "/manifest.json"), nullptr, false);
     ASSERT_TRUE(manifest.is_object()) << images() << "/manifest.json";
@@ -122,55 +118,23 @@ class SnoInstallVmTest : public VmTest {
     ASSERT_THAT(disk_server, IsOk());
     disk_server_ = *std::move(disk_server);
 
-    auto ca = TestCa::Create(::testing::TempDir() + "/registry-pki", "registry");
-    ASSERT_THAT(ca, IsOk());
-    ca_pem_ = ReadFile(ca->ca_file());
-    auto cert = ca->Issue("registry", {kRegistryGuestAddress});
-    ASSERT_THAT(cert, IsOk());
-    auto port = FreePort();
-    ASSERT_THAT(port, IsOk());
-    registry_port_ = *port;
-    auto registry = process::Subprocess::Start(
-        {"openssl", "s_server", "-quiet", "-www", "-accept", absl::StrCat("127.0.0.1:", *port),
-         "-cert", cert->cert, "-key", cert->key},
-        {}, ::testing::TempDir() + "/registry.log");
+    auto registry = RegistryStandIn::Start(::testing::TempDir());
     ASSERT_THAT(registry, IsOk());
     registry_ = *std::move(registry);
   }
 
   VmTestOptions VmOptions() const override {
-    const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
-                                             "/openshift-release-dev/ocp-release:4.16.3-x86_64");
-    return {
-        .orchestrator_flags = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
-                                            kImagesGuestPort, "/disk.raw"),
-                               "--os-image-sha256=" + disk_sha256_,
-                               "--release-images=" + json::array({{{"openshift_version", "4.16"},
-                                                                   {"cpu_architecture", "x86_64"},
-                                                                   {"url", release},
-                                                                   {"version", "4.16.3"}}})
-                                                         .dump()},
-        .forwards = {{kImagesGuestAddress, kImagesGuestPort, disk_server_->port()},
-                     {kRegistryGuestAddress, kRegistryGuestPort, registry_port_}}};
+    return {.orchestrator_flags = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
+                                                kImagesGuestPort, "/disk.raw"),
+                                   "--os-image-sha256=" + disk_sha256_,
+                                   "--release-images=" + StandInReleaseImages()},
+            .forwards = {{kImagesGuestAddress, kImagesGuestPort, disk_server_->port()},
+                         registry_->Forward()}};
   }
 
-  // A failure state of the installation: the host or the cluster in error, or the host back
-  // to insufficient with a failed preparation (disk speed, registry) while the cluster waits
-  // for the user again; "" otherwise.
-  static std::string InstallationFailed(const std::string& cluster_status, const json& host) {
-    const std::string host_status = StringField(host, "status");
-    const std::string info = StringField(host, "status_info");
-    if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
-        cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
-      return absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
-    }
-    return "";
-  }
-
-  std::string disk_sha256_, ca_pem_;
+  std::string disk_sha256_;
   std::unique_ptr<FileServer> disk_server_;
-  int registry_port_ = 0;
-  std::unique_ptr<process::Subprocess> registry_;
+  std::unique_ptr<RegistryStandIn> registry_;
 };
 
 // The last command line the kernel printed on a console ("" when none).
@@ -200,7 +164,7 @@ void ExpectTheMachinesHardware(const json& host) {
 
 TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheInstalledOs) {
   ASSERT_NO_FATAL_FAILURE(CreateSnoCluster(
-      {{"additional_trust_bundle", ca_pem_},
+      {{"additional_trust_bundle", registry_->ca_pem()},
        {"static_network_config", json::array({PrivateNicStaticNetwork(kMac, kPrivateAddress)})}}));
   const int vm = AddSnoMachine("sno-0", kMac, kSerial);
   ASSERT_GE(vm, 0);

@@ -174,6 +174,17 @@ absl::StatusOr<int> VmFleet::Add(const VmSpec& spec) {
     return absl::InvalidArgumentError(absl::StrCat("name: \"", spec.name, "\" is not [a-z0-9-]+"));
   }
   RETURN_IF_ERROR(ParseMac(spec.mac).status());
+  for (const HostForward& forward : spec.host_forwards) {
+    // The address goes into QEMU's -netdev option string: nothing but an IPv4 address.
+    if (forward.guest_address.empty() ||
+        forward.guest_address.find_first_not_of("0123456789.") != std::string::npos ||
+        forward.host_port <= 0 || forward.host_port > 65535 || forward.guest_port <= 0 ||
+        forward.guest_port > 65535) {
+      return absl::InvalidArgumentError(absl::StrCat("host_forwards: \"", forward.guest_address,
+                                                     "\" port ", forward.guest_port, " from ",
+                                                     forward.host_port, " is not valid"));
+    }
+  }
   for (const Machine& machine : machines_) {
     if (machine.spec.name == spec.name) {
       return absl::AlreadyExistsError(absl::StrCat("name: ", spec.name, " is taken"));
@@ -205,6 +216,10 @@ absl::Status VmFleet::Boot(int vm, const BootOptions& boot) {
   for (const GuestForward& forward : options_.forwards) {
     absl::StrAppend(&uplink, ",guestfwd=tcp:", forward.guest_address, ":", forward.guest_port,
                     "-cmd:", options_.relay, " ", forward.host_port);
+  }
+  for (const HostForward& forward : spec.host_forwards) {
+    absl::StrAppend(&uplink, ",hostfwd=tcp:127.0.0.1:", forward.host_port, "-",
+                    forward.guest_address, ":", forward.guest_port);
   }
   // TCG with one host thread for all vCPUs: a machine with the vCPUs a role requires must not
   // take more than one core of the host.

@@ -16,6 +16,7 @@
 // - NIC 1, "uplink": QEMU user-mode networking with restrict=on, so the guest reaches nothing
 //   but the `forwards` (guest address:port → a port on the host's 127.0.0.1, one host connection
 //   per guest connection, made when the guest connects) and gets its address by DHCP (10.0.2.15);
+//   the machine's `host_forwards` lead the other way, from the host's loopback into the guest;
 // - NIC 2, "private": a virtual Ethernet segment shared by the fleet's machines only, carried
 //   as unix datagrams through a hub thread of the fleet (no IP address of the host is used);
 // - both NICs with fixed MACs (`mac`, and `mac` with its last byte + 0x80 for the private one);
@@ -51,6 +52,16 @@ struct GuestForward {
   int host_port = 0;  // on 127.0.0.1
 };
 
+// A TCP port of the host's loopback that leads to guest_address:guest_port inside one machine
+// (QEMU's hostfwd on the uplink). The guest address may be one of the machine's addresses on
+// another NIC, e.g. its static address on the private segment: the uplink's router asks for it
+// by ARP and the guest answers for any address it holds.
+struct HostForward {
+  int host_port = 0;  // on 127.0.0.1
+  std::string guest_address;
+  int guest_port = 0;
+};
+
 struct VmFleetOptions {
   std::string dir;  // disks, firmware variables, console logs
   std::vector<GuestForward> forwards;
@@ -69,6 +80,7 @@ struct VmSpec {
   uint64_t disk_bytes = uint64_t{8} << 30;
   int memory_mib = 2048;
   int cpus = 1;
+  std::vector<HostForward> host_forwards;  // how the test reaches services the machine runs
 };
 
 struct BootOptions {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <optional>
 
 #include "absl/strings/ascii.h"
@@ -18,8 +19,11 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
+#include "lib/status/status_macros.h"
 #include "lib/testing/status_matchers.h"
+#include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
+#include "tests/harness/probes.h"
 
 namespace assisted::testing {
 namespace {
@@ -108,14 +112,16 @@ int VmTest::AddSnoMachine(const std::string& name, const std::string& mac,
   return vm.value_or(-1);
 }
 
-void VmTest::Progress(const std::string& stage) const {
+void StageLog::operator()(const std::string& stage) const {
   std::cout << "[vm +" << static_cast<int>(absl::ToDoubleSeconds(absl::Now() - started_)) << " s] "
             << stage << std::endl;
 }
 
-std::pair<std::string, json> VmTest::Look() const {
-  absl::StatusOr<json> cluster = Rest().Call("GET", "/clusters/" + cluster_id_);
-  absl::StatusOr<json> hosts = Rest().Call("GET", "/clusters/" + cluster_id_ + "/hosts");
+std::pair<std::string, json> VmTest::Look() const { return LookAt(Rest(), cluster_id_); }
+
+std::pair<std::string, json> LookAt(cli::RestClient rest, const std::string& cluster_id) {
+  absl::StatusOr<json> cluster = rest.Call("GET", "/clusters/" + cluster_id);
+  absl::StatusOr<json> hosts = rest.Call("GET", "/clusters/" + cluster_id + "/hosts");
   const std::string status = cluster.ok() ? StringField(*cluster, "status") : "";
   if (!hosts.ok() || !hosts->is_array() || hosts->empty() || !(*hosts)[0].is_object()) {
     return {status, json::object()};
@@ -123,50 +129,73 @@ std::pair<std::string, json> VmTest::Look() const {
   return {status, (*hosts)[0]};
 }
 
-std::string VmTest::Stopped(int vm) {
-  if (!fleet_->Running(vm)) {
-    return absl::StrCat("the machine powered off; console: ", fleet_->ConsolePath(vm));
+std::string VmTest::Stopped(int vm) { return MachineStopped(*fleet_, vm); }
+
+std::string VmTest::Where(int vm) const {
+  return WhereStuck(*fleet_, vm, [this] { return Look(); });
+}
+
+void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
+                            HostProgress& progress) {
+  WaitUntilHostKnown(
+      *fleet_, vm, [this] { return Look(); }, [this, vm] { return Stopped(vm); }, progress_,
+      power_on, timeout, progress);
+}
+
+std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units) {
+  if (!fleet.Running(vm)) {
+    return absl::StrCat("the machine powered off; console: ", fleet.ConsolePath(vm));
   }
-  if (absl::StrContains(fleet_->ConsoleTail(vm, 2000), "Entering emergency mode")) {
+  const std::string tail = fleet.ConsoleTail(vm, 2000);
+  if (absl::StrContains(tail, "Entering emergency mode")) {
     return absl::StrCat("the machine's boot failed (emergency mode); console: ",
-                        fleet_->ConsolePath(vm));
+                        fleet.ConsolePath(vm));
+  }
+  if (!failed_units) return "";
+  // systemd's console line for a unit that failed: "[FAILED] Failed to start x.service - …".
+  const std::string console = fleet.ConsoleTail(vm, 1 << 20);
+  if (const size_t failed = console.find("[FAILED] "); failed != std::string::npos) {
+    const size_t end = console.find('\n', failed);
+    return absl::StrCat("a unit failed (", console.substr(failed, end - failed),
+                        "); console: ", fleet.ConsolePath(vm));
   }
   return "";
 }
 
-std::string VmTest::Where(int vm) const {
-  const auto [cluster_status, host] = Look();
-  return absl::StrCat("console: ", fleet_->ConsolePath(vm), "; cluster ", cluster_status, "; host ",
+std::string WhereStuck(VmFleet& fleet, int vm, const LookAtCluster& look) {
+  const auto [cluster_status, host] = look();
+  return absl::StrCat("console: ", fleet.ConsolePath(vm), "; cluster ", cluster_status, "; host ",
                       StringField(host, "status"), ": ", StringField(host, "status_info"),
                       "; stage ",
                       StringField(host.value("progress", json::object()), "current_stage"));
 }
 
-void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
-                            HostProgress& progress) {
+void WaitUntilHostKnown(VmFleet& fleet, int vm, const LookAtCluster& look,
+                        const std::function<std::string()>& stopped_now, const StageLog& log,
+                        absl::Time power_on, absl::Duration timeout, HostProgress& progress) {
   // The host appears once its agent registered; its inventory follows with the first step, and
   // its validations once the orchestrator evaluated that inventory and the checks' results.
   // The REST API has no watch: the wait polls it, as aictl wait does.
   std::string stopped;  // why the machine can no longer get there
   const ::testing::AssertionResult settled = Eventually(
       [&]() -> Observed {
-        stopped = Stopped(vm);
+        stopped = stopped_now();
         if (!stopped.empty()) return {true, stopped};
-        const auto [cluster_status, host] = Look();
+        const auto [cluster_status, host] = look();
         if (host.empty()) return {false, "no host registered"};
         for (const std::string& milestone : progress.Note(host, absl::Now() - power_on)) {
           if (milestone != "validated" && milestone != "known") {
-            Progress("discovery: host " + milestone);
+            log("discovery: host " + milestone);
           }
         }
         return {progress.done(), absl::StrCat("host ", StringField(progress.host, "status"), ": ",
                                               StringField(progress.host, "status_info"))};
       },
       power_on + timeout - absl::Now(), "the host to be validated (known or insufficient)");
-  Progress(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
-                        "; console: ", BootTimeline(fleet_->ConsoleTail(vm, 1 << 20))));
+  log(absl::StrCat("discovery: host ", StringField(progress.host, "status"),
+                   "; console: ", BootTimeline(fleet.ConsoleTail(vm, 1 << 20))));
   ASSERT_TRUE(stopped.empty()) << stopped;
-  ASSERT_TRUE(settled) << Where(vm);
+  ASSERT_TRUE(settled) << WhereStuck(fleet, vm, look);
   ASSERT_NE(progress.inventoried, absl::InfiniteDuration()) << progress.host.dump();
   // ntp-synced fails: no NTP server is within reach of a loopback-only uplink; that validation
   // is informative, as upstream.
@@ -176,6 +205,41 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
   const std::string validations = StringField(progress.host, "validations_info");
   EXPECT_TRUE(HardwareValidated(validations)) << validations;
   EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
+}
+
+std::string StandInReleaseImages() {
+  const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
+                                           "/openshift-release-dev/ocp-release:4.16.3-x86_64");
+  return json::array({{{"openshift_version", "4.16"},
+                       {"cpu_architecture", "x86_64"},
+                       {"url", release},
+                       {"version", "4.16.3"}}})
+      .dump();
+}
+
+absl::StatusOr<std::unique_ptr<RegistryStandIn>> RegistryStandIn::Start(const std::string& dir) {
+  ASSIGN_OR_RETURN(TestCa ca, TestCa::Create(dir + "/registry-pki", "registry"));
+  std::unique_ptr<RegistryStandIn> registry(new RegistryStandIn());
+  std::ifstream in(ca.ca_file(), std::ios::binary);
+  registry->ca_pem_.assign(std::istreambuf_iterator<char>(in), {});
+  ASSIGN_OR_RETURN(auto cert, ca.Issue("registry", {kRegistryGuestAddress}));
+  ASSIGN_OR_RETURN(registry->port_, FreePort());
+  ASSIGN_OR_RETURN(registry->server_,
+                   process::Subprocess::Start({"openssl", "s_server", "-quiet", "-www", "-accept",
+                                               absl::StrCat("127.0.0.1:", registry->port_), "-cert",
+                                               cert.cert, "-key", cert.key},
+                                              {}, dir + "/registry.log"));
+  return registry;
+}
+
+std::string InstallationFailed(const std::string& cluster_status, const json& host) {
+  const std::string host_status = StringField(host, "status");
+  const std::string info = StringField(host, "status_info");
+  if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
+      cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
+    return absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
+  }
+  return "";
 }
 
 }  // namespace assisted::testing

@@ -27,10 +27,11 @@
 namespace assisted::cli {
 namespace {
 
-// Where `./dev os-images` leaves the newest live ISO.
+// Where `./dev os-images` leaves the newest agent live ISO (the live ISO plus what node 0 runs).
 std::string DefaultBaseIso() {
   const char* home = std::getenv("HOME");
-  return absl::StrCat(home != nullptr ? home : "", "/.cache/assisted-os-images/current/live.iso");
+  return absl::StrCat(home != nullptr ? home : "",
+                      "/.cache/assisted-os-images/current/agent-live.iso");
 }
 
 // One line per problem, so each names its file and field on its own.

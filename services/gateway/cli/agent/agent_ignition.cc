@@ -9,6 +9,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/strip.h"
 #include "assisted/types/v1/infra_env.pb.h"
 #include "lib/ignition/config_builder.h"
@@ -76,7 +78,9 @@ echo "assisted-set-hostname: agent-config.yaml names no host with a MAC of this 
 // Node 0's services (see the header). Binaries where the live image installs them; PostgreSQL
 // from Debian 12's postgresql-15.
 constexpr char kBinDir[] = "/usr/local/bin";
+constexpr char kPostgresLibDir[] = "/usr/lib/postgresql/15";  // Debian's PostgreSQL 15 server
 constexpr char kPostgresBinDir[] = "/usr/lib/postgresql/15/bin";
+constexpr char kPostgresShareDir[] = "/usr/share/postgresql/15";
 constexpr char kPostgresInitScriptPath[] = "/usr/local/bin/assisted-postgres-init.sh";
 constexpr char kPostgresData[] = "/var/lib/assisted/postgres/data";
 constexpr char kPostgresSocketDir[] = "/run/assisted-postgres";
@@ -98,6 +102,48 @@ rm -rf "$PGDATA.new"
 # Single-user mode needs no running server (its session user is the bootstrap superuser).
 echo "CREATE DATABASE assisted" | "$PG_BINDIR/postgres" --single -D "$PGDATA.new" postgres >/dev/null
 mv "$PGDATA.new" "$PGDATA"
+)SCRIPT";
+
+constexpr char kCarryOverScriptPath[] = "/usr/local/bin/assisted-node-zero-carry-over.sh";
+constexpr char kCarryOverUnitName[] = "assisted-node-zero-carry-over.service";
+
+// Node 0 reboots into the OS it installed, and its own post-reboot reports (and `wait-for`) need
+// its services there too: this runs as node 0 shuts down, after its services stopped (so
+// PostgreSQL's files are consistent), and copies them onto the installed disk.
+constexpr char kCarryOverScript[] = R"SCRIPT(#!/bin/bash
+# Carries node 0's services onto the disk this boot installed (the partition named "boot" whose
+# assisted/install.json names this cluster; its sibling partition "root"): the binaries, Debian's
+# PostgreSQL files, /etc/assisted (the node 0 marker, credentials, cluster.json), the units and
+# their drop-ins, enabled, and PostgreSQL's data (not the image service). The installed OS then
+# starts them again on rendezvousIP, where its reporter and `wait-for` find them. Does nothing
+# when no installed disk of this cluster is found (a shutdown before the install).
+set -euo pipefail
+source /etc/assisted/rendezvous-host.env
+work=/run/assisted-carry-over
+mkdir -p "$work/boot" "$work/root"
+root_partition=""
+for boot in $(blkid -t PARTLABEL=boot -o device || true); do
+  mount -o ro "$boot" "$work/boot" || continue
+  installed=$(jq -r .cluster_id "$work/boot/assisted/install.json" 2>/dev/null || true)
+  umount "$work/boot"
+  [ "$installed" = "$CLUSTER_ID" ] || continue
+  disk=/dev/$(lsblk -no PKNAME "$boot")
+  root_partition=$(lsblk -rno PATH,PARTLABEL "$disk" | awk '$2 == "root" { print $1 }')
+done
+if [ -z "$root_partition" ]; then
+  echo "assisted-node-zero-carry-over: no installed disk of cluster $CLUSTER_ID; nothing to carry"
+  exit 0
+fi
+mount "$root_partition" "$work/root"
+trap 'umount "$work/root"' EXIT
+cp -a --parents @PATHS@ "$work/root"
+for unit in @UNITS@; do
+  cp -a "/etc/systemd/system/$unit" "$work/root/etc/systemd/system/"
+  [ -d "/etc/systemd/system/$unit.d" ] && cp -a "/etc/systemd/system/$unit.d" "$work/root/etc/systemd/system/"
+  mkdir -p "$work/root/etc/systemd/system/multi-user.target.wants"
+  ln -sfn "/etc/systemd/system/$unit" "$work/root/etc/systemd/system/multi-user.target.wants/$unit"
+done
+echo "assisted-node-zero-carry-over: node 0's services carried onto $root_partition"
 )SCRIPT";
 
 // A unit of node 0: starts where assisted-node-zero.service wrote the marker, after `after`;
@@ -139,7 +185,9 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
        absl::StrCat(images, "ExecStart=", kBinDir,
                     "/assisted-orchestrator --grpc-listen=", agent_port,
                     " --internal-grpc-listen=127.0.0.1:9094 --metrics-listen=127.0.0.1:9100",
-                    " --inventory-address=127.0.0.1:9091\n", restart)},
+                    " --inventory-address=127.0.0.1:9091",
+                    // Agents carry no token; the installed hosts' reports do.
+                    " --controller-token-key-file=", credentials, "url.key\n", restart)},
       {kImageUnitName, "assisted image service (node 0, loopback only)",
        absl::StrCat(images, "StateDirectory=assisted/images\n", "ExecStart=", kBinDir,
                     "/assisted-image --grpc-listen=127.0.0.1:9092 --metrics-listen=127.0.0.1:9102",
@@ -163,6 +211,39 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
                     " --credentials-dir=", kCredentialsDir, " --jwt-secret-file=", credentials,
                     "jwt.key --inventory-address=127.0.0.1:9091\n")},
   };
+  // Started before PostgreSQL, so it stops after every service; its work is the stop. The
+  // image service stays behind: completing the install does not need it, and its base ISO and
+  // cache would not fit the installed root file system.
+  const std::vector<std::string> carried_paths = {absl::StrCat(kBinDir, "/aictl"),
+                                                  absl::StrCat(kBinDir, "/assisted-gateway"),
+                                                  absl::StrCat(kBinDir, "/assisted-inventory"),
+                                                  absl::StrCat(kBinDir, "/assisted-orchestrator"),
+                                                  kPostgresInitScriptPath,
+                                                  kPostgresLibDir,
+                                                  kPostgresShareDir,
+                                                  kNodeZeroImagesEnvPath,
+                                                  "/etc/assisted",
+                                                  "/var/lib/assisted/postgres",
+                                                  "/root/.docker"};
+  std::vector<std::string> carried_units;
+  for (const std::string& unit : NodeZeroUnitNames()) {
+    if (unit != kImageUnitName) carried_units.push_back(unit);
+  }
+  config.AddFile({.path = kCarryOverScriptPath,
+                  .mode = 0755,
+                  .contents = absl::StrReplaceAll(
+                      kCarryOverScript, {{"@PATHS@", absl::StrJoin(carried_paths, " ")},
+                                         {"@UNITS@", absl::StrJoin(carried_units, " ")}})});
+  config.AddUnit(
+      {.name = kCarryOverUnitName,
+       .contents = absl::StrCat(
+           "[Unit]\nDescription=Carry node 0's services onto its installed disk at shutdown\n"
+           "ConditionPathExists=",
+           kNodeZeroMarkerPath, "\nAfter=", kNodeZeroUnitName,
+           " local-fs.target\nBefore=", kPostgresUnitName,
+           "\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\nExecStop=",
+           kCarryOverScriptPath, "\nTimeoutStopSec=600\n\n[Install]\nWantedBy=multi-user.target\n"),
+       .enabled = true});
   std::string after = kNodeZeroUnitName;
   for (const auto& unit : kUnits) {
     config.AddUnit({.name = unit.name,
@@ -363,6 +444,20 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageId
   for (const Vip& vip : install.ingress_vips) {
     cluster["ingress_vips"].push_back({{"ip", vip.ip.ToString()}});
   }
+  // What the installed hosts' Ignition takes from the infra-env (REST field names): each host's
+  // static network, so the installed OS keeps its address, and the trust bundle.
+  ordered_json infra_env = ordered_json::object();
+  for (const AgentHost* host : HostsWithNetwork(definition)) {
+    ordered_json map = ordered_json::array();
+    for (const HostInterface& interface : host->interfaces) {
+      map.push_back({{"mac_address", interface.mac}, {"logical_nic_name", interface.name}});
+    }
+    infra_env["static_network_config"].push_back(
+        {{"network_yaml", host->network_yaml}, {"mac_interface_map", std::move(map)}});
+  }
+  if (!install.additional_trust_bundle.empty()) {
+    infra_env["additional_trust_bundle"] = install.additional_trust_bundle;
+  }
   ordered_json hosts = ordered_json::array();
   for (const AgentHost& host : definition.agent.hosts) {
     ordered_json entry = {{"macs", ordered_json::array()}};
@@ -377,6 +472,7 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageId
   return {{"cluster_id", identity.cluster_id},
           {"cluster", std::move(cluster)},
           {"infra_env_id", identity.infra_env_id},
+          {"infra_env", std::move(infra_env)},
           {"expected_hosts", definition.expected_hosts()},
           {"rendezvous_ip", definition.agent.rendezvous_ip.ToString()},
           {"hosts", std::move(hosts)}};

@@ -334,21 +334,25 @@ absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std
     return absl::Status(download.status().code(),
                         absl::StrCat("--base-iso ", base_iso, ": ", download.status().message()));
   };
-  std::unique_ptr<image::Download> downloads[3];
-  ASSIGN_OR_RETURN(downloads[0], named(image::PxeKernel(base)));
-  ASSIGN_OR_RETURN(downloads[1], named(image::PxeInitrd(base, boot.ignition, "")));
-  ASSIGN_OR_RETURN(downloads[2], named(image::PxeRootfs(base)));
+  const std::pair<const char*, absl::StatusOr<std::unique_ptr<image::Download>>> files[] = {
+      {kPxeKernelName, named(image::PxeKernel(base))},
+      {kPxeInitrdName, named(image::PxeInitrd(base, boot.ignition, ""))},
+      {kPxeRootfsName, named(image::PxeRootfs(base))}};
   CreatedPxeFiles created{.image = Created(boot, "")};
   std::vector<std::unique_ptr<StagedFile>> staged;
-  for (const std::unique_ptr<image::Download>& download : downloads) {
-    created.paths.push_back(Join(dir, absl::StrCat(kBootArtifactsDir, "/", download->filename)));
-    ASSIGN_OR_RETURN(staged.emplace_back(), StageDownload(*download, created.paths.back()));
+  for (const auto& [name, download] : files) {
+    RETURN_IF_ERROR(download.status());
+    created.paths.push_back(Join(dir, absl::StrCat(kBootArtifactsDir, "/", name)));
+    ASSIGN_OR_RETURN(staged.emplace_back(), StageDownload(**download, created.paths.back()));
   }
   created.paths.push_back(Join(dir, absl::StrCat(kBootArtifactsDir, "/", kIpxeScriptName)));
-  ASSIGN_OR_RETURN(
-      staged.emplace_back(),
-      StageText(created.paths.back(),
-                image::IpxeScript(url, absl::StrCat(url, downloads[2]->filename), ""), 0644));
+  ASSIGN_OR_RETURN(staged.emplace_back(),
+                   StageText(created.paths.back(),
+                             image::IpxeScript({.kernel = absl::StrCat(url, kPxeKernelName),
+                                                .initrd = absl::StrCat(url, kPxeInitrdName),
+                                                .rootfs = absl::StrCat(url, kPxeRootfsName)},
+                                               ""),
+                             0644));
   RETURN_IF_ERROR(StageCredentialsAndCommit(dir, boot, now, "pxe", url, std::move(staged)));
   return created;
 }

@@ -7,8 +7,8 @@
 //                                                    agent Ignition in its embed area
 //   DIR/auth/kubeconfig, DIR/auth/kubeadmin-password CreateImage (0600)
 //   DIR/.assisted-agent-state.json                   CreateImage (0600): what wait-for needs
-//   DIR/boot-artifacts/{vmlinuz,initrd,rootfs.img,   CreatePxeFiles: the same Ignition in the
-//     agent.x86_64.ipxe}                             initrd, for network boot
+//   DIR/boot-artifacts/agent.x86_64{-vmlinuz,        CreatePxeFiles: the same Ignition in the
+//     -initrd.img,-rootfs.img,.ipxe}                 initrd, for network boot
 //   DIR/cluster-manifests/*.yaml                     CreateClusterManifests (ZTP manifests);
 //                                                    read instead of install-config.yaml when
 //                                                    that is absent
@@ -36,6 +36,10 @@ inline constexpr char kStateFileName[] = ".assisted-agent-state.json";
 inline constexpr char kClusterManifestsDir[] = "cluster-manifests";
 inline constexpr char kBootArtifactsDir[] = "boot-artifacts";
 inline constexpr char kIpxeScriptName[] = "agent.x86_64.ipxe";
+// The other files of DIR/boot-artifacts/, named as openshift-install names them.
+inline constexpr char kPxeKernelName[] = "agent.x86_64-vmlinuz";
+inline constexpr char kPxeInitrdName[] = "agent.x86_64-initrd.img";
+inline constexpr char kPxeRootfsName[] = "agent.x86_64-rootfs.img";
 
 // Reads and checks DIR/install-config.yaml and DIR/agent-config.yaml (each at most
 // kMaxYamlBytes). INVALID_ARGUMENT naming the file when one is missing or has problems.

@@ -511,11 +511,11 @@ TEST(CreatePxeFiles, WritesKernelInitrdRootfsAndAnIpxeScriptBootingThemFromTheBa
       CreatePxeFiles(dir, BaseIso(), "http://192.168.0.10:8000/agent", absl::Now(), random);
   ASSERT_THAT(created, IsOk());
   const std::string artifacts = absl::StrCat(dir, "/boot-artifacts/");
-  EXPECT_EQ(
-      created->paths,
-      (std::vector<std::string>{
-          absl::StrCat(artifacts, "vmlinuz"), absl::StrCat(artifacts, "initrd"),
-          absl::StrCat(artifacts, "rootfs.img"), absl::StrCat(artifacts, "agent.x86_64.ipxe")}));
+  EXPECT_EQ(created->paths,
+            (std::vector<std::string>{absl::StrCat(artifacts, "agent.x86_64-vmlinuz"),
+                                      absl::StrCat(artifacts, "agent.x86_64-initrd.img"),
+                                      absl::StrCat(artifacts, "agent.x86_64-rootfs.img"),
+                                      absl::StrCat(artifacts, "agent.x86_64.ipxe")}));
   for (const std::string& path : created->paths) {
     EXPECT_GT(std::filesystem::file_size(path), 0u) << path;
   }
@@ -523,10 +523,11 @@ TEST(CreatePxeFiles, WritesKernelInitrdRootfsAndAnIpxeScriptBootingThemFromTheBa
   EXPECT_EQ(std::filesystem::file_size(created->paths[2]), iso::TestImageOptions{}.rootfs_bytes);
   const absl::StatusOr<std::string> script = ReadFile(created->paths[3], "script");
   ASSERT_THAT(script, IsOk());
-  EXPECT_THAT(*script, HasSubstr("initrd --name initrd http://192.168.0.10:8000/agent/initrd\n"));
-  EXPECT_THAT(*script,
-              HasSubstr("kernel http://192.168.0.10:8000/agent/vmlinuz initrd=initrd "
-                        "coreos.live.rootfs_url=http://192.168.0.10:8000/agent/rootfs.img"));
+  EXPECT_THAT(*script, HasSubstr("initrd --name initrd "
+                                 "http://192.168.0.10:8000/agent/agent.x86_64-initrd.img\n"));
+  EXPECT_THAT(*script, HasSubstr("kernel http://192.168.0.10:8000/agent/agent.x86_64-vmlinuz "
+                                 "initrd=initrd coreos.live.rootfs_url="
+                                 "http://192.168.0.10:8000/agent/agent.x86_64-rootfs.img"));
   // auth/ and the state file, as for the ISO; no ISO.
   EXPECT_EQ(Mode(absl::StrCat(dir, "/auth/kubeconfig")), 0600);
   EXPECT_FALSE(std::filesystem::exists(absl::StrCat(dir, "/agent.x86_64.iso")));

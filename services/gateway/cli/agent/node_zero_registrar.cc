@@ -79,6 +79,11 @@ absl::Status NodeZeroRegistrar::Register() {
   if (!Text(cluster, "ssh_public_key").empty()) {
     infra_env["ssh_authorized_key"] = Text(cluster, "ssh_public_key");
   }
+  // The hosts' static networks and the trust bundle (the installed OS's Ignition carries them).
+  if (const auto fields = definition.find("infra_env");
+      fields != definition.end() && fields->is_object()) {
+    infra_env.update(*fields);
+  }
   RETURN_IF_ERROR(CreatedOrExisting(services_.Call("POST", "/infra-envs", infra_env)));
   for (const auto& [name, content] : inputs_.credentials) {
     const absl::Status stored = services_.PutCredential(cluster_id(), name, content);
