@@ -74,6 +74,25 @@ class RestClientTest : public ::testing::Test {
     base_ = "http://127.0.0.1:" + std::to_string(server_->port());
   }
 
+  // Downloads `url` into `path` and expects 300,000 bytes, with progress reaching them.
+  void ExpectWholeDownload(RestClient& client, const std::string& url, const std::string& path) {
+    int64_t last = 0, total = 0;
+    auto bytes = client.Download(url, path, [&](int64_t received, int64_t size) {
+      last = received;
+      total = size;
+    });
+    ASSERT_THAT(bytes, IsOk());
+    EXPECT_EQ(*bytes, 300000);
+    EXPECT_EQ(last, 300000);
+    EXPECT_EQ(total, 300000);
+  }
+
+  static std::string Contents(const std::string& path) {
+    std::stringstream written;
+    written << std::ifstream(path).rdbuf();
+    return written.str();
+  }
+
   // 300,000 bytes that differ per version and position.
   std::string Resumable() const {
     std::string text;
@@ -100,19 +119,9 @@ TEST_F(RestClientTest, AnInterruptedDownloadResumesWhereItStopped) {
   RestClient client({.server = base_});
   const std::string path = ::testing::TempDir() + "/resumed.iso";
   LeavePart(path, 120000, version_);
-  int64_t last = 0, total = 0;
-  auto bytes = client.Download(base_ + "/resumable.iso", path, [&](int64_t received, int64_t size) {
-    last = received;
-    total = size;
-  });
-  ASSERT_THAT(bytes, IsOk());
-  EXPECT_EQ(*bytes, 300000);
-  EXPECT_EQ(last, 300000);
-  EXPECT_EQ(total, 300000);
+  ASSERT_NO_FATAL_FAILURE(ExpectWholeDownload(client, base_ + "/resumable.iso", path));
   EXPECT_THAT(ranges_, ::testing::ElementsAre("bytes=120000-"));
-  std::stringstream written;
-  written << std::ifstream(path).rdbuf();
-  EXPECT_EQ(written.str(), Resumable());
+  EXPECT_EQ(Contents(path), Resumable());
   EXPECT_FALSE(std::filesystem::exists(path + ".part"));
   EXPECT_FALSE(std::filesystem::exists(path + ".part.etag"));
 }
@@ -124,9 +133,7 @@ TEST_F(RestClientTest, APartOfContentThatChangedSinceIsReplacedByTheWholeNewCont
   auto bytes = client.Download(base_ + "/resumable.iso", path, nullptr);
   ASSERT_THAT(bytes, IsOk());
   EXPECT_EQ(*bytes, 300000);
-  std::stringstream written;
-  written << std::ifstream(path).rdbuf();
-  EXPECT_EQ(written.str(), Resumable());
+  EXPECT_EQ(Contents(path), Resumable());
 }
 
 TEST_F(RestClientTest, APartWithoutItsETagIsNotTrustedAndStartsOver) {
@@ -135,9 +142,7 @@ TEST_F(RestClientTest, APartWithoutItsETagIsNotTrustedAndStartsOver) {
   std::ofstream(path + ".part") << std::string(1000, '?');
   ASSERT_THAT(client.Download(base_ + "/resumable.iso", path, nullptr), IsOk());
   EXPECT_THAT(ranges_, ::testing::ElementsAre(""));
-  std::stringstream written;
-  written << std::ifstream(path).rdbuf();
-  EXPECT_EQ(written.str(), Resumable());
+  EXPECT_EQ(Contents(path), Resumable());
 }
 
 TEST_F(RestClientTest, SendsJsonWithTheTokenAndReturnsTheAnswer) {
@@ -154,15 +159,7 @@ TEST_F(RestClientTest, SendsJsonWithTheTokenAndReturnsTheAnswer) {
 TEST_F(RestClientTest, DownloadsWithProgressAndLeavesNothingOnFailure) {
   RestClient client({.server = base_});
   const std::string path = ::testing::TempDir() + "/download.iso";
-  int64_t last = 0, total = 0;
-  auto bytes = client.Download(base_ + "/file.iso", path, [&](int64_t received, int64_t size) {
-    last = received;
-    total = size;
-  });
-  ASSERT_THAT(bytes, IsOk());
-  EXPECT_EQ(*bytes, 300000);
-  EXPECT_EQ(last, 300000);
-  EXPECT_EQ(total, 300000);
+  ASSERT_NO_FATAL_FAILURE(ExpectWholeDownload(client, base_ + "/file.iso", path));
   EXPECT_EQ(std::filesystem::file_size(path), 300000u);
   EXPECT_FALSE(std::filesystem::exists(path + ".part"));
 
