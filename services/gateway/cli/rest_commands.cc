@@ -137,14 +137,20 @@ ClusterAction(std::string action) {
   };
 }
 
-int RunClustersDelete(const GlobalOptions& global, const CommandOptions&,
-                      const std::vector<std::string>& args, Io io) {
-  if (args.size() != 1) return Usage(io, "clusters delete", "expected one CLUSTER_ID");
-  RestClient client = ClientFor(global);
-  absl::StatusOr<json> deleted = client.Call("DELETE", "/clusters/" + args[0]);
-  if (!deleted.ok()) return Fail(io, "clusters delete", deleted.status());
-  io.err << "cluster " << args[0] << " deleted\n";
-  return kExitOk;
+// clusters delete / infra-envs delete: DELETE /<collection>/ID.
+std::function<int(const GlobalOptions&, const CommandOptions&, const std::vector<std::string>&, Io)>
+Deleter(std::string collection, std::string kind, std::string id_name) {
+  return [=](const GlobalOptions& global, const CommandOptions&,
+             const std::vector<std::string>& args, Io io) {
+    const std::string command = collection + " delete";
+    if (args.size() != 1) return Usage(io, command, "expected one " + id_name);
+    RestClient client = ClientFor(global);
+    absl::StatusOr<json> deleted =
+        client.Call("DELETE", absl::StrCat("/", collection, "/", args[0]));
+    if (!deleted.ok()) return Fail(io, command, deleted.status());
+    io.err << kind << " " << args[0] << " deleted\n";
+    return kExitOk;
+  };
 }
 
 // clusters update: the flags given (or --file's fields) as a PATCH.
@@ -237,16 +243,6 @@ int RunInfraEnvsUpdate(const GlobalOptions& global, const CommandOptions& option
   if (!PrintedAsJson(global, io, *updated)) {
     io.out << "infra-env " << TextField(*updated, "name") << " updated\n";
   }
-  return kExitOk;
-}
-
-int RunInfraEnvsDelete(const GlobalOptions& global, const CommandOptions&,
-                       const std::vector<std::string>& args, Io io) {
-  if (args.size() != 1) return Usage(io, "infra-envs delete", "expected one INFRA_ENV_ID");
-  RestClient client = ClientFor(global);
-  absl::StatusOr<json> deleted = client.Call("DELETE", "/infra-envs/" + args[0]);
-  if (!deleted.ok()) return Fail(io, "infra-envs delete", deleted.status());
-  io.err << "infra-env " << args[0] << " deleted\n";
   return kExitOk;
 }
 
@@ -776,7 +772,8 @@ std::vector<Command> RestCommands() {
        ClusterAction("reset")},
       {"clusters update", "change a cluster (flags, or --file with a YAML body)", "CLUSTER_ID",
        BindClusterFlags, RunClustersUpdate},
-      {"clusters delete", "deregister a cluster", "CLUSTER_ID", no_flags, RunClustersDelete},
+      {"clusters delete", "deregister a cluster", "CLUSTER_ID", no_flags,
+       Deleter("clusters", "cluster", "CLUSTER_ID")},
       {"clusters allow-add-workers", "open an installed cluster for day-2 hosts", "CLUSTER_ID",
        no_flags, ClusterAction("allow-add-workers")},
       {"infra-envs create", "register an infra-env (a discovery image) for a cluster", nullptr,
@@ -807,7 +804,7 @@ std::vector<Command> RestCommands() {
        },
        RunInfraEnvsUpdate},
       {"infra-envs delete", "deregister an infra-env", "INFRA_ENV_ID", no_flags,
-       RunInfraEnvsDelete},
+       Deleter("infra-envs", "infra-env", "INFRA_ENV_ID")},
       {"infra-envs regenerate-signing-key",
        "revoke the agent tokens of every image of an infra-env downloaded so far", "INFRA_ENV_ID",
        no_flags, RunInfraEnvsRegenerateSigningKey},
