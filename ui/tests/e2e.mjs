@@ -426,7 +426,12 @@ async function flow(page) {
   await (await page.$(roleOfFirst)).select('master');
   await page.waitForFunction((s) => document.querySelector(s)?.value === 'master', { timeout: 20_000 }, roleOfFirst);
   await waitForStatus(page, 'ready', 60_000);
-  if (await page.$('[data-testid="cluster-validations"] .ai-failing')) fail('the failing validation stayed after the fix');
+  // The pushed status can show before the cluster's re-read brings its new validations: wait
+  // for those too, bounded.
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="cluster-validations"] .ai-failing') === null,
+    { timeout: 30_000, polling: 'mutation' },
+  ).catch(() => fail('the failing validation stayed after the fix'));
   log('role set back to control plane: the validation passes, the cluster is ready again');
 
   // The installation disk is editable too; a disk the host cannot install on (too small) is
