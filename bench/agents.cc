@@ -56,6 +56,7 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "bench/agent_groups.h"
 #include "bench/download_harness.h"
+#include "bench/percentile.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -214,11 +215,7 @@ class ClusterChangesSeen {
   std::thread thread_;
 };
 
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
-}
+using ::assisted::bench::Percentile;
 
 // A cluster of kClusterHosts on 10.100.0.0/16 (the fleet profile's network).
 types::Cluster ClusterSpec(int index) {

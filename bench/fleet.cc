@@ -29,6 +29,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "assisted/agent/v1/agent_service.grpc.pb.h"
+#include "bench/percentile.h"
 #include "grpcpp/server.h"
 #include "grpcpp/server_builder.h"
 #include "lib/config/config.h"
@@ -196,11 +197,7 @@ int64_t StatusField(absl::string_view name) {
   return 0;
 }
 
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
-}
+using ::assisted::bench::Percentile;
 
 }  // namespace
 

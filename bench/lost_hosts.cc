@@ -30,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "bench/agent_groups.h"
+#include "bench/percentile.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -136,11 +137,7 @@ class HostWatch {
   std::thread thread_;  // last: uses the members above
 };
 
-double Percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  return values[std::min(values.size() - 1, static_cast<size_t>(p * values.size()))];
-}
+using ::assisted::bench::Percentile;
 
 int Fail(const std::string& what) {
   std::cerr << "lost_hosts: " << what << "\n";
