@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Change } from './api/changes';
-import { newerOf, withPushedStatus, withPushedStatuses } from './pushedStatus';
+import { newerOf, statusAhead, withPushedStatus, withPushedStatuses } from './pushedStatus';
 
 const host = (id: string, status: string, resource_version: number) => ({ id, status, resource_version, role: 'worker' });
 const change = (id: string, status: string, resource_version: number): Change => ({
@@ -15,7 +15,7 @@ const change = (id: string, status: string, resource_version: number): Change =>
 
 describe('withPushedStatus', () => {
   it('shows a newer status at once and keeps the rest of the row', () => {
-    expect(withPushedStatus(host('h1', 'known', 4), change('h1', 'insufficient', 5))).toEqual(host('h1', 'insufficient', 5));
+    expect(withPushedStatus(host('h1', 'known', 4), change('h1', 'insufficient', 5))).toEqual({ ...host('h1', 'insufficient', 5), status_ahead: true });
   });
   it('never takes a row back: a numbered change after a newer hint, or the same change twice', () => {
     const row = host('h1', 'known', 6);
@@ -44,5 +44,10 @@ describe('newerOf', () => {
     expect(newerOf(host('h1', 'insufficient', 5), host('h1', 'known', 5)).status).toBe('known');
     expect(newerOf(host('h1', 'insufficient', 6), host('h1', 'known', 5)).status).toBe('insufficient');
     expect(newerOf(undefined, host('h1', 'known', 5)).status).toBe('known');
+  });
+  it('marks the rest of a row as older than its pushed status until a read as new comes', () => {
+    const pushed = withPushedStatus(host('h1', 'insufficient', 4), change('h1', 'known', 6));
+    expect(statusAhead(newerOf(pushed, host('h1', 'insufficient', 5)))).toBe(true);
+    expect(statusAhead(newerOf(pushed, host('h1', 'known', 6)))).toBe(false);
   });
 });

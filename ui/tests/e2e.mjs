@@ -423,15 +423,24 @@ async function flow(page) {
   if (shown.length === 0) fail('no failing validation shown');
   log(`fix hints shown as the API gives them: ${shown.map((i) => `${i.id}: ${i.hint}`).join('; ')}`);
   await shot(page, '07b-failing-validation');
+  // The pushed status shows before the cluster's re-read brings its new validations; meanwhile
+  // the old ones must not show beside it (the screen says it is checking): watched on every
+  // change of the page from here on.
+  await page.evaluate(() => {
+    window.readyBesideOldFailures = false;
+    new MutationObserver(() => {
+      if (document.querySelector('[data-testid="cluster-status"]')?.textContent?.trim() === 'ready' &&
+        document.querySelector('[data-testid="cluster-validations"] .ai-failing') !== null) window.readyBesideOldFailures = true;
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await (await page.$(roleOfFirst)).select('master');
   await page.waitForFunction((s) => document.querySelector(s)?.value === 'master', { timeout: 20_000 }, roleOfFirst);
   await waitForStatus(page, 'ready', 60_000);
-  // The pushed status can show before the cluster's re-read brings its new validations: wait
-  // for those too, bounded.
   await page.waitForFunction(
-    () => document.querySelector('[data-testid="cluster-validations"] .ai-failing') === null,
+    () => document.querySelector('[data-testid="cluster-validations"] .ai-failing, [data-testid="cluster-validations"] [data-testid="rechecking"]') === null,
     { timeout: 30_000, polling: 'mutation' },
   ).catch(() => fail('the failing validation stayed after the fix'));
+  if (await page.evaluate(() => window.readyBesideOldFailures)) fail('ready showed beside the failing validation it had fixed');
   log('role set back to control plane: the validation passes, the cluster is ready again');
 
   // The installation disk is editable too; a disk the host cannot install on (too small) is

@@ -35,7 +35,7 @@ import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
 import { pullSecretProblem } from '../validation';
-import { newerOf, withPushedStatuses } from '../pushedStatus';
+import { newerOf, statusAhead, withPushedStatuses } from '../pushedStatus';
 
 interface Disk {
   id?: string;
@@ -77,6 +77,12 @@ function hostName(host: Host): string {
 
 function sortHosts(hosts: Host[]): Host[] {
   return hosts.slice().sort((a, b) => hostName(a).localeCompare(hostName(b)));
+}
+
+// In place of validations and status_info older than the status pushed beside them (the re-read
+// that brings them is on its way): showing them would give the new status an old reason.
+function Rechecking() {
+  return <span data-testid="rechecking">checking…</span>;
 }
 
 // Roles can change until the install starts.
@@ -168,7 +174,7 @@ const HostRow = memo(function HostRow({ host, day2, onError, readOnly }: { host:
         )}
       </Td>
       <Td dataLabel="Failing validations">
-        {failing.length === 0 ? '–' : <FailingList failing={failing} />}
+        {statusAhead(host) ? <Rechecking /> : failing.length === 0 ? '–' : <FailingList failing={failing} />}
       </Td>
     </Tr>
   );
@@ -558,7 +564,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
           <DescriptionList isHorizontal columnModifier={{ default: '2Col' }}>
             <DescriptionListGroup>
               <DescriptionListTerm>Status</DescriptionListTerm>
-              <DescriptionListDescription data-testid="status-info">{cluster.status_info}</DescriptionListDescription>
+              <DescriptionListDescription data-testid="status-info">{statusAhead(cluster) ? <Rechecking /> : cluster.status_info}</DescriptionListDescription>
             </DescriptionListGroup>
             <DescriptionListGroup>
               <DescriptionListTerm>Version</DescriptionListTerm>
@@ -566,7 +572,7 @@ export function ClusterDetail({ clusterId, readOnly = false }: { clusterId: stri
             </DescriptionListGroup>
           </DescriptionList>
           <Percent value={progress.total_percentage ?? 0} title="Installation progress" />
-          <div data-testid="cluster-validations">{clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}</div>
+          <div data-testid="cluster-validations">{statusAhead(cluster) ? <Rechecking /> : clusterFailing.length > 0 && <FailingList failing={clusterFailing} />}</div>
         </CardBody>
       </Card>
       {readOnly && (
