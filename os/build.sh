@@ -26,6 +26,10 @@
 # (one Debian package set: installing them in the live root only would mean a second mmdebstrap).
 #
 # Usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY NODE_ZERO_BINARY...
+#        os/build.sh --base OUTPUT_ROOT
+# --base builds only the Debian part (mmdebstrap of os/packages.txt, the slow, downloading step,
+# cached as OUTPUT_ROOT/base-<hash>/) and needs no binary: ./dev test starts it while Bazel
+# builds them.
 # NODE_ZERO_BINARY: assisted-inventory, -orchestrator, -image, -gateway and aictl, each installed
 # under its own file name. Needs this machine's postgresql-15 package (its files are copied).
 # Writes OUTPUT_ROOT/<inputs hash>/{live.iso,disk.raw,agent-live.iso,manifest.json} and points
@@ -35,12 +39,19 @@
 set -euo pipefail
 
 OS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-USAGE="usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY NODE_ZERO_BINARY..."
+USAGE="usage: os/build.sh OUTPUT_ROOT AGENT_BINARY REPORTER_BINARY NODE_ZERO_BINARY... | os/build.sh --base OUTPUT_ROOT"
+BASE_ONLY=false
+if [ "${1:-}" = --base ]; then
+  BASE_ONLY=true
+  shift
+fi
 OUT_ROOT=${1:?$USAGE}
-AGENT=${2:?$USAGE}
-REPORTER=${3:?$USAGE}
-shift 3
-NODE_ZERO_BINARIES=("$@")
+if ! $BASE_ONLY; then
+  AGENT=${2:?$USAGE}
+  REPORTER=${3:?$USAGE}
+  shift 3
+  NODE_ZERO_BINARIES=("$@")
+fi
 # What node 0's units (services/gateway/cli/agent/agent_ignition.cc) start from /usr/local/bin.
 NODE_ZERO_NAMES="aictl assisted-gateway assisted-image assisted-inventory assisted-orchestrator"
 PG_PACKAGE=postgresql-15
@@ -61,6 +72,43 @@ step_started=$SECONDS
 step() { say "[$((SECONDS - step_started)) s] $*"; }
 
 [ "$(id -u)" -eq 0 ] || die "needs root (mmdebstrap builds the root file system in a chroot)"
+
+packages() { grep -v '^[[:space:]]*\(#\|$\)' "$OS_DIR/packages.txt"; }
+
+# --- the Debian part ---------------------------------------------------------------------------
+# Cached on its own, keyed by everything mmdebstrap is given (the packages and the hooks): a new
+# agent or hook only re-runs what follows.
+# The kernel package's install runs dracut (its kernel-install hook and its update-initramfs
+# trigger) to build an initramfs nobody boots: minutes on a loaded builder. Both give up when
+# /usr/bin/dracut is missing, so it is diverted aside while the packages install and put back
+# after; hooks/customize.sh builds the one initramfs we boot.
+# shellcheck disable=SC2016  # "$1" is the hooks' own argument (the new root)
+MMDEBSTRAP_ARGS=(
+  --variant=minbase --format=directory --include="$(packages | sort -u | paste -sd, -)"
+  --essential-hook='chroot "$1" dpkg-divert --quiet --local --rename --divert /usr/bin/dracut.assisted-deferred --add /usr/bin/dracut'
+  --customize-hook='chroot "$1" dpkg-divert --quiet --local --rename --remove /usr/bin/dracut'
+  bookworm
+)
+BASE="$OUT_ROOT/base-$(printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" | sha256sum | cut -c1-16)"
+build_base() {
+  [ -d "$BASE" ] && return 0
+  mkdir -p "$OUT_ROOT"
+  local log="$BASE.log"
+  # A build killed inside mmdebstrap can leave /proc, /sys or /dev mounted in its root.
+  grep -o " $BASE.tmp/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null || true
+  rm -rf --one-file-system "$BASE.tmp"
+  step "root file system: mmdebstrap (bookworm, $(packages | sort -u | wc -l) packages through apt)"
+  mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$BASE.tmp" >"$log" 2>&1 ||
+    { tail -n 40 "$log" >&2; rm -rf --one-file-system "$BASE.tmp"; die "mmdebstrap failed"; }
+  mv "$BASE.tmp" "$BASE"
+  rm -f "$log"
+}
+if $BASE_ONLY; then
+  build_base
+  say "Debian part in $BASE"
+  exit 0
+fi
+
 [ -x "$AGENT" ] || die "no agent binary at $AGENT"
 [ -x "$REPORTER" ] || die "no reporter binary at $REPORTER"
 [ "$(for binary in "${NODE_ZERO_BINARIES[@]}"; do basename "$binary"; done | sort | paste -sd' ')" = \
@@ -78,20 +126,16 @@ postgres_files() {
     grep -v '/llvmjit' | while read -r path; do [ -f "$path" ] && echo "$path"; done
 }
 
-# Debian packages the binaries' shared libraries come from, so their runtime is in the image.
-agent_runtime_packages() {
-  local libs
+# Every shared library a binary here loads (the path ldd resolves its soname to), and the binary.
+binaries_libraries() {
+  local binary lib
   # shellcheck disable=SC2046  # one path per word
-  libs=$(ldd "$AGENT" "$REPORTER" "${NODE_ZERO_BINARIES[@]}" $(postgres_files | grep '/bin/\|\.so$') |
-    awk '/=> \// { print $3 }' | sort -u | xargs -r readlink -f)
-  # dpkg knows a library under /usr/lib or, before the /usr merge, /lib: ask for both.
-  # shellcheck disable=SC2086  # one path per word
-  { dpkg -S $libs $(printf '%s\n' $libs | sed 's|^/usr/lib/|/lib/|') 2>/dev/null || true; } |
-    cut -d: -f1 |
-    tr -d ' ' | tr ',' '\n' | sort -u
+  for binary in "$AGENT" "$REPORTER" "${NODE_ZERO_BINARIES[@]}" $(postgres_files | grep '/bin/\|\.so$'); do
+    ldd "$binary" | awk '/=> \// { print $3 }' | while read -r lib; do
+      echo "$lib $binary"
+    done
+  done | sort -u -k1,1
 }
-
-packages() { grep -v '^[[:space:]]*\(#\|$\)' "$OS_DIR/packages.txt"; agent_runtime_packages; }
 
 inputs_hash() {
   {
@@ -124,27 +168,13 @@ mkdir -p "$WORK" "$OUT_ROOT"
 trap remove_work EXIT
 
 # --- root file system ------------------------------------------------------------------------
-# The Debian part (the slow, downloading one) is cached on its own, keyed by the package list:
-# a new agent or hook only re-runs what follows.
-include=$(packages | sort -u | paste -sd, -)
-# The kernel package's install runs dracut (its kernel-install hook and its update-initramfs
-# trigger) to build an initramfs nobody boots: minutes on a loaded builder. Both give up when
-# /usr/bin/dracut is missing, so it is diverted aside while the packages install and put back
-# after; hooks/customize.sh builds the one initramfs we boot.
-MMDEBSTRAP_ARGS=(
-  --variant=minbase --format=directory --include="$include"
-  --essential-hook='chroot "$1" dpkg-divert --quiet --local --rename --divert /usr/bin/dracut.assisted-deferred --add /usr/bin/dracut'
-  --customize-hook='chroot "$1" dpkg-divert --quiet --local --rename --remove /usr/bin/dracut'
-  bookworm
-)
-# Keyed by everything mmdebstrap is given (the packages and the hooks).
-BASE="$OUT_ROOT/base-$(printf '%s\n' "${MMDEBSTRAP_ARGS[@]}" | sha256sum | cut -c1-16)"
-if [ ! -d "$BASE" ]; then
-  step "root file system: mmdebstrap (bookworm, $(packages | sort -u | wc -l) packages through apt)"
-  mmdebstrap "${MMDEBSTRAP_ARGS[@]}" "$BASE.tmp" >"$WORK/mmdebstrap.log" 2>&1 ||
-    { tail -n 40 "$WORK/mmdebstrap.log" >&2; rm -rf --one-file-system "$BASE.tmp"; die "mmdebstrap failed"; }
-  mv "$BASE.tmp" "$BASE"
-fi
+build_base
+# The binaries run in this root: each library they load must be in the Debian part (a new
+# dependency needs its package in os/packages.txt; the error names it).
+while read -r lib binary; do
+  [ -e "$BASE$lib" ] ||
+    die "the root file system lacks $lib, which $(basename "$binary") loads: add its package ($(dpkg -S "$(readlink -f "$lib")" 2>/dev/null | cut -d: -f1 | head -n 1)) to os/packages.txt"
+done < <(binaries_libraries)
 step "root file system: copying $(du -sh "$BASE" | cut -f1) and adding our part"
 ROOT="$WORK/root"
 cp -a "$BASE" "$ROOT"
