@@ -1448,7 +1448,9 @@ absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) 
     entries.push_back({file.path(), file.mode(), std::move(*file.mutable_content())});
   }
   ASSIGN_OR_RETURN(std::string archive, Tar(entries, absl::ToUnixSeconds(clock_.Now())));
-  return Attachment(std::move(archive), "application/x-tar", "static-network-config.tar");
+  // Upstream's name; a tar with no member when the infra-env has no static networking.
+  return Attachment(std::move(archive), "application/x-tar",
+                    absl::StrCat(infra_env.id(), "-static-network-config.tar"));
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadMinimalInitrd(const Call& call) const {

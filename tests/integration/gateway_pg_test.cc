@@ -6,6 +6,7 @@
 // once, writes elsewhere seen through the change log, never an answer across tenants).
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -82,6 +83,20 @@ std::string ClusterLinkToken(const std::string& cluster_id) {
   return auth::SignToken({.service = kUrlKey}, auth::TokenPurpose::kClusterDownload, cluster_id,
                          absl::Now() + absl::Hours(1))
       .value();
+}
+
+// The members of a ustar archive, by name: their contents.
+std::map<std::string, std::string> TarMembers(const std::string& archive) {
+  std::map<std::string, std::string> members;
+  constexpr size_t kBlock = 512;
+  for (size_t offset = 0; offset + kBlock <= archive.size();) {
+    const std::string name(archive.c_str() + offset);  // NUL-terminated within its 100 bytes
+    if (name.empty()) break;                             // the end: zero blocks
+    const size_t size = std::stoul(archive.substr(offset + 124, 12), nullptr, 8);
+    members[name] = archive.substr(offset + kBlock, size);
+    offset += kBlock + (size + kBlock - 1) / kBlock * kBlock;
+  }
+  return members;
 }
 
 // Checks JSON against the served document's schemas: types, enums, required properties and no
@@ -1972,15 +1987,43 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   CurlResponse ipxe = Fetch("GET", files + "?file_name=ipxe-script", {"Image-Token: " + token});
   ASSERT_EQ(ipxe.status, 200) << ipxe.body;
   EXPECT_THAT(ipxe.body, ::testing::StartsWith("#!ipxe"));
+  // The static-network files: none without static networking, else the image service's
+  // keyfiles and MAC maps, one folder per host.
   CurlResponse network =
       Fetch("GET", files + "?file_name=static-network-config", {"Image-Token: " + token});
-  // The image service may not render static networking yet: then 501 names it.
-  if (network.status == 501) {
-    ExpectError(network, 501, "image does not implement");
-  } else {
+  ASSERT_EQ(network.status, 200) << network.body;
+  EXPECT_EQ(network.Header("content-type").value_or(""), "application/x-tar");
+  EXPECT_EQ(network.Header("content-disposition").value_or(""),
+            "attachment; filename=\"" + infra_env_id_ + "-static-network-config.tar\"");
+  EXPECT_THAT(TarMembers(network.body), ::testing::IsEmpty());
+  const Json static_network = {
+      {"static_network_config",
+       {{{"network_yaml",
+          "interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n"
+          "    enabled: true\n    dhcp: false\n    address:\n    - ip: 192.168.126.30\n"
+          "      prefix-length: 24\n"},
+         {"mac_interface_map", {{{"mac_address", "02:00:00:2c:23:a5"},
+                                 {"logical_nic_name", "eth0"}}}}}}}};
+  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_, static_network.dump()).status,
+            201);
+  for (const std::vector<std::string>& headers :
+       std::vector<std::vector<std::string>>{{"Authorization: Bearer " + alice_},
+                                             {"X-Secret-Key: " + AgentToken(infra_env_id_)}}) {
+    network = Fetch("GET", files + "?file_name=static-network-config", headers);
     ASSERT_EQ(network.status, 200) << network.body;
-    EXPECT_EQ(network.Header("content-type").value_or(""), "application/x-tar");
+    const std::map<std::string, std::string> members = TarMembers(network.body);
+    EXPECT_EQ(members.size(), 2u);
+    EXPECT_THAT(members.at("host0/eth0.nmconnection"),
+                HasSubstr("address1=192.168.126.30/24"));
+    EXPECT_EQ(members.at("host0/mac_interface.ini"), "02:00:00:2C:23:A5=eth0\n");
   }
+  ExpectError(As(bob_, "GET",
+                 "/infra-envs/" + infra_env_id_ + "/downloads/files?file_name=static-network-config"),
+              404, infra_env_id_);
+  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
+               R"({"static_network_config":[]})")
+                .status,
+            201);
 
   // The same token reaches nothing else: not the cluster's credentials, not other infra-envs.
   ExpectError(Fetch("GET",
