@@ -899,6 +899,35 @@ const Model& ClusterModel() {
   return *model;
 }
 
+const Model& ImportClusterModel() {
+  // Upstream's import-cluster-params: an OpenShift cluster installed elsewhere, known by its API's
+  // name, registered only to receive day-2 hosts.
+  static const Model* model = new Model{
+      "cluster import",
+      types::v1::Cluster::descriptor(),
+      nullptr,
+      {
+          {"name", "name", kCreate | kRequired},
+          {"api_vip_dnsname", "api_vip_dns_name", kCreate | kRequired},
+          {"openshift_version", "openshift_version", kCreate},
+          {"openshift_cluster_id", "openshift_cluster_id", kCreate | kRequired},
+      }};
+  return *model;
+}
+
+const Model& DisconnectedClusterModel() {
+  // Upstream's disconnected-cluster-create-params: the configuration of an offline installation.
+  static const Model* model = new Model{"disconnected cluster",
+                                        types::v1::Cluster::descriptor(),
+                                        nullptr,
+                                        {
+                                            {"name", "name", kCreate | kRequired},
+                                            {"openshift_version", "openshift_version",
+                                             kCreate | kRequired},
+                                        }};
+  return *model;
+}
+
 const Model& InfraEnvModel() {
   static const Model* model = new Model{
       "infra-env",

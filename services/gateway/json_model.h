@@ -96,6 +96,10 @@ struct Model {
 };
 
 const Model& ClusterModel();
+// The bodies of POST /clusters/import and /clusters/disconnected (create use only), read into a
+// Cluster.
+const Model& ImportClusterModel();
+const Model& DisconnectedClusterModel();
 const Model& InfraEnvModel();
 const Model& HostModel();
 const Model& EventModel();

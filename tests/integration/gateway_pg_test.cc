@@ -1785,6 +1785,88 @@ TEST_F(GatewayTest, BackendOutagesAre503WithRetryAfter) {
   EXPECT_EQ(Fetch("GET", "/health").status, 200);
 }
 
+TEST_F(GatewayTest, ImportedAndDisconnectedClustersAreRegisteredInTheirOwnStatus) {
+  CurlResponse served = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
+  ASSERT_EQ(served.status, 200);
+  const SchemaChecker checker(YAML::Load(served.body));
+  constexpr char kOpenshiftClusterId[] = "0b7c3f3e-5a1d-4c2e-9f6b-2d4e8a1c7b90";
+  // As upstream's UI sends it: a name with a prefix, which the API's name overrides.
+  const Json import = {{"name", "scale-up-prod"},
+                       {"api_vip_dnsname", "api.prod.example.com"},
+                       {"openshift_version", "4.16"},
+                       {"openshift_cluster_id", kOpenshiftClusterId}};
+  CurlResponse imported = As(alice_, "POST", "/clusters/import", import.dump());
+  ASSERT_EQ(imported.status, 201) << imported.body;
+  EXPECT_THAT(checker.Check(Json::parse(imported.body), "cluster"), ::testing::IsEmpty());
+  const Json cluster = Json::parse(imported.body);
+  const std::string id = cluster["id"];
+  EXPECT_EQ(cluster["kind"], "AddHostsCluster");
+  EXPECT_EQ(cluster["status"], "adding-hosts");
+  EXPECT_EQ(cluster["imported"], true);
+  EXPECT_EQ(cluster["name"], "prod");
+  EXPECT_EQ(cluster["base_dns_domain"], "example.com");
+  EXPECT_EQ(cluster["api_vip_dns_name"], "api.prod.example.com");
+  EXPECT_EQ(cluster["openshift_cluster_id"], kOpenshiftClusterId);
+  EXPECT_EQ(cluster["openshift_version"], "4.16");
+  EXPECT_EQ(cluster["platform"]["type"], "baremetal");
+  EXPECT_EQ(cluster["user_name"], "alice");
+  // The tenant's own, like any cluster: found by its OpenShift id, invisible to others, a
+  // target for the tenant's infra-envs only.
+  CurlResponse found =
+      As(alice_, "GET", absl::StrCat("/clusters?openshift_cluster_id=", kOpenshiftClusterId));
+  ASSERT_EQ(found.status, 200) << found.body;
+  ASSERT_EQ(Json::parse(found.body).size(), 1u);
+  EXPECT_EQ(Json::parse(found.body)[0]["id"], id);
+  ExpectError(As(bob_, "GET", "/clusters/" + id), 404, id);
+  EXPECT_EQ(Json::parse(As(bob_, "GET", absl::StrCat("/clusters?openshift_cluster_id=",
+                                                       kOpenshiftClusterId))
+                            .body)
+                .size(),
+            0u);
+  const Json day2_infra_env = {{"name", "day2"}, {"pull_secret", kPullSecret}, {"cluster_id", id}};
+  EXPECT_EQ(As(alice_, "POST", "/infra-envs", day2_infra_env.dump()).status, 201);
+  ExpectError(As(bob_, "POST", "/infra-envs", day2_infra_env.dump()), 404, id);
+  // Nothing to install as a whole: it is day-2 only.
+  ExpectError(As(alice_, "POST", "/clusters/" + id + "/actions/install", ""), 409, "adding-hosts");
+
+  // Bad input names the field.
+  Json missing = import;
+  missing.erase("api_vip_dnsname");
+  ExpectError(As(alice_, "POST", "/clusters/import", missing.dump()), 400,
+              "api_vip_dnsname: required when registering a cluster import");
+  Json bad_id = import;
+  bad_id["openshift_cluster_id"] = "not-a-uuid";
+  ExpectError(As(alice_, "POST", "/clusters/import", bad_id.dump()), 400, "openshift_cluster_id");
+  Json extra = import;
+  extra["pull_secret"] = kPullSecret;
+  ExpectError(As(alice_, "POST", "/clusters/import", extra.dump()), 400,
+              "pull_secret: unknown field of cluster import");
+  Json bad_name = import;
+  bad_name["api_vip_dnsname"] = "api..example.com";
+  ExpectError(As(alice_, "POST", "/clusters/import", bad_name.dump()), 422,
+              "cluster.api_vip_dns_name");
+
+  // A disconnected cluster holds its configuration, unmonitored, and installs nothing here.
+  CurlResponse disconnected = As(alice_, "POST", "/clusters/disconnected",
+                                 R"({"name":"offline","openshift_version":"4.16"})");
+  ASSERT_EQ(disconnected.status, 201) << disconnected.body;
+  EXPECT_THAT(checker.Check(Json::parse(disconnected.body), "cluster"), ::testing::IsEmpty());
+  const Json offline = Json::parse(disconnected.body);
+  EXPECT_EQ(offline["kind"], "DisconnectedCluster");
+  EXPECT_EQ(offline["status"], "unmonitored");
+  EXPECT_EQ(offline["name"], "offline");
+  ExpectError(As(bob_, "GET", "/clusters/" + offline["id"].get<std::string>()), 404,
+              offline["id"].get<std::string>());
+  ExpectError(As(alice_, "POST",
+                 "/clusters/" + offline["id"].get<std::string>() + "/actions/install", ""),
+              409, "unmonitored");
+  ExpectError(As(alice_, "POST", "/clusters/disconnected", R"({"name":"offline"})"), 400,
+              "openshift_version: required when registering a disconnected cluster");
+  ExpectError(
+      As(alice_, "POST", "/clusters/disconnected", R"({"name":"x","openshift_version":4.16})"),
+      400, "openshift_version");
+}
+
 TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
   CurlResponse response = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
   ASSERT_EQ(response.status, 200);
@@ -1852,6 +1934,9 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
                                 "v2-cluster-update-params"},
                            Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
                                 "infra-env-update-params"},
+                           Uses{gateway::ImportClusterModel(), "", "import-cluster-params", ""},
+                           Uses{gateway::DisconnectedClusterModel(), "",
+                                "disconnected-cluster-create-params", ""},
                            Uses{gateway::HostModel(), "host", "", "host-update-params"},
                            Uses{gateway::EventModel(), "event", "event", ""}}) {
     for (const auto& [schema, use] :

@@ -45,6 +45,32 @@ TEST_F(HostActionsTest, ADay2HostOfAnAddingHostsClusterInstallsAsAWorker) {
   EXPECT_TRUE(inventory_.ArtifactContent("c1", HostIgnitionName(HostId(3)))->has_value());
 }
 
+TEST_F(HostActionsTest, ADay2HostOfAnImportedClusterTrustsTheMachineConfigCaTheUserGave) {
+  // Installed elsewhere: no root CA of an installation here.
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  Cluster cluster = inventory_.Cluster("c1");
+  cluster.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+  cluster.set_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+  cluster.set_imported(true);
+  inventory_.AddCluster(cluster);
+  Host host = StoredHost(3);
+  host.set_status(types::v1::HOST_STATUS_KNOWN);
+  host.set_role(types::v1::HOST_ROLE_WORKER);
+  inventory_.AddHost(host);
+  absl::StatusOr<Host> refused = actions_.hosts().InstallHost(kInfraEnvId, HostId(3));
+  EXPECT_EQ(CodeOf(refused), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("ignition_endpoint.ca_certificate"));
+  EXPECT_EQ(StoredHost(3).status(), types::v1::HOST_STATUS_KNOWN);
+
+  cluster.mutable_ignition_endpoint()->set_ca_certificate(
+      "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  inventory_.AddCluster(cluster);
+  absl::StatusOr<Host> installed = actions_.hosts().InstallHost(kInfraEnvId, HostId(3));
+  ASSERT_THAT(installed, IsOk());
+  EXPECT_EQ(installed->status(), types::v1::HOST_STATUS_INSTALLING) << installed->status_info();
+  EXPECT_TRUE(inventory_.ArtifactContent("c1", HostIgnitionName(HostId(3)))->has_value());
+}
+
 TEST_F(HostActionsTest, AHostOfAClusterNotAddingHostsIsNotInstalledOnItsOwn) {
   ASSERT_NO_FATAL_FAILURE(MakeReady());
   EXPECT_EQ(CodeOf(actions_.hosts().InstallHost(kInfraEnvId, HostId(1))),
