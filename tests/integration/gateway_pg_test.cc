@@ -350,12 +350,20 @@ class GatewayTest : public StackTest {
     ASSERT_EQ(infra_env.status, 201) << infra_env.body;
     infra_env_id_ = Json::parse(infra_env.body)["id"];
     host_id_ = "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c";
+    ASSERT_NO_FATAL_FAILURE(
+        CreateHost(host_id_, infra_env_id_, cluster_id_, types::HOST_STATUS_DISCOVERING));
+  }
+
+  // Stores alice's host `id` in `infra_env_id` (and `cluster_id`, unless empty), as its agent's
+  // registration would.
+  void CreateHost(const std::string& id, const std::string& infra_env_id,
+                  const std::string& cluster_id, types::HostStatus status) {
     inv::CreateHostRequest create;
     types::Host& host = *create.mutable_host();
-    host.set_id(host_id_);
-    host.set_infra_env_id(infra_env_id_);
-    host.set_cluster_id(cluster_id_);
-    host.set_status(types::HOST_STATUS_DISCOVERING);
+    host.set_id(id);
+    host.set_infra_env_id(infra_env_id);
+    host.set_cluster_id(cluster_id);
+    host.set_status(status);
     host.set_role(types::HOST_ROLE_AUTO_ASSIGN);
     host.mutable_owner()->set_user_name("alice");
     host.mutable_owner()->set_org_id("acme");
@@ -1230,6 +1238,45 @@ TEST_F(GatewayTest, AictlManagesClustersInfraEnvsAndHostsByNameOrId) {
   AictlOutcome gone = RunAictl(base_, alice_, {"infra-envs", "delete", infra_env_id_});
   ASSERT_EQ(gone.code, 0) << gone.err;
   EXPECT_EQ(As(alice_, "GET", "/infra-envs/" + infra_env_id_).status, 404);
+}
+
+TEST_F(GatewayTest, AictlBindsAndUnbindsPoolHostsOfItsTenantOnly) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  // A pool: an infra-env without a cluster, with a host its agent registered.
+  CurlResponse pool = As(alice_, "POST", "/infra-envs",
+                         Json{{"name", "pool"}, {"pull_secret", kPullSecret}}.dump());
+  ASSERT_EQ(pool.status, 201) << pool.body;
+  const std::string pool_id = Json::parse(pool.body)["id"];
+  const std::string host_id = "5e1b7c2d-9a3f-4b6e-8c1d-2f4a6b8c0d1e";
+  ASSERT_NO_FATAL_FAILURE(
+      CreateHost(host_id, pool_id, "", types::HOST_STATUS_DISCOVERING_UNBOUND));
+  const std::string selector = "--infra-env=" + pool_id;
+  const std::string host_path = "/infra-envs/" + pool_id + "/hosts/" + host_id;
+
+  // Another tenant finds no such host (nor alice's cluster), and changes nothing.
+  EXPECT_EQ(RunAictl(base_, bob_, {"hosts", "bind", host_id, cluster_id_, selector}).code, 1);
+  EXPECT_FALSE(Json::parse(As(alice_, "GET", host_path).body).contains("cluster_id"));
+  AictlOutcome not_an_id = RunAictl(base_, alice_, {"hosts", "bind", host_id, "one", selector});
+  EXPECT_EQ(not_an_id.code, 1);
+  EXPECT_THAT(not_an_id.err, HasSubstr("cluster_id"));
+
+  AictlOutcome bound = RunAictl(base_, alice_, {"hosts", "bind", host_id, cluster_id_, selector});
+  ASSERT_EQ(bound.code, 0) << bound.err;
+  // The status as the orchestrator judged the host at once (disconnected: no agent here).
+  EXPECT_THAT(bound.out, HasSubstr(host_id.substr(0, 8) + ": bound to cluster " + cluster_id_ + " ("));
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host_path).body)["cluster_id"], cluster_id_);
+
+  EXPECT_EQ(RunAictl(base_, bob_, {"hosts", "unbind", host_id, selector}).code, 1);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host_path).body)["cluster_id"], cluster_id_);
+  AictlOutcome unbound = RunAictl(base_, alice_, {"hosts", "unbind", host_id, selector});
+  ASSERT_EQ(unbound.code, 0) << unbound.err;
+  EXPECT_THAT(unbound.out, HasSubstr(host_id.substr(0, 8) + ": unbound ("));
+  EXPECT_FALSE(Json::parse(As(alice_, "GET", host_path).body).contains("cluster_id"));
+  // A host of an infra-env that belongs to a cluster has no pool to return to.
+  AictlOutcome no_pool =
+      RunAictl(base_, alice_, {"hosts", "unbind", host_id_, "--infra-env=" + infra_env_id_});
+  EXPECT_EQ(no_pool.code, 1);
+  EXPECT_THAT(no_pool.err, HasSubstr("only hosts of an infra-env without a cluster"));
 }
 
 TEST_F(GatewayTest, HostInstallerArgsAndIgnitionAreCheckedUntilTheHostInstalls) {
