@@ -178,8 +178,8 @@ class RestApi {
   types::v1::Cluster Judged(const Call& call, types::v1::Cluster stored) const;
   // Stores `request`'s cluster (the inventory's INVALID_ARGUMENT is 422) and answers 201 with it,
   // as judged.
-  absl::StatusOr<http::Response> CreateCluster(const Call& call,
-                                               const inventory::v1::CreateClusterRequest& request) const;
+  absl::StatusOr<http::Response> CreateCluster(
+      const Call& call, const inventory::v1::CreateClusterRequest& request) const;
   absl::StatusOr<types::v1::InfraEnv> ReadInfraEnv(const Call& call) const;
   absl::StatusOr<types::v1::Host> ReadHost(const Call& call) const;
   // Changes the one field `path` of the route's host (read as the caller first) to its value

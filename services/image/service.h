@@ -1,7 +1,8 @@
 // File: services/image/service.h
 //
 // The gRPC face of the image service (assisted.image.v1.ImageService): download URLs, the
-// discovery Ignition, iPXE scripts, the base-image catalog and the static-network files. Bytes go over HTTP, never here.
+// discovery Ignition, iPXE scripts, the base-image catalog and the static-network files. Bytes go
+// over HTTP, never here.
 
 #ifndef ASSISTED_SERVICES_IMAGE_SERVICE_H_
 #define ASSISTED_SERVICES_IMAGE_SERVICE_H_

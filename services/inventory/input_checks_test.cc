@@ -802,9 +802,8 @@ TEST(ValidateRequests, ImportedAndDisconnectedClustersAreRegisteredInTheirOwnSta
               StatusIs(absl::StatusCode::kInvalidArgument,
                        "cluster.api_vip_dns_name: required for an imported cluster"));
   wrong.set_api_vip_dns_name("api..example.com");
-  EXPECT_THAT(ValidateRegisteredKind(wrong),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       StartsWith("cluster.api_vip_dns_name: ")));
+  EXPECT_THAT(ValidateRegisteredKind(wrong), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      StartsWith("cluster.api_vip_dns_name: ")));
 
   Cluster disconnected;
   disconnected.set_name("offline");

@@ -91,7 +91,7 @@ std::map<std::string, std::string> TarMembers(const std::string& archive) {
   constexpr size_t kBlock = 512;
   for (size_t offset = 0; offset + kBlock <= archive.size();) {
     const std::string name(archive.c_str() + offset);  // NUL-terminated within its 100 bytes
-    if (name.empty()) break;                             // the end: zero blocks
+    if (name.empty()) break;                           // the end: zero blocks
     const size_t size = std::stoul(archive.substr(offset + 124, 12), nullptr, 8);
     members[name] = archive.substr(offset + kBlock, size);
     offset += kBlock + (size + kBlock - 1) / kBlock * kBlock;
@@ -1248,8 +1248,7 @@ TEST_F(GatewayTest, AictlBindsAndUnbindsPoolHostsOfItsTenantOnly) {
   ASSERT_EQ(pool.status, 201) << pool.body;
   const std::string pool_id = Json::parse(pool.body)["id"];
   const std::string host_id = "5e1b7c2d-9a3f-4b6e-8c1d-2f4a6b8c0d1e";
-  ASSERT_NO_FATAL_FAILURE(
-      CreateHost(host_id, pool_id, "", types::HOST_STATUS_DISCOVERING_UNBOUND));
+  ASSERT_NO_FATAL_FAILURE(CreateHost(host_id, pool_id, "", types::HOST_STATUS_DISCOVERING_UNBOUND));
   const std::string selector = "--infra-env=" + pool_id;
   const std::string host_path = "/infra-envs/" + pool_id + "/hosts/" + host_id;
 
@@ -1263,7 +1262,8 @@ TEST_F(GatewayTest, AictlBindsAndUnbindsPoolHostsOfItsTenantOnly) {
   AictlOutcome bound = RunAictl(base_, alice_, {"hosts", "bind", host_id, cluster_id_, selector});
   ASSERT_EQ(bound.code, 0) << bound.err;
   // The status as the orchestrator judged the host at once (disconnected: no agent here).
-  EXPECT_THAT(bound.out, HasSubstr(host_id.substr(0, 8) + ": bound to cluster " + cluster_id_ + " ("));
+  EXPECT_THAT(bound.out,
+              HasSubstr(host_id.substr(0, 8) + ": bound to cluster " + cluster_id_ + " ("));
   EXPECT_EQ(Json::parse(As(alice_, "GET", host_path).body)["cluster_id"], cluster_id_);
 
   EXPECT_EQ(RunAictl(base_, bob_, {"hosts", "unbind", host_id, selector}).code, 1);
@@ -1865,8 +1865,8 @@ TEST_F(GatewayTest, ImportedAndDisconnectedClustersAreRegisteredInTheirOwnStatus
   ASSERT_EQ(Json::parse(found.body).size(), 1u);
   EXPECT_EQ(Json::parse(found.body)[0]["id"], id);
   ExpectError(As(bob_, "GET", "/clusters/" + id), 404, id);
-  EXPECT_EQ(Json::parse(As(bob_, "GET", absl::StrCat("/clusters?openshift_cluster_id=",
-                                                       kOpenshiftClusterId))
+  EXPECT_EQ(Json::parse(As(bob_, "GET",
+                           absl::StrCat("/clusters?openshift_cluster_id=", kOpenshiftClusterId))
                             .body)
                 .size(),
             0u);
@@ -1904,14 +1904,14 @@ TEST_F(GatewayTest, ImportedAndDisconnectedClustersAreRegisteredInTheirOwnStatus
   EXPECT_EQ(offline["name"], "offline");
   ExpectError(As(bob_, "GET", "/clusters/" + offline["id"].get<std::string>()), 404,
               offline["id"].get<std::string>());
-  ExpectError(As(alice_, "POST",
-                 "/clusters/" + offline["id"].get<std::string>() + "/actions/install", ""),
-              409, "unmonitored");
+  ExpectError(
+      As(alice_, "POST", "/clusters/" + offline["id"].get<std::string>() + "/actions/install", ""),
+      409, "unmonitored");
   ExpectError(As(alice_, "POST", "/clusters/disconnected", R"({"name":"offline"})"), 400,
               "openshift_version: required when registering a disconnected cluster");
   ExpectError(
-      As(alice_, "POST", "/clusters/disconnected", R"({"name":"x","openshift_version":4.16})"),
-      400, "openshift_version");
+      As(alice_, "POST", "/clusters/disconnected", R"({"name":"x","openshift_version":4.16})"), 400,
+      "openshift_version");
 }
 
 TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
@@ -1973,32 +1973,21 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
   CurlResponse served = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
   ASSERT_EQ(served.status, 200);
   const SchemaChecker checker(YAML::Load(served.body));
-  struct Uses {
-    const Model& model;
-    std::string shown, created, updated;  // schema names; "" when the model has no such use
-  };
-  for (const Uses& uses : {Uses{gateway::ClusterModel(), "cluster", "cluster-create-params",
-                                "v2-cluster-update-params"},
-                           Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
-                                "infra-env-update-params"},
-                           Uses{gateway::ImportClusterModel(), "", "import-cluster-params", ""},
-                           Uses{gateway::DisconnectedClusterModel(), "",
-                                "disconnected-cluster-create-params", ""},
-                           Uses{gateway::HostModel(), "host", "", "host-update-params"},
-                           Uses{gateway::EventModel(), "event", "event", ""}}) {
-    for (const auto& [schema, use] :
-         {std::pair{uses.shown, gateway::kOut}, std::pair{uses.created, gateway::kCreate},
-          std::pair{uses.updated, gateway::kUpdate}}) {
+  for (const gateway::DocumentedModel& uses : gateway::DocumentedModels()) {
+    const Model& model = *uses.model;
+    for (const auto& [schema, use] : {std::pair{std::string(uses.shown), gateway::kOut},
+                                      std::pair{std::string(uses.created), gateway::kCreate},
+                                      std::pair{std::string(uses.updated), gateway::kUpdate}}) {
       if (schema.empty()) continue;
       SCOPED_TRACE(schema);
       std::set<std::string> in_model, in_document;
-      for (const FieldRule& rule : uses.model.fields) {
+      for (const FieldRule& rule : model.fields) {
         if (rule.use & use) in_model.insert(rule.json);
       }
       if (use == gateway::kOut) {
         in_model.insert("href");  // added by the API
-        if (uses.model.default_kind != nullptr) in_model.insert("kind");
-        if (&uses.model == &gateway::EventModel()) in_model.erase("href");
+        if (model.default_kind != nullptr) in_model.insert("kind");
+        if (&model == &gateway::EventModel()) in_model.erase("href");
       }
       for (const auto& property : checker.Named(schema)["properties"]) {
         in_document.insert(property.first.as<std::string>());
@@ -2134,28 +2123,25 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
           "interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n"
           "    enabled: true\n    dhcp: false\n    address:\n    - ip: 192.168.126.30\n"
           "      prefix-length: 24\n"},
-         {"mac_interface_map", {{{"mac_address", "02:00:00:2c:23:a5"},
-                                 {"logical_nic_name", "eth0"}}}}}}}};
-  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_, static_network.dump()).status,
-            201);
-  for (const std::vector<std::string>& headers :
-       std::vector<std::vector<std::string>>{{"Authorization: Bearer " + alice_},
-                                             {"X-Secret-Key: " + AgentToken(infra_env_id_)}}) {
+         {"mac_interface_map",
+          {{{"mac_address", "02:00:00:2c:23:a5"}, {"logical_nic_name", "eth0"}}}}}}}};
+  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_, static_network.dump()).status, 201);
+  for (const std::vector<std::string>& headers : std::vector<std::vector<std::string>>{
+           {"Authorization: Bearer " + alice_}, {"X-Secret-Key: " + AgentToken(infra_env_id_)}}) {
     network = Fetch("GET", files + "?file_name=static-network-config", headers);
     ASSERT_EQ(network.status, 200) << network.body;
     const std::map<std::string, std::string> members = TarMembers(network.body);
     EXPECT_EQ(members.size(), 2u);
-    EXPECT_THAT(members.at("host0/eth0.nmconnection"),
-                HasSubstr("address1=192.168.126.30/24"));
+    EXPECT_THAT(members.at("host0/eth0.nmconnection"), HasSubstr("address1=192.168.126.30/24"));
     EXPECT_EQ(members.at("host0/mac_interface.ini"), "02:00:00:2C:23:A5=eth0\n");
   }
-  ExpectError(As(bob_, "GET",
-                 "/infra-envs/" + infra_env_id_ + "/downloads/files?file_name=static-network-config"),
-              404, infra_env_id_);
-  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
-               R"({"static_network_config":[]})")
-                .status,
-            201);
+  ExpectError(
+      As(bob_, "GET",
+         "/infra-envs/" + infra_env_id_ + "/downloads/files?file_name=static-network-config"),
+      404, infra_env_id_);
+  ASSERT_EQ(
+      As(alice_, "PATCH", "/infra-envs/" + infra_env_id_, R"({"static_network_config":[]})").status,
+      201);
 
   // The same token reaches nothing else: not the cluster's credentials, not other infra-envs.
   ExpectError(Fetch("GET",
