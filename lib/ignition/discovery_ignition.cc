@@ -537,38 +537,6 @@ absl::StatusOr<std::string> MacInterfaceMap(const types::v1::HostStaticNetworkCo
   return text;
 }
 
-// A file the discovery image carries for static networking.
-struct NetworkFile {
-  std::string path;
-  uint32_t mode;
-  std::string contents;
-};
-
-// The static-network files (§5): per host i, host<i>/<iface>.nmconnection and
-// mac_interface.ini under kNetworkConfigDir, then the script. Empty without static networking.
-absl::StatusOr<std::vector<NetworkFile>> StaticNetworkFiles(const InfraEnv& infra_env) {
-  std::vector<NetworkFile> files;
-  if (infra_env.static_network_config().empty()) return files;
-  std::set<std::string> macs;
-  for (int i = 0; i < infra_env.static_network_config_size(); ++i) {
-    const types::v1::HostStaticNetworkConfig& host = infra_env.static_network_config(i);
-    const std::string field = absl::StrCat("infra_env.static_network_config[", i, "]");
-    absl::StatusOr<std::vector<nmstate::Keyfile>> keyfiles =
-        nmstate::NmStateToKeyfiles(host.network_yaml());
-    if (!keyfiles.ok()) {
-      return Invalid(absl::StrCat(field, ".network_yaml"), keyfiles.status().message());
-    }
-    ASSIGN_OR_RETURN(std::string map, MacInterfaceMap(host, field, macs));
-    const std::string dir = absl::StrCat(kNetworkConfigDir, "/host", i);
-    for (const nmstate::Keyfile& keyfile : *keyfiles) {
-      files.push_back({absl::StrCat(dir, "/", keyfile.file_name), 0600, keyfile.contents});
-    }
-    files.push_back({absl::StrCat(dir, "/mac_interface.ini"), 0644, std::move(map)});
-  }
-  files.push_back({kNetworkScriptPath, 0755, kNetworkScript});
-  return files;
-}
-
 void AddStaticNetworking(const std::vector<NetworkFile>& files, ignition::ConfigBuilder& builder) {
   if (files.empty()) return;
   for (const NetworkFile& file : files) {
@@ -626,6 +594,29 @@ absl::StatusOr<std::string> InitrdArchive(const std::vector<NetworkFile>& networ
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<NetworkFile>> StaticNetworkFiles(const InfraEnv& infra_env) {
+  std::vector<NetworkFile> files;
+  if (infra_env.static_network_config().empty()) return files;
+  std::set<std::string> macs;
+  for (int i = 0; i < infra_env.static_network_config_size(); ++i) {
+    const types::v1::HostStaticNetworkConfig& host = infra_env.static_network_config(i);
+    const std::string field = absl::StrCat("infra_env.static_network_config[", i, "]");
+    absl::StatusOr<std::vector<nmstate::Keyfile>> keyfiles =
+        nmstate::NmStateToKeyfiles(host.network_yaml());
+    if (!keyfiles.ok()) {
+      return Invalid(absl::StrCat(field, ".network_yaml"), keyfiles.status().message());
+    }
+    ASSIGN_OR_RETURN(std::string map, MacInterfaceMap(host, field, macs));
+    const std::string dir = absl::StrCat(kNetworkConfigDir, "/host", i);
+    for (const nmstate::Keyfile& keyfile : *keyfiles) {
+      files.push_back({absl::StrCat(dir, "/", keyfile.file_name), 0600, keyfile.contents});
+    }
+    files.push_back({absl::StrCat(dir, "/mac_interface.ini"), 0644, std::move(map)});
+  }
+  files.push_back({kNetworkScriptPath, 0755, kNetworkScript});
+  return files;
+}
 
 absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(
     const InfraEnv& infra_env, absl::string_view pull_secret,

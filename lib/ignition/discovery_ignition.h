@@ -41,6 +41,7 @@
 #ifndef ASSISTED_LIB_IGNITION_DISCOVERY_IGNITION_H_
 #define ASSISTED_LIB_IGNITION_DISCOVERY_IGNITION_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,19 @@ struct DiscoveryIgnition {
   // proxy, a coreos-livepxe-rootfs.service drop-in setting it. Empty when there is neither.
   std::string initrd_archive;
 };
+
+// A file the discovery image carries for static networking.
+struct NetworkFile {
+  std::string path;  // absolute, on the discovery image
+  uint32_t mode;
+  std::string contents;
+};
+
+// The static-network files of `infra_env` (§5), as the config above writes them: per host i,
+// kNetworkConfigDir/host<i>/<iface>.nmconnection (0600) and mac_interface.ini (0644), then the
+// MAC-matching script. Empty without static networking; INVALID_ARGUMENT naming the field
+// ("infra_env.static_network_config[1].network_yaml: ...") for a config they cannot be made of.
+absl::StatusOr<std::vector<NetworkFile>> StaticNetworkFiles(const types::v1::InfraEnv& infra_env);
 
 // Builds the discovery Ignition for `infra_env` (id required). `pull_secret` is the infra-env's
 // (write-only in the proto) pull secret JSON; empty writes none.

@@ -482,6 +482,8 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        {"with_hosts", "owner", "openshift_cluster_id", "ams_subscription_ids"},
        &RestApi::ListClusters},
       {"GET", "/clusters/default-config", A::kUser, {}, &RestApi::ClusterDefaultConfig},
+      {"POST", "/clusters/import", A::kUser, {}, &RestApi::ImportCluster},
+      {"POST", "/clusters/disconnected", A::kUser, {}, &RestApi::RegisterDisconnectedCluster},
       {"GET", "/clusters/{cluster_id}", A::kUser, {"exclude-hosts"}, &RestApi::GetCluster},
       {"PATCH", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::UpdateCluster},
       {"DELETE", "/clusters/{cluster_id}", A::kUser, {}, &RestApi::DeregisterCluster},
@@ -968,11 +970,50 @@ absl::StatusOr<http::Response> RestApi::RegisterCluster(const Call& call) const 
                                            : types::HIGH_AVAILABILITY_MODE_FULL);
   }
   cluster.set_kind(types::CLUSTER_KIND_CLUSTER);
+  return CreateCluster(call, request);
+}
+
+absl::StatusOr<http::Response> RestApi::CreateCluster(
+    const Call& call, const inv::CreateClusterRequest& request) const {
   ASSIGN_OR_RETURN(types::Cluster created,
                    Unprocessable(backends_.Call(kInventory, backends_.inventory(),
                                                 &inv::InventoryService::Stub::CreateCluster,
                                                 request, call.principal.identity)));
   return JsonResponse(201, ClusterJson(Judged(call, std::move(created))));
+}
+
+absl::StatusOr<http::Response> RestApi::ImportCluster(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::CreateClusterRequest request;
+  types::Cluster& cluster = *request.mutable_cluster();
+  RETURN_IF_ERROR(FromJson(ImportClusterModel(), body, kCreate, &cluster).status());
+  if (absl::Status uuid = config::Uuid(cluster.openshift_cluster_id()); !uuid.ok()) {
+    return Invalid("openshift_cluster_id", uuid.message());
+  }
+  // As upstream: an API name "api.<name>.<base domain>" gives the cluster's name and domain,
+  // which its day-2 hosts' names and machine-config URL derive from; the name given is used
+  // otherwise.
+  std::vector<absl::string_view> labels =
+      absl::StrSplit(cluster.api_vip_dns_name(), absl::MaxSplits('.', 2));
+  if (labels.size() == 3 && labels[0] == "api" && !labels[1].empty() && !labels[2].empty()) {
+    cluster.set_name(std::string(labels[1]));
+    cluster.set_base_dns_domain(std::string(labels[2]));
+  }
+  cluster.set_kind(types::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+  cluster.set_status(types::CLUSTER_STATUS_ADDING_HOSTS);
+  cluster.set_imported(true);
+  cluster.mutable_platform()->set_type(types::PLATFORM_TYPE_BAREMETAL);
+  return CreateCluster(call, request);
+}
+
+absl::StatusOr<http::Response> RestApi::RegisterDisconnectedCluster(const Call& call) const {
+  ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
+  inv::CreateClusterRequest request;
+  types::Cluster& cluster = *request.mutable_cluster();
+  RETURN_IF_ERROR(FromJson(DisconnectedClusterModel(), body, kCreate, &cluster).status());
+  cluster.set_kind(types::CLUSTER_KIND_DISCONNECTED_CLUSTER);
+  cluster.set_status(types::CLUSTER_STATUS_UNMONITORED);
+  return CreateCluster(call, request);
 }
 
 types::Cluster RestApi::Judged(const Call& call, types::Cluster stored) const {
@@ -1448,7 +1489,9 @@ absl::StatusOr<http::Response> RestApi::DownloadInfraEnvFiles(const Call& call) 
     entries.push_back({file.path(), file.mode(), std::move(*file.mutable_content())});
   }
   ASSIGN_OR_RETURN(std::string archive, Tar(entries, absl::ToUnixSeconds(clock_.Now())));
-  return Attachment(std::move(archive), "application/x-tar", "static-network-config.tar");
+  // Upstream's name; a tar with no member when the infra-env has no static networking.
+  return Attachment(std::move(archive), "application/x-tar",
+                    absl::StrCat(infra_env.id(), "-static-network-config.tar"));
 }
 
 absl::StatusOr<http::Response> RestApi::DownloadMinimalInitrd(const Call& call) const {

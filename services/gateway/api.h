@@ -76,6 +76,11 @@ class RestApi {
   absl::StatusOr<http::Response> RegisterCluster(const Call& call) const;
   absl::StatusOr<http::Response> ListClusters(const Call& call) const;
   absl::StatusOr<http::Response> ClusterDefaultConfig(const Call& call) const;
+  // Upstream's v2ImportCluster: an OpenShift cluster installed elsewhere, registered to receive
+  // day-2 hosts (AddHostsCluster, imported, adding-hosts).
+  absl::StatusOr<http::Response> ImportCluster(const Call& call) const;
+  // Upstream's v2RegisterDisconnectedCluster: a DisconnectedCluster, unmonitored.
+  absl::StatusOr<http::Response> RegisterDisconnectedCluster(const Call& call) const;
   absl::StatusOr<http::Response> GetCluster(const Call& call) const;
   absl::StatusOr<http::Response> UpdateCluster(const Call& call) const;
   absl::StatusOr<http::Response> DeregisterCluster(const Call& call) const;
@@ -171,6 +176,10 @@ class RestApi {
   // `stored`, just created or changed by the caller, as the orchestrator judges it now (status
   // and validations on its new values); `stored` itself when the orchestrator cannot answer.
   types::v1::Cluster Judged(const Call& call, types::v1::Cluster stored) const;
+  // Stores `request`'s cluster (the inventory's INVALID_ARGUMENT is 422) and answers 201 with it,
+  // as judged.
+  absl::StatusOr<http::Response> CreateCluster(
+      const Call& call, const inventory::v1::CreateClusterRequest& request) const;
   absl::StatusOr<types::v1::InfraEnv> ReadInfraEnv(const Call& call) const;
   absl::StatusOr<types::v1::Host> ReadHost(const Call& call) const;
   // Changes the one field `path` of the route's host (read as the caller first) to its value

@@ -899,6 +899,35 @@ const Model& ClusterModel() {
   return *model;
 }
 
+const Model& ImportClusterModel() {
+  // Upstream's import-cluster-params: an OpenShift cluster installed elsewhere, known by its API's
+  // name, registered only to receive day-2 hosts.
+  static const Model* model =
+      new Model{"cluster import",
+                types::v1::Cluster::descriptor(),
+                nullptr,
+                {
+                    {"name", "name", kCreate | kRequired},
+                    {"api_vip_dnsname", "api_vip_dns_name", kCreate | kRequired},
+                    {"openshift_version", "openshift_version", kCreate},
+                    {"openshift_cluster_id", "openshift_cluster_id", kCreate | kRequired},
+                }};
+  return *model;
+}
+
+const Model& DisconnectedClusterModel() {
+  // Upstream's disconnected-cluster-create-params: the configuration of an offline installation.
+  static const Model* model =
+      new Model{"disconnected cluster",
+                types::v1::Cluster::descriptor(),
+                nullptr,
+                {
+                    {"name", "name", kCreate | kRequired},
+                    {"openshift_version", "openshift_version", kCreate | kRequired},
+                }};
+  return *model;
+}
+
 const Model& InfraEnvModel() {
   static const Model* model = new Model{
       "infra-env",
@@ -1028,6 +1057,81 @@ const Model& EventModel() {
                                             {"props", "props", kOut | kCreate},
                                         }};
   return *model;
+}
+
+// ---- The JSON types the document gives the fields ----
+
+namespace {
+
+// The JSON type of one value of `field` (a repeated field's element) as the generic conversion
+// writes and reads it.
+const char* ValueType(const FieldDescriptor& field) {
+  switch (field.cpp_type()) {
+    case FieldDescriptor::CPPTYPE_BOOL:
+      return "boolean";
+    case FieldDescriptor::CPPTYPE_INT32:
+    case FieldDescriptor::CPPTYPE_INT64:
+    case FieldDescriptor::CPPTYPE_UINT32:
+    case FieldDescriptor::CPPTYPE_UINT64:
+      return "integer";
+    case FieldDescriptor::CPPTYPE_FLOAT:
+    case FieldDescriptor::CPPTYPE_DOUBLE:
+      return "number";
+    case FieldDescriptor::CPPTYPE_MESSAGE:
+      // Times are RFC 3339 text; every other message is an object of its fields.
+      return field.message_type() == google::protobuf::Timestamp::descriptor() ? "string"
+                                                                               : "object";
+    default:  // strings, bytes and enums (spelled as the API spells them)
+      return "string";
+  }
+}
+
+}  // namespace
+
+const char* JsonTypeOf(const Model& model, const FieldRule& rule, FieldUse use) {
+  switch (rule.kind) {
+    case FieldKind::kUnsupported:
+      return rule.json_type;
+    case FieldKind::kOperatorSelection:
+    case FieldKind::kDisksSkipFormatting:
+    case FieldKind::kDisksSelected:
+    case FieldKind::kHosts:
+      return "array";
+    case FieldKind::kNodeLabels:
+      return use == kOut ? "string" : "array";  // shown as JSON text, given as {key, value}s
+    case FieldKind::kJsonText:
+    case FieldKind::kValidations:
+    case FieldKind::kReportText:
+    case FieldKind::kPullSecret:
+    case FieldKind::kPullSecretKeptWhenEmpty:
+    case FieldKind::kCommaList:
+      return "string";
+    case FieldKind::kDiskEncryption:
+    case FieldKind::kEmptyObject:
+      return "object";
+    case FieldKind::kUnixSeconds:
+      return "integer";
+    case FieldKind::kLegacyNetwork:  // the type of the list entry's field
+    case FieldKind::kPlain:
+      break;
+  }
+  const FieldDescriptor* field = Resolve(*model.descriptor, rule.proto);
+  if (field == nullptr) return nullptr;
+  if (rule.kind == FieldKind::kPlain && field->is_map()) return "object";
+  if (rule.kind == FieldKind::kPlain && field->is_repeated()) return "array";
+  return ValueType(*field);
+}
+
+const std::vector<DocumentedModel>& DocumentedModels() {
+  static const auto* models = new std::vector<DocumentedModel>{
+      {&ClusterModel(), "cluster", "cluster-create-params", "v2-cluster-update-params"},
+      {&ImportClusterModel(), "", "import-cluster-params", ""},
+      {&DisconnectedClusterModel(), "", "disconnected-cluster-create-params", ""},
+      {&InfraEnvModel(), "infra-env", "infra-env-create-params", "infra-env-update-params"},
+      {&HostModel(), "host", "", "host-update-params"},
+      {&EventModel(), "event", "event", ""},
+  };
+  return *models;
 }
 
 }  // namespace assisted::gateway

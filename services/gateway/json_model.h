@@ -96,9 +96,29 @@ struct Model {
 };
 
 const Model& ClusterModel();
+// The bodies of POST /clusters/import and /clusters/disconnected (create use only), read into a
+// Cluster.
+const Model& ImportClusterModel();
+const Model& DisconnectedClusterModel();
 const Model& InfraEnvModel();
 const Model& HostModel();
 const Model& EventModel();
+
+// The JSON type ("string", "integer", "number", "boolean", "array" or "object") of `rule`'s
+// field as `use` reads it (kCreate, kUpdate) or shows it (kOut): what the OpenAPI document must
+// say it is. Null when the rule names no field of the model's proto (a broken table).
+const char* JsonTypeOf(const Model& model, const FieldRule& rule, FieldUse use);
+
+// Where the OpenAPI document (services/gateway/openapi.yaml) describes each model: the schema
+// names of its uses ("" when the model has no such use). Every field of a use is a property of
+// that schema, with the type JsonTypeOf gives it (openapi_types_test, gateway_pg_test).
+struct DocumentedModel {
+  const Model* model;
+  const char* shown;    // kOut
+  const char* created;  // kCreate
+  const char* updated;  // kUpdate
+};
+const std::vector<DocumentedModel>& DocumentedModels();
 
 // Enum values read and written as the API spells them ("pending-for-input"); the spelling is
 // shared with the orchestrator and aictl (lib/enums/spelling.h).

@@ -107,6 +107,12 @@ absl::StatusOr<discovery::DiscoveryIgnition> Publisher::Ignition(
   return IgnitionOf(record);
 }
 
+absl::StatusOr<std::vector<discovery::NetworkFile>> Publisher::StaticNetworkFiles(
+    const std::string& infra_env_id) const {
+  ASSIGN_OR_RETURN(InfraEnvRecord record, infra_envs_.Get(infra_env_id));
+  return discovery::StaticNetworkFiles(record.infra_env);
+}
+
 absl::StatusOr<const CachedImage*> Publisher::BaseFor(const types::v1::InfraEnv& infra_env) const {
   const std::string version = infra_env.openshift_version().empty()
                                   ? options_.default_openshift_version

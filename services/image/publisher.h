@@ -21,6 +21,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -83,6 +84,10 @@ class Publisher {
 
   // The discovery Ignition JSON of an infra-env.
   absl::StatusOr<discovery::DiscoveryIgnition> Ignition(const std::string& infra_env_id) const;
+  // The static-network files the discovery Ignition of an infra-env carries (empty without
+  // static networking).
+  absl::StatusOr<std::vector<discovery::NetworkFile>> StaticNetworkFiles(
+      const std::string& infra_env_id) const;
 
   enum class Artifact { kIso, kMinimalIso, kInitrd, kKernel, kRootfs };
   // The artifact behind `token`: a rootfs token for kRootfs, a download token for the others

@@ -4,6 +4,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lib/status/grpc_status.h"
 #include "lib/time/proto_time.h"
 
@@ -77,6 +78,25 @@ grpc::Status ImageServiceImpl::ListBaseImages(grpc::ServerContext*,
       continue;
     }
     *response->add_images() = std::move(image);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::Status ImageServiceImpl::GetStaticNetworkConfig(
+    grpc::ServerContext*, const v1::GetStaticNetworkConfigRequest* request,
+    v1::GetStaticNetworkConfigResponse* response) {
+  absl::StatusOr<std::vector<discovery::NetworkFile>> files =
+      publisher_.StaticNetworkFiles(request->infra_env_id());
+  if (!files.ok()) return ToGrpcStatus(files.status());
+  // The per-host folders under the network folder; the MAC-matching script is the image's own.
+  const std::string folder = absl::StrCat(discovery::kNetworkConfigDir, "/");
+  for (discovery::NetworkFile& file : *files) {
+    absl::string_view path = file.path;
+    if (!absl::ConsumePrefix(&path, folder)) continue;
+    v1::GeneratedFile& generated = *response->add_files();
+    generated.set_path(std::string(path));
+    generated.set_mode(file.mode);
+    generated.set_content(std::move(file.contents));
   }
   return grpc::Status::OK;
 }

@@ -1,7 +1,8 @@
 // File: services/image/service.h
 //
 // The gRPC face of the image service (assisted.image.v1.ImageService): download URLs, the
-// discovery Ignition, iPXE scripts and the base-image catalog. Bytes go over HTTP, never here.
+// discovery Ignition, iPXE scripts, the base-image catalog and the static-network files. Bytes go
+// over HTTP, never here.
 
 #ifndef ASSISTED_SERVICES_IMAGE_SERVICE_H_
 #define ASSISTED_SERVICES_IMAGE_SERVICE_H_
@@ -28,6 +29,9 @@ class ImageServiceImpl final : public v1::ImageService::Service {
   grpc::Status ListBaseImages(grpc::ServerContext* context,
                               const v1::ListBaseImagesRequest* request,
                               v1::ListBaseImagesResponse* response) override;
+  grpc::Status GetStaticNetworkConfig(grpc::ServerContext* context,
+                                      const v1::GetStaticNetworkConfigRequest* request,
+                                      v1::GetStaticNetworkConfigResponse* response) override;
   grpc::Status GetMinimalInitrd(grpc::ServerContext* context,
                                 const v1::GetMinimalInitrdRequest* request,
                                 v1::GetMinimalInitrdResponse* response) override;

@@ -700,9 +700,35 @@ absl::Status ValidateHost(const Host& host) {
   return absl::OkStatus();
 }
 
+absl::Status ValidateRegisteredKind(const Cluster& cluster) {
+  switch (cluster.kind()) {
+    case types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER:
+      if (!cluster.imported() || cluster.status() != types::v1::CLUSTER_STATUS_ADDING_HOSTS) {
+        return Invalid("cluster.kind",
+                       "an AddHostsCluster is registered only as imported, in adding-hosts");
+      }
+      if (cluster.api_vip_dns_name().empty()) {
+        return Invalid("cluster.api_vip_dns_name", "required for an imported cluster");
+      }
+      return ValidateBaseDomain(cluster.api_vip_dns_name(), "cluster.api_vip_dns_name");
+    case types::v1::CLUSTER_KIND_DISCONNECTED_CLUSTER:
+      if (cluster.status() != types::v1::CLUSTER_STATUS_UNMONITORED) {
+        return Invalid("cluster.status", "a DisconnectedCluster is registered unmonitored");
+      }
+      if (cluster.openshift_version().empty()) {
+        return Invalid("cluster.openshift_version", "required for a disconnected cluster");
+      }
+      return absl::OkStatus();
+    default:
+      if (cluster.imported()) return Invalid("cluster.imported", "only an AddHostsCluster is");
+      return absl::OkStatus();
+  }
+}
+
 absl::Status ValidateCreateClusterRequest(const inventory_v1::CreateClusterRequest& request) {
   if (request.cluster().name().empty()) return Invalid("cluster.name", "required");
   RETURN_IF_ERROR(ValidateCluster(request.cluster()));
+  RETURN_IF_ERROR(ValidateRegisteredKind(request.cluster()));
   return ValidateGivenPullSecret(request.pull_secret());
 }
 

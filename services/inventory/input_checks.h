@@ -125,7 +125,15 @@ absl::Status ValidateHost(const ::assisted::types::v1::Host& host);
 
 // ---- Requests.
 
-// ValidateCluster, plus: cluster.name is required; pull_secret, when given, is valid.
+// The kinds of cluster registered in a status of their own: an imported cluster
+// (AddHostsCluster, imported) starts in adding-hosts and names the API its day-2 hosts join
+// (api_vip_dns_name, a DNS name); a DisconnectedCluster holds a configuration for an offline
+// installation and starts (and stays) unmonitored, with its openshift_version. No other kind is
+// imported. INVALID_ARGUMENT naming the field otherwise.
+absl::Status ValidateRegisteredKind(const ::assisted::types::v1::Cluster& cluster);
+
+// ValidateCluster and ValidateRegisteredKind, plus: cluster.name is required; pull_secret, when
+// given, is valid.
 absl::Status ValidateCreateClusterRequest(
     const ::assisted::inventory::v1::CreateClusterRequest& request);
 

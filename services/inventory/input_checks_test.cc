@@ -780,6 +780,48 @@ TEST(ValidateRequests, CreateClusterNeedsANameAndAValidPullSecret) {
               StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("cluster.api_vips[0].ip: ")));
 }
 
+TEST(ValidateRequests, ImportedAndDisconnectedClustersAreRegisteredInTheirOwnStatus) {
+  Cluster imported;
+  imported.set_name("existing");
+  imported.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+  imported.set_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+  imported.set_imported(true);
+  imported.set_api_vip_dns_name("api.existing.example.com");
+  EXPECT_THAT(ValidateRegisteredKind(imported), IsOk());
+  Cluster wrong = imported;
+  wrong.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  EXPECT_THAT(ValidateRegisteredKind(wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("cluster.kind: ")));
+  wrong = imported;
+  wrong.set_imported(false);
+  EXPECT_THAT(ValidateRegisteredKind(wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("cluster.kind: ")));
+  wrong = imported;
+  wrong.clear_api_vip_dns_name();
+  EXPECT_THAT(ValidateRegisteredKind(wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       "cluster.api_vip_dns_name: required for an imported cluster"));
+  wrong.set_api_vip_dns_name("api..example.com");
+  EXPECT_THAT(ValidateRegisteredKind(wrong), StatusIs(absl::StatusCode::kInvalidArgument,
+                                                      StartsWith("cluster.api_vip_dns_name: ")));
+
+  Cluster disconnected;
+  disconnected.set_name("offline");
+  disconnected.set_openshift_version("4.16");
+  disconnected.set_kind(types::v1::CLUSTER_KIND_DISCONNECTED_CLUSTER);
+  disconnected.set_status(types::v1::CLUSTER_STATUS_UNMONITORED);
+  EXPECT_THAT(ValidateRegisteredKind(disconnected), IsOk());
+  disconnected.set_status(types::v1::CLUSTER_STATUS_READY);
+  EXPECT_THAT(ValidateRegisteredKind(disconnected),
+              StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("cluster.status: ")));
+
+  Cluster day1 = SingleStack();
+  EXPECT_THAT(ValidateRegisteredKind(day1), IsOk());
+  day1.set_imported(true);
+  EXPECT_THAT(ValidateRegisteredKind(day1),
+              StatusIs(absl::StatusCode::kInvalidArgument, StartsWith("cluster.imported: ")));
+}
+
 TEST(ValidateRequests, UpdateClusterNeedsAnIdAndChecksAMaskedPullSecret) {
   inventory::v1::UpdateClusterRequest request;
   EXPECT_THAT(ValidateUpdateClusterRequest(request),

@@ -6,6 +6,7 @@
 // once, writes elsewhere seen through the change log, never an answer across tenants).
 #include <fstream>
 #include <functional>
+#include <map>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -82,6 +83,20 @@ std::string ClusterLinkToken(const std::string& cluster_id) {
   return auth::SignToken({.service = kUrlKey}, auth::TokenPurpose::kClusterDownload, cluster_id,
                          absl::Now() + absl::Hours(1))
       .value();
+}
+
+// The members of a ustar archive, by name: their contents.
+std::map<std::string, std::string> TarMembers(const std::string& archive) {
+  std::map<std::string, std::string> members;
+  constexpr size_t kBlock = 512;
+  for (size_t offset = 0; offset + kBlock <= archive.size();) {
+    const std::string name(archive.c_str() + offset);  // NUL-terminated within its 100 bytes
+    if (name.empty()) break;                           // the end: zero blocks
+    const size_t size = std::stoul(archive.substr(offset + 124, 12), nullptr, 8);
+    members[name] = archive.substr(offset + kBlock, size);
+    offset += kBlock + (size + kBlock - 1) / kBlock * kBlock;
+  }
+  return members;
 }
 
 // Checks JSON against the served document's schemas: types, enums, required properties and no
@@ -335,12 +350,20 @@ class GatewayTest : public StackTest {
     ASSERT_EQ(infra_env.status, 201) << infra_env.body;
     infra_env_id_ = Json::parse(infra_env.body)["id"];
     host_id_ = "8d0f2b1a-3c4e-4f5a-9b6c-7d8e9f0a1b2c";
+    ASSERT_NO_FATAL_FAILURE(
+        CreateHost(host_id_, infra_env_id_, cluster_id_, types::HOST_STATUS_DISCOVERING));
+  }
+
+  // Stores alice's host `id` in `infra_env_id` (and `cluster_id`, unless empty), as its agent's
+  // registration would.
+  void CreateHost(const std::string& id, const std::string& infra_env_id,
+                  const std::string& cluster_id, types::HostStatus status) {
     inv::CreateHostRequest create;
     types::Host& host = *create.mutable_host();
-    host.set_id(host_id_);
-    host.set_infra_env_id(infra_env_id_);
-    host.set_cluster_id(cluster_id_);
-    host.set_status(types::HOST_STATUS_DISCOVERING);
+    host.set_id(id);
+    host.set_infra_env_id(infra_env_id);
+    host.set_cluster_id(cluster_id);
+    host.set_status(status);
     host.set_role(types::HOST_ROLE_AUTO_ASSIGN);
     host.mutable_owner()->set_user_name("alice");
     host.mutable_owner()->set_org_id("acme");
@@ -1217,6 +1240,45 @@ TEST_F(GatewayTest, AictlManagesClustersInfraEnvsAndHostsByNameOrId) {
   EXPECT_EQ(As(alice_, "GET", "/infra-envs/" + infra_env_id_).status, 404);
 }
 
+TEST_F(GatewayTest, AictlBindsAndUnbindsPoolHostsOfItsTenantOnly) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  // A pool: an infra-env without a cluster, with a host its agent registered.
+  CurlResponse pool = As(alice_, "POST", "/infra-envs",
+                         Json{{"name", "pool"}, {"pull_secret", kPullSecret}}.dump());
+  ASSERT_EQ(pool.status, 201) << pool.body;
+  const std::string pool_id = Json::parse(pool.body)["id"];
+  const std::string host_id = "5e1b7c2d-9a3f-4b6e-8c1d-2f4a6b8c0d1e";
+  ASSERT_NO_FATAL_FAILURE(CreateHost(host_id, pool_id, "", types::HOST_STATUS_DISCOVERING_UNBOUND));
+  const std::string selector = "--infra-env=" + pool_id;
+  const std::string host_path = "/infra-envs/" + pool_id + "/hosts/" + host_id;
+
+  // Another tenant finds no such host (nor alice's cluster), and changes nothing.
+  EXPECT_EQ(RunAictl(base_, bob_, {"hosts", "bind", host_id, cluster_id_, selector}).code, 1);
+  EXPECT_FALSE(Json::parse(As(alice_, "GET", host_path).body).contains("cluster_id"));
+  AictlOutcome not_an_id = RunAictl(base_, alice_, {"hosts", "bind", host_id, "one", selector});
+  EXPECT_EQ(not_an_id.code, 1);
+  EXPECT_THAT(not_an_id.err, HasSubstr("cluster_id"));
+
+  AictlOutcome bound = RunAictl(base_, alice_, {"hosts", "bind", host_id, cluster_id_, selector});
+  ASSERT_EQ(bound.code, 0) << bound.err;
+  // The status as the orchestrator judged the host at once (disconnected: no agent here).
+  EXPECT_THAT(bound.out,
+              HasSubstr(host_id.substr(0, 8) + ": bound to cluster " + cluster_id_ + " ("));
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host_path).body)["cluster_id"], cluster_id_);
+
+  EXPECT_EQ(RunAictl(base_, bob_, {"hosts", "unbind", host_id, selector}).code, 1);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", host_path).body)["cluster_id"], cluster_id_);
+  AictlOutcome unbound = RunAictl(base_, alice_, {"hosts", "unbind", host_id, selector});
+  ASSERT_EQ(unbound.code, 0) << unbound.err;
+  EXPECT_THAT(unbound.out, HasSubstr(host_id.substr(0, 8) + ": unbound ("));
+  EXPECT_FALSE(Json::parse(As(alice_, "GET", host_path).body).contains("cluster_id"));
+  // A host of an infra-env that belongs to a cluster has no pool to return to.
+  AictlOutcome no_pool =
+      RunAictl(base_, alice_, {"hosts", "unbind", host_id_, "--infra-env=" + infra_env_id_});
+  EXPECT_EQ(no_pool.code, 1);
+  EXPECT_THAT(no_pool.err, HasSubstr("only hosts of an infra-env without a cluster"));
+}
+
 TEST_F(GatewayTest, HostInstallerArgsAndIgnitionAreCheckedUntilTheHostInstalls) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
   const std::string host = "/infra-envs/" + infra_env_id_ + "/hosts/" + host_id_;
@@ -1770,6 +1832,88 @@ TEST_F(GatewayTest, BackendOutagesAre503WithRetryAfter) {
   EXPECT_EQ(Fetch("GET", "/health").status, 200);
 }
 
+TEST_F(GatewayTest, ImportedAndDisconnectedClustersAreRegisteredInTheirOwnStatus) {
+  CurlResponse served = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
+  ASSERT_EQ(served.status, 200);
+  const SchemaChecker checker(YAML::Load(served.body));
+  constexpr char kOpenshiftClusterId[] = "0b7c3f3e-5a1d-4c2e-9f6b-2d4e8a1c7b90";
+  // As upstream's UI sends it: a name with a prefix, which the API's name overrides.
+  const Json import = {{"name", "scale-up-prod"},
+                       {"api_vip_dnsname", "api.prod.example.com"},
+                       {"openshift_version", "4.16"},
+                       {"openshift_cluster_id", kOpenshiftClusterId}};
+  CurlResponse imported = As(alice_, "POST", "/clusters/import", import.dump());
+  ASSERT_EQ(imported.status, 201) << imported.body;
+  EXPECT_THAT(checker.Check(Json::parse(imported.body), "cluster"), ::testing::IsEmpty());
+  const Json cluster = Json::parse(imported.body);
+  const std::string id = cluster["id"];
+  EXPECT_EQ(cluster["kind"], "AddHostsCluster");
+  EXPECT_EQ(cluster["status"], "adding-hosts");
+  EXPECT_EQ(cluster["imported"], true);
+  EXPECT_EQ(cluster["name"], "prod");
+  EXPECT_EQ(cluster["base_dns_domain"], "example.com");
+  EXPECT_EQ(cluster["api_vip_dns_name"], "api.prod.example.com");
+  EXPECT_EQ(cluster["openshift_cluster_id"], kOpenshiftClusterId);
+  EXPECT_EQ(cluster["openshift_version"], "4.16");
+  EXPECT_EQ(cluster["platform"]["type"], "baremetal");
+  EXPECT_EQ(cluster["user_name"], "alice");
+  // The tenant's own, like any cluster: found by its OpenShift id, invisible to others, a
+  // target for the tenant's infra-envs only.
+  CurlResponse found =
+      As(alice_, "GET", absl::StrCat("/clusters?openshift_cluster_id=", kOpenshiftClusterId));
+  ASSERT_EQ(found.status, 200) << found.body;
+  ASSERT_EQ(Json::parse(found.body).size(), 1u);
+  EXPECT_EQ(Json::parse(found.body)[0]["id"], id);
+  ExpectError(As(bob_, "GET", "/clusters/" + id), 404, id);
+  EXPECT_EQ(Json::parse(As(bob_, "GET",
+                           absl::StrCat("/clusters?openshift_cluster_id=", kOpenshiftClusterId))
+                            .body)
+                .size(),
+            0u);
+  const Json day2_infra_env = {{"name", "day2"}, {"pull_secret", kPullSecret}, {"cluster_id", id}};
+  EXPECT_EQ(As(alice_, "POST", "/infra-envs", day2_infra_env.dump()).status, 201);
+  ExpectError(As(bob_, "POST", "/infra-envs", day2_infra_env.dump()), 404, id);
+  // Nothing to install as a whole: it is day-2 only.
+  ExpectError(As(alice_, "POST", "/clusters/" + id + "/actions/install", ""), 409, "adding-hosts");
+
+  // Bad input names the field.
+  Json missing = import;
+  missing.erase("api_vip_dnsname");
+  ExpectError(As(alice_, "POST", "/clusters/import", missing.dump()), 400,
+              "api_vip_dnsname: required when registering a cluster import");
+  Json bad_id = import;
+  bad_id["openshift_cluster_id"] = "not-a-uuid";
+  ExpectError(As(alice_, "POST", "/clusters/import", bad_id.dump()), 400, "openshift_cluster_id");
+  Json extra = import;
+  extra["pull_secret"] = kPullSecret;
+  ExpectError(As(alice_, "POST", "/clusters/import", extra.dump()), 400,
+              "pull_secret: unknown field of cluster import");
+  Json bad_name = import;
+  bad_name["api_vip_dnsname"] = "api..example.com";
+  ExpectError(As(alice_, "POST", "/clusters/import", bad_name.dump()), 422,
+              "cluster.api_vip_dns_name");
+
+  // A disconnected cluster holds its configuration, unmonitored, and installs nothing here.
+  CurlResponse disconnected = As(alice_, "POST", "/clusters/disconnected",
+                                 R"({"name":"offline","openshift_version":"4.16"})");
+  ASSERT_EQ(disconnected.status, 201) << disconnected.body;
+  EXPECT_THAT(checker.Check(Json::parse(disconnected.body), "cluster"), ::testing::IsEmpty());
+  const Json offline = Json::parse(disconnected.body);
+  EXPECT_EQ(offline["kind"], "DisconnectedCluster");
+  EXPECT_EQ(offline["status"], "unmonitored");
+  EXPECT_EQ(offline["name"], "offline");
+  ExpectError(As(bob_, "GET", "/clusters/" + offline["id"].get<std::string>()), 404,
+              offline["id"].get<std::string>());
+  ExpectError(
+      As(alice_, "POST", "/clusters/" + offline["id"].get<std::string>() + "/actions/install", ""),
+      409, "unmonitored");
+  ExpectError(As(alice_, "POST", "/clusters/disconnected", R"({"name":"offline"})"), 400,
+              "openshift_version: required when registering a disconnected cluster");
+  ExpectError(
+      As(alice_, "POST", "/clusters/disconnected", R"({"name":"x","openshift_version":4.16})"), 400,
+      "openshift_version");
+}
+
 TEST_F(GatewayTest, OpenApiDocumentsExactlyTheServedRoutes) {
   CurlResponse response = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
   ASSERT_EQ(response.status, 200);
@@ -1829,29 +1973,21 @@ TEST_F(GatewayTest, OpenApiDescribesEveryFieldTheModelsReadAndShow) {
   CurlResponse served = Fetch("GET", absl::StrCat(kPrefix, "/openapi.yaml"));
   ASSERT_EQ(served.status, 200);
   const SchemaChecker checker(YAML::Load(served.body));
-  struct Uses {
-    const Model& model;
-    std::string shown, created, updated;  // schema names; "" when the model has no such use
-  };
-  for (const Uses& uses : {Uses{gateway::ClusterModel(), "cluster", "cluster-create-params",
-                                "v2-cluster-update-params"},
-                           Uses{gateway::InfraEnvModel(), "infra-env", "infra-env-create-params",
-                                "infra-env-update-params"},
-                           Uses{gateway::HostModel(), "host", "", "host-update-params"},
-                           Uses{gateway::EventModel(), "event", "event", ""}}) {
-    for (const auto& [schema, use] :
-         {std::pair{uses.shown, gateway::kOut}, std::pair{uses.created, gateway::kCreate},
-          std::pair{uses.updated, gateway::kUpdate}}) {
+  for (const gateway::DocumentedModel& uses : gateway::DocumentedModels()) {
+    const Model& model = *uses.model;
+    for (const auto& [schema, use] : {std::pair{std::string(uses.shown), gateway::kOut},
+                                      std::pair{std::string(uses.created), gateway::kCreate},
+                                      std::pair{std::string(uses.updated), gateway::kUpdate}}) {
       if (schema.empty()) continue;
       SCOPED_TRACE(schema);
       std::set<std::string> in_model, in_document;
-      for (const FieldRule& rule : uses.model.fields) {
+      for (const FieldRule& rule : model.fields) {
         if (rule.use & use) in_model.insert(rule.json);
       }
       if (use == gateway::kOut) {
         in_model.insert("href");  // added by the API
-        if (uses.model.default_kind != nullptr) in_model.insert("kind");
-        if (&uses.model == &gateway::EventModel()) in_model.erase("href");
+        if (model.default_kind != nullptr) in_model.insert("kind");
+        if (&model == &gateway::EventModel()) in_model.erase("href");
       }
       for (const auto& property : checker.Named(schema)["properties"]) {
         in_document.insert(property.first.as<std::string>());
@@ -1972,15 +2108,40 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   CurlResponse ipxe = Fetch("GET", files + "?file_name=ipxe-script", {"Image-Token: " + token});
   ASSERT_EQ(ipxe.status, 200) << ipxe.body;
   EXPECT_THAT(ipxe.body, ::testing::StartsWith("#!ipxe"));
+  // The static-network files: none without static networking, else the image service's
+  // keyfiles and MAC maps, one folder per host.
   CurlResponse network =
       Fetch("GET", files + "?file_name=static-network-config", {"Image-Token: " + token});
-  // The image service may not render static networking yet: then 501 names it.
-  if (network.status == 501) {
-    ExpectError(network, 501, "image does not implement");
-  } else {
+  ASSERT_EQ(network.status, 200) << network.body;
+  EXPECT_EQ(network.Header("content-type").value_or(""), "application/x-tar");
+  EXPECT_EQ(network.Header("content-disposition").value_or(""),
+            "attachment; filename=\"" + infra_env_id_ + "-static-network-config.tar\"");
+  EXPECT_THAT(TarMembers(network.body), ::testing::IsEmpty());
+  const Json static_network = {
+      {"static_network_config",
+       {{{"network_yaml",
+          "interfaces:\n- name: eth0\n  type: ethernet\n  state: up\n  ipv4:\n"
+          "    enabled: true\n    dhcp: false\n    address:\n    - ip: 192.168.126.30\n"
+          "      prefix-length: 24\n"},
+         {"mac_interface_map",
+          {{{"mac_address", "02:00:00:2c:23:a5"}, {"logical_nic_name", "eth0"}}}}}}}};
+  ASSERT_EQ(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_, static_network.dump()).status, 201);
+  for (const std::vector<std::string>& headers : std::vector<std::vector<std::string>>{
+           {"Authorization: Bearer " + alice_}, {"X-Secret-Key: " + AgentToken(infra_env_id_)}}) {
+    network = Fetch("GET", files + "?file_name=static-network-config", headers);
     ASSERT_EQ(network.status, 200) << network.body;
-    EXPECT_EQ(network.Header("content-type").value_or(""), "application/x-tar");
+    const std::map<std::string, std::string> members = TarMembers(network.body);
+    EXPECT_EQ(members.size(), 2u);
+    EXPECT_THAT(members.at("host0/eth0.nmconnection"), HasSubstr("address1=192.168.126.30/24"));
+    EXPECT_EQ(members.at("host0/mac_interface.ini"), "02:00:00:2C:23:A5=eth0\n");
   }
+  ExpectError(
+      As(bob_, "GET",
+         "/infra-envs/" + infra_env_id_ + "/downloads/files?file_name=static-network-config"),
+      404, infra_env_id_);
+  ASSERT_EQ(
+      As(alice_, "PATCH", "/infra-envs/" + infra_env_id_, R"({"static_network_config":[]})").status,
+      201);
 
   // The same token reaches nothing else: not the cluster's credentials, not other infra-envs.
   ExpectError(Fetch("GET",

@@ -22,7 +22,23 @@ using orchestrator::testing::kInfraEnvId;
 using types::v1::Cluster;
 using types::v1::Host;
 
-class HostActionsTest : public ActionsTest {};
+class HostActionsTest : public ActionsTest {
+ protected:
+  // Opens c1 to day-2 hosts (AddHostsCluster in adding-hosts, `imported` or installed here) and
+  // makes host 3 a known host of it with `role`. Returns the cluster as stored.
+  Cluster AddingHostsWithKnownHost(bool imported, types::v1::HostRole role) {
+    Cluster cluster = inventory_.Cluster("c1");
+    cluster.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
+    cluster.set_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+    cluster.set_imported(imported);
+    inventory_.AddCluster(cluster);
+    Host host = StoredHost(3);
+    host.set_status(types::v1::HOST_STATUS_KNOWN);
+    host.set_role(role);
+    inventory_.AddHost(host);
+    return cluster;
+  }
+};
 
 // ---- InstallHost (day 2) -------------------------------------------------------------------
 
@@ -30,18 +46,29 @@ TEST_F(HostActionsTest, ADay2HostOfAnAddingHostsClusterInstallsAsAWorker) {
   // An installation stored the root CA the day-2 host's Ignition config derives from.
   ASSERT_NO_FATAL_FAILURE(MakeReady());
   ASSERT_THAT(actions_.clusters().InstallCluster("c1"), IsOk());
-  Cluster cluster = inventory_.Cluster("c1");
-  cluster.set_kind(types::v1::CLUSTER_KIND_ADD_HOSTS_CLUSTER);
-  cluster.set_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
-  inventory_.AddCluster(cluster);
-  Host host = StoredHost(3);
-  host.set_status(types::v1::HOST_STATUS_KNOWN);
-  host.set_role(types::v1::HOST_ROLE_AUTO_ASSIGN);
-  inventory_.AddHost(host);
+  AddingHostsWithKnownHost(/*imported=*/false, types::v1::HOST_ROLE_AUTO_ASSIGN);
   absl::StatusOr<Host> installed = actions_.hosts().InstallHost(kInfraEnvId, HostId(3));
   ASSERT_THAT(installed, IsOk());
   EXPECT_EQ(installed->status(), types::v1::HOST_STATUS_INSTALLING) << installed->status_info();
   EXPECT_EQ(StoredHost(3).role(), types::v1::HOST_ROLE_WORKER);
+  EXPECT_TRUE(inventory_.ArtifactContent("c1", HostIgnitionName(HostId(3)))->has_value());
+}
+
+TEST_F(HostActionsTest, ADay2HostOfAnImportedClusterTrustsTheMachineConfigCaTheUserGave) {
+  // Installed elsewhere: no root CA of an installation here.
+  ASSERT_NO_FATAL_FAILURE(MakeReady());
+  Cluster cluster = AddingHostsWithKnownHost(/*imported=*/true, types::v1::HOST_ROLE_WORKER);
+  absl::StatusOr<Host> refused = actions_.hosts().InstallHost(kInfraEnvId, HostId(3));
+  EXPECT_EQ(CodeOf(refused), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), ::testing::HasSubstr("ignition_endpoint.ca_certificate"));
+  EXPECT_EQ(StoredHost(3).status(), types::v1::HOST_STATUS_KNOWN);
+
+  cluster.mutable_ignition_endpoint()->set_ca_certificate(
+      "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  inventory_.AddCluster(cluster);
+  absl::StatusOr<Host> installed = actions_.hosts().InstallHost(kInfraEnvId, HostId(3));
+  ASSERT_THAT(installed, IsOk());
+  EXPECT_EQ(installed->status(), types::v1::HOST_STATUS_INSTALLING) << installed->status_info();
   EXPECT_TRUE(inventory_.ArtifactContent("c1", HostIgnitionName(HostId(3)))->has_value());
 }
 

@@ -396,8 +396,8 @@ std::vector<ClusterRow> BuildRows() {
        Always<ClusterContext>(),
        std::nullopt,
        A{},
-       "Nothing changed (unmonitored is never entered: listed so that refresh decides for every "
-       "state)."},
+       "Nothing changed (an unmonitored cluster, registered as disconnected, is never "
+       "monitored)."},
   };
 }
 

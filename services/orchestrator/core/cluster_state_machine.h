@@ -2,9 +2,9 @@
 //
 // The cluster state machine: all 12 cluster states, the user actions (prepare/install, cancel,
 // reset, open to day-2 hosts), the monitor's refresh with the success criteria, finalizing and
-// its timeouts, as one table read top to bottom (see engine.h). The reference's "mark
-// unmonitored" (a configuration holder for a disconnected image) is not supported: no row, and
-// `unmonitored` is never entered.
+// its timeouts, as one table read top to bottom (see engine.h). No row enters `unmonitored`: a
+// disconnected cluster (a configuration holder for an offline installation) is registered in it
+// and stays there; no row leaves it either.
 //
 //   ClusterContext ctx = ...;
 //   absl::StatusOr<ClusterDecision> d =

@@ -234,9 +234,16 @@ absl::Status ArtifactGenerator::GenerateHostIgnition(const types::v1::Cluster& c
                                                      const types::v1::Host& host) {
   ASSIGN_OR_RETURN(std::optional<std::string> ca,
                    inventory_.ArtifactContent(cluster.id(), kRootCaCertName));
+  // A cluster installed elsewhere (imported) has no root CA here: its machine-config server is
+  // trusted through the CA the user gave.
+  if (!ca && !cluster.ignition_endpoint().ca_certificate().empty()) {
+    ca = cluster.ignition_endpoint().ca_certificate();
+  }
   if (!ca) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("cluster ", cluster.id(), " has no root CA: it was not installed here"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "cluster ", cluster.id(),
+        " has no root CA: it was not installed here (for an imported cluster, give its "
+        "machine-config CA in ignition_endpoint.ca_certificate)"));
   }
   ASSIGN_OR_RETURN(types::v1::InfraEnv infra_env, inventory_.GetInfraEnv(host.infra_env_id()));
   ASSIGN_OR_RETURN(std::string config, HostIgnition(cluster, host, &infra_env, *ca));

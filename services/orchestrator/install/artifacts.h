@@ -68,7 +68,9 @@ class ArtifactGenerator final : public InstallationFiles {
   // overrides. INVALID_ARGUMENT naming what the document cannot be made without.
   absl::StatusOr<std::string> InstallConfig(const types::v1::Cluster& cluster);
 
-  // (Re)writes host-<id>.ign for one host of an installed cluster (day-2), from the stored CA.
+  // (Re)writes host-<id>.ign for one host of an installed cluster (day-2), from the stored root
+  // CA, or for an imported cluster from its ignition_endpoint.ca_certificate; FAILED_PRECONDITION
+  // when it has neither.
   absl::Status GenerateHostIgnition(const types::v1::Cluster& cluster, const types::v1::Host& host);
 
  private:
