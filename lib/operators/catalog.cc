@@ -87,18 +87,30 @@ const OperatorSpec* FindOperator(absl::string_view name) {
 
 const std::vector<absl::string_view>& UnsupportedOperators() {
   static const auto* const kNames = new std::vector<absl::string_view>{
-      "odf",           "cnv",
-      "mce",           "mtv",
-      "nmstate",       "node-feature-discovery",
-      "nvidia-gpu",    "amd-gpu",
-      "kmm",           "pipelines",
-      "serverless",    "servicemesh",
-      "authorino",     "openshift-ai",
-      "osc",           "node-healthcheck",
-      "self-node-remediation", "fence-agents-remediation",
-      "node-maintenance",      "kube-descheduler",
-      "cluster-observability", "loki",
-      "metallb",       "oadp",
+      "odf",
+      "cnv",
+      "mce",
+      "mtv",
+      "nmstate",
+      "node-feature-discovery",
+      "nvidia-gpu",
+      "amd-gpu",
+      "kmm",
+      "pipelines",
+      "serverless",
+      "servicemesh",
+      "authorino",
+      "openshift-ai",
+      "osc",
+      "node-healthcheck",
+      "self-node-remediation",
+      "fence-agents-remediation",
+      "node-maintenance",
+      "kube-descheduler",
+      "cluster-observability",
+      "loki",
+      "metallb",
+      "oadp",
   };
   return *kNames;
 }
@@ -116,12 +128,12 @@ absl::StatusOr<std::vector<const OperatorSpec*>> ResolveSelection(
     }
     std::vector<absl::string_view> supported;
     for (const OperatorSpec& row : SupportedOperators()) supported.push_back(row.name);
-    const std::string choices = absl::StrCat("this service installs ", absl::StrJoin(supported, ", "));
+    const std::string choices =
+        absl::StrCat("this service installs ", absl::StrJoin(supported, ", "));
     if (names[i].empty()) return absl::InvalidArgumentError(absl::StrCat(where, ": required"));
     if (Contains(UnsupportedOperators(), names[i])) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": \"", names[i],
-                                                     "\" is not supported by this service yet; ",
-                                                     choices));
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": \"", names[i], "\" is not supported by this service yet; ", choices));
     }
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": \"", names[i], "\" is not a known operator; ", choices));

@@ -1,6 +1,6 @@
 // File: services/orchestrator/core/host_validations.h
 //
-// The 39 core host validations of the reference, each a named pure check over a
+// The 41 core host validations of the reference, each a named pure check over a
 // HostValidationContext. Thresholds come from the hardware-requirements file (via ClusterFacts),
 // time limits from HostTimeouts; nothing is read from anywhere else.
 //
@@ -41,7 +41,7 @@ struct HostValidationContext {
 
 using HostCheck = Check<HostValidationContext>;
 
-// The 39 core checks in reporting order (ids as in validation_ids.h).
+// The 41 core checks in reporting order (ids as in validation_ids.h).
 const std::vector<HostCheck>& CoreHostChecks();
 
 // Runs `checks` (the core ones by default).
