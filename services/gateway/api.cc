@@ -1043,8 +1043,9 @@ absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
   types::Cluster& cluster = *request.mutable_cluster();
   // Upstream's single-network fields keep what they leave out from the stored cluster.
   absl::optional<types::Cluster> current;
+  // So does olm_operators: the stored operators that are not selections stay.
   for (const char* legacy : {"cluster_network_cidr", "cluster_network_host_prefix",
-                             "service_network_cidr", "machine_network_cidr"}) {
+                             "service_network_cidr", "machine_network_cidr", "olm_operators"}) {
     if (body.contains(legacy) && !current) {
       ASSIGN_OR_RETURN(current, ReadCluster(call, false));
     }
@@ -1629,8 +1630,10 @@ absl::StatusOr<http::Response> RestApi::GetPreflightRequirements(const Call& cal
   Json ocp = {{"master", HostTypeRequirementsJson(rows.master())},
               {"worker", HostTypeRequirementsJson(rows.worker())}};
   if (rows.has_arbiter()) ocp["arbiter"] = HostTypeRequirementsJson(rows.arbiter());
-  // No operator can be selected yet (issue 19, item 3): none adds requirements.
-  return JsonResponse(200, Json{{"ocp", std::move(ocp)}, {"operators", Json::array()}});
+  // What the cluster's operators add, from the table the orchestrator's checks read.
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));
+  return JsonResponse(
+      200, Json{{"ocp", std::move(ocp)}, {"operators", OperatorPreflightRequirements(cluster)}});
 }
 
 absl::StatusOr<http::Response> RestApi::GetSupportedPlatforms(const Call& call) const {
@@ -1916,7 +1919,7 @@ absl::StatusOr<http::Response> RestApi::GetDetailedSupportedFeatures(const Call&
 }
 
 absl::StatusOr<http::Response> RestApi::ListSupportedOperators(const Call&) const {
-  return JsonResponse(200, Json(SupportedOperators()));
+  return JsonResponse(200, Json(SupportedOperatorNames()));
 }
 
 absl::StatusOr<http::Response> RestApi::ListOperatorProperties(const Call& call) const {
@@ -1927,9 +1930,8 @@ absl::StatusOr<http::Response> RestApi::ListOperatorProperties(const Call& call)
 
 absl::StatusOr<http::Response> RestApi::ListBundles(const Call& call) const {
   RETURN_IF_ERROR(CatalogArchitecture(call.request).status());
-  Json bundles = Json::array();
-  for (const std::string& id : OperatorBundles()) bundles.push_back({{"id", id}});
-  return JsonResponse(200, bundles);
+  // No bundles yet (operators.h).
+  return JsonResponse(200, Json::array());
 }
 
 absl::StatusOr<http::Response> RestApi::GetBundle(const Call& call) const {

@@ -618,7 +618,7 @@ TEST_F(RestApiTest, AllowAddWorkersAndAllowAddHostsOpenTheClusterForDay2Hosts) {
 // Upstream answers an update that changes nothing (an empty object, or only fields accepted
 // empty) with 201 and the resource as it is; nothing is written.
 TEST_F(RestApiTest, AnUpdateThatChangesNothingAnswersTheResourceUnchanged) {
-  for (const char* body : {"{}", R"({"olm_operators":[]})"}) {
+  for (const char* body : {"{}", R"({"operator_bundles":[]})"}) {
     Answer cluster = Send("PATCH", kClusterPath, body);
     EXPECT_EQ(cluster.status, 201) << body << " " << cluster.body.dump();
     EXPECT_EQ(cluster.body["name"], "lab") << body;
@@ -662,12 +662,12 @@ TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {
               501, "ntp_sources");
 }
 
-// No operator can be installed yet: selecting one is the client's mistake, never dropped.
-TEST_F(RestApiTest, SelectingAnOperatorIsRefusedWith400NamingTheEntry) {
+// Selecting an operator this service does not install is the client's mistake, never dropped.
+TEST_F(RestApiTest, SelectingAnUnsupportedOperatorIsRefusedWith400NamingTheEntry) {
   ExpectError(Send("POST", "/api/assisted-install/v2/clusters",
                    R"({"name":"c","openshift_version":"4.16","pull_secret":"{}",
-                       "olm_operators":[{"name":"lvm"}]})"),
-              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+                       "olm_operators":[{"name":"lvm"},{"name":"cnv"}]})"),
+              400, "olm_operators[1].name: \"cnv\" is not supported by this service yet");
   ExpectError(Send("PATCH", kClusterPath, R"({"operator_bundles":[{"id":"virtualization"}]})"), 400,
               "operator_bundles[0].id");
   EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());
