@@ -1455,18 +1455,24 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
   EXPECT_GT(checked, 300);
 }
 
-// Until the operator framework exists the operator routes say that nothing can be installed,
-// and a cluster that selects an operator or bundle is refused naming the entry, never stored
-// without it. The operators a cluster's installation monitors are the inventory's.
-TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
+// The operator routes answer from the operator table (lib/operators/catalog.h): lso and lvm
+// can be installed, upstream's others are refused by name, there are no bundles. A selection is
+// kept as the cluster's monitored operators (with the builtin ones the installation reports),
+// and the preflight requirements show what the selected operators add.
+TEST_F(GatewayTest, OperatorRoutesAnswerFromTheTableAndSelectionsBecomeMonitoredOperators) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
-  for (const char* path : {"/supported-operators", "/operators/bundles",
-                           "/operators/bundles?openshift_version=4.16&cpu_architecture=arm64"}) {
+  CurlResponse supported = As(alice_, "GET", "/supported-operators");
+  ASSERT_EQ(supported.status, 200) << supported.body;
+  EXPECT_EQ(supported.body, R"(["lso","lvm"])");
+  for (const char* path :
+       {"/operators/bundles", "/operators/bundles?openshift_version=4.16&cpu_architecture=arm64"}) {
     CurlResponse list = As(alice_, "GET", path);
     EXPECT_EQ(list.status, 200) << path << " " << list.body;
     EXPECT_EQ(list.body, "[]") << path;
   }
-  ExpectError(As(alice_, "GET", "/supported-operators/lvm"), 404, "operator_name: \"lvm\"");
+  EXPECT_EQ(As(alice_, "GET", "/supported-operators/lvm").body, "[]");  // no properties
+  ExpectError(As(alice_, "GET", "/supported-operators/odf"), 404,
+              "operator_name: \"odf\" is not supported by this service yet");
   ExpectError(As(alice_, "GET", "/operators/bundles/virtualization"), 404,
               "id: \"virtualization\"");
   ExpectError(As(alice_, "GET", "/operators/bundles?cpu_architecture=sparc"), 400,
@@ -1476,9 +1482,9 @@ TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
                  Json{{"name", "ops"},
                       {"openshift_version", "4.16"},
                       {"pull_secret", kPullSecret},
-                      {"olm_operators", {{{"name", "lvm"}}}}}
+                      {"olm_operators", {{{"name", "lvm"}}, {{"name", "odf"}}}}}
                      .dump()),
-              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+              400, "olm_operators[1].name: \"odf\" is not supported by this service yet");
   ExpectError(As(alice_, "PATCH", "/clusters/" + cluster_id_,
                  R"({"operator_bundles":[{"id":"virtualization"}]})"),
               400, "operator_bundles[0].id");
@@ -1511,6 +1517,30 @@ TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
   EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=console").body, operators.dump());
   EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=lvm").body, "[]");
   ExpectError(As(bob_, "GET", monitored), 404, cluster_id_);
+
+  // Selecting lvm keeps the console entry and adds lvm's, not reported yet.
+  CurlResponse selected =
+      As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"olm_operators":[{"name":"lvm"}]})");
+  ASSERT_EQ(selected.status, 201) << selected.body;
+  const Json both = Json::parse(As(alice_, "GET", monitored).body);
+  ASSERT_EQ(both.size(), 2u) << both;
+  EXPECT_EQ(both[0]["name"], "console");
+  EXPECT_EQ(both[1]["name"], "lvm");
+  EXPECT_EQ(both[1]["operator_type"], "olm");
+  EXPECT_EQ(both[1]["namespace"], "openshift-storage");
+  EXPECT_EQ(both[1]["subscription_name"], "lvms-operator");
+  const Json preflight =
+      Json::parse(As(alice_, "GET", "/clusters/" + cluster_id_ + "/preflight-requirements").body);
+  ASSERT_EQ(preflight["operators"].size(), 1u) << preflight;
+  EXPECT_EQ(preflight["operators"][0]["operator_name"], "lvm");
+  EXPECT_EQ(preflight["operators"][0]["requirements"]["master"]["quantitative"]["cpu_cores"], 1);
+  // The cluster's validations report it.
+  const Json cluster = GetUntil(alice_, "/clusters/" + cluster_id_, [](const Json& json) {
+    return json.value("validations_info", "").find("lvm-requirements-satisfied") !=
+           std::string::npos;
+  });
+  EXPECT_NE(cluster.value("validations_info", "").find("\"operators\""), std::string::npos)
+      << cluster.value("validations_info", "");
 }
 
 // Upstream's component versions: the release of the gateway that answers.
