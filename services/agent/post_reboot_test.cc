@@ -43,6 +43,12 @@ class FakeController final : public ov1::ControllerService::Service {
                   absl::StrCat("finalizing ", request->cluster_id(), " ",
                                types::v1::FinalizingStage_Name(request->finalizing_stage())));
   }
+  grpc::Status ReportOperatorStatus(grpc::ServerContext* context,
+                                    const ov1::ReportOperatorStatusRequest* request,
+                                    types::v1::Cluster*) override {
+    return Record(*context, absl::StrCat("operator ", request->cluster_id(), " ", request->name(),
+                                         " ", types::v1::OperatorStatus_Name(request->status())));
+  }
   grpc::Status CompleteInstallation(grpc::ServerContext* context,
                                     const ov1::CompleteInstallationRequest* request,
                                     types::v1::Cluster*) override {
@@ -135,6 +141,29 @@ TEST_F(PostRebootTest, SingleNodeHostReportsJoinedDoneFinalizingAndCompletesTheC
                   "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV",
                   "finalizing c1 FINALIZING_STAGE_DONE", "complete c1 success"));
   EXPECT_THAT(fake.authorizations(), Each(absl::StrCat("Bearer ", kToken)));
+}
+
+// The controller's part for OLM operators: each progressing once the manifests are applied,
+// available before the finalizing Done, so the cluster can be installed.
+TEST_F(PostRebootTest, TheBootstrapHostReportsEachOlmOperatorProgressingThenAvailable) {
+  FakeController fake;
+  Serve(fake);
+  steps::ReporterSettings settings = Settings("master", /*bootstrap=*/true, /*sno=*/true);
+  settings.olm_operators = {"lso", "lvm"};
+  ASSERT_THAT(ReportAll(settings, {}, log::Logger::Discard()), IsOk());
+  EXPECT_THAT(
+      fake.calls(),
+      ElementsAre("host ie1/h1 HOST_STAGE_JOINED", "host ie1/h1 HOST_STAGE_DONE",
+                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS",
+                  "finalizing c1 FINALIZING_STAGE_ADDING_ROUTER_CA",
+                  "finalizing c1 FINALIZING_STAGE_APPLYING_OLM_MANIFESTS",
+                  "operator c1 lso OPERATOR_STATUS_PROGRESSING",
+                  "operator c1 lvm OPERATOR_STATUS_PROGRESSING",
+                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION",
+                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV",
+                  "operator c1 lso OPERATOR_STATUS_AVAILABLE",
+                  "operator c1 lvm OPERATOR_STATUS_AVAILABLE",
+                  "finalizing c1 FINALIZING_STAGE_DONE", "complete c1 success"));
 }
 
 TEST_F(PostRebootTest, WorkerReportsItsStagesOnly) {
