@@ -229,6 +229,17 @@ class InstallE2eTest : public StackTest {
     return stack().orchestrator_stub().InstallCluster(&context, request, cluster);
   }
 
+  // Installs the ready cluster and waits until it is installed; `cluster` is then as stored.
+  void InstallUntilInstalled(int64_t ready_seq, types::v1::Cluster* cluster) {
+    const grpc::Status accepted = Install(cluster);
+    ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+    const StatusWatch done =
+        AwaitCluster(ready_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+    ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+    *cluster = StoredCluster();
+    ASSERT_EQ(cluster->status(), CLUSTER_STATUS_INSTALLED) << cluster->status_info();
+  }
+
   types::v1::Cluster StoredCluster() {
     inv::GetClusterRequest get;
     get.set_id(cluster_.id());
@@ -340,15 +351,8 @@ TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstal
       StartReadyCluster(topology.masters, topology.workers, &ready_seq);
   ASSERT_FALSE(HasFailure());
 
-  types::v1::Cluster installing;
-  const grpc::Status accepted = Install(&installing);
-  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
-
-  const StatusWatch done =
-      AwaitCluster(ready_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
-  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
-  const types::v1::Cluster cluster = StoredCluster();
-  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+  types::v1::Cluster cluster;
+  ASSERT_NO_FATAL_FAILURE(InstallUntilInstalled(ready_seq, &cluster));
 
   ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
   std::map<std::string, types::v1::Host> hosts;
@@ -408,14 +412,8 @@ TEST_F(InstallE2eTest, LvmIsValidatedInstalledAndMonitoredUntilAvailable) {
               ::testing::HasSubstr("VALIDATION_STATUS_SUCCESS: Logical Volume Manager Storage "
                                    "can use vdb"));
 
-  types::v1::Cluster installing;
-  const grpc::Status accepted = Install(&installing);
-  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
-  const StatusWatch done =
-      AwaitCluster(ready_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
-  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
-  const types::v1::Cluster cluster = StoredCluster();
-  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+  types::v1::Cluster cluster;
+  ASSERT_NO_FATAL_FAILURE(InstallUntilInstalled(ready_seq, &cluster));
 
   // The manifests, where the bootstrap applies the installer's openshift folder.
   const std::optional<std::string> bootstrap =
