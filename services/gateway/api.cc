@@ -1050,6 +1050,15 @@ absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
       ASSIGN_OR_RETURN(current, ReadCluster(call, false));
     }
   }
+  // The operators' manifests and validations are settled when the installation begins.
+  if (current && body.contains("olm_operators") && !body["olm_operators"].is_null() &&
+      current->status() != types::CLUSTER_STATUS_PENDING_FOR_INPUT &&
+      current->status() != types::CLUSTER_STATUS_INSUFFICIENT &&
+      current->status() != types::CLUSTER_STATUS_READY) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("olm_operators: cannot change once the installation began (cluster is ",
+                     enums::EnumText(current->status()), ")"));
+  }
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster,
                                              current ? &*current : nullptr));
   // Upstream answers an update that changes nothing with the resource as it is.

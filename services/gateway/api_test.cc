@@ -199,6 +199,10 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
     absl::MutexLock lock(&mu_);
     return last_update_cluster_;
   }
+  void set_cluster_status(types::v1::ClusterStatus status) {
+    absl::MutexLock lock(&mu_);
+    cluster_status_ = status;
+  }
   inventory::v1::UpdateInfraEnvRequest last_update_infra_env() {
     absl::MutexLock lock(&mu_);
     return last_update_infra_env_;
@@ -660,6 +664,20 @@ TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {
                    R"({"name":"c","openshift_version":"4.16","pull_secret":"{}",
                        "ntp_sources":"ntp.example.com"})"),
               501, "ntp_sources");
+}
+
+// A selection is the cluster's monitored operators until the installation begins; then 409.
+TEST_F(RestApiTest, OperatorsAreSelectedBeforeTheInstallationOnly) {
+  ExpectError(Send("PATCH", kClusterPath, R"({"olm_operators":[{"name":"lvm"}]})"), 409,
+              "olm_operators: cannot change once the installation began (cluster is installed)");
+  EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());
+  inventory_.set_cluster_status(types::v1::CLUSTER_STATUS_READY);
+  Answer selected = Send("PATCH", kClusterPath, R"({"olm_operators":[{"name":"lvm"}]})");
+  EXPECT_EQ(selected.status, 201) << selected.body.dump();
+  const inventory::v1::UpdateClusterRequest update = inventory_.last_update_cluster();
+  EXPECT_THAT(update.update_mask().paths(), ::testing::ElementsAre("monitored_operators"));
+  ASSERT_EQ(update.cluster().monitored_operators_size(), 1);
+  EXPECT_EQ(update.cluster().monitored_operators(0).name(), "lvm");
 }
 
 // Selecting an operator this service does not install is the client's mistake, never dropped.
