@@ -4,7 +4,8 @@
 // valid, non-overlapping and of the same families, prefixes large enough for the hosts, the
 // machine network matching the one derived from VIPs and host NICs, VIPs defined, valid, distinct
 // and free, every host ready, the control-plane count for the topology, DNS domain, pull
-// secret, host clocks, network type, required manifests.
+// secret, host clocks, network type, required manifests, and the selected operators' requirements
+// (lib/operators/catalog.h).
 //
 //   ClusterValidationContext ctx{cluster, views, facts, clock.Now(), manifests_uploaded};
 //   ValidationResults results = ValidateCluster(ctx);

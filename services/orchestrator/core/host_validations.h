@@ -2,7 +2,9 @@
 //
 // The 41 core host validations of the reference, each a named pure check over a
 // HostValidationContext. Thresholds come from the hardware-requirements file (via ClusterFacts),
-// time limits from HostTimeouts; nothing is read from anywhere else.
+// time limits from HostTimeouts, and what the selected operators add (CPU, memory, a spare disk)
+// from their table, lib/operators/catalog.h (via ClusterFacts); nothing is read from anywhere
+// else.
 //
 //   ASSIGN_OR_RETURN(ClusterFacts facts, BuildClusterFacts(&cluster, views, catalog, settings));
 //   HostValidationContext ctx{host, reports, facts, clock.Now(), timeouts};
