@@ -30,6 +30,23 @@ std::vector<ControllerReport> PostRebootReports(const steps::ReporterSettings& s
                        }});
   }
   if (!settings.bootstrap) return reports;
+  // Each OLM operator's status: progressing once its manifests are applied, available once
+  // its CSV is (the installed OS here runs no OLM to read the CSVs from: the reporter plays the
+  // controller, as it does for the cluster operators).
+  auto report_operators = [&](types::v1::OperatorStatus status, const char* info) {
+    for (const std::string& name : settings.olm_operators) {
+      ov1::ReportOperatorStatusRequest report;
+      report.set_cluster_id(settings.cluster_id);
+      report.set_name(name);
+      report.set_status(status);
+      report.set_status_info(info);
+      reports.push_back({absl::StrCat(name, " ", types::v1::OperatorStatus_Name(status)),
+                         [report](ov1::ControllerService::Stub& stub, grpc::ClientContext& c) {
+                           types::v1::Cluster cluster;
+                           return stub.ReportOperatorStatus(&c, report, &cluster);
+                         }});
+    }
+  };
   for (types::v1::FinalizingStage stage :
        {types::v1::FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS,
         types::v1::FINALIZING_STAGE_ADDING_ROUTER_CA,
@@ -37,6 +54,12 @@ std::vector<ControllerReport> PostRebootReports(const steps::ReporterSettings& s
         types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION,
         types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV,
         types::v1::FINALIZING_STAGE_DONE}) {
+    if (stage == types::v1::FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION) {
+      report_operators(types::v1::OPERATOR_STATUS_PROGRESSING, "installing");
+    }
+    if (stage == types::v1::FINALIZING_STAGE_DONE) {
+      report_operators(types::v1::OPERATOR_STATUS_AVAILABLE, "install strategy completed");
+    }
     ov1::UpdateFinalizingProgressRequest update;
     update.set_cluster_id(settings.cluster_id);
     update.set_finalizing_stage(stage);

@@ -13,8 +13,9 @@
 //   1. UpdateHostProgress with each stage of StagesAfterReboot (steps/install.h); SNO: Joined,
 //      Done;
 //   2. the bootstrap host only (an SNO's one host is its bootstrap host): UpdateFinalizingProgress
-//      through FINALIZING_STAGE_DONE, then CompleteInstallation(is_success): the cluster is
-//      installed.
+//      through FINALIZING_STAGE_DONE, with ReportOperatorStatus of each of settings.olm_operators
+//      progressing after the OLM manifests are applied and available before Done, then
+//      CompleteInstallation(is_success): the cluster is installed.
 // A refused call is retried after RetryDelay: the orchestrator refuses CompleteInstallation
 // before the cluster is finalizing, and nothing answers while it restarts.
 //
@@ -38,7 +39,9 @@ namespace assisted::agent {
 
 // One call of the post-reboot reporter.
 struct ControllerReport {
-  std::string name;  // the HostStage or FinalizingStage name, or "CompleteInstallation"
+  // the HostStage or FinalizingStage name, "<operator> <OperatorStatus>", or
+  // "CompleteInstallation"
+  std::string name;
   std::function<grpc::Status(orchestrator::v1::ControllerService::Stub&, grpc::ClientContext&)>
       call;
 };

@@ -43,6 +43,12 @@ class FakeController final : public ov1::ControllerService::Service {
                   absl::StrCat("finalizing ", request->cluster_id(), " ",
                                types::v1::FinalizingStage_Name(request->finalizing_stage())));
   }
+  grpc::Status ReportOperatorStatus(grpc::ServerContext* context,
+                                    const ov1::ReportOperatorStatusRequest* request,
+                                    types::v1::Cluster*) override {
+    return Record(*context, absl::StrCat("operator ", request->cluster_id(), " ", request->name(),
+                                         " ", types::v1::OperatorStatus_Name(request->status())));
+  }
   grpc::Status CompleteInstallation(grpc::ServerContext* context,
                                     const ov1::CompleteInstallationRequest* request,
                                     types::v1::Cluster*) override {
@@ -89,6 +95,25 @@ class FakeController final : public ov1::ControllerService::Service {
   std::vector<std::string> authorizations_ ABSL_GUARDED_BY(mu_);
 };
 
+// What the fake records from cluster c1's single host h1, reporting `operators`.
+std::vector<std::string> SingleNodeCalls(const std::vector<std::string>& operators) {
+  std::vector<std::string> calls = {"host ie1/h1 HOST_STAGE_JOINED", "host ie1/h1 HOST_STAGE_DONE",
+                                    "finalizing c1 FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS",
+                                    "finalizing c1 FINALIZING_STAGE_ADDING_ROUTER_CA",
+                                    "finalizing c1 FINALIZING_STAGE_APPLYING_OLM_MANIFESTS"};
+  for (const std::string& op : operators) {
+    calls.push_back(absl::StrCat("operator c1 ", op, " OPERATOR_STATUS_PROGRESSING"));
+  }
+  calls.push_back("finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION");
+  calls.push_back("finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV");
+  for (const std::string& op : operators) {
+    calls.push_back(absl::StrCat("operator c1 ", op, " OPERATOR_STATUS_AVAILABLE"));
+  }
+  calls.push_back("finalizing c1 FINALIZING_STAGE_DONE");
+  calls.push_back("complete c1 success");
+  return calls;
+}
+
 class PostRebootTest : public ::testing::Test {
  protected:
   void Serve(FakeController& fake) {
@@ -125,16 +150,19 @@ TEST_F(PostRebootTest, SingleNodeHostReportsJoinedDoneFinalizingAndCompletesTheC
   ASSERT_THAT(
       ReportAll(Settings("master", /*bootstrap=*/true, /*sno=*/true), {}, log::Logger::Discard()),
       IsOk());
-  EXPECT_THAT(
-      fake.calls(),
-      ElementsAre("host ie1/h1 HOST_STAGE_JOINED", "host ie1/h1 HOST_STAGE_DONE",
-                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_CLUSTER_OPERATORS",
-                  "finalizing c1 FINALIZING_STAGE_ADDING_ROUTER_CA",
-                  "finalizing c1 FINALIZING_STAGE_APPLYING_OLM_MANIFESTS",
-                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV_INITIALIZATION",
-                  "finalizing c1 FINALIZING_STAGE_WAITING_FOR_OLM_OPERATORS_CSV",
-                  "finalizing c1 FINALIZING_STAGE_DONE", "complete c1 success"));
+  EXPECT_EQ(fake.calls(), SingleNodeCalls({}));
   EXPECT_THAT(fake.authorizations(), Each(absl::StrCat("Bearer ", kToken)));
+}
+
+// The controller's part for OLM operators: each progressing once the manifests are applied,
+// available before the finalizing Done, so the cluster can be installed.
+TEST_F(PostRebootTest, TheBootstrapHostReportsEachOlmOperatorProgressingThenAvailable) {
+  FakeController fake;
+  Serve(fake);
+  steps::ReporterSettings settings = Settings("master", /*bootstrap=*/true, /*sno=*/true);
+  settings.olm_operators = {"lso", "lvm"};
+  ASSERT_THAT(ReportAll(settings, {}, log::Logger::Discard()), IsOk());
+  EXPECT_EQ(fake.calls(), SingleNodeCalls({"lso", "lvm"}));
 }
 
 TEST_F(PostRebootTest, WorkerReportsItsStagesOnly) {

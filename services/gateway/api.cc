@@ -1084,11 +1084,21 @@ absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
   types::Cluster& cluster = *request.mutable_cluster();
   // Upstream's single-network fields keep what they leave out from the stored cluster.
   absl::optional<types::Cluster> current;
+  // So does olm_operators: the stored operators that are not selections stay.
   for (const char* legacy : {"cluster_network_cidr", "cluster_network_host_prefix",
-                             "service_network_cidr", "machine_network_cidr"}) {
+                             "service_network_cidr", "machine_network_cidr", "olm_operators"}) {
     if (body.contains(legacy) && !current) {
       ASSIGN_OR_RETURN(current, ReadCluster(call, false));
     }
+  }
+  // The operators' manifests and validations are settled when the installation begins.
+  if (current && body.contains("olm_operators") && !body["olm_operators"].is_null() &&
+      current->status() != types::CLUSTER_STATUS_PENDING_FOR_INPUT &&
+      current->status() != types::CLUSTER_STATUS_INSUFFICIENT &&
+      current->status() != types::CLUSTER_STATUS_READY) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("olm_operators: cannot change once the installation began (cluster is ",
+                     enums::EnumText(current->status()), ")"));
   }
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster,
                                              current ? &*current : nullptr));
@@ -1672,8 +1682,10 @@ absl::StatusOr<http::Response> RestApi::GetPreflightRequirements(const Call& cal
   Json ocp = {{"master", HostTypeRequirementsJson(rows.master())},
               {"worker", HostTypeRequirementsJson(rows.worker())}};
   if (rows.has_arbiter()) ocp["arbiter"] = HostTypeRequirementsJson(rows.arbiter());
-  // No operator can be selected yet (issue 19, item 3): none adds requirements.
-  return JsonResponse(200, Json{{"ocp", std::move(ocp)}, {"operators", Json::array()}});
+  // What the cluster's operators add, from the table the orchestrator's checks read.
+  ASSIGN_OR_RETURN(types::Cluster cluster, ReadCluster(call, false));
+  return JsonResponse(
+      200, Json{{"ocp", std::move(ocp)}, {"operators", OperatorPreflightRequirements(cluster)}});
 }
 
 absl::StatusOr<http::Response> RestApi::GetSupportedPlatforms(const Call& call) const {
@@ -1959,7 +1971,7 @@ absl::StatusOr<http::Response> RestApi::GetDetailedSupportedFeatures(const Call&
 }
 
 absl::StatusOr<http::Response> RestApi::ListSupportedOperators(const Call&) const {
-  return JsonResponse(200, Json(SupportedOperators()));
+  return JsonResponse(200, Json(SupportedOperatorNames()));
 }
 
 absl::StatusOr<http::Response> RestApi::ListOperatorProperties(const Call& call) const {
@@ -1970,9 +1982,8 @@ absl::StatusOr<http::Response> RestApi::ListOperatorProperties(const Call& call)
 
 absl::StatusOr<http::Response> RestApi::ListBundles(const Call& call) const {
   RETURN_IF_ERROR(CatalogArchitecture(call.request).status());
-  Json bundles = Json::array();
-  for (const std::string& id : OperatorBundles()) bundles.push_back({{"id", id}});
-  return JsonResponse(200, bundles);
+  // No bundles yet (operators.h).
+  return JsonResponse(200, Json::array());
 }
 
 absl::StatusOr<http::Response> RestApi::GetBundle(const Call& call) const {

@@ -199,6 +199,10 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
     absl::MutexLock lock(&mu_);
     return last_update_cluster_;
   }
+  void set_cluster_status(types::v1::ClusterStatus status) {
+    absl::MutexLock lock(&mu_);
+    cluster_status_ = status;
+  }
   inventory::v1::UpdateInfraEnvRequest last_update_infra_env() {
     absl::MutexLock lock(&mu_);
     return last_update_infra_env_;
@@ -618,7 +622,7 @@ TEST_F(RestApiTest, AllowAddWorkersAndAllowAddHostsOpenTheClusterForDay2Hosts) {
 // Upstream answers an update that changes nothing (an empty object, or only fields accepted
 // empty) with 201 and the resource as it is; nothing is written.
 TEST_F(RestApiTest, AnUpdateThatChangesNothingAnswersTheResourceUnchanged) {
-  for (const char* body : {"{}", R"({"olm_operators":[]})"}) {
+  for (const char* body : {"{}", R"({"operator_bundles":[]})"}) {
     Answer cluster = Send("PATCH", kClusterPath, body);
     EXPECT_EQ(cluster.status, 201) << body << " " << cluster.body.dump();
     EXPECT_EQ(cluster.body["name"], "lab") << body;
@@ -662,12 +666,26 @@ TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {
               501, "ntp_sources");
 }
 
-// No operator can be installed yet: selecting one is the client's mistake, never dropped.
-TEST_F(RestApiTest, SelectingAnOperatorIsRefusedWith400NamingTheEntry) {
+// A selection is the cluster's monitored operators until the installation begins; then 409.
+TEST_F(RestApiTest, OperatorsAreSelectedBeforeTheInstallationOnly) {
+  ExpectError(Send("PATCH", kClusterPath, R"({"olm_operators":[{"name":"lvm"}]})"), 409,
+              "olm_operators: cannot change once the installation began (cluster is installed)");
+  EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());
+  inventory_.set_cluster_status(types::v1::CLUSTER_STATUS_READY);
+  Answer selected = Send("PATCH", kClusterPath, R"({"olm_operators":[{"name":"lvm"}]})");
+  EXPECT_EQ(selected.status, 201) << selected.body.dump();
+  const inventory::v1::UpdateClusterRequest update = inventory_.last_update_cluster();
+  EXPECT_THAT(update.update_mask().paths(), ::testing::ElementsAre("monitored_operators"));
+  ASSERT_EQ(update.cluster().monitored_operators_size(), 1);
+  EXPECT_EQ(update.cluster().monitored_operators(0).name(), "lvm");
+}
+
+// Selecting an operator this service does not install is the client's mistake, never dropped.
+TEST_F(RestApiTest, SelectingAnUnsupportedOperatorIsRefusedWith400NamingTheEntry) {
   ExpectError(Send("POST", "/api/assisted-install/v2/clusters",
                    R"({"name":"c","openshift_version":"4.16","pull_secret":"{}",
-                       "olm_operators":[{"name":"lvm"}]})"),
-              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+                       "olm_operators":[{"name":"lvm"},{"name":"cnv"}]})"),
+              400, "olm_operators[1].name: \"cnv\" is not supported by this service yet");
   ExpectError(Send("PATCH", kClusterPath, R"({"operator_bundles":[{"id":"virtualization"}]})"), 400,
               "operator_bundles[0].id");
   EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());

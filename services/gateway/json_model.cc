@@ -744,9 +744,20 @@ absl::StatusOr<Decoded> FromJson(const Model& model, const Json& body, FieldUse 
             key,
             ": not supported by this service yet (only an empty value is accepted); see "
             "docs/rest-api.md"));
-      case FieldKind::kOperatorSelection:
-        RETURN_IF_ERROR(CheckOperatorSelection(key, value));
+      case FieldKind::kOperatorSelection: {
+        // Kept as the cluster's monitored operators (the only model with this kind).
+        auto* cluster = dynamic_cast<types::v1::Cluster*>(message);
+        ASSIGN_OR_RETURN(
+            auto monitored,
+            DecodeOperatorSelection(key, value, dynamic_cast<const types::v1::Cluster*>(current)));
+        if (!monitored || cluster == nullptr) continue;
+        cluster->clear_monitored_operators();
+        for (types::v1::MonitoredOperator& op : *monitored) {
+          *cluster->add_monitored_operators() = std::move(op);
+        }
+        decoded.mask.add_paths("monitored_operators");
         continue;
+      }
       case FieldKind::kDisksSkipFormatting:
         RETURN_IF_ERROR(SkipFormattingFromJson(value, key, decoded));
         continue;

@@ -63,9 +63,9 @@ enum class FieldKind {
   // An upstream field this service does not support yet: accepted when empty (null, "", [], 0,
   // false), UNIMPLEMENTED naming it otherwise. proto is null; json_type is upstream's type.
   kUnsupported,
-  // Upstream's operator selections (olm_operators, operator_bundles): null or [] accepted,
-  // anything else INVALID_ARGUMENT naming the entry (operators.h: none can be installed yet).
-  // proto is null.
+  // Upstream's operator selections (olm_operators, operator_bundles), read by operators.h:
+  // olm_operators becomes the cluster's monitored operators (the stored non-OLM ones of
+  // `current` kept), operator_bundles accepts only null or []. proto is null.
   kOperatorSelection,
   kDisksSkipFormatting,  // [{"disk_id", "skip_formatting"}] -> Decoded::skip_formatting
   kDiskEncryption,       // {enable_on: "masters,workers"|"all"|"none", mode, tang_servers: text}

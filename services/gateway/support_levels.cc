@@ -38,7 +38,8 @@ bool HasBaseImage(const std::vector<image::v1::BaseImage>& images,
 }
 
 constexpr char kNoOperators[] =
-    "no operator can be installed by this service yet (GET /v2/supported-operators is empty)";
+    "not supported by this service yet (GET /v2/supported-operators lists what can be "
+    "installed)";
 constexpr char kPlatformNone[] =
     "clusters of this platform install with platform none: there is no provider integration";
 
@@ -60,8 +61,8 @@ const std::vector<FeatureSupport>& Features() {
       {"NUTANIX_INTEGRATION", false, nullptr, kPlatformNone},
       {"EXTERNAL_PLATFORM", false, nullptr, kPlatformNone},
       {"EXTERNAL_PLATFORM_OCI", false, nullptr, kPlatformNone},
-      {"LSO", true, nullptr, kNoOperators},
-      {"LVM", true, nullptr, kNoOperators},
+      {"LSO", true, "the Local Storage Operator (olm_operators: lso)", nullptr},
+      {"LVM", true, "Logical Volume Manager Storage (olm_operators: lvm)", nullptr},
       {"ODF", true, nullptr, kNoOperators},
       {"CNV", true, nullptr, kNoOperators},
       {"MCE", true, nullptr, kNoOperators},

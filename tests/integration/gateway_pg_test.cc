@@ -1456,7 +1456,10 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
     }
     // Another tenant never sees or changes alice's resources.
     CurlResponse other = fetch({"Authorization: Bearer " + bob_});
-    const bool names_alices = absl::StrContains(route.path, "{");
+    // Operator names and bundle ids are the service's catalog, not anyone's resources.
+    const bool names_alices = absl::StrContains(route.path, "{") &&
+                              !absl::StrContains(route.path, "{operator_name}") &&
+                              !absl::StrContains(route.path, "/bundles/{id}");
     if (names_alices) {
       EXPECT_EQ(other.status, 404) << "other tenant: " << other.body;
     } else {
@@ -1517,18 +1520,24 @@ TEST_F(GatewayTest, EveryRouteRefusesEveryWrongCredential) {
   EXPECT_GT(checked, 300);
 }
 
-// Until the operator framework exists the operator routes say that nothing can be installed,
-// and a cluster that selects an operator or bundle is refused naming the entry, never stored
-// without it. The operators a cluster's installation monitors are the inventory's.
-TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
+// The operator routes answer from the operator table (lib/operators/catalog.h): lso and lvm
+// can be installed, upstream's others are refused by name, there are no bundles. A selection is
+// kept as the cluster's monitored operators (with the builtin ones the installation reports),
+// and the preflight requirements show what the selected operators add.
+TEST_F(GatewayTest, OperatorRoutesAnswerFromTheTableAndSelectionsBecomeMonitoredOperators) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
-  for (const char* path : {"/supported-operators", "/operators/bundles",
-                           "/operators/bundles?openshift_version=4.16&cpu_architecture=arm64"}) {
+  CurlResponse supported = As(alice_, "GET", "/supported-operators");
+  ASSERT_EQ(supported.status, 200) << supported.body;
+  EXPECT_EQ(supported.body, R"(["lso","lvm"])");
+  for (const char* path :
+       {"/operators/bundles", "/operators/bundles?openshift_version=4.16&cpu_architecture=arm64"}) {
     CurlResponse list = As(alice_, "GET", path);
     EXPECT_EQ(list.status, 200) << path << " " << list.body;
     EXPECT_EQ(list.body, "[]") << path;
   }
-  ExpectError(As(alice_, "GET", "/supported-operators/lvm"), 404, "operator_name: \"lvm\"");
+  EXPECT_EQ(As(alice_, "GET", "/supported-operators/lvm").body, "[]");  // no properties
+  ExpectError(As(alice_, "GET", "/supported-operators/odf"), 404,
+              "operator_name: \"odf\" is not supported by this service yet");
   ExpectError(As(alice_, "GET", "/operators/bundles/virtualization"), 404,
               "id: \"virtualization\"");
   ExpectError(As(alice_, "GET", "/operators/bundles?cpu_architecture=sparc"), 400,
@@ -1538,9 +1547,9 @@ TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
                  Json{{"name", "ops"},
                       {"openshift_version", "4.16"},
                       {"pull_secret", kPullSecret},
-                      {"olm_operators", {{{"name", "lvm"}}}}}
+                      {"olm_operators", {{{"name", "lvm"}}, {{"name", "odf"}}}}}
                      .dump()),
-              400, "olm_operators[0].name: \"lvm\" cannot be selected");
+              400, "olm_operators[1].name: \"odf\" is not supported by this service yet");
   ExpectError(As(alice_, "PATCH", "/clusters/" + cluster_id_,
                  R"({"operator_bundles":[{"id":"virtualization"}]})"),
               400, "operator_bundles[0].id");
@@ -1573,6 +1582,30 @@ TEST_F(GatewayTest, OperatorListsSayNoneCanBeInstalledAndSelectionsAreRefused) {
   EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=console").body, operators.dump());
   EXPECT_EQ(As(alice_, "GET", monitored + "?operator_name=lvm").body, "[]");
   ExpectError(As(bob_, "GET", monitored), 404, cluster_id_);
+
+  // Selecting lvm keeps the console entry and adds lvm's, not reported yet.
+  CurlResponse selected =
+      As(alice_, "PATCH", "/clusters/" + cluster_id_, R"({"olm_operators":[{"name":"lvm"}]})");
+  ASSERT_EQ(selected.status, 201) << selected.body;
+  const Json both = Json::parse(As(alice_, "GET", monitored).body);
+  ASSERT_EQ(both.size(), 2u) << both;
+  EXPECT_EQ(both[0]["name"], "console");
+  EXPECT_EQ(both[1]["name"], "lvm");
+  EXPECT_EQ(both[1]["operator_type"], "olm");
+  EXPECT_EQ(both[1]["namespace"], "openshift-storage");
+  EXPECT_EQ(both[1]["subscription_name"], "lvms-operator");
+  const Json preflight =
+      Json::parse(As(alice_, "GET", "/clusters/" + cluster_id_ + "/preflight-requirements").body);
+  ASSERT_EQ(preflight["operators"].size(), 1u) << preflight;
+  EXPECT_EQ(preflight["operators"][0]["operator_name"], "lvm");
+  EXPECT_EQ(preflight["operators"][0]["requirements"]["master"]["quantitative"]["cpu_cores"], 1);
+  // The cluster's validations report it.
+  const Json cluster = GetUntil(alice_, "/clusters/" + cluster_id_, [](const Json& json) {
+    return json.value("validations_info", "").find("lvm-requirements-satisfied") !=
+           std::string::npos;
+  });
+  EXPECT_NE(cluster.value("validations_info", "").find("\"operators\""), std::string::npos)
+      << cluster.value("validations_info", "");
 }
 
 // Upstream's component versions: the release of the gateway that answers.
@@ -2214,7 +2247,8 @@ TEST_F(GatewayWithImageTest, DiscoveryFilesReachUsersAgentsAndImageTokensOfTheir
   const Json feature_levels = Json::parse(features.body);
   EXPECT_EQ(feature_levels["features"]["SNO"], "supported");
   EXPECT_EQ(feature_levels["features"]["VSPHERE_INTEGRATION"], "unavailable");
-  EXPECT_EQ(feature_levels["operators"]["LVM"], "unavailable");
+  EXPECT_EQ(feature_levels["operators"]["LVM"], "supported");
+  EXPECT_EQ(feature_levels["operators"]["ODF"], "unavailable");
   CurlResponse on_power = As(alice_, "GET",
                              "/support-levels/features/detailed?openshift_version=4.16&"
                              "cpu_architecture=ppc64le&platform_type=baremetal");

@@ -20,6 +20,7 @@
 #include "grpcpp/client_context.h"
 #include "gtest/gtest.h"
 #include "lib/log/log.h"
+#include "lib/operators/catalog.h"
 #include "lib/testing/status_matchers.h"
 #include "nlohmann/json.hpp"
 #include "services/agent/fleet.h"
@@ -70,9 +71,15 @@ class InstallE2eTest : public StackTest {
 
   // The cluster the simulation profiles are made for ("demo" on 192.168.122.0/24; the profiles
   // answer DNS for api/api-int/apps.demo.example.com), and its infra-env.
-  void CreateCluster(int control_plane_count) {
+  // `operators`: the OLM operators the cluster selects, kept as the gateway keeps a request's
+  // olm_operators (its monitored operators; gateway_pg_test covers that mapping).
+  void CreateCluster(int control_plane_count, const std::vector<std::string>& operators = {}) {
     inv::CreateClusterRequest create;
     types::v1::Cluster& spec = *create.mutable_cluster();
+    for (const std::string& name : operators) {
+      *spec.add_monitored_operators() =
+          ::assisted::operators::MonitoredOperatorOf(*::assisted::operators::FindOperator(name));
+    }
     spec.set_name("demo");
     spec.set_openshift_version("4.16");
     spec.set_base_dns_domain("example.com");
@@ -222,6 +229,17 @@ class InstallE2eTest : public StackTest {
     return stack().orchestrator_stub().InstallCluster(&context, request, cluster);
   }
 
+  // Installs the ready cluster and waits until it is installed; `cluster` is then as stored.
+  void InstallUntilInstalled(int64_t ready_seq, types::v1::Cluster* cluster) {
+    const grpc::Status accepted = Install(cluster);
+    ASSERT_TRUE(accepted.ok()) << accepted.error_message();
+    const StatusWatch done =
+        AwaitCluster(ready_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
+    ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
+    *cluster = StoredCluster();
+    ASSERT_EQ(cluster->status(), CLUSTER_STATUS_INSTALLED) << cluster->status_info();
+  }
+
   types::v1::Cluster StoredCluster() {
     inv::GetClusterRequest get;
     get.set_id(cluster_.id());
@@ -277,6 +295,31 @@ class InstallE2eTest : public StackTest {
     }
   }
 
+  // The outcome of validation `id` of host `host_id` as stored, "" until it was judged.
+  std::string HostValidation(const std::string& host_id, absl::string_view id) {
+    const types::v1::Cluster cluster = StoredCluster();
+    for (const types::v1::Host& host : cluster.hosts()) {
+      if (host.id() != host_id) continue;
+      for (const types::v1::ValidationResult& v : host.validations_info()) {
+        if (v.id() == id) {
+          return absl::StrCat(types::v1::ValidationStatus_Name(v.status()), ": ", v.message());
+        }
+      }
+    }
+    return "";
+  }
+
+  // Waits until validation `id` of `host_id` reads `status` (VALIDATION_STATUS_...).
+  void AwaitHostValidation(const std::string& host_id, absl::string_view id,
+                           absl::string_view status) {
+    EXPECT_TRUE(Eventually(
+        [&] {
+          const std::string seen = HostValidation(host_id, id);
+          return Observed{absl::StartsWith(seen, status), seen};
+        },
+        absl::Seconds(90), absl::StrCat(id, " of host ", host_id, " is ", status)));
+  }
+
   // Where an install stands, for failure messages.
   std::string Describe() {
     const types::v1::Cluster cluster = StoredCluster();
@@ -308,15 +351,8 @@ TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstal
       StartReadyCluster(topology.masters, topology.workers, &ready_seq);
   ASSERT_FALSE(HasFailure());
 
-  types::v1::Cluster installing;
-  const grpc::Status accepted = Install(&installing);
-  ASSERT_TRUE(accepted.ok()) << accepted.error_message();
-
-  const StatusWatch done =
-      AwaitCluster(ready_seq, {CLUSTER_STATUS_INSTALLED, CLUSTER_STATUS_ERROR});
-  ASSERT_TRUE(done.done) << done.error << "\n" << Describe();
-  const types::v1::Cluster cluster = StoredCluster();
-  ASSERT_EQ(cluster.status(), CLUSTER_STATUS_INSTALLED) << cluster.status_info();
+  types::v1::Cluster cluster;
+  ASSERT_NO_FATAL_FAILURE(InstallUntilInstalled(ready_seq, &cluster));
 
   ExpectEveryHostWalkedItsStagesOnce(cluster, ids);
   std::map<std::string, types::v1::Host> hosts;
@@ -344,6 +380,71 @@ TEST_P(InstallTopologyTest, SimulatedHostsInstallTheClusterFromDiscoveryToInstal
       GetArtifact(stack().inventory_stub(), cluster_.id(), "kubeadmin-password").has_value());
   EXPECT_TRUE(
       GetArtifact(stack().inventory_stub(), cluster_.id(), "install-config.yaml").has_value());
+}
+
+// An SNO cluster that selects LVM storage (olm_operators: [{name: lvm}]): lvm-requirements-
+// satisfied fails on a host whose one disk is the installation disk and passes on a host with a
+// spare disk (and the operator's extra core); the installation writes LVM's Namespace,
+// OperatorGroup, Subscription and LVMCluster into bootstrap.ign, and the post-reboot reporter,
+// playing the controller, reports lvm progressing and then available before the cluster is
+// installed.
+TEST_F(InstallE2eTest, LvmIsValidatedInstalledAndMonitoredUntilAvailable) {
+  CreateCluster(1, {"lvm"});
+  const std::vector<std::string> laptop = StartHosts("single-disk", 1);
+  ASSERT_EQ(laptop.size(), 1u);
+  AwaitHostValidation(laptop[0], "lvm-requirements-satisfied", "VALIDATION_STATUS_FAILURE");
+  EXPECT_THAT(HostValidation(laptop[0], "lvm-requirements-satisfied"),
+              ::testing::HasSubstr("requires at least one non-installation HDD/SSD disk"));
+  // That machine leaves; one with a spare disk (vdb) takes its place.
+  fleets_.back()->Stop();
+  inv::DeleteHostRequest remove;
+  remove.set_infra_env_id(infra_env_.id());
+  remove.set_id(laptop[0]);
+  google::protobuf::Empty removed;
+  grpc::ClientContext remove_context;
+  ASSERT_TRUE(stack().inventory_stub().DeleteHost(&remove_context, remove, &removed).ok());
+
+  const std::vector<std::string> ids = StartHosts("storage", 1);
+  ASSERT_EQ(ids.size(), 1u);
+  const int64_t ready_seq = AwaitReady(ids, 1);
+  ASSERT_FALSE(HasFailure());
+  EXPECT_THAT(HostValidation(ids[0], "lvm-requirements-satisfied"),
+              ::testing::HasSubstr("VALIDATION_STATUS_SUCCESS: Logical Volume Manager Storage "
+                                   "can use vdb"));
+
+  types::v1::Cluster cluster;
+  ASSERT_NO_FATAL_FAILURE(InstallUntilInstalled(ready_seq, &cluster));
+
+  // The manifests, where the bootstrap applies the installer's openshift folder.
+  const std::optional<std::string> bootstrap =
+      GetArtifact(stack().inventory_stub(), cluster_.id(), "bootstrap.ign");
+  ASSERT_TRUE(bootstrap.has_value());
+  const nlohmann::json bootstrap_config = nlohmann::json::parse(*bootstrap);
+  std::vector<std::string> paths;
+  for (const nlohmann::json& file : bootstrap_config["storage"]["files"]) {
+    paths.push_back(file["path"].get<std::string>());
+  }
+  for (const char* name : {"ns", "operator_group", "subscription", "lvmcluster"}) {
+    EXPECT_THAT(paths, ::testing::Contains(absl::StrCat(
+                           "/opt/openshift/openshift/50_openshift-lvm_", name, ".yaml")));
+  }
+  ExpectValidIgnition(stack().inventory_stub(), cluster_.id(), {"bootstrap.ign"});
+
+  // Monitored until available: progressing first, then available, as the reporter said.
+  ASSERT_EQ(cluster.monitored_operators_size(), 1);
+  EXPECT_EQ(cluster.monitored_operators(0).name(), "lvm");
+  EXPECT_EQ(cluster.monitored_operators(0).status(), types::v1::OPERATOR_STATUS_AVAILABLE);
+  inv::ListEventsRequest list;
+  list.set_cluster_id(cluster_.id());
+  list.set_limit(-1);
+  list.set_message("Operator lvm is");
+  inv::ListEventsResponse events;
+  grpc::ClientContext events_context;
+  ASSERT_TRUE(stack().inventory_stub().ListEvents(&events_context, list, &events).ok());
+  std::vector<std::string> said;
+  for (const types::v1::Event& event : events.events()) said.push_back(event.message());
+  EXPECT_THAT(said, ::testing::ElementsAre(::testing::HasSubstr("Operator lvm is progressing"),
+                                           ::testing::HasSubstr("Operator lvm is available")));
 }
 
 INSTANTIATE_TEST_SUITE_P(Topologies, InstallTopologyTest,

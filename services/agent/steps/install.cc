@@ -460,6 +460,8 @@ absl::StatusOr<InstallRequest> ParseInstallRequest(const Step& step) {
         absl::StrCat("high_availability_mode \"", mode, "\" is not Full or None"));
   }
   r.sno = mode == "None";
+  ASSIGN_OR_RETURN(json operators, ArrayField(args, "olm_operators", Need::kOptional, 32));
+  ASSIGN_OR_RETURN(r.olm_operators, StringList(operators, "olm_operators", 32, 64));
   return r;
 }
 
@@ -471,6 +473,7 @@ ReporterSettings ReporterSettingsFor(const InstallRequest& request, ControllerAc
   settings.role = request.role;
   settings.bootstrap = request.bootstrap;
   settings.sno = request.sno;
+  settings.olm_operators = request.olm_operators;
   return settings;
 }
 

@@ -20,6 +20,9 @@
 //                  "sha256": "<64 hex>"},           optional; the image is refused on mismatch
 //     "ignition": "<the host's full Ignition JSON text>",         required, non-empty
 //     "high_availability_mode": "Full" | "None"     optional, default "Full"; "None" is SNO
+//     "olm_operators": ["lvm", ...]                 optional; the OLM operators the cluster
+//                                                   selected (at most 32 names), whose status
+//                                                   the post-reboot reporter reports
 //   }
 // A bad argument gives exit code -1 and "invalid arguments: <field> ...".
 //
@@ -103,6 +106,7 @@ struct InstallRequest {
   std::string os_image_sha256;  // lower-case hex, or empty
   std::string ignition;
   bool sno = false;  // high_availability_mode "None"
+  std::vector<std::string> olm_operators;
 };
 
 // The installer_args the install step applies (lib/coreos/installer_args.h).

@@ -195,6 +195,7 @@ TEST_F(InstallTest, OsDiskImageGetsThePostRebootReportersSettingsReadableByRootO
   nlohmann::json request = Request("bootstrap");
   request["os_image"] = {{"url", "file://" + os_disk}, {"sha256", Sha256Hex(ReadAll(os_disk))}};
   request["high_availability_mode"] = "None";
+  request["olm_operators"] = {"lvm"};
   reporter_.set_access({.orchestrator_address = "10.0.2.100:9090",
                         .tls = true,
                         .ca_bundle_pem = "PEM",
@@ -220,6 +221,7 @@ TEST_F(InstallTest, OsDiskImageGetsThePostRebootReportersSettingsReadableByRootO
   EXPECT_EQ(settings->role, "master");
   EXPECT_TRUE(settings->bootstrap);
   EXPECT_TRUE(settings->sno);
+  EXPECT_THAT(settings->olm_operators, ElementsAre("lvm"));
   // The token is a secret: root only, like the Ignition.
   absl::StatusOr<process::CommandResult> stat = holder_.local_processes.Run(
       {.argv = {"debugfs", "-R", "stat assisted/reporter.json",
@@ -346,6 +348,9 @@ TEST_F(InstallTest, BadArgumentsNameTheField) {
   r = Request("master");
   r["high_availability_mode"] = "Half";
   EXPECT_THAT(error(r), HasSubstr("high_availability_mode"));
+  r = Request("master");
+  r["olm_operators"] = {"lvm", 3};
+  EXPECT_THAT(error(r), HasSubstr("olm_operators"));
   EXPECT_TRUE(reporter_.stages().empty());
 }
 

@@ -19,7 +19,8 @@ std::string ReporterSettingsJson(const ReporterSettings& settings) {
                    {"host_id", settings.host_id},
                    {"role", settings.role},
                    {"bootstrap", settings.bootstrap},
-                   {"high_availability_mode", settings.sno ? "None" : "Full"}});
+                   {"high_availability_mode", settings.sno ? "None" : "Full"},
+                   {"olm_operators", settings.olm_operators}});
 }
 
 absl::StatusOr<ReporterSettings> ParseReporterSettings(absl::string_view text) {
@@ -57,6 +58,9 @@ absl::StatusOr<ReporterSettings> ParseReporterSettings(absl::string_view text) {
         absl::StrCat("high_availability_mode \"", mode, "\" is not Full or None"));
   }
   s.sno = mode == "None";
+  ASSIGN_OR_RETURN(const nlohmann::json operators,
+                   ArrayField(object, "olm_operators", Need::kOptional, 32));
+  ASSIGN_OR_RETURN(s.olm_operators, StringList(operators, "olm_operators", 32, 64));
   return s;
 }
 

@@ -14,12 +14,14 @@
 //    "controller_token": "<token>",         Instruction.controller_token of the install step
 //    "infra_env_id": "<uuid>", "cluster_id": "<uuid>", "host_id": "<uuid>",
 //    "role": "master" | "worker", "bootstrap": bool,
-//    "high_availability_mode": "Full" | "None"}
+//    "high_availability_mode": "Full" | "None",
+//    "olm_operators": ["lvm", ...]}         optional: the install step's olm_operators
 
 #ifndef ASSISTED_SERVICES_AGENT_STEPS_REPORTER_SETTINGS_H_
 #define ASSISTED_SERVICES_AGENT_STEPS_REPORTER_SETTINGS_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -42,7 +44,8 @@ struct ReporterSettings {
   std::string host_id;
   std::string role;  // "master" or "worker"
   bool bootstrap = false;
-  bool sno = false;  // high_availability_mode "None"
+  bool sno = false;                        // high_availability_mode "None"
+  std::vector<std::string> olm_operators;  // reported by the bootstrap host while finalizing
 };
 
 // The JSON text above.

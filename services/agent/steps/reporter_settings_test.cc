@@ -25,6 +25,7 @@ ReporterSettings Example() {
   settings.role = "master";
   settings.bootstrap = true;
   settings.sno = true;
+  settings.olm_operators = {"lvm"};
   return settings;
 }
 
@@ -42,6 +43,7 @@ TEST(ReporterSettingsTest, RoundTrips) {
   EXPECT_EQ(parsed->role, "master");
   EXPECT_TRUE(parsed->bootstrap);
   EXPECT_TRUE(parsed->sno);
+  EXPECT_EQ(parsed->olm_operators, std::vector<std::string>{"lvm"});
 }
 
 TEST(ReporterSettingsTest, BadSettingsNameTheirField) {

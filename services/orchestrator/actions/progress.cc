@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "lib/enums/spelling.h"
 #include "lib/pki/pki.h"
 #include "lib/status/status_macros.h"
 #include "lib/time/proto_time.h"
@@ -152,6 +153,7 @@ absl::StatusOr<Cluster> ProgressActions::ReportOperatorStatus(
       return absl::NotFoundError(absl::StrCat(
           "name: cluster ", cluster.id(), " does not monitor an operator \"", report.name(), "\""));
     }
+    const bool changed = op->status() != report.status();
     op->set_status(report.status());
     op->set_status_info(report.status_info());
     if (!report.version().empty()) op->set_version(report.version());
@@ -164,6 +166,15 @@ absl::StatusOr<Cluster> ProgressActions::ReportOperatorStatus(
       continue;
     }
     RETURN_IF_ERROR(written.status());
+    if (changed) {
+      context_.Event("cluster_operator_status_updated", cluster.id(), nullptr,
+                     absl::StrCat("Operator ", report.name(), " is ",
+                                  enums::EnumTextOrUnknown(report.status()),
+                                  report.status_info().empty() ? "" : ": ", report.status_info()),
+                     report.status() == types::v1::OPERATOR_STATUS_FAILED
+                         ? types::v1::EVENT_SEVERITY_WARNING
+                         : types::v1::EVENT_SEVERITY_INFO);
+    }
     return context_.Refresh(report.cluster_id());
   }
   return last;

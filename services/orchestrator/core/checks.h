@@ -3,8 +3,8 @@
 // Validations are a list of named pure checks `(const Context&) -> {status, message}`, each with
 // the fix hint a failure carries (what the user can do about it; the API shows it beside the
 // message, so the UI and the docs never keep their own copy). A list is data: the core lists
-// (CoreHostChecks, CoreClusterChecks) can be extended by appending checks with new ids (operator
-// requirements, ...) without touching the runner.
+// (CoreHostChecks, CoreClusterChecks) can be extended by appending checks with new ids without
+// touching the runner.
 //
 //   ValidationResults r = RunChecks(CoreHostChecks(), ctx, disabled_ids);
 

@@ -43,6 +43,11 @@ absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster
     f.user_managed_networking = cluster->user_managed_networking();
     f.user_managed_load_balancer =
         cluster->load_balancer().type() == types::v1::LOAD_BALANCER_TYPE_USER_MANAGED;
+    f.operators = operators::SelectedOperators(*cluster);
+    for (const operators::OperatorSpec* op : f.operators) {
+      f.operator_extras.cpu_cores += op->per_host.cpu_cores;
+      f.operator_extras.ram_mib += op->per_host.ram_mib;
+    }
   } else {
     f.architecture = "x86_64";
   }
@@ -65,6 +70,13 @@ absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster
   f.majority = f.UsesL3() ? ComputeL3Groups(connectivity)
                           : ComputeL2Groups(connectivity, f.machine_networks);
   return f;
+}
+
+bool ClusterFacts::Selected(absl::string_view name) const {
+  for (const operators::OperatorSpec* op : operators) {
+    if (op->name == name) return true;
+  }
+  return false;
 }
 
 ClusterDomains DomainsOf(const types::v1::Cluster& cluster) {

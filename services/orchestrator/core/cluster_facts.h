@@ -17,6 +17,7 @@
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "lib/net/ip.h"
+#include "lib/operators/catalog.h"
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/majority.h"
@@ -58,6 +59,13 @@ struct ClusterFacts {
   absl::flat_hash_map<std::string, types::v1::HostRole> roles;               // host id
   MajorityGroups majority;  // L2 per machine network, or L3 per family (see UsesL3)
   ValidationSettings settings;
+  // The OLM operators the cluster selected (lib/operators/catalog.h), and what they add
+  // together to every host's role requirement (has-cpu-cores-for-role, has-memory-for-role).
+  std::vector<const operators::OperatorSpec*> operators;
+  operators::HostExtras operator_extras;
+
+  // Whether the cluster selected the operator `name`.
+  bool Selected(absl::string_view name) const;
 
   // Connectivity is judged on routed (L3) links with user-managed networking or a user-managed
   // load balancer, on the machine networks' links (L2) otherwise.

@@ -420,6 +420,30 @@ CheckResult PlatformRequirements(const Ctx& c) {
   return Success("Platform requirements are satisfied");
 }
 
+// ---- operators (lib/operators/catalog.h) ----------------------------------------------------
+
+// The cluster requirements of the catalog's row `name`: its minimum version, and its minimum for
+// clusters of more than one node.
+CheckResult OperatorRequirements(const Ctx& c, absl::string_view name) {
+  if (!c.facts.Selected(name)) return Success(absl::StrCat(name, " is not selected"));
+  const operators::OperatorSpec& op = *operators::FindOperator(name);
+  for (const auto& [min, multi_node_only] :
+       {std::pair{op.min_version, false}, std::pair{op.min_multi_node_version, true}}) {
+    if (min.empty() || (multi_node_only && c.facts.sno)) continue;
+    if (c.cluster.openshift_version().empty()) return Pending("Waiting for the OpenShift version");
+    absl::StatusOr<OcpVersion> floor = OcpVersion::Parse(min);
+    if (floor.ok() && c.facts.version < *floor) {
+      return Failure(absl::StrCat(op.title, " is only supported for OpenShift ", min, " and above",
+                                  multi_node_only ? " on clusters of more than one node" : "",
+                                  "; the cluster installs ", c.cluster.openshift_version()));
+    }
+  }
+  return Success(absl::StrCat(op.title, " requirements are satisfied"));
+}
+
+CheckResult LsoRequirements(const Ctx& c) { return OperatorRequirements(c, "lso"); }
+CheckResult LvmRequirements(const Ctx& c) { return OperatorRequirements(c, "lvm"); }
+
 }  // namespace
 
 bool NeedsCustomManifests(const types::v1::Cluster& cluster) {
@@ -431,6 +455,7 @@ const std::vector<ClusterCheck>& CoreClusterChecks() {
   constexpr auto kNet = types::v1::VALIDATION_CATEGORY_NETWORK;
   constexpr auto kHosts = types::v1::VALIDATION_CATEGORY_HOSTS_DATA;
   constexpr auto kConf = types::v1::VALIDATION_CATEGORY_CONFIGURATION;
+  constexpr auto kOperators = types::v1::VALIDATION_CATEGORY_OPERATORS;
   static const auto* const kChecks = new std::vector<ClusterCheck>{
       {kMachineCidrDefined, kNet, MachineCidrDefined,
        "Set the machine network (or choose a host whose network it can be derived from)."},
@@ -471,6 +496,11 @@ const std::vector<ClusterCheck>& CoreClusterChecks() {
        "Add the custom manifests the chosen network type needs (a third-party CNI)."},
       {kPlatformRequirementsSatisfied, kConf, PlatformRequirements,
        "Meet the chosen platform's requirements, or choose another platform."},
+      {kLsoRequirementsSatisfied, kOperators, LsoRequirements,
+       "Deselect the Local Storage Operator, or meet its requirements."},
+      {kLvmRequirementsSatisfied, kOperators, LvmRequirements,
+       "Choose an OpenShift version Logical Volume Manager Storage supports for the topology, or "
+       "deselect the lvm operator."},
   };
   return *kChecks;
 }

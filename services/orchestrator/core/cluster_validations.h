@@ -1,10 +1,11 @@
 // File: services/orchestrator/core/cluster_validations.h
 //
-// The 19 core cluster validations of the reference as named pure checks: networks defined,
+// The 21 core cluster validations of the reference as named pure checks: networks defined,
 // valid, non-overlapping and of the same families, prefixes large enough for the hosts, the
 // machine network matching the one derived from VIPs and host NICs, VIPs defined, valid, distinct
 // and free, every host ready, the control-plane count for the topology, DNS domain, pull
-// secret, host clocks, network type, required manifests.
+// secret, host clocks, network type, required manifests, and the selected operators' requirements
+// (lib/operators/catalog.h).
 //
 //   ClusterValidationContext ctx{cluster, views, facts, clock.Now(), manifests_uploaded};
 //   ValidationResults results = ValidateCluster(ctx);
@@ -40,7 +41,7 @@ using ClusterCheck = Check<ClusterValidationContext>;
 // plugin, the OCI platform): only then need custom_manifests_uploaded be looked up.
 bool NeedsCustomManifests(const types::v1::Cluster& cluster);
 
-// The 19 core checks in reporting order (ids as in validation_ids.h).
+// The 21 core checks in reporting order (ids as in validation_ids.h).
 const std::vector<ClusterCheck>& CoreClusterChecks();
 
 ValidationResults ValidateCluster(const ClusterValidationContext& ctx,

@@ -62,6 +62,12 @@ using Case = testing::ValidationCase<World>;
 
 void Nothing(World&) {}
 
+// The cluster selects operator `name` (as the gateway keeps an olm_operators selection).
+void Select(World& w, absl::string_view name) {
+  *w.cluster.add_monitored_operators() =
+      operators::MonitoredOperatorOf(*operators::FindOperator(name));
+}
+
 std::vector<Case> Cases() {
   using namespace types::v1;  // NOLINT
   return {
@@ -254,6 +260,40 @@ std::vector<Case> Cases() {
          w.cluster.mutable_platform()->mutable_external()->set_platform_name("oci");
        },
        kFail, "Oracle Cloud Infrastructure"},
+
+      {id::kLsoRequirementsSatisfied, "not selected", Nothing, kOk, "lso is not selected"},
+      {id::kLsoRequirementsSatisfied, "selected", [](World& w) { Select(w, "lso"); }, kOk,
+       "Local Storage Operator requirements are satisfied"},
+
+      {id::kLvmRequirementsSatisfied, "not selected", Nothing, kOk, "lvm is not selected"},
+      {id::kLvmRequirementsSatisfied, "4.16 with three nodes", [](World& w) { Select(w, "lvm"); },
+       kOk, "Logical Volume Manager Storage requirements are satisfied"},
+      {id::kLvmRequirementsSatisfied, "4.14 with three nodes",
+       [](World& w) {
+         Select(w, "lvm");
+         w.cluster.set_openshift_version("4.14.2");
+       },
+       kFail, "only supported for OpenShift 4.15 and above on clusters of more than one node"},
+      {id::kLvmRequirementsSatisfied, "4.14 single node",
+       [](World& w) {
+         Select(w, "lvm");
+         w.cluster.set_openshift_version("4.14.2");
+         w.cluster.set_control_plane_count(1);
+       },
+       kOk, "requirements are satisfied"},
+      {id::kLvmRequirementsSatisfied, "4.11 single node",
+       [](World& w) {
+         Select(w, "lvm");
+         w.cluster.set_openshift_version("4.11.0");
+         w.cluster.set_control_plane_count(1);
+       },
+       kFail, "only supported for OpenShift 4.12 and above; the cluster installs 4.11.0"},
+      {id::kLvmRequirementsSatisfied, "no version yet",
+       [](World& w) {
+         Select(w, "lvm");
+         w.cluster.clear_openshift_version();
+       },
+       kPend, "Waiting for the OpenShift version"},
   };
 }
 
@@ -268,14 +308,16 @@ const std::set<absl::string_view>& NeverPending() {
                                       id::kPullSecretSet,
                                       id::kNetworkTypeValid,
                                       id::kCustomManifestsRequirementsSatisfied,
-                                      id::kPlatformRequirementsSatisfied};
+                                      id::kPlatformRequirementsSatisfied,
+                                      id::kLsoRequirementsSatisfied};
   return *kIds;
 }
 
 TEST(ClusterValidations, EveryCase) { testing::ExpectValidationCases(Cases()); }
 
 TEST(ClusterValidations, EveryIdHasPassFailAndPendingCases) {
-  testing::ExpectEveryIdCovered(Cases(), CoreClusterValidationIds(), NeverPending());
+  testing::ExpectEveryIdCovered(Cases(), CoreClusterValidationIds(), NeverPending(),
+                                {id::kLsoRequirementsSatisfied});
 }
 
 TEST(ClusterValidations, EveryCoreCheckHasAFixHint) {
@@ -285,7 +327,7 @@ TEST(ClusterValidations, EveryCoreCheckHasAFixHint) {
 TEST(ClusterValidations, HealthyClusterPassesEverything) {
   World w;
   ValidationResults results = w.Validate();
-  ASSERT_EQ(results.outcomes().size(), 19u);
+  ASSERT_EQ(results.outcomes().size(), 21u);
   for (const ValidationOutcome& o : results.outcomes()) {
     EXPECT_EQ(o.status, kOk) << o.id << ": " << o.message;
   }

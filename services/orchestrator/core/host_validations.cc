@@ -160,26 +160,38 @@ std::optional<CheckResult> NoRoleToCheck(const Ctx& c, std::optional<Requirement
   return std::nullopt;
 }
 
+// " (including N for the selected operators lso, lvm)" when the operators add `extra`.
+std::string OperatorsPart(const Ctx& c, int64_t extra) {
+  if (extra == 0) return "";
+  std::vector<absl::string_view> names;
+  for (const operators::OperatorSpec* op : c.cluster.operators) names.push_back(op->name);
+  return absl::StrCat(" (including ", extra, " for the selected operators ",
+                      absl::StrJoin(names, ", "), ")");
+}
+
 CheckResult CpuCoresForRole(const Ctx& c) {
   std::optional<RequirementRole> role;
   if (auto early = NoRoleToCheck(c, &role)) return *early;
-  int64_t need = c.cluster.requirements.Role(*role).cpu_cores;
+  const int64_t extra = c.cluster.operator_extras.cpu_cores;
+  int64_t need = c.cluster.requirements.Role(*role).cpu_cores + extra;
   int64_t have = c.host.inventory().cpu().count();
   if (have >= need)
     return Success(absl::StrCat("Sufficient CPU cores for role ", RequirementRoleName(*role)));
   return Failure(absl::StrCat("Require at least ", need, " CPU cores for ",
-                              RequirementRoleName(*role), " role, found only ", have));
+                              RequirementRoleName(*role), " role", OperatorsPart(c, extra),
+                              ", found only ", have));
 }
 
 CheckResult MemoryForRole(const Ctx& c) {
   std::optional<RequirementRole> role;
   if (auto early = NoRoleToCheck(c, &role)) return *early;
-  int64_t need = c.cluster.requirements.Role(*role).ram_mib;
+  const int64_t extra = c.cluster.operator_extras.ram_mib;
+  int64_t need = c.cluster.requirements.Role(*role).ram_mib + extra;
   if (MemoryMeets(c.host.inventory(), need, c.cluster.requirements.limits)) {
     return Success(absl::StrCat("Sufficient RAM for role ", RequirementRoleName(*role)));
   }
   return Failure(absl::StrCat("Require at least ", GiB(need * kMiB), " RAM for role ",
-                              RequirementRoleName(*role), ", found only ",
+                              RequirementRoleName(*role), OperatorsPart(c, extra), ", found only ",
                               GiB(c.host.inventory().memory().physical_bytes())));
 }
 
@@ -715,6 +727,47 @@ CheckResult NoSkipMissingDisk(const Ctx& c) {
       Listed(missing), ". Remove them from the skip list"));
 }
 
+// ---- operators (lib/operators/catalog.h) ----------------------------------------------------
+
+// A disk a storage operator can take (LVM makes its volume group of them): an HDD or SSD other
+// than the installation disk, not removable, not the discovery media, not already held by LVM,
+// RAID or multipath.
+bool SpareDisk(const types::v1::Disk& disk, const types::v1::Disk* installation) {
+  const bool kind = disk.drive_type() == types::v1::DRIVE_TYPE_HDD ||
+                    disk.drive_type() == types::v1::DRIVE_TYPE_SSD;
+  return kind && disk.size_bytes() > 0 && !disk.removable() && !disk.is_installation_media() &&
+         disk.holders().empty() && (installation == nullptr || disk.id() != installation->id());
+}
+
+// The host requirements of the catalog's row `name` (its CPU and memory are added to the role
+// checks instead): a spare disk where the row needs one.
+CheckResult OperatorRequirements(const Ctx& c, absl::string_view name) {
+  const operators::OperatorSpec& op = *operators::FindOperator(name);
+  if (!Bound(c) || !c.cluster.Selected(name))
+    return Success(absl::StrCat(name, " is not selected"));
+  if (!op.needs_spare_disk) {
+    return Success(absl::StrCat(op.title, " has no requirement towards the host"));
+  }
+  const types::v1::Inventory* inv = InventoryOf(c);
+  if (inv == nullptr) return NoInventory();
+  const types::v1::Disk* installation = InstallationDisk(c.host);
+  std::vector<std::string> spare;
+  for (const types::v1::Disk& disk : inv->disks()) {
+    if (SpareDisk(disk, installation)) spare.push_back(disk.name());
+  }
+  // Without an installation disk yet, one candidate may become it: two leave one spare.
+  if (installation == nullptr && spare.size() == 1) {
+    return Pending(absl::StrCat("Waiting for the installation disk to be chosen: ", spare[0],
+                                " is the only disk ", op.title, " could use"));
+  }
+  if (!spare.empty()) return Success(absl::StrCat(op.title, " can use ", Listed(spare)));
+  return Failure(
+      absl::StrCat(op.title, " requires at least one non-installation HDD/SSD disk on the host"));
+}
+
+CheckResult LsoRequirements(const Ctx& c) { return OperatorRequirements(c, "lso"); }
+CheckResult LvmRequirements(const Ctx& c) { return OperatorRequirements(c, "lvm"); }
+
 }  // namespace
 
 std::optional<RequirementRole> RequirementRoleOf(const types::v1::Host& host,
@@ -811,6 +864,7 @@ const std::vector<HostCheck>& CoreHostChecks() {
   using namespace host_id;  // NOLINT: the list reads better unqualified
   constexpr auto kHw = types::v1::VALIDATION_CATEGORY_HARDWARE;
   constexpr auto kNet = types::v1::VALIDATION_CATEGORY_NETWORK;
+  constexpr auto kOperators = types::v1::VALIDATION_CATEGORY_OPERATORS;
   static const auto* const kChecks = new std::vector<HostCheck>{
       {kConnected, kHw, Connected,
        "Check that the host is powered on and can reach the service; it reconnects by itself."},
@@ -902,6 +956,11 @@ const std::vector<HostCheck>& CoreHostChecks() {
        "Do not skip formatting the installation disk."},
       {kNoSkipMissingDisk, kHw, NoSkipMissingDisk,
        "Reattach the disk that was marked to be skipped, or remove it from the skip list."},
+      {kLsoRequirementsSatisfied, kOperators, LsoRequirements,
+       "Deselect the Local Storage Operator, or meet its requirements."},
+      {kLvmRequirementsSatisfied, kOperators, LvmRequirements,
+       "Attach a disk besides the installation disk (an empty HDD or SSD) for Logical Volume "
+       "Manager Storage, or deselect the lvm operator."},
   };
   return *kChecks;
 }

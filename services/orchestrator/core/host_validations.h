@@ -1,8 +1,10 @@
 // File: services/orchestrator/core/host_validations.h
 //
-// The 39 core host validations of the reference, each a named pure check over a
+// The 41 core host validations of the reference, each a named pure check over a
 // HostValidationContext. Thresholds come from the hardware-requirements file (via ClusterFacts),
-// time limits from HostTimeouts; nothing is read from anywhere else.
+// time limits from HostTimeouts, and what the selected operators add (CPU, memory, a spare disk)
+// from their table, lib/operators/catalog.h (via ClusterFacts); nothing is read from anywhere
+// else.
 //
 //   ASSIGN_OR_RETURN(ClusterFacts facts, BuildClusterFacts(&cluster, views, catalog, settings));
 //   HostValidationContext ctx{host, reports, facts, clock.Now(), timeouts};
@@ -41,7 +43,7 @@ struct HostValidationContext {
 
 using HostCheck = Check<HostValidationContext>;
 
-// The 39 core checks in reporting order (ids as in validation_ids.h).
+// The 41 core checks in reporting order (ids as in validation_ids.h).
 const std::vector<HostCheck>& CoreHostChecks();
 
 // Runs `checks` (the core ones by default).

@@ -69,6 +69,23 @@ using Case = testing::ValidationCase<World>;
 void Nothing(World&) {}
 void NoInventory(World& w) { w.host().clear_inventory(); }
 
+// The cluster selects operator `name` (as the gateway keeps an olm_operators selection).
+void Select(World& w, absl::string_view name) {
+  *w.cluster.add_monitored_operators() =
+      operators::MonitoredOperatorOf(*operators::FindOperator(name));
+}
+
+// A 100 GB disk `name` of `type` besides the installation disk.
+types::v1::Disk* AddDisk(World& w, const std::string& name, types::v1::DriveType type) {
+  types::v1::Disk* disk = w.inv().add_disks();
+  disk->set_id(absl::StrCat("wwn-", name));
+  disk->set_name(name);
+  disk->set_path(absl::StrCat("/dev/", name));
+  disk->set_drive_type(type);
+  disk->set_size_bytes(int64_t{100} * 1'000'000'000);
+  return disk;
+}
+
 std::vector<Case> Cases() {
   using namespace types::v1;  // NOLINT
   return {
@@ -482,26 +499,82 @@ std::vector<Case> Cases() {
        [](World& w) { w.host().add_skip_formatting_disks("wwn-sdz"); }, kFail,
        "no longer present in the inventory: wwn-sdz"},
       {id::kNoSkipMissingDisk, "no inventory", NoInventory, kPend, "Missing inventory"},
+
+      {id::kLsoRequirementsSatisfied, "not selected", Nothing, kOk, "lso is not selected"},
+      {id::kLsoRequirementsSatisfied, "selected", [](World& w) { Select(w, "lso"); }, kOk,
+       "no requirement towards the host"},
+
+      {id::kLvmRequirementsSatisfied, "not selected", Nothing, kOk, "lvm is not selected"},
+      {id::kLvmRequirementsSatisfied, "only the installation disk",
+       [](World& w) { Select(w, "lvm"); }, kFail,
+       "requires at least one non-installation HDD/SSD disk on the host"},
+      {id::kLvmRequirementsSatisfied, "a spare disk",
+       [](World& w) {
+         Select(w, "lvm");
+         AddDisk(w, "sdb", types::v1::DRIVE_TYPE_HDD);
+       },
+       kOk, "Logical Volume Manager Storage can use sdb"},
+      {id::kLvmRequirementsSatisfied, "the spare disk is the discovery stick",
+       [](World& w) {
+         Select(w, "lvm");
+         AddDisk(w, "sdb", types::v1::DRIVE_TYPE_SSD)->set_removable(true);
+       },
+       kFail, "non-installation HDD/SSD disk"},
+      {id::kLvmRequirementsSatisfied, "the spare disk is a multipath member",
+       [](World& w) {
+         Select(w, "lvm");
+         AddDisk(w, "sdb", types::v1::DRIVE_TYPE_SSD)->set_holders("dm-0");
+       },
+       kFail, "non-installation HDD/SSD disk"},
+      {id::kLvmRequirementsSatisfied, "one disk and none chosen yet",
+       [](World& w) {
+         Select(w, "lvm");
+         w.host().clear_installation_disk_id();
+         w.host().clear_installation_disk_path();
+       },
+       kPend, "sda is the only disk"},
+      {id::kLvmRequirementsSatisfied, "no inventory",
+       [](World& w) {
+         Select(w, "lvm");
+         NoInventory(w);
+       },
+       kPend, "Missing inventory"},
+
+      {id::kHasCpuCoresForRole, "lvm adds a core to the master's 4",
+       [](World& w) {
+         Select(w, "lvm");
+         w.inv().mutable_cpu()->set_count(4);
+       },
+       kFail,
+       "Require at least 5 CPU cores for master role (including 1 for the selected operators "
+       "lvm), found only 4"},
+      {id::kHasMemoryForRole, "lvm adds 1200 MiB to the master's 16 GiB",
+       [](World& w) {
+         Select(w, "lvm");
+         w.inv().mutable_memory()->set_physical_bytes(int64_t{16} << 30);
+       },
+       kFail, "(including 1200 for the selected operators lvm)"},
   };
 }
 
 // Ids whose input is always present, so they have no pending state.
 const std::set<absl::string_view>& NeverPending() {
-  static const auto* const kIds =
-      new std::set<absl::string_view>{id::kMediaConnected, id::kHasInventory};
+  static const auto* const kIds = new std::set<absl::string_view>{
+      id::kMediaConnected, id::kHasInventory, id::kLsoRequirementsSatisfied};
   return *kIds;
 }
 
 TEST(HostValidations, EveryCase) { testing::ExpectValidationCases(Cases()); }
 
 TEST(HostValidations, EveryIdHasPassFailAndPendingCases) {
-  testing::ExpectEveryIdCovered(Cases(), CoreHostValidationIds(), NeverPending());
+  testing::ExpectEveryIdCovered(Cases(), CoreHostValidationIds(), NeverPending(),
+                                {id::kLsoRequirementsSatisfied});
 }
 
 TEST(HostValidations, HealthyHostPassesEverything) {
   World w;
   ValidationResults results = w.Validate();
-  ASSERT_EQ(results.outcomes().size(), 39u);
+  ASSERT_EQ(results.outcomes().size(), 41u);
   for (const ValidationOutcome& o : results.outcomes()) {
     EXPECT_EQ(o.status, kOk) << o.id << ": " << o.message;
     EXPECT_NE(o.category, types::v1::VALIDATION_CATEGORY_UNSPECIFIED) << o.id;
@@ -553,11 +626,11 @@ TEST(HostValidations, DisabledChecksReportDisabled) {
 TEST(HostValidations, ExtraChecksAppendToTheCoreList) {
   World w;
   std::vector<HostCheck> checks = CoreHostChecks();
-  checks.push_back({"lvm-requirements-satisfied", types::v1::VALIDATION_CATEGORY_OPERATORS,
-                    [](const HostValidationContext&) { return Success("LVM is happy"); }});
+  checks.push_back({"example-requirements-satisfied", types::v1::VALIDATION_CATEGORY_OPERATORS,
+                    [](const HostValidationContext&) { return Success("example is happy"); }});
   ValidationResults r = w.Validate({}, checks);
-  EXPECT_EQ(r.outcomes().size(), 40u);
-  EXPECT_TRUE(r.Passed("lvm-requirements-satisfied"));
+  EXPECT_EQ(r.outcomes().size(), 42u);
+  EXPECT_TRUE(r.Passed("example-requirements-satisfied"));
 }
 
 TEST(HostValidations, UnboundHostUsesTheSmallestRole) {

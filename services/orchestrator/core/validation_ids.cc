@@ -38,7 +38,9 @@ const HostGates& HostValidationGates() {
        kNoSkipInstallationDisk,
        kNoSkipMissingDisk,
        kNoIpCollisionsInNetwork,
-       kNoIscsiNicBelongsToMachineCidr},
+       kNoIscsiNicBelongsToMachineCidr,
+       kLsoRequirementsSatisfied,
+       kLvmRequirementsSatisfied},
       /*sufficient_or_unknown=*/{kSufficientInstallationDiskSpeed, kContainerImagesAvailable},
       /*informative=*/
       {kNtpSynced, kInventoryNotPartiallyTruncated, kReleaseDomainNameResolved, kMtuValid},
@@ -57,7 +59,8 @@ const ClusterGates& ClusterValidationGates() {
       {kMachineCidrEqualsToCalculatedCidr, kApiVipsValid, kIngressVipsValid,
        kAllHostsAreReadyToInstall, kSufficientMastersCount, kNetworkPrefixValid,
        kNoCidrsOverlapping, kNtpServerConfigured, kNetworkTypeValid, kNetworksSameAddressFamilies,
-       kCustomManifestsRequirementsSatisfied, kPlatformRequirementsSatisfied},
+       kCustomManifestsRequirementsSatisfied, kPlatformRequirementsSatisfied,
+       kLsoRequirementsSatisfied, kLvmRequirementsSatisfied},
   };
   return *kGates;
 }

@@ -1,9 +1,11 @@
 // File: services/orchestrator/core/validation_ids.h
 //
-// The ids of the core validations (39 for hosts, 19 for clusters), their reporting categories,
+// The ids of the core validations (41 for hosts, 21 for clusters), their reporting categories,
 // and the groups the state machines gate on. Ids are the reference's, so API users, ignore lists
-// and docs carry over. Operator-specific validations (lvm-requirements-satisfied, ...) are added
-// by appending checks with new ids; nothing here has to change for them.
+// and docs carry over. The operators' validations (lso-requirements-satisfied,
+// lvm-requirements-satisfied: one host and one cluster check per row of lib/operators/catalog.h)
+// are core checks too: they pass ("... is not selected") unless the cluster selected the
+// operator, as upstream reports them.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_VALIDATION_IDS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_VALIDATION_IDS_H_
@@ -67,6 +69,8 @@ inline constexpr absl::string_view kDiskEncryptionRequirementsSatisfied =
 inline constexpr absl::string_view kCompatibleAgent = "compatible-agent";
 inline constexpr absl::string_view kNoSkipInstallationDisk = "no-skip-installation-disk";
 inline constexpr absl::string_view kNoSkipMissingDisk = "no-skip-missing-disk";
+inline constexpr absl::string_view kLsoRequirementsSatisfied = "lso-requirements-satisfied";
+inline constexpr absl::string_view kLvmRequirementsSatisfied = "lvm-requirements-satisfied";
 }  // namespace host_id
 
 namespace cluster_id {
@@ -92,6 +96,8 @@ inline constexpr absl::string_view kCustomManifestsRequirementsSatisfied =
     "custom-manifests-requirements-satisfied";
 inline constexpr absl::string_view kPlatformRequirementsSatisfied =
     "platform-requirements-satisfied";
+inline constexpr absl::string_view kLsoRequirementsSatisfied = "lso-requirements-satisfied";
+inline constexpr absl::string_view kLvmRequirementsSatisfied = "lvm-requirements-satisfied";
 }  // namespace cluster_id
 
 // Host gates, as the host state machine uses them. Every core host id is in exactly one of these
@@ -112,7 +118,7 @@ struct HostGates {
 };
 const HostGates& HostValidationGates();
 
-// The 39 core host ids: connected, media-connected, has-inventory, then every gate group's ids.
+// The 41 core host ids: connected, media-connected, has-inventory, then every gate group's ids.
 std::vector<absl::string_view> CoreHostValidationIds();
 
 // Cluster gates, as the cluster state machine uses them.
@@ -126,7 +132,7 @@ struct ClusterGates {
 };
 const ClusterGates& ClusterValidationGates();
 
-// The 19 core cluster ids, gate group by gate group.
+// The 21 core cluster ids, gate group by gate group.
 std::vector<absl::string_view> CoreClusterValidationIds();
 
 // Ignoring validations (ignored_host_validations, ignored_cluster_validations): a user may ignore

@@ -116,16 +116,16 @@ TEST(ValidationIds, NonIgnorableIdsAreUpstreamsLists) {
             "ignored_host_validations: \"inventory-not-fully-truncated\" cannot be ignored");
 }
 
-TEST(ValidationIds, ThirtyNineHostIdsEachInExactlyOneGroup) {
+TEST(ValidationIds, FortyOneHostIdsEachInExactlyOneGroup) {
   std::vector<absl::string_view> ids = CoreHostValidationIds();
-  EXPECT_EQ(ids.size(), 39u);
-  EXPECT_EQ(std::set<absl::string_view>(ids.begin(), ids.end()).size(), 39u);
+  EXPECT_EQ(ids.size(), 41u);
+  EXPECT_EQ(std::set<absl::string_view>(ids.begin(), ids.end()).size(), 41u);
 }
 
-TEST(ValidationIds, NineteenClusterIdsEachInExactlyOneGroup) {
+TEST(ValidationIds, TwentyOneClusterIdsEachInExactlyOneGroup) {
   std::vector<absl::string_view> ids = CoreClusterValidationIds();
-  EXPECT_EQ(ids.size(), 19u);
-  EXPECT_EQ(std::set<absl::string_view>(ids.begin(), ids.end()).size(), 19u);
+  EXPECT_EQ(ids.size(), 21u);
+  EXPECT_EQ(std::set<absl::string_view>(ids.begin(), ids.end()).size(), 21u);
 }
 
 }  // namespace

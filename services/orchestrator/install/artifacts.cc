@@ -1,5 +1,6 @@
 #include "services/orchestrator/install/artifacts.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/duration.pb.h"
+#include "lib/operators/catalog.h"
 #include "lib/pki/pki.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/install/ignition_configs.h"
@@ -69,6 +71,24 @@ absl::StatusOr<std::vector<BootstrapFile>> UserManifests(InventoryPort& inventor
     if (!content) continue;  // deleted since it was listed
     files.push_back({ManifestBootstrapPath(*name), *std::move(content)});
   }
+  return files;
+}
+
+// The manifests of the operators `cluster` selected (lib/operators/catalog.h), in the
+// installer's openshift folder as upstream writes them, then `user`'s: a user manifest of the
+// same name replaces the operator's (the user's edit wins, and one path is written once).
+std::vector<BootstrapFile> WithOperatorManifests(const types::v1::Cluster& cluster,
+                                                 std::vector<BootstrapFile> user) {
+  std::vector<BootstrapFile> files;
+  for (const operators::OperatorSpec* op : operators::SelectedOperators(cluster)) {
+    for (operators::OperatorManifest& m : operators::ManifestsOf(*op)) {
+      BootstrapFile file{ManifestBootstrapPath({"openshift", m.file_name}), std::move(m.content)};
+      const bool replaced = std::any_of(
+          user.begin(), user.end(), [&](const BootstrapFile& u) { return u.path == file.path; });
+      if (!replaced) files.push_back(std::move(file));
+    }
+  }
+  for (BootstrapFile& file : user) files.push_back(std::move(file));
   return files;
 }
 
@@ -215,7 +235,8 @@ absl::Status ArtifactGenerator::GenerateUnderLease(const types::v1::Cluster& clu
                                                .pull_secret = pull_secret,
                                                .install_config = install_config,
                                                .kubeconfig = *kubeconfig,
-                                               .extra_files = std::move(manifests)}));
+                                               .extra_files = WithOperatorManifests(
+                                                   cluster, std::move(manifests))}));
   RETURN_IF_ERROR(
       writer.Put(kBootstrapIgnitionName, inv::ARTIFACT_KIND_IGNITION, kJson, bootstrap).status());
   for (const types::v1::Host& host : cluster.hosts()) {

@@ -55,6 +55,12 @@ absl::StatusOr<std::string> InstallStepBuilder::Args(const types::v1::Cluster& c
       {"high_availability_mode", IsSingleNode(cluster) ? "None" : "Full"},
   };
   for (const std::string& arg : host.installer_args()) args["installer_args"].push_back(arg);
+  // The operators whose status the bootstrap host's post-reboot reporter reports.
+  args["olm_operators"] = nlohmann::json::array();
+  for (const types::v1::MonitoredOperator& op : cluster.monitored_operators()) {
+    if (op.operator_type() == types::v1::OPERATOR_TYPE_OLM)
+      args["olm_operators"].push_back(op.name());
+  }
   return args.dump();
 }
 

@@ -38,7 +38,19 @@ TEST(InstallStep, ArgsFollowTheAgentContract) {
     "boot_device": "/dev/sda", "installer_args": ["--append-karg", "rd.multipath=default"],
     "os_image": {"url": "file:///var/lib/assisted/rhcos.raw",
                  "sha256": "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-    "ignition": "{\"ignition\":{}}", "high_availability_mode": "Full"})"));
+    "ignition": "{\"ignition\":{}}", "high_availability_mode": "Full",
+    "olm_operators": []})"));
+}
+
+TEST(InstallStep, NamesTheClustersOlmOperatorsForThePostRebootReporter) {
+  types::v1::Cluster cluster = HealthyCluster();
+  cluster.add_monitored_operators()->set_name("console");  // builtin: not the reporter's
+  types::v1::MonitoredOperator* lvm = cluster.add_monitored_operators();
+  lvm->set_name("lvm");
+  lvm->set_operator_type(types::v1::OPERATOR_TYPE_OLM);
+  absl::StatusOr<std::string> args = InstallStepBuilder(kImage).Args(cluster, HealthyHost(1), "{}");
+  ASSERT_THAT(args, IsOk());
+  EXPECT_EQ(nlohmann::json::parse(*args)["olm_operators"], nlohmann::json::array({"lvm"}));
 }
 
 TEST(InstallStep, WorkersAndSingleNode) {
