@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/containers/registries_conf.h"
+#include "lib/file/read_file.h"
 #include "lib/net/ip.h"
 #include "lib/status/status_macros.h"
 #include "services/agent/steps/json_args.h"
@@ -78,6 +81,21 @@ bool ValidRegistry(absl::string_view registry) {
     }
   }
   return port.size() <= 5 && std::all_of(port.begin(), port.end(), absl::ascii_isdigit);
+}
+
+// The mirror rules of `path`; none when the path is empty or the file does not exist.
+absl::StatusOr<std::vector<containers::MirrorRule>> MirrorRules(const std::string& path) {
+  std::error_code error;
+  if (path.empty() || !std::filesystem::exists(path, error)) {
+    return std::vector<containers::MirrorRule>{};
+  }
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path, "registries.conf"));
+  absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+      containers::ParseRegistriesConf(text);
+  if (!rules.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", rules.status().message()));
+  }
+  return rules;
 }
 
 }  // namespace
@@ -164,26 +182,45 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
 
   StepResult result = SuccessResult();
   types::v1::ContainerImageAvailabilityResponse& report = *result.mutable_image_availability();
+  const absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+      context.simulation != nullptr ? std::vector<containers::MirrorRule>{}
+                                    : MirrorRules(options_.registries_conf);
+  if (!rules.ok()) context.log.Info("no image can be pulled", {{"error", std::string(rules.status().message())}});
   bool all_ok = true;
   for (const std::string& image : *images) {
     if (context.cancelled()) return FailureResult(kExitInvalid, "image check cancelled");
     RegistryAnswer answer;
+    std::string answered_by;
     if (context.simulation != nullptr) {
       if (context.simulation->registry) answer = context.simulation->registry(image);
+    } else if (!rules.ok()) {
+      answer.error = std::string(rules.status().message());
     } else {
-      const std::string registry = *RegistryOf(image);  // validated with the arguments
-      const std::string scheme =
-          options_.plain_http_registries.count(registry) > 0 ? "http" : "https";
-      const absl::Duration budget =
-          std::min(context.Budget(options_.request_timeout), shared_deadline - context.clock.Now());
-      answer = ProbeRegistry(absl::StrCat(scheme, "://", registry, "/v2/"), budget,
-                             options_.ca_bundle, context.cancellation);
+      // Where a pull would go, in order, until one registry answers.
+      for (const std::string& reference : containers::PullReferences(image, *rules)) {
+        const absl::StatusOr<std::string> registry = RegistryOf(reference);
+        if (!registry.ok()) {
+          answer = RegistryAnswer{.error = std::string(registry.status().message())};
+          continue;
+        }
+        const std::string scheme =
+            options_.plain_http_registries.count(*registry) > 0 ? "http" : "https";
+        const absl::Duration budget = std::min(context.Budget(options_.request_timeout),
+                                               shared_deadline - context.clock.Now());
+        answer = ProbeRegistry(absl::StrCat(scheme, "://", *registry, "/v2/"), budget,
+                               options_.ca_bundle, context.cancellation);
+        answered_by = reference;
+        if (answer.http_status == 200 || answer.http_status == 401) break;
+      }
     }
     const bool ok = answer.http_status == 200 || answer.http_status == 401;
     all_ok = all_ok && ok;
     if (!ok) {
       context.log.Info("registry not reachable",
                        {{"image", image}, {"status", answer.http_status}, {"error", answer.error}});
+    } else if (!answered_by.empty() && answered_by != image) {
+      context.log.Info("image available through a mirror",
+                       {{"image", image}, {"reference", answered_by}});
     }
     const double transfer = absl::ToDoubleSeconds(
         answer.transfer_time > absl::ZeroDuration() ? answer.transfer_time : answer.time);

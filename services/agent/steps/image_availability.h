@@ -7,7 +7,12 @@
 //   output: {"images": [{"name", "result": "success"|"failure", "size_bytes", "time" (s),
 //            "download_rate" (MB/s)}]} in request order; exit code 2 when any image failed
 //            (as the reference agent does), 0 otherwise.
-// Per image, one GET of its registry's /v2/ endpoint (the registry API's version check) with
+// Each image is looked up where a pull of it would go: through the mirror rules of the host's
+// registries.conf (lib/containers/registries_conf.h: its mirrors in order, digest-only mirrors
+// only for references by digest, then the source unless blocked); the first of those registries
+// that answers makes the image available, and the report keeps the image's own name. A
+// registries.conf that cannot be read fails every image, as it fails podman's pulls.
+// Per registry, one GET of its /v2/ endpoint (the registry API's version check) with
 // libcurl: 200 and 401 (the registry is up and wants a token) count as reachable, anything else
 // (other statuses, DNS, TCP or TLS failures, timeout) does not. Images are not pulled:
 // size_bytes is what that GET transferred (headers and body), time its duration, and
@@ -34,6 +39,8 @@ struct ImageAvailabilityOptions {
   absl::Duration default_timeout = absl::Minutes(16);  // for all images, when args give none
   std::set<std::string> plain_http_registries;         // "host:port" reached over http://
   std::string ca_bundle;                               // extra trust; empty: system roots
+  // The host's mirror rules; a missing file means none. Empty: no mirrors (unit tests).
+  std::string registries_conf = "/etc/containers/registries.conf";
   size_t max_images = 32;
 };
 
