@@ -2,6 +2,8 @@
 
 #include "lib/containers/registries_conf.h"
 
+#include "lib/containers/image_reference.h"
+
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -177,19 +179,19 @@ absl::StatusOr<std::vector<MirrorRule>> ParseRegistriesConf(absl::string_view te
   return rules;
 }
 
-bool PullsByDigest(absl::string_view image) {
-  const size_t at = image.rfind('@');
-  return at != absl::string_view::npos && absl::StrContains(image.substr(at), ':');
-}
-
-std::vector<std::string> PullReferences(absl::string_view image,
-                                        const std::vector<MirrorRule>& rules) {
+const MirrorRule* RuleFor(absl::string_view image, const std::vector<MirrorRule>& rules) {
   const MirrorRule* best = nullptr;
   for (const MirrorRule& rule : rules) {
     if (Takes(rule.source, image) && (best == nullptr || rule.source.size() > best->source.size())) {
       best = &rule;
     }
   }
+  return best;
+}
+
+std::vector<std::string> PullReferences(absl::string_view image,
+                                        const std::vector<MirrorRule>& rules) {
+  const MirrorRule* best = RuleFor(image, rules);
   if (best == nullptr) return {std::string(image)};
   const absl::string_view rest = image.substr(best->source.size());
   std::vector<std::string> references;

@@ -60,8 +60,8 @@ absl::StatusOr<std::vector<MirrorRule>> ParseRegistriesConf(absl::string_view te
 std::vector<std::string> PullReferences(absl::string_view image,
                                         const std::vector<MirrorRule>& rules);
 
-// True when `image` names its content by digest ("…@sha256:…").
-bool PullsByDigest(absl::string_view image);
+// The rule that takes `image` (the longest matching source), nullptr when none does.
+const MirrorRule* RuleFor(absl::string_view image, const std::vector<MirrorRule>& rules);
 
 }  // namespace assisted::containers
 

@@ -143,11 +143,5 @@ TEST(PullReferences, ABlockedSourceIsNeverContactedAndALocationReplacesIt) {
               ElementsAre("registry.internal:5000/hub/library/alpine:3"));
 }
 
-TEST(PullsByDigest, OnlyAnAtWithAnAlgorithm) {
-  EXPECT_TRUE(PullsByDigest(std::string("quay.io/a") + kDigest));
-  EXPECT_FALSE(PullsByDigest("quay.io/a:4.16"));
-  EXPECT_FALSE(PullsByDigest("quay.io/a"));
-}
-
 }  // namespace
 }  // namespace assisted::containers

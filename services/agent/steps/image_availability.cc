@@ -14,9 +14,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "lib/containers/image_reference.h"
 #include "lib/containers/registries_conf.h"
 #include "lib/file/read_file.h"
-#include "lib/net/ip.h"
 #include "lib/status/status_macros.h"
 #include "services/agent/steps/json_args.h"
 
@@ -26,7 +26,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kDockerHub[] = "registry-1.docker.io";
 constexpr curl_off_t kMaxBody = 1 << 20;  // /v2/ answers are tiny; stop a runaway response
 
 size_t CountBody(char*, size_t size, size_t count, void* user) {
@@ -47,40 +46,13 @@ absl::StatusOr<std::vector<std::string>> ParseImages(const Step& step,
   ASSIGN_OR_RETURN(json list, ArrayField(request, "images", Need::kRequired, options.max_images));
   ASSIGN_OR_RETURN(std::vector<std::string> images,
                    StringList(list, "images", options.max_images, 512));
-  for (const std::string& image : images) RETURN_IF_ERROR(RegistryOf(image).status());
+  for (const std::string& image : images) RETURN_IF_ERROR(containers::RegistryOf(image).status());
   ASSIGN_OR_RETURN(std::optional<double> seconds, NumberField(request, "timeout", Need::kOptional));
   if (seconds.has_value() && !(*seconds > 0 && *seconds <= 24 * 3600)) {
     return absl::InvalidArgumentError("\"timeout\" must be between 0 and 86400 seconds");
   }
   *timeout = seconds.has_value() ? absl::Seconds(*seconds) : options.default_timeout;
   return images;
-}
-
-// "host", "host:port" or "[v6]:port", host being letters, digits, '.' and '-'.
-bool ValidRegistry(absl::string_view registry) {
-  absl::string_view host = registry;
-  absl::string_view port;
-  if (absl::ConsumePrefix(&host, "[")) {
-    const size_t close = host.find(']');
-    if (close == absl::string_view::npos) return false;
-    port = host.substr(close + 1);
-    host = host.substr(0, close);
-    if (!net::IpAddress::Parse(host).ok()) return false;
-    if (!port.empty() && !absl::ConsumePrefix(&port, ":")) return false;
-  } else {
-    const size_t colon = host.find(':');
-    if (colon != absl::string_view::npos) {
-      port = host.substr(colon + 1);
-      host = host.substr(0, colon);
-      if (port.empty()) return false;
-    }
-    if (host.empty() || !std::all_of(host.begin(), host.end(), [](char c) {
-          return absl::ascii_isalnum(c) || c == '.' || c == '-';
-        })) {
-      return false;
-    }
-  }
-  return port.size() <= 5 && std::all_of(port.begin(), port.end(), absl::ascii_isdigit);
 }
 
 // The mirror rules of `path`; none when the path is empty or the file does not exist.
@@ -99,31 +71,6 @@ absl::StatusOr<std::vector<containers::MirrorRule>> MirrorRules(const std::strin
 }
 
 }  // namespace
-
-absl::StatusOr<std::string> RegistryOf(absl::string_view image) {
-  const bool ok =
-      !image.empty() && image.size() <= 512 && std::all_of(image.begin(), image.end(), [](char c) {
-        return absl::ascii_isalnum(c) ||
-               absl::string_view("._-/:@[]").find(c) != absl::string_view::npos;
-      });
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", image.substr(0, 64), "\" is not an image reference"));
-  }
-  const size_t slash = image.find('/');
-  if (slash == absl::string_view::npos) return std::string(kDockerHub);
-  const absl::string_view first = image.substr(0, slash);
-  // As the container tools decide: a first component with a dot or a port, or "localhost",
-  // names a registry; anything else is a Docker Hub namespace.
-  if (first.find_first_of(".:[") == absl::string_view::npos && first != "localhost") {
-    return std::string(kDockerHub);
-  }
-  if (!ValidRegistry(first) || image.find("//") != absl::string_view::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", image.substr(0, 64), "\" does not start with a registry host[:port]"));
-  }
-  return std::string(first);
-}
 
 RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
                              const std::string& ca_bundle, const Cancellation& cancellation) {
@@ -198,7 +145,7 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
     } else {
       // Where a pull would go, in order, until one registry answers.
       for (const std::string& reference : containers::PullReferences(image, *rules)) {
-        const absl::StatusOr<std::string> registry = RegistryOf(reference);
+        const absl::StatusOr<std::string> registry = containers::RegistryOf(reference);
         if (!registry.ok()) {
           answer = RegistryAnswer{.error = std::string(registry.status().message())};
           continue;

@@ -29,6 +29,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/containers/image_reference.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_executor.h"
 
@@ -43,11 +44,6 @@ struct ImageAvailabilityOptions {
   std::string registries_conf = "/etc/containers/registries.conf";
   size_t max_images = 32;
 };
-
-// The registry host ("host[:port]") of an image reference; Docker Hub references
-// ("ubuntu", "library/ubuntu:22.04") map to "registry-1.docker.io". INVALID_ARGUMENT for text
-// that is not an image reference.
-absl::StatusOr<std::string> RegistryOf(absl::string_view image);
 
 // GETs `url` with libcurl, at most `timeout`, giving up early when `cancellation` is set.
 RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,

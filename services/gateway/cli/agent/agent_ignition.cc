@@ -165,6 +165,22 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
   const std::string restart = "Restart=always\nRestartSec=2\n";
   const std::string images = absl::StrCat("EnvironmentFile=", kNodeZeroImagesEnvPath, "\n");
   config.AddFile({.path = kPostgresInitScriptPath, .mode = 0755, .contents = kPostgresInitScript});
+  // The user's release image replaces the orchestrator's default catalog. The orchestrator
+  // names it to the hosts' image check, which pulls it through their registries.conf; it is not
+  // the cluster's own ocp_release_image, whose registry host the hosts would also have to
+  // resolve (a mirrored source's host does not resolve where there is no route to it).
+  std::string release;
+  if (!definition.release_image.empty()) {
+    const json catalog = json::array({json{{"openshift_version", kOpenshiftVersion},
+                                            {"cpu_architecture", "x86_64"},
+                                            {"url", definition.release_image},
+                                            {"version", kOpenshiftVersion}}});
+    // Single quotes: systemd takes the JSON as it is (an image reference has no quote).
+    config.AddFile({.path = kReleaseImageEnvPath,
+                    .mode = 0644,
+                    .contents = absl::StrCat("ASSISTED_RELEASE_IMAGES='", catalog.dump(), "'\n")});
+    release = absl::StrCat("EnvironmentFile=", kReleaseImageEnvPath, "\n");
+  }
   const struct {
     const char* name;
     std::string description;
@@ -182,7 +198,7 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
                     " --postgres-dsn=postgresql://assisted@/assisted?host=", kPostgresSocketDir,
                     " --secrets-key-file=", credentials, "secrets.key\n", restart)},
       {kOrchestratorUnitName, "assisted orchestrator (node 0): the agent port on rendezvousIP",
-       absl::StrCat(images, "ExecStart=", kBinDir,
+       absl::StrCat(images, release, "ExecStart=", kBinDir,
                     "/assisted-orchestrator --grpc-listen=", agent_port,
                     " --internal-grpc-listen=127.0.0.1:9094 --metrics-listen=127.0.0.1:9100",
                     " --inventory-address=127.0.0.1:9091",
@@ -403,6 +419,46 @@ ordered_json HintsJson(const RootDeviceHints& hints) {
   return out;
 }
 
+// Node 0's infra-env in the REST API's field names: the infra-env the ISO's own discovery
+// Ignition was built from (InfraEnvFor), so the hosts' installed OS (their Ignition takes each
+// host's static network), the installed cluster's install-config (mirrors as
+// imageContentSources, the trust bundle) and hosts added to node 0 later get what the ISO gave.
+ordered_json InfraEnvJson(const types::v1::InfraEnv& infra_env) {
+  ordered_json out = ordered_json::object();
+  for (const types::v1::HostStaticNetworkConfig& config : infra_env.static_network_config()) {
+    ordered_json map = ordered_json::array();
+    for (const types::v1::MacInterfaceMapEntry& entry : config.mac_interface_map()) {
+      map.push_back(
+          {{"mac_address", entry.mac_address()}, {"logical_nic_name", entry.logical_nic_name()}});
+    }
+    out["static_network_config"].push_back(
+        {{"network_yaml", config.network_yaml()}, {"mac_interface_map", std::move(map)}});
+  }
+  if (!infra_env.additional_trust_bundle().empty()) {
+    out["additional_trust_bundle"] = infra_env.additional_trust_bundle();
+  }
+  if (!infra_env.additional_ntp_sources().empty()) {
+    out["additional_ntp_sources"] = absl::StrJoin(infra_env.additional_ntp_sources(), ",");
+  }
+  const types::v1::Proxy& proxy = infra_env.proxy();
+  if (!proxy.http_proxy().empty() || !proxy.https_proxy().empty() || !proxy.no_proxy().empty()) {
+    out["proxy"] = {{"http_proxy", proxy.http_proxy()},
+                    {"https_proxy", proxy.https_proxy()},
+                    {"no_proxy", proxy.no_proxy()}};
+  }
+  if (!infra_env.mirror_registries().mirrors().empty()) {
+    ordered_json mirrors = ordered_json::array();
+    for (const types::v1::RegistryMirror& mirror : infra_env.mirror_registries().mirrors()) {
+      mirrors.push_back({{"source", mirror.source()},
+                         {"mirrors", std::vector<std::string>(mirror.mirrors().begin(),
+                                                              mirror.mirrors().end())},
+                         {"mirror_by_digest_only", mirror.mirror_by_digest_only()}});
+    }
+    out["mirror_registries"] = {{"mirrors", std::move(mirrors)}};
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& NodeZeroUnitNames() {
@@ -444,20 +500,15 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageId
   for (const Vip& vip : install.ingress_vips) {
     cluster["ingress_vips"].push_back({{"ip", vip.ip.ToString()}});
   }
-  // What the installed hosts' Ignition takes from the infra-env (REST field names): each host's
-  // static network, so the installed OS keeps its address, and the trust bundle.
-  ordered_json infra_env = ordered_json::object();
-  for (const AgentHost* host : HostsWithNetwork(definition)) {
-    ordered_json map = ordered_json::array();
-    for (const HostInterface& interface : host->interfaces) {
-      map.push_back({{"mac_address", interface.mac}, {"logical_nic_name", interface.name}});
-    }
-    infra_env["static_network_config"].push_back(
-        {{"network_yaml", host->network_yaml}, {"mac_interface_map", std::move(map)}});
+  // The cluster-wide settings of install-config.yaml and agent-config.yaml: the proxy goes to
+  // the installed cluster's install-config, the NTP sources to the hosts' NTP check.
+  if (!install.http_proxy.empty()) cluster["http_proxy"] = install.http_proxy;
+  if (!install.https_proxy.empty()) cluster["https_proxy"] = install.https_proxy;
+  if (!install.no_proxy.empty()) cluster["no_proxy"] = install.no_proxy;
+  if (!definition.agent.ntp_sources.empty()) {
+    cluster["additional_ntp_source"] = absl::StrJoin(definition.agent.ntp_sources, ",");
   }
-  if (!install.additional_trust_bundle.empty()) {
-    infra_env["additional_trust_bundle"] = install.additional_trust_bundle;
-  }
+  ordered_json infra_env = InfraEnvJson(InfraEnvFor(definition, identity.infra_env_id));
   ordered_json hosts = ordered_json::array();
   for (const AgentHost& host : definition.agent.hosts) {
     ordered_json entry = {{"macs", ordered_json::array()}};

@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/file/read_file.h"
 #include "lib/ignition/config_builder.h"
 #include "lib/ignition/test_util.h"
@@ -222,6 +223,106 @@ TEST_F(CreateImageFromSeed002, CarriesTheMirrorsTheCaAndEveryHostsNetworkByMac) 
     ASSERT_THAT(normalised, IsOk()) << keyfile;
     EXPECT_THAT((*normalised)["ipv4.address1"], HasSubstr(ips[i]));
   }
+}
+
+// Seed 002 with a proxy and NTP sources added, and the release named by digest as seed 002's
+// mirror holds it (its imageContentSources' second source).
+constexpr char kSeedRelease[] =
+    "registry.svc.ci.openshift.org/ocp/release@sha256:"
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+TEST(CreateImage, NodeZerosInfraEnvAndClusterCarryTheMirrorsProxyNtpAndTrustBundle) {
+  const std::string dir = SeedDir("seed002-settings");
+  Write(absl::StrCat(dir, "/install-config.yaml"),
+        Testdata("seed002_install-config.yaml") +
+            "proxy:\n  httpProxy: http://proxy.lab:3128\n  httpsProxy: http://proxy.lab:3129\n"
+            "  noProxy: .lab,192.168.0.0/24\n");
+  Write(absl::StrCat(dir, "/agent-config.yaml"),
+        absl::StrReplaceAll(Testdata("seed002_agent-config.yaml"),
+                            {{"  rendezvousIP: 192.168.0.116\n",
+                              "  rendezvousIP: 192.168.0.116\n  additionalNTPSources:\n"
+                              "    - ntp1.lab\n    - 192.168.0.10\n"}}));
+  SeededRandom random(3);
+  absl::StatusOr<CreatedImage> created =
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random, kSeedRelease);
+  ASSERT_THAT(created, IsOk());
+  const json ignition = EmbeddedIgnition(created->iso_path);
+  std::map<std::string, std::string> files = Files(ignition);
+  const json definition = json::parse(files[kClusterJsonPath]);
+
+  // What `agent run-node-zero` posts as node 0's infra-env (REST field names).
+  const json& infra_env = definition["infra_env"];
+  EXPECT_THAT(infra_env["additional_trust_bundle"].get<std::string>(),
+              HasSubstr("MIIGKDCCBBCgAwIBAgIUVu+F6PrAXwxVfPs4D0KQA3+50y4wDQYJKoZIhvcNAQEL"));
+  EXPECT_EQ(infra_env["additional_ntp_sources"], "ntp1.lab,192.168.0.10");
+  EXPECT_EQ(infra_env["proxy"], (json{{"http_proxy", "http://proxy.lab:3128"},
+                                      {"https_proxy", "http://proxy.lab:3129"},
+                                      {"no_proxy", ".lab,192.168.0.0/24"}}));
+  EXPECT_EQ(infra_env["mirror_registries"],
+            (json{{"mirrors",
+                   {{{"source", "quay.io/openshift-release-dev/ocp-v4.0-art-dev"},
+                     {"mirrors", {"provisioning.schmaustech.com:5000/ocp4/openshift4"}},
+                     {"mirror_by_digest_only", true}},
+                    {{"source", "registry.svc.ci.openshift.org/ocp/release"},
+                     {"mirrors", {"provisioning.schmaustech.com:5000/ocp4/openshift4"}},
+                     {"mirror_by_digest_only", true}}}}}));
+  EXPECT_EQ(infra_env["static_network_config"].size(), 3u);
+  // The cluster's own: its install-config's proxy and its hosts' NTP check.
+  EXPECT_EQ(definition["cluster"]["http_proxy"], "http://proxy.lab:3128");
+  EXPECT_EQ(definition["cluster"]["https_proxy"], "http://proxy.lab:3129");
+  EXPECT_EQ(definition["cluster"]["no_proxy"], ".lab,192.168.0.0/24");
+  EXPECT_EQ(definition["cluster"]["additional_ntp_source"], "ntp1.lab,192.168.0.10");
+  // The ISO's own discovery settings agree: chrony's sources and the agent's proxy.
+  EXPECT_EQ(files["/etc/chrony.d/assisted-ntp-sources.conf"],
+            "server ntp1.lab iburst\nserver 192.168.0.10 iburst\n");
+
+  // The release: node 0's orchestrator names it to the hosts, whose registries.conf sends the
+  // pull to the mirror first.
+  EXPECT_EQ(files[kReleaseImageEnvPath],
+            absl::StrCat(R"(ASSISTED_RELEASE_IMAGES='[{"cpu_architecture":"x86_64",)",
+                         R"("openshift_version":"4.16","url":")", kSeedRelease,
+                         R"(","version":"4.16"}]')", "\n"));
+  std::map<std::string, std::string> units;
+  for (const json& unit : ignition["systemd"]["units"]) {
+    units[unit["name"].get<std::string>()] = unit.value("contents", "");
+  }
+  EXPECT_THAT(units["assisted-orchestrator.service"],
+              HasSubstr(absl::StrCat("EnvironmentFile=", kReleaseImageEnvPath, "\n")));
+  absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+      containers::ParseRegistriesConf(files["/etc/containers/registries.conf"]);
+  ASSERT_THAT(rules, IsOk());
+  EXPECT_THAT(containers::PullReferences(kSeedRelease, *rules),
+              ::testing::ElementsAre(
+                  absl::StrCat("provisioning.schmaustech.com:5000/ocp4/openshift4",
+                               absl::string_view(kSeedRelease).substr(
+                                   std::string("registry.svc.ci.openshift.org/ocp/release").size())),
+                  kSeedRelease));
+}
+
+TEST(CreateImage, AReleaseImageTheHostsCouldNotPullThroughTheMirrorsIsRefused) {
+  const std::string dir = SeedDir("seed002-release");
+  SeededRandom random(4);
+  // Seed 002's own override names the mirror itself by tag: fine. A tag of the mirrored source
+  // would go to the source, which a disconnected host cannot reach.
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
+                          "provisioning.schmaustech.com:5000/ocp4/openshift4:4.11.0-rc.7"),
+              IsOk());
+  EXPECT_THAT(
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
+                  "registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7"),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("--release-image: \"registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7\" "
+                         "is a tag of registry.svc.ci.openshift.org/ocp/release, which "
+                         "install-config.yaml's imageContentSources mirror by digest only")));
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
+                          "https://quay.io/x:1"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--release-image: ")));
+  // Without one, node 0's orchestrator keeps its own catalog: no release file.
+  SeededRandom again(5);
+  absl::StatusOr<CreatedImage> plain =
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), again);
+  ASSERT_THAT(plain, IsOk());
+  EXPECT_EQ(Files(EmbeddedIgnition(plain->iso_path)).count(kReleaseImageEnvPath), 0u);
 }
 
 TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
