@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -53,21 +54,6 @@ absl::StatusOr<std::vector<std::string>> ParseImages(const Step& step,
   }
   *timeout = seconds.has_value() ? absl::Seconds(*seconds) : options.default_timeout;
   return images;
-}
-
-// The mirror rules of `path`; none when the path is empty or the file does not exist.
-absl::StatusOr<std::vector<containers::MirrorRule>> MirrorRules(const std::string& path) {
-  std::error_code error;
-  if (path.empty() || !std::filesystem::exists(path, error)) {
-    return std::vector<containers::MirrorRule>{};
-  }
-  ASSIGN_OR_RETURN(const std::string text, ReadFile(path, "registries.conf"));
-  absl::StatusOr<std::vector<containers::MirrorRule>> rules =
-      containers::ParseRegistriesConf(text);
-  if (!rules.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": ", rules.status().message()));
-  }
-  return rules;
 }
 
 }  // namespace
@@ -121,6 +107,40 @@ RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
   return answer;
 }
 
+absl::StatusOr<std::vector<containers::MirrorRule>> ReadMirrorRules(const std::string& path) {
+  std::error_code error;
+  if (path.empty() || !std::filesystem::exists(path, error)) {
+    return std::vector<containers::MirrorRule>{};
+  }
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path, "registries.conf"));
+  absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+      containers::ParseRegistriesConf(text);
+  if (!rules.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", rules.status().message()));
+  }
+  return rules;
+}
+
+ImageLookUp LookUpImage(const std::string& image, const std::vector<containers::MirrorRule>& rules,
+                        const ImageAvailabilityOptions& options,
+                        const std::function<absl::Duration()>& budget,
+                        const Cancellation& cancellation) {
+  ImageLookUp found;
+  for (const std::string& reference : containers::PullReferences(image, rules)) {
+    const absl::StatusOr<std::string> registry = containers::RegistryOf(reference);
+    if (!registry.ok()) {
+      found.answer = RegistryAnswer{.error = std::string(registry.status().message())};
+      continue;
+    }
+    const std::string scheme = options.plain_http_registries.count(*registry) > 0 ? "http" : "https";
+    found.answer = ProbeRegistry(absl::StrCat(scheme, "://", *registry, "/v2/"), budget(),
+                                 options.ca_bundle, cancellation);
+    found.reference = reference;
+    if (found.answer.http_status == 200 || found.answer.http_status == 401) break;
+  }
+  return found;
+}
+
 StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
   absl::Duration shared = absl::ZeroDuration();
   absl::StatusOr<std::vector<std::string>> images = ParseImages(step, options_, &shared);
@@ -131,8 +151,10 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
   types::v1::ContainerImageAvailabilityResponse& report = *result.mutable_image_availability();
   const absl::StatusOr<std::vector<containers::MirrorRule>> rules =
       context.simulation != nullptr ? std::vector<containers::MirrorRule>{}
-                                    : MirrorRules(options_.registries_conf);
-  if (!rules.ok()) context.log.Info("no image can be pulled", {{"error", std::string(rules.status().message())}});
+                                    : ReadMirrorRules(options_.registries_conf);
+  if (!rules.ok()) {
+    context.log.Info("no image can be pulled", {{"error", std::string(rules.status().message())}});
+  }
   bool all_ok = true;
   for (const std::string& image : *images) {
     if (context.cancelled()) return FailureResult(kExitInvalid, "image check cancelled");
@@ -143,22 +165,15 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
     } else if (!rules.ok()) {
       answer.error = std::string(rules.status().message());
     } else {
-      // Where a pull would go, in order, until one registry answers.
-      for (const std::string& reference : containers::PullReferences(image, *rules)) {
-        const absl::StatusOr<std::string> registry = containers::RegistryOf(reference);
-        if (!registry.ok()) {
-          answer = RegistryAnswer{.error = std::string(registry.status().message())};
-          continue;
-        }
-        const std::string scheme =
-            options_.plain_http_registries.count(*registry) > 0 ? "http" : "https";
-        const absl::Duration budget = std::min(context.Budget(options_.request_timeout),
-                                               shared_deadline - context.clock.Now());
-        answer = ProbeRegistry(absl::StrCat(scheme, "://", *registry, "/v2/"), budget,
-                               options_.ca_bundle, context.cancellation);
-        answered_by = reference;
-        if (answer.http_status == 200 || answer.http_status == 401) break;
-      }
+      ImageLookUp found = LookUpImage(
+          image, *rules, options_,
+          [&] {
+            return std::min(context.Budget(options_.request_timeout),
+                            shared_deadline - context.clock.Now());
+          },
+          context.cancellation);
+      answer = std::move(found.answer);
+      answered_by = std::move(found.reference);
     }
     const bool ok = answer.http_status == 200 || answer.http_status == 401;
     all_ok = all_ok && ok;

@@ -24,12 +24,14 @@
 #define ASSISTED_SERVICES_AGENT_STEPS_IMAGE_AVAILABILITY_H_
 
 #include <cstddef>
+#include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "lib/containers/image_reference.h"
+#include "lib/containers/registries_conf.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_executor.h"
 
@@ -48,6 +50,21 @@ struct ImageAvailabilityOptions {
 // GETs `url` with libcurl, at most `timeout`, giving up early when `cancellation` is set.
 RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
                              const std::string& ca_bundle, const Cancellation& cancellation);
+
+// The mirror rules of the registries.conf at `path`; none when the path is empty or the file
+// does not exist. INVALID_ARGUMENT naming the path and line when it cannot be read.
+absl::StatusOr<std::vector<containers::MirrorRule>> ReadMirrorRules(const std::string& path);
+
+// Where a pull of `image` would go (containers::PullReferences over `rules`), each registry's
+// /v2/ probed in order, each within `budget()`, until one answers 200 or 401.
+struct ImageLookUp {
+  RegistryAnswer answer;  // the answering registry's, else the last one's
+  std::string reference;  // the reference that answer is for; empty when none was probed
+};
+ImageLookUp LookUpImage(const std::string& image, const std::vector<containers::MirrorRule>& rules,
+                        const ImageAvailabilityOptions& options,
+                        const std::function<absl::Duration()>& budget,
+                        const Cancellation& cancellation);
 
 class ImageAvailability final : public StepExecutor {
  public:
