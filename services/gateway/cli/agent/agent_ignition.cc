@@ -117,9 +117,11 @@ constexpr char kCarryOverScript[] = R"SCRIPT(#!/bin/bash
 # their drop-ins, enabled, and PostgreSQL's data (not the image service). The installed OS then
 # starts them again on rendezvousIP, where its reporter and `wait-for` find them. Does nothing
 # when no installed disk of this cluster is found (a shutdown before the install).
+# HOST_ROOT, RENDEZVOUS_ENV and CARRY_OVER_WORK_DIR are for tests on a fake host.
 set -euo pipefail
-source /etc/assisted/rendezvous-host.env
-work=/run/assisted-carry-over
+root=${HOST_ROOT:-}
+source "${RENDEZVOUS_ENV:-/etc/assisted/rendezvous-host.env}"
+work=${CARRY_OVER_WORK_DIR:-/run/assisted-carry-over}
 mkdir -p "$work/boot" "$work/root"
 root_partition=""
 for boot in $(blkid -t PARTLABEL=boot -o device || true); do
@@ -136,24 +138,34 @@ if [ -z "$root_partition" ]; then
 fi
 mount "$root_partition" "$work/root"
 trap 'umount "$work/root"' EXIT
-cp -a --parents @PATHS@ "$work/root"
+(cd "$root/" && cp -a --parents @PATHS@ "$work/root")
 for unit in @UNITS@; do
-  cp -a "/etc/systemd/system/$unit" "$work/root/etc/systemd/system/"
-  [ -d "/etc/systemd/system/$unit.d" ] && cp -a "/etc/systemd/system/$unit.d" "$work/root/etc/systemd/system/"
+  cp -a "$root/etc/systemd/system/$unit" "$work/root/etc/systemd/system/"
+  if [ -d "$root/etc/systemd/system/$unit.d" ]; then
+    cp -a "$root/etc/systemd/system/$unit.d" "$work/root/etc/systemd/system/"
+  fi
   mkdir -p "$work/root/etc/systemd/system/multi-user.target.wants"
   ln -sfn "/etc/systemd/system/$unit" "$work/root/etc/systemd/system/multi-user.target.wants/$unit"
 done
 echo "assisted-node-zero-carry-over: node 0's services carried onto $root_partition"
 )SCRIPT";
 
-// A unit of node 0: starts where assisted-node-zero.service wrote the marker, after `after`;
-// `service` holds its [Service] lines.
-std::string NodeZeroUnit(absl::string_view description, absl::string_view after,
-                         absl::string_view service) {
+// A unit of node 0: starts where assisted-node-zero.service wrote the marker, after every unit
+// of `after` that exists, pulling in the ones it `needs`; `service` holds its [Service] lines.
+std::string NodeZeroUnit(absl::string_view description, const std::vector<std::string>& needs,
+                         const std::vector<std::string>& after, absl::string_view service) {
   return absl::StrCat("[Unit]\nDescription=", description,
-                      "\nConditionPathExists=", kNodeZeroMarkerPath, "\nWants=", after,
-                      "\nAfter=", after, "\n\n[Service]\n", service,
-                      "\n[Install]\nWantedBy=multi-user.target\n");
+                      "\nConditionPathExists=", kNodeZeroMarkerPath,
+                      "\nWants=", absl::StrJoin(needs, " "), "\nAfter=", absl::StrJoin(after, " "),
+                      "\n\n[Service]\n", service, "\n[Install]\nWantedBy=multi-user.target\n");
+}
+
+// A service is started (for systemd, and so for the units ordered after it) once its gRPC
+// health answers SERVING on `port`, not when its process has forked: the next service's first
+// calls then find it. Bounded by the start timeout (a slow first boot under emulation).
+std::string ReadyWhenServing(int port) {
+  return absl::StrCat("ExecStartPost=/bin/sh -c 'until ", kBinDir, "/aictl health 127.0.0.1:",
+                      port, " >/dev/null 2>&1; do sleep 1; done'\nTimeoutStartSec=900\n");
 }
 
 // Node 0's units, each started after the one before it (NodeZeroUnitNames' order).
@@ -181,45 +193,66 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
                     .contents = absl::StrCat("ASSISTED_RELEASE_IMAGES='", catalog.dump(), "'\n")});
     release = absl::StrCat("EnvironmentFile=", kReleaseImageEnvPath, "\n");
   }
+  // Each unit names what it needs (Wants= and After=) and starts after every unit before it
+  // (After=). Node 0's installed OS gets all of them but the image service (carry-over,
+  // below), so no unit may need that one: there, the gateway must still wait for PostgreSQL,
+  // the inventory and the orchestrator rather than start at once and fail.
   const struct {
     const char* name;
+    std::vector<std::string> needs;
     std::string description;
     std::string service;
   } kUnits[] = {
-      {kPostgresUnitName, "PostgreSQL of node 0's services (a unix socket only)",
+      {kPostgresUnitName,
+       {kNodeZeroUnitName},
+       "PostgreSQL of node 0's services (a unix socket only)",
        absl::StrCat("Type=notify\nUser=postgres\nStateDirectory=assisted/postgres\n"
                     "RuntimeDirectory=assisted-postgres\nEnvironment=PG_BINDIR=",
                     kPostgresBinDir, "\nEnvironment=PGDATA=", kPostgresData, "\nExecStartPre=",
                     kPostgresInitScriptPath, "\nExecStart=", kPostgresBinDir, "/postgres -D ",
                     kPostgresData, " -c listen_addresses= -k ", kPostgresSocketDir, "\n", restart)},
-      {kInventoryUnitName, "assisted inventory (node 0)",
+      {kInventoryUnitName,
+       {kPostgresUnitName},
+       "assisted inventory (node 0)",
        absl::StrCat("ExecStart=", kBinDir, "/assisted-inventory --grpc-listen=127.0.0.1:9091",
                     " --metrics-listen=127.0.0.1:9101",
                     " --postgres-dsn=postgresql://assisted@/assisted?host=", kPostgresSocketDir,
-                    " --secrets-key-file=", credentials, "secrets.key\n", restart)},
-      {kOrchestratorUnitName, "assisted orchestrator (node 0): the agent port on rendezvousIP",
+                    " --secrets-key-file=", credentials, "secrets.key\n", ReadyWhenServing(9091),
+                    restart)},
+      {kOrchestratorUnitName,
+       {kInventoryUnitName},
+       "assisted orchestrator (node 0): the agent port on rendezvousIP",
        absl::StrCat(images, release, "ExecStart=", kBinDir,
                     "/assisted-orchestrator --grpc-listen=", agent_port,
                     " --internal-grpc-listen=127.0.0.1:9094 --metrics-listen=127.0.0.1:9100",
                     " --inventory-address=127.0.0.1:9091",
                     // Agents carry no token; the installed hosts' reports do.
-                    " --controller-token-key-file=", credentials, "url.key\n", restart)},
-      {kImageUnitName, "assisted image service (node 0, loopback only)",
+                    " --controller-token-key-file=", credentials, "url.key\n",
+                    ReadyWhenServing(9094), restart)},
+      {kImageUnitName,
+       {kInventoryUnitName, kOrchestratorUnitName},
+       "assisted image service (node 0, loopback only)",
        absl::StrCat(images, "StateDirectory=assisted/images\n", "ExecStart=", kBinDir,
                     "/assisted-image --grpc-listen=127.0.0.1:9092 --metrics-listen=127.0.0.1:9102",
                     " --http-listen=127.0.0.1:8888 --public-url=http://127.0.0.1:8888",
                     " --inventory-address=127.0.0.1:9091 --orchestrator-address=", agent_port,
                     " --url-signing-key-file=", credentials, "url.key",
-                    " --image-cache-dir=/var/lib/assisted/images\n", restart)},
-      {kGatewayUnitName, "assisted gateway (node 0): the REST API on rendezvousIP",
+                    " --image-cache-dir=/var/lib/assisted/images\n", ReadyWhenServing(9092),
+                    restart)},
+      {kGatewayUnitName,
+       {kInventoryUnitName, kOrchestratorUnitName},
+       "assisted gateway (node 0): the REST API on rendezvousIP",
        absl::StrCat("ExecStart=", kBinDir,
                     "/assisted-gateway --http-listen=", HostPort(rendezvous, kGatewayPort),
                     " --grpc-listen=127.0.0.1:9093 --metrics-listen=127.0.0.1:9103",
                     " --inventory-address=127.0.0.1:9091 --orchestrator-address=127.0.0.1:9094",
                     " --image-address=127.0.0.1:9092 --auth=jwt --jwt-secret-file=", credentials,
-                    "jwt.key --url-signing-key-file=", credentials, "url.key\n", restart)},
+                    "jwt.key --url-signing-key-file=", credentials, "url.key\n",
+                    ReadyWhenServing(9093), restart)},
       // Retries by itself while the gateway does not answer; exits 0 once the install started.
-      {kRegisterUnitName, "Create the cluster of cluster.json on node 0 and start its install",
+      {kRegisterUnitName,
+       {kGatewayUnitName},
+       "Create the cluster of cluster.json on node 0 and start its install",
        absl::StrCat("Type=simple\nRestart=on-failure\nRestartSec=5\n", "ExecStart=", kBinDir,
                     "/aictl --server=http://", HostPort(rendezvous, kGatewayPort),
                     " agent run-node-zero --config=", kClusterJsonPath,
@@ -248,7 +281,12 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
   config.AddFile({.path = kCarryOverScriptPath,
                   .mode = 0755,
                   .contents = absl::StrReplaceAll(
-                      kCarryOverScript, {{"@PATHS@", absl::StrJoin(carried_paths, " ")},
+                      kCarryOverScript,
+                      // Relative to the root: cp --parents recreates them under the disk's.
+                      {{"@PATHS@", absl::StrJoin(carried_paths, " ",
+                                                 [](std::string* out, const std::string& path) {
+                                                   out->append(path.substr(1));
+                                                 })},
                                          {"@UNITS@", absl::StrJoin(carried_units, " ")}})});
   config.AddUnit(
       {.name = kCarryOverUnitName,
@@ -260,12 +298,12 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
            "\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\nExecStop=",
            kCarryOverScriptPath, "\nTimeoutStopSec=600\n\n[Install]\nWantedBy=multi-user.target\n"),
        .enabled = true});
-  std::string after = kNodeZeroUnitName;
+  std::vector<std::string> before = {kNodeZeroUnitName};
   for (const auto& unit : kUnits) {
     config.AddUnit({.name = unit.name,
-                    .contents = NodeZeroUnit(unit.description, after, unit.service),
+                    .contents = NodeZeroUnit(unit.description, unit.needs, before, unit.service),
                     .enabled = true});
-    after = unit.name;
+    before.push_back(unit.name);
   }
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/containers/registries_conf.h"
@@ -357,6 +358,26 @@ TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
   EXPECT_EQ(read->cluster_id, created_->cluster_id);
 }
 
+// The names of a unit's `key=` line ("Wants", "After"), split at spaces.
+std::vector<std::string> UnitList(const std::string& unit, const std::string& key) {
+  for (absl::string_view line : absl::StrSplit(unit, '\n')) {
+    if (absl::ConsumePrefix(&line, key + "=")) {
+      return absl::StrSplit(line, ' ', absl::SkipEmpty());
+    }
+  }
+  return {};
+}
+
+// The units carry-over puts on node 0's installed disk: its script's `for unit in ...` list.
+std::vector<std::string> CarriedUnits(const std::string& script) {
+  const size_t from = script.find("for unit in ");
+  const size_t to = script.find("; do", from);
+  if (from == std::string::npos || to == std::string::npos) return {};
+  return absl::StrSplit(script.substr(from + 12, to - from - 12), ' ', absl::SkipEmpty());
+}
+
+constexpr char kCarryOverScript[] = "/usr/local/bin/assisted-node-zero-carry-over.sh";
+
 // Node 0's services run only where the marker is, in order, and only the agent port and the
 // gateway's HTTP port listen on rendezvousIP (node_zero_pg_test runs them).
 TEST_F(CreateImageFromSeed002, CarriesNodeZerosUnitsListeningOnRendezvousIpOnlyForAgentsAndUsers) {
@@ -364,14 +385,14 @@ TEST_F(CreateImageFromSeed002, CarriesNodeZerosUnitsListeningOnRendezvousIpOnlyF
   for (const json& unit : (*ignition_)["systemd"]["units"]) {
     units[unit["name"].get<std::string>()] = unit.value("contents", "");
   }
-  std::string after = kNodeZeroUnitName;
+  std::vector<std::string> before = {kNodeZeroUnitName};
   std::vector<std::string> on_rendezvous_ip;
   for (const std::string& name : NodeZeroUnitNames()) {
     ASSERT_TRUE(units.count(name)) << name;
     const std::string& unit = units[name];
     EXPECT_THAT(unit, HasSubstr("ConditionPathExists=/etc/assisted/node0\n")) << name;
-    EXPECT_THAT(unit, HasSubstr(absl::StrCat("After=", after, "\n"))) << name;
-    after = name;
+    EXPECT_THAT(UnitList(unit, "After"), ::testing::ElementsAreArray(before)) << name;
+    before.push_back(name);
     for (absl::string_view word : absl::StrSplit(unit, absl::ByAnyChar(" \n"))) {
       if (absl::StrContains(word, "192.168.0.116:")) on_rendezvous_ip.emplace_back(word);
     }
@@ -454,6 +475,161 @@ TEST_F(CreateImageFromSeed002, SetHostnameScriptNamesTheHostByItsMac) {
                  {"HOSTNAME_FILE", absl::StrCat(root, "/hostname")}});
   ASSERT_TRUE(result.ok()) << result.stderr_data;
   EXPECT_EQ(*ReadFile(absl::StrCat(root, "/hostname"), "hostname"), "asus3-vm3\n");
+}
+
+// On node 0's installed OS every carried unit but the image service runs (carry-over), so what
+// a unit needs must be carried too, and each service counts as started once it serves: before,
+// the gateway there waited only for the absent image service, started with PostgreSQL and
+// recovered by restarting.
+TEST_F(CreateImageFromSeed002, NodeZerosUnitsNeedOnlyWhatIsCarriedAndStartOnceServing) {
+  std::map<std::string, std::string> units;
+  for (const json& unit : (*ignition_)["systemd"]["units"]) {
+    units[unit["name"].get<std::string>()] = unit.value("contents", "");
+  }
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::vector<std::string> carried = CarriedUnits(files[kCarryOverScript]);
+  EXPECT_THAT(carried, ::testing::UnorderedElementsAre(
+                           "assisted-postgres.service", "assisted-inventory.service",
+                           "assisted-orchestrator.service", "assisted-gateway.service",
+                           "assisted-node-zero-register.service"));
+  for (const std::string& name : carried) {
+    for (const std::string& needed : UnitList(units[name], "Wants")) {
+      // assisted-node-zero.service marks node 0 on the live ISO; the marker itself is carried.
+      if (needed == kNodeZeroUnitName) continue;
+      EXPECT_THAT(carried, ::testing::Contains(needed)) << name << " needs " << needed;
+    }
+  }
+  EXPECT_THAT(UnitList(units["assisted-inventory.service"], "Wants"),
+              ::testing::ElementsAre("assisted-postgres.service"));
+  EXPECT_THAT(UnitList(units["assisted-gateway.service"], "Wants"),
+              ::testing::ElementsAre("assisted-inventory.service", "assisted-orchestrator.service"));
+  EXPECT_THAT(UnitList(units["assisted-node-zero-register.service"], "Wants"),
+              ::testing::ElementsAre("assisted-gateway.service"));
+  for (const auto& [name, port] : {std::pair{"assisted-inventory.service", 9091},
+                                   std::pair{"assisted-orchestrator.service", 9094},
+                                   std::pair{"assisted-image.service", 9092},
+                                   std::pair{"assisted-gateway.service", 9093}}) {
+    EXPECT_THAT(units[name],
+                HasSubstr(absl::StrCat("ExecStartPost=/bin/sh -c 'until /usr/local/bin/aictl "
+                                       "health 127.0.0.1:",
+                                       port, " >/dev/null 2>&1; do sleep 1; done'\n")))
+        << name;
+  }
+}
+
+// A fake host for the carry-over script: node 0's files under `root` (the ISO's Ignition files
+// and units, the carried binaries and folders), and `blkid`, `lsblk`, `mount` and `umount` in
+// root/bin acting on disks whose partitions are folders under root/devices/<name> (`mount`
+// makes the mount point a link to one).
+void LayDownNodeZero(const std::string& root, const json& ignition, const std::string& script) {
+  for (const auto& [path, contents] : Files(ignition)) Write(root + path, contents);
+  for (const json& unit : ignition["systemd"]["units"]) {
+    const std::string dir = root + "/etc/systemd/system/";
+    if (unit.contains("contents")) {
+      Write(dir + unit["name"].get<std::string>(), unit["contents"].get<std::string>());
+    }
+    for (const json& dropin : unit.value("dropins", json::array())) {
+      Write(absl::StrCat(dir, unit["name"].get<std::string>(), ".d/",
+                         dropin["name"].get<std::string>()),
+            dropin["contents"].get<std::string>());
+    }
+  }
+  Write(root + "/etc/systemd/system/assisted-orchestrator.service.d/lab.conf", "[Service]\n");
+  // What the live image holds: whatever cp --parents copies that the Ignition did not write.
+  const size_t from = script.find("cp -a --parents ") + 16;
+  const std::string paths = script.substr(from, script.find(" \"$work/root\"", from) - from);
+  for (absl::string_view path : absl::StrSplit(paths, ' ', absl::SkipEmpty())) {
+    const std::string full = absl::StrCat(root, "/", path);
+    if (std::filesystem::exists(full)) continue;
+    if (absl::StartsWith(path, "usr/local/bin/") || absl::EndsWith(path, ".env")) {
+      Write(full, absl::StrCat("content of /", path, "\n"));
+    } else {
+      Write(full + "/held", absl::StrCat("a file in /", path, "\n"));
+    }
+  }
+  Write(root + "/usr/local/bin/assisted-image", "the image service\n");
+  Write(root + "/var/lib/assisted/images/cache", "the image service's cache\n");
+  const std::map<std::string, std::string> commands = {
+      {"mount", "dir=${@: -1}; dev=${@: -2:1}\n"
+                "rmdir \"$dir\" && ln -s \"$FAKE/devices/$(basename \"$dev\")\" \"$dir\"\n"},
+      {"umount", "rm \"$1\" && mkdir \"$1\"\n"},
+      {"blkid", "cat \"$FAKE/boot-partitions\"\n"},
+      {"lsblk",
+       "case \"$*\" in\n"
+       "  \"-no PKNAME \"*) basename \"${@: -1}\" | tr -d 0-9 ;;\n"
+       "  \"-rno PATH,PARTLABEL \"*) d=${@: -1}; echo \"$d\"; echo \"${d}2 boot\"; "
+       "echo \"${d}4 root\" ;;\n"
+       "esac\n"}};
+  for (const auto& [name, body] : commands) {
+    const std::string path = absl::StrCat(root, "/bin/", name);
+    Write(path, "#!/bin/bash\n" + body);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  }
+}
+
+TEST_F(CreateImageFromSeed002, CarryOverCopiesNodeZerosServicesOntoItsInstalledDiskOnly) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::string script = files[kCarryOverScript];
+  const std::string root = absl::StrCat(TestTmpDir(), "/carry-over-host");
+  LayDownNodeZero(root, *ignition_, script);
+  // Two disks with an installed boot partition: another cluster's, and this one's.
+  Write(root + "/devices/vda2/assisted/install.json", R"({"cluster_id":"another"})");
+  Write(root + "/devices/vda4/etc/systemd/system/.keep", "");
+  Write(root + "/devices/vdb2/assisted/install.json",
+        json{{"cluster_id", created_->cluster_id}}.dump());
+  Write(root + "/devices/vdb4/etc/systemd/system/.keep", "");
+  const std::map<std::string, std::string> env = {
+      {"PATH", absl::StrCat(root, "/bin:/usr/bin:/bin:/usr/sbin:/sbin")},
+      {"FAKE", root},
+      {"HOST_ROOT", root},
+      {"RENDEZVOUS_ENV", root + kRendezvousEnvPath},
+      {"CARRY_OVER_WORK_DIR", root + "/run/carry-over"}};
+
+  // Before the install nothing is on a disk of this cluster: nothing is copied.
+  Write(root + "/boot-partitions", "/dev/vda2\n");
+  process::CommandResult result = RunScript(script, root, env);
+  ASSERT_TRUE(result.ok()) << result.stderr_data;
+  EXPECT_THAT(result.stdout_data, HasSubstr("nothing to carry"));
+  EXPECT_FALSE(std::filesystem::exists(root + "/devices/vda4/usr"));
+
+  Write(root + "/boot-partitions", "/dev/vda2\n/dev/vdb2\n");
+  result = RunScript(script, root, env);
+  ASSERT_TRUE(result.ok()) << result.stdout_data << result.stderr_data;
+  EXPECT_THAT(result.stdout_data, HasSubstr("carried onto /dev/vdb4"));
+  const std::string installed = root + "/devices/vdb4";
+  EXPECT_FALSE(std::filesystem::exists(root + "/devices/vda4/usr")) << "another cluster's disk";
+  // The services, PostgreSQL and its data, node 0's settings and credentials.
+  for (const std::string path :
+       {"/usr/local/bin/aictl", "/usr/local/bin/assisted-gateway", "/usr/local/bin/assisted-inventory",
+        "/usr/local/bin/assisted-orchestrator", "/usr/local/bin/assisted-postgres-init.sh",
+        "/usr/lib/postgresql/15/held", "/usr/share/postgresql/15/held",
+        "/usr/share/assisted/node-zero-images.env", "/var/lib/assisted/postgres/held",
+        "/root/.docker/config.json"}) {
+    EXPECT_EQ(*ReadFile(installed + path, path), *ReadFile(root + path, path)) << path;
+  }
+  for (const auto& [path, contents] : files) {
+    if (!absl::StartsWith(path, "/etc/assisted/")) continue;
+    EXPECT_EQ(*ReadFile(installed + path, path), contents) << path;
+  }
+  // Not the image service: its base ISO and cache do not fit the installed root.
+  EXPECT_FALSE(std::filesystem::exists(installed + "/usr/local/bin/assisted-image"));
+  EXPECT_FALSE(std::filesystem::exists(installed + "/var/lib/assisted/images"));
+  EXPECT_FALSE(std::filesystem::exists(installed + "/etc/systemd/system/assisted-image.service"));
+  // The units, their drop-ins, enabled.
+  for (const std::string& unit : CarriedUnits(script)) {
+    const std::string path = "/etc/systemd/system/" + unit;
+    EXPECT_EQ(*ReadFile(installed + path, unit), *ReadFile(root + path, unit));
+    EXPECT_EQ(std::filesystem::read_symlink(installed +
+                                            "/etc/systemd/system/multi-user.target.wants/" + unit),
+              path);
+  }
+  EXPECT_TRUE(std::filesystem::exists(
+      installed + "/etc/systemd/system/assisted-orchestrator.service.d/lab.conf"));
+  // Both mount points are released.
+  EXPECT_TRUE(std::filesystem::is_directory(
+      std::filesystem::symlink_status(root + "/run/carry-over/root")));
+  EXPECT_TRUE(std::filesystem::is_directory(
+      std::filesystem::symlink_status(root + "/run/carry-over/boot")));
 }
 
 TEST(CreateImage, NamesInstallConfigsTrustBundleWhenItIsNotACertificate) {
