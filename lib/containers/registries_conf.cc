@@ -103,8 +103,8 @@ std::string RenderRegistriesConf(const std::vector<MirrorRule>& rules) {
 
 absl::StatusOr<std::vector<MirrorRule>> ParseRegistriesConf(absl::string_view text) {
   if (text.size() > kMaxRegistriesConfBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("registries.conf is larger than ",
-                                                   kMaxRegistriesConfBytes, " bytes"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("registries.conf is larger than ", kMaxRegistriesConfBytes, " bytes"));
   }
   enum class Table { kOther, kRegistry, kMirror };
   Table table = Table::kOther;
@@ -182,7 +182,8 @@ absl::StatusOr<std::vector<MirrorRule>> ParseRegistriesConf(absl::string_view te
 const MirrorRule* RuleFor(absl::string_view image, const std::vector<MirrorRule>& rules) {
   const MirrorRule* best = nullptr;
   for (const MirrorRule& rule : rules) {
-    if (Takes(rule.source, image) && (best == nullptr || rule.source.size() > best->source.size())) {
+    if (Takes(rule.source, image) &&
+        (best == nullptr || rule.source.size() > best->source.size())) {
       best = &rule;
     }
   }
@@ -196,10 +197,12 @@ std::vector<std::string> PullReferences(absl::string_view image,
   const absl::string_view rest = image.substr(best->source.size());
   std::vector<std::string> references;
   if (!best->mirror_by_digest_only || PullsByDigest(image)) {
-    for (const std::string& mirror : best->mirrors) references.push_back(absl::StrCat(mirror, rest));
+    for (const std::string& mirror : best->mirrors)
+      references.push_back(absl::StrCat(mirror, rest));
   }
   if (!best->blocked) {
-    references.push_back(absl::StrCat(best->location.empty() ? best->source : best->location, rest));
+    references.push_back(
+        absl::StrCat(best->location.empty() ? best->source : best->location, rest));
   }
   return references;
 }

@@ -11,7 +11,8 @@
 //   std::string text = RenderRegistriesConf(rules);
 //   ASSIGN_OR_RETURN(std::vector<MirrorRule> read, ParseRegistriesConf(text));
 //   PullReferences("quay.io/openshift-release-dev/ocp-release@sha256:ab…", read)
-//     == {"mirror.lab:5000/ocp/release@sha256:ab…", "quay.io/openshift-release-dev/ocp-release@sha256:ab…"}
+//     == {"mirror.lab:5000/ocp/release@sha256:ab…",
+//     "quay.io/openshift-release-dev/ocp-release@sha256:ab…"}
 //
 // What is read: every [[registry]] table's `prefix`, `location`, `mirror-by-digest-only` and
 // `blocked`, and its [[registry.mirror]] tables' `location`. Everything else (search registries,
@@ -37,7 +38,7 @@ struct MirrorRule {
   std::string source;
   // Where the source's images really are; empty: `source` itself (registries.conf's location).
   std::string location;
-  std::vector<std::string> mirrors;  // tried in order before the location
+  std::vector<std::string> mirrors;    // tried in order before the location
   bool mirror_by_digest_only = false;  // mirrors serve only pulls by digest ("@sha256:…")
   bool blocked = false;                // the location itself is never contacted
 };

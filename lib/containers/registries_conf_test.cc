@@ -108,16 +108,16 @@ TEST(PullReferences, DigestPullsGoThroughTheMirrorsFirstThenTheSource) {
       ElementsAre(std::string("provisioning.schmaustech.com:5000/ocp4/openshift4") + kDigest,
                   image));
   // Sub-repositories and tags of a rule's source: the rest of the reference is kept.
-  const std::vector<MirrorRule> all = {
-      {.source = "quay.io/ocp", .mirrors = {"m1:5000/a", "m2/b"}}};
-  EXPECT_THAT(PullReferences("quay.io/ocp/release:4.16", all),
-              ElementsAre("m1:5000/a/release:4.16", "m2/b/release:4.16", "quay.io/ocp/release:4.16"));
+  const std::vector<MirrorRule> all = {{.source = "quay.io/ocp", .mirrors = {"m1:5000/a", "m2/b"}}};
+  EXPECT_THAT(
+      PullReferences("quay.io/ocp/release:4.16", all),
+      ElementsAre("m1:5000/a/release:4.16", "m2/b/release:4.16", "quay.io/ocp/release:4.16"));
 }
 
 TEST(PullReferences, TagPullsSkipDigestOnlyMirrors) {
-  EXPECT_THAT(PullReferences("registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7",
-                             Seed002Rules()),
-              ElementsAre("registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7"));
+  EXPECT_THAT(
+      PullReferences("registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7", Seed002Rules()),
+      ElementsAre("registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7"));
 }
 
 TEST(PullReferences, TheLongestSourceWinsAndOnlyAtABoundary) {

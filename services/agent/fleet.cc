@@ -473,7 +473,7 @@ class FleetAgent final : public ProtocolSession::Listener,
   Shared& shared_;
   const int index_;
   const simulation::SimulatedHost host_;
-  const steps::SimulationHooks hooks_;  // the host's, with Options::registry when given
+  const steps::SimulationHooks hooks_;      // the host's, with Options::registry when given
   std::shared_ptr<grpc::Channel> channel_;  // this host's own connection
   std::unique_ptr<orchestrator::v1::ControllerService::Stub> controller_;
   // From the install step (Instruction.controller_token); a secret, never logged.

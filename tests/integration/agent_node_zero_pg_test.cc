@@ -57,6 +57,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/file/read_file.h"
 #include "lib/ignition/config_builder.h"
 #include "lib/ignition/discovery_layout.h"
@@ -71,13 +72,12 @@
 #include "nlohmann/json.hpp"
 #include "openssl/evp.h"
 #include "services/agent/fleet.h"
+#include "services/agent/steps/image_availability.h"
 #include "services/gateway/cli/agent/agent_ignition.h"
 #include "services/gateway/cli/agent/asset_dir.h"
 #include "services/gateway/cli/commands.h"
 #include "services/gateway/cli/rest_client.h"
 #include "services/gateway/jwt.h"
-#include "lib/containers/registries_conf.h"
-#include "services/agent/steps/image_availability.h"
 #include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/postgres_server.h"
@@ -340,9 +340,8 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
   // infra-env (StartRegistration()).
   // `edit_install_config` changes the testdata's install-config.yaml; `release_image` is
   // `agent create image`'s --release-image.
-  void StartNodeZeroServices(
-      const std::function<void(std::string&)>& edit_install_config = nullptr,
-      const std::string& release_image = "") {
+  void StartNodeZeroServices(const std::function<void(std::string&)>& edit_install_config = nullptr,
+                             const std::string& release_image = "") {
     const std::string topology = GetParam();
     work_ = absl::StrCat(TestTmpDir(), "/", topology);
     dir_ = work_ + "/assets";
@@ -430,41 +429,42 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
   // Every host boots the ISO: simulated hosts with agent-config's MACs (profile host #i has
   // 192.168.122.10+i, MAC 02:00:c0:a8:7a:0a+i), the agent pointed where the ISO says; returns
   // once all registered. `registry` replaces the profile's image-check answers when set.
-  void BootHosts(std::function<agent::steps::RegistryAnswer(const std::string&)> registry = nullptr) {
-  agent::Fleet::Options options;
-  options.state_dir = work_ + "/hosts";
-  options.registry = registry;
-  ASSERT_THAT(agent::ApplyDiscoveryIso(created_.iso_path, options), IsOk());
-  EXPECT_EQ(options.orchestrator_address, absl::StrCat(kRendezvousIp, ":9090"));
-  EXPECT_EQ(options.infra_env_id, created_.infra_env_id);
-  options.orchestrator_address = node_zero_->Address(9090);
-  options.profile = RunfilePath("tests/fixtures/profiles/master.json");
-  options.count = static_cast<int>(created_.expected_hosts);
-  options.step_threads = 2;
-  absl::StatusOr<std::unique_ptr<agent::Fleet>> fleet = agent::Fleet::Start(
-      options,
-      [this](const agent::FleetEvent& event) {
-        if (event.kind != agent::FleetEvent::Kind::kRefused &&
-            event.kind != agent::FleetEvent::Kind::kDisconnected &&
-            event.kind != agent::FleetEvent::Kind::kRegistered) {
-          return;
-        }
-        absl::MutexLock lock(&mu_);
-        seen_.push_back(absl::StrCat("agent ", event.agent, " ", static_cast<int>(event.kind), " ",
-                                     event.detail));
-      },
-      log::Logger::Discard());
-  ASSERT_THAT(fleet, IsOk());
-  fleet_ = *std::move(fleet);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        absl::MutexLock lock(&mu_);
-        const size_t from = seen_.size() > 10 ? seen_.size() - 10 : 0;
-        return Observed{fleet_->registered() == options.count,
-                        absl::StrJoin(seen_.begin() + from, seen_.end(), "\n")};
-      },
-      absl::Seconds(60), "every host registered with node 0"))
-      << node_zero_->Logs();
+  void BootHosts(
+      std::function<agent::steps::RegistryAnswer(const std::string&)> registry = nullptr) {
+    agent::Fleet::Options options;
+    options.state_dir = work_ + "/hosts";
+    options.registry = registry;
+    ASSERT_THAT(agent::ApplyDiscoveryIso(created_.iso_path, options), IsOk());
+    EXPECT_EQ(options.orchestrator_address, absl::StrCat(kRendezvousIp, ":9090"));
+    EXPECT_EQ(options.infra_env_id, created_.infra_env_id);
+    options.orchestrator_address = node_zero_->Address(9090);
+    options.profile = RunfilePath("tests/fixtures/profiles/master.json");
+    options.count = static_cast<int>(created_.expected_hosts);
+    options.step_threads = 2;
+    absl::StatusOr<std::unique_ptr<agent::Fleet>> fleet = agent::Fleet::Start(
+        options,
+        [this](const agent::FleetEvent& event) {
+          if (event.kind != agent::FleetEvent::Kind::kRefused &&
+              event.kind != agent::FleetEvent::Kind::kDisconnected &&
+              event.kind != agent::FleetEvent::Kind::kRegistered) {
+            return;
+          }
+          absl::MutexLock lock(&mu_);
+          seen_.push_back(absl::StrCat("agent ", event.agent, " ", static_cast<int>(event.kind),
+                                       " ", event.detail));
+        },
+        log::Logger::Discard());
+    ASSERT_THAT(fleet, IsOk());
+    fleet_ = *std::move(fleet);
+    ASSERT_TRUE(Eventually(
+        [&] {
+          absl::MutexLock lock(&mu_);
+          const size_t from = seen_.size() > 10 ? seen_.size() - 10 : 0;
+          return Observed{fleet_->registered() == options.count,
+                          absl::StrJoin(seen_.begin() + from, seen_.end(), "\n")};
+        },
+        absl::Seconds(60), "every host registered with node 0"))
+        << node_zero_->Logs();
   }
 
   // `aictl agent wait-for install-complete` with the state file, node 0 reached where the test
@@ -619,7 +619,8 @@ TEST_P(NodeZeroRunTest, AgentsThatComeBeforeTheInfraEnvExistsRegisterOnceItDoes)
 // orchestrator asks for on the mirror this test starts, and the install then completes; node
 // 0's infra-env and the installed cluster's install-config carry the mirrors.
 TEST_P(NodeZeroRunTest, ADisconnectedInstallChecksTheReleaseOnTheMirror) {
-  if (std::string(GetParam()) != "sno") GTEST_SKIP() << "one topology is enough for the mirror path";
+  if (std::string(GetParam()) != "sno")
+    GTEST_SKIP() << "one topology is enough for the mirror path";
   // The mirror: `openssl s_server -www` answers every GET (the check's /v2/) with 200 over TLS,
   // with a certificate for 127.0.0.1 from a CA only the install-config names.
   const std::string pki = absl::StrCat(TestTmpDir(), "/mirror-pki");
@@ -652,8 +653,8 @@ TEST_P(NodeZeroRunTest, ADisconnectedInstallChecksTheReleaseOnTheMirror) {
         // The mirror's registry needs credentials in the pull secret.
         install_config = absl::StrReplaceAll(
             install_config,
-            {{R"({"auths":{"quay.io":)", absl::StrCat(R"({"auths":{")", registry,
-                                                      R"(":{"auth":"eDp5"},"quay.io":)")}});
+            {{R"({"auths":{"quay.io":)",
+              absl::StrCat(R"({"auths":{")", registry, R"(":{"auth":"eDp5"},"quay.io":)")}});
       },
       release);
   if (HasFatalFailure()) return;
@@ -697,14 +698,15 @@ TEST_P(NodeZeroRunTest, ADisconnectedInstallChecksTheReleaseOnTheMirror) {
   absl::StatusOr<json> infra_env =
       rest->Call("GET", absl::StrCat("/infra-envs/", created_.infra_env_id));
   ASSERT_THAT(infra_env, IsOk());
-  EXPECT_EQ((*infra_env)["mirror_registries"]["mirrors"][0]["source"], kSource) << infra_env->dump();
+  EXPECT_EQ((*infra_env)["mirror_registries"]["mirrors"][0]["source"], kSource)
+      << infra_env->dump();
   EXPECT_THAT((*infra_env)["additional_trust_bundle"].get<std::string>(),
               ::testing::HasSubstr("BEGIN CERTIFICATE"));
   absl::StatusOr<json> install_config =
       rest->Call("GET", absl::StrCat("/clusters/", created_.cluster_id, "/install-config"));
   ASSERT_THAT(install_config, IsOk());
-  const std::string text = install_config->is_string() ? install_config->get<std::string>()
-                                                       : install_config->dump();
+  const std::string text =
+      install_config->is_string() ? install_config->get<std::string>() : install_config->dump();
   EXPECT_THAT(text, ::testing::HasSubstr(kSource));
   EXPECT_THAT(text, ::testing::HasSubstr(registry + "/ocp/release"));
   EXPECT_THAT(text, ::testing::HasSubstr("additionalTrustBundle"));

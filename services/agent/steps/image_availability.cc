@@ -113,8 +113,7 @@ absl::StatusOr<std::vector<containers::MirrorRule>> ReadMirrorRules(const std::s
     return std::vector<containers::MirrorRule>{};
   }
   ASSIGN_OR_RETURN(const std::string text, ReadFile(path, "registries.conf"));
-  absl::StatusOr<std::vector<containers::MirrorRule>> rules =
-      containers::ParseRegistriesConf(text);
+  absl::StatusOr<std::vector<containers::MirrorRule>> rules = containers::ParseRegistriesConf(text);
   if (!rules.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": ", rules.status().message()));
   }
@@ -132,7 +131,8 @@ ImageLookUp LookUpImage(const std::string& image, const std::vector<containers::
       found.answer = RegistryAnswer{.error = std::string(registry.status().message())};
       continue;
     }
-    const std::string scheme = options.plain_http_registries.count(*registry) > 0 ? "http" : "https";
+    const std::string scheme =
+        options.plain_http_registries.count(*registry) > 0 ? "http" : "https";
     found.answer = ProbeRegistry(absl::StrCat(scheme, "://", *registry, "/v2/"), budget(),
                                  options.ca_bundle, cancellation);
     found.reference = reference;

@@ -133,9 +133,10 @@ TEST(ImageAvailability, ImagesAreLookedUpThroughTheHostsMirrors) {
   TestHttpServer mirror(401);
   constexpr char kSource[] = "127.0.0.1:1/openshift-release-dev/ocp-release";
   const std::string conf = WriteRegistriesConf(
-      "mirrored", containers::RenderRegistriesConf({{.source = kSource,
-                                                     .mirrors = {mirror.registry() + "/ocp/release"},
-                                                     .mirror_by_digest_only = true}}));
+      "mirrored",
+      containers::RenderRegistriesConf({{.source = kSource,
+                                         .mirrors = {mirror.registry() + "/ocp/release"},
+                                         .mirror_by_digest_only = true}}));
   ImageAvailability step({.request_timeout = absl::Seconds(5),
                           .plain_http_registries = {mirror.registry(), "127.0.0.1:1"},
                           .registries_conf = conf});
@@ -159,8 +160,9 @@ TEST(ImageAvailability, ImagesAreLookedUpThroughTheHostsMirrors) {
 
 TEST(ImageAvailability, AnUnreadableRegistriesConfFailsEveryImage) {
   TestHttpServer registry(200);
-  ImageAvailability step({.plain_http_registries = {registry.registry()},
-                          .registries_conf = WriteRegistriesConf("broken", "[[registry]]\nlocation = \"x\n")});
+  ImageAvailability step(
+      {.plain_http_registries = {registry.registry()},
+       .registries_conf = WriteRegistriesConf("broken", "[[registry]]\nlocation = \"x\n")});
   ContextHolder holder;
   StepContext context = holder.context();
   StepResult result = step.Run(

@@ -68,9 +68,9 @@ int RunAgentCreateClusterManifests(const CommandOptions& options, Io io) {
 
 int RunAgentCreatePxeFiles(const CommandOptions& options, Io io) {
   SystemRandom random;
-  absl::StatusOr<agent::CreatedPxeFiles> created = agent::CreatePxeFiles(
-      options.dir, options.base_iso, options.boot_artifacts_base_url, absl::Now(), random,
-      options.release_image);
+  absl::StatusOr<agent::CreatedPxeFiles> created =
+      agent::CreatePxeFiles(options.dir, options.base_iso, options.boot_artifacts_base_url,
+                            absl::Now(), random, options.release_image);
   if (!created.ok()) return Refused(io, "agent create pxe-files", created.status());
   io.err << "wrote " << options.dir << "/" << agent::kBootArtifactsDir << "/, " << options.dir
          << "/auth/kubeconfig and " << options.dir << "/auth/kubeadmin-password\n"

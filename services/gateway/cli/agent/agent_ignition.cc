@@ -164,8 +164,8 @@ std::string NodeZeroUnit(absl::string_view description, const std::vector<std::s
 // health answers SERVING on `port`, not when its process has forked: the next service's first
 // calls then find it. Bounded by the start timeout (a slow first boot under emulation).
 std::string ReadyWhenServing(int port) {
-  return absl::StrCat("ExecStartPost=/bin/sh -c 'until ", kBinDir, "/aictl health 127.0.0.1:",
-                      port, " >/dev/null 2>&1; do sleep 1; done'\nTimeoutStartSec=900\n");
+  return absl::StrCat("ExecStartPost=/bin/sh -c 'until ", kBinDir, "/aictl health 127.0.0.1:", port,
+                      " >/dev/null 2>&1; do sleep 1; done'\nTimeoutStartSec=900\n");
 }
 
 // Node 0's units, each started after the one before it (NodeZeroUnitNames' order).
@@ -184,9 +184,9 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
   std::string release;
   if (!definition.release_image.empty()) {
     const json catalog = json::array({json{{"openshift_version", kOpenshiftVersion},
-                                            {"cpu_architecture", "x86_64"},
-                                            {"url", definition.release_image},
-                                            {"version", kOpenshiftVersion}}});
+                                           {"cpu_architecture", "x86_64"},
+                                           {"url", definition.release_image},
+                                           {"version", kOpenshiftVersion}}});
     // Single quotes: systemd takes the JSON as it is (an image reference has no quote).
     config.AddFile({.path = kReleaseImageEnvPath,
                     .mode = 0644,
@@ -287,7 +287,7 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
                                                  [](std::string* out, const std::string& path) {
                                                    out->append(path.substr(1));
                                                  })},
-                                         {"@UNITS@", absl::StrJoin(carried_units, " ")}})});
+                       {"@UNITS@", absl::StrJoin(carried_units, " ")}})});
   config.AddUnit(
       {.name = kCarryOverUnitName,
        .contents = absl::StrCat(
@@ -487,10 +487,10 @@ ordered_json InfraEnvJson(const types::v1::InfraEnv& infra_env) {
   if (!infra_env.mirror_registries().mirrors().empty()) {
     ordered_json mirrors = ordered_json::array();
     for (const types::v1::RegistryMirror& mirror : infra_env.mirror_registries().mirrors()) {
-      mirrors.push_back({{"source", mirror.source()},
-                         {"mirrors", std::vector<std::string>(mirror.mirrors().begin(),
-                                                              mirror.mirrors().end())},
-                         {"mirror_by_digest_only", mirror.mirror_by_digest_only()}});
+      mirrors.push_back(
+          {{"source", mirror.source()},
+           {"mirrors", std::vector<std::string>(mirror.mirrors().begin(), mirror.mirrors().end())},
+           {"mirror_by_digest_only", mirror.mirror_by_digest_only()}});
     }
     out["mirror_registries"] = {{"mirrors", std::move(mirrors)}};
   }

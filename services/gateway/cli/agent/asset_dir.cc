@@ -217,9 +217,8 @@ struct AgentBoot {
   std::string ignition;
 };
 
-absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir,
-                                           const std::string& release_image, absl::Time now,
-                                           Random& random) {
+absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, const std::string& release_image,
+                                           absl::Time now, Random& random) {
   ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
   RETURN_IF_ERROR(WithReleaseImage(release_image, definition));
   types::v1::Cluster cluster;

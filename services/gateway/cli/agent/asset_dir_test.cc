@@ -294,9 +294,10 @@ TEST(CreateImage, NodeZerosInfraEnvAndClusterCarryTheMirrorsProxyNtpAndTrustBund
   ASSERT_THAT(rules, IsOk());
   EXPECT_THAT(containers::PullReferences(kSeedRelease, *rules),
               ::testing::ElementsAre(
-                  absl::StrCat("provisioning.schmaustech.com:5000/ocp4/openshift4",
-                               absl::string_view(kSeedRelease).substr(
-                                   std::string("registry.svc.ci.openshift.org/ocp/release").size())),
+                  absl::StrCat(
+                      "provisioning.schmaustech.com:5000/ocp4/openshift4",
+                      absl::string_view(kSeedRelease)
+                          .substr(std::string("registry.svc.ci.openshift.org/ocp/release").size())),
                   kSeedRelease));
 }
 
@@ -311,13 +312,14 @@ TEST(CreateImage, AReleaseImageTheHostsCouldNotPullThroughTheMirrorsIsRefused) {
   EXPECT_THAT(
       CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
                   "registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7"),
-      StatusIs(absl::StatusCode::kInvalidArgument,
-               HasSubstr("--release-image: \"registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7\" "
-                         "is a tag of registry.svc.ci.openshift.org/ocp/release, which "
-                         "install-config.yaml's imageContentSources mirror by digest only")));
-  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
-                          "https://quay.io/x:1"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--release-image: ")));
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr("--release-image: \"registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7\" "
+                    "is a tag of registry.svc.ci.openshift.org/ocp/release, which "
+                    "install-config.yaml's imageContentSources mirror by digest only")));
+  EXPECT_THAT(
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random, "https://quay.io/x:1"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--release-image: ")));
   // Without one, node 0's orchestrator keeps its own catalog: no release file.
   SeededRandom again(5);
   absl::StatusOr<CreatedImage> plain =
@@ -501,14 +503,15 @@ TEST_F(CreateImageFromSeed002, NodeZerosUnitsNeedOnlyWhatIsCarriedAndStartOnceSe
   }
   EXPECT_THAT(UnitList(units["assisted-inventory.service"], "Wants"),
               ::testing::ElementsAre("assisted-postgres.service"));
-  EXPECT_THAT(UnitList(units["assisted-gateway.service"], "Wants"),
-              ::testing::ElementsAre("assisted-inventory.service", "assisted-orchestrator.service"));
+  EXPECT_THAT(
+      UnitList(units["assisted-gateway.service"], "Wants"),
+      ::testing::ElementsAre("assisted-inventory.service", "assisted-orchestrator.service"));
   EXPECT_THAT(UnitList(units["assisted-node-zero-register.service"], "Wants"),
               ::testing::ElementsAre("assisted-gateway.service"));
-  for (const auto& [name, port] : {std::pair{"assisted-inventory.service", 9091},
-                                   std::pair{"assisted-orchestrator.service", 9094},
-                                   std::pair{"assisted-image.service", 9092},
-                                   std::pair{"assisted-gateway.service", 9093}}) {
+  for (const auto& [name, port] :
+       {std::pair{"assisted-inventory.service", 9091},
+        std::pair{"assisted-orchestrator.service", 9094}, std::pair{"assisted-image.service", 9092},
+        std::pair{"assisted-gateway.service", 9093}}) {
     EXPECT_THAT(units[name],
                 HasSubstr(absl::StrCat("ExecStartPost=/bin/sh -c 'until /usr/local/bin/aictl "
                                        "health 127.0.0.1:",
@@ -550,8 +553,9 @@ void LayDownNodeZero(const std::string& root, const json& ignition, const std::s
   Write(root + "/usr/local/bin/assisted-image", "the image service\n");
   Write(root + "/var/lib/assisted/images/cache", "the image service's cache\n");
   const std::map<std::string, std::string> commands = {
-      {"mount", "dir=${@: -1}; dev=${@: -2:1}\n"
-                "rmdir \"$dir\" && ln -s \"$FAKE/devices/$(basename \"$dev\")\" \"$dir\"\n"},
+      {"mount",
+       "dir=${@: -1}; dev=${@: -2:1}\n"
+       "rmdir \"$dir\" && ln -s \"$FAKE/devices/$(basename \"$dev\")\" \"$dir\"\n"},
       {"umount", "rm \"$1\" && mkdir \"$1\"\n"},
       {"blkid", "cat \"$FAKE/boot-partitions\"\n"},
       {"lsblk",
@@ -600,11 +604,11 @@ TEST_F(CreateImageFromSeed002, CarryOverCopiesNodeZerosServicesOntoItsInstalledD
   EXPECT_FALSE(std::filesystem::exists(root + "/devices/vda4/usr")) << "another cluster's disk";
   // The services, PostgreSQL and its data, node 0's settings and credentials.
   for (const std::string path :
-       {"/usr/local/bin/aictl", "/usr/local/bin/assisted-gateway", "/usr/local/bin/assisted-inventory",
-        "/usr/local/bin/assisted-orchestrator", "/usr/local/bin/assisted-postgres-init.sh",
-        "/usr/lib/postgresql/15/held", "/usr/share/postgresql/15/held",
-        "/usr/share/assisted/node-zero-images.env", "/var/lib/assisted/postgres/held",
-        "/root/.docker/config.json"}) {
+       {"/usr/local/bin/aictl", "/usr/local/bin/assisted-gateway",
+        "/usr/local/bin/assisted-inventory", "/usr/local/bin/assisted-orchestrator",
+        "/usr/local/bin/assisted-postgres-init.sh", "/usr/lib/postgresql/15/held",
+        "/usr/share/postgresql/15/held", "/usr/share/assisted/node-zero-images.env",
+        "/var/lib/assisted/postgres/held", "/root/.docker/config.json"}) {
     EXPECT_EQ(*ReadFile(installed + path, path), *ReadFile(root + path, path)) << path;
   }
   for (const auto& [path, contents] : files) {

@@ -972,11 +972,11 @@ absl::Status WithReleaseImage(const std::string& release_image, ClusterDefinitio
   }
   const containers::MirrorRule* rule = containers::RuleFor(release_image, rules);
   if (rule != nullptr && !containers::PullsByDigest(release_image)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kReleaseImageFlag, ": \"", release_image, "\" is a tag of ", rule->source,
-        ", which install-config.yaml's ", definition.install.mirror_key,
-        " mirror by digest only, so the hosts would pull it from ", rule->source,
-        ": name the release by digest (@sha256:...) or as its mirror names it"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(kReleaseImageFlag, ": \"", release_image, "\" is a tag of ", rule->source,
+                     ", which install-config.yaml's ", definition.install.mirror_key,
+                     " mirror by digest only, so the hosts would pull it from ", rule->source,
+                     ": name the release by digest (@sha256:...) or as its mirror names it"));
   }
   definition.release_image = release_image;
   return absl::OkStatus();
