@@ -636,6 +636,70 @@ TEST_F(CreateImageFromSeed002, CarryOverCopiesNodeZerosServicesOntoItsInstalledD
       std::filesystem::symlink_status(root + "/run/carry-over/boot")));
 }
 
+// Seed 002 is a compact cluster: three machines boot the same ISO. Each, seen on a fake host with
+// only its own MAC (under a name the kernel chose), gets its own static address from the ISO's
+// pre-network script, its own host name, and only the one holding rendezvousIP becomes node 0;
+// node 0 waits for all three, with the roles agent-config gives (none: masters first).
+TEST_F(CreateImageFromSeed002, EveryCompactHostGetsItsOwnNetworkAndNameAndOnlyOneIsNodeZero) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  Write(absl::StrCat(TestTmpDir(), "/compact-rendezvous.env"), files[kRendezvousEnvPath]);
+  const struct {
+    std::string mac, address, hostname;
+  } kHosts[] = {{"52:54:00:e7:05:72", "192.168.0.116", "asus3-vm1"},
+                {"52:54:00:95:fd:f3", "192.168.0.117", "asus3-vm2"},
+                {"52:54:00:e8:b9:18", "192.168.0.118", "asus3-vm3"}};
+  int node_zeros = 0;
+  for (const auto& host : kHosts) {
+    const std::string root = FakeHost(absl::StrCat("compact-", host.hostname),
+                                      {{"ens3", host.mac, host.address + "/23"}});
+    for (const auto& [path, contents] : files) {
+      if (absl::StartsWith(path, "/etc/assisted/")) Write(root + path, contents);
+    }
+    Write(root + "/sys/class/net/ens3/device", "");
+    // NetworkManager's profiles, before NetworkManager starts.
+    process::CommandResult result =
+        RunScript(files["/usr/local/bin/pre-network-manager-config.sh"], root,
+                  {{"NETWORK_CONFIG_DIR", root + "/etc/assisted/network"},
+                   {"SYS_CLASS_NET", root + "/sys/class/net"},
+                   {"TARGET_DIR", root + "/target"},
+                   {"SETTLE_SECONDS", "0"}});
+    ASSERT_TRUE(result.ok()) << host.hostname << ": " << result.stderr_data;
+    absl::StatusOr<std::string> profile = ReadFile(root + "/target/ens3.nmconnection", "profile");
+    ASSERT_THAT(profile, IsOk()) << host.hostname;
+    absl::StatusOr<nmstate::KeyfileValues> normalised = nmstate::NmcliNormalise(*profile);
+    ASSERT_THAT(normalised, IsOk()) << *profile;
+    EXPECT_EQ(normalised->at("connection.interface-name"), "ens3") << host.hostname;
+    EXPECT_THAT(normalised->at("ipv4.address1"), HasSubstr(host.address + "/23")) << host.hostname;
+    // Its name.
+    result = RunScript(files["/usr/local/bin/assisted-set-hostname.sh"], root,
+                       {{"HOSTNAMES_DIR", root + "/etc/assisted/hostnames"},
+                        {"SYS_CLASS_NET", root + "/sys/class/net"},
+                        {"HOSTNAME_FILE", root + "/hostname"}});
+    ASSERT_TRUE(result.ok()) << result.stderr_data;
+    EXPECT_EQ(*ReadFile(root + "/hostname", "hostname"), host.hostname + "\n");
+    // Node 0 or not.
+    result = RunScript(files["/usr/local/bin/assisted-node-zero.sh"], root,
+                       {{"RENDEZVOUS_ENV", absl::StrCat(TestTmpDir(), "/compact-rendezvous.env")},
+                        {"NODE_ZERO_MARKER", root + "/node0"},
+                        {"NODE_ZERO_WAIT_SECONDS", "1"},
+                        {"IP_COMMAND", root + "/ip"},
+                        {"SYS_CLASS_NET", root + "/sys/class/net"}});
+    ASSERT_TRUE(result.ok()) << result.stderr_data;
+    if (std::filesystem::exists(root + "/node0")) ++node_zeros;
+    EXPECT_EQ(std::filesystem::exists(root + "/node0"), host.address == "192.168.0.116");
+  }
+  EXPECT_EQ(node_zeros, 1);
+  const json cluster = json::parse(files[kClusterJsonPath]);
+  EXPECT_EQ(cluster["expected_hosts"], 3);
+  EXPECT_EQ(cluster["cluster"]["control_plane_count"], 3);
+  EXPECT_EQ(cluster["cluster"]["high_availability_mode"], "Full");
+  ASSERT_EQ(cluster["hosts"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(cluster["hosts"][i]["hostname"], kHosts[i].hostname);
+    EXPECT_EQ(cluster["hosts"][i]["macs"], json::array({kHosts[i].mac}));
+  }
+}
+
 TEST(CreateImage, NamesInstallConfigsTrustBundleWhenItIsNotACertificate) {
   const std::string dir = SeedDir(
       "bad-bundle", {{"MIIGKDCCBBCgAwIBAgIUVu+F6PrAXwxVfPs4D0KQA3+50y4wDQYJKoZIhvcNAQEL",
