@@ -10,6 +10,7 @@
 #include <set>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
@@ -20,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "lib/config/config.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/ignition/config_builder.h"
 #include "lib/iso/cpio.h"
 #include "lib/nmstate/keyfile.h"
@@ -433,9 +435,7 @@ absl::Status CheckRepository(absl::string_view field, absl::string_view value) {
 absl::Status AddMirrorRegistries(const InfraEnv& infra_env, ignition::ConfigBuilder& builder) {
   const types::v1::MirrorRegistries& registries = infra_env.mirror_registries();
   if (!registries.mirrors().empty()) {
-    std::string conf =
-        "# Written by assisted: image pulls of the discovery host go through these mirrors.\n"
-        "unqualified-search-registries = [\"registry.access.redhat.com\", \"docker.io\"]\n";
+    std::vector<containers::MirrorRule> rules;
     std::set<std::string> sources;
     for (int i = 0; i < registries.mirrors_size(); ++i) {
       const types::v1::RegistryMirror& mirror = registries.mirrors(i);
@@ -448,16 +448,15 @@ absl::Status AddMirrorRegistries(const InfraEnv& infra_env, ignition::ConfigBuil
       if (mirror.mirrors().empty()) {
         return Invalid(absl::StrCat(field, ".mirrors"), "must list at least one mirror");
       }
-      absl::StrAppend(&conf, "\n[[registry]]\n  prefix = \"\"\n  location = \"", mirror.source(),
-                      "\"\n  mirror-by-digest-only = ",
-                      mirror.mirror_by_digest_only() ? "true" : "false", "\n");
       for (int j = 0; j < mirror.mirrors_size(); ++j) {
         RETURN_IF_ERROR(
             CheckRepository(absl::StrCat(field, ".mirrors[", j, "]"), mirror.mirrors(j)));
-        absl::StrAppend(&conf, "\n  [[registry.mirror]]\n    location = \"", mirror.mirrors(j),
-                        "\"\n");
       }
+      rules.push_back({.source = mirror.source(),
+                       .mirrors = {mirror.mirrors().begin(), mirror.mirrors().end()},
+                       .mirror_by_digest_only = mirror.mirror_by_digest_only()});
     }
+    const std::string conf = containers::RenderRegistriesConf(rules);
     builder.AddFile({.path = kRegistriesConfPath, .mode = 0644, .contents = conf});
   }
   if (!registries.ca_bundle().empty()) {

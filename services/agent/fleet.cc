@@ -108,6 +108,13 @@ struct SentRecord {
   std::string stage;
 };
 
+steps::SimulationHooks WithRegistry(
+    steps::SimulationHooks hooks,
+    const std::function<steps::RegistryAnswer(const std::string&)>& registry) {
+  if (registry) hooks.registry = registry;
+  return hooks;
+}
+
 // One simulated host: its hardware and steps around the shared protocol session. Listener calls
 // come on gRPC and timer threads and must not block: steps run on the shared pool.
 class FleetAgent final : public ProtocolSession::Listener,
@@ -118,6 +125,7 @@ class FleetAgent final : public ProtocolSession::Listener,
       : shared_(shared),
         index_(index),
         host_(std::move(host)),
+        hooks_(WithRegistry(host_.hooks(), shared.options.registry)),
         session_([this]() -> absl::StatusOr<std::shared_ptr<grpc::Channel>> { return channel_; },
                  StreamIdentity{.host_id = host_.host_id(),
                                 .infra_env_id = shared.options.infra_env_id,
@@ -390,7 +398,7 @@ class FleetAgent final : public ProtocolSession::Listener,
       const absl::Duration timeout =
           step.has_timeout() ? absl::Seconds(step.timeout().seconds()) : executor.default_timeout();
       steps::StepContext context{shared_.processes, shared_.clock,        cancellation_,     *this,
-                                 &host_.hooks(),    log().Child("steps"), started + timeout, this};
+                                 &hooks_,           log().Child("steps"), started + timeout, this};
       result = executor.Run(step, context);
     } else {
       result = steps::FailureResult(
@@ -465,6 +473,7 @@ class FleetAgent final : public ProtocolSession::Listener,
   Shared& shared_;
   const int index_;
   const simulation::SimulatedHost host_;
+  const steps::SimulationHooks hooks_;      // the host's, with Options::registry when given
   std::shared_ptr<grpc::Channel> channel_;  // this host's own connection
   std::unique_ptr<orchestrator::v1::ControllerService::Stub> controller_;
   // From the install step (Instruction.controller_token); a secret, never logged.

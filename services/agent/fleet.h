@@ -45,6 +45,7 @@
 #include "lib/grpc/channel.h"
 #include "lib/log/log.h"
 #include "lib/time/backoff.h"
+#include "services/agent/steps/simulation.h"
 
 namespace assisted::agent {
 
@@ -89,6 +90,9 @@ class Fleet {
     int step_threads = 4;              // the shared step pool
     BackoffPolicy backoff;
     absl::Duration stage_delay = absl::ZeroDuration();  // between simulated install stages
+    // Replaces the profile's container-image-availability answers when set: what the
+    // registry of the image asked for answered (a test that checks images for real).
+    std::function<steps::RegistryAnswer(const std::string& image)> registry;
   };
 
   // Loads the profile, prepares the disk images and starts every agent connecting.

@@ -969,6 +969,9 @@ const Model& InfraEnvModel() {
           {"additional_trust_bundle", "additional_trust_bundle", kOut | kCreate | kUpdate},
           {"additional_ntp_sources", "additional_ntp_sources", kOut | kCreate | kUpdate,
            FieldKind::kCommaList},
+          // Ours (upstream configures mirrors per service): registries.conf of the hosts and
+          // imageContentSources of the cluster's install-config.
+          {"mirror_registries", "mirror_registries", kOut | kCreate | kUpdate},
           {"download_url", "download.url", kOut},
           {"expires_at", "download.expires_at", kOut},
           {"size_bytes", "download.size_bytes", kOut},

@@ -24,7 +24,7 @@
 // | ExecStartPre=, then ExecStart=                   | run to completion, then started          |
 // | ConditionPathExists=/etc/assisted/node0          | true: the test writes the marker as      |
 // |                                                  | assisted-node-zero.service would         |
-// | Type=notify, After= (readiness and order)        | NodeZeroUnitNames' order; the next unit  |
+// | Type=notify, ExecStartPost= (readiness), After=  | NodeZeroUnitNames' order; the next unit  |
 // |                                                  | starts once the socket / gRPC health is  |
 // |                                                  | up                                       |
 // | /usr/share/assisted/node-zero-images.env         | written by the test (the live image's    |
@@ -57,6 +57,7 @@
 #include "absl/synchronization/mutex.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/file/read_file.h"
 #include "lib/ignition/config_builder.h"
 #include "lib/ignition/discovery_layout.h"
@@ -71,11 +72,13 @@
 #include "nlohmann/json.hpp"
 #include "openssl/evp.h"
 #include "services/agent/fleet.h"
+#include "services/agent/steps/image_availability.h"
 #include "services/gateway/cli/agent/agent_ignition.h"
 #include "services/gateway/cli/agent/asset_dir.h"
 #include "services/gateway/cli/commands.h"
 #include "services/gateway/cli/rest_client.h"
 #include "services/gateway/jwt.h"
+#include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/postgres_server.h"
 #include "tests/harness/probes.h"
@@ -192,6 +195,8 @@ class NodeZero {
         }
         continue;
       }
+      // Readiness (aictl health until SERVING): the test's own wait below stands for it.
+      if (key == "ExecStartPost") continue;
       if (absl::StrContains(value, "\"") || absl::StrContains(value, "'")) {
         return absl::InvalidArgumentError(absl::StrCat(name, ": quoting is not mapped: ", line));
       }
@@ -335,16 +340,20 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
   // ISO's own Ignition and starts its units, each once the one before it is up, except the
   // last: the registration (`aictl agent run-node-zero`), which creates the cluster and
   // infra-env (StartRegistration()).
-  void StartNodeZeroServices() {
+  // `edit_install_config` changes the testdata's install-config.yaml; `release_image` is
+  // `agent create image`'s --release-image.
+  void StartNodeZeroServices(const std::function<void(std::string&)>& edit_install_config = nullptr,
+                             const std::string& release_image = "") {
     const std::string topology = GetParam();
     work_ = absl::StrCat(TestTmpDir(), "/", topology);
     dir_ = work_ + "/assets";
     std::filesystem::create_directories(dir_);
-    for (const char* file : {"install-config.yaml", "agent-config.yaml"}) {
+    for (const std::string file : {"install-config.yaml", "agent-config.yaml"}) {
       absl::StatusOr<std::string> text = ReadFile(
           RunfilePath(absl::StrCat("services/gateway/cli/agent/testdata/", topology, "_", file)),
           "testdata");
       ASSERT_THAT(text, IsOk());
+      if (file == "install-config.yaml" && edit_install_config) edit_install_config(*text);
       std::ofstream(absl::StrCat(dir_, "/", file)) << *text;
     }
     // The agent ISO, built on a small CoreOS-style live ISO.
@@ -353,7 +362,7 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
     ASSERT_THAT(iso::BuildTestImage(runner, {}, work_ + "/base-tree", base_iso), IsOk());
     SystemRandom random;
     absl::StatusOr<cli::agent::CreatedImage> created =
-        cli::agent::CreateImage(dir_, base_iso, absl::Now(), random);
+        cli::agent::CreateImage(dir_, base_iso, absl::Now(), random, release_image);
     ASSERT_THAT(created, IsOk());
     created_ = *std::move(created);
 
@@ -419,6 +428,58 @@ class NodeZeroRunTest : public ::testing::TestWithParam<const char*> {
     std::ofstream(state_path, std::ios::trunc) << state_.dump();
   }
 
+  // Every host boots the ISO: simulated hosts with agent-config's MACs (profile host #i has
+  // 192.168.122.10+i, MAC 02:00:c0:a8:7a:0a+i), the agent pointed where the ISO says; returns
+  // once all registered. `registry` replaces the profile's image-check answers when set.
+  void BootHosts(
+      std::function<agent::steps::RegistryAnswer(const std::string&)> registry = nullptr) {
+    agent::Fleet::Options options;
+    options.state_dir = work_ + "/hosts";
+    options.registry = registry;
+    ASSERT_THAT(agent::ApplyDiscoveryIso(created_.iso_path, options), IsOk());
+    EXPECT_EQ(options.orchestrator_address, absl::StrCat(kRendezvousIp, ":9090"));
+    EXPECT_EQ(options.infra_env_id, created_.infra_env_id);
+    options.orchestrator_address = node_zero_->Address(9090);
+    options.profile = RunfilePath("tests/fixtures/profiles/master.json");
+    options.count = static_cast<int>(created_.expected_hosts);
+    options.step_threads = 2;
+    absl::StatusOr<std::unique_ptr<agent::Fleet>> fleet = agent::Fleet::Start(
+        options,
+        [this](const agent::FleetEvent& event) {
+          if (event.kind != agent::FleetEvent::Kind::kRefused &&
+              event.kind != agent::FleetEvent::Kind::kDisconnected &&
+              event.kind != agent::FleetEvent::Kind::kRegistered) {
+            return;
+          }
+          absl::MutexLock lock(&mu_);
+          seen_.push_back(absl::StrCat("agent ", event.agent, " ", static_cast<int>(event.kind),
+                                       " ", event.detail));
+        },
+        log::Logger::Discard());
+    ASSERT_THAT(fleet, IsOk());
+    fleet_ = *std::move(fleet);
+    ASSERT_TRUE(Eventually(
+        [&] {
+          absl::MutexLock lock(&mu_);
+          const size_t from = seen_.size() > 10 ? seen_.size() - 10 : 0;
+          return Observed{fleet_->registered() == options.count,
+                          absl::StrJoin(seen_.begin() + from, seen_.end(), "\n")};
+        },
+        absl::Seconds(60), "every host registered with node 0"))
+        << node_zero_->Logs();
+  }
+
+  // `aictl agent wait-for install-complete` with the state file, node 0 reached where the test
+  // maps it; exits 0.
+  void WaitForInstallComplete() {
+    std::ostringstream out, err;
+    const int code = cli::Run({"agent", "wait-for", "install-complete", "--dir=" + dir_,
+                               "--interval=500ms", "--timeout=5m"},
+                              {}, {out, err});
+    ASSERT_EQ(code, 0) << err.str() << "\n" << node_zero_->Logs();
+    EXPECT_THAT(out.str() + err.str(), ::testing::HasSubstr("installed"));
+  }
+
   // The last of node 0's units.
   static const std::string& RegistrationUnit() { return NodeZeroUnitNames().back(); }
 
@@ -465,49 +526,12 @@ TEST_P(NodeZeroRunTest, InstallsFromTheIsosOwnIgnitionUntilWaitForReturnsZero) {
   StartRegistration();
   if (HasFatalFailure()) return;
 
-  // Every host boots the ISO: simulated hosts with agent-config's MACs (profile host #i has
-  // 192.168.122.10+i, MAC 02:00:c0:a8:7a:0a+i), the agent pointed where the ISO says.
-  agent::Fleet::Options options;
-  options.state_dir = work_ + "/hosts";
-  ASSERT_THAT(agent::ApplyDiscoveryIso(created_.iso_path, options), IsOk());
-  EXPECT_EQ(options.orchestrator_address, absl::StrCat(kRendezvousIp, ":9090"));
-  EXPECT_EQ(options.infra_env_id, created_.infra_env_id);
-  options.orchestrator_address = node_zero_->Address(9090);
-  options.profile = RunfilePath("tests/fixtures/profiles/master.json");
-  options.count = static_cast<int>(created_.expected_hosts);
-  options.step_threads = 2;
-  absl::StatusOr<std::unique_ptr<agent::Fleet>> fleet = agent::Fleet::Start(
-      options,
-      [this](const agent::FleetEvent& event) {
-        if (event.kind != agent::FleetEvent::Kind::kRefused &&
-            event.kind != agent::FleetEvent::Kind::kDisconnected &&
-            event.kind != agent::FleetEvent::Kind::kRegistered) {
-          return;
-        }
-        absl::MutexLock lock(&mu_);
-        seen_.push_back(absl::StrCat("agent ", event.agent, " ", static_cast<int>(event.kind), " ",
-                                     event.detail));
-      },
-      log::Logger::Discard());
-  ASSERT_THAT(fleet, IsOk());
-  fleet_ = *std::move(fleet);
-  ASSERT_TRUE(Eventually(
-      [&] {
-        absl::MutexLock lock(&mu_);
-        const size_t from = seen_.size() > 10 ? seen_.size() - 10 : 0;
-        return Observed{fleet_->registered() == options.count,
-                        absl::StrJoin(seen_.begin() + from, seen_.end(), "\n")};
-      },
-      absl::Seconds(60), "every host registered with node 0"))
-      << node_zero_->Logs();
+  BootHosts();
+  if (HasFatalFailure()) return;
 
   // The user's side: wait-for with the state file, node 0 reached where the test maps it.
-  std::ostringstream out, err;
-  const int code = cli::Run({"agent", "wait-for", "install-complete", "--dir=" + dir_,
-                             "--interval=500ms", "--timeout=5m"},
-                            {}, {out, err});
-  ASSERT_EQ(code, 0) << err.str() << "\n" << node_zero_->Logs();
-  EXPECT_THAT(out.str() + err.str(), ::testing::HasSubstr("installed"));
+  WaitForInstallComplete();
+  if (HasFatalFailure()) return;
 
   // The registration ended by itself once the install started.
   process::Subprocess* registration = node_zero_->process("assisted-node-zero-register.service");
@@ -587,6 +611,107 @@ TEST_P(NodeZeroRunTest, AgentsThatComeBeforeTheInfraEnvExistsRegisterOnceItDoes)
   for (const std::string& agent : agents) {
     EXPECT_EQ(node_zero_->process(agent)->Poll(), std::nullopt) << agent << " exited";
   }
+}
+
+// A disconnected install (seed 002's case): install-config.yaml names a mirror registry with its
+// CA (imageContentSources, additionalTrustBundle) and the release by digest; the release's
+// source is never reachable. The hosts' image check, here the agent's own look-up
+// (image_availability.h: LookUpImage over the ISO's registries.conf, TLS verified with the
+// ISO's trust bundle) in place of the profile's canned answer, must find the release the
+// orchestrator asks for on the mirror this test starts, and the install then completes; node
+// 0's infra-env and the installed cluster's install-config carry the mirrors.
+TEST_P(NodeZeroRunTest, ADisconnectedInstallChecksTheReleaseOnTheMirror) {
+  if (std::string(GetParam()) != "sno")
+    GTEST_SKIP() << "one topology is enough for the mirror path";
+  // The mirror: `openssl s_server -www` answers every GET (the check's /v2/) with 200 over TLS,
+  // with a certificate for 127.0.0.1 from a CA only the install-config names.
+  const std::string pki = absl::StrCat(TestTmpDir(), "/mirror-pki");
+  absl::StatusOr<TestCa> ca = TestCa::Create(pki, "mirror-ca");
+  ASSERT_THAT(ca, IsOk());
+  absl::StatusOr<CertificateFiles> cert = ca->Issue("mirror");
+  ASSERT_THAT(cert, IsOk());
+  absl::StatusOr<int> port = FreePort();
+  ASSERT_THAT(port, IsOk());
+  absl::StatusOr<std::unique_ptr<process::Subprocess>> mirror = process::Subprocess::Start(
+      {"openssl", "s_server", "-quiet", "-www", "-accept", absl::StrCat("127.0.0.1:", *port),
+       "-cert", cert->cert, "-key", cert->key},
+      {}, pki + "/mirror.log");
+  ASSERT_THAT(mirror, IsOk());
+  absl::StatusOr<std::string> ca_pem = ReadFile(ca->ca_file(), "CA");
+  ASSERT_THAT(ca_pem, IsOk());
+  const std::string registry = absl::StrCat("127.0.0.1:", *port);
+  // Nothing routes to the source: the name is reserved (RFC 2606) and never resolves.
+  constexpr char kSource[] = "quay.invalid/openshift-release-dev/ocp-release";
+  const std::string digest = "@sha256:" + std::string(64, 'c');
+  const std::string release = kSource + digest;
+  StartNodeZeroServices(
+      [&](std::string& install_config) {
+        absl::StrAppend(&install_config, "imageContentSources:\n- source: ", kSource,
+                        "\n  mirrors:\n  - ", registry, "/ocp/release\nadditionalTrustBundle: |\n");
+        for (absl::string_view line :
+             absl::StrSplit(absl::StripTrailingAsciiWhitespace(*ca_pem), '\n')) {
+          absl::StrAppend(&install_config, "  ", line, "\n");
+        }
+        // The mirror's registry needs credentials in the pull secret.
+        install_config = absl::StrReplaceAll(
+            install_config,
+            {{R"({"auths":{"quay.io":)",
+              absl::StrCat(R"({"auths":{")", registry, R"(":{"auth":"eDp5"},"quay.io":)")}});
+      },
+      release);
+  if (HasFatalFailure()) return;
+  StartRegistration();
+  if (HasFatalFailure()) return;
+
+  struct Lookup {
+    std::string image, reference;
+    long status;
+  };
+  absl::Mutex lookups_mu;
+  std::vector<Lookup> lookups;
+  const std::string registries_conf = node_zero_->Under(discovery_layout::kRegistriesConfPath);
+  const std::string trust_bundle =
+      node_zero_->Under("/etc/pki/ca-trust/source/anchors/assisted-additional-trust-bundle.pem");
+  BootHosts([&](const std::string& image) {
+    absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+        agent::steps::ReadMirrorRules(registries_conf);
+    if (!rules.ok()) return agent::steps::RegistryAnswer{.error = rules.status().ToString()};
+    agent::steps::Cancellation never;
+    agent::steps::ImageLookUp found = agent::steps::LookUpImage(
+        image, *rules, {.ca_bundle = trust_bundle}, [] { return absl::Seconds(10); }, never);
+    absl::MutexLock lock(&lookups_mu);
+    lookups.push_back({image, found.reference, found.answer.http_status});
+    return found.answer;
+  });
+  if (HasFatalFailure()) return;
+  WaitForInstallComplete();
+  if (HasFatalFailure()) return;
+
+  {
+    absl::MutexLock lock(&lookups_mu);
+    ASSERT_FALSE(lookups.empty()) << "the install never checked an image";
+    for (const Lookup& lookup : lookups) {
+      EXPECT_EQ(lookup.image, release);  // node 0's orchestrator names --release-image
+      EXPECT_EQ(lookup.reference, absl::StrCat(registry, "/ocp/release", digest));
+      EXPECT_EQ(lookup.status, 200);
+    }
+  }
+  std::unique_ptr<cli::RestClient> rest = UserRest();
+  absl::StatusOr<json> infra_env =
+      rest->Call("GET", absl::StrCat("/infra-envs/", created_.infra_env_id));
+  ASSERT_THAT(infra_env, IsOk());
+  EXPECT_EQ((*infra_env)["mirror_registries"]["mirrors"][0]["source"], kSource)
+      << infra_env->dump();
+  EXPECT_THAT((*infra_env)["additional_trust_bundle"].get<std::string>(),
+              ::testing::HasSubstr("BEGIN CERTIFICATE"));
+  absl::StatusOr<json> install_config =
+      rest->Call("GET", absl::StrCat("/clusters/", created_.cluster_id, "/install-config"));
+  ASSERT_THAT(install_config, IsOk());
+  const std::string text =
+      install_config->is_string() ? install_config->get<std::string>() : install_config->dump();
+  EXPECT_THAT(text, ::testing::HasSubstr(kSource));
+  EXPECT_THAT(text, ::testing::HasSubstr(registry + "/ocp/release"));
+  EXPECT_THAT(text, ::testing::HasSubstr("additionalTrustBundle"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Topologies, NodeZeroRunTest, ::testing::Values("sno", "compact"));

@@ -11,13 +11,16 @@
 // The test reaches node 0 as a user would reach rendezvousIP:8080, through a forward from the
 // host's loopback (VmFleet's host_forwards), with the token the state file's key signs.
 //
+// Disconnected, as seed 002: install-config.yaml names a mirror registry (imageContentSources)
+// and trusts its CA (additionalTrustBundle), and `--release-image` names the release by digest
+// at its source, quay.io. The mirror is the registry stand-in (vm_test.h: RegistryStandIn,
+// reached through a forward; no service of ours runs on the host): the install's preparation
+// must find the release there, through the registries.conf the ISO gives the machine.
+//
 // The lab, as VmTest's stack has it: node 0's orchestrator (a drop-in the test adds to the ISO's
 // Ignition) judges the machine against LabHwRequirements (1 vCPU, 3 GiB under TCG) instead of
-// SNO's 8 cores and 16 GiB, and its release image is the one of the registry stand-in
-// (vm_test.h: RegistryStandIn, reached through a forward; install-config.yaml trusts its CA),
-// which the install's preparation probes: the stand-in plays the user's mirror registry, no
-// service of ours runs on the host. The journal goes to the serial console too, so a failure's
-// console log holds the services' own words.
+// SNO's 8 cores and 16 GiB. The journal goes to the serial console too, so a failure's console
+// log holds the services' own words.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -66,14 +69,29 @@ constexpr absl::Duration kInstallBudget = absl::Minutes(20);
 // The installed OS's first boot (Ignition), PostgreSQL and the services, the reporter.
 constexpr absl::Duration kInstalledBudget = absl::Minutes(15);
 
-// `registry_ca` (PEM) as additionalTrustBundle: the hosts trust the release image's registry.
+// The release's source and its mirror, the registry stand-in as the machine reaches it.
+constexpr char kReleaseSource[] = "quay.io/openshift-release-dev/ocp-release";
+std::string MirrorRegistry() {
+  return absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort);
+}
+std::string ReleaseImage() {
+  return absl::StrCat(kReleaseSource, "@sha256:", std::string(64, 'e'));
+}
+
+// `registry_ca` (PEM) as additionalTrustBundle: the hosts trust the mirror; its credentials in
+// the pull secret, the release's repository mirrored to it.
 std::string InstallConfig(const std::string& registry_ca) {
   std::string bundle;
   for (absl::string_view line :
        absl::StrSplit(absl::StripTrailingAsciiWhitespace(registry_ca), '\n')) {
     absl::StrAppend(&bundle, "  ", line, "\n");
   }
-  return absl::StrCat("additionalTrustBundle: |\n", bundle, R"(apiVersion: v1
+  return absl::StrCat(
+      "additionalTrustBundle: |\n", bundle, "imageContentSources:\n- source: ", kReleaseSource,
+      "\n  mirrors:\n  - ", MirrorRegistry(),
+      "/ocp/release\npullSecret: '{\"auths\":{\"quay.io\":{\"auth\":\"ZGVtbzpkZW1v\"},\"",
+      MirrorRegistry(), R"(":{"auth":"ZGVtbzpkZW1v"}}}'
+apiVersion: v1
 baseDomain: example.com
 compute:
 - name: worker
@@ -89,7 +107,6 @@ networking:
   networkType: OVNKubernetes
 platform:
   none: {}
-pullSecret: '{"auths":{"quay.io":{"auth":"ZGVtbzpkZW1v"}}}'
 sshKey: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl vm'
 )");
 }
@@ -173,8 +190,9 @@ class AgentNodeZeroVmTest : public ::testing::Test {
   // where the test forwards rendezvousIP:8080, and the token for node 0's gateway.
   void CreateAgentImage() {
     std::ostringstream out, err;
-    const int code = cli::Run(
-        {"agent", "create", "image", "--dir=" + dir_, "--base-iso=" + base_iso_}, {}, {out, err});
+    const int code = cli::Run({"agent", "create", "image", "--dir=" + dir_,
+                               "--base-iso=" + base_iso_, "--release-image=" + ReleaseImage()},
+                              {}, {out, err});
     ASSERT_EQ(code, 0) << err.str();
     const std::string state_path = absl::StrCat(dir_, "/", cli::agent::kStateFileName);
     absl::StatusOr<std::string> state_text = ReadFile(state_path, "state");
@@ -215,8 +233,7 @@ class AgentNodeZeroVmTest : public ::testing::Test {
          {"mode", 0644},
          {"contents",
           {{"source", ignition::DataUrl(absl::StrCat(
-                          "ASSISTED_HW_REQUIREMENTS_FILE=", kRequirementsPath,
-                          "\nASSISTED_RELEASE_IMAGES='", StandInReleaseImages(), "'\n"))}}}});
+                          "ASSISTED_HW_REQUIREMENTS_FILE=", kRequirementsPath, "\n"))}}}});
     ignition["storage"]["files"].push_back(
         {{"path", "/etc/systemd/journald.conf.d/assisted-lab-console.conf"},
          {"mode", 0644},
@@ -328,6 +345,11 @@ TEST_F(AgentNodeZeroVmTest, NodeZeroInstallsItselfUntilWaitForInstallCompleteRet
   ASSERT_TRUE(rebooted) << WhereStuck(*fleet_, vm_, look);
   log_(absl::StrCat("installation: node 0 rebooted; console: ",
                     BootTimeline(fleet_->ConsoleTail(vm_, 1 << 20))));
+  // The preparation's image check found the release on the mirror (the agent's journal on the
+  // console), not at its source.
+  EXPECT_THAT(fleet_->ConsoleTail(vm_, 64 << 20),
+              ::testing::AllOf(::testing::HasSubstr("image available through a mirror"),
+                               ::testing::HasSubstr(MirrorRegistry() + "/ocp/release@sha256:")));
 
   // The installed OS: node 0's services, carried onto the disk as it shut down, start again;
   // its reporter completes the install.

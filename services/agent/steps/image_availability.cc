@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -13,7 +15,9 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "lib/net/ip.h"
+#include "lib/containers/image_reference.h"
+#include "lib/containers/registries_conf.h"
+#include "lib/file/read_file.h"
 #include "lib/status/status_macros.h"
 #include "services/agent/steps/json_args.h"
 
@@ -23,7 +27,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr char kDockerHub[] = "registry-1.docker.io";
 constexpr curl_off_t kMaxBody = 1 << 20;  // /v2/ answers are tiny; stop a runaway response
 
 size_t CountBody(char*, size_t size, size_t count, void* user) {
@@ -44,7 +47,7 @@ absl::StatusOr<std::vector<std::string>> ParseImages(const Step& step,
   ASSIGN_OR_RETURN(json list, ArrayField(request, "images", Need::kRequired, options.max_images));
   ASSIGN_OR_RETURN(std::vector<std::string> images,
                    StringList(list, "images", options.max_images, 512));
-  for (const std::string& image : images) RETURN_IF_ERROR(RegistryOf(image).status());
+  for (const std::string& image : images) RETURN_IF_ERROR(containers::RegistryOf(image).status());
   ASSIGN_OR_RETURN(std::optional<double> seconds, NumberField(request, "timeout", Need::kOptional));
   if (seconds.has_value() && !(*seconds > 0 && *seconds <= 24 * 3600)) {
     return absl::InvalidArgumentError("\"timeout\" must be between 0 and 86400 seconds");
@@ -53,59 +56,7 @@ absl::StatusOr<std::vector<std::string>> ParseImages(const Step& step,
   return images;
 }
 
-// "host", "host:port" or "[v6]:port", host being letters, digits, '.' and '-'.
-bool ValidRegistry(absl::string_view registry) {
-  absl::string_view host = registry;
-  absl::string_view port;
-  if (absl::ConsumePrefix(&host, "[")) {
-    const size_t close = host.find(']');
-    if (close == absl::string_view::npos) return false;
-    port = host.substr(close + 1);
-    host = host.substr(0, close);
-    if (!net::IpAddress::Parse(host).ok()) return false;
-    if (!port.empty() && !absl::ConsumePrefix(&port, ":")) return false;
-  } else {
-    const size_t colon = host.find(':');
-    if (colon != absl::string_view::npos) {
-      port = host.substr(colon + 1);
-      host = host.substr(0, colon);
-      if (port.empty()) return false;
-    }
-    if (host.empty() || !std::all_of(host.begin(), host.end(), [](char c) {
-          return absl::ascii_isalnum(c) || c == '.' || c == '-';
-        })) {
-      return false;
-    }
-  }
-  return port.size() <= 5 && std::all_of(port.begin(), port.end(), absl::ascii_isdigit);
-}
-
 }  // namespace
-
-absl::StatusOr<std::string> RegistryOf(absl::string_view image) {
-  const bool ok =
-      !image.empty() && image.size() <= 512 && std::all_of(image.begin(), image.end(), [](char c) {
-        return absl::ascii_isalnum(c) ||
-               absl::string_view("._-/:@[]").find(c) != absl::string_view::npos;
-      });
-  if (!ok) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", image.substr(0, 64), "\" is not an image reference"));
-  }
-  const size_t slash = image.find('/');
-  if (slash == absl::string_view::npos) return std::string(kDockerHub);
-  const absl::string_view first = image.substr(0, slash);
-  // As the container tools decide: a first component with a dot or a port, or "localhost",
-  // names a registry; anything else is a Docker Hub namespace.
-  if (first.find_first_of(".:[") == absl::string_view::npos && first != "localhost") {
-    return std::string(kDockerHub);
-  }
-  if (!ValidRegistry(first) || image.find("//") != absl::string_view::npos) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", image.substr(0, 64), "\" does not start with a registry host[:port]"));
-  }
-  return std::string(first);
-}
 
 RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
                              const std::string& ca_bundle, const Cancellation& cancellation) {
@@ -156,6 +107,40 @@ RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
   return answer;
 }
 
+absl::StatusOr<std::vector<containers::MirrorRule>> ReadMirrorRules(const std::string& path) {
+  std::error_code error;
+  if (path.empty() || !std::filesystem::exists(path, error)) {
+    return std::vector<containers::MirrorRule>{};
+  }
+  ASSIGN_OR_RETURN(const std::string text, ReadFile(path, "registries.conf"));
+  absl::StatusOr<std::vector<containers::MirrorRule>> rules = containers::ParseRegistriesConf(text);
+  if (!rules.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": ", rules.status().message()));
+  }
+  return rules;
+}
+
+ImageLookUp LookUpImage(const std::string& image, const std::vector<containers::MirrorRule>& rules,
+                        const ImageAvailabilityOptions& options,
+                        const std::function<absl::Duration()>& budget,
+                        const Cancellation& cancellation) {
+  ImageLookUp found;
+  for (const std::string& reference : containers::PullReferences(image, rules)) {
+    const absl::StatusOr<std::string> registry = containers::RegistryOf(reference);
+    if (!registry.ok()) {
+      found.answer = RegistryAnswer{.error = std::string(registry.status().message())};
+      continue;
+    }
+    const std::string scheme =
+        options.plain_http_registries.count(*registry) > 0 ? "http" : "https";
+    found.answer = ProbeRegistry(absl::StrCat(scheme, "://", *registry, "/v2/"), budget(),
+                                 options.ca_bundle, cancellation);
+    found.reference = reference;
+    if (found.answer.http_status == 200 || found.answer.http_status == 401) break;
+  }
+  return found;
+}
+
 StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
   absl::Duration shared = absl::ZeroDuration();
   absl::StatusOr<std::vector<std::string>> images = ParseImages(step, options_, &shared);
@@ -164,26 +149,40 @@ StepResult ImageAvailability::Run(const Step& step, StepContext& context) {
 
   StepResult result = SuccessResult();
   types::v1::ContainerImageAvailabilityResponse& report = *result.mutable_image_availability();
+  const absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+      context.simulation != nullptr ? std::vector<containers::MirrorRule>{}
+                                    : ReadMirrorRules(options_.registries_conf);
+  if (!rules.ok()) {
+    context.log.Info("no image can be pulled", {{"error", std::string(rules.status().message())}});
+  }
   bool all_ok = true;
   for (const std::string& image : *images) {
     if (context.cancelled()) return FailureResult(kExitInvalid, "image check cancelled");
     RegistryAnswer answer;
+    std::string answered_by;
     if (context.simulation != nullptr) {
       if (context.simulation->registry) answer = context.simulation->registry(image);
+    } else if (!rules.ok()) {
+      answer.error = std::string(rules.status().message());
     } else {
-      const std::string registry = *RegistryOf(image);  // validated with the arguments
-      const std::string scheme =
-          options_.plain_http_registries.count(registry) > 0 ? "http" : "https";
-      const absl::Duration budget =
-          std::min(context.Budget(options_.request_timeout), shared_deadline - context.clock.Now());
-      answer = ProbeRegistry(absl::StrCat(scheme, "://", registry, "/v2/"), budget,
-                             options_.ca_bundle, context.cancellation);
+      ImageLookUp found = LookUpImage(
+          image, *rules, options_,
+          [&] {
+            return std::min(context.Budget(options_.request_timeout),
+                            shared_deadline - context.clock.Now());
+          },
+          context.cancellation);
+      answer = std::move(found.answer);
+      answered_by = std::move(found.reference);
     }
     const bool ok = answer.http_status == 200 || answer.http_status == 401;
     all_ok = all_ok && ok;
     if (!ok) {
       context.log.Info("registry not reachable",
                        {{"image", image}, {"status", answer.http_status}, {"error", answer.error}});
+    } else if (!answered_by.empty() && answered_by != image) {
+      context.log.Info("image available through a mirror",
+                       {{"image", image}, {"reference", answered_by}});
     }
     const double transfer = absl::ToDoubleSeconds(
         answer.transfer_time > absl::ZeroDuration() ? answer.transfer_time : answer.time);

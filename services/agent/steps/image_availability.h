@@ -7,7 +7,12 @@
 //   output: {"images": [{"name", "result": "success"|"failure", "size_bytes", "time" (s),
 //            "download_rate" (MB/s)}]} in request order; exit code 2 when any image failed
 //            (as the reference agent does), 0 otherwise.
-// Per image, one GET of its registry's /v2/ endpoint (the registry API's version check) with
+// Each image is looked up where a pull of it would go: through the mirror rules of the host's
+// registries.conf (lib/containers/registries_conf.h: its mirrors in order, digest-only mirrors
+// only for references by digest, then the source unless blocked); the first of those registries
+// that answers makes the image available, and the report keeps the image's own name. A
+// registries.conf that cannot be read fails every image, as it fails podman's pulls.
+// Per registry, one GET of its /v2/ endpoint (the registry API's version check) with
 // libcurl: 200 and 401 (the registry is up and wants a token) count as reachable, anything else
 // (other statuses, DNS, TCP or TLS failures, timeout) does not. Images are not pulled:
 // size_bytes is what that GET transferred (headers and body), time its duration, and
@@ -19,11 +24,14 @@
 #define ASSISTED_SERVICES_AGENT_STEPS_IMAGE_AVAILABILITY_H_
 
 #include <cstddef>
+#include <functional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "lib/containers/registries_conf.h"
 #include "services/agent/steps/simulation.h"
 #include "services/agent/steps/step_executor.h"
 
@@ -34,17 +42,29 @@ struct ImageAvailabilityOptions {
   absl::Duration default_timeout = absl::Minutes(16);  // for all images, when args give none
   std::set<std::string> plain_http_registries;         // "host:port" reached over http://
   std::string ca_bundle;                               // extra trust; empty: system roots
+  // The host's mirror rules; a missing file means none. Empty: no mirrors (unit tests).
+  std::string registries_conf = "/etc/containers/registries.conf";
   size_t max_images = 32;
 };
-
-// The registry host ("host[:port]") of an image reference; Docker Hub references
-// ("ubuntu", "library/ubuntu:22.04") map to "registry-1.docker.io". INVALID_ARGUMENT for text
-// that is not an image reference.
-absl::StatusOr<std::string> RegistryOf(absl::string_view image);
 
 // GETs `url` with libcurl, at most `timeout`, giving up early when `cancellation` is set.
 RegistryAnswer ProbeRegistry(const std::string& url, absl::Duration timeout,
                              const std::string& ca_bundle, const Cancellation& cancellation);
+
+// The mirror rules of the registries.conf at `path`; none when the path is empty or the file
+// does not exist. INVALID_ARGUMENT naming the path and line when it cannot be read.
+absl::StatusOr<std::vector<containers::MirrorRule>> ReadMirrorRules(const std::string& path);
+
+// Where a pull of `image` would go (containers::PullReferences over `rules`), each registry's
+// /v2/ probed in order, each within `budget()`, until one answers 200 or 401.
+struct ImageLookUp {
+  RegistryAnswer answer;  // the answering registry's, else the last one's
+  std::string reference;  // the reference that answer is for; empty when none was probed
+};
+ImageLookUp LookUpImage(const std::string& image, const std::vector<containers::MirrorRule>& rules,
+                        const ImageAvailabilityOptions& options,
+                        const std::function<absl::Duration()>& budget,
+                        const Cancellation& cancellation);
 
 class ImageAvailability final : public StepExecutor {
  public:

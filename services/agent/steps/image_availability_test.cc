@@ -2,12 +2,14 @@
 
 #include <sys/socket.h>
 
+#include <fstream>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/testing/status_matchers.h"
 #include "services/agent/steps/orchestrator_view.h"
 #include "services/agent/steps/test_util.h"
@@ -58,20 +60,6 @@ class TestHttpServer {
  private:
   testing::LoopbackServer server_;
 };
-
-TEST(RegistryOf, FollowsTheContainerToolsRules) {
-  EXPECT_THAT(RegistryOf("quay.io/openshift-release-dev/ocp-release:4.16.0-x86_64"),
-              IsOkAndHolds("quay.io"));
-  EXPECT_THAT(RegistryOf("registry.example.com:5000/ocp@sha256:0123abcd"),
-              IsOkAndHolds("registry.example.com:5000"));
-  EXPECT_THAT(RegistryOf("localhost/image"), IsOkAndHolds("localhost"));
-  EXPECT_THAT(RegistryOf("[fd00::1]:5000/image"), IsOkAndHolds("[fd00::1]:5000"));
-  EXPECT_THAT(RegistryOf("ubuntu:22.04"), IsOkAndHolds("registry-1.docker.io"));
-  EXPECT_THAT(RegistryOf("library/ubuntu"), IsOkAndHolds("registry-1.docker.io"));
-  EXPECT_THAT(RegistryOf("quay.io/a b"), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(RegistryOf(""), StatusIs(absl::StatusCode::kInvalidArgument));
-  EXPECT_THAT(RegistryOf("http://evil/x"), StatusIs(absl::StatusCode::kInvalidArgument));
-}
 
 TEST(ImageAvailability, ReachableMeans200Or401FromTheRegistry) {
   TestHttpServer ok(200), auth(401), missing(404);
@@ -130,6 +118,70 @@ TEST(ImageAvailability, UnansweredAndRefusedRegistriesFailWithinTheTimeout) {
   ASSERT_EQ(images->size(), 2u);
   EXPECT_FALSE((*images)[0].success);
   EXPECT_FALSE((*images)[1].success);
+}
+
+// `text` as a registries.conf in the test's temporary folder; returns its path.
+std::string WriteRegistriesConf(const std::string& name, const std::string& text) {
+  const std::string path = absl::StrCat(::testing::TempDir(), "/", name, ".conf");
+  std::ofstream(path, std::ios::trunc) << text;
+  return path;
+}
+
+TEST(ImageAvailability, ImagesAreLookedUpThroughTheHostsMirrors) {
+  // The release's source refuses connections (a disconnected host has no route to it); its
+  // mirror answers. A pull by digest goes to the mirror, as podman's would.
+  TestHttpServer mirror(401);
+  constexpr char kSource[] = "127.0.0.1:1/openshift-release-dev/ocp-release";
+  const std::string conf = WriteRegistriesConf(
+      "mirrored",
+      containers::RenderRegistriesConf({{.source = kSource,
+                                         .mirrors = {mirror.registry() + "/ocp/release"},
+                                         .mirror_by_digest_only = true}}));
+  ImageAvailability step({.request_timeout = absl::Seconds(5),
+                          .plain_http_registries = {mirror.registry(), "127.0.0.1:1"},
+                          .registries_conf = conf});
+  ContextHolder holder;
+  StepContext context = holder.context();
+  const std::string by_digest = absl::StrCat(kSource, "@sha256:", std::string(64, 'a'));
+  const std::string by_tag = absl::StrCat(kSource, ":4.16.3-x86_64");
+  StepResult result = step.Run(
+      MakeStep(kType, {absl::StrCat(R"({"images": [")", by_digest, R"(", ")", by_tag, R"("]})")}),
+      context);
+  auto images = OrchestratorImages(result);
+  ASSERT_THAT(images, IsOk());
+  ASSERT_EQ(images->size(), 2u);
+  EXPECT_EQ((*images)[0].name, by_digest);  // reported under the image's own name
+  EXPECT_TRUE((*images)[0].success);
+  // mirror-by-digest-only: a tag is pulled from the source, which is not there.
+  EXPECT_EQ((*images)[1].name, by_tag);
+  EXPECT_FALSE((*images)[1].success);
+  EXPECT_EQ(result.exit_code(), 2);
+}
+
+TEST(ImageAvailability, AnUnreadableRegistriesConfFailsEveryImage) {
+  TestHttpServer registry(200);
+  ImageAvailability step(
+      {.plain_http_registries = {registry.registry()},
+       .registries_conf = WriteRegistriesConf("broken", "[[registry]]\nlocation = \"x\n")});
+  ContextHolder holder;
+  StepContext context = holder.context();
+  StepResult result = step.Run(
+      MakeStep(kType, {absl::StrCat(R"({"images": [")", registry.registry(), R"(/a:1"]})")}),
+      context);
+  EXPECT_EQ(result.exit_code(), 2);
+  auto images = OrchestratorImages(result);
+  ASSERT_THAT(images, IsOk());
+  ASSERT_EQ(images->size(), 1u);
+  EXPECT_FALSE((*images)[0].success);
+  // A missing file is no mirrors at all.
+  ImageAvailability unmirrored({.plain_http_registries = {registry.registry()},
+                                .registries_conf = ::testing::TempDir() + "/absent.conf"});
+  EXPECT_EQ(unmirrored
+                .Run(MakeStep(kType, {absl::StrCat(R"({"images": [")", registry.registry(),
+                                                   R"(/a:1"]})")}),
+                     context)
+                .exit_code(),
+            0);
 }
 
 TEST(ImageAvailability, SimulatedRegistryAnswersFromItsHook) {

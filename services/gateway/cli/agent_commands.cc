@@ -49,7 +49,7 @@ int Refused(Io io, absl::string_view command, const absl::Status& status) {
 int RunAgentCreateImage(const CommandOptions& options, Io io) {
   SystemRandom random;
   absl::StatusOr<agent::CreatedImage> created =
-      agent::CreateImage(options.dir, options.base_iso, absl::Now(), random);
+      agent::CreateImage(options.dir, options.base_iso, absl::Now(), random, options.release_image);
   if (!created.ok()) return Refused(io, "agent create image", created.status());
   io.err << "wrote " << created->iso_path << ", " << options.dir << "/auth/kubeconfig and "
          << options.dir << "/auth/kubeadmin-password\n"
@@ -68,8 +68,9 @@ int RunAgentCreateClusterManifests(const CommandOptions& options, Io io) {
 
 int RunAgentCreatePxeFiles(const CommandOptions& options, Io io) {
   SystemRandom random;
-  absl::StatusOr<agent::CreatedPxeFiles> created = agent::CreatePxeFiles(
-      options.dir, options.base_iso, options.boot_artifacts_base_url, absl::Now(), random);
+  absl::StatusOr<agent::CreatedPxeFiles> created =
+      agent::CreatePxeFiles(options.dir, options.base_iso, options.boot_artifacts_base_url,
+                            absl::Now(), random, options.release_image);
   if (!created.ok()) return Refused(io, "agent create pxe-files", created.status());
   io.err << "wrote " << options.dir << "/" << agent::kBootArtifactsDir << "/, " << options.dir
          << "/auth/kubeconfig and " << options.dir << "/auth/kubeadmin-password\n"
@@ -230,6 +231,12 @@ std::vector<Command> AgentCommands() {
          parser.String("base-iso", &options.base_iso,
                        "CoreOS-style live ISO to put the Ignition into (default: the newest from "
                        "./dev os-images)");
+         parser
+             .String("release-image", &options.release_image,
+                     "image/pxe-files: the release image the hosts check they can pull (through "
+                     "install-config.yaml's mirrors; by digest when a mirror takes it); default: "
+                     "node 0's own")
+             .Env("OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE");
          parser.String("boot-artifacts-base-url", &options.boot_artifacts_base_url,
                        "pxe-files: the http(s) URL where DIR/boot-artifacts/ is served to the "
                        "hosts (the iPXE script and the kernel's rootfs URL point there)");

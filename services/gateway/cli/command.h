@@ -72,6 +72,7 @@ struct CommandOptions {
   std::string dir = ".";
   std::string base_iso;
   std::string boot_artifacts_base_url;  // agent create pxe-files
+  std::string release_image;            // agent create image|pxe-files
   // config set-context (config_commands.cc): the settings given; empty: unchanged
   Context context;
   // agent run-node-zero (agent_commands.cc)

@@ -117,9 +117,11 @@ constexpr char kCarryOverScript[] = R"SCRIPT(#!/bin/bash
 # their drop-ins, enabled, and PostgreSQL's data (not the image service). The installed OS then
 # starts them again on rendezvousIP, where its reporter and `wait-for` find them. Does nothing
 # when no installed disk of this cluster is found (a shutdown before the install).
+# HOST_ROOT, RENDEZVOUS_ENV and CARRY_OVER_WORK_DIR are for tests on a fake host.
 set -euo pipefail
-source /etc/assisted/rendezvous-host.env
-work=/run/assisted-carry-over
+root=${HOST_ROOT:-}
+source "${RENDEZVOUS_ENV:-/etc/assisted/rendezvous-host.env}"
+work=${CARRY_OVER_WORK_DIR:-/run/assisted-carry-over}
 mkdir -p "$work/boot" "$work/root"
 root_partition=""
 for boot in $(blkid -t PARTLABEL=boot -o device || true); do
@@ -136,24 +138,34 @@ if [ -z "$root_partition" ]; then
 fi
 mount "$root_partition" "$work/root"
 trap 'umount "$work/root"' EXIT
-cp -a --parents @PATHS@ "$work/root"
+(cd "$root/" && cp -a --parents @PATHS@ "$work/root")
 for unit in @UNITS@; do
-  cp -a "/etc/systemd/system/$unit" "$work/root/etc/systemd/system/"
-  [ -d "/etc/systemd/system/$unit.d" ] && cp -a "/etc/systemd/system/$unit.d" "$work/root/etc/systemd/system/"
+  cp -a "$root/etc/systemd/system/$unit" "$work/root/etc/systemd/system/"
+  if [ -d "$root/etc/systemd/system/$unit.d" ]; then
+    cp -a "$root/etc/systemd/system/$unit.d" "$work/root/etc/systemd/system/"
+  fi
   mkdir -p "$work/root/etc/systemd/system/multi-user.target.wants"
   ln -sfn "/etc/systemd/system/$unit" "$work/root/etc/systemd/system/multi-user.target.wants/$unit"
 done
 echo "assisted-node-zero-carry-over: node 0's services carried onto $root_partition"
 )SCRIPT";
 
-// A unit of node 0: starts where assisted-node-zero.service wrote the marker, after `after`;
-// `service` holds its [Service] lines.
-std::string NodeZeroUnit(absl::string_view description, absl::string_view after,
-                         absl::string_view service) {
+// A unit of node 0: starts where assisted-node-zero.service wrote the marker, after every unit
+// of `after` that exists, pulling in the ones it `needs`; `service` holds its [Service] lines.
+std::string NodeZeroUnit(absl::string_view description, const std::vector<std::string>& needs,
+                         const std::vector<std::string>& after, absl::string_view service) {
   return absl::StrCat("[Unit]\nDescription=", description,
-                      "\nConditionPathExists=", kNodeZeroMarkerPath, "\nWants=", after,
-                      "\nAfter=", after, "\n\n[Service]\n", service,
-                      "\n[Install]\nWantedBy=multi-user.target\n");
+                      "\nConditionPathExists=", kNodeZeroMarkerPath,
+                      "\nWants=", absl::StrJoin(needs, " "), "\nAfter=", absl::StrJoin(after, " "),
+                      "\n\n[Service]\n", service, "\n[Install]\nWantedBy=multi-user.target\n");
+}
+
+// A service is started (for systemd, and so for the units ordered after it) once its gRPC
+// health answers SERVING on `port`, not when its process has forked: the next service's first
+// calls then find it. Bounded by the start timeout (a slow first boot under emulation).
+std::string ReadyWhenServing(int port) {
+  return absl::StrCat("ExecStartPost=/bin/sh -c 'until ", kBinDir, "/aictl health 127.0.0.1:", port,
+                      " >/dev/null 2>&1; do sleep 1; done'\nTimeoutStartSec=900\n");
 }
 
 // Node 0's units, each started after the one before it (NodeZeroUnitNames' order).
@@ -165,45 +177,82 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
   const std::string restart = "Restart=always\nRestartSec=2\n";
   const std::string images = absl::StrCat("EnvironmentFile=", kNodeZeroImagesEnvPath, "\n");
   config.AddFile({.path = kPostgresInitScriptPath, .mode = 0755, .contents = kPostgresInitScript});
+  // The user's release image replaces the orchestrator's default catalog. The orchestrator
+  // names it to the hosts' image check, which pulls it through their registries.conf; it is not
+  // the cluster's own ocp_release_image, whose registry host the hosts would also have to
+  // resolve (a mirrored source's host does not resolve where there is no route to it).
+  std::string release;
+  if (!definition.release_image.empty()) {
+    const json catalog = json::array({json{{"openshift_version", kOpenshiftVersion},
+                                           {"cpu_architecture", "x86_64"},
+                                           {"url", definition.release_image},
+                                           {"version", kOpenshiftVersion}}});
+    // Single quotes: systemd takes the JSON as it is (an image reference has no quote).
+    config.AddFile({.path = kReleaseImageEnvPath,
+                    .mode = 0644,
+                    .contents = absl::StrCat("ASSISTED_RELEASE_IMAGES='", catalog.dump(), "'\n")});
+    release = absl::StrCat("EnvironmentFile=", kReleaseImageEnvPath, "\n");
+  }
+  // Each unit names what it needs (Wants= and After=) and starts after every unit before it
+  // (After=). Node 0's installed OS gets all of them but the image service (carry-over,
+  // below), so no unit may need that one: there, the gateway must still wait for PostgreSQL,
+  // the inventory and the orchestrator rather than start at once and fail.
   const struct {
     const char* name;
+    std::vector<std::string> needs;
     std::string description;
     std::string service;
   } kUnits[] = {
-      {kPostgresUnitName, "PostgreSQL of node 0's services (a unix socket only)",
+      {kPostgresUnitName,
+       {kNodeZeroUnitName},
+       "PostgreSQL of node 0's services (a unix socket only)",
        absl::StrCat("Type=notify\nUser=postgres\nStateDirectory=assisted/postgres\n"
                     "RuntimeDirectory=assisted-postgres\nEnvironment=PG_BINDIR=",
                     kPostgresBinDir, "\nEnvironment=PGDATA=", kPostgresData, "\nExecStartPre=",
                     kPostgresInitScriptPath, "\nExecStart=", kPostgresBinDir, "/postgres -D ",
                     kPostgresData, " -c listen_addresses= -k ", kPostgresSocketDir, "\n", restart)},
-      {kInventoryUnitName, "assisted inventory (node 0)",
+      {kInventoryUnitName,
+       {kPostgresUnitName},
+       "assisted inventory (node 0)",
        absl::StrCat("ExecStart=", kBinDir, "/assisted-inventory --grpc-listen=127.0.0.1:9091",
                     " --metrics-listen=127.0.0.1:9101",
                     " --postgres-dsn=postgresql://assisted@/assisted?host=", kPostgresSocketDir,
-                    " --secrets-key-file=", credentials, "secrets.key\n", restart)},
-      {kOrchestratorUnitName, "assisted orchestrator (node 0): the agent port on rendezvousIP",
-       absl::StrCat(images, "ExecStart=", kBinDir,
+                    " --secrets-key-file=", credentials, "secrets.key\n", ReadyWhenServing(9091),
+                    restart)},
+      {kOrchestratorUnitName,
+       {kInventoryUnitName},
+       "assisted orchestrator (node 0): the agent port on rendezvousIP",
+       absl::StrCat(images, release, "ExecStart=", kBinDir,
                     "/assisted-orchestrator --grpc-listen=", agent_port,
                     " --internal-grpc-listen=127.0.0.1:9094 --metrics-listen=127.0.0.1:9100",
                     " --inventory-address=127.0.0.1:9091",
                     // Agents carry no token; the installed hosts' reports do.
-                    " --controller-token-key-file=", credentials, "url.key\n", restart)},
-      {kImageUnitName, "assisted image service (node 0, loopback only)",
+                    " --controller-token-key-file=", credentials, "url.key\n",
+                    ReadyWhenServing(9094), restart)},
+      {kImageUnitName,
+       {kInventoryUnitName, kOrchestratorUnitName},
+       "assisted image service (node 0, loopback only)",
        absl::StrCat(images, "StateDirectory=assisted/images\n", "ExecStart=", kBinDir,
                     "/assisted-image --grpc-listen=127.0.0.1:9092 --metrics-listen=127.0.0.1:9102",
                     " --http-listen=127.0.0.1:8888 --public-url=http://127.0.0.1:8888",
                     " --inventory-address=127.0.0.1:9091 --orchestrator-address=", agent_port,
                     " --url-signing-key-file=", credentials, "url.key",
-                    " --image-cache-dir=/var/lib/assisted/images\n", restart)},
-      {kGatewayUnitName, "assisted gateway (node 0): the REST API on rendezvousIP",
+                    " --image-cache-dir=/var/lib/assisted/images\n", ReadyWhenServing(9092),
+                    restart)},
+      {kGatewayUnitName,
+       {kInventoryUnitName, kOrchestratorUnitName},
+       "assisted gateway (node 0): the REST API on rendezvousIP",
        absl::StrCat("ExecStart=", kBinDir,
                     "/assisted-gateway --http-listen=", HostPort(rendezvous, kGatewayPort),
                     " --grpc-listen=127.0.0.1:9093 --metrics-listen=127.0.0.1:9103",
                     " --inventory-address=127.0.0.1:9091 --orchestrator-address=127.0.0.1:9094",
                     " --image-address=127.0.0.1:9092 --auth=jwt --jwt-secret-file=", credentials,
-                    "jwt.key --url-signing-key-file=", credentials, "url.key\n", restart)},
+                    "jwt.key --url-signing-key-file=", credentials, "url.key\n",
+                    ReadyWhenServing(9093), restart)},
       // Retries by itself while the gateway does not answer; exits 0 once the install started.
-      {kRegisterUnitName, "Create the cluster of cluster.json on node 0 and start its install",
+      {kRegisterUnitName,
+       {kGatewayUnitName},
+       "Create the cluster of cluster.json on node 0 and start its install",
        absl::StrCat("Type=simple\nRestart=on-failure\nRestartSec=5\n", "ExecStart=", kBinDir,
                     "/aictl --server=http://", HostPort(rendezvous, kGatewayPort),
                     " agent run-node-zero --config=", kClusterJsonPath,
@@ -232,8 +281,13 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
   config.AddFile({.path = kCarryOverScriptPath,
                   .mode = 0755,
                   .contents = absl::StrReplaceAll(
-                      kCarryOverScript, {{"@PATHS@", absl::StrJoin(carried_paths, " ")},
-                                         {"@UNITS@", absl::StrJoin(carried_units, " ")}})});
+                      kCarryOverScript,
+                      // Relative to the root: cp --parents recreates them under the disk's.
+                      {{"@PATHS@", absl::StrJoin(carried_paths, " ",
+                                                 [](std::string* out, const std::string& path) {
+                                                   out->append(path.substr(1));
+                                                 })},
+                       {"@UNITS@", absl::StrJoin(carried_units, " ")}})});
   config.AddUnit(
       {.name = kCarryOverUnitName,
        .contents = absl::StrCat(
@@ -244,12 +298,12 @@ void AddNodeZeroUnits(const ClusterDefinition& definition, ignition::ConfigBuild
            "\n\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/true\nExecStop=",
            kCarryOverScriptPath, "\nTimeoutStopSec=600\n\n[Install]\nWantedBy=multi-user.target\n"),
        .enabled = true});
-  std::string after = kNodeZeroUnitName;
+  std::vector<std::string> before = {kNodeZeroUnitName};
   for (const auto& unit : kUnits) {
     config.AddUnit({.name = unit.name,
-                    .contents = NodeZeroUnit(unit.description, after, unit.service),
+                    .contents = NodeZeroUnit(unit.description, unit.needs, before, unit.service),
                     .enabled = true});
-    after = unit.name;
+    before.push_back(unit.name);
   }
 }
 
@@ -403,6 +457,46 @@ ordered_json HintsJson(const RootDeviceHints& hints) {
   return out;
 }
 
+// Node 0's infra-env in the REST API's field names: the infra-env the ISO's own discovery
+// Ignition was built from (InfraEnvFor), so the hosts' installed OS (their Ignition takes each
+// host's static network), the installed cluster's install-config (mirrors as
+// imageContentSources, the trust bundle) and hosts added to node 0 later get what the ISO gave.
+ordered_json InfraEnvJson(const types::v1::InfraEnv& infra_env) {
+  ordered_json out = ordered_json::object();
+  for (const types::v1::HostStaticNetworkConfig& config : infra_env.static_network_config()) {
+    ordered_json map = ordered_json::array();
+    for (const types::v1::MacInterfaceMapEntry& entry : config.mac_interface_map()) {
+      map.push_back(
+          {{"mac_address", entry.mac_address()}, {"logical_nic_name", entry.logical_nic_name()}});
+    }
+    out["static_network_config"].push_back(
+        {{"network_yaml", config.network_yaml()}, {"mac_interface_map", std::move(map)}});
+  }
+  if (!infra_env.additional_trust_bundle().empty()) {
+    out["additional_trust_bundle"] = infra_env.additional_trust_bundle();
+  }
+  if (!infra_env.additional_ntp_sources().empty()) {
+    out["additional_ntp_sources"] = absl::StrJoin(infra_env.additional_ntp_sources(), ",");
+  }
+  const types::v1::Proxy& proxy = infra_env.proxy();
+  if (!proxy.http_proxy().empty() || !proxy.https_proxy().empty() || !proxy.no_proxy().empty()) {
+    out["proxy"] = {{"http_proxy", proxy.http_proxy()},
+                    {"https_proxy", proxy.https_proxy()},
+                    {"no_proxy", proxy.no_proxy()}};
+  }
+  if (!infra_env.mirror_registries().mirrors().empty()) {
+    ordered_json mirrors = ordered_json::array();
+    for (const types::v1::RegistryMirror& mirror : infra_env.mirror_registries().mirrors()) {
+      mirrors.push_back(
+          {{"source", mirror.source()},
+           {"mirrors", std::vector<std::string>(mirror.mirrors().begin(), mirror.mirrors().end())},
+           {"mirror_by_digest_only", mirror.mirror_by_digest_only()}});
+    }
+    out["mirror_registries"] = {{"mirrors", std::move(mirrors)}};
+  }
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& NodeZeroUnitNames() {
@@ -444,20 +538,15 @@ ordered_json ClusterJson(const ClusterDefinition& definition, const AgentImageId
   for (const Vip& vip : install.ingress_vips) {
     cluster["ingress_vips"].push_back({{"ip", vip.ip.ToString()}});
   }
-  // What the installed hosts' Ignition takes from the infra-env (REST field names): each host's
-  // static network, so the installed OS keeps its address, and the trust bundle.
-  ordered_json infra_env = ordered_json::object();
-  for (const AgentHost* host : HostsWithNetwork(definition)) {
-    ordered_json map = ordered_json::array();
-    for (const HostInterface& interface : host->interfaces) {
-      map.push_back({{"mac_address", interface.mac}, {"logical_nic_name", interface.name}});
-    }
-    infra_env["static_network_config"].push_back(
-        {{"network_yaml", host->network_yaml}, {"mac_interface_map", std::move(map)}});
+  // The cluster-wide settings of install-config.yaml and agent-config.yaml: the proxy goes to
+  // the installed cluster's install-config, the NTP sources to the hosts' NTP check.
+  if (!install.http_proxy.empty()) cluster["http_proxy"] = install.http_proxy;
+  if (!install.https_proxy.empty()) cluster["https_proxy"] = install.https_proxy;
+  if (!install.no_proxy.empty()) cluster["no_proxy"] = install.no_proxy;
+  if (!definition.agent.ntp_sources.empty()) {
+    cluster["additional_ntp_source"] = absl::StrJoin(definition.agent.ntp_sources, ",");
   }
-  if (!install.additional_trust_bundle.empty()) {
-    infra_env["additional_trust_bundle"] = install.additional_trust_bundle;
-  }
+  ordered_json infra_env = InfraEnvJson(InfraEnvFor(definition, identity.infra_env_id));
   ordered_json hosts = ordered_json::array();
   for (const AgentHost& host : definition.agent.hosts) {
     ordered_json entry = {{"macs", ordered_json::array()}};

@@ -51,6 +51,9 @@ inline constexpr int kGatewayPort = 8080;
 
 inline constexpr char kRendezvousEnvPath[] = "/etc/assisted/rendezvous-host.env";
 inline constexpr char kClusterJsonPath[] = "/etc/assisted/cluster.json";
+// With a release image given (ClusterDefinition::release_image): node 0's orchestrator's
+// release catalog (ASSISTED_RELEASE_IMAGES), that image for kOpenshiftVersion on x86_64.
+inline constexpr char kReleaseImageEnvPath[] = "/etc/assisted/release-image.env";
 inline constexpr char kHostnamesDir[] = "/etc/assisted/hostnames";
 inline constexpr char kNodeZeroMarkerPath[] = "/etc/assisted/node0";
 inline constexpr char kNodeZeroUnitName[] = "assisted-node-zero.service";

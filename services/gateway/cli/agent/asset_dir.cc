@@ -217,8 +217,10 @@ struct AgentBoot {
   std::string ignition;
 };
 
-absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, absl::Time now, Random& random) {
+absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, const std::string& release_image,
+                                           absl::Time now, Random& random) {
   ASSIGN_OR_RETURN(ClusterDefinition definition, ReadClusterDefinition(dir));
+  RETURN_IF_ERROR(WithReleaseImage(release_image, definition));
   types::v1::Cluster cluster;
   cluster.set_name(definition.install.cluster_name);
   cluster.set_base_dns_domain(definition.install.base_domain);
@@ -306,8 +308,9 @@ absl::StatusOr<std::string> BootArtifactsUrl(const std::string& url) {
 }  // namespace
 
 absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
-                                         absl::Time now, Random& random) {
-  ASSIGN_OR_RETURN(AgentBoot boot, PrepareAgentBoot(dir, now, random));
+                                         absl::Time now, Random& random,
+                                         const std::string& release_image) {
+  ASSIGN_OR_RETURN(AgentBoot boot, PrepareAgentBoot(dir, release_image, now, random));
   CreatedImage created = Created(boot, Join(dir, kIsoName));
   std::vector<std::unique_ptr<StagedFile>> staged;
   ASSIGN_OR_RETURN(staged.emplace_back(), StageIso(base_iso, created.iso_path, boot.ignition));
@@ -317,9 +320,9 @@ absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::stri
 
 absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std::string& base_iso,
                                                const std::string& base_url, absl::Time now,
-                                               Random& random) {
+                                               Random& random, const std::string& release_image) {
   ASSIGN_OR_RETURN(const std::string url, BootArtifactsUrl(base_url));
-  ASSIGN_OR_RETURN(AgentBoot boot, PrepareAgentBoot(dir, now, random));
+  ASSIGN_OR_RETURN(AgentBoot boot, PrepareAgentBoot(dir, release_image, now, random));
   // The base ISO as the image service's artifacts read it; they use its descriptor and path.
   image::CachedImage base;
   base.path = base_iso;

@@ -68,9 +68,11 @@ absl::StatusOr<AgentState> ReadState(const std::string& dir);
 
 // Writes the ISO, auth/ and the state file (see the file comment). `base_iso` must be a
 // CoreOS-style live ISO with an Ignition embed area large enough for the config
-// (RESOURCE_EXHAUSTED naming both sizes otherwise).
+// (RESOURCE_EXHAUSTED naming both sizes otherwise). `release_image` (empty: node 0's default)
+// is checked with WithReleaseImage.
 absl::StatusOr<CreatedImage> CreateImage(const std::string& dir, const std::string& base_iso,
-                                         absl::Time now, Random& random);
+                                         absl::Time now, Random& random,
+                                         const std::string& release_image = "");
 
 struct CreatedPxeFiles {
   CreatedImage image;  // iso_path empty
@@ -85,7 +87,8 @@ struct CreatedPxeFiles {
 // INVALID_ARGUMENT naming --boot-artifacts-base-url otherwise.
 absl::StatusOr<CreatedPxeFiles> CreatePxeFiles(const std::string& dir, const std::string& base_iso,
                                                const std::string& base_url, absl::Time now,
-                                               Random& random);
+                                               Random& random,
+                                               const std::string& release_image = "");
 
 // Writes DIR/cluster-manifests/ (ztp_manifests.h; pull-secret.yaml 0600) and returns the
 // paths written.

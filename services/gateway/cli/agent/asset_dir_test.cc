@@ -14,8 +14,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/file/read_file.h"
 #include "lib/ignition/config_builder.h"
 #include "lib/ignition/test_util.h"
@@ -224,6 +226,108 @@ TEST_F(CreateImageFromSeed002, CarriesTheMirrorsTheCaAndEveryHostsNetworkByMac) 
   }
 }
 
+// Seed 002 with a proxy and NTP sources added, and the release named by digest as seed 002's
+// mirror holds it (its imageContentSources' second source).
+constexpr char kSeedRelease[] =
+    "registry.svc.ci.openshift.org/ocp/release@sha256:"
+    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+TEST(CreateImage, NodeZerosInfraEnvAndClusterCarryTheMirrorsProxyNtpAndTrustBundle) {
+  const std::string dir = SeedDir("seed002-settings");
+  Write(absl::StrCat(dir, "/install-config.yaml"),
+        Testdata("seed002_install-config.yaml") +
+            "proxy:\n  httpProxy: http://proxy.lab:3128\n  httpsProxy: http://proxy.lab:3129\n"
+            "  noProxy: .lab,192.168.0.0/24\n");
+  Write(absl::StrCat(dir, "/agent-config.yaml"),
+        absl::StrReplaceAll(Testdata("seed002_agent-config.yaml"),
+                            {{"  rendezvousIP: 192.168.0.116\n",
+                              "  rendezvousIP: 192.168.0.116\n  additionalNTPSources:\n"
+                              "    - ntp1.lab\n    - 192.168.0.10\n"}}));
+  SeededRandom random(3);
+  absl::StatusOr<CreatedImage> created =
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random, kSeedRelease);
+  ASSERT_THAT(created, IsOk());
+  const json ignition = EmbeddedIgnition(created->iso_path);
+  std::map<std::string, std::string> files = Files(ignition);
+  const json definition = json::parse(files[kClusterJsonPath]);
+
+  // What `agent run-node-zero` posts as node 0's infra-env (REST field names).
+  const json& infra_env = definition["infra_env"];
+  EXPECT_THAT(infra_env["additional_trust_bundle"].get<std::string>(),
+              HasSubstr("MIIGKDCCBBCgAwIBAgIUVu+F6PrAXwxVfPs4D0KQA3+50y4wDQYJKoZIhvcNAQEL"));
+  EXPECT_EQ(infra_env["additional_ntp_sources"], "ntp1.lab,192.168.0.10");
+  EXPECT_EQ(infra_env["proxy"], (json{{"http_proxy", "http://proxy.lab:3128"},
+                                      {"https_proxy", "http://proxy.lab:3129"},
+                                      {"no_proxy", ".lab,192.168.0.0/24"}}));
+  EXPECT_EQ(infra_env["mirror_registries"],
+            (json{{"mirrors",
+                   {{{"source", "quay.io/openshift-release-dev/ocp-v4.0-art-dev"},
+                     {"mirrors", {"provisioning.schmaustech.com:5000/ocp4/openshift4"}},
+                     {"mirror_by_digest_only", true}},
+                    {{"source", "registry.svc.ci.openshift.org/ocp/release"},
+                     {"mirrors", {"provisioning.schmaustech.com:5000/ocp4/openshift4"}},
+                     {"mirror_by_digest_only", true}}}}}));
+  EXPECT_EQ(infra_env["static_network_config"].size(), 3u);
+  // The cluster's own: its install-config's proxy and its hosts' NTP check.
+  EXPECT_EQ(definition["cluster"]["http_proxy"], "http://proxy.lab:3128");
+  EXPECT_EQ(definition["cluster"]["https_proxy"], "http://proxy.lab:3129");
+  EXPECT_EQ(definition["cluster"]["no_proxy"], ".lab,192.168.0.0/24");
+  EXPECT_EQ(definition["cluster"]["additional_ntp_source"], "ntp1.lab,192.168.0.10");
+  // The ISO's own discovery settings agree: chrony's sources and the agent's proxy.
+  EXPECT_EQ(files["/etc/chrony.d/assisted-ntp-sources.conf"],
+            "server ntp1.lab iburst\nserver 192.168.0.10 iburst\n");
+
+  // The release: node 0's orchestrator names it to the hosts, whose registries.conf sends the
+  // pull to the mirror first.
+  EXPECT_EQ(files[kReleaseImageEnvPath],
+            absl::StrCat(R"(ASSISTED_RELEASE_IMAGES='[{"cpu_architecture":"x86_64",)",
+                         R"("openshift_version":"4.16","url":")", kSeedRelease,
+                         R"(","version":"4.16"}]')", "\n"));
+  std::map<std::string, std::string> units;
+  for (const json& unit : ignition["systemd"]["units"]) {
+    units[unit["name"].get<std::string>()] = unit.value("contents", "");
+  }
+  EXPECT_THAT(units["assisted-orchestrator.service"],
+              HasSubstr(absl::StrCat("EnvironmentFile=", kReleaseImageEnvPath, "\n")));
+  absl::StatusOr<std::vector<containers::MirrorRule>> rules =
+      containers::ParseRegistriesConf(files["/etc/containers/registries.conf"]);
+  ASSERT_THAT(rules, IsOk());
+  EXPECT_THAT(containers::PullReferences(kSeedRelease, *rules),
+              ::testing::ElementsAre(
+                  absl::StrCat(
+                      "provisioning.schmaustech.com:5000/ocp4/openshift4",
+                      absl::string_view(kSeedRelease)
+                          .substr(std::string("registry.svc.ci.openshift.org/ocp/release").size())),
+                  kSeedRelease));
+}
+
+TEST(CreateImage, AReleaseImageTheHostsCouldNotPullThroughTheMirrorsIsRefused) {
+  const std::string dir = SeedDir("seed002-release");
+  SeededRandom random(4);
+  // Seed 002's own override names the mirror itself by tag: fine. A tag of the mirrored source
+  // would go to the source, which a disconnected host cannot reach.
+  EXPECT_THAT(CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
+                          "provisioning.schmaustech.com:5000/ocp4/openshift4:4.11.0-rc.7"),
+              IsOk());
+  EXPECT_THAT(
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random,
+                  "registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7"),
+      StatusIs(
+          absl::StatusCode::kInvalidArgument,
+          HasSubstr("--release-image: \"registry.svc.ci.openshift.org/ocp/release:4.11.0-rc.7\" "
+                    "is a tag of registry.svc.ci.openshift.org/ocp/release, which "
+                    "install-config.yaml's imageContentSources mirror by digest only")));
+  EXPECT_THAT(
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), random, "https://quay.io/x:1"),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("--release-image: ")));
+  // Without one, node 0's orchestrator keeps its own catalog: no release file.
+  SeededRandom again(5);
+  absl::StatusOr<CreatedImage> plain =
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), again);
+  ASSERT_THAT(plain, IsOk());
+  EXPECT_EQ(Files(EmbeddedIgnition(plain->iso_path)).count(kReleaseImageEnvPath), 0u);
+}
+
 TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
   EXPECT_EQ(Mode(absl::StrCat(*dir_, "/auth/kubeconfig")), 0600);
   EXPECT_EQ(Mode(absl::StrCat(*dir_, "/auth/kubeadmin-password")), 0600);
@@ -256,6 +360,26 @@ TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {
   EXPECT_EQ(read->cluster_id, created_->cluster_id);
 }
 
+// The names of a unit's `key=` line ("Wants", "After"), split at spaces.
+std::vector<std::string> UnitList(const std::string& unit, const std::string& key) {
+  for (absl::string_view line : absl::StrSplit(unit, '\n')) {
+    if (absl::ConsumePrefix(&line, key + "=")) {
+      return absl::StrSplit(line, ' ', absl::SkipEmpty());
+    }
+  }
+  return {};
+}
+
+// The units carry-over puts on node 0's installed disk: its script's `for unit in ...` list.
+std::vector<std::string> CarriedUnits(const std::string& script) {
+  const size_t from = script.find("for unit in ");
+  const size_t to = script.find("; do", from);
+  if (from == std::string::npos || to == std::string::npos) return {};
+  return absl::StrSplit(script.substr(from + 12, to - from - 12), ' ', absl::SkipEmpty());
+}
+
+constexpr char kCarryOverScript[] = "/usr/local/bin/assisted-node-zero-carry-over.sh";
+
 // Node 0's services run only where the marker is, in order, and only the agent port and the
 // gateway's HTTP port listen on rendezvousIP (node_zero_pg_test runs them).
 TEST_F(CreateImageFromSeed002, CarriesNodeZerosUnitsListeningOnRendezvousIpOnlyForAgentsAndUsers) {
@@ -263,14 +387,14 @@ TEST_F(CreateImageFromSeed002, CarriesNodeZerosUnitsListeningOnRendezvousIpOnlyF
   for (const json& unit : (*ignition_)["systemd"]["units"]) {
     units[unit["name"].get<std::string>()] = unit.value("contents", "");
   }
-  std::string after = kNodeZeroUnitName;
+  std::vector<std::string> before = {kNodeZeroUnitName};
   std::vector<std::string> on_rendezvous_ip;
   for (const std::string& name : NodeZeroUnitNames()) {
     ASSERT_TRUE(units.count(name)) << name;
     const std::string& unit = units[name];
     EXPECT_THAT(unit, HasSubstr("ConditionPathExists=/etc/assisted/node0\n")) << name;
-    EXPECT_THAT(unit, HasSubstr(absl::StrCat("After=", after, "\n"))) << name;
-    after = name;
+    EXPECT_THAT(UnitList(unit, "After"), ::testing::ElementsAreArray(before)) << name;
+    before.push_back(name);
     for (absl::string_view word : absl::StrSplit(unit, absl::ByAnyChar(" \n"))) {
       if (absl::StrContains(word, "192.168.0.116:")) on_rendezvous_ip.emplace_back(word);
     }
@@ -353,6 +477,227 @@ TEST_F(CreateImageFromSeed002, SetHostnameScriptNamesTheHostByItsMac) {
                  {"HOSTNAME_FILE", absl::StrCat(root, "/hostname")}});
   ASSERT_TRUE(result.ok()) << result.stderr_data;
   EXPECT_EQ(*ReadFile(absl::StrCat(root, "/hostname"), "hostname"), "asus3-vm3\n");
+}
+
+// On node 0's installed OS every carried unit but the image service runs (carry-over), so what
+// a unit needs must be carried too, and each service counts as started once it serves: before,
+// the gateway there waited only for the absent image service, started with PostgreSQL and
+// recovered by restarting.
+TEST_F(CreateImageFromSeed002, NodeZerosUnitsNeedOnlyWhatIsCarriedAndStartOnceServing) {
+  std::map<std::string, std::string> units;
+  for (const json& unit : (*ignition_)["systemd"]["units"]) {
+    units[unit["name"].get<std::string>()] = unit.value("contents", "");
+  }
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::vector<std::string> carried = CarriedUnits(files[kCarryOverScript]);
+  EXPECT_THAT(carried, ::testing::UnorderedElementsAre(
+                           "assisted-postgres.service", "assisted-inventory.service",
+                           "assisted-orchestrator.service", "assisted-gateway.service",
+                           "assisted-node-zero-register.service"));
+  for (const std::string& name : carried) {
+    for (const std::string& needed : UnitList(units[name], "Wants")) {
+      // assisted-node-zero.service marks node 0 on the live ISO; the marker itself is carried.
+      if (needed == kNodeZeroUnitName) continue;
+      EXPECT_THAT(carried, ::testing::Contains(needed)) << name << " needs " << needed;
+    }
+  }
+  EXPECT_THAT(UnitList(units["assisted-inventory.service"], "Wants"),
+              ::testing::ElementsAre("assisted-postgres.service"));
+  EXPECT_THAT(
+      UnitList(units["assisted-gateway.service"], "Wants"),
+      ::testing::ElementsAre("assisted-inventory.service", "assisted-orchestrator.service"));
+  EXPECT_THAT(UnitList(units["assisted-node-zero-register.service"], "Wants"),
+              ::testing::ElementsAre("assisted-gateway.service"));
+  for (const auto& [name, port] :
+       {std::pair{"assisted-inventory.service", 9091},
+        std::pair{"assisted-orchestrator.service", 9094}, std::pair{"assisted-image.service", 9092},
+        std::pair{"assisted-gateway.service", 9093}}) {
+    EXPECT_THAT(units[name],
+                HasSubstr(absl::StrCat("ExecStartPost=/bin/sh -c 'until /usr/local/bin/aictl "
+                                       "health 127.0.0.1:",
+                                       port, " >/dev/null 2>&1; do sleep 1; done'\n")))
+        << name;
+  }
+}
+
+// A fake host for the carry-over script: node 0's files under `root` (the ISO's Ignition files
+// and units, the carried binaries and folders), and `blkid`, `lsblk`, `mount` and `umount` in
+// root/bin acting on disks whose partitions are folders under root/devices/<name> (`mount`
+// makes the mount point a link to one).
+void LayDownNodeZero(const std::string& root, const json& ignition, const std::string& script) {
+  for (const auto& [path, contents] : Files(ignition)) Write(root + path, contents);
+  for (const json& unit : ignition["systemd"]["units"]) {
+    const std::string dir = root + "/etc/systemd/system/";
+    if (unit.contains("contents")) {
+      Write(dir + unit["name"].get<std::string>(), unit["contents"].get<std::string>());
+    }
+    for (const json& dropin : unit.value("dropins", json::array())) {
+      Write(absl::StrCat(dir, unit["name"].get<std::string>(), ".d/",
+                         dropin["name"].get<std::string>()),
+            dropin["contents"].get<std::string>());
+    }
+  }
+  Write(root + "/etc/systemd/system/assisted-orchestrator.service.d/lab.conf", "[Service]\n");
+  // What the live image holds: whatever cp --parents copies that the Ignition did not write.
+  const size_t from = script.find("cp -a --parents ") + 16;
+  const std::string paths = script.substr(from, script.find(" \"$work/root\"", from) - from);
+  for (absl::string_view path : absl::StrSplit(paths, ' ', absl::SkipEmpty())) {
+    const std::string full = absl::StrCat(root, "/", path);
+    if (std::filesystem::exists(full)) continue;
+    if (absl::StartsWith(path, "usr/local/bin/") || absl::EndsWith(path, ".env")) {
+      Write(full, absl::StrCat("content of /", path, "\n"));
+    } else {
+      Write(full + "/held", absl::StrCat("a file in /", path, "\n"));
+    }
+  }
+  Write(root + "/usr/local/bin/assisted-image", "the image service\n");
+  Write(root + "/var/lib/assisted/images/cache", "the image service's cache\n");
+  const std::map<std::string, std::string> commands = {
+      {"mount",
+       "dir=${@: -1}; dev=${@: -2:1}\n"
+       "rmdir \"$dir\" && ln -s \"$FAKE/devices/$(basename \"$dev\")\" \"$dir\"\n"},
+      {"umount", "rm \"$1\" && mkdir \"$1\"\n"},
+      {"blkid", "cat \"$FAKE/boot-partitions\"\n"},
+      {"lsblk",
+       "case \"$*\" in\n"
+       "  \"-no PKNAME \"*) basename \"${@: -1}\" | tr -d 0-9 ;;\n"
+       "  \"-rno PATH,PARTLABEL \"*) d=${@: -1}; echo \"$d\"; echo \"${d}2 boot\"; "
+       "echo \"${d}4 root\" ;;\n"
+       "esac\n"}};
+  for (const auto& [name, body] : commands) {
+    const std::string path = absl::StrCat(root, "/bin/", name);
+    Write(path, "#!/bin/bash\n" + body);
+    std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  }
+}
+
+TEST_F(CreateImageFromSeed002, CarryOverCopiesNodeZerosServicesOntoItsInstalledDiskOnly) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  const std::string script = files[kCarryOverScript];
+  const std::string root = absl::StrCat(TestTmpDir(), "/carry-over-host");
+  LayDownNodeZero(root, *ignition_, script);
+  // Two disks with an installed boot partition: another cluster's, and this one's.
+  Write(root + "/devices/vda2/assisted/install.json", R"({"cluster_id":"another"})");
+  Write(root + "/devices/vda4/etc/systemd/system/.keep", "");
+  Write(root + "/devices/vdb2/assisted/install.json",
+        json{{"cluster_id", created_->cluster_id}}.dump());
+  Write(root + "/devices/vdb4/etc/systemd/system/.keep", "");
+  const std::map<std::string, std::string> env = {
+      {"PATH", absl::StrCat(root, "/bin:/usr/bin:/bin:/usr/sbin:/sbin")},
+      {"FAKE", root},
+      {"HOST_ROOT", root},
+      {"RENDEZVOUS_ENV", root + kRendezvousEnvPath},
+      {"CARRY_OVER_WORK_DIR", root + "/run/carry-over"}};
+
+  // Before the install nothing is on a disk of this cluster: nothing is copied.
+  Write(root + "/boot-partitions", "/dev/vda2\n");
+  process::CommandResult result = RunScript(script, root, env);
+  ASSERT_TRUE(result.ok()) << result.stderr_data;
+  EXPECT_THAT(result.stdout_data, HasSubstr("nothing to carry"));
+  EXPECT_FALSE(std::filesystem::exists(root + "/devices/vda4/usr"));
+
+  Write(root + "/boot-partitions", "/dev/vda2\n/dev/vdb2\n");
+  result = RunScript(script, root, env);
+  ASSERT_TRUE(result.ok()) << result.stdout_data << result.stderr_data;
+  EXPECT_THAT(result.stdout_data, HasSubstr("carried onto /dev/vdb4"));
+  const std::string installed = root + "/devices/vdb4";
+  EXPECT_FALSE(std::filesystem::exists(root + "/devices/vda4/usr")) << "another cluster's disk";
+  // The services, PostgreSQL and its data, node 0's settings and credentials.
+  for (const std::string path :
+       {"/usr/local/bin/aictl", "/usr/local/bin/assisted-gateway",
+        "/usr/local/bin/assisted-inventory", "/usr/local/bin/assisted-orchestrator",
+        "/usr/local/bin/assisted-postgres-init.sh", "/usr/lib/postgresql/15/held",
+        "/usr/share/postgresql/15/held", "/usr/share/assisted/node-zero-images.env",
+        "/var/lib/assisted/postgres/held", "/root/.docker/config.json"}) {
+    EXPECT_EQ(*ReadFile(installed + path, path), *ReadFile(root + path, path)) << path;
+  }
+  for (const auto& [path, contents] : files) {
+    if (!absl::StartsWith(path, "/etc/assisted/")) continue;
+    EXPECT_EQ(*ReadFile(installed + path, path), contents) << path;
+  }
+  // Not the image service: its base ISO and cache do not fit the installed root.
+  EXPECT_FALSE(std::filesystem::exists(installed + "/usr/local/bin/assisted-image"));
+  EXPECT_FALSE(std::filesystem::exists(installed + "/var/lib/assisted/images"));
+  EXPECT_FALSE(std::filesystem::exists(installed + "/etc/systemd/system/assisted-image.service"));
+  // The units, their drop-ins, enabled.
+  for (const std::string& unit : CarriedUnits(script)) {
+    const std::string path = "/etc/systemd/system/" + unit;
+    EXPECT_EQ(*ReadFile(installed + path, unit), *ReadFile(root + path, unit));
+    EXPECT_EQ(std::filesystem::read_symlink(installed +
+                                            "/etc/systemd/system/multi-user.target.wants/" + unit),
+              path);
+  }
+  EXPECT_TRUE(std::filesystem::exists(
+      installed + "/etc/systemd/system/assisted-orchestrator.service.d/lab.conf"));
+  // Both mount points are released.
+  EXPECT_TRUE(std::filesystem::is_directory(
+      std::filesystem::symlink_status(root + "/run/carry-over/root")));
+  EXPECT_TRUE(std::filesystem::is_directory(
+      std::filesystem::symlink_status(root + "/run/carry-over/boot")));
+}
+
+// Seed 002 is a compact cluster: three machines boot the same ISO. Each, seen on a fake host with
+// only its own MAC (under a name the kernel chose), gets its own static address from the ISO's
+// pre-network script, its own host name, and only the one holding rendezvousIP becomes node 0;
+// node 0 waits for all three, with the roles agent-config gives (none: masters first).
+TEST_F(CreateImageFromSeed002, EveryCompactHostGetsItsOwnNetworkAndNameAndOnlyOneIsNodeZero) {
+  std::map<std::string, std::string> files = Files(*ignition_);
+  Write(absl::StrCat(TestTmpDir(), "/compact-rendezvous.env"), files[kRendezvousEnvPath]);
+  const struct {
+    std::string mac, address, hostname;
+  } kHosts[] = {{"52:54:00:e7:05:72", "192.168.0.116", "asus3-vm1"},
+                {"52:54:00:95:fd:f3", "192.168.0.117", "asus3-vm2"},
+                {"52:54:00:e8:b9:18", "192.168.0.118", "asus3-vm3"}};
+  int node_zeros = 0;
+  for (const auto& host : kHosts) {
+    const std::string root = FakeHost(absl::StrCat("compact-", host.hostname),
+                                      {{"ens3", host.mac, host.address + "/23"}});
+    for (const auto& [path, contents] : files) {
+      if (absl::StartsWith(path, "/etc/assisted/")) Write(root + path, contents);
+    }
+    Write(root + "/sys/class/net/ens3/device", "");
+    // NetworkManager's profiles, before NetworkManager starts.
+    process::CommandResult result =
+        RunScript(files["/usr/local/bin/pre-network-manager-config.sh"], root,
+                  {{"NETWORK_CONFIG_DIR", root + "/etc/assisted/network"},
+                   {"SYS_CLASS_NET", root + "/sys/class/net"},
+                   {"TARGET_DIR", root + "/target"},
+                   {"SETTLE_SECONDS", "0"}});
+    ASSERT_TRUE(result.ok()) << host.hostname << ": " << result.stderr_data;
+    absl::StatusOr<std::string> profile = ReadFile(root + "/target/ens3.nmconnection", "profile");
+    ASSERT_THAT(profile, IsOk()) << host.hostname;
+    absl::StatusOr<nmstate::KeyfileValues> normalised = nmstate::NmcliNormalise(*profile);
+    ASSERT_THAT(normalised, IsOk()) << *profile;
+    EXPECT_EQ(normalised->at("connection.interface-name"), "ens3") << host.hostname;
+    EXPECT_THAT(normalised->at("ipv4.address1"), HasSubstr(host.address + "/23")) << host.hostname;
+    // Its name.
+    result = RunScript(files["/usr/local/bin/assisted-set-hostname.sh"], root,
+                       {{"HOSTNAMES_DIR", root + "/etc/assisted/hostnames"},
+                        {"SYS_CLASS_NET", root + "/sys/class/net"},
+                        {"HOSTNAME_FILE", root + "/hostname"}});
+    ASSERT_TRUE(result.ok()) << result.stderr_data;
+    EXPECT_EQ(*ReadFile(root + "/hostname", "hostname"), host.hostname + "\n");
+    // Node 0 or not.
+    result = RunScript(files["/usr/local/bin/assisted-node-zero.sh"], root,
+                       {{"RENDEZVOUS_ENV", absl::StrCat(TestTmpDir(), "/compact-rendezvous.env")},
+                        {"NODE_ZERO_MARKER", root + "/node0"},
+                        {"NODE_ZERO_WAIT_SECONDS", "1"},
+                        {"IP_COMMAND", root + "/ip"},
+                        {"SYS_CLASS_NET", root + "/sys/class/net"}});
+    ASSERT_TRUE(result.ok()) << result.stderr_data;
+    if (std::filesystem::exists(root + "/node0")) ++node_zeros;
+    EXPECT_EQ(std::filesystem::exists(root + "/node0"), host.address == "192.168.0.116");
+  }
+  EXPECT_EQ(node_zeros, 1);
+  const json cluster = json::parse(files[kClusterJsonPath]);
+  EXPECT_EQ(cluster["expected_hosts"], 3);
+  EXPECT_EQ(cluster["cluster"]["control_plane_count"], 3);
+  EXPECT_EQ(cluster["cluster"]["high_availability_mode"], "Full");
+  ASSERT_EQ(cluster["hosts"].size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(cluster["hosts"][i]["hostname"], kHosts[i].hostname);
+    EXPECT_EQ(cluster["hosts"][i]["macs"], json::array({kHosts[i].mac}));
+  }
 }
 
 TEST(CreateImage, NamesInstallConfigsTrustBundleWhenItIsNotACertificate) {

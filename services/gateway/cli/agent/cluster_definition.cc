@@ -13,6 +13,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "lib/containers/image_reference.h"
+#include "lib/containers/registries_conf.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "services/gateway/cli/agent/yaml_reader.h"
@@ -955,6 +957,30 @@ void ReadPullSecretResource(const YamlNode& root, InstallConfig& config) {
 }
 
 }  // namespace
+
+absl::Status WithReleaseImage(const std::string& release_image, ClusterDefinition& definition) {
+  if (release_image.empty()) return absl::OkStatus();
+  const absl::StatusOr<std::string> registry = containers::RegistryOf(release_image);
+  if (!registry.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kReleaseImageFlag, ": ", registry.status().message()));
+  }
+  std::vector<containers::MirrorRule> rules;
+  for (const ImageContentSource& source : definition.install.mirrors) {
+    rules.push_back(
+        {.source = source.source, .mirrors = source.mirrors, .mirror_by_digest_only = true});
+  }
+  const containers::MirrorRule* rule = containers::RuleFor(release_image, rules);
+  if (rule != nullptr && !containers::PullsByDigest(release_image)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kReleaseImageFlag, ": \"", release_image, "\" is a tag of ", rule->source,
+                     ", which install-config.yaml's ", definition.install.mirror_key,
+                     " mirror by digest only, so the hosts would pull it from ", rule->source,
+                     ": name the release by digest (@sha256:...) or as its mirror names it"));
+  }
+  definition.release_image = release_image;
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ClusterDefinition> ParseClusterDefinition(absl::string_view install_config_yaml,
                                                          absl::string_view agent_config_yaml) {

@@ -140,11 +140,23 @@ struct ClusterDefinition {
   InstallConfig install;
   AgentConfig agent;
   DefinitionSource source;
+  // The release image node 0 installs and the hosts check they can pull (through the mirrors
+  // of install.mirrors); empty: node 0's orchestrator's default. Given on the command line
+  // (--release-image, or OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE as openshift-install reads
+  // it), not in the files; set with WithReleaseImage.
+  std::string release_image;
   // The hosts the installation waits for: control plane plus compute replicas.
   int64_t expected_hosts() const {
     return install.control_plane_replicas + install.compute_replicas;
   }
 };
+
+// The command line's release image for `definition`: an image reference, which the hosts can
+// pull through install-config's mirrors when a mirror takes it (imageContentSources and
+// imageDigestSources mirror pulls by digest only, so a tag of a mirrored repository would go
+// to its source). INVALID_ARGUMENT "--release-image: ..." otherwise.
+inline constexpr char kReleaseImageFlag[] = "--release-image";
+absl::Status WithReleaseImage(const std::string& release_image, ClusterDefinition& definition);
 
 // Reads and checks both files. INVALID_ARGUMENT with one "file: path: problem" line per problem.
 absl::StatusOr<ClusterDefinition> ParseClusterDefinition(absl::string_view install_config_yaml,
