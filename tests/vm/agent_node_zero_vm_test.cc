@@ -14,7 +14,7 @@
 // The lab, as VmTest's stack has it: node 0's orchestrator (a drop-in the test adds to the ISO's
 // Ignition) judges the machine against LabHwRequirements (1 vCPU, 3 GiB under TCG) instead of
 // SNO's 8 cores and 16 GiB, and its release image is the one of the registry stand-in
-// (vm_test.h: RegistryStandIn, reached through a forward; install-config.yaml trusts its CA),
+// (vm_lab.h: RegistryStandIn, reached through a forward; install-config.yaml trusts its CA),
 // which the install's preparation probes: the stand-in plays the user's mirror registry, no
 // service of ours runs on the host. The journal goes to the serial console too, so a failure's
 // console log holds the services' own words.

@@ -4,8 +4,9 @@
 // from the image service; one QEMU machine booted from it, whose agent — started by the
 // discovery Ignition the live initramfs took from the ISO's embed area — registers with its
 // virtual hardware (the inventory names its NIC's fixed MAC, its SMBIOS serial, its virtio disk
-// and its vCPUs) and becomes known; the user names the host, gives it an installer argument
-// (--append-karg) and starts the installation; the
+// and its vCPUs) and becomes known; the user names the host, gives it installer arguments
+// (--append-karg: the test's own and the lab's, LabInstallerArgs) and starts the installation;
+// the
 // host's checks while preparing run for real (disk speed on its virtio disk, the release
 // image's registry — a TLS stand-in on the host's loopback); the agent writes ./dev os-images'
 // disk.raw, served over HTTP through a forward with its sha256 (the orchestrator's
@@ -17,8 +18,8 @@
 // prompt) and the appended kernel argument, with no Ignition run and no report; the disk afterwards
 // holds the install record and no reporter settings.
 //
-// Every wait is bounded and stops at once on a failure state (power-off, emergency mode, a host
-// or cluster in error); its failure names the console log and the host's status_info. Timings
+// Every wait is bounded and stops at once on a failure state (power-off, a kernel panic,
+// emergency mode, a host or cluster in error); its failure names the console log and the host's status_info. Timings
 // of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_test.h).
 #include <iostream>
 #include <string>
@@ -125,9 +126,11 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   ASSERT_THAT(Rest().Call("PATCH", "/infra-envs/" + infra_env_id() + "/hosts/" + host_id,
                           json{{"host_name", kHostname}}),
               IsOk());
+  std::vector<std::string> installer_args = {"--append-karg", kKarg};
+  for (const std::string& arg : LabInstallerArgs()) installer_args.push_back(arg);
   ASSERT_THAT(Rest().Call("PATCH",
                           "/infra-envs/" + infra_env_id() + "/hosts/" + host_id + "/installer-args",
-                          json{{"args", {"--append-karg", kKarg, "--append-karg", kLabKernelArgument}}}),
+                          json{{"args", installer_args}}),
               IsOk());
   std::string stopped;
   const ::testing::AssertionResult cluster_ready = Eventually(

@@ -53,6 +53,15 @@ StackOptions VmStackOptions(const std::string& images, const std::string& hw_req
   return options;
 }
 
+std::vector<std::string> LabInstallerArgs() {
+  std::vector<std::string> args;
+  for (const char* argument : kLabKernelArguments) {
+    args.push_back("--append-karg");
+    args.push_back(argument);
+  }
+  return args;
+}
+
 std::string LabPrivateAddress(int machine) { return absl::StrCat("192.168.127.", 10 + machine); }
 
 std::vector<std::string> HostProgress::Note(const json& listed, absl::Duration since_power_on) {
@@ -169,8 +178,10 @@ absl::StatusOr<LabCluster> CreateLabCluster(const std::string& gateway, const st
                    run({"infra-envs", "create", "--cluster=" + lab.cluster_id,
                         "--pull-secret-file=" + pull_secret, "--ssh-key-file=" + ssh_key}));
   json fields = infra_env_fields.is_object() ? infra_env_fields : json::object();
-  fields["kernel_arguments"] =
-      json::array({{{"operation", "append"}, {"value", kLabKernelArgument}}});
+  fields["kernel_arguments"] = json::array();
+  for (const char* argument : kLabKernelArguments) {
+    fields["kernel_arguments"].push_back({{"operation", "append"}, {"value", argument}});
+  }
   RETURN_IF_ERROR(cli::RestClient({.server = gateway, .token = token})
                       .Call("PATCH", "/infra-envs/" + lab.infra_env_id, fields)
                       .status());
@@ -288,18 +299,21 @@ std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units) {
   if (!fleet.Running(vm)) {
     return absl::StrCat("the machine powered off; console: ", fleet.ConsolePath(vm));
   }
-  const std::string tail = fleet.ConsoleTail(vm, 2000);
+  // The whole boot's console: systemd and the kernel go on writing after either.
+  const std::string console = fleet.ConsoleTail(vm, 1 << 20);
   // A panicked kernel stays on its last message and QEMU runs on (no panic= reboot).
-  if (absl::StrContains(tail, "Kernel panic - not syncing")) {
+  if (absl::StrContains(console, "Kernel panic - not syncing")) {
     return absl::StrCat("the machine's kernel panicked; console: ", fleet.ConsolePath(vm));
   }
-  if (absl::StrContains(tail, "Entering emergency mode")) {
+  // systemd says the first when it isolates emergency.target itself, the second when a unit's
+  // failure pulls it in.
+  if (absl::StrContains(console, "Entering emergency mode") ||
+      absl::StrContains(console, "You are in emergency mode")) {
     return absl::StrCat("the machine's boot failed (emergency mode); console: ",
                         fleet.ConsolePath(vm));
   }
   if (!failed_units) return "";
   // systemd's console line for a unit that failed: "[FAILED] Failed to start x.service - …".
-  const std::string console = fleet.ConsoleTail(vm, 1 << 20);
   if (const size_t failed = console.find("[FAILED] "); failed != std::string::npos) {
     const size_t end = console.find('\n', failed);
     return absl::StrCat("a unit failed (", console.substr(failed, end - failed),
@@ -529,7 +543,7 @@ absl::StatusOr<std::vector<HostProgress>> RunLabInstall(
         RETURN_IF_ERROR(rest.Call("PATCH",
                                   absl::StrCat("/infra-envs/", infra_env_id, "/hosts/", id,
                                                "/installer-args"),
-                                  json{{"args", {"--append-karg", kLabKernelArgument}}})
+                                  json{{"args", LabInstallerArgs()}})
                             .status());
       }
       args_given = true;

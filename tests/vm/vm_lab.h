@@ -65,12 +65,19 @@ inline constexpr char kLabIngressVip[] = "192.168.127.101";
 // 192.168.127.(10 + i).
 std::string LabPrivateAddress(int machine);
 
-// The kernel argument every lab boot gets (the discovery ISO through the infra-env's
-// kernel_arguments, the installed OS through each host's installer arguments): Linux checks at
-// boot that the IO-APIC delivers timer interrupts within a few ticks, and an emulated machine
-// the loaded host does not schedule in time fails the check and panics ("IO-APIC + timer
-// doesn't work!"). Linux skips the check itself under KVM; TCG is not detected as a hypervisor.
-inline constexpr char kLabKernelArgument[] = "no_timer_check";
+// The kernel arguments every lab boot gets (the discovery ISO through the infra-env's
+// kernel_arguments, the installed OS through each host's installer arguments, LabInstallerArgs),
+// because an emulated machine on a loaded host runs in bursts, minutes behind a real one:
+// - no_timer_check: Linux checks at boot that the IO-APIC delivers timer interrupts within a few
+//   ticks; a machine the host does not schedule in time fails it and panics ("IO-APIC + timer
+//   doesn't work!"). Linux skips the check by itself under KVM; TCG is not detected as one.
+// - systemd.default_timeout_start_sec=600: systemd gives up on a device after the default start
+//   timeout (90 s); with three machines on two loaded cores the installed OS's udev coldplug
+//   came after it, /boot (by label) was not mounted and the machine fell into emergency mode.
+inline constexpr const char* kLabKernelArguments[] = {"no_timer_check",
+                                                      "systemd.default_timeout_start_sec=600"};
+// kLabKernelArguments as installer arguments: "--append-karg", each.
+std::vector<std::string> LabInstallerArgs();
 
 // The stack a VM lab runs: the image service serving ./dev os-images' live ISO from `images`,
 // discovery images that tell agents to dial kOrchestratorGuestAddress, agents' tokens checked,
@@ -176,7 +183,7 @@ struct LabCluster {
 };
 
 // Through aictl against `gateway` (http://host:port) as `token`: cluster "vm" with
-// `control_plane_count` control-plane hosts, its infra-env (booting with kLabKernelArgument, and
+// `control_plane_count` control-plane hosts, its infra-env (booting with kLabKernelArguments, and
 // with `infra_env_fields` PATCHed onto it, e.g. static_network_config), and its discovery ISO
 // downloaded to `dir`/discovery.iso. One host: single-node with user-managed networking on the
 // uplink's subnet. Several: the platform's managed networking (baremetal) with kLabApiVip and
@@ -223,7 +230,7 @@ bool HardwareValidated(const std::string& validations_info);
 std::vector<std::string> PendingChecks(const std::string& validations_info);
 
 // Whether machine `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
-// otherwise why (powered off, a kernel panic, emergency mode, and with `failed_units` a unit
+// otherwise why (powered off, a kernel panic, emergency mode anywhere in this boot's console, and with `failed_units` a unit
 // systemd reports failed on the console), naming its console log.
 std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units = false);
 
@@ -244,7 +251,7 @@ struct LabInstallOptions {
 // Drives machines `machines` of `fleet`, powered on at `power_on` from the discovery ISO of
 // cluster `cluster_id`, through the REST API (`rest`), as a user would: waits until a host per
 // machine registered and every one is known and the cluster ready; gives each host the installer
-// argument kLabKernelArgument; installs the cluster (POST …/actions/install); boots each machine
+// arguments LabInstallerArgs(); installs the cluster (POST …/actions/install); boots each machine
 // from its disk once it wrote it and powered off to reboot (host stage Rebooting); and waits
 // until the cluster is installed. `say` gets each milestone as it happens (hosts named by their
 // machine's name), the console log of every boot, and the cluster's status changes. Returns

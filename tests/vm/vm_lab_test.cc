@@ -47,6 +47,12 @@ TEST(LabAddresses, EveryMachineHasItsOwnUplinkAndPrivateAddressAndTheVipsAreNone
   }
 }
 
+TEST(LabInstallerArgs, AppendEveryLabKernelArgumentToTheInstalledOs) {
+  EXPECT_EQ(LabInstallerArgs(),
+            (std::vector<std::string>{"--append-karg", "no_timer_check", "--append-karg",
+                                      "systemd.default_timeout_start_sec=600"}));
+}
+
 TEST(HostProgress, NotesEachMilestoneOnceAndInstalledLast) {
   HostProgress progress;
   EXPECT_EQ(progress.Note({{"id", "h"}, {"status", "discovering"}}, absl::Seconds(10)),
