@@ -22,10 +22,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <algorithm>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -83,10 +83,10 @@ absl::StatusOr<std::vector<testing::HostProgress>> Run(const Options& options) {
       testing::WriteLabFile(dir, "hw-requirements.json", requirements);
   ASSIGN_OR_RETURN(std::unique_ptr<testing::LabInstallServers> servers,
                    testing::LabInstallServers::Start(options.images, dir));
-  ASSIGN_OR_RETURN(std::unique_ptr<testing::Stack> stack,
-                   testing::Stack::Start(dsn, testing::VmStackOptions(options.images,
-                                                                      requirements_file,
-                                                                      servers->OrchestratorFlags())));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<testing::Stack> stack,
+      testing::Stack::Start(dsn, testing::VmStackOptions(options.images, requirements_file,
+                                                         servers->OrchestratorFlags())));
   const testing::AictlOutcome token =
       testing::RunAictl(stack->gateway_http(), "",
                         {"token", "issue", "--secret-file=" + stack->jwt_secret_file(),
@@ -98,11 +98,11 @@ absl::StatusOr<std::vector<testing::HostProgress>> Run(const Options& options) {
   std::vector<testing::GuestForward> forwards = {
       {testing::kOrchestratorGuestAddress, agent_port, agent_port}};
   for (const testing::GuestForward& forward : servers->Forwards()) forwards.push_back(forward);
-  ASSIGN_OR_RETURN(std::unique_ptr<testing::VmFleet> fleet,
-                   testing::VmFleet::Create({.dir = dir + "/vms",
-                                             .forwards = forwards,
-                                             .relay = testing::RunfilePath(
-                                                 "tests/vm/guest_forward_relay")}));
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<testing::VmFleet> fleet,
+      testing::VmFleet::Create({.dir = dir + "/vms",
+                                .forwards = forwards,
+                                .relay = testing::RunfilePath("tests/vm/guest_forward_relay")}));
   json static_network = json::array();
   std::vector<std::string> macs;
   for (int i = 0; i < options.vms; ++i) {
@@ -110,12 +110,11 @@ absl::StatusOr<std::vector<testing::HostProgress>> Run(const Options& options) {
     static_network.push_back(
         testing::PrivateNicStaticNetwork(macs.back(), testing::LabPrivateAddress(i)));
   }
-  ASSIGN_OR_RETURN(testing::LabCluster lab,
-                   testing::CreateLabCluster(stack->gateway_http(), token.Trimmed(), dir,
-                                             options.vms,
-                                             {{"static_network_config", static_network},
-                                              {"additional_trust_bundle",
-                                               servers->registry_ca_pem()}}));
+  ASSIGN_OR_RETURN(
+      testing::LabCluster lab,
+      testing::CreateLabCluster(stack->gateway_http(), token.Trimmed(), dir, options.vms,
+                                {{"static_network_config", static_network},
+                                 {"additional_trust_bundle", servers->registry_ca_pem()}}));
   Say(started, "cluster " + lab.cluster_id + ", discovery ISO " + lab.iso);
   std::vector<int> machines;
   for (int i = 0; i < options.vms; ++i) {
@@ -130,16 +129,16 @@ absl::StatusOr<std::vector<testing::HostProgress>> Run(const Options& options) {
   const absl::Time power_on = absl::Now();
   for (int vm : machines) {
     RETURN_IF_ERROR(fleet->Boot(vm, {.cdrom = lab.iso}));
-    Say(started, absl::StrCat(fleet->spec(vm).name, " powered on; console ",
-                              fleet->ConsolePath(vm)));
+    Say(started,
+        absl::StrCat(fleet->spec(vm).name, " powered on; console ", fleet->ConsolePath(vm)));
   }
   assisted::cli::RestClient rest({.server = stack->gateway_http(), .token = token.Trimmed()});
-  absl::StatusOr<std::vector<testing::HostProgress>> progress = testing::RunLabInstall(
-      *fleet, machines, rest, lab.cluster_id, lab.infra_env_id, power_on,
-      {.discovery_timeout = options.timeout,
-       .install_timeout = options.timeout,
-       .discovery_only = options.discovery_only},
-      [&](const std::string& what) { Say(started, what); });
+  absl::StatusOr<std::vector<testing::HostProgress>> progress =
+      testing::RunLabInstall(*fleet, machines, rest, lab.cluster_id, lab.infra_env_id, power_on,
+                             {.discovery_timeout = options.timeout,
+                              .install_timeout = options.timeout,
+                              .discovery_only = options.discovery_only},
+                             [&](const std::string& what) { Say(started, what); });
   for (int vm : machines) fleet->PowerOff(vm);
   if (progress.ok()) Say(started, "done; consoles and service logs stay in " + dir);
   return progress;
@@ -155,11 +154,13 @@ int main(int argc, char** argv) {
     options.images = std::string(home) + "/.cache/assisted-os-images/current";
   }
   assisted::config::Parser parser(
-      "vm", "Power-on -> registered -> known -> installed of N QEMU machines booting the discovery ISO.");
+      "vm",
+      "Power-on -> registered -> known -> installed of N QEMU machines booting the discovery ISO.");
   parser.Int("vms", &options.vms, "machines, one cluster of that many control-plane hosts")
       .Range(1, 3);
-  parser.Duration("timeout", &options.timeout,
-                  "how long the machines get to be known, and then the cluster to install")
+  parser
+      .Duration("timeout", &options.timeout,
+                "how long the machines get to be known, and then the cluster to install")
       .Range(absl::Minutes(1), absl::Hours(3));
   parser.String("images", &options.images, "./dev os-images' folder (live.iso, disk.raw)");
   parser.Bool("discovery-only", &options.discovery_only,

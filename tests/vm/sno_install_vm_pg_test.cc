@@ -19,8 +19,8 @@
 // holds the install record and no reporter settings.
 //
 // Every wait is bounded and stops at once on a failure state (power-off, a kernel panic,
-// emergency mode, a host or cluster in error); its failure names the console log and the host's status_info. Timings
-// of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_test.h).
+// emergency mode, a host or cluster in error); its failure names the console log and the host's
+// status_info. Timings of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_test.h).
 #include <iostream>
 #include <string>
 #include <string_view>

@@ -151,24 +151,23 @@ absl::StatusOr<LabCluster> CreateLabCluster(const std::string& gateway, const st
     }
     return outcome.Trimmed();
   };
-  std::vector<std::string> create = {
-      "clusters",
-      "create",
-      "--name=vm",
-      "--base-domain=example.com",
-      "--openshift-version=4.16",
-      absl::StrCat("--control-plane-count=", control_plane_count),
-      "--pull-secret-file=" + pull_secret,
-      "--ssh-key-file=" + ssh_key};
+  std::vector<std::string> create = {"clusters",
+                                     "create",
+                                     "--name=vm",
+                                     "--base-domain=example.com",
+                                     "--openshift-version=4.16",
+                                     absl::StrCat("--control-plane-count=", control_plane_count),
+                                     "--pull-secret-file=" + pull_secret,
+                                     "--ssh-key-file=" + ssh_key};
   if (control_plane_count == 1) {
     // The uplink's subnet (QEMU user-mode networking), as a user would pick the host's.
     for (const char* flag : {"--user-managed-networking", "--machine-networks=10.0.2.0/24"}) {
       create.push_back(flag);
     }
   } else {
-    for (const std::string& flag :
-         {absl::StrCat("--machine-networks=", kLabMachineNetwork),
-          absl::StrCat("--api-vips=", kLabApiVip), absl::StrCat("--ingress-vips=", kLabIngressVip)}) {
+    for (const std::string& flag : {absl::StrCat("--machine-networks=", kLabMachineNetwork),
+                                    absl::StrCat("--api-vips=", kLabApiVip),
+                                    absl::StrCat("--ingress-vips=", kLabIngressVip)}) {
       create.push_back(flag);
     }
   }
@@ -369,7 +368,8 @@ int MachineOf(VmFleet& fleet, const std::vector<int>& machines, const json& host
   for (const json& nic : inventory["interfaces"]) {
     const std::string mac = absl::AsciiStrToLower(StringField(nic, "mac_address"));
     for (int vm : machines) {
-      if (!mac.empty() && (mac == fleet.spec(vm).mac || mac == VmFleet::PrivateMac(fleet.spec(vm).mac))) {
+      if (!mac.empty() &&
+          (mac == fleet.spec(vm).mac || mac == VmFleet::PrivateMac(fleet.spec(vm).mac))) {
         return vm;
       }
     }
@@ -414,13 +414,12 @@ class LabWatch {
       }
       HostProgress& progress = hosts_[id];
       for (const std::string& milestone : progress.Note(host, absl::Now() - power_on_)) {
-        say_(absl::StrCat(Name(id), ": ", milestone, " after ",
-                          absl::StrFormat("%.0f", absl::ToDoubleSeconds(absl::Now() - power_on_)),
-                          " s",
-                          milestone == "validated"
-                              ? absl::StrCat(", ", StringField(host, "status"), ": ",
-                                             StringField(host, "status_info"))
-                              : ""));
+        say_(absl::StrCat(
+            Name(id), ": ", milestone, " after ",
+            absl::StrFormat("%.0f", absl::ToDoubleSeconds(absl::Now() - power_on_)), " s",
+            milestone == "validated" ? absl::StrCat(", ", StringField(host, "status"), ": ",
+                                                    StringField(host, "status_info"))
+                                     : ""));
       }
       const std::string stage = Stage(host);
       if (!stage.empty() && stage != stages_[id]) {
@@ -467,8 +466,7 @@ class LabWatch {
       absl::StrAppend(&text, "\n  ", Name(id), " (", id, ") ", StringField(progress.host, "status"),
                       ": ", StringField(progress.host, "status_info"), "; stage ",
                       Stage(progress.host));
-      const json info =
-          json::parse(StringField(progress.host, "validations_info"), nullptr, false);
+      const json info = json::parse(StringField(progress.host, "validations_info"), nullptr, false);
       if (!info.is_object()) continue;
       for (const auto& [category, results] : info.items()) {
         for (const json& v : results) {
@@ -494,9 +492,9 @@ class LabWatch {
   const absl::Time power_on_;
   const std::function<void(const std::string&)>& say_;
   std::string cluster_status_;
-  std::map<std::string, HostProgress> hosts_;    // by host id
-  std::map<std::string, int> machine_of_;        // host id -> machine
-  std::map<std::string, std::string> stages_;    // host id -> last stage said
+  std::map<std::string, HostProgress> hosts_;  // by host id
+  std::map<std::string, int> machine_of_;      // host id -> machine
+  std::map<std::string, std::string> stages_;  // host id -> last stage said
 };
 
 // The first machine that can no longer get anywhere, and why; "" when none.
@@ -540,20 +538,19 @@ absl::StatusOr<std::vector<HostProgress>> RunLabInstall(
     }
     if (!options.discovery_only && !args_given && watch.AllHosts("known")) {
       for (const auto& [id, progress] : watch.hosts()) {
-        RETURN_IF_ERROR(rest.Call("PATCH",
-                                  absl::StrCat("/infra-envs/", infra_env_id, "/hosts/", id,
-                                               "/installer-args"),
-                                  json{{"args", LabInstallerArgs()}})
-                            .status());
+        RETURN_IF_ERROR(
+            rest.Call("PATCH",
+                      absl::StrCat("/infra-envs/", infra_env_id, "/hosts/", id, "/installer-args"),
+                      json{{"args", LabInstallerArgs()}})
+                .status());
       }
       args_given = true;
     }
     if (args_given && watch.AllHosts("known") && watch.cluster_status() == "ready") break;
     if (absl::Now() - power_on > options.discovery_timeout) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("not every host known and the cluster ready within ",
-                       absl::FormatDuration(options.discovery_timeout), " of power-on",
-                       watch.Summary()));
+      return absl::DeadlineExceededError(absl::StrCat(
+          "not every host known and the cluster ready within ",
+          absl::FormatDuration(options.discovery_timeout), " of power-on", watch.Summary()));
     }
     absl::SleepFor(kPollInterval);
   }
@@ -580,8 +577,7 @@ absl::StatusOr<std::vector<HostProgress>> RunLabInstall(
       HostProgress& progress = watch.progress(id);
       if (fleet.Running(vm)) {
         if (std::string why = MachineStopped(fleet, vm); !why.empty()) {
-          return absl::AbortedError(
-              absl::StrCat(fleet.spec(vm).name, ": ", why, watch.Summary()));
+          return absl::AbortedError(absl::StrCat(fleet.spec(vm).name, ": ", why, watch.Summary()));
         }
         continue;
       }
@@ -604,10 +600,9 @@ absl::StatusOr<std::vector<HostProgress>> RunLabInstall(
                        fleet.ConsolePath(vm)));
     }
     if (absl::Now() - install_started > options.install_timeout) {
-      return absl::DeadlineExceededError(
-          absl::StrCat("the cluster was not installed within ",
-                       absl::FormatDuration(options.install_timeout), " of the install",
-                       watch.Summary()));
+      return absl::DeadlineExceededError(absl::StrCat("the cluster was not installed within ",
+                                                      absl::FormatDuration(options.install_timeout),
+                                                      " of the install", watch.Summary()));
     }
     absl::SleepFor(kPollInterval);
   }

@@ -154,8 +154,8 @@ inline constexpr int kImagesGuestPort = 8080;
 // image's registry stand-in, each through a forward; the infra-env must trust registry_ca_pem().
 class LabInstallServers {
  public:
-  // `images`: ./dev os-images' folder; the stand-in keeps its files under `dir`. FAILED_PRECONDITION
-  // when the images' manifest has no disk image sha256.
+  // `images`: ./dev os-images' folder; the stand-in keeps its files under `dir`.
+  // FAILED_PRECONDITION when the images' manifest has no disk image sha256.
   static absl::StatusOr<std::unique_ptr<LabInstallServers>> Start(const std::string& images,
                                                                   const std::string& dir);
   // --os-image-url, --os-image-sha256 and --release-images for the stack's orchestrator.
@@ -230,8 +230,8 @@ bool HardwareValidated(const std::string& validations_info);
 std::vector<std::string> PendingChecks(const std::string& validations_info);
 
 // Whether machine `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
-// otherwise why (powered off, a kernel panic, emergency mode anywhere in this boot's console, and with `failed_units` a unit
-// systemd reports failed on the console), naming its console log.
+// otherwise why (powered off, a kernel panic, emergency mode anywhere in this boot's console, and
+// with `failed_units` a unit systemd reports failed on the console), naming its console log.
 std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units = false);
 
 // A failure state of an installation: the host or the cluster in error, or the host back to

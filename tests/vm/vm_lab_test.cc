@@ -68,8 +68,8 @@ TEST(HostProgress, NotesEachMilestoneOnceAndInstalledLast) {
 TEST(InstallationFailed, NamesErrorStatesAndFailedPreparationOnly) {
   EXPECT_EQ(InstallationFailed("installing", {{"status", "installing-in-progress"}}), "");
   EXPECT_THAT(InstallationFailed("error", {{"status", "installing"}}), HasSubstr("cluster error"));
-  EXPECT_THAT(InstallationFailed("ready", {{"status", "known"},
-                                           {"status_info", "Host failed to prepare: disk"}}),
+  EXPECT_THAT(InstallationFailed(
+                  "ready", {{"status", "known"}, {"status_info", "Host failed to prepare: disk"}}),
               HasSubstr("failed to prepare"));
 }
 
