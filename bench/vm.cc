@@ -1,27 +1,31 @@
-// bench/vm: how long real (QEMU, TCG) machines take through discovery. Starts a throwaway
-// PostgreSQL and the stack as the VM tests run it (tests/vm/vm_lab.h: the image service serving
-// ./dev os-images' live ISO, agents' tokens checked, the lab's hardware requirements), creates a
-// cluster of N control-plane hosts through the REST API, downloads its discovery ISO, powers N
-// machines on from it at once (1 vCPU each, a static address on the private segment) and polls
-// the REST API until every host is known (or the timeout, which names why hosts are not). It
-// prints each machine's console log path and every milestone as it happens.
+// bench/vm: how long real (QEMU, TCG) machines take from power-on to an installed cluster.
+// Starts a throwaway PostgreSQL and the stack as the VM tests run it (tests/vm/vm_lab.h: the
+// image service serving ./dev os-images' live ISO, agents' tokens checked, the lab's hardware
+// requirements, the OS image and the release registry stand-in an installation reaches), creates
+// a cluster of N control-plane hosts through the REST API (1: single-node; 2-3: VIPs and the
+// machine network on the machines' private segment), downloads its discovery ISO, powers N
+// machines on from it at once (1 vCPU and 3 GiB each, a static address on the private segment)
+// and drives them through the REST API (RunLabInstall): every host known, the cluster installed,
+// each machine writing its disk, rebooting into the installed OS, whose reporter reports until
+// the cluster is installed. It prints each console log's path (one per boot) and every
+// milestone as it happens; a timeout or a failure names each host's failing validations.
 //
-//   ./dev os-images && ./dev bench vm [--vms=1|2|3] [--timeout=30m] [--images=DIR]
+//   ./dev os-images && ./dev bench vm [--vms=1|2|3] [--timeout=60m] [--images=DIR]
+//                                     [--discovery-only]
 // Last line: {"bench":"vm","vms":N,"registered_max_s":…,"inventoried_max_s":…,
-//             "validated_max_s":…,"known_max_s":…,"cores":2}
+//             "validated_max_s":…,"known_max_s":…,"rebooted_max_s":…,"installed_max_s":…,
+//             "cores":2}
 // (the slowest machine's time from power-on to each milestone; validated: first judged, known
-// or insufficient, with its checks reported).
-//
-// Not measured yet: power-on → installed (the installation, the reboot from disk and the
-// post-reboot reporter, which tests/vm/sno_install_vm_pg_test drives for one machine). Not in
+// or insufficient, with its checks reported; rebooted: its disk written and the machine off to
+// reboot; installed: the host installed; -1 for what --discovery-only leaves out). Not in
 // bench/last_line_test: a TCG boot takes minutes.
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -48,12 +52,9 @@ using nlohmann::json;
 
 struct Options {
   int vms = 1;
-  absl::Duration timeout = absl::Minutes(30);
+  absl::Duration timeout = absl::Minutes(60);
   std::string images;  // ./dev os-images' folder
-};
-
-struct Figures {
-  absl::Duration registered, inventoried, validated, known;
+  bool discovery_only = false;
 };
 
 double Seconds(absl::Duration d) {
@@ -65,7 +66,7 @@ void Say(absl::Time started, const std::string& what) {
             << std::endl;
 }
 
-absl::StatusOr<Figures> Run(const Options& options) {
+absl::StatusOr<std::vector<testing::HostProgress>> Run(const Options& options) {
   const absl::Time started = absl::Now();
   char dir_template[] = "/tmp/assisted-bench-vm.XXXXXX";
   if (mkdtemp(dir_template) == nullptr) return absl::InternalError("mkdtemp failed");
@@ -80,9 +81,12 @@ absl::StatusOr<Figures> Run(const Options& options) {
   ASSIGN_OR_RETURN(std::string requirements, testing::LabHwRequirements());
   const std::string requirements_file =
       testing::WriteLabFile(dir, "hw-requirements.json", requirements);
+  ASSIGN_OR_RETURN(std::unique_ptr<testing::LabInstallServers> servers,
+                   testing::LabInstallServers::Start(options.images, dir));
   ASSIGN_OR_RETURN(
       std::unique_ptr<testing::Stack> stack,
-      testing::Stack::Start(dsn, testing::VmStackOptions(options.images, requirements_file)));
+      testing::Stack::Start(dsn, testing::VmStackOptions(options.images, requirements_file,
+                                                         servers->OrchestratorFlags())));
   const testing::AictlOutcome token =
       testing::RunAictl(stack->gateway_http(), "",
                         {"token", "issue", "--secret-file=" + stack->jwt_secret_file(),
@@ -91,99 +95,53 @@ absl::StatusOr<Figures> Run(const Options& options) {
   Say(started, "services up; gateway " + stack->gateway_http());
 
   const int agent_port = stack->orchestrator().grpc_port();
-  ASSIGN_OR_RETURN(std::unique_ptr<testing::VmFleet> fleet,
-                   testing::VmFleet::Create(
-                       {.dir = dir + "/vms",
-                        .forwards = {{testing::kOrchestratorGuestAddress, agent_port, agent_port}},
-                        .relay = testing::RunfilePath("tests/vm/guest_forward_relay")}));
+  std::vector<testing::GuestForward> forwards = {
+      {testing::kOrchestratorGuestAddress, agent_port, agent_port}};
+  for (const testing::GuestForward& forward : servers->Forwards()) forwards.push_back(forward);
+  ASSIGN_OR_RETURN(
+      std::unique_ptr<testing::VmFleet> fleet,
+      testing::VmFleet::Create({.dir = dir + "/vms",
+                                .forwards = forwards,
+                                .relay = testing::RunfilePath("tests/vm/guest_forward_relay")}));
   json static_network = json::array();
   std::vector<std::string> macs;
   for (int i = 0; i < options.vms; ++i) {
     macs.push_back(absl::StrFormat("52:54:00:be:00:%02x", i + 1));
     static_network.push_back(
-        testing::PrivateNicStaticNetwork(macs.back(), absl::StrCat("192.168.127.", 10 + i)));
+        testing::PrivateNicStaticNetwork(macs.back(), testing::LabPrivateAddress(i)));
   }
   ASSIGN_OR_RETURN(
       testing::LabCluster lab,
       testing::CreateLabCluster(stack->gateway_http(), token.Trimmed(), dir, options.vms,
-                                {{"static_network_config", static_network}}));
+                                {{"static_network_config", static_network},
+                                 {"additional_trust_bundle", servers->registry_ca_pem()}}));
   Say(started, "cluster " + lab.cluster_id + ", discovery ISO " + lab.iso);
+  std::vector<int> machines;
   for (int i = 0; i < options.vms; ++i) {
-    RETURN_IF_ERROR(fleet
-                        ->Add({.name = absl::StrCat("vm-", i),
-                               .mac = macs[i],
-                               .serial = absl::StrCat("BENCH-VM-", i),
-                               .disk_bytes = testing::kSnoDiskBytes,
-                               .memory_mib = testing::kSnoMemoryMib,
-                               .cpus = testing::kSnoCpus})
-                        .status());
+    ASSIGN_OR_RETURN(int vm, fleet->Add({.name = absl::StrCat("vm-", i),
+                                         .mac = macs[i],
+                                         .serial = absl::StrCat("BENCH-VM-", i),
+                                         .disk_bytes = testing::kSnoDiskBytes,
+                                         .memory_mib = testing::kSnoMemoryMib,
+                                         .cpus = testing::kSnoCpus}));
+    machines.push_back(vm);
   }
   const absl::Time power_on = absl::Now();
-  for (int i = 0; i < options.vms; ++i) {
-    RETURN_IF_ERROR(fleet->Boot(i, {.cdrom = lab.iso}));
-    Say(started, absl::StrCat("vm-", i, " powered on; console ", fleet->ConsolePath(i)));
+  for (int vm : machines) {
+    RETURN_IF_ERROR(fleet->Boot(vm, {.cdrom = lab.iso}));
+    Say(started,
+        absl::StrCat(fleet->spec(vm).name, " powered on; console ", fleet->ConsolePath(vm)));
   }
-
-  // Every host the REST API lists, by id, with its milestones since the common power-on.
-  std::map<std::string, testing::HostProgress> hosts;
   assisted::cli::RestClient rest({.server = stack->gateway_http(), .token = token.Trimmed()});
-  auto all_done = [&] {
-    if (static_cast<int>(hosts.size()) < options.vms) return false;
-    for (const auto& [id, progress] : hosts) {
-      if (progress.known == absl::InfiniteDuration()) return false;
-    }
-    return true;
-  };
-  // Why hosts are not known yet, for a timeout's message.
-  auto not_known = [&] {
-    std::string why;
-    for (const auto& [id, progress] : hosts) {
-      if (progress.known != absl::InfiniteDuration()) continue;
-      absl::StrAppend(&why, "\n  host ", id, " ", testing::StringField(progress.host, "status"),
-                      ": ", testing::StringField(progress.host, "status_info"), " ",
-                      testing::StringField(progress.host, "validations_info"));
-    }
-    return why;
-  };
-  while (!all_done()) {
-    if (absl::Now() - power_on > options.timeout) {
-      return absl::DeadlineExceededError(absl::StrCat(
-          hosts.size(), " of ", options.vms, " hosts registered, not every one known within ",
-          absl::FormatDuration(options.timeout), "; consoles in ", dir, "/vms", not_known()));
-    }
-    for (int i = 0; i < options.vms; ++i) {
-      if (!fleet->Running(i)) {
-        return absl::AbortedError(
-            absl::StrCat("vm-", i, " powered off; console ", fleet->ConsolePath(i)));
-      }
-    }
-    absl::StatusOr<json> listed = rest.Call("GET", "/clusters/" + lab.cluster_id + "/hosts");
-    if (listed.ok() && listed->is_array()) {
-      for (const json& host : *listed) {
-        const std::string id = testing::StringField(host, "id");
-        for (const std::string& milestone : hosts[id].Note(host, absl::Now() - power_on)) {
-          Say(started,
-              absl::StrCat("host ", id, ": ", milestone, " after ",
-                           absl::StrFormat("%.0f", Seconds(absl::Now() - power_on)), " s",
-                           milestone == "validated"
-                               ? absl::StrCat(", ", testing::StringField(host, "status"), ": ",
-                                              testing::StringField(host, "status_info"))
-                               : ""));
-        }
-      }
-    }
-    absl::SleepFor(absl::Seconds(1));
-  }
-  Figures figures{absl::ZeroDuration(), absl::ZeroDuration(), absl::ZeroDuration(),
-                  absl::ZeroDuration()};
-  for (const auto& [id, progress] : hosts) {
-    figures.registered = std::max(figures.registered, progress.registered);
-    figures.inventoried = std::max(figures.inventoried, progress.inventoried);
-    figures.validated = std::max(figures.validated, progress.validated);
-    figures.known = std::max(figures.known, progress.known);
-  }
-  for (int i = 0; i < options.vms; ++i) fleet->PowerOff(i);
-  return figures;
+  absl::StatusOr<std::vector<testing::HostProgress>> progress =
+      testing::RunLabInstall(*fleet, machines, rest, lab.cluster_id, lab.infra_env_id, power_on,
+                             {.discovery_timeout = options.timeout,
+                              .install_timeout = options.timeout,
+                              .discovery_only = options.discovery_only},
+                             [&](const std::string& what) { Say(started, what); });
+  for (int vm : machines) fleet->PowerOff(vm);
+  if (progress.ok()) Say(started, "done; consoles and service logs stay in " + dir);
+  return progress;
 }
 
 }  // namespace
@@ -196,12 +154,17 @@ int main(int argc, char** argv) {
     options.images = std::string(home) + "/.cache/assisted-os-images/current";
   }
   assisted::config::Parser parser(
-      "vm", "Power-on -> registered -> known of N QEMU machines booting the discovery ISO.");
+      "vm",
+      "Power-on -> registered -> known -> installed of N QEMU machines booting the discovery ISO.");
   parser.Int("vms", &options.vms, "machines, one cluster of that many control-plane hosts")
       .Range(1, 3);
-  parser.Duration("timeout", &options.timeout, "how long the machines get to be known")
+  parser
+      .Duration("timeout", &options.timeout,
+                "how long the machines get to be known, and then the cluster to install")
       .Range(absl::Minutes(1), absl::Hours(3));
-  parser.String("images", &options.images, "./dev os-images' folder (live.iso)");
+  parser.String("images", &options.images, "./dev os-images' folder (live.iso, disk.raw)");
+  parser.Bool("discovery-only", &options.discovery_only,
+              "stop once every host is known (no installation)");
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
     return *exit_code;
   }
@@ -209,17 +172,28 @@ int main(int argc, char** argv) {
     std::cerr << "bench/vm: " << options.images << "/live.iso is missing: run ./dev os-images\n";
     return 1;
   }
-  absl::StatusOr<Figures> figures = Run(options);
-  if (!figures.ok()) {
-    std::cerr << "bench/vm: " << figures.status() << "\n";
+  absl::StatusOr<std::vector<assisted::testing::HostProgress>> progress = Run(options);
+  if (!progress.ok()) {
+    std::cerr << "bench/vm: " << progress.status() << "\n";
     return 1;
   }
+  // The slowest machine's time to each milestone (-1: not reached, as with --discovery-only).
+  auto slowest = [&](absl::Duration assisted::testing::HostProgress::*milestone) {
+    absl::Duration max = absl::ZeroDuration();
+    for (const assisted::testing::HostProgress& machine : *progress) {
+      max = std::max(max, machine.*milestone);
+    }
+    return Seconds(max);
+  };
+  using assisted::testing::HostProgress;
   std::cout << json{{"bench", "vm"},
                     {"vms", options.vms},
-                    {"registered_max_s", Seconds(figures->registered)},
-                    {"inventoried_max_s", Seconds(figures->inventoried)},
-                    {"validated_max_s", Seconds(figures->validated)},
-                    {"known_max_s", Seconds(figures->known)},
+                    {"registered_max_s", slowest(&HostProgress::registered)},
+                    {"inventoried_max_s", slowest(&HostProgress::inventoried)},
+                    {"validated_max_s", slowest(&HostProgress::validated)},
+                    {"known_max_s", slowest(&HostProgress::known)},
+                    {"rebooted_max_s", slowest(&HostProgress::rebooted)},
+                    {"installed_max_s", slowest(&HostProgress::installed)},
                     {"load_note", "TCG, 1 vCPU per machine; figures depend on the host's load"},
                     {"cores", static_cast<int>(std::thread::hardware_concurrency())}}
                    .dump()

@@ -13,7 +13,7 @@
 //
 // Disconnected, as seed 002: install-config.yaml names a mirror registry (imageContentSources)
 // and trusts its CA (additionalTrustBundle), and `--release-image` names the release by digest
-// at its source, quay.io. The mirror is the registry stand-in (vm_test.h: RegistryStandIn,
+// at its source, quay.io. The mirror is the registry stand-in (vm_lab.h: RegistryStandIn,
 // reached through a forward; no service of ours runs on the host): the install's preparation
 // must find the release there, through the registries.conf the ISO gives the machine.
 //

@@ -4,8 +4,9 @@
 // from the image service; one QEMU machine booted from it, whose agent — started by the
 // discovery Ignition the live initramfs took from the ISO's embed area — registers with its
 // virtual hardware (the inventory names its NIC's fixed MAC, its SMBIOS serial, its virtio disk
-// and its vCPUs) and becomes known; the user names the host, gives it an installer argument
-// (--append-karg) and starts the installation; the
+// and its vCPUs) and becomes known; the user names the host, gives it installer arguments
+// (--append-karg: the test's own and the lab's, LabInstallerArgs) and starts the installation;
+// the
 // host's checks while preparing run for real (disk speed on its virtio disk, the release
 // image's registry — a TLS stand-in on the host's loopback); the agent writes ./dev os-images'
 // disk.raw, served over HTTP through a forward with its sha256 (the orchestrator's
@@ -17,13 +18,10 @@
 // prompt) and the appended kernel argument, with no Ignition run and no report; the disk afterwards
 // holds the install record and no reporter settings.
 //
-// Every wait is bounded and stops at once on a failure state (power-off, emergency mode, a host
-// or cluster in error); its failure names the console log and the host's status_info. Timings
-// of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_test.h).
-#include <filesystem>
-#include <fstream>
+// Every wait is bounded and stops at once on a failure state (power-off, a kernel panic,
+// emergency mode, a host or cluster in error); its failure names the console log and the host's
+// status_info. Timings of each phase go to stdout. Needs ASSISTED_TEST_OS_IMAGES (see vm_test.h).
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -31,8 +29,6 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "lib/http/content.h"
-#include "lib/http/server.h"
 #include "lib/process/subprocess.h"
 #include "lib/status/status_macros.h"
 #include "lib/testing/status_matchers.h"
@@ -58,9 +54,6 @@ constexpr char kHostname[] = "sno-vm-0";
 constexpr char kKarg[] = "assisted.test.karg=1";
 // Its NIC on the fleet's private segment, which has no DHCP server.
 constexpr char kPrivateAddress[] = "192.168.126.10";
-// Where guests reach the OS image (a forward to loopback; the registry's: vm_test.h).
-constexpr char kImagesGuestAddress[] = "10.0.2.101";
-constexpr int kImagesGuestPort = 8080;
 // Each phase's bound under TCG, for a machine loaded by parallel tests: on a quiet 2-core
 // machine each takes a few minutes at most (the test prints each phase's time). The sum stays
 // well inside bazel's hour for "enormous".
@@ -73,68 +66,21 @@ constexpr absl::Duration kLastBootBudget = absl::Minutes(6);
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
-// Serves one file at /<name> over HTTP on the host's loopback (ranges, HEAD: lib/http/content.h).
-class FileServer {
- public:
-  static absl::StatusOr<std::unique_ptr<FileServer>> Start(const std::string& path,
-                                                           const std::string& name) {
-    ASSIGN_OR_RETURN(std::shared_ptr<const http::SharedFile> file, http::SharedFile::Open(path));
-    http::Content content;
-    content.body.Append(http::Segment::WholeFile(file));
-    http::Router router;
-    RETURN_IF_ERROR(router.Handle("GET", "/" + name, [content](const http::Request& request) {
-      return http::ServeContent(request, content);
-    }));
-    auto server = std::unique_ptr<FileServer>(new FileServer());
-    ASSIGN_OR_RETURN(server->server_,
-                     http::HttpServer::Start({.listen = "127.0.0.1:0", .io_threads = 1},
-                                             std::move(router), nullptr, log::Logger::Discard()));
-    return server;
-  }
-  ~FileServer() { server_->Shutdown(absl::Seconds(1)); }
-  int port() const { return server_->port(); }
-
- private:
-  FileServer() = default;
-  std::unique_ptr<http::HttpServer> server_;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 class SnoInstallVmTest : public VmTest {
  protected:
-  // The OS image's file server and the release image's registry stand-in (vm_test.h), whose CA
+  // The OS image's file server and the release image's registry stand-in (vm_lab.h), whose CA
   // the infra-env trusts.
   void StartTestServers() override {
-    const json manifest = json::parse(ReadFile(images() + "/manifest.json"), nullptr, false);
-    ASSERT_TRUE(manifest.is_object()) << images() << "/manifest.json";
-    disk_sha256_ = StringField(manifest, "disk_image_sha256");
-    auto disk_server = FileServer::Start(images() + "/disk.raw", "disk.raw");
-    ASSERT_THAT(disk_server, IsOk());
-    disk_server_ = *std::move(disk_server);
-
-    auto registry = RegistryStandIn::Start(::testing::TempDir());
-    ASSERT_THAT(registry, IsOk());
-    registry_ = *std::move(registry);
+    auto servers = LabInstallServers::Start(images(), ::testing::TempDir());
+    ASSERT_THAT(servers, IsOk());
+    servers_ = *std::move(servers);
   }
 
   VmTestOptions VmOptions() const override {
-    return {.orchestrator_flags = {absl::StrCat("--os-image-url=http://", kImagesGuestAddress, ":",
-                                                kImagesGuestPort, "/disk.raw"),
-                                   "--os-image-sha256=" + disk_sha256_,
-                                   "--release-images=" + StandInReleaseImages()},
-            .forwards = {{kImagesGuestAddress, kImagesGuestPort, disk_server_->port()},
-                         registry_->Forward()}};
+    return {.orchestrator_flags = servers_->OrchestratorFlags(), .forwards = servers_->Forwards()};
   }
 
-  std::string disk_sha256_;
-  std::unique_ptr<FileServer> disk_server_;
-  std::unique_ptr<RegistryStandIn> registry_;
+  std::unique_ptr<LabInstallServers> servers_;
 };
 
 // The last command line the kernel printed on a console ("" when none).
@@ -164,7 +110,7 @@ void ExpectTheMachinesHardware(const json& host) {
 
 TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheInstalledOs) {
   ASSERT_NO_FATAL_FAILURE(CreateSnoCluster(
-      {{"additional_trust_bundle", registry_->ca_pem()},
+      {{"additional_trust_bundle", servers_->registry_ca_pem()},
        {"static_network_config", json::array({PrivateNicStaticNetwork(kMac, kPrivateAddress)})}}));
   const int vm = AddSnoMachine("sno-0", kMac, kSerial);
   ASSERT_GE(vm, 0);
@@ -180,9 +126,11 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   ASSERT_THAT(Rest().Call("PATCH", "/infra-envs/" + infra_env_id() + "/hosts/" + host_id,
                           json{{"host_name", kHostname}}),
               IsOk());
+  std::vector<std::string> installer_args = {"--append-karg", kKarg};
+  for (const std::string& arg : LabInstallerArgs()) installer_args.push_back(arg);
   ASSERT_THAT(Rest().Call("PATCH",
                           "/infra-envs/" + infra_env_id() + "/hosts/" + host_id + "/installer-args",
-                          json{{"args", {"--append-karg", kKarg}}}),
+                          json{{"args", installer_args}}),
               IsOk());
   std::string stopped;
   const ::testing::AssertionResult cluster_ready = Eventually(
@@ -240,7 +188,7 @@ TEST_F(SnoInstallVmTest, VirtualMachineInstallsFromTheDiscoveryIsoAndBootsTheIns
   auto written = agent::steps::ReadInstalledDisk(fleet().DiskPath(vm));
   ASSERT_THAT(written, IsOk());
   EXPECT_EQ(written->host_id, host_id);
-  EXPECT_EQ(written->os_image_sha256, disk_sha256_);
+  EXPECT_EQ(written->os_image_sha256, servers_->disk_sha256());
   // Next to the install record: what the reporter needs, from the agent that installed.
   process::LocalProcessRunner processes;
   auto boot = agent::steps::BootPartition::Find(fleet().DiskPath(vm), processes);

@@ -88,6 +88,8 @@ std::string VmFleet::PrivateMac(const std::string& mac) {
                          (*bytes)[3], (*bytes)[4], ((*bytes)[5] + 0x80) & 0xff);
 }
 
+std::string VmFleet::UplinkAddress(int vm) { return absl::StrCat("10.0.2.", 15 + vm); }
+
 absl::StatusOr<std::unique_ptr<VmFleet>> VmFleet::Create(VmFleetOptions options) {
   for (const std::string& file : {options.ovmf_code, options.ovmf_vars}) {
     if (!fs::exists(file)) {
@@ -185,6 +187,10 @@ absl::StatusOr<int> VmFleet::Add(const VmSpec& spec) {
                                                      forward.host_port, " is not valid"));
     }
   }
+  if (static_cast<int>(machines_.size()) >= kMaxMachines) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("a fleet holds at most ", kMaxMachines, " machines"));
+  }
   for (const Machine& machine : machines_) {
     if (machine.spec.name == spec.name) {
       return absl::AlreadyExistsError(absl::StrCat("name: ", spec.name, " is taken"));
@@ -212,7 +218,8 @@ absl::Status VmFleet::Boot(int vm, const BootOptions& boot) {
   }
   const VmSpec& spec = machine.spec;
   ++machine.boots;
-  std::string uplink = "user,id=uplink,restrict=on,net=10.0.2.0/24";
+  std::string uplink =
+      absl::StrCat("user,id=uplink,restrict=on,net=10.0.2.0/24,dhcpstart=", UplinkAddress(vm));
   for (const GuestForward& forward : options_.forwards) {
     absl::StrAppend(&uplink, ",guestfwd=tcp:", forward.guest_address, ":", forward.guest_port,
                     "-cmd:", options_.relay, " ", forward.host_port);

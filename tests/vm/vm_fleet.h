@@ -15,7 +15,10 @@
 // - a sparse raw virtio disk (`disk_bytes`) and, per boot, an optional CD-ROM booted first;
 // - NIC 1, "uplink": QEMU user-mode networking with restrict=on, so the guest reaches nothing
 //   but the `forwards` (guest address:port → a port on the host's 127.0.0.1, one host connection
-//   per guest connection, made when the guest connects) and gets its address by DHCP (10.0.2.15);
+//   per guest connection, made when the guest connects) and gets its address by DHCP:
+//   10.0.2.15 for the first machine added, 10.0.2.16 for the second, and so on (UplinkAddress).
+//   Each uplink is a network of its own, but hosts of one cluster with the same address are a
+//   collision to the orchestrator (no-ip-collisions-in-network), as they would be on one LAN;
 //   the machine's `host_forwards` lead the other way, from the host's loopback into the guest;
 // - NIC 2, "private": a virtual Ethernet segment shared by the fleet's machines only, carried
 //   as unix datagrams through a hub thread of the fleet (no IP address of the host is used);
@@ -95,7 +98,7 @@ class VmFleet {
   ~VmFleet();  // powers every machine off and stops the hub
 
   // Defines a machine (its disk and variable store are created now); returns its index.
-  // INVALID_ARGUMENT for a bad name or MAC.
+  // INVALID_ARGUMENT for a bad name or MAC, RESOURCE_EXHAUSTED beyond kMaxMachines.
   absl::StatusOr<int> Add(const VmSpec& spec);
 
   // Powers machine `vm` on. FAILED_PRECONDITION when it is already running.
@@ -118,6 +121,10 @@ class VmFleet {
   std::string ConsoleTail(int vm, size_t bytes = 4000) const;
   // The MAC of the machine's NIC on the private segment.
   static std::string PrivateMac(const std::string& mac);
+  // The address machine `vm` gets on its uplink by DHCP: 10.0.2.(15 + vm).
+  static std::string UplinkAddress(int vm);
+  // How many machines a fleet holds: their uplink addresses stay below the forwards' (.100).
+  static constexpr int kMaxMachines = 64;
 
  private:
   struct Machine {

@@ -21,7 +21,6 @@
 #include "gmock/gmock.h"
 #include "lib/status/status_macros.h"
 #include "lib/testing/status_matchers.h"
-#include "tests/harness/certificates.h"
 #include "tests/harness/eventually.h"
 #include "tests/harness/probes.h"
 
@@ -142,26 +141,6 @@ void VmTest::WaitUntilKnown(int vm, absl::Time power_on, absl::Duration timeout,
       power_on, timeout, progress);
 }
 
-std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units) {
-  if (!fleet.Running(vm)) {
-    return absl::StrCat("the machine powered off; console: ", fleet.ConsolePath(vm));
-  }
-  const std::string tail = fleet.ConsoleTail(vm, 2000);
-  if (absl::StrContains(tail, "Entering emergency mode")) {
-    return absl::StrCat("the machine's boot failed (emergency mode); console: ",
-                        fleet.ConsolePath(vm));
-  }
-  if (!failed_units) return "";
-  // systemd's console line for a unit that failed: "[FAILED] Failed to start x.service - …".
-  const std::string console = fleet.ConsoleTail(vm, 1 << 20);
-  if (const size_t failed = console.find("[FAILED] "); failed != std::string::npos) {
-    const size_t end = console.find('\n', failed);
-    return absl::StrCat("a unit failed (", console.substr(failed, end - failed),
-                        "); console: ", fleet.ConsolePath(vm));
-  }
-  return "";
-}
-
 std::string WhereStuck(VmFleet& fleet, int vm, const LookAtCluster& look) {
   const auto [cluster_status, host] = look();
   return absl::StrCat("console: ", fleet.ConsolePath(vm), "; cluster ", cluster_status, "; host ",
@@ -205,41 +184,6 @@ void WaitUntilHostKnown(VmFleet& fleet, int vm, const LookAtCluster& look,
   const std::string validations = StringField(progress.host, "validations_info");
   EXPECT_TRUE(HardwareValidated(validations)) << validations;
   EXPECT_THAT(PendingChecks(validations), ::testing::IsEmpty()) << validations;
-}
-
-std::string StandInReleaseImages() {
-  const std::string release = absl::StrCat(kRegistryGuestAddress, ":", kRegistryGuestPort,
-                                           "/openshift-release-dev/ocp-release:4.16.3-x86_64");
-  return json::array({{{"openshift_version", "4.16"},
-                       {"cpu_architecture", "x86_64"},
-                       {"url", release},
-                       {"version", "4.16.3"}}})
-      .dump();
-}
-
-absl::StatusOr<std::unique_ptr<RegistryStandIn>> RegistryStandIn::Start(const std::string& dir) {
-  ASSIGN_OR_RETURN(TestCa ca, TestCa::Create(dir + "/registry-pki", "registry"));
-  std::unique_ptr<RegistryStandIn> registry(new RegistryStandIn());
-  std::ifstream in(ca.ca_file(), std::ios::binary);
-  registry->ca_pem_.assign(std::istreambuf_iterator<char>(in), {});
-  ASSIGN_OR_RETURN(auto cert, ca.Issue("registry", {kRegistryGuestAddress}));
-  ASSIGN_OR_RETURN(registry->port_, FreePort());
-  ASSIGN_OR_RETURN(registry->server_,
-                   process::Subprocess::Start({"openssl", "s_server", "-quiet", "-www", "-accept",
-                                               absl::StrCat("127.0.0.1:", registry->port_), "-cert",
-                                               cert.cert, "-key", cert.key},
-                                              {}, dir + "/registry.log"));
-  return registry;
-}
-
-std::string InstallationFailed(const std::string& cluster_status, const json& host) {
-  const std::string host_status = StringField(host, "status");
-  const std::string info = StringField(host, "status_info");
-  if (host_status == "error" || host_status == "insufficient" || cluster_status == "error" ||
-      cluster_status == "insufficient" || absl::StrContains(info, "failed to prepare")) {
-    return absl::StrCat("cluster ", cluster_status, ", host ", host_status, ": ", info);
-  }
-  return "";
 }
 
 }  // namespace assisted::testing

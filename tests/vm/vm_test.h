@@ -60,11 +60,6 @@ using LookAtCluster = std::function<std::pair<std::string, nlohmann::json>()>;
 // That, for cluster `cluster_id` through `rest` (an empty status when it does not answer).
 std::pair<std::string, nlohmann::json> LookAt(cli::RestClient rest, const std::string& cluster_id);
 
-// Whether machine `vm` can no longer get anywhere: "" while it runs a boot that has not failed,
-// otherwise why (powered off, emergency mode, and with `failed_units` a unit systemd reports
-// failed on the console), naming its console log.
-std::string MachineStopped(VmFleet& fleet, int vm, bool failed_units = false);
-
 // Where a wait on `vm` got stuck, for a failure message: its console log and the host's status,
 // status_info and stage (`look`).
 std::string WhereStuck(VmFleet& fleet, int vm, const LookAtCluster& look);
@@ -130,37 +125,6 @@ class VmTest : public StackTest {
   std::string token_;
   std::string cluster_id_, infra_env_id_, iso_;
 };
-
-// Where guests reach the release image's registry stand-in (a forward to loopback), and the
-// release the stand-in answers for: what a cluster's --release-images names in a VM test.
-inline constexpr char kRegistryGuestAddress[] = "10.0.2.102";
-inline constexpr int kRegistryGuestPort = 5000;
-// The orchestrator's --release-images value (a JSON array) naming the stand-in's release.
-std::string StandInReleaseImages();
-
-// The release image's registry as an installing host probes it (GET /v2/ over TLS): `openssl
-// s_server -www` on the host's loopback answers any GET with 200, with a certificate for
-// kRegistryGuestAddress signed by a CA of the test (ca_pem()), which the hosts must trust.
-class RegistryStandIn {
- public:
-  // Keeps its CA and log under `dir`. Fails when openssl cannot start.
-  static absl::StatusOr<std::unique_ptr<RegistryStandIn>> Start(const std::string& dir);
-  int port() const { return port_; }  // on 127.0.0.1
-  const std::string& ca_pem() const { return ca_pem_; }
-  // The forward guests reach it through.
-  GuestForward Forward() const { return {kRegistryGuestAddress, kRegistryGuestPort, port_}; }
-
- private:
-  RegistryStandIn() = default;
-  int port_ = 0;
-  std::string ca_pem_;
-  std::unique_ptr<process::Subprocess> server_;
-};
-
-// A failure state of an installation: the host or the cluster in error, or the host back to
-// insufficient with a failed preparation (disk speed, registry) while the cluster waits for
-// the user again; "" otherwise.
-std::string InstallationFailed(const std::string& cluster_status, const nlohmann::json& host);
 
 }  // namespace assisted::testing
 
