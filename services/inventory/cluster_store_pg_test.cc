@@ -64,6 +64,7 @@ TEST_F(ClusterStoreTest, ValidateOnlyAnswersAsCreateWouldAndStoresNothing) {
   EXPECT_EQ(checked->owner().org_id(), "org-a");
   EXPECT_TRUE(checked->pull_secret_set());
   EXPECT_EQ(checked->resource_version(), 1);
+  EXPECT_TRUE(checked->has_created_at());
   EXPECT_THAT(Get(alice_, checked->id()), StatusIs(absl::StatusCode::kNotFound));
   EXPECT_THAT(Get(Caller::System(), checked->id()), StatusIs(absl::StatusCode::kNotFound));
   auto listed = clusters_->List(Caller::System(), {});

@@ -33,6 +33,7 @@
 #include "lib/pg/pool.h"
 #include "lib/status/status_macros.h"
 #include "lib/step_reports/reference_json.h"
+#include "lib/time/proto_time.h"
 #include "services/inventory/change_log.h"
 #include "services/inventory/resource_common.h"
 #include "services/inventory/resource_queries.h"
@@ -863,6 +864,8 @@ absl::StatusOr<M> CreateWithPullSecret(pg::Pool& pool, const Caller& caller,
     *message.mutable_owner() = OwnerFor(caller, message.owner());
     message.set_pull_secret_set(!pull_secret.empty());
     message.set_resource_version(1);
+    *message.mutable_created_at() = ToTimestamp(absl::Now());
+    *message.mutable_updated_at() = message.created_at();
     return message;
   }
   return Announce(options.committed, v1::CHANGE_TYPE_CREATED,

@@ -272,7 +272,7 @@ export function CreateCluster() {
     } catch (e) {
       const reason = (e as Error).message;
       const field = fieldOfReason(reason);
-      if (field) setServerProblems((p) => ({ ...p, [field]: `Refused by the API: ${reasonOnField(reason)}` }));
+      if (field) setServerProblems((p) => ({ ...p, [field]: reasonOnField(reason) }));
       setErrorField(field);
       setError(ids ? `The cluster was created, but its discovery image cannot be built: ${reason}` : reason);
       setBusy(false);
