@@ -628,7 +628,7 @@ absl::StatusOr<std::string> InitrdArchive(const std::vector<NetworkFile>& networ
 // The parts of the config that come from the infra-env alone (NTP, trust bundle, mirrors,
 // override, static networking), checked as they are added; returns the static-network files.
 absl::StatusOr<std::vector<NetworkFile>> AddInfraEnvParts(const InfraEnv& infra_env,
-                                                         ignition::ConfigBuilder& builder) {
+                                                          ignition::ConfigBuilder& builder) {
   RETURN_IF_ERROR(AddNtpSources(infra_env, builder));
   RETURN_IF_ERROR(AddTrustBundle(infra_env, builder));
   RETURN_IF_ERROR(AddMirrorRegistries(infra_env, builder));

@@ -976,8 +976,8 @@ absl::StatusOr<http::Response> RestApi::RegisterCluster(const Call& call) const 
                                                 &inv::InventoryService::Stub::CreateCluster,
                                                 request, call.principal.identity)));
   // A draft that was only checked has nothing the orchestrator could judge.
-  return JsonResponse(201, ClusterJson(validate_only ? std::move(created)
-                                                     : Judged(call, std::move(created))));
+  return JsonResponse(
+      201, ClusterJson(validate_only ? std::move(created) : Judged(call, std::move(created))));
 }
 
 types::Cluster RestApi::Judged(const Call& call, types::Cluster stored) const {

@@ -44,8 +44,7 @@ absl::StatusOr<Cluster> ClusterStore::Create(const Caller& caller, Cluster clust
   if (cluster.status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
     cluster.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
   }
-  return CreateWithPullSecret(pool_, caller, options_, std::move(cluster), pull_secret,
-                              mode);
+  return CreateWithPullSecret(pool_, caller, options_, std::move(cluster), pull_secret, mode);
 }
 
 absl::StatusOr<Cluster> ClusterStore::Get(const Caller& caller, const std::string& id,

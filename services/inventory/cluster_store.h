@@ -49,7 +49,7 @@ class ClusterStore {
   // cluster as it would be stored, storing nothing.
   absl::StatusOr<types::v1::Cluster> Create(const Caller& caller, types::v1::Cluster cluster,
                                             const std::string& pull_secret = "",
-        CreateMode mode = CreateMode::kStore);
+                                            CreateMode mode = CreateMode::kStore);
   absl::StatusOr<types::v1::Cluster> Get(const Caller& caller, const std::string& id,
                                          bool include_hosts = false, bool include_deleted = false);
   absl::StatusOr<v1::ListClustersResponse> List(const Caller& caller, const ClusterQuery& query);

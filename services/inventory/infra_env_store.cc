@@ -30,8 +30,7 @@ namespace sql = resource_sql;
 
 absl::StatusOr<InfraEnv> InfraEnvStore::Create(const Caller& caller, InfraEnv infra_env,
                                                const std::string& pull_secret, CreateMode mode) {
-  return CreateWithPullSecret(pool_, caller, options_, std::move(infra_env), pull_secret,
-                              mode);
+  return CreateWithPullSecret(pool_, caller, options_, std::move(infra_env), pull_secret, mode);
 }
 
 absl::StatusOr<InfraEnv> InfraEnvStore::Get(const Caller& caller, const std::string& id) {

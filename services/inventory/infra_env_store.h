@@ -41,7 +41,7 @@ class InfraEnvStore {
   // kValidateOnly as in ClusterStore::Create.
   absl::StatusOr<types::v1::InfraEnv> Create(const Caller& caller, types::v1::InfraEnv infra_env,
                                              const std::string& pull_secret = "",
-        CreateMode mode = CreateMode::kStore);
+                                             CreateMode mode = CreateMode::kStore);
   absl::StatusOr<types::v1::InfraEnv> Get(const Caller& caller, const std::string& id);
   absl::StatusOr<v1::ListInfraEnvsResponse> List(const Caller& caller, const InfraEnvQuery& query);
   // As ClusterStore::Update.

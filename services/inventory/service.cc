@@ -119,9 +119,8 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
       {CheckId("cluster.id", request->cluster().id(), true),
        ValidateCreateClusterRequest(*request)},
       [&] {
-        absl::StatusOr<types::v1::Cluster> created =
-            stores_.clusters.Create(CallerOf(*context), request->cluster(), request->pull_secret(),
-                                    ModeOf(*request));
+        absl::StatusOr<types::v1::Cluster> created = stores_.clusters.Create(
+            CallerOf(*context), request->cluster(), request->pull_secret(), ModeOf(*request));
         if (created.ok() && !request->validate_only() && metrics_ != nullptr) {
           metrics_->ClusterCreated();
         }

@@ -632,16 +632,15 @@ TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
   ExpectError(As(alice_, "POST", "/clusters?validate_only=yes", bad_vip), 400, "validate_only");
 
   // A good draft: the cluster as a create would answer it (defaults, owner), never stored.
-  CurlResponse good =
-      As(alice_, "POST", "/clusters?validate_only=true",
-         Json{{"name", "draft"},
-              {"openshift_version", "4.16"},
-              {"pull_secret", kPullSecret},
-              {"base_dns_domain", "example.com"},
-              {"machine_networks", {{{"cidr", "192.168.122.0/24"}}}},
-              {"api_vips", {{{"ip", "192.168.122.10"}}}},
-              {"ingress_vips", {{{"ip", "192.168.122.11"}}}}}
-             .dump());
+  CurlResponse good = As(alice_, "POST", "/clusters?validate_only=true",
+                         Json{{"name", "draft"},
+                              {"openshift_version", "4.16"},
+                              {"pull_secret", kPullSecret},
+                              {"base_dns_domain", "example.com"},
+                              {"machine_networks", {{{"cidr", "192.168.122.0/24"}}}},
+                              {"api_vips", {{{"ip", "192.168.122.10"}}}},
+                              {"ingress_vips", {{{"ip", "192.168.122.11"}}}}}
+                             .dump());
   ASSERT_EQ(good.status, 201) << good.body;
   const Json draft = Json::parse(good.body);
   EXPECT_EQ(draft["name"], "draft");
@@ -656,15 +655,16 @@ TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
   // Infra-envs: the discovery image's own checks answer for static networking.
   const Json host_network = {
       {"network_yaml", "interfaces:\n  - name: eth0\n    type: ethernet\n    state: up\n"},
-      {"mac_interface_map", {{{"mac_address", "52:54:00:aa:bb:01"}, {"logical_nic_name", "eth0"}}}}};
+      {"mac_interface_map",
+       {{{"mac_address", "52:54:00:aa:bb:01"}, {"logical_nic_name", "eth0"}}}}};
   Json bad_host = host_network;
   bad_host["network_yaml"] = "interfaces: [";
-  ExpectError(As(alice_, "POST", "/infra-envs?validate_only=true",
-                 Json{{"name", "draft"},
-                      {"pull_secret", kPullSecret},
-                      {"static_network_config", {bad_host}}}
-                     .dump()),
-              422, "static_network_config[0].network_yaml");
+  ExpectError(
+      As(alice_, "POST", "/infra-envs?validate_only=true",
+         Json{
+             {"name", "draft"}, {"pull_secret", kPullSecret}, {"static_network_config", {bad_host}}}
+             .dump()),
+      422, "static_network_config[0].network_yaml");
   CurlResponse good_infra_env = As(alice_, "POST", "/infra-envs?validate_only=true",
                                    Json{{"name", "draft"},
                                         {"pull_secret", kPullSecret},
@@ -676,10 +676,10 @@ TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
   EXPECT_NE(draft_infra_env, infra_env_id_);
   ExpectError(As(alice_, "GET", "/infra-envs/" + draft_infra_env), 404, draft_infra_env);
   // Tenancy as for a create: bob cannot even draft an infra-env of alice's cluster.
-  ExpectError(As(bob_, "POST", "/infra-envs?validate_only=true",
-                 Json{{"name", "draft"}, {"pull_secret", kPullSecret}, {"cluster_id", cluster_id_}}
-                     .dump()),
-              404, cluster_id_);
+  ExpectError(
+      As(bob_, "POST", "/infra-envs?validate_only=true",
+         Json{{"name", "draft"}, {"pull_secret", kPullSecret}, {"cluster_id", cluster_id_}}.dump()),
+      404, cluster_id_);
 
   // Nothing was stored, by the bad drafts nor the good ones.
   EXPECT_EQ(Named(As(alice_, "GET", "/clusters").body, "draft"), 0u);
