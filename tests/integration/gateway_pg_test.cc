@@ -611,15 +611,19 @@ size_t Named(const std::string& list, const std::string& name) {
 
 TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
   ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  // A cluster draft whose API VIP is `api_vip`.
+  const auto cluster_draft = [](const std::string& api_vip) {
+    return Json{{"name", "draft"},
+                {"openshift_version", "4.16"},
+                {"pull_secret", kPullSecret},
+                {"base_dns_domain", "example.com"},
+                {"machine_networks", {{{"cidr", "192.168.122.0/24"}}}},
+                {"api_vips", {{{"ip", api_vip}}}},
+                {"ingress_vips", {{{"ip", "192.168.122.11"}}}}}
+        .dump();
+  };
   // A draft with a VIP outside its machine network: the answer a create gives, word for word.
-  const std::string bad_vip = Json{{"name", "draft"},
-                                   {"openshift_version", "4.16"},
-                                   {"pull_secret", kPullSecret},
-                                   {"base_dns_domain", "example.com"},
-                                   {"machine_networks", {{{"cidr", "192.168.122.0/24"}}}},
-                                   {"api_vips", {{{"ip", "10.0.0.5"}}}},
-                                   {"ingress_vips", {{{"ip", "192.168.122.11"}}}}}
-                                  .dump();
+  const std::string bad_vip = cluster_draft("10.0.0.5");
   CurlResponse checked = As(alice_, "POST", "/clusters?validate_only=true", bad_vip);
   ExpectError(checked, 422, "api_vips[0].ip");
   CurlResponse refused = As(alice_, "POST", "/clusters", bad_vip);
@@ -632,15 +636,8 @@ TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
   ExpectError(As(alice_, "POST", "/clusters?validate_only=yes", bad_vip), 400, "validate_only");
 
   // A good draft: the cluster as a create would answer it (defaults, owner), never stored.
-  CurlResponse good = As(alice_, "POST", "/clusters?validate_only=true",
-                         Json{{"name", "draft"},
-                              {"openshift_version", "4.16"},
-                              {"pull_secret", kPullSecret},
-                              {"base_dns_domain", "example.com"},
-                              {"machine_networks", {{{"cidr", "192.168.122.0/24"}}}},
-                              {"api_vips", {{{"ip", "192.168.122.10"}}}},
-                              {"ingress_vips", {{{"ip", "192.168.122.11"}}}}}
-                             .dump());
+  CurlResponse good =
+      As(alice_, "POST", "/clusters?validate_only=true", cluster_draft("192.168.122.10"));
   ASSERT_EQ(good.status, 201) << good.body;
   const Json draft = Json::parse(good.body);
   EXPECT_EQ(draft["name"], "draft");
