@@ -193,13 +193,16 @@ function isReasonOnField(shown, reason) {
 
 // Waits until field `id` shows what the REST API answers for the wizard's newest draft, a
 // reason naming `path` (e.g. "api_vips[0].ip"); else fails with `what`. The wizard has no words
-// of its own for these: the field must show exactly the API's.
+// of its own for these: the field must show exactly the API's. Only a draft that holds the
+// field's current value counts: one sent before the last input (the wizard waits for a pause
+// in typing) may show the same path for an older mistake.
 async function expectApiProblem(page, id, path, what) {
   const deadline = Date.now() + 30_000;
   let seen = 'no draft was sent';
   for (;;) {
     const draft = drafts.get(page).at(-1);
-    if (draft) {
+    const value = await page.$eval(`#${id}`, (e) => e.value.trim()).catch(() => '');
+    if (draft && draft.body.includes(JSON.stringify(value).slice(1, -1))) {
       const reason = await apiReason(draft.path, draft.body);
       const shown = await problemOf(page, id);
       seen = `the API says ${JSON.stringify(reason)} about ${draft.path}, the field shows ${JSON.stringify(shown)}`;
