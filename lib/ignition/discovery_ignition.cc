@@ -592,6 +592,19 @@ absl::StatusOr<std::string> InitrdArchive(const std::vector<NetworkFile>& networ
   return archive;
 }
 
+// The parts of the config that come from the infra-env alone (NTP, trust bundle, mirrors,
+// override, static networking), checked as they are added; returns the static-network files.
+absl::StatusOr<std::vector<NetworkFile>> AddInfraEnvParts(const InfraEnv& infra_env,
+                                                          ignition::ConfigBuilder& builder) {
+  RETURN_IF_ERROR(AddNtpSources(infra_env, builder));
+  RETURN_IF_ERROR(AddTrustBundle(infra_env, builder));
+  RETURN_IF_ERROR(AddMirrorRegistries(infra_env, builder));
+  RETURN_IF_ERROR(AddConfigOverride(infra_env, builder));
+  ASSIGN_OR_RETURN(std::vector<NetworkFile> network, StaticNetworkFiles(infra_env));
+  AddStaticNetworking(network, builder);
+  return network;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<NetworkFile>> StaticNetworkFiles(const InfraEnv& infra_env) {
@@ -634,18 +647,20 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(
   RETURN_IF_ERROR(AddAgent(infra_env, settings, proxy, builder));
   RETURN_IF_ERROR(AddPullSecret(pull_secret, builder));
   AddSshKeys(infra_env, builder);
-  RETURN_IF_ERROR(AddNtpSources(infra_env, builder));
-  RETURN_IF_ERROR(AddTrustBundle(infra_env, builder));
-  RETURN_IF_ERROR(AddMirrorRegistries(infra_env, builder));
-  RETURN_IF_ERROR(AddConfigOverride(infra_env, builder));
-  ASSIGN_OR_RETURN(std::vector<NetworkFile> network, StaticNetworkFiles(infra_env));
-  AddStaticNetworking(network, builder);
+  ASSIGN_OR_RETURN(std::vector<NetworkFile> network, AddInfraEnvParts(infra_env, builder));
 
   DiscoveryIgnition result;
   ASSIGN_OR_RETURN(result.initrd_archive, InitrdArchive(network, proxy));
   ASSIGN_OR_RETURN(result.kernel_arguments, KernelArguments(infra_env));
   ASSIGN_OR_RETURN(result.config, builder.Build());
   return result;
+}
+
+absl::Status CheckDiscoveryInputs(const InfraEnv& infra_env) {
+  RETURN_IF_ERROR(ParseProxy(infra_env).status());
+  ignition::ConfigBuilder scratch;
+  RETURN_IF_ERROR(AddInfraEnvParts(infra_env, scratch).status());
+  return KernelArguments(infra_env).status();
 }
 
 }  // namespace assisted::discovery

@@ -100,6 +100,13 @@ absl::StatusOr<DiscoveryIgnition> BuildDiscoveryIgnition(const types::v1::InfraE
                                                          absl::string_view pull_secret,
                                                          const DiscoveryIgnitionSettings& settings);
 
+// The checks BuildDiscoveryIgnition applies to what the infra-env itself holds (proxy, NTP
+// sources, trust bundle, mirror registries, Ignition override, static networking, kernel
+// arguments), with the same messages, without building anything. The id is not checked: the
+// gateway runs this on an infra-env before the inventory gives it one, so that a create refuses
+// what could never become a discovery image.
+absl::Status CheckDiscoveryInputs(const types::v1::InfraEnv& infra_env);
+
 // The layout the config writes (lib/ignition/discovery_layout.h), under the names its tests use.
 using discovery_layout::kAgentCaBundlePath;
 using discovery_layout::kAgentEnvPath;

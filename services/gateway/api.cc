@@ -19,6 +19,7 @@
 #include "lib/config/config.h"
 #include "lib/enums/spelling.h"
 #include "lib/http/body.h"
+#include "lib/ignition/discovery_ignition.h"
 #include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
@@ -475,7 +476,7 @@ RestApi::RestApi(const Backends& backends, const Authenticator& authenticator, c
 const std::vector<RestApi::Route>& RestApi::Table() {
   using A = Access;
   static const auto* table = new std::vector<Route>{
-      {"POST", "/clusters", A::kUser, {}, &RestApi::RegisterCluster},
+      {"POST", "/clusters", A::kUser, {"validate_only"}, &RestApi::RegisterCluster},
       {"GET",
        "/clusters",
        A::kUser,
@@ -581,7 +582,7 @@ const std::vector<RestApi::Route>& RestApi::Table() {
        A::kUser,
        {"operator_name"},
        &RestApi::ListMonitoredOperators},
-      {"POST", "/infra-envs", A::kUser, {}, &RestApi::RegisterInfraEnv},
+      {"POST", "/infra-envs", A::kUser, {"validate_only"}, &RestApi::RegisterInfraEnv},
       {"GET", "/infra-envs", A::kUser, {"cluster_id", "owner"}, &RestApi::ListInfraEnvs},
       {"GET", "/infra-envs/{infra_env_id}", A::kAgentOrImage, {}, &RestApi::GetInfraEnv},
       {"PATCH", "/infra-envs/{infra_env_id}", A::kUser, {}, &RestApi::UpdateInfraEnv},
@@ -950,6 +951,8 @@ absl::StatusOr<http::Response> RestApi::ServeArtifact(const Call& call,
 absl::StatusOr<http::Response> RestApi::RegisterCluster(const Call& call) const {
   ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
   inv::CreateClusterRequest request;
+  ASSIGN_OR_RETURN(bool validate_only, QueryBool(call.request, "validate_only"));
+  request.set_validate_only(validate_only);
   types::Cluster& cluster = *request.mutable_cluster();
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kCreate, &cluster));
   request.set_pull_secret(decoded.pull_secret);
@@ -979,7 +982,9 @@ absl::StatusOr<http::Response> RestApi::CreateCluster(
                    Unprocessable(backends_.Call(kInventory, backends_.inventory(),
                                                 &inv::InventoryService::Stub::CreateCluster,
                                                 request, call.principal.identity)));
-  return JsonResponse(201, ClusterJson(Judged(call, std::move(created))));
+  // A draft that was only checked has nothing the orchestrator could judge.
+  return JsonResponse(
+      201, ClusterJson(validate_only ? std::move(created) : Judged(call, std::move(created))));
 }
 
 absl::StatusOr<http::Response> RestApi::ImportCluster(const Call& call) const {
@@ -1334,9 +1339,16 @@ absl::StatusOr<http::Response> RestApi::DownloadClusterLogs(const Call& call) co
 absl::StatusOr<http::Response> RestApi::RegisterInfraEnv(const Call& call) const {
   ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
   inv::CreateInfraEnvRequest request;
+  ASSIGN_OR_RETURN(bool validate_only, QueryBool(call.request, "validate_only"));
+  request.set_validate_only(validate_only);
   types::InfraEnv& infra_env = *request.mutable_infra_env();
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kCreate, &infra_env));
   request.set_pull_secret(decoded.pull_secret);
+  // What could never become a discovery image is refused now, with the image service's own
+  // words, rather than at the first download.
+  if (absl::Status inputs = discovery::CheckDiscoveryInputs(infra_env); !inputs.ok()) {
+    return WithHttpStatus(inputs, 422);
+  }
   if (!infra_env.cluster_id().empty()) {
     if (absl::Status uuid = config::Uuid(infra_env.cluster_id()); !uuid.ok()) {
       return Invalid("cluster_id", uuid.message());

@@ -40,11 +40,11 @@ namespace sql = resource_sql;
 }  // namespace
 
 absl::StatusOr<Cluster> ClusterStore::Create(const Caller& caller, Cluster cluster,
-                                             const std::string& pull_secret) {
+                                             const std::string& pull_secret, CreateMode mode) {
   if (cluster.status() == types::v1::CLUSTER_STATUS_UNSPECIFIED) {
     cluster.set_status(types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
   }
-  return CreateWithPullSecret(pool_, caller, options_, std::move(cluster), pull_secret);
+  return CreateWithPullSecret(pool_, caller, options_, std::move(cluster), pull_secret, mode);
 }
 
 absl::StatusOr<Cluster> ClusterStore::Get(const Caller& caller, const std::string& id,

@@ -45,9 +45,11 @@ class ClusterStore {
       : pool_(pool), options_(std::move(options)) {}
 
   // Status defaults to PENDING_FOR_INPUT, id to a new UUID. `pull_secret` is stored sealed and
-  // read back only by GetPullSecret.
+  // read back only by GetPullSecret. kValidateOnly runs the same checks and returns the
+  // cluster as it would be stored, storing nothing.
   absl::StatusOr<types::v1::Cluster> Create(const Caller& caller, types::v1::Cluster cluster,
-                                            const std::string& pull_secret = "");
+                                            const std::string& pull_secret = "",
+                                            CreateMode mode = CreateMode::kStore);
   absl::StatusOr<types::v1::Cluster> Get(const Caller& caller, const std::string& id,
                                          bool include_hosts = false, bool include_deleted = false);
   absl::StatusOr<v1::ListClustersResponse> List(const Caller& caller, const ClusterQuery& query);

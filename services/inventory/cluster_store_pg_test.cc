@@ -50,6 +50,43 @@ TEST_F(ClusterStoreTest, CreateThenGetReturnsWhatWasStoredWithoutTheSecret) {
   EXPECT_EQ(read->DebugString().find("dTpw"), std::string::npos);
 }
 
+TEST_F(ClusterStoreTest, ValidateOnlyAnswersAsCreateWouldAndStoresNothing) {
+  int announced = 0;
+  ClusterStore clusters(*pool_, {.committed = [&](const Change&) { ++announced; }});
+  Cluster draft;
+  draft.set_name("draft");
+  draft.set_base_dns_domain("example.com");
+  auto checked = clusters.Create(alice_, draft, R"({"auths":{}})", CreateMode::kValidateOnly);
+  ASSERT_THAT(checked, IsOk());
+  EXPECT_FALSE(checked->id().empty());
+  EXPECT_EQ(checked->status(), types::v1::CLUSTER_STATUS_PENDING_FOR_INPUT);
+  EXPECT_EQ(checked->owner().user_name(), "alice");
+  EXPECT_EQ(checked->owner().org_id(), "org-a");
+  EXPECT_TRUE(checked->pull_secret_set());
+  EXPECT_EQ(checked->resource_version(), 1);
+  EXPECT_TRUE(checked->has_created_at());
+  EXPECT_THAT(Get(alice_, checked->id()), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(Get(Caller::System(), checked->id()), StatusIs(absl::StatusCode::kNotFound));
+  auto listed = clusters_->List(Caller::System(), {});
+  ASSERT_THAT(listed, IsOk());
+  EXPECT_EQ(listed->clusters_size(), 0);
+  EXPECT_EQ(announced, 0);
+}
+
+TEST_F(ClusterStoreTest, ValidateOnlyRefusesWhatCreateRefuses) {
+  ResourceStoreOptions options;
+  options.validators.cluster = [](const Cluster& c) {
+    return c.name() == "bad" ? absl::InvalidArgumentError("cluster.name: bad") : absl::OkStatus();
+  };
+  ClusterStore checked(*pool_, options);
+  Cluster draft;
+  draft.set_name("bad");
+  EXPECT_THAT(checked.Create(alice_, draft, "", CreateMode::kValidateOnly),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cluster.name")));
+  EXPECT_THAT(checked.Create(alice_, draft, "", CreateMode::kStore),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cluster.name")));
+}
+
 TEST_F(ClusterStoreTest, CreatingTheSameIdTwiceIsIdempotentOnlyForTheSameContent) {
   const std::string id = Uuid(1, 1);
   const Cluster first = NewCluster(alice_, "same", id);

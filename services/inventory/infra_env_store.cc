@@ -29,8 +29,8 @@ namespace sql = resource_sql;
 }  // namespace
 
 absl::StatusOr<InfraEnv> InfraEnvStore::Create(const Caller& caller, InfraEnv infra_env,
-                                               const std::string& pull_secret) {
-  return CreateWithPullSecret(pool_, caller, options_, std::move(infra_env), pull_secret);
+                                               const std::string& pull_secret, CreateMode mode) {
+  return CreateWithPullSecret(pool_, caller, options_, std::move(infra_env), pull_secret, mode);
 }
 
 absl::StatusOr<InfraEnv> InfraEnvStore::Get(const Caller& caller, const std::string& id) {

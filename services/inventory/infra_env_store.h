@@ -38,8 +38,10 @@ class InfraEnvStore {
       : pool_(pool), options_(std::move(options)) {}
 
   // Id defaults to a new UUID. `pull_secret` is stored sealed, read back only by GetPullSecret.
+  // kValidateOnly as in ClusterStore::Create.
   absl::StatusOr<types::v1::InfraEnv> Create(const Caller& caller, types::v1::InfraEnv infra_env,
-                                             const std::string& pull_secret = "");
+                                             const std::string& pull_secret = "",
+                                             CreateMode mode = CreateMode::kStore);
   absl::StatusOr<types::v1::InfraEnv> Get(const Caller& caller, const std::string& id);
   absl::StatusOr<v1::ListInfraEnvsResponse> List(const Caller& caller, const InfraEnvQuery& query);
   // As ClusterStore::Update.

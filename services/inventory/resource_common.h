@@ -60,6 +60,10 @@ struct ResourceStoreOptions {
   const crypto::Sealer* sealer = nullptr;
 };
 
+// Whether a create stores its resource or only checks it and answers what it would have
+// stored (a request's validate_only, Google AIP-163).
+enum class CreateMode { kStore, kValidateOnly };
+
 // Where a list resumes (a next_page_token it returned, or "" for the first page) and how many
 // rows it returns (0: PageLimits::default_size; capped at max_size; negative: INVALID_ARGUMENT).
 struct PageRequest {

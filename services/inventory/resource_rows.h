@@ -33,6 +33,7 @@
 #include "lib/pg/pool.h"
 #include "lib/status/status_macros.h"
 #include "lib/step_reports/reference_json.h"
+#include "lib/time/proto_time.h"
 #include "services/inventory/change_log.h"
 #include "services/inventory/resource_common.h"
 #include "services/inventory/resource_queries.h"
@@ -842,11 +843,13 @@ inline void OmitReports(Host& host) {
 }
 
 // Creates a cluster or infra-env (M) after its input checks, with `pull_secret` (if any)
-// sealed into its secret column (bound to its id, which is made here when it has none).
+// sealed into its secret column (bound to its id, which is made here when it has none). With
+// kValidateOnly it stops before the write: every check ran, and the answer is the resource as
+// the create would have returned it (new id, the caller as owner, version 1), never stored.
 template <typename M>
 absl::StatusOr<M> CreateWithPullSecret(pg::Pool& pool, const Caller& caller,
                                        const ResourceStoreOptions& options, M message,
-                                       const std::string& pull_secret) {
+                                       const std::string& pull_secret, CreateMode mode) {
   RETURN_IF_ERROR(Traits<M>::Validate(options.validators, message));
   if (!pull_secret.empty() && options.validators.pull_secret) {
     RETURN_IF_ERROR(options.validators.pull_secret(pull_secret));
@@ -856,6 +859,14 @@ absl::StatusOr<M> CreateWithPullSecret(pg::Pool& pool, const Caller& caller,
   if (!pull_secret.empty()) {
     ASSIGN_OR_RETURN(secret, SealText(options.sealer, pull_secret,
                                       SecretPlace(Traits<M>::kTable, "secret", message.id())));
+  }
+  if (mode == CreateMode::kValidateOnly) {
+    *message.mutable_owner() = OwnerFor(caller, message.owner());
+    message.set_pull_secret_set(!pull_secret.empty());
+    message.set_resource_version(1);
+    *message.mutable_created_at() = ToTimestamp(absl::Now());
+    *message.mutable_updated_at() = message.created_at();
+    return message;
   }
   return Announce(options.committed, v1::CHANGE_TYPE_CREATED,
                   InTransaction(pool, [&](pg::Transaction& tx) {

@@ -104,6 +104,12 @@ Precondition PreconditionOf(const Request& request) {
   return {.resource_version = request.resource_version(), .fence = FenceOf(request.fence())};
 }
 
+// What a Create*Request asks for: a stored resource, or only the checks and the answer.
+template <typename Request>
+CreateMode ModeOf(const Request& request) {
+  return request.validate_only() ? CreateMode::kValidateOnly : CreateMode::kStore;
+}
+
 }  // namespace
 
 grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
@@ -113,9 +119,11 @@ grpc::Status InventoryServiceImpl::CreateCluster(grpc::ServerContext* context,
       {CheckId("cluster.id", request->cluster().id(), true),
        ValidateCreateClusterRequest(*request)},
       [&] {
-        absl::StatusOr<types::v1::Cluster> created =
-            stores_.clusters.Create(CallerOf(*context), request->cluster(), request->pull_secret());
-        if (created.ok() && metrics_ != nullptr) metrics_->ClusterCreated();
+        absl::StatusOr<types::v1::Cluster> created = stores_.clusters.Create(
+            CallerOf(*context), request->cluster(), request->pull_secret(), ModeOf(*request));
+        if (created.ok() && !request->validate_only() && metrics_ != nullptr) {
+          metrics_->ClusterCreated();
+        }
         return created;
       },
       response);
@@ -190,7 +198,7 @@ grpc::Status InventoryServiceImpl::CreateInfraEnv(grpc::ServerContext* context,
        ValidateCreateInfraEnvRequest(*request)},
       [&] {
         return stores_.infra_envs.Create(CallerOf(*context), request->infra_env(),
-                                         request->pull_secret());
+                                         request->pull_secret(), ModeOf(*request));
       },
       response);
 }

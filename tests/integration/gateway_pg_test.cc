@@ -4,6 +4,7 @@
 // requests (only 4xx, never a crash), backend outages (503), the served OpenAPI document
 // against the routes actually registered, and the read cache (writes through the gateway seen at
 // once, writes elsewhere seen through the change log, never an answer across tenants).
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -622,6 +623,87 @@ TEST_F(GatewayTest, ClusterLifecycleUsesTheReferenceShapes) {
   ExpectError(As(bob_, "DELETE", "/clusters/" + id), 404, id);
   EXPECT_EQ(As(alice_, "DELETE", "/clusters/" + id).status, 204);
   ExpectError(As(alice_, "GET", "/clusters/" + id), 404, id);
+}
+
+// How many of `list` (a JSON array of resources) are called `name`.
+size_t Named(const std::string& list, const std::string& name) {
+  const Json resources = Json::parse(list);
+  return std::count_if(resources.begin(), resources.end(),
+                       [&](const Json& r) { return r.value("name", "") == name; });
+}
+
+TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
+  ASSERT_NO_FATAL_FAILURE(CreateFixture());
+  // A cluster draft whose API VIP is `api_vip`.
+  const auto cluster_draft = [](const std::string& api_vip) {
+    return Json{{"name", "draft"},
+                {"openshift_version", "4.16"},
+                {"pull_secret", kPullSecret},
+                {"base_dns_domain", "example.com"},
+                {"machine_networks", {{{"cidr", "192.168.122.0/24"}}}},
+                {"api_vips", {{{"ip", api_vip}}}},
+                {"ingress_vips", {{{"ip", "192.168.122.11"}}}}}
+        .dump();
+  };
+  // A draft with a VIP outside its machine network: the answer a create gives, word for word.
+  const std::string bad_vip = cluster_draft("10.0.0.5");
+  CurlResponse checked = As(alice_, "POST", "/clusters?validate_only=true", bad_vip);
+  ExpectError(checked, 422, "api_vips[0].ip");
+  CurlResponse refused = As(alice_, "POST", "/clusters", bad_vip);
+  EXPECT_EQ(checked.status, refused.status);
+  EXPECT_EQ(checked.body, refused.body);
+  // The gateway's JSON conversion runs too: a wrong type is its 400.
+  ExpectError(As(alice_, "POST", "/clusters?validate_only=true",
+                 R"({"name":"draft","openshift_version":"4.16","api_vips":"x"})"),
+              400, "api_vips");
+  ExpectError(As(alice_, "POST", "/clusters?validate_only=yes", bad_vip), 400, "validate_only");
+
+  // A good draft: the cluster as a create would answer it (defaults, owner), never stored.
+  CurlResponse good =
+      As(alice_, "POST", "/clusters?validate_only=true", cluster_draft("192.168.122.10"));
+  ASSERT_EQ(good.status, 201) << good.body;
+  const Json draft = Json::parse(good.body);
+  EXPECT_EQ(draft["name"], "draft");
+  EXPECT_EQ(draft["user_name"], "alice");
+  EXPECT_EQ(draft["status"], "pending-for-input");
+  EXPECT_EQ(draft["cluster_networks"][0]["cidr"], "10.128.0.0/14");
+  EXPECT_EQ(draft["high_availability_mode"], "Full");
+  const std::string draft_id = draft["id"];
+  ExpectError(As(alice_, "GET", "/clusters/" + draft_id), 404, draft_id);
+  EXPECT_EQ(Json::parse(As(alice_, "GET", "/events?cluster_id=" + draft_id).body).size(), 0u);
+
+  // Infra-envs: the discovery image's own checks answer for static networking.
+  const Json host_network = {
+      {"network_yaml", "interfaces:\n  - name: eth0\n    type: ethernet\n    state: up\n"},
+      {"mac_interface_map",
+       {{{"mac_address", "52:54:00:aa:bb:01"}, {"logical_nic_name", "eth0"}}}}};
+  Json bad_host = host_network;
+  bad_host["network_yaml"] = "interfaces: [";
+  ExpectError(
+      As(alice_, "POST", "/infra-envs?validate_only=true",
+         Json{
+             {"name", "draft"}, {"pull_secret", kPullSecret}, {"static_network_config", {bad_host}}}
+             .dump()),
+      422, "static_network_config[0].network_yaml");
+  CurlResponse good_infra_env = As(alice_, "POST", "/infra-envs?validate_only=true",
+                                   Json{{"name", "draft"},
+                                        {"pull_secret", kPullSecret},
+                                        {"cluster_id", cluster_id_},
+                                        {"static_network_config", {host_network}}}
+                                       .dump());
+  ASSERT_EQ(good_infra_env.status, 201) << good_infra_env.body;
+  const std::string draft_infra_env = Json::parse(good_infra_env.body)["id"];
+  EXPECT_NE(draft_infra_env, infra_env_id_);
+  ExpectError(As(alice_, "GET", "/infra-envs/" + draft_infra_env), 404, draft_infra_env);
+  // Tenancy as for a create: bob cannot even draft an infra-env of alice's cluster.
+  ExpectError(
+      As(bob_, "POST", "/infra-envs?validate_only=true",
+         Json{{"name", "draft"}, {"pull_secret", kPullSecret}, {"cluster_id", cluster_id_}}.dump()),
+      404, cluster_id_);
+
+  // Nothing was stored, by the bad drafts nor the good ones.
+  EXPECT_EQ(Named(As(alice_, "GET", "/clusters").body, "draft"), 0u);
+  EXPECT_EQ(Named(As(alice_, "GET", "/infra-envs").body, "draft"), 0u);
 }
 
 TEST_F(GatewayTest, InfraEnvsHostsEventsAndDownloads) {

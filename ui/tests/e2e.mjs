@@ -149,22 +149,68 @@ async function pressButton(page, label) {
   await page.keyboard.press('Enter');
 }
 
+// The problem field `id` shows, as read (without PatternFly's screen-reader-only ": error
+// status;" that follows it).
 async function problemOf(page, id) {
-  return page.$eval(`[data-testid="${id}-problem"]`, (e) => e.textContent).catch(() => '');
+  return page
+    .$eval(`[data-testid="${id}-problem"]`, (e) => {
+      const copy = e.cloneNode(true);
+      copy.querySelectorAll('.pf-v6-screen-reader').forEach((s) => s.remove());
+      return copy.textContent;
+    })
+    .catch(() => '');
 }
 
-// Waits until field `id` shows a problem containing `wanted` (or, for '', shows none); else fails
-// with `what` and the problem it shows.
-async function expectProblem(page, id, wanted, what) {
+// Waits until field `id` shows no problem, else fails with `what` and the problem it shows.
+async function expectNoProblem(page, id, what) {
   await expectOnScreen(
     page,
-    (i, w) => {
-      const shown = document.querySelector(`[data-testid="${i}-problem"]`)?.textContent ?? '';
-      return w === '' ? shown === '' : shown.includes(w);
-    },
-    [id, wanted],
+    (i) => !document.querySelector(`[data-testid="${i}-problem"]`),
+    [id],
     async () => `${what}: "${await problemOf(page, id)}"`,
   );
+}
+
+// The drafts each page sent to be checked (see openBrowser).
+const drafts = new Map();
+
+// The API's reason for `body` (JSON text) at `path` (a validate_only create), '' if accepted.
+async function apiReason(path, body) {
+  const response = await fetch(`${base}/api/assisted-install/v2${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${env.UI_TOKEN}`, 'Content-Type': 'application/json' },
+    body,
+  });
+  if (response.ok) return '';
+  return (await response.json()).reason ?? `HTTP ${response.status}`;
+}
+
+// Whether field text `shown` is `reason` as a field shows it: the API's words after the field
+// path (and NMState's prefix) the reason starts with.
+function isReasonOnField(shown, reason) {
+  return shown !== '' && (reason.endsWith(`: ${shown}`) || reason.endsWith(`: nmstate: ${shown}`));
+}
+
+// Waits until field `id` shows what the REST API answers for the wizard's newest draft, a
+// reason naming `path` (e.g. "api_vips[0].ip"); else fails with `what`. The wizard has no words
+// of its own for these: the field must show exactly the API's. Only a draft that holds the
+// field's current value counts: one sent before the last input (the wizard waits for a pause
+// in typing) may show the same path for an older mistake.
+async function expectApiProblem(page, id, path, what) {
+  const deadline = Date.now() + 30_000;
+  let seen = 'no draft was sent';
+  for (;;) {
+    const draft = drafts.get(page).at(-1);
+    const value = await page.$eval(`#${id}`, (e) => e.value.trim()).catch(() => '');
+    if (draft && draft.body.includes(JSON.stringify(value).slice(1, -1))) {
+      const reason = await apiReason(draft.path, draft.body);
+      const shown = await problemOf(page, id);
+      seen = `the API says ${JSON.stringify(reason)} about ${draft.path}, the field shows ${JSON.stringify(shown)}`;
+      if (reason.includes(`${path}: `) && isReasonOnField(shown, reason) && drafts.get(page).at(-1) === draft) return reason;
+    }
+    if (Date.now() > deadline) fail(`${what}: ${seen}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));  // the poll interval of this bounded wait
+  }
 }
 
 // Replaces the text of field `selector` as a paste would (one input event), for long values.
@@ -178,12 +224,13 @@ async function paste(page, selector, text) {
   await expectValue(page, selector, text);
 }
 
-// Waits until the wizard's Next button is disabled (or enabled), else fails with `what`.
-async function expectNextDisabled(page, disabled, what) {
+// Waits until the wizard's Next button (or the one labelled `label`) is disabled (or enabled),
+// else fails with `what`.
+async function expectNextDisabled(page, disabled, what, label = 'Next') {
   await expectOnScreen(
     page,
-    (d) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Next')?.disabled === d,
-    [disabled],
+    (d, l) => [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === l)?.disabled === d,
+    [disabled, label],
     async () => what,
   );
 }
@@ -232,6 +279,14 @@ async function openBrowser() {
     if (message.type() === 'error' && !/Failed to load resource/.test(text)) problems.push(text);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // The drafts the wizard asks the API to check (validate_only creates), newest last.
+  drafts.set(page, []);
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (request.method() === 'POST' && url.searchParams.get('validate_only') === 'true') {
+      drafts.get(page).push({ path: url.pathname.replace('/api/assisted-install/v2', '') + url.search, body: request.postData() });
+    }
+  });
   return { browser, page, problems };
 }
 
@@ -351,23 +406,28 @@ async function flow(page) {
   await keyType(page, 'pull-secret', PULL_SECRET);
   await keyType(page, 'ssh-key', 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl demo');
   await tabTo(page, "(e) => e.id === 'topology-compact' && e.checked");
+  await expectNextDisabled(page, false, 'Next stays off once the API takes the details');
   await shot(page, '03-wizard-details');
   await nextStep(page, () => pressButton(page, 'Next'));
   await keyType(page, 'machine-network', '192.168.122.0/24');
   await keyType(page, 'api-vip', '10.0.0.5');
-  await expectProblem(page, 'api-vip', 'Not inside the machine network', 'API VIP outside the network not flagged');
+  await keyType(page, 'ingress-vip', '192.168.122.6');
+  await expectApiProblem(page, 'api-vip', 'api_vips[0].ip', "an API VIP outside the network is not flagged with the API's reason");
   await keyType(page, 'api-vip', '192.168.122.5');
   await keyType(page, 'ingress-vip', '192.168.122.5');
-  await expectProblem(page, 'ingress-vip', 'Must differ', 'equal VIPs not flagged');
+  await expectApiProblem(page, 'ingress-vip', 'ingress_vips[0].ip', "equal VIPs are not flagged with the API's reason");
   await expectNextDisabled(page, true, 'Next is enabled while a VIP is wrong');
   await shot(page, '04-wizard-networking-invalid');
   await keyType(page, 'ingress-vip', '192.168.122.6');
-  await expectProblem(page, 'ingress-vip', '', 'a valid ingress VIP still flagged');
-  log('wizard by keyboard only; inline VIP errors shown, Next off while they stand');
+  await expectNoProblem(page, 'ingress-vip', 'a valid ingress VIP still flagged');
+  await expectNextDisabled(page, false, 'Next stays off once the API takes the networking');
+  log("wizard by keyboard only; the API's reasons for the VIPs shown inline, Next off while they stand");
   await nextStep(page, () => pressButton(page, 'Next'));
   await page.waitForSelector('#image-full', { visible: true });
+  await expectNextDisabled(page, false, 'Next stays off on host networking as it comes');
   await nextStep(page, () => pressButton(page, 'Next'));  // host networking: DHCP and the full ISO, as they come
   await byText(page, 'demo.example.com');
+  await expectNextDisabled(page, false, 'Create stays off on the review of a draft the API takes', 'Create cluster');
   await shot(page, '05-wizard-review');
   await pressButton(page, 'Create cluster');
   await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
@@ -602,19 +662,21 @@ async function wizard(page) {
   await signIn(page, env.UI_TOKEN);
   await clickText(page, 'Create cluster');
   await page.waitForSelector('#name', { visible: true });
-  // Every message is the product's: Enter in the empty cluster name (an implicit submission)
-  // gives the browser no constraint of its own to speak of ("Please fill out this field."), and
-  // leaving the field shows the wizard's message.
+  // Every message is the API's: Enter in the empty cluster name (an implicit submission) gives
+  // the browser no constraint of its own to speak of ("Please fill out this field."), and once
+  // a field was left the API's first problem with the draft shows on its field, one at a time.
   await page.focus('#name');
   await page.keyboard.press('Enter');
   const browserSays = await page.$$eval('input, textarea, select', (fields) => fields.map((f) => f.validationMessage).filter(Boolean));
   if (browserSays.length > 0) fail(`the browser validates wizard fields itself: ${browserSays.join('; ')}`);
   await page.focus('#domain');
-  await expectProblem(page, 'name', 'Required.', "an empty cluster name is not flagged with the wizard's own message");
-  log("an empty cluster name: the wizard's own message, none of the browser's");
+  await expectApiProblem(page, 'pull-secret', 'pull_secret', "an empty pull secret is not flagged with the API's reason");
+  await paste(page, '#pull-secret', PULL_SECRET);
+  await expectApiProblem(page, 'name', 'name', "an empty cluster name is not flagged with the API's reason");
+  log("an empty pull secret, then an empty cluster name: the API's reasons, none of the browser's");
   await typeInto(page, '#name', 'static');
   await typeInto(page, '#domain', 'example.com');
-  await paste(page, '#pull-secret', PULL_SECRET);
+  await expectNextDisabled(page, false, 'Next stays off once the API takes the details');
   await nextStep(page, () => clickText(page, 'Next'));
 
   await page.waitForSelector('#stack-dual', { visible: true });
@@ -628,16 +690,17 @@ async function wizard(page) {
   await page.click('#advanced-networking');
   await page.waitForSelector('#host-prefix', { visible: true });
   await paste(page, '#host-prefix', '26');
-  await expectProblem(page, 'host-prefix', 'Between 14 and 25', 'a host prefix too long for 10.128.0.0/14 not flagged');
+  await expectApiProblem(page, 'host-prefix', 'cluster_networks[0].host_prefix', "a host prefix too long for 10.128.0.0/14 is not flagged with the API's reason");
   await expectNextDisabled(page, true, 'Next is enabled while the host prefix is wrong');
   await shot(page, '04b-wizard-dual-stack-advanced');
   await paste(page, '#host-prefix', '24');
   await paste(page, '#service-network', '192.168.0.0/16');
-  await expectProblem(page, 'service-network', 'Overlaps the machine network (192.168.122.0/24)', 'a service network over the machine network not flagged');
+  // The API names the later of two overlapping blocks: the machine network.
+  await expectApiProblem(page, 'machine-network', 'machine_networks[0].cidr', "a service network over the machine network is not flagged with the API's reason");
   await paste(page, '#service-network', '172.30.0.0/16');
   await expectNextDisabled(page, false, 'Next stays disabled once the networks are right');
   await nextStep(page, () => clickText(page, 'Next'));
-  log('dual stack with advanced CIDRs; a wrong host prefix and overlapping networks flagged inline');
+  log("dual stack with advanced CIDRs; a wrong host prefix and overlapping networks flagged inline in the API's words");
 
   await page.waitForSelector('#image-minimal', { visible: true });
   await page.click('#image-minimal');
@@ -645,34 +708,28 @@ async function wizard(page) {
   await page.waitForSelector('#host-0-yaml', { visible: true });
   await typeInto(page, '#host-0-mac', '52:54:00:aa:bb:01');
   await paste(page, '#host-0-yaml', 'interfaces:\n  - name: eth0\n   type: ethernet\n');
-  await expectProblem(page, 'host-0-yaml', 'YAML syntax error at line 3', 'a YAML syntax error not flagged with its line');
+  await expectApiProblem(page, 'host-0-yaml', 'static_network_config[0].network_yaml', "a YAML syntax error is not flagged with the API's reason");
   await expectNextDisabled(page, true, 'Next is enabled while the YAML does not parse');
+  log(`a YAML syntax error, in the API's words: ${await problemOf(page, 'host-0-yaml')}`);
+  // A route through an interface the YAML does not configure: what only NMState's rules can
+  // tell, shown as typed, before anything is created.
   await paste(page, '#host-0-yaml', staticYaml('eth9'));
-  await expectProblem(page, 'host-0-yaml', '', 'valid YAML still flagged');
+  await expectApiProblem(page, 'host-0-yaml', 'static_network_config[0].network_yaml', "the API's NMState reason is not on the YAML field");
+  if (!(await problemOf(page, 'host-0-yaml')).includes('"eth9" is not an interface this document configures')) fail(`the route through eth9 is not what the field shows: ${await problemOf(page, 'host-0-yaml')}`);
+  await page.$eval('[data-testid="host-0-yaml-problem"]', (e) => e.scrollIntoView({ block: 'center' }));
+  await shot(page, '05b-wizard-static-network-api-error');
+  log(`the API's NMState error shown on the field as typed: ${await problemOf(page, 'host-0-yaml')}`);
+  await paste(page, '#host-0-yaml', staticYaml('eth0'));
+  await expectNoProblem(page, 'host-0-yaml', "the API's error stayed after the YAML was fixed");
   await paste(page, '#trust-bundle', certificate.stdout);
-  log('a YAML syntax error shown inline with its line, then fixed');
+  await expectNextDisabled(page, false, 'Next stays off once the API takes the host networking and the trust bundle');
   await nextStep(page, () => clickText(page, 'Next'));
   await byText(page, 'minimal ISO');
+  await expectNextDisabled(page, false, 'Create stays off on the review of a draft the API takes', 'Create cluster');
   await clickText(page, 'Create cluster');
-
-  // The API refuses the route through eth9: its reason shows on the review step and on the
-  // YAML field, where a link leads.
-  const alert = await page.waitForSelector('[data-testid="create-error"]', { timeout: 20_000 });
-  const said = await alert.evaluate((e) => e.textContent);
-  if (!said.includes('next-hop-interface')) fail(`the API's NMState error is not shown: "${said}"`);
-  await page.click('[data-testid="go-to-field"]');
-  await page.waitForSelector('[data-testid="host-0-yaml-problem"]', { visible: true });
-  await page.waitForFunction(() => document.activeElement?.id === 'host-0-yaml', { timeout: 5_000 });
-  await expectProblem(page, 'host-0-yaml', '"eth9" is not an interface this document configures', "the API's reason is not on the YAML field");
-  await shot(page, '05b-wizard-static-network-api-error');
-  log(`the API's NMState error shown on the field: ${await problemOf(page, 'host-0-yaml')}`);
-  await paste(page, '#host-0-yaml', staticYaml('eth0'));
-  await expectProblem(page, 'host-0-yaml', '', "the API's error stayed after the YAML was edited");
-  await nextStep(page, () => clickText(page, 'Next'));
-  await clickText(page, 'Try again');
   await page.waitForFunction(() => /^\/clusters\/[0-9a-f-]{36}$/.test(location.pathname), { timeout: 20_000 });
   const clusterId = page.url().split('/').pop();
-  log(`fixed; cluster ${clusterId} created`);
+  log(`cluster ${clusterId} created`);
 
   const cluster = await rest('GET', `/clusters/${clusterId}`);
   const cidrs = (list) => (list ?? []).map((n) => n.cidr).join(' ');
@@ -1009,9 +1066,15 @@ async function infraEnv(page) {
   await page.waitForSelector('[data-testid="no-infra-env"]', { visible: true });
   await shot(page, '06b-no-infra-env');
   await page.click('[data-testid="create-infra-env"]');
-  await expectProblem(page, 'discovery-pull-secret', 'Required: paste the pull secret', 'Generate without a pull secret is not flagged on the field');
+  // The field shows the API's own reason for an infra-env without a pull secret.
+  const refusal = await apiReason('/infra-envs?validate_only=true', JSON.stringify({ name: 'check', cluster_id: cluster, pull_secret: '' }));
+  if (!refusal.startsWith('pull_secret: ')) fail(`the API does not name the pull secret: ${refusal}`);
+  await page.waitForSelector('[data-testid="discovery-pull-secret-problem"]', { visible: true });
+  if (!isReasonOnField(await problemOf(page, 'discovery-pull-secret'), refusal)) {
+    fail(`Generate without a pull secret does not show the API's "${refusal}" on the field: "${await problemOf(page, 'discovery-pull-secret')}"`);
+  }
   if ((await rest('GET', `/infra-envs?cluster_id=${cluster}`)).length !== 0) fail('an infra-env was created without a pull secret');
-  log('without a pull secret: flagged on the field, nothing created');
+  log("without a pull secret: the API's reason on the field, nothing created");
 
   await paste(page, '#discovery-pull-secret', PULL_SECRET);
   await page.select('#image-type', 'full-iso');

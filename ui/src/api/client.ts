@@ -8,6 +8,7 @@ export type Cluster = components['schemas']['cluster'] & Record<string, unknown>
 export type Host = components['schemas']['host'] & Record<string, unknown>;
 export type InfraEnv = components['schemas']['infra-env'] & Record<string, unknown>;
 export type ClusterCreateParams = components['schemas']['cluster-create-params'];
+export type InfraEnvCreateParams = components['schemas']['infra-env-create-params'];
 export type ApiEvent = components['schemas']['event'];
 export type ApiError = components['schemas']['error'];
 export type WebUiConfig = components['schemas']['web-ui-config'];

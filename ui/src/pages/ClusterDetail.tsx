@@ -34,7 +34,7 @@ import { api, download, failingValidations, fetchText, must, Unreachable, type A
 import { Percent, StatusLabel } from '../components/Status';
 import { FailingList } from '../components/Validations';
 import { useLiveReload } from '../live';
-import { pullSecretProblem } from '../validation';
+import { fieldOfReason, reasonOnField } from '../apiReasons';
 import { newerOf, statusAhead, withPushedStatuses } from '../pushedStatus';
 
 interface Disk {
@@ -198,19 +198,20 @@ function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEn
   const [isoUrl, setIsoUrl] = useState('');
   const [imageType, setImageType] = useState<'full-iso' | 'minimal-iso' | ''>('');
   const [pullSecret, setPullSecret] = useState('');
-  const [pullSecretTouched, setPullSecretTouched] = useState(false);
-  const [error, attempt] = useAttempt();
+  // What the API said about the pull secret at the last try (its own words); editing clears it.
+  const [pullSecretReason, setPullSecretReason] = useState('');
+  const [failure, attempt] = useAttempt();
   // The type chosen here, else the one the wizard stored.
   const chosen = imageType || (infraEnv?.type === 'minimal-iso' ? 'minimal-iso' : 'full-iso');
-  const pullSecretShown = pullSecretTouched || pullSecret !== '' ? pullSecretProblem(pullSecret) : '';
+  // A refusal about the pull secret shows on its field, anything else above the form.
+  const error = fieldOfReason(failure) === 'pull-secret' ? '' : failure;
   const imageUrlOf = async (id: string) => {
     const answer = await must(api.GET('/api/assisted-install/v2/infra-envs/{infra_env_id}/downloads/image-url', { params: { path: { infra_env_id: id } } }));
     setIsoUrl(answer.url ?? '');
   };
   const create = () =>
     attempt(async () => {
-      setPullSecretTouched(true);
-      if (pullSecretProblem(pullSecret)) throw new Error('Paste the pull secret to create the discovery image.');
+      setPullSecretReason('');
       const created = await must(
         api.POST('/api/assisted-install/v2/infra-envs', {
           body: {
@@ -221,7 +222,10 @@ function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEn
             image_type: chosen,
           },
         }),
-      );
+      ).catch((e: Error) => {
+        if (fieldOfReason(e.message) === 'pull-secret') setPullSecretReason(reasonOnField(e.message));
+        throw e;
+      });
       onCreated(created as InfraEnv);
       await imageUrlOf(created.id);
     });
@@ -258,18 +262,20 @@ function Discovery({ cluster, infraEnv, onCreated }: { cluster: Cluster; infraEn
             <TextArea
               id="discovery-pull-secret"
               value={pullSecret}
-              onChange={(_e, v) => setPullSecret(v)}
-              onBlur={() => setPullSecretTouched(true)}
+              onChange={(_e, v) => {
+                setPullSecret(v);
+                setPullSecretReason('');
+              }}
               rows={3}
               aria-required
-              aria-describedby={pullSecretShown ? 'discovery-pull-secret-problem' : undefined}
-              validated={pullSecretShown ? 'error' : 'default'}
+              aria-describedby={pullSecretReason ? 'discovery-pull-secret-problem' : undefined}
+              validated={pullSecretReason ? 'error' : 'default'}
             />
             <FormHelperText>
               <HelperText>
-                {pullSecretShown ? (
+                {pullSecretReason ? (
                   <HelperTextItem variant="error" id="discovery-pull-secret-problem" data-testid="discovery-pull-secret-problem">
-                    {pullSecretShown}
+                    {pullSecretReason}
                   </HelperTextItem>
                 ) : (
                   <HelperTextItem>The discovery image carries it; the cluster's stored one is never given back.</HelperTextItem>

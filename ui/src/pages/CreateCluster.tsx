@@ -26,24 +26,11 @@ import {
   useWizardContext,
 } from '@patternfly/react-core';
 import { useEffect, useState } from 'react';
-import { api, fetchText, must, type ClusterCreateParams } from '../api/client';
+import { api, fetchText, must, type ClusterCreateParams, type InfraEnvCreateParams } from '../api/client';
+import { fieldOfReason, reasonOnField } from '../apiReasons';
+import { checkClusterDraft, checkInfraEnvDraft, useDraftVerdict, type Verdict } from '../draftCheck';
+import { EMPTY_HOST, staticNetworkConfig, type HostNetwork } from '../hostNetworking';
 import { navigate } from '../router';
-import {
-  EMPTY_HOST,
-  duplicateMacProblem,
-  familyProblem,
-  fieldOfReason,
-  hostPrefixProblem,
-  interfaceNameProblem,
-  macProblem,
-  nmstateProblem,
-  overlapProblem,
-  reasonOnField,
-  staticNetworkConfig,
-  trustBundleProblem,
-  type HostNetwork,
-} from '../hostNetworking';
-import { baseDomainProblem, cidrProblem, clusterNameProblem, pullSecretProblem, sshKeyProblem, vipProblem } from '../validation';
 
 type Topology = 'sno' | 'compact' | 'ha';
 
@@ -56,8 +43,8 @@ const TOPOLOGIES: { value: Topology; label: string; description: string }[] = [
 // What ties a required field to its problem for assistive technology, instead of the HTML
 // `required` attribute: with it, the browser validated the field itself and spoke its own words
 // ("Please fill out this field."), not ours. The forms are noValidate for the same reason.
-function describedBy(id: string, shown: boolean): { 'aria-required': true; 'aria-describedby'?: string } {
-  return shown ? { 'aria-required': true, 'aria-describedby': `${id}-problem` } : { 'aria-required': true };
+function describedBy(id: string, shown: boolean, required = true): { 'aria-required'?: true; 'aria-describedby'?: string } {
+  return { ...(required ? { 'aria-required': true } : {}), ...(shown ? { 'aria-describedby': `${id}-problem` } : {}) };
 }
 
 // A field with its inline problem (shown once touched, or after a Next attempt).
@@ -83,17 +70,25 @@ function Field(props: { label: string; id: string; problem: string; show: boolea
 
 type ImageType = 'full-iso' | 'minimal-iso';
 
-// Which wizard step holds each field the API may name in an error, to offer a way back to it.
-const STEP_OF_FIELD: [RegExp, string, string][] = [
-  [/^host-|^trust-bundle$/, 'host-networking', 'Host networking and image'],
-  [/./, 'networking', 'Networking'],
+// The wizard's steps in order, and which fields the API may name each holds (by field id).
+const STEPS: { id: string; name: string; fields: RegExp }[] = [
+  { id: 'details', name: 'Cluster details', fields: /^(name|domain|pull-secret|ssh-key)$/ },
+  { id: 'networking', name: 'Networking', fields: /network|vip|prefix|^http-proxy$|^ntp$/ },
+  { id: 'host-networking', name: 'Host networking and image', fields: /^host-|^trust-bundle$/ },
+  { id: 'review', name: 'Review and create', fields: /$^/ },
 ];
+
+// The step that holds `field`; a reason about no field belongs to the networking step, where
+// the cluster's remaining settings are.
+function stepOfField(field: string) {
+  return STEPS.find((step) => step.fields.test(field)) ?? STEPS[1];
+}
 
 // Inside the wizard: a link to the step that holds `field`, which then takes the focus (and so
 // scrolls into view with its problem under it).
 function GoToField({ field }: { field: string }) {
   const { goToStepById } = useWizardContext();
-  const [, id, name] = STEP_OF_FIELD.find(([pattern]) => pattern.test(field)) ?? STEP_OF_FIELD[1];
+  const { id, name } = stepOfField(field);
   const go = () => {
     goToStepById(id);
     requestAnimationFrame(() => {
@@ -146,6 +141,7 @@ export function CreateCluster() {
   // Once created, a retry updates the same cluster and discovery image instead of adding more.
   const [created, setCreated] = useState<{ clusterId: string; infraEnvId: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [step, setStep] = useState('details');
 
   useEffect(() => {
     must(api.GET('/api/assisted-install/v2/openshift-versions'))
@@ -159,7 +155,7 @@ export function CreateCluster() {
   }, []);
 
   const touch = (id: string) => setTouched((t) => ({ ...t, [id]: true }));
-  // Editing a field drops what the API said about it: the user is fixing it.
+  // Editing a field drops what the API said about it at the last create: the user is fixing it.
   const dropServerProblem = (id: string) =>
     setServerProblems((p) => (id in p ? Object.fromEntries(Object.entries(p).filter(([k]) => k !== id)) : p));
   const edit = (id: string, set: (v: string) => void) => (v: string) => {
@@ -168,61 +164,10 @@ export function CreateCluster() {
   };
   const sno = topology === 'sno';
   const managedVips = !sno && !userManaged;
-  const either = (...problems: string[]) => problems.find((p) => p !== '') ?? '';
-  const problems: Record<string, string> = {
-    name: clusterNameProblem(name),
-    domain: baseDomainProblem(domain),
-    pullSecret: pullSecretProblem(pullSecret),
-    sshKey: sshKeyProblem(sshKey),
-    'machine-network': either(cidrProblem(machineNetwork), familyProblem(machineNetwork, 4)),
-    'api-vip': managedVips ? vipProblem(apiVip, machineNetwork, ingressVip, 'Ingress VIP') : '',
-    'ingress-vip': managedVips ? vipProblem(ingressVip, machineNetwork, apiVip, 'API VIP') : '',
-    'cluster-network': either(cidrProblem(clusterNetwork), familyProblem(clusterNetwork, 4), overlapProblem(clusterNetwork, [['machine network', machineNetwork]])),
-    'host-prefix': hostPrefixProblem(hostPrefix, clusterNetwork),
-    'service-network': either(
-      cidrProblem(serviceNetwork),
-      familyProblem(serviceNetwork, 4),
-      overlapProblem(serviceNetwork, [['machine network', machineNetwork], ['cluster network', clusterNetwork]]),
-    ),
-    'trust-bundle': trustBundleProblem(trustBundle),
-  };
-  if (dualStack) {
-    problems['machine-network-6'] = either(cidrProblem(machineNetwork6), familyProblem(machineNetwork6, 6));
-    problems['api-vip-6'] = managedVips ? vipProblem(apiVip6, machineNetwork6, ingressVip6, 'Ingress VIP (IPv6)') : '';
-    problems['ingress-vip-6'] = managedVips ? vipProblem(ingressVip6, machineNetwork6, apiVip6, 'API VIP (IPv6)') : '';
-    problems['cluster-network-6'] = either(cidrProblem(clusterNetwork6), familyProblem(clusterNetwork6, 6), overlapProblem(clusterNetwork6, [['IPv6 machine network', machineNetwork6]]));
-    problems['host-prefix-6'] = hostPrefixProblem(hostPrefix6, clusterNetwork6);
-    problems['service-network-6'] = either(
-      cidrProblem(serviceNetwork6),
-      familyProblem(serviceNetwork6, 6),
-      overlapProblem(serviceNetwork6, [['IPv6 machine network', machineNetwork6], ['IPv6 cluster network', clusterNetwork6]]),
-    );
-  }
-  if (staticIps) {
-    hosts.forEach((h, i) => {
-      problems[`host-${i}-yaml`] = nmstateProblem(h.yaml);
-      problems[`host-${i}-mac`] = either(macProblem(h.mac), duplicateMacProblem(hosts, i));
-      problems[`host-${i}-nic`] = interfaceNameProblem(h.nic);
-    });
-  }
-  // What a field shows: the client's own check first, else what the API said at the last try.
-  const problemOf = (id: string) => problems[id] || serverProblems[id] || '';
-  const clean = (pattern: RegExp) => Object.entries(problems).every(([id, p]) => !pattern.test(id) || p === '');
-  const detailsOk = clean(/^(name|domain|pullSecret|sshKey)$/) && version !== '';
-  const networkOk = clean(/network|vip|prefix/);
-  const hostNetworkOk = clean(/^host-|^trust-bundle$/);
-  const serverOk = Object.keys(serverProblems).length === 0;
-  // The advanced section opens by itself when one of its fields is wrong (e.g. the API refused it).
-  const advancedShown = advanced || Object.keys(problems).concat(Object.keys(serverProblems)).some((id) => /^(cluster-network|host-prefix|service-network)/.test(id) && problemOf(id) !== '');
 
-  const setHost = (index: number, change: Partial<HostNetwork>, field: string) => {
-    setHosts((list) => list.map((h, i) => (i === index ? { ...h, ...change } : h)));
-    dropServerProblem(field);
-  };
-
-  const clusterBody = (): ClusterCreateParams => {
-    const pick = (v4: string, v6: string) => (dualStack ? [v4, v6] : [v4]).map((v) => v.trim());
-    const prefixes = pick(hostPrefix, hostPrefix6);
+  // The cluster as the wizard will create it; on the details step only what that step asks
+  // (so the API judges the fields the user is filling, not the empty networking ones).
+  const clusterBody = (withNetworking = true): ClusterCreateParams => {
     const body: ClusterCreateParams = {
       name,
       base_dns_domain: domain,
@@ -230,12 +175,15 @@ export function CreateCluster() {
       pull_secret: pullSecret.trim(),
       control_plane_count: sno ? 1 : 3,
       high_availability_mode: sno ? 'None' : 'Full',
-      machine_networks: pick(machineNetwork, machineNetwork6).map((cidr) => ({ cidr })),
-      cluster_networks: pick(clusterNetwork, clusterNetwork6).map((cidr, i) => ({ cidr, host_prefix: Number(prefixes[i]) })),
-      service_networks: pick(serviceNetwork, serviceNetwork6).map((cidr) => ({ cidr })),
-      user_managed_networking: sno || userManaged,
     };
     if (sshKey.trim()) body.ssh_public_key = sshKey.trim();
+    if (!withNetworking) return body;
+    const pick = (v4: string, v6: string) => (dualStack ? [v4, v6] : [v4]).map((v) => v.trim());
+    const prefixes = pick(hostPrefix, hostPrefix6);
+    body.machine_networks = pick(machineNetwork, machineNetwork6).map((cidr) => ({ cidr }));
+    body.cluster_networks = pick(clusterNetwork, clusterNetwork6).map((cidr, i) => ({ cidr, host_prefix: Number(prefixes[i]) }));
+    body.service_networks = pick(serviceNetwork, serviceNetwork6).map((cidr) => ({ cidr }));
+    body.user_managed_networking = sno || userManaged;
     if (managedVips) {
       body.api_vips = pick(apiVip, apiVip6).map((ip) => ({ ip }));
       body.ingress_vips = pick(ingressVip, ingressVip6).map((ip) => ({ ip }));
@@ -251,12 +199,53 @@ export function CreateCluster() {
     additional_trust_bundle: trustBundle.trim(),
     ...(sshKey.trim() ? { ssh_authorized_key: sshKey.trim() } : {}),
   });
+  const infraEnvBody = (): InfraEnvCreateParams => ({ name: `${name}-discovery`, pull_secret: pullSecret.trim(), openshift_version: version, ...infraEnvFields() });
+
+  // The API's verdicts on the drafts, as the user types: the cluster from the first step, its
+  // discovery image from the step that sets it up.
+  const infraEnvShown = step === 'host-networking' || step === 'review';
+  const clusterCheck = useDraftVerdict(checkClusterDraft, version ? clusterBody(step !== 'details') : null);
+  const infraEnvCheck = useDraftVerdict(checkInfraEnvDraft, version && infraEnvShown ? infraEnvBody() : null);
+  const settled = clusterCheck.settled && (!infraEnvShown || infraEnvCheck.settled);
+  // Each reason on the field it names; a reason naming no field of the wizard stands apart.
+  const apiProblems: Record<string, string> = {};
+  const unplaced: string[] = [];
+  for (const verdict of [clusterCheck.verdict, infraEnvShown ? infraEnvCheck.verdict : null] as (Verdict | null)[]) {
+    if (!verdict || verdict.failed || !verdict.reason) continue;
+    const field = fieldOfReason(verdict.reason);
+    if (!field) unplaced.push(verdict.reason);
+    else apiProblems[field] ??= reasonOnField(verdict.reason);
+  }
+  // The wizard's one rule of its own: the API lets a cluster wait for its base domain (it is
+  // needed only to install), the wizard asks for it at once.
+  const wizardProblems: Record<string, string> = domain.trim() ? {} : { domain: 'Required.' };
+  // What a field shows: the API's verdict on the draft, else what it said at the last create.
+  const problemOf = (id: string) => wizardProblems[id] || apiProblems[id] || serverProblems[id] || '';
+  const problemFields = [...new Set([...Object.keys(wizardProblems), ...Object.keys(apiProblems), ...Object.keys(serverProblems)])].filter((id) => problemOf(id) !== '');
+  const stepIndex = (id: string) => STEPS.findIndex((s) => s.id === id);
+  // A problem holds up the step of its field and every step after it.
+  const blocked = (stepId: string) =>
+    version === '' || !settled || unplaced.length > 0 || problemFields.some((field) => stepIndex(stepOfField(field).id) <= stepIndex(stepId));
+  // Problems of earlier steps' fields (after a step was revisited and changed), shown on the
+  // current step with a way back.
+  const elsewhere = (stepId: string) => problemFields.filter((field) => stepIndex(stepOfField(field).id) < stepIndex(stepId));
+  // A field's problem shows once the field was left or has text (or after a create), or once
+  // any field was left: the API names one problem at a time, and it may be about a field the
+  // user has not reached yet, which then says why Next is off.
+  const interacted = Object.keys(touched).length > 0;
+  const shows = (id: string, value: string) => (interacted || !!touched[id] || value !== '' || !!serverProblems[id]) && problemOf(id) !== '';
+  // The advanced section opens by itself when one of its fields is wrong.
+  const advancedShown = advanced || problemFields.some((id) => /^(cluster-network|host-prefix|service-network)/.test(id));
+
+  const setHost = (index: number, change: Partial<HostNetwork>, field: string) => {
+    setHosts((list) => list.map((h, i) => (i === index ? { ...h, ...change } : h)));
+    dropServerProblem(field);
+  };
 
   // Creates the cluster and its discovery image (or, after a failed try, updates them), then
-  // asks for the discovery Ignition: building it checks the static networking and the trust
-  // bundle the way the image service will, so a mistake the client cannot see (a route through
-  // an interface the YAML does not define, a certificate OpenSSL refuses) shows here, on its
-  // field, instead of on the cluster's page later.
+  // asks for the discovery Ignition: the drafts were checked already, but building the Ignition
+  // also uses what only the image service knows (its settings), so a refusal there shows here,
+  // on its field, instead of on the cluster's page later.
   const create = async () => {
     setBusy(true);
     setError('');
@@ -283,7 +272,7 @@ export function CreateCluster() {
     } catch (e) {
       const reason = (e as Error).message;
       const field = fieldOfReason(reason);
-      if (field) setServerProblems((p) => ({ ...p, [field]: `Refused by the API: ${reasonOnField(reason)}` }));
+      if (field) setServerProblems((p) => ({ ...p, [field]: reasonOnField(reason) }));
       setErrorField(field);
       setError(ids ? `The cluster was created, but its discovery image cannot be built: ${reason}` : reason);
       setBusy(false);
@@ -291,23 +280,41 @@ export function CreateCluster() {
   };
 
   // A text field with its inline problem.
-  const text = (label: string, id: string, value: string, set: (v: string) => void, helper?: string) => (
-    <Field label={label} id={id} problem={problemOf(id)} show={!!touched[id] || value !== '' || !!serverProblems[id]} helper={helper} required>
-      <TextInput id={id} value={value} onChange={(_e, v) => edit(id, set)(v)} onBlur={() => touch(id)} validated={problemOf(id) && (value || touched[id]) ? 'error' : 'default'} />
+  const text = (label: string, id: string, value: string, set: (v: string) => void, helper?: string, required = true) => (
+    <Field label={label} id={id} problem={problemOf(id)} show={shows(id, value)} helper={helper} required={required}>
+      <TextInput id={id} value={value} onChange={(_e, v) => edit(id, set)(v)} onBlur={() => touch(id)} {...describedBy(id, shows(id, value), required)} validated={shows(id, value) ? 'error' : 'default'} />
     </Field>
   );
+  // A step's footer: Next held while the API checks the draft or a problem stands.
+  const footer = (stepId: string) => ({ isNextDisabled: blocked(stepId) });
+  // Problems this step cannot show on its own fields: of an earlier step's field, or of none.
+  const apart = (stepId: string) => {
+    const fields = elsewhere(stepId);
+    if (fields.length === 0 && unplaced.length === 0) return null;
+    return (
+      <Alert variant="danger" isInline isPlain title="The API refuses this draft" data-testid="draft-problem">
+        {unplaced.join(' ')}
+        {fields.map((field) => (
+          <p key={field}>
+            {problemOf(field)} <GoToField field={field} />
+          </p>
+        ))}
+      </Alert>
+    );
+  };
 
   return (
     <PageSection>
       <Title headingLevel="h2">Create cluster</Title>
-      <Wizard onClose={() => navigate('/')} onSave={create} height={720} isVisitRequired>
-        <WizardStep name="Cluster details" id="details" footer={{ isNextDisabled: !detailsOk }}>
+      <Wizard onClose={() => navigate('/')} onSave={create} onStepChange={(_e, current) => setStep(String(current.id))} height={720} isVisitRequired>
+        <WizardStep name="Cluster details" id="details" footer={footer('details')}>
           <Form noValidate onSubmit={(e) => e.preventDefault()}>
-            <Field label="Cluster name" id="name" problem={problems.name} show={!!touched.name} required>
-              <TextInput id="name" value={name} onChange={(_e, v) => setName(v)} onBlur={() => touch('name')} {...describedBy('name', !!touched.name && !!problems.name)} validated={touched.name && problems.name ? 'error' : 'default'} />
+            {apart('details')}
+            <Field label="Cluster name" id="name" problem={problemOf('name')} show={shows('name', name)} required>
+              <TextInput id="name" value={name} onChange={(_e, v) => setName(v)} onBlur={() => touch('name')} {...describedBy('name', shows('name', name))} validated={shows('name', name) ? 'error' : 'default'} />
             </Field>
-            <Field label="Base domain" id="domain" problem={problems.domain} show={!!touched.domain} helper="Cluster addresses end with NAME.BASE_DOMAIN." required>
-              <TextInput id="domain" value={domain} onChange={(_e, v) => setDomain(v)} onBlur={() => touch('domain')} {...describedBy('domain', !!touched.domain && !!problems.domain)} validated={touched.domain && problems.domain ? 'error' : 'default'} />
+            <Field label="Base domain" id="domain" problem={problemOf('domain')} show={shows('domain', domain)} helper="Cluster addresses end with NAME.BASE_DOMAIN." required>
+              <TextInput id="domain" value={domain} onChange={(_e, v) => setDomain(v)} onBlur={() => touch('domain')} {...describedBy('domain', shows('domain', domain))} validated={shows('domain', domain) ? 'error' : 'default'} />
             </Field>
             <FormGroup label="OpenShift version" fieldId="version" isRequired>
               <FormSelect id="version" value={version} onChange={(_e, v) => setVersion(v)} aria-label="OpenShift version">
@@ -321,16 +328,17 @@ export function CreateCluster() {
                 <Radio key={t.value} id={`topology-${t.value}`} name="topology" label={t.label} description={t.description} isChecked={topology === t.value} onChange={() => setTopology(t.value)} />
               ))}
             </FormGroup>
-            <Field label="Pull secret" id="pull-secret" problem={problems.pullSecret} show={!!touched.pullSecret} required>
-              <TextArea id="pull-secret" value={pullSecret} onChange={(_e, v) => setPullSecret(v)} onBlur={() => touch('pullSecret')} rows={3} aria-label="Pull secret" />
+            <Field label="Pull secret" id="pull-secret" problem={problemOf('pull-secret')} show={shows('pull-secret', pullSecret)} required>
+              <TextArea id="pull-secret" value={pullSecret} onChange={(_e, v) => setPullSecret(v)} onBlur={() => touch('pull-secret')} rows={3} aria-label="Pull secret" {...describedBy('pull-secret', shows('pull-secret', pullSecret))} />
             </Field>
-            <Field label="SSH public key" id="ssh-key" problem={problems.sshKey} show={!!touched.sshKey} helper="Lets you log in to the hosts while they install.">
-              <TextArea id="ssh-key" value={sshKey} onChange={(_e, v) => setSshKey(v)} onBlur={() => touch('sshKey')} rows={2} aria-label="SSH public key" />
+            <Field label="SSH public key" id="ssh-key" problem={problemOf('ssh-key')} show={shows('ssh-key', sshKey)} helper="Lets you log in to the hosts while they install.">
+              <TextArea id="ssh-key" value={sshKey} onChange={(_e, v) => setSshKey(v)} onBlur={() => touch('ssh-key')} rows={2} aria-label="SSH public key" {...describedBy('ssh-key', shows('ssh-key', sshKey), false)} />
             </Field>
           </Form>
         </WizardStep>
-        <WizardStep name="Networking" id="networking" footer={{ isNextDisabled: !networkOk }}>
+        <WizardStep name="Networking" id="networking" footer={footer('networking')}>
           <Form noValidate onSubmit={(e) => e.preventDefault()}>
+            {apart('networking')}
             <FormGroup label="IP stack" role="radiogroup" fieldId="stack" isInline>
               <Radio id="stack-ipv4" name="stack" label="IPv4" isChecked={!dualStack} onChange={() => setDualStack(false)} />
               <Radio id="stack-dual" name="stack" label="Dual stack (IPv4 and IPv6)" isChecked={dualStack} onChange={() => setDualStack(true)} />
@@ -348,12 +356,8 @@ export function CreateCluster() {
                 {dualStack && text('Ingress VIP (IPv6)', 'ingress-vip-6', ingressVip6, setIngressVip6)}
               </>
             )}
-            <FormGroup label="HTTP proxy (optional)" fieldId="http-proxy">
-              <TextInput id="http-proxy" value={httpProxy} onChange={(_e, v) => setHttpProxy(v)} />
-            </FormGroup>
-            <FormGroup label="Additional NTP source (optional)" fieldId="ntp">
-              <TextInput id="ntp" value={ntp} onChange={(_e, v) => setNtp(v)} />
-            </FormGroup>
+            {text('HTTP proxy (optional)', 'http-proxy', httpProxy, setHttpProxy, undefined, false)}
+            {text('Additional NTP source (optional)', 'ntp', ntp, setNtp, undefined, false)}
             <Switch id="advanced-networking" label="Advanced: cluster and service networks" isChecked={advancedShown} onChange={(_e, v) => setAdvanced(v)} />
             {advancedShown && (
               <>
@@ -367,8 +371,9 @@ export function CreateCluster() {
             )}
           </Form>
         </WizardStep>
-        <WizardStep name="Host networking and image" id="host-networking" footer={{ isNextDisabled: !hostNetworkOk }}>
+        <WizardStep name="Host networking and image" id="host-networking" footer={footer('host-networking')}>
           <Form noValidate onSubmit={(e) => e.preventDefault()}>
+            {apart('host-networking')}
             <FormGroup label="Discovery image" role="radiogroup" fieldId="image-type" isStack>
               <Radio id="image-full" name="image-type" label="Full ISO" description="Boots without network access to the image service (about 1 GB)." isChecked={imageType === 'full-iso'} onChange={() => setImageType('full-iso')} />
               <Radio id="image-minimal" name="image-type" label="Minimal ISO" description="Small; fetches the rest over the network at boot." isChecked={imageType === 'minimal-iso'} onChange={() => setImageType('minimal-iso')} />
@@ -379,14 +384,14 @@ export function CreateCluster() {
                 <Card key={i} isCompact data-testid={`static-host-${i}`}>
                   <CardTitle component="h3">Host {i + 1}</CardTitle>
                   <CardBody>
-                    <Field label="MAC address" id={`host-${i}-mac`} problem={problemOf(`host-${i}-mac`)} show={!!touched[`host-${i}-mac`] || host.mac !== '' || !!serverProblems[`host-${i}-mac`]} helper="The MAC of the interface that identifies this host." required>
-                      <TextInput id={`host-${i}-mac`} value={host.mac} onChange={(_e, v) => setHost(i, { mac: v }, `host-${i}-mac`)} onBlur={() => touch(`host-${i}-mac`)} />
+                    <Field label="MAC address" id={`host-${i}-mac`} problem={problemOf(`host-${i}-mac`)} show={shows(`host-${i}-mac`, host.mac)} helper="The MAC of the interface that identifies this host." required>
+                      <TextInput id={`host-${i}-mac`} value={host.mac} onChange={(_e, v) => setHost(i, { mac: v }, `host-${i}-mac`)} onBlur={() => touch(`host-${i}-mac`)} {...describedBy(`host-${i}-mac`, shows(`host-${i}-mac`, host.mac))} />
                     </Field>
-                    <Field label="Interface name in the YAML" id={`host-${i}-nic`} problem={problemOf(`host-${i}-nic`)} show required>
-                      <TextInput id={`host-${i}-nic`} value={host.nic} onChange={(_e, v) => setHost(i, { nic: v }, `host-${i}-nic`)} />
+                    <Field label="Interface name in the YAML" id={`host-${i}-nic`} problem={problemOf(`host-${i}-nic`)} show={shows(`host-${i}-nic`, host.nic)} required>
+                      <TextInput id={`host-${i}-nic`} value={host.nic} onChange={(_e, v) => setHost(i, { nic: v }, `host-${i}-nic`)} onBlur={() => touch(`host-${i}-nic`)} {...describedBy(`host-${i}-nic`, shows(`host-${i}-nic`, host.nic))} />
                     </Field>
-                    <Field label="NMState YAML" id={`host-${i}-yaml`} problem={problemOf(`host-${i}-yaml`)} show required>
-                      <TextArea id={`host-${i}-yaml`} value={host.yaml} onChange={(_e, v) => setHost(i, { yaml: v }, `host-${i}-yaml`)} rows={10} className="ai-mono" aria-label={`NMState YAML of host ${i + 1}`} validated={problemOf(`host-${i}-yaml`) ? 'error' : 'default'} />
+                    <Field label="NMState YAML" id={`host-${i}-yaml`} problem={problemOf(`host-${i}-yaml`)} show={shows(`host-${i}-yaml`, host.yaml)} required>
+                      <TextArea id={`host-${i}-yaml`} value={host.yaml} onChange={(_e, v) => setHost(i, { yaml: v }, `host-${i}-yaml`)} onBlur={() => touch(`host-${i}-yaml`)} rows={10} className="ai-mono" aria-label={`NMState YAML of host ${i + 1}`} {...describedBy(`host-${i}-yaml`, shows(`host-${i}-yaml`, host.yaml))} validated={shows(`host-${i}-yaml`, host.yaml) ? 'error' : 'default'} />
                     </Field>
                     {hosts.length > 1 && (
                       <Button variant="secondary" isDanger onClick={() => setHosts((list) => list.filter((_h, j) => j !== i))}>
@@ -401,12 +406,13 @@ export function CreateCluster() {
                 Add host
               </Button>
             )}
-            <Field label="Additional trust bundle (optional)" id="trust-bundle" problem={problemOf('trust-bundle')} show={trustBundle !== '' || !!serverProblems['trust-bundle']} helper="PEM certificates the hosts trust, e.g. your registry's or proxy's CA.">
-              <TextArea id="trust-bundle" value={trustBundle} onChange={(_e, v) => edit('trust-bundle', setTrustBundle)(v)} rows={4} className="ai-mono" aria-label="Additional trust bundle" />
+            <Field label="Additional trust bundle (optional)" id="trust-bundle" problem={problemOf('trust-bundle')} show={shows('trust-bundle', trustBundle)} helper="PEM certificates the hosts trust, e.g. your registry's or proxy's CA.">
+              <TextArea id="trust-bundle" value={trustBundle} onChange={(_e, v) => edit('trust-bundle', setTrustBundle)(v)} rows={4} className="ai-mono" aria-label="Additional trust bundle" {...describedBy('trust-bundle', shows('trust-bundle', trustBundle), false)} />
             </Field>
           </Form>
         </WizardStep>
-        <WizardStep name="Review and create" id="review" footer={{ nextButtonText: created ? 'Try again' : 'Create cluster', isNextDisabled: busy || !detailsOk || !networkOk || !hostNetworkOk || !serverOk }}>
+        <WizardStep name="Review and create" id="review" footer={{ nextButtonText: created ? 'Try again' : 'Create cluster', isNextDisabled: busy || blocked('review') }}>
+          {apart('review')}
           {error && (
             <Alert variant="danger" isInline title={created ? 'The discovery image cannot be built' : 'The cluster was not created'} data-testid="create-error">
               {error} {errorField && <GoToField field={errorField} />}
