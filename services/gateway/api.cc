@@ -983,8 +983,8 @@ absl::StatusOr<http::Response> RestApi::CreateCluster(
                                                 &inv::InventoryService::Stub::CreateCluster,
                                                 request, call.principal.identity)));
   // A draft that was only checked has nothing the orchestrator could judge.
-  return JsonResponse(
-      201, ClusterJson(validate_only ? std::move(created) : Judged(call, std::move(created))));
+  return JsonResponse(201, ClusterJson(request.validate_only() ? std::move(created)
+                                                               : Judged(call, std::move(created))));
 }
 
 absl::StatusOr<http::Response> RestApi::ImportCluster(const Call& call) const {
