@@ -41,6 +41,15 @@ TEST(Tar, PiecesWrittenOneByOneMakeTheSameArchive) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+TEST(Tar, TimesFitTheirFieldAtBothEnds) {
+  absl::StatusOr<std::string> before = TarHeader("a", 0644, 0, -5);
+  absl::StatusOr<std::string> after = TarHeader("a", 0644, 0, int64_t{1} << 40);
+  ASSERT_THAT(before, IsOk());
+  ASSERT_THAT(after, IsOk());
+  EXPECT_EQ(before->substr(136, 12), std::string("00000000000") + '\0');
+  EXPECT_EQ(after->substr(136, 12), std::string("77777777777") + '\0');
+}
+
 TEST(Tar, RefusesUnsafePaths) {
   for (const std::string& path :
        std::vector<std::string>{"", "/etc/passwd", "../x", std::string(120, 'a')}) {
