@@ -139,8 +139,17 @@ absl::StatusOr<std::vector<testing::HostProgress>> Run(const Options& options) {
                               .install_timeout = options.timeout,
                               .discovery_only = options.discovery_only},
                              [&](const std::string& what) { Say(started, what); });
-  for (int vm : machines) fleet->PowerOff(vm);
-  if (progress.ok()) Say(started, "done; consoles and service logs stay in " + dir);
+  // What explains a run (consoles, service logs) stays; the disks (sparse, yet gigabytes once
+  // installed) and the discovery ISO go.
+  std::error_code ignored;
+  for (int vm : machines) {
+    fleet->PowerOff(vm);
+    std::filesystem::remove(fleet->DiskPath(vm), ignored);
+  }
+  std::filesystem::remove(lab.iso, ignored);
+  Say(started,
+      absl::StrCat(progress.ok() ? "done" : "failed", "; consoles and service logs stay in ", dir,
+                   " (the machines' disks and the ISO are removed)"));
   return progress;
 }
 
