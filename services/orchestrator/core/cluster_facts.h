@@ -9,11 +9,13 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_CLUSTER_FACTS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_CLUSTER_FACTS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "lib/net/ip.h"
@@ -90,6 +92,12 @@ struct ClusterDomains {
   std::string release;  // empty when the release image is unknown
 };
 ClusterDomains DomainsOf(const types::v1::Cluster& cluster);
+
+// <ignition_endpoint.url>/<pool> when the user named the machine-config server hosts of `cluster`
+// fetch their configuration from (an imported cluster's, or one behind a load balancer); nullopt
+// when they did not, and the cluster's own API is the source.
+std::optional<std::string> UserIgnitionEndpointUrl(const types::v1::Cluster& cluster,
+                                                   absl::string_view pool);
 
 }  // namespace assisted::orchestrator::core
 
