@@ -19,7 +19,6 @@
 #include "lib/config/config.h"
 #include "lib/enums/spelling.h"
 #include "lib/http/body.h"
-#include "lib/ignition/discovery_ignition.h"
 #include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
@@ -1354,11 +1353,6 @@ absl::StatusOr<http::Response> RestApi::RegisterInfraEnv(const Call& call) const
   types::InfraEnv& infra_env = *request.mutable_infra_env();
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kCreate, &infra_env));
   request.set_pull_secret(decoded.pull_secret);
-  // What could never become a discovery image is refused now, with the image service's own
-  // words, rather than at the first download.
-  if (absl::Status inputs = discovery::CheckDiscoveryInputs(infra_env); !inputs.ok()) {
-    return WithHttpStatus(inputs, 422);
-  }
   if (!infra_env.cluster_id().empty()) {
     if (absl::Status uuid = config::Uuid(infra_env.cluster_id()); !uuid.ok()) {
       return Invalid("cluster_id", uuid.message());
