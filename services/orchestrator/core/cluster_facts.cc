@@ -26,7 +26,7 @@ absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster
   if (version.empty()) {
     f.requirements = catalog.Defaults();
   } else {
-    ASSIGN_OR_RETURN(f.version, OcpVersion::Parse(version));
+    ASSIGN_OR_RETURN(f.version, version::OcpVersion::Parse(version));
     ASSIGN_OR_RETURN(f.requirements, catalog.ForVersion(version));
   }
   if (cluster != nullptr) {

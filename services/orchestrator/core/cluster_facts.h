@@ -20,10 +20,10 @@
 #include "assisted/types/v1/host.pb.h"
 #include "lib/net/ip.h"
 #include "lib/operators/catalog.h"
+#include "lib/version/ocp_version.h"
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/majority.h"
-#include "services/orchestrator/core/version.h"
 
 namespace assisted::orchestrator::core {
 
@@ -43,7 +43,7 @@ struct HostView {
 struct ClusterFacts {
   const types::v1::Cluster* cluster = nullptr;  // nullptr: unbound hosts (infra-env pool)
   HwRequirements requirements;
-  OcpVersion version;
+  version::OcpVersion version;
   std::string architecture;                 // "x86_64", ...
   std::vector<net::Cidr> machine_networks;  // the parseable ones
   bool sno = false;
