@@ -19,7 +19,6 @@
 #include "lib/config/config.h"
 #include "lib/enums/spelling.h"
 #include "lib/http/body.h"
-#include "lib/ignition/discovery_ignition.h"
 #include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
@@ -264,6 +263,25 @@ absl::StatusOr<T> Unprocessable(absl::StatusOr<T> result) {
   if (result.ok() || result.status().code() != absl::StatusCode::kInvalidArgument) return result;
   return WithHttpStatus(result.status(), 422);
 }
+
+// Upstream's VerifyClusterUpdatability: a cluster changes while it is being defined or is adding
+// hosts; once its installation began (or ended), what it is installed with stays.
+absl::Status CheckClusterUpdatable(const types::Cluster& cluster) {
+  switch (cluster.status()) {
+    case types::CLUSTER_STATUS_PENDING_FOR_INPUT:
+    case types::CLUSTER_STATUS_INSUFFICIENT:
+    case types::CLUSTER_STATUS_READY:
+    case types::CLUSTER_STATUS_ADDING_HOSTS:
+      return absl::OkStatus();
+    default:
+      return absl::FailedPreconditionError(absl::StrCat(
+          "cluster ", cluster.id(), " is ", enums::EnumText(cluster.status()),
+          ": it can be updated only while pending-for-input, insufficient, ready or adding-hosts"));
+  }
+}
+
+// Conditional writes that lost to a concurrent one are read and tried again this many times.
+constexpr int kConditionalWriteAttempts = 3;
 
 // Action bodies: none, or a JSON object with no fields.
 absl::Status NoBody(const http::Request& request) {
@@ -1085,38 +1103,29 @@ absl::StatusOr<http::Response> RestApi::GetCluster(const Call& call) const {
 
 absl::StatusOr<http::Response> RestApi::UpdateCluster(const Call& call) const {
   ASSIGN_OR_RETURN(Json body, BodyObject(call.request));
-  inv::UpdateClusterRequest request;
-  types::Cluster& cluster = *request.mutable_cluster();
-  // Upstream's single-network fields keep what they leave out from the stored cluster.
-  absl::optional<types::Cluster> current;
-  // So does olm_operators: the stored operators that are not selections stay.
-  for (const char* legacy : {"cluster_network_cidr", "cluster_network_host_prefix",
-                             "service_network_cidr", "machine_network_cidr", "olm_operators"}) {
-    if (body.contains(legacy) && !current) {
-      ASSIGN_OR_RETURN(current, ReadCluster(call, false));
-    }
+  // Written on condition that the cluster is still the one read, so an installation that begins
+  // meanwhile makes the write lose and the next attempt refuses it.
+  for (int attempt = 1;; ++attempt) {
+    ASSIGN_OR_RETURN(types::Cluster current, ReadCluster(call, false));
+    RETURN_IF_ERROR(CheckClusterUpdatable(current));
+    inv::UpdateClusterRequest request;
+    types::Cluster& cluster = *request.mutable_cluster();
+    // Upstream's single-network fields, and olm_operators, keep what they leave out from the
+    // stored cluster.
+    ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster, &current));
+    // Upstream answers an update that changes nothing with the resource as it is.
+    if (decoded.mask.paths().empty()) return JsonResponse(201, ClusterJson(current));
+    cluster.set_id(current.id());
+    *request.mutable_update_mask() = std::move(decoded.mask);
+    request.set_pull_secret(decoded.pull_secret);
+    request.set_resource_version(current.resource_version());
+    absl::StatusOr<types::Cluster> updated = backends_.Call(
+        kInventory, backends_.inventory(), &inv::InventoryService::Stub::UpdateCluster, request,
+        call.principal.identity);
+    if (absl::IsAborted(updated.status()) && attempt < kConditionalWriteAttempts) continue;
+    ASSIGN_OR_RETURN(types::Cluster written, Unprocessable(std::move(updated)));
+    return JsonResponse(201, ClusterJson(Judged(call, std::move(written))));
   }
-  // The operators' manifests and validations are settled when the installation begins.
-  if (current && body.contains("olm_operators") && !body["olm_operators"].is_null() &&
-      current->status() != types::CLUSTER_STATUS_PENDING_FOR_INPUT &&
-      current->status() != types::CLUSTER_STATUS_INSUFFICIENT &&
-      current->status() != types::CLUSTER_STATUS_READY) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("olm_operators: cannot change once the installation began (cluster is ",
-                     enums::EnumText(current->status()), ")"));
-  }
-  ASSIGN_OR_RETURN(Decoded decoded, FromJson(ClusterModel(), body, kUpdate, &cluster,
-                                             current ? &*current : nullptr));
-  // Upstream answers an update that changes nothing with the resource as it is.
-  if (decoded.mask.paths().empty()) return Rendered(ReadCluster(call, false), ClusterJson, 201);
-  cluster.set_id(std::string(call.request.Param("cluster_id")));
-  *request.mutable_update_mask() = std::move(decoded.mask);
-  request.set_pull_secret(decoded.pull_secret);
-  ASSIGN_OR_RETURN(types::Cluster updated,
-                   Unprocessable(backends_.Call(kInventory, backends_.inventory(),
-                                                &inv::InventoryService::Stub::UpdateCluster,
-                                                request, call.principal.identity)));
-  return JsonResponse(201, ClusterJson(Judged(call, std::move(updated))));
 }
 
 absl::StatusOr<http::Response> RestApi::DeregisterCluster(const Call& call) const {
@@ -1344,11 +1353,6 @@ absl::StatusOr<http::Response> RestApi::RegisterInfraEnv(const Call& call) const
   types::InfraEnv& infra_env = *request.mutable_infra_env();
   ASSIGN_OR_RETURN(Decoded decoded, FromJson(InfraEnvModel(), body, kCreate, &infra_env));
   request.set_pull_secret(decoded.pull_secret);
-  // What could never become a discovery image is refused now, with the image service's own
-  // words, rather than at the first download.
-  if (absl::Status inputs = discovery::CheckDiscoveryInputs(infra_env); !inputs.ok()) {
-    return WithHttpStatus(inputs, 422);
-  }
   if (!infra_env.cluster_id().empty()) {
     if (absl::Status uuid = config::Uuid(infra_env.cluster_id()); !uuid.ok()) {
       return Invalid("cluster_id", uuid.message());

@@ -113,6 +113,12 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
                              types::v1::Cluster* cluster) override {
     absl::MutexLock lock(&mu_);
     last_update_cluster_ = *request;
+    if (install_begins_before_next_update_) {
+      // The installation began between the gateway's read and its conditional write.
+      install_begins_before_next_update_ = false;
+      cluster_status_ = types::v1::CLUSTER_STATUS_PREPARING_FOR_INSTALLATION;
+      return grpc::Status(grpc::StatusCode::ABORTED, "cluster.resource_version: changed");
+    }
     *cluster = request->cluster();
     return grpc::Status::OK;
   }
@@ -199,6 +205,10 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
     absl::MutexLock lock(&mu_);
     return last_update_cluster_;
   }
+  void BeginInstallBeforeNextUpdate() {
+    absl::MutexLock lock(&mu_);
+    install_begins_before_next_update_ = true;
+  }
   void set_cluster_status(types::v1::ClusterStatus status) {
     absl::MutexLock lock(&mu_);
     cluster_status_ = status;
@@ -211,8 +221,8 @@ class FakeInventory final : public inventory::v1::InventoryService::Service {
  private:
   absl::Mutex mu_;
   std::vector<types::v1::Cluster> clusters_ ABSL_GUARDED_BY(mu_);
-  types::v1::ClusterStatus cluster_status_ ABSL_GUARDED_BY(mu_) =
-      types::v1::CLUSTER_STATUS_INSTALLED;
+  bool install_begins_before_next_update_ ABSL_GUARDED_BY(mu_) = false;
+  types::v1::ClusterStatus cluster_status_ ABSL_GUARDED_BY(mu_) = types::v1::CLUSTER_STATUS_READY;
   types::v1::OperatorStatus console_status_ ABSL_GUARDED_BY(mu_) =
       types::v1::OPERATOR_STATUS_UNSPECIFIED;
   inventory::v1::ListEventsRequest last_events_ ABSL_GUARDED_BY(mu_);
@@ -666,10 +676,15 @@ TEST_F(RestApiTest, UpstreamFieldsNotSupportedYetAre501NamingTheField) {
               501, "ntp_sources");
 }
 
-// A selection is the cluster's monitored operators until the installation begins; then 409.
-TEST_F(RestApiTest, OperatorsAreSelectedBeforeTheInstallationOnly) {
-  ExpectError(Send("PATCH", kClusterPath, R"({"olm_operators":[{"name":"lvm"}]})"), 409,
-              "olm_operators: cannot change once the installation began (cluster is installed)");
+// Upstream's rule: a cluster changes while it is being defined or adding hosts; once its
+// installation began, what it is installed with stays (409 naming the status).
+TEST_F(RestApiTest, AClusterIsUpdatedOnlyBeforeItsInstallationOrWhileAddingHosts) {
+  inventory_.set_cluster_status(types::v1::CLUSTER_STATUS_INSTALLED);
+  for (const char* body : {R"({"olm_operators":[{"name":"lvm"}]})", R"({"name":"renamed"})"}) {
+    ExpectError(Send("PATCH", kClusterPath, body), 409,
+                "is installed: it can be updated only while pending-for-input, insufficient, "
+                "ready or adding-hosts");
+  }
   EXPECT_FALSE(inventory_.last_update_cluster().has_cluster());
   inventory_.set_cluster_status(types::v1::CLUSTER_STATUS_READY);
   Answer selected = Send("PATCH", kClusterPath, R"({"olm_operators":[{"name":"lvm"}]})");
@@ -678,6 +693,16 @@ TEST_F(RestApiTest, OperatorsAreSelectedBeforeTheInstallationOnly) {
   EXPECT_THAT(update.update_mask().paths(), ::testing::ElementsAre("monitored_operators"));
   ASSERT_EQ(update.cluster().monitored_operators_size(), 1);
   EXPECT_EQ(update.cluster().monitored_operators(0).name(), "lvm");
+  inventory_.set_cluster_status(types::v1::CLUSTER_STATUS_ADDING_HOSTS);
+  EXPECT_EQ(Send("PATCH", kClusterPath, R"({"name":"renamed"})").status, 201);
+}
+
+// The write is conditional on the cluster read: an installation that begins between the two makes
+// it lose, and the retry refuses the update instead of changing a cluster being installed.
+TEST_F(RestApiTest, AnUpdateRacingTheInstallationStartIsRefused) {
+  inventory_.BeginInstallBeforeNextUpdate();
+  ExpectError(Send("PATCH", kClusterPath, R"({"name":"renamed"})"), 409,
+              "is preparing-for-installation");
 }
 
 // Selecting an operator this service does not install is the client's mistake, never dropped.

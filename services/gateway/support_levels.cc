@@ -1,8 +1,12 @@
 #include "services/gateway/support_levels.h"
 
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_cat.h"
+#include "lib/operators/catalog.h"
+#include "lib/version/ocp_version.h"
 #include "lib/version/openshift_version.h"
 
 namespace assisted::gateway {
@@ -35,6 +39,22 @@ bool HasBaseImage(const std::vector<image::v1::BaseImage>& images,
     if (arm(image.cpu_architecture()) == arm(architecture)) return true;
   }
   return false;
+}
+
+// Why the catalog's operator of `feature_id` cannot install `openshift_version` (its minimum
+// version, as the cluster validation has it), or null when it can or the feature is no operator.
+std::optional<std::string> BelowOperatorMinimum(absl::string_view feature_id,
+                                                absl::string_view openshift_version) {
+  for (const operators::OperatorSpec& spec : operators::SupportedOperators()) {
+    if (spec.feature_id != feature_id || spec.min_version.empty()) continue;
+    absl::StatusOr<version::OcpVersion> wanted = version::OcpVersion::Parse(openshift_version);
+    absl::StatusOr<version::OcpVersion> floor = version::OcpVersion::Parse(spec.min_version);
+    if (wanted.ok() && floor.ok() && *wanted < *floor) {
+      return absl::StrCat(spec.title, " is only supported for OpenShift ", spec.min_version,
+                          " and above");
+    }
+  }
+  return std::nullopt;
 }
 
 constexpr char kNoOperators[] =
@@ -84,7 +104,8 @@ Json FeatureSupportLevels(const std::vector<image::v1::BaseImage>& images,
   Json document = {{"features", detailed ? Json::array() : Json::object()},
                    {"operators", detailed ? Json::array() : Json::object()}};
   for (const FeatureSupport& feature : Features()) {
-    const bool supported = feature.supported != nullptr && installable;
+    const std::optional<std::string> too_old = BelowOperatorMinimum(feature.id, openshift_version);
+    const bool supported = feature.supported != nullptr && installable && !too_old;
     const char* level = supported ? "supported" : "unavailable";
     Json& group = document[feature.operator_feature ? "operators" : "features"];
     if (!detailed) {
@@ -94,6 +115,8 @@ Json FeatureSupportLevels(const std::vector<image::v1::BaseImage>& images,
     Json entry = {{"feature_support_level_id", feature.id}, {"support_level", level}};
     if (!installable) {
       entry["reason"] = "the image service has no base OS image of this version and architecture";
+    } else if (too_old) {
+      entry["reason"] = *too_old;
     } else if (!supported) {
       entry["reason"] = feature.unavailable;
     }

@@ -60,6 +60,25 @@ TEST(FeatureSupportLevels, ImplementedFeaturesAreSupportedWhereABaseImageExists)
   EXPECT_EQ(levels["features"].size() + levels["operators"].size(), Features().size());
 }
 
+// An operator is offered only for the versions its cluster validation accepts (LVM: 4.12).
+TEST(FeatureSupportLevels, AnOperatorIsUnavailableBelowItsMinimumVersion) {
+  const std::vector<image::v1::BaseImage> images = {
+      Image("4.11", types::v1::CPU_ARCHITECTURE_X86_64)};
+  const Json levels =
+      FeatureSupportLevels(images, "4.11", types::v1::CPU_ARCHITECTURE_X86_64, true);
+  bool seen = false;
+  for (const Json& entry : levels["operators"]) {
+    if (entry["feature_support_level_id"] == "LVM") {
+      seen = true;
+      EXPECT_EQ(entry["support_level"], "unavailable");
+      EXPECT_EQ(entry["reason"],
+                "Logical Volume Manager Storage is only supported for OpenShift 4.12 and above");
+    }
+    if (entry["feature_support_level_id"] == "LSO") EXPECT_EQ(entry["support_level"], "supported");
+  }
+  EXPECT_TRUE(seen);
+}
+
 TEST(FeatureSupportLevels, NothingIsSupportedWithoutABaseImage) {
   const std::vector<image::v1::BaseImage> images = {
       Image("4.16", types::v1::CPU_ARCHITECTURE_X86_64),

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "lib/ignition/discovery_ignition.h"
 #include "lib/net/ip.h"
 #include "lib/status/status_macros.h"
 #include "lib/text/utf8.h"
@@ -687,7 +688,9 @@ absl::Status ValidateInfraEnv(const InfraEnv& infra_env) {
     RETURN_IF_ERROR(
         ParseCanonicalIp(infra_env.rendezvous_ip(), "infra_env.rendezvous_ip").status());
   }
-  return absl::OkStatus();
+  // What could never become a discovery image is refused as it is stored, created or updated,
+  // in the image service's own words, rather than at the first download.
+  return discovery::CheckDiscoveryInputs(infra_env);
 }
 
 absl::Status ValidateHost(const Host& host) {

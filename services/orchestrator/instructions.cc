@@ -3,6 +3,7 @@
 #include "services/orchestrator/instructions.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -137,10 +138,8 @@ absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
                                    ? std::string("worker")
                                    : input.host.machine_config_pool_name();
       json args;
-      if (!cluster->ignition_endpoint().url().empty()) {
-        std::string base = cluster->ignition_endpoint().url();
-        while (!base.empty() && base.back() == '/') base.pop_back();
-        args["url"] = absl::StrCat(base, "/", pool);
+      if (std::optional<std::string> url = core::UserIgnitionEndpointUrl(*cluster, pool)) {
+        args["url"] = *url;
         if (!cluster->ignition_endpoint().ca_certificate().empty()) {
           args["ca_certificate"] =
               absl::Base64Escape(cluster->ignition_endpoint().ca_certificate());

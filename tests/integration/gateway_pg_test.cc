@@ -673,6 +673,10 @@ TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
   EXPECT_EQ(Json::parse(As(alice_, "GET", "/events?cluster_id=" + draft_id).body).size(), 0u);
 
   // Infra-envs: the discovery image's own checks answer for static networking.
+  const std::string original_network =
+      Json::parse(As(alice_, "GET", "/infra-envs/" + infra_env_id_).body)
+          .value("static_network_config", Json())
+          .dump();
   const Json host_network = {
       {"network_yaml", "interfaces:\n  - name: eth0\n    type: ethernet\n    state: up\n"},
       {"mac_interface_map",
@@ -692,6 +696,14 @@ TEST_F(GatewayTest, ValidateOnlyCreatesAnswerAsACreateWouldAndStoreNothing) {
                                         {"static_network_config", {host_network}}}
                                        .dump());
   ASSERT_EQ(good_infra_env.status, 201) << good_infra_env.body;
+  // An update is checked as the infra-env would be stored, and a refused one changes nothing.
+  ExpectError(As(alice_, "PATCH", "/infra-envs/" + infra_env_id_,
+                 Json{{"static_network_config", {bad_host}}}.dump()),
+              422, "static_network_config[0].network_yaml");
+  EXPECT_EQ(Json::parse(As(alice_, "GET", "/infra-envs/" + infra_env_id_).body)
+                .value("static_network_config", Json())
+                .dump(),
+            original_network);
   const std::string draft_infra_env = Json::parse(good_infra_env.body)["id"];
   EXPECT_NE(draft_infra_env, infra_env_id_);
   ExpectError(As(alice_, "GET", "/infra-envs/" + draft_infra_env), 404, draft_infra_env);

@@ -46,11 +46,18 @@ int Refused(Io io, absl::string_view command, const absl::Status& status) {
   return ExitCodeFor(status);
 }
 
+void Warn(Io io, absl::string_view command, const std::vector<std::string>& warnings) {
+  for (const std::string& warning : warnings) {
+    io.err << "aictl " << command << ": warning: " << warning << "\n";
+  }
+}
+
 int RunAgentCreateImage(const CommandOptions& options, Io io) {
   SystemRandom random;
   absl::StatusOr<agent::CreatedImage> created =
       agent::CreateImage(options.dir, options.base_iso, absl::Now(), random, options.release_image);
   if (!created.ok()) return Refused(io, "agent create image", created.status());
+  Warn(io, "agent create image", created->warnings);
   io.err << "wrote " << created->iso_path << ", " << options.dir << "/auth/kubeconfig and "
          << options.dir << "/auth/kubeadmin-password\n"
          << "boot all " << created->expected_hosts << " hosts from the ISO; the one at "
@@ -72,6 +79,7 @@ int RunAgentCreatePxeFiles(const CommandOptions& options, Io io) {
       agent::CreatePxeFiles(options.dir, options.base_iso, options.boot_artifacts_base_url,
                             absl::Now(), random, options.release_image);
   if (!created.ok()) return Refused(io, "agent create pxe-files", created.status());
+  Warn(io, "agent create pxe-files", created->image.warnings);
   io.err << "wrote " << options.dir << "/" << agent::kBootArtifactsDir << "/, " << options.dir
          << "/auth/kubeconfig and " << options.dir << "/auth/kubeadmin-password\n"
          << "serve " << options.dir << "/" << agent::kBootArtifactsDir << "/ at "

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "lib/enums/architecture.h"
 #include "lib/status/status_macros.h"
 #include "services/orchestrator/core/inventory_util.h"
@@ -25,7 +26,7 @@ absl::StatusOr<ClusterFacts> BuildClusterFacts(const types::v1::Cluster* cluster
   if (version.empty()) {
     f.requirements = catalog.Defaults();
   } else {
-    ASSIGN_OR_RETURN(f.version, OcpVersion::Parse(version));
+    ASSIGN_OR_RETURN(f.version, version::OcpVersion::Parse(version));
     ASSIGN_OR_RETURN(f.requirements, catalog.ForVersion(version));
   }
   if (cluster != nullptr) {
@@ -77,6 +78,15 @@ bool ClusterFacts::Selected(absl::string_view name) const {
     if (op->name == name) return true;
   }
   return false;
+}
+
+std::optional<std::string> UserIgnitionEndpointUrl(const types::v1::Cluster& cluster,
+                                                   absl::string_view pool) {
+  absl::string_view base = cluster.ignition_endpoint().url();
+  while (absl::ConsumeSuffix(&base, "/")) {
+  }
+  if (base.empty()) return std::nullopt;
+  return absl::StrCat(base, "/", pool);
 }
 
 ClusterDomains DomainsOf(const types::v1::Cluster& cluster) {

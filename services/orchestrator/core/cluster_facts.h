@@ -9,19 +9,21 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_CLUSTER_FACTS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_CLUSTER_FACTS_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "assisted/types/v1/cluster.pb.h"
 #include "assisted/types/v1/host.pb.h"
 #include "lib/net/ip.h"
 #include "lib/operators/catalog.h"
+#include "lib/version/ocp_version.h"
 #include "services/orchestrator/core/agent_reports.h"
 #include "services/orchestrator/core/hw_requirements.h"
 #include "services/orchestrator/core/majority.h"
-#include "services/orchestrator/core/version.h"
 
 namespace assisted::orchestrator::core {
 
@@ -41,7 +43,7 @@ struct HostView {
 struct ClusterFacts {
   const types::v1::Cluster* cluster = nullptr;  // nullptr: unbound hosts (infra-env pool)
   HwRequirements requirements;
-  OcpVersion version;
+  version::OcpVersion version;
   std::string architecture;                 // "x86_64", ...
   std::vector<net::Cidr> machine_networks;  // the parseable ones
   bool sno = false;
@@ -90,6 +92,12 @@ struct ClusterDomains {
   std::string release;  // empty when the release image is unknown
 };
 ClusterDomains DomainsOf(const types::v1::Cluster& cluster);
+
+// <ignition_endpoint.url>/<pool> when the user named the machine-config server hosts of `cluster`
+// fetch their configuration from (an imported cluster's, or one behind a load balancer); nullopt
+// when they did not, and the cluster's own API is the source.
+std::optional<std::string> UserIgnitionEndpointUrl(const types::v1::Cluster& cluster,
+                                                   absl::string_view pool);
 
 }  // namespace assisted::orchestrator::core
 

@@ -431,7 +431,7 @@ CheckResult OperatorRequirements(const Ctx& c, absl::string_view name) {
        {std::pair{op.min_version, false}, std::pair{op.min_multi_node_version, true}}) {
     if (min.empty() || (multi_node_only && c.facts.sno)) continue;
     if (c.cluster.openshift_version().empty()) return Pending("Waiting for the OpenShift version");
-    absl::StatusOr<OcpVersion> floor = OcpVersion::Parse(min);
+    absl::StatusOr<version::OcpVersion> floor = version::OcpVersion::Parse(min);
     if (floor.ok() && c.facts.version < *floor) {
       return Failure(absl::StrCat(op.title, " is only supported for OpenShift ", min, " and above",
                                   multi_node_only ? " on clusters of more than one node" : "",

@@ -13,15 +13,15 @@
 #include <vector>
 
 #include "assisted/types/v1/hardware.pb.h"
+#include "lib/version/ocp_version.h"
 #include "services/orchestrator/core/hw_requirements.h"
-#include "services/orchestrator/core/version.h"
 
 namespace assisted::orchestrator::core {
 
 struct DiskPolicy {
   int64_t min_size_gb = 0;
   const HwRequirements* requirements = nullptr;  // required
-  OcpVersion version;
+  version::OcpVersion version;
   std::string architecture;
 };
 

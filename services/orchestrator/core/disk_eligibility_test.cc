@@ -13,7 +13,7 @@ using ::testing::IsEmpty;
 struct Fixture {
   HwRequirements req = *DefaultHwRequirements().ForVersion("4.13");
   types::v1::Inventory inventory;
-  DiskPolicy policy{100, &req, *OcpVersion::Parse("4.13"), "x86_64"};
+  DiskPolicy policy{100, &req, *version::OcpVersion::Parse("4.13"), "x86_64"};
 
   types::v1::Disk* Disk(const char* name, types::v1::DriveType type, int64_t gb) {
     types::v1::Disk* d = inventory.add_disks();
@@ -45,7 +45,7 @@ TEST(DiskEligibility, RaidOnlyFrom414) {
   types::v1::Disk* d = f.Disk("md0", types::v1::DRIVE_TYPE_RAID, 500);
   EXPECT_THAT(ServiceIneligibility(*d, f.inventory, f.policy),
               ElementsAre("Drive type is RAID, it must be one of HDD, SSD, Multipath, FC."));
-  f.policy.version = *OcpVersion::Parse("4.14");
+  f.policy.version = *version::OcpVersion::Parse("4.14");
   EXPECT_THAT(ServiceIneligibility(*d, f.inventory, f.policy), IsEmpty());
 }
 
@@ -56,7 +56,7 @@ TEST(DiskEligibility, MultipathMembersAndIscsiWithoutAddress) {
   f.Disk("dm-0", types::v1::DRIVE_TYPE_MULTIPATH, 500);
   EXPECT_THAT(ServiceIneligibility(*member, f.inventory, f.policy),
               ElementsAre(HasSubstr("path of multipath device dm-0")));
-  f.policy.version = *OcpVersion::Parse("4.15");
+  f.policy.version = *version::OcpVersion::Parse("4.15");
   types::v1::Disk* iscsi = f.Disk("sdc", types::v1::DRIVE_TYPE_ISCSI, 500);
   EXPECT_THAT(ServiceIneligibility(*iscsi, f.inventory, f.policy),
               ElementsAre(HasSubstr("iSCSI disk has no host IP address")));

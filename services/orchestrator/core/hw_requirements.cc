@@ -53,15 +53,15 @@ absl::StatusOr<std::optional<double>> OptionalNumber(const json& object, absl::s
   return std::optional<double>(value);
 }
 
-absl::StatusOr<std::optional<OcpVersion>> OptionalVersion(const json& object,
-                                                          absl::string_view where,
-                                                          absl::string_view key) {
+absl::StatusOr<std::optional<version::OcpVersion>> OptionalVersion(const json& object,
+                                                                   absl::string_view where,
+                                                                   absl::string_view key) {
   auto it = object.find(std::string(key));
-  if (it == object.end()) return std::optional<OcpVersion>();
+  if (it == object.end()) return std::optional<version::OcpVersion>();
   if (!it->is_string()) return Bad(where, absl::StrCat("\"", key, "\" must be a string"));
-  absl::StatusOr<OcpVersion> v = OcpVersion::Parse(it->get<std::string>());
+  absl::StatusOr<version::OcpVersion> v = version::OcpVersion::Parse(it->get<std::string>());
   if (!v.ok()) return Bad(where, v.status().message());
-  return std::optional<OcpVersion>(*v);
+  return std::optional<version::OcpVersion>(*v);
 }
 
 absl::StatusOr<RoleRequirements> ParseRole(const json& j, const std::string& where) {
@@ -149,12 +149,12 @@ absl::StatusOr<HwRequirements> Convert(const json& section, absl::string_view wh
 
 struct HwRequirementsCatalog::Document {
   struct Override {
-    std::optional<OcpVersion> exact;  // matches its major.minor
-    std::optional<OcpVersion> min;    // inclusive
-    std::optional<OcpVersion> max;    // exclusive
-    json patch;                       // merged over "default" (RFC 7396)
+    std::optional<version::OcpVersion> exact;  // matches its major.minor
+    std::optional<version::OcpVersion> min;    // inclusive
+    std::optional<version::OcpVersion> max;    // exclusive
+    json patch;                                // merged over "default" (RFC 7396)
 
-    bool Matches(const OcpVersion& v) const {
+    bool Matches(const version::OcpVersion& v) const {
       if (exact && (exact->major != v.major || exact->minor != v.minor)) return false;
       if (min && v < *min) return false;
       if (max && !(v < *max)) return false;
@@ -191,7 +191,7 @@ std::optional<types::v1::DriveType> ParseDriveType(absl::string_view name) {
   return std::nullopt;
 }
 
-bool HwRequirements::DriveTypeAllowed(types::v1::DriveType type, const OcpVersion& version,
+bool HwRequirements::DriveTypeAllowed(types::v1::DriveType type, const version::OcpVersion& version,
                                       absl::string_view architecture) const {
   for (const DriveTypeRule& rule : installation_drive_types) {
     if (rule.type != type) continue;
@@ -207,7 +207,7 @@ bool HwRequirements::DriveTypeAllowed(types::v1::DriveType type, const OcpVersio
 }
 
 std::vector<std::string> HwRequirements::AllowedDriveTypeNames(
-    const OcpVersion& version, absl::string_view architecture) const {
+    const version::OcpVersion& version, absl::string_view architecture) const {
   std::vector<std::string> names;
   for (const DriveTypeRule& rule : installation_drive_types) {
     if (DriveTypeAllowed(rule.type, version, architecture)) {
@@ -259,7 +259,7 @@ absl::StatusOr<HwRequirementsCatalog> HwRequirementsCatalog::Parse(absl::string_
 
 absl::StatusOr<HwRequirements> HwRequirementsCatalog::ForVersion(
     absl::string_view openshift_version) const {
-  ASSIGN_OR_RETURN(OcpVersion version, OcpVersion::Parse(openshift_version));
+  ASSIGN_OR_RETURN(version::OcpVersion version, version::OcpVersion::Parse(openshift_version));
   json merged = doc_->base;
   for (const Document::Override& o : doc_->overrides) {
     if (o.Matches(version)) merged.merge_patch(o.patch);

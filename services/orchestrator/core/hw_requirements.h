@@ -23,7 +23,7 @@
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 #include "assisted/types/v1/hardware.pb.h"
-#include "services/orchestrator/core/version.h"
+#include "lib/version/ocp_version.h"
 
 namespace assisted::orchestrator::core {
 
@@ -46,7 +46,7 @@ struct RoleRequirements {
 // CPU architectures.
 struct DriveTypeRule {
   types::v1::DriveType type = types::v1::DRIVE_TYPE_UNSPECIFIED;
-  std::optional<OcpVersion> min_version;
+  std::optional<version::OcpVersion> min_version;
   std::vector<std::string> architectures;  // empty: all
 };
 
@@ -71,10 +71,10 @@ struct HwRequirements {
 
   const RoleRequirements& Role(RequirementRole role) const { return roles.at(role); }
   // Whether `type` may hold the OS for `version` on `architecture` ("x86_64", ...).
-  bool DriveTypeAllowed(types::v1::DriveType type, const OcpVersion& version,
+  bool DriveTypeAllowed(types::v1::DriveType type, const version::OcpVersion& version,
                         absl::string_view architecture) const;
   // Canonical names of the drive types allowed for `version` and `architecture`.
-  std::vector<std::string> AllowedDriveTypeNames(const OcpVersion& version,
+  std::vector<std::string> AllowedDriveTypeNames(const version::OcpVersion& version,
                                                  absl::string_view architecture) const;
 };
 

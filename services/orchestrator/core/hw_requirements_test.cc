@@ -50,8 +50,8 @@ TEST(HwRequirements, OverridesApplyFromTheirVersionOn) {
 }
 
 TEST(HwRequirements, DriveTypesDependOnVersionAndArchitecture) {
-  OcpVersion v413 = *OcpVersion::Parse("4.13");
-  OcpVersion v415 = *OcpVersion::Parse("4.15");
+  version::OcpVersion v413 = *version::OcpVersion::Parse("4.13");
+  version::OcpVersion v415 = *version::OcpVersion::Parse("4.15");
   HwRequirements r = For("4.15");
   EXPECT_TRUE(r.DriveTypeAllowed(DRIVE_TYPE_SSD, v413, "x86_64"));
   EXPECT_FALSE(r.DriveTypeAllowed(DRIVE_TYPE_RAID, v413, "x86_64"));

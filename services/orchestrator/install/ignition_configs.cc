@@ -12,6 +12,7 @@
 #include "lib/nmstate/network_state.h"
 #include "lib/status/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "services/orchestrator/core/cluster_facts.h"
 #include "services/orchestrator/core/inventory_util.h"
 #include "services/orchestrator/install/install_config.h"
 
@@ -100,6 +101,7 @@ absl::string_view PointerRole(types::v1::HostRole role) {
 }
 
 std::string MachineConfigUrl(const types::v1::Cluster& cluster, absl::string_view pool) {
+  if (std::optional<std::string> url = core::UserIgnitionEndpointUrl(cluster, pool)) return *url;
   return absl::StrCat("https://api-int.", ClusterDomain(cluster), ":22623/config/", pool);
 }
 

@@ -32,7 +32,8 @@ namespace assisted::orchestrator::install {
 // arbiter hosts are masters for the MCS).
 absl::string_view PointerRole(types::v1::HostRole role);
 
-// https://api-int.<name>.<domain>:22623/config/<pool>
+// Where hosts of `pool` fetch their configuration: <ignition_endpoint.url>/<pool> when the user
+// named it, else https://api-int.<name>.<domain>:22623/config/<pool>.
 std::string MachineConfigUrl(const types::v1::Cluster& cluster, absl::string_view pool);
 
 // The pointer config of `pool` ("master" or "worker").

@@ -73,6 +73,16 @@ TEST(IgnitionConfigs, PointerConfigsFetchFromTheMachineConfigServer) {
   }
 }
 
+// An imported cluster's (or one behind the user's load balancer) hosts fetch their configuration
+// where the user said, the same place the API connectivity check probes.
+TEST(IgnitionConfigs, PointerConfigsFetchFromTheUsersIgnitionEndpointWhenNamed) {
+  types::v1::Cluster cluster = HealthyCluster();
+  cluster.mutable_ignition_endpoint()->set_url("https://mcs.lb.example.com:22623/config/");
+  const nlohmann::json json = Parse(PointerIgnition(cluster, "worker", kCa));
+  EXPECT_EQ(json["ignition"]["config"]["merge"][0]["source"],
+            "https://mcs.lb.example.com:22623/config/worker");
+}
+
 TEST(IgnitionConfigs, BootstrapCarriesWhatTheBootstrapInstallerNeeds) {
   types::v1::Cluster cluster = HealthyCluster();
   cluster.set_ssh_public_key("ssh-ed25519 AAAA test@example");

@@ -236,12 +236,28 @@ absl::StatusOr<AgentBoot> PrepareAgentBoot(const std::string& dir, const std::st
   return AgentBoot{std::move(definition), std::move(identity), std::move(ignition)};
 }
 
+std::vector<std::string> Warnings(const ClusterDefinition& definition) {
+  std::vector<std::string> warnings;
+  // A disconnected install names its release: node 0's default is a tag at its source, which
+  // the hosts check they can pull and a mirror by digest never serves.
+  if (!definition.install.mirrors.empty() && definition.release_image.empty()) {
+    warnings.push_back(absl::StrCat(
+        "install-config.yaml's ", definition.install.mirror_key, " list mirrors but no ",
+        kReleaseImageFlag,
+        " is given: node 0 will check its default release image at its source "
+        "registry, which a disconnected network cannot reach; name the release by digest with ",
+        kReleaseImageFlag, " (or OPENSHIFT_INSTALL_RELEASE_IMAGE_OVERRIDE)"));
+  }
+  return warnings;
+}
+
 CreatedImage Created(const AgentBoot& boot, std::string iso_path) {
   return {.iso_path = std::move(iso_path),
           .cluster_id = boot.identity.cluster_id,
           .infra_env_id = boot.identity.infra_env_id,
           .rendezvous_ip = boot.definition.agent.rendezvous_ip.ToString(),
-          .expected_hosts = boot.definition.expected_hosts()};
+          .expected_hosts = boot.definition.expected_hosts(),
+          .warnings = Warnings(boot.definition)};
 }
 
 // Stages auth/ and the state file after the boot media `staged` holds, then renames all of

@@ -51,6 +51,9 @@ struct CreatedImage {
   std::string infra_env_id;
   std::string rendezvous_ip;
   int64_t expected_hosts = 0;
+  // What the user should know before booting the hosts, one sentence each (e.g. mirrors without
+  // a release image named: node 0 would check its default release at its source).
+  std::vector<std::string> warnings;
 };
 
 // DIR/.assisted-agent-state.json: what `wait-for` needs to follow node 0.

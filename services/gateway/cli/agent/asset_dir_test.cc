@@ -326,6 +326,16 @@ TEST(CreateImage, AReleaseImageTheHostsCouldNotPullThroughTheMirrorsIsRefused) {
       CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), again);
   ASSERT_THAT(plain, IsOk());
   EXPECT_EQ(Files(EmbeddedIgnition(plain->iso_path)).count(kReleaseImageEnvPath), 0u);
+  // ... which a disconnected install cannot check: the user is told so.
+  EXPECT_THAT(
+      plain->warnings,
+      ::testing::ElementsAre(HasSubstr("imageContentSources list mirrors but no --release-image")));
+  SeededRandom named(6);
+  absl::StatusOr<CreatedImage> with_release =
+      CreateImage(dir, BaseIso(), absl::FromUnixSeconds(1800000000), named,
+                  "provisioning.schmaustech.com:5000/ocp4/openshift4:4.11.0-rc.7");
+  ASSERT_THAT(with_release, IsOk());
+  EXPECT_THAT(with_release->warnings, ::testing::IsEmpty());
 }
 
 TEST_F(CreateImageFromSeed002, WritesAuthFilesAndAStateFileForWaitFor) {

@@ -1,10 +1,10 @@
-#include "services/orchestrator/core/version.h"
+#include "lib/version/ocp_version.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "lib/testing/status_matchers.h"
 
-namespace assisted::orchestrator::core {
+namespace assisted::version {
 namespace {
 
 using ::assisted::testing::StatusIs;
@@ -34,4 +34,4 @@ TEST(OcpVersion, RejectsGarbage) {
 }
 
 }  // namespace
-}  // namespace assisted::orchestrator::core
+}  // namespace assisted::version

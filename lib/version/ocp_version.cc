@@ -1,6 +1,6 @@
-// File: services/orchestrator/core/version.cc
+// File: lib/version/ocp_version.cc
 
-#include "services/orchestrator/core/version.h"
+#include "lib/version/ocp_version.h"
 
 #include <vector>
 
@@ -8,7 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
-namespace assisted::orchestrator::core {
+namespace assisted::version {
 
 absl::StatusOr<OcpVersion> OcpVersion::Parse(absl::string_view text) {
   absl::string_view core = text.substr(0, text.find_first_of("-+"));
@@ -28,4 +28,4 @@ absl::StatusOr<OcpVersion> OcpVersion::Parse(absl::string_view text) {
 
 std::string OcpVersion::ToString() const { return absl::StrCat(major, ".", minor, ".", patch); }
 
-}  // namespace assisted::orchestrator::core
+}  // namespace assisted::version

@@ -1,10 +1,10 @@
-// File: services/orchestrator/core/version.h
+// File: lib/version/ocp_version.h
 //
 // OpenShift versions as ordered values: "4.14", "4.14.3", "4.15.0-ec.1" (pre-release suffixes
 // are ignored for ordering; a missing patch is 0). Used to pick version-dependent requirements.
 
-#ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_VERSION_H_
-#define ASSISTED_SERVICES_ORCHESTRATOR_CORE_VERSION_H_
+#ifndef ASSISTED_LIB_VERSION_OCP_VERSION_H_
+#define ASSISTED_LIB_VERSION_OCP_VERSION_H_
 
 #include <string>
 #include <tuple>
@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace assisted::orchestrator::core {
+namespace assisted::version {
 
 struct OcpVersion {
   int major = 0;
@@ -33,6 +33,6 @@ struct OcpVersion {
   friend bool operator<=(const OcpVersion& a, const OcpVersion& b) { return !(b < a); }
 };
 
-}  // namespace assisted::orchestrator::core
+}  // namespace assisted::version
 
-#endif  // ASSISTED_SERVICES_ORCHESTRATOR_CORE_VERSION_H_
+#endif  // ASSISTED_LIB_VERSION_OCP_VERSION_H_
