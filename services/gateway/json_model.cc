@@ -842,7 +842,7 @@ const Model& ClusterModel() {
       {
           // A given id is kept (the agent-based installer creates the cluster its ISO names);
           // the inventory checks it is a UUID and answers 409 when it is taken.
-          {"id", "id", kOut | kCreate, FieldKind::kPlain, nullptr,
+          {"id", "id", kOut | kCreate | kAlways, FieldKind::kPlain, nullptr,
            "Given when registering, the id to register under (409 when taken); a new one "
            "otherwise."},
           {"kind", "kind", kOut},
@@ -910,7 +910,7 @@ const Model& ClusterModel() {
           {"operator_bundles", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection, nullptr,
            "Upstream's operator bundles: none is offered yet, so only [] (or null) is accepted; "
            "anything else is 400."},
-          {"status", "status", kOut},
+          {"status", "status", kOut | kAlways},
           {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
           {"resource_version", "resource_version", kOut},
@@ -986,11 +986,11 @@ const Model& InfraEnvModel() {
       types::v1::InfraEnv::descriptor(),
       "InfraEnv",
       {
-          {"id", "id", kOut | kCreate, FieldKind::kPlain, nullptr,
+          {"id", "id", kOut | kCreate | kAlways, FieldKind::kPlain, nullptr,
            "Given when registering, the id to register under (409 when taken); a new one "
            "otherwise."},
           {"name", "name", kOut | kCreate | kUpdate | kRequired | kAlways},
-          {"type", "type", kOut},
+          {"type", "type", kOut | kAlways},
           {"image_type", "type", kCreate | kUpdate},
           {"cluster_id", "cluster_id", kOut | kCreate},
           {"openshift_version", "openshift_version", kOut | kCreate | kUpdate},
@@ -1023,8 +1023,8 @@ const Model& InfraEnvModel() {
           {"user_name", "owner.user_name", kOut},
           {"org_id", "owner.org_id", kOut},
           {"email_domain", "owner.email_domain", kOut},
-          {"created_at", "created_at", kOut},
-          {"updated_at", "updated_at", kOut},
+          {"created_at", "created_at", kOut | kAlways},
+          {"updated_at", "updated_at", kOut | kAlways},
       }};
   return *model;
 }
@@ -1035,11 +1035,11 @@ const Model& HostModel() {
       types::v1::Host::descriptor(),
       "Host",
       {
-          {"id", "id", kOut},
+          {"id", "id", kOut | kAlways},
           {"kind", "kind", kOut},
           {"infra_env_id", "infra_env_id", kOut},
           {"cluster_id", "cluster_id", kOut},
-          {"status", "status", kOut},
+          {"status", "status", kOut | kAlways},
           {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
           {"resource_version", "resource_version", kOut},

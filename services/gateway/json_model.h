@@ -39,7 +39,8 @@ enum FieldUse : uint8_t {
   kCreate = 2,    // accepted when registering
   kUpdate = 4,    // accepted when updating (PATCH)
   kRequired = 8,  // must be present when registering
-  kAlways = 16,   // shown even when empty (upstream's model requires it)
+  kAlways = 16,   // shown even when empty: upstream's model requires it (the document's
+                  // `required`); the ids, statuses and times so marked are never empty
 };
 
 // Conversions that are not "the proto field, generically".

@@ -34,13 +34,12 @@ constexpr char kSchemaIndent[] = "    ";  // a schema's name under components/sc
 using Flow = std::vector<std::pair<std::string, std::string>>;
 
 std::string Text(const Flow& flow) {
-  return absl::StrCat(
-      "{",
-      absl::StrJoin(flow, ", ",
-                    [](std::string* out, const auto& entry) {
-                      absl::StrAppend(out, entry.first, ": ", entry.second);
-                    }),
-      "}");
+  return absl::StrCat("{",
+                      absl::StrJoin(flow, ", ",
+                                    [](std::string* out, const auto& entry) {
+                                      absl::StrAppend(out, entry.first, ": ", entry.second);
+                                    }),
+                      "}");
 }
 
 // Single-quoted YAML scalar: nothing in it is special but the quote, doubled.
@@ -93,9 +92,11 @@ std::string FormNote(const FieldRule& rule, FieldUse use) {
     case FieldKind::kCommaList:
       return "Comma-separated.";
     case FieldKind::kPullSecret:
-      return "The pull secret (registry credentials as JSON text: {\"auths\": {...}}). Never shown (pull_secret_set is). In an update \"\" unsets it, as upstream does.";
+      return "The pull secret (registry credentials as JSON text: {\"auths\": {...}}). Never shown "
+             "(pull_secret_set is). In an update \"\" unsets it, as upstream does.";
     case FieldKind::kPullSecretKeptWhenEmpty:
-      return "The pull secret (registry credentials as JSON text: {\"auths\": {...}}). Never shown (pull_secret_set is). In an update \"\" changes nothing, as upstream.";
+      return "The pull secret (registry credentials as JSON text: {\"auths\": {...}}). Never shown "
+             "(pull_secret_set is). In an update \"\" changes nothing, as upstream.";
     case FieldKind::kNodeLabels:
       return use == kOut ? "JSON text: {\"<key>\": \"<value>\"}."
                          : "Given as a list of {key, value}; replaces the labels.";
@@ -113,11 +114,12 @@ std::string FormNote(const FieldRule& rule, FieldUse use) {
 struct Addition {
   const char* message;  // full name
   const char* json;
-  const char* schema;  // flow mapping text without the description
+  const char* type;
+  const char* format;
   const char* description;
 };
 constexpr Addition kAdditions[] = {
-    {"assisted.types.v1.MonitoredOperator", "cluster_id", "{type: string, format: uuid",
+    {"assisted.types.v1.MonitoredOperator", "cluster_id", "string", "uuid",
      "The cluster's id; shown by GET /clusters/{cluster_id}/monitored-operators only."},
 };
 
@@ -130,9 +132,9 @@ class SchemaWriter {
     for (const DocumentedModel& documented : DocumentedModels()) {
       // A schema may serve several uses (the event is both shown and created).
       std::vector<std::pair<std::string, std::vector<FieldUse>>> schemas;
-      for (const auto& [name, use] : {std::pair{documented.shown, kOut},
-                                      std::pair{documented.created, kCreate},
-                                      std::pair{documented.updated, kUpdate}}) {
+      for (const auto& [name, use] :
+           {std::pair{documented.shown, kOut}, std::pair{documented.created, kCreate},
+            std::pair{documented.updated, kUpdate}}) {
         if (std::string(name).empty()) continue;
         auto same = std::find_if(schemas.begin(), schemas.end(),
                                  [&](const auto& s) { return s.first == name; });
@@ -266,28 +268,31 @@ class SchemaWriter {
         return Flow{{"type", "integer"}, {"format", "int64"}};
       case FieldKind::kNodeLabels:
         if (use == kOut) return Flow{{"type", "string"}};
-        return Flow{{"type", "array"},
-                    {"items", ItemObject({"key", "value"},
-                                         {{"key", "{type: string, description: 'Label name'}"},
-                                          {"value", "{type: string, description: 'Label value'}"}})}};
+        return Flow{
+            {"type", "array"},
+            {"items", ItemObject({"key", "value"},
+                                 {{"key", "{type: string, description: 'Label name'}"},
+                                  {"value", "{type: string, description: 'Label value'}"}})}};
       case FieldKind::kDisksSelected:
         return Flow{
             {"type", "array"},
             {"items",
-             ItemObject({"id"},
-                        {{"id", "{type: string, description: 'A disk id from the host''s "
-                                "inventory (its by-id path)'}"},
-                         {"role", "{type: string, enum: [install, none], description: 'install "
+             ItemObject({"id"}, {{"id",
+                                  "{type: string, description: 'A disk id from the host''s "
+                                  "inventory (its by-id path)'}"},
+                                 {"role",
+                                  "{type: string, enum: [install, none], description: 'install "
                                   "makes the disk the installation disk; none leaves it out'}"}})}};
       case FieldKind::kDisksSkipFormatting:
-        return Flow{{"type", "array"},
-                    {"items",
-                     ItemObject({"disk_id", "skip_formatting"},
-                                {{"disk_id", "{type: string, description: 'A disk id from the "
-                                             "host''s inventory'}"},
-                                 {"skip_formatting",
-                                  "{type: boolean, description: 'true keeps the disk''s data "
-                                  "at install; false formats it again'}"}})}};
+        return Flow{
+            {"type", "array"},
+            {"items", ItemObject({"disk_id", "skip_formatting"},
+                                 {{"disk_id",
+                                   "{type: string, description: 'A disk id from the "
+                                   "host''s inventory'}"},
+                                  {"skip_formatting",
+                                   "{type: boolean, description: 'true keeps the disk''s data "
+                                   "at install; false formats it again'}"}})}};
       default:  // the kinds shown or given as one string
         return Flow{{"type", "string"}};
     }
@@ -303,20 +308,20 @@ class SchemaWriter {
   }
 
   // The property a rule gives a schema serving `uses`.
-  absl::StatusOr<std::string> RuleProperty(const Model& model, const FieldRule& rule,
-                                           FieldUse use, const std::vector<FieldUse>& uses) {
+  absl::StatusOr<std::string> RuleProperty(const Model& model, const FieldRule& rule, FieldUse use,
+                                           const std::vector<FieldUse>& uses) {
     ASSIGN_OR_RETURN(Flow schema, RuleSchema(model, rule, use));
     const char* type = JsonTypeOf(model, rule, use);
     const std::string given = Has(schema, "$ref") ? "object" : schema.front().second;
     if (type == nullptr || given != type) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          model.name, ".", rule.json, ": the schema says ", given, ", the conversion ",
-          type == nullptr ? "nothing" : type));
+      return absl::FailedPreconditionError(
+          absl::StrCat(model.name, ".", rule.json, ": the schema says ", given, ", the conversion ",
+                       type == nullptr ? "nothing" : type));
     }
     std::vector<std::string> parts;
     // A pull secret's path is pull_secret_set, whose comment is about the flag, not the secret.
-    const bool secret = rule.kind == FieldKind::kPullSecret ||
-                        rule.kind == FieldKind::kPullSecretKeptWhenEmpty;
+    const bool secret =
+        rule.kind == FieldKind::kPullSecret || rule.kind == FieldKind::kPullSecretKeptWhenEmpty;
     if (rule.proto != nullptr && !secret) {
       if (const FieldDescriptor* field = ResolveProtoPath(*model.descriptor, rule.proto)) {
         parts.push_back(CommentOf(*field));
@@ -369,7 +374,8 @@ class SchemaWriter {
       for (const FieldRule& rule : model.fields) kind_rule |= rule.json == std::string("kind");
       if (!kind_rule) {
         properties.push_back(
-            {"kind", Described({{"type", "string"}, {"enum", absl::StrCat("[", model.default_kind, "]")},
+            {"kind", Described({{"type", "string"},
+                                {"enum", absl::StrCat("[", model.default_kind, "]")},
                                 {"readOnly", "true"}},
                                "The kind of resource.")});
         described.insert("kind");
@@ -417,8 +423,9 @@ class SchemaWriter {
     }
     for (const Addition& addition : kAdditions) {
       if (message.full_name() != addition.message) continue;
-      properties.push_back({addition.json, absl::StrCat(addition.schema, ", description: ",
-                                                        Quote(addition.description), "}")});
+      properties.push_back(
+          {addition.json, Described({{"type", addition.type}, {"format", addition.format}},
+                                    addition.description)});
     }
     const std::string description = CommentOf(message);
     if (description.empty()) undescribed_.push_back(message.full_name() + " (comment it)");
@@ -475,9 +482,9 @@ absl::StatusOr<std::string> ReplaceGeneratedSchemas(absl::string_view document,
   const size_t end_at = document.find(end);
   if (begin_at == absl::string_view::npos || end_at == absl::string_view::npos ||
       end_at < begin_at) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the document has no generated region: put the lines\n", begin, end,
-        "at the end of components/schemas"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the document has no generated region: put the lines\n", begin, end,
+                     "at the end of components/schemas"));
   }
   const absl::string_view before = document.substr(0, begin_at);
   const absl::string_view after = document.substr(end_at + end.size());

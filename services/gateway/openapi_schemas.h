@@ -37,8 +37,7 @@ inline constexpr char kGeneratedSchemasEnd[] = "    # ---- END GENERATED SCHEMAS
 
 // Where the descriptor set of the types' protos (with comments) is, relative to the runfiles'
 // workspace folder: what the generator and its test read.
-inline constexpr char kTypesDescriptorSetPath[] =
-    "proto/assisted/types/v1/types_descriptor_set.pb";
+inline constexpr char kTypesDescriptorSetPath[] = "proto/assisted/types/v1/types_descriptor_set.pb";
 
 // A pool of the files in a serialized FileDescriptorSet (protoc --include_imports
 // --include_source_info). INVALID_ARGUMENT when it does not parse or its files do not build.

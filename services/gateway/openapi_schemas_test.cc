@@ -55,9 +55,9 @@ TEST(OpenApiSchemas, GeneratingTwiceChangesNothing) {
 }
 
 TEST(OpenApiSchemas, ReplacesOnlyTheRegionBetweenItsMarkers) {
-  const std::string document = absl::StrCat("components:\n  schemas:\n    error: {type: object}\n",
-                                            kGeneratedSchemasBegin, "\n    old: {}\n",
-                                            kGeneratedSchemasEnd, "\n");
+  const std::string document =
+      absl::StrCat("components:\n  schemas:\n    error: {type: object}\n", kGeneratedSchemasBegin,
+                   "\n    old: {}\n", kGeneratedSchemasEnd, "\n");
   absl::StatusOr<std::string> replaced =
       ReplaceGeneratedSchemas(document, "    new:\n      type: object\n");
   ASSERT_TRUE(replaced.ok()) << replaced.status();
