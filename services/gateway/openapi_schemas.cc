@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "google/protobuf/descriptor.pb.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "lib/enums/spelling.h"
@@ -179,6 +180,27 @@ class SchemaWriter {
     return CommentOf(commented_.FindMessageTypeByName(message.full_name()));
   }
 
+  // For an enum field, what each value means, from the values' comments ("\"ready\":
+  // everything validated"); "" for other fields. A comment that does not start with the quoted
+  // spelling gets it in front, so the reader always sees the text the API uses.
+  std::string ValuesNote(const FieldDescriptor& field) const {
+    if (field.enum_type() == nullptr) return "";
+    std::vector<std::string> values;
+    for (int i = 0; i < field.enum_type()->value_count(); ++i) {
+      const google::protobuf::EnumValueDescriptor& value = *field.enum_type()->value(i);
+      if (value.number() == 0) continue;
+      std::string comment = CommentOf(commented_.FindEnumValueByName(value.full_name()));
+      absl::string_view text = absl::StripSuffix(comment, ".");
+      text = absl::StripPrefix(text, "Canonical string ");
+      const std::string quoted = absl::StrCat("\"", enums::EnumText(value), "\"");
+      values.push_back(absl::StartsWith(text, quoted) ? std::string(text)
+                       : text.empty()                 ? quoted
+                                                      : absl::StrCat(quoted, ": ", text));
+    }
+    // Sentences apart: the values' comments use semicolons themselves.
+    return absl::StrCat("Values: ", absl::StrJoin(values, ". "), ".");
+  }
+
   // The schema of one value of `field` (an element, for a repeated field), without description.
   Flow ValueSchema(const FieldDescriptor& field) {
     switch (field.cpp_type()) {
@@ -322,11 +344,9 @@ class SchemaWriter {
     // A pull secret's path is pull_secret_set, whose comment is about the flag, not the secret.
     const bool secret =
         rule.kind == FieldKind::kPullSecret || rule.kind == FieldKind::kPullSecretKeptWhenEmpty;
-    if (rule.proto != nullptr && !secret) {
-      if (const FieldDescriptor* field = ResolveProtoPath(*model.descriptor, rule.proto)) {
-        parts.push_back(CommentOf(*field));
-      }
-    }
+    const FieldDescriptor* field =
+        rule.proto == nullptr ? nullptr : ResolveProtoPath(*model.descriptor, rule.proto);
+    if (field != nullptr && !secret) parts.push_back(CommentOf(*field));
     if (rule.doc != nullptr) parts.push_back(rule.doc);
     parts.push_back(FormNote(rule, use));
     parts.erase(std::remove(parts.begin(), parts.end(), ""), parts.end());
@@ -334,6 +354,8 @@ class SchemaWriter {
       undescribed_.push_back(absl::StrCat(model.name, ".", rule.json,
                                           " (comment its proto field, or give the rule a doc)"));
     }
+    if (field != nullptr && !secret) parts.push_back(ValuesNote(*field));
+    parts.erase(std::remove(parts.begin(), parts.end(), ""), parts.end());
     if (secret) schema.push_back({"writeOnly", "true"});
     if (uses == std::vector<FieldUse>{kOut} && !Accepted(model, rule.json)) {
       schema.push_back({"readOnly", "true"});
@@ -413,7 +435,10 @@ class SchemaWriter {
       const FieldDescriptor& field = *message.field(i);
       const std::string comment = CommentOf(field);
       if (comment.empty()) undescribed_.push_back(field.full_name() + " (comment it)");
-      properties.push_back({field.name(), Described(FieldSchema(field), comment)});
+      const std::string values = ValuesNote(field);
+      properties.push_back(
+          {field.name(),
+           Described(FieldSchema(field), values.empty() ? comment : comment + " " + values)});
     }
     if (TakesUpstreamOwnerKey(message)) {
       properties.push_back(
