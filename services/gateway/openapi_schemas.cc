@@ -146,6 +146,7 @@ class SchemaWriter {
         }
       }
       for (const auto& [name, uses] : schemas) {
+        RETURN_IF_ERROR(Claim(name));
         ASSIGN_OR_RETURN(std::string schema, ModelSchema(documented, name, uses));
         absl::StrAppend(&out, schema);
       }
@@ -155,6 +156,7 @@ class SchemaWriter {
     while (!pending_.empty()) {
       const Descriptor* message = pending_.front();
       pending_.erase(pending_.begin());
+      RETURN_IF_ERROR(Claim(SchemaNameOf(*message)));
       ASSIGN_OR_RETURN(std::string schema, MessageSchema(*message));
       nested[SchemaNameOf(*message)] = std::move(schema);
     }
@@ -167,6 +169,13 @@ class SchemaWriter {
   }
 
  private:
+  // Two schemas of one name would be one YAML key written twice (a message named like a model,
+  // or two messages of one name in different packages).
+  absl::Status Claim(const std::string& name) {
+    if (names_.insert(name).second) return absl::OkStatus();
+    return absl::FailedPreconditionError(absl::StrCat("two generated schemas are named ", name));
+  }
+
   template <typename D>
   std::string CommentOf(const D* commented) const {
     SourceLocation location;
@@ -475,6 +484,7 @@ class SchemaWriter {
   const DescriptorPool& commented_;
   std::vector<const Descriptor*> pending_;
   std::set<const Descriptor*> seen_;
+  std::set<std::string> names_;           // of the schemas written so far
   std::vector<std::string> undescribed_;  // what has no description, to fix all at once
 };
 
