@@ -9,6 +9,8 @@ Targets made for `name`:
   :<name>        cc_library with the generated code (what C++ code depends on)
   :<name>_srcs   filegroup with these .proto files and those of `deps` (protoc's inputs)
   :<name>_gen    the genrule
+  :<name>_descriptor_set  a FileDescriptorSet of `srcs` and all they import, with source info (the
+                 comments), for tools that document the messages (e.g. the OpenAPI generator)
 """
 
 _PROTO_ROOT = "proto"
@@ -51,6 +53,18 @@ def assisted_proto_library(name, srcs, deps = [], grpc = False, proto_root = _PR
         cmd = ("/usr/bin/protoc -I%s -I/usr/include --cpp_out=$(GENDIR)/%s %s" % (proto_root, proto_root, plugin_flags)) +
               " ".join(["%s/%s.proto" % (proto_root, b) for b in bases]),
         message = "protoc %s" % package,
+    )
+
+    # Comments are what documentation generators read; the C++ code never needs them.
+    native.genrule(
+        name = name + "_descriptor_set",
+        srcs = [":" + name + "_srcs"],
+        outs = [name + "_descriptor_set.pb"],
+        cmd = ("/usr/bin/protoc -I%s -I/usr/include --include_imports --include_source_info " % proto_root) +
+              "--descriptor_set_out=$@ " +
+              " ".join(["%s/%s.proto" % (proto_root, b) for b in bases]),
+        message = "protoc descriptor set %s" % package,
+        visibility = visibility,
     )
 
     cc_deps = ["//bazel/system:protobuf"] + deps

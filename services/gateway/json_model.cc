@@ -239,18 +239,8 @@ absl::Status SetSingle(const Json& json, const std::string& path, const FieldDes
   return FieldError(path, "unsupported field type");
 }
 
-// The message holding the last component of `path` ("proxy.http_proxy"), created on the way
-// when `mutable_message` is given, and that component's descriptor.
 const FieldDescriptor* Resolve(const Descriptor& descriptor, absl::string_view path) {
-  const Descriptor* current = &descriptor;
-  const FieldDescriptor* field = nullptr;
-  for (absl::string_view part : absl::StrSplit(path, '.')) {
-    if (current == nullptr) return nullptr;
-    field = current->FindFieldByName(std::string(part));
-    if (field == nullptr) return nullptr;
-    current = field->message_type();
-  }
-  return field;
+  return ResolveProtoPath(descriptor, path);
 }
 
 // Walks to the parent message of the last component of `path`; null when an intermediate
@@ -303,10 +293,7 @@ std::string ValidationsText(const Message& message, const FieldDescriptor& field
 // read them. Here an entry belongs to the cluster of the request's path, so that id is checked
 // to be a string and otherwise ignored.
 bool IsUpstreamOwnerKey(const Descriptor& type, absl::string_view key) {
-  return key == "cluster_id" && (&type == types::v1::ClusterNetwork::descriptor() ||
-                                 &type == types::v1::ServiceNetwork::descriptor() ||
-                                 &type == types::v1::MachineNetwork::descriptor() ||
-                                 &type == types::v1::Vip::descriptor());
+  return key == "cluster_id" && TakesUpstreamOwnerKey(type);
 }
 
 // ---- Upstream's disk-encryption strings ----
@@ -644,6 +631,36 @@ absl::Status RuleFromJson(const FieldRule& rule, const Json& value, const FieldD
 
 }  // namespace
 
+const FieldDescriptor* ResolveProtoPath(const Descriptor& descriptor, absl::string_view path) {
+  const Descriptor* current = &descriptor;
+  const FieldDescriptor* field = nullptr;
+  for (absl::string_view part : absl::StrSplit(path, '.')) {
+    if (current == nullptr) return nullptr;
+    field = current->FindFieldByName(std::string(part));
+    if (field == nullptr) return nullptr;
+    current = field->message_type();
+  }
+  return field;
+}
+
+bool TakesUpstreamOwnerKey(const Descriptor& type) {
+  // Matched by full name: the OpenAPI generator asks with descriptors of its own pool.
+  for (const Descriptor* owned :
+       {types::v1::ClusterNetwork::descriptor(), types::v1::ServiceNetwork::descriptor(),
+        types::v1::MachineNetwork::descriptor(), types::v1::Vip::descriptor()}) {
+    if (type.full_name() == owned->full_name()) return true;
+  }
+  return false;
+}
+
+bool AlwaysShown(const Model& model, const FieldRule& rule) {
+  if ((rule.use & kOut) == 0) return false;
+  if (rule.kind == FieldKind::kEmptyObject) return true;
+  if (rule.kind == FieldKind::kLegacyNetwork || rule.proto == nullptr) return false;
+  const FieldDescriptor* field = Resolve(*model.descriptor, rule.proto);
+  return field != nullptr && !UnsetValue(rule, *field).is_null();
+}
+
 Json MessageToJson(const Message& message) {
   Json object = Json::object();
   std::vector<const FieldDescriptor*> fields;
@@ -825,14 +842,18 @@ const Model& ClusterModel() {
       {
           // A given id is kept (the agent-based installer creates the cluster its ISO names);
           // the inventory checks it is a UUID and answers 409 when it is taken.
-          {"id", "id", kOut | kCreate},
+          {"id", "id", kOut | kCreate | kAlways, FieldKind::kPlain, nullptr,
+           "Given when registering, the id to register under (409 when taken); a new one "
+           "otherwise."},
           {"kind", "kind", kOut},
           {"name", "name", kOut | kCreate | kUpdate | kRequired},
           {"openshift_version", "openshift_version", kOut | kCreate | kRequired},
           {"pull_secret", "pull_secret_set", kCreate | kUpdate | kRequired, FieldKind::kPullSecret},
           {"pull_secret_set", "pull_secret_set", kOut},
           {"ocp_release_image", "ocp_release_image", kOut | kCreate},
-          {"image_info", nullptr, kOut, FieldKind::kEmptyObject},
+          {"image_info", nullptr, kOut, FieldKind::kEmptyObject, nullptr,
+           "Always {}: upstream's model requires it, and in v2 the discovery image belongs to "
+           "infra-envs, not clusters."},
           {"openshift_cluster_id", "openshift_cluster_id", kOut},
           {"cpu_architecture", "cpu_architecture", kOut | kCreate},
           {"control_plane_count", "control_plane_count", kOut | kCreate | kUpdate},
@@ -843,17 +864,31 @@ const Model& ClusterModel() {
           {"service_networks", "service_networks", kOut | kCreate | kUpdate},
           {"machine_networks", "machine_networks", kOut | kCreate | kUpdate},
           {"cluster_network_cidr", "cluster_networks.cidr", kOut | kCreate | kUpdate,
-           FieldKind::kLegacyNetwork},
+           FieldKind::kLegacyNetwork, nullptr,
+           "Upstream's single-network field, shown from the first entry of cluster_networks. "
+           "Given, it replaces the list by one entry (the stored host prefix kept; 23 when "
+           "registering); \"\" empties the list. Given with cluster_networks, the two must "
+           "agree."},
           {"cluster_network_host_prefix", "cluster_networks.host_prefix", kOut | kCreate | kUpdate,
-           FieldKind::kLegacyNetwork},
+           FieldKind::kLegacyNetwork, nullptr,
+           "Upstream's single-network field: the host prefix of cluster_networks' one entry (the "
+           "stored CIDR kept; 10.128.0.0/14 when registering)."},
           {"service_network_cidr", "service_networks.cidr", kOut | kCreate | kUpdate,
-           FieldKind::kLegacyNetwork},
+           FieldKind::kLegacyNetwork, nullptr,
+           "Upstream's single-network field, shown from the first entry of service_networks; "
+           "given, it replaces the list by one entry; \"\" empties it."},
           {"machine_network_cidr", "machine_networks.cidr", kOut | kCreate | kUpdate,
-           FieldKind::kLegacyNetwork},
+           FieldKind::kLegacyNetwork, nullptr,
+           "Upstream's single-network field, shown from the first entry of machine_networks; "
+           "given, it replaces the list by one entry; \"\" empties it."},
           // Upstream dropped these from its models (and no longer shows them); older clients
           // still send them.
-          {"api_vip", "api_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork},
-          {"ingress_vip", "ingress_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork},
+          {"api_vip", "api_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork, nullptr,
+           "Dropped by upstream, still sent by older clients: replaces api_vips by one entry; "
+           "\"\" empties it. Never shown."},
+          {"ingress_vip", "ingress_vips.ip", kCreate | kUpdate, FieldKind::kLegacyNetwork, nullptr,
+           "Dropped by upstream, still sent by older clients: replaces ingress_vips by one entry; "
+           "\"\" empties it. Never shown."},
           {"api_vips", "api_vips", kOut | kCreate | kUpdate},
           {"ingress_vips", "ingress_vips", kOut | kCreate | kUpdate},
           {"api_vip_dns_name", "api_vip_dns_name", kOut | kCreate | kUpdate},
@@ -866,10 +901,16 @@ const Model& ClusterModel() {
           {"https_proxy", "proxy.https_proxy", kOut | kCreate | kUpdate},
           {"no_proxy", "proxy.no_proxy", kOut | kCreate | kUpdate},
           {"additional_ntp_source", "additional_ntp_source", kOut | kCreate | kUpdate},
-          {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string"},
-          {"olm_operators", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection},
-          {"operator_bundles", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection},
-          {"status", "status", kOut},
+          {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string",
+           "Upstream's NTP sources of the cluster's hosts (additional_ntp_source is served)."},
+          {"olm_operators", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection, nullptr,
+           "The OLM operators to install: entries {\"name\", \"properties\": \"\"} naming lso or "
+           "lvm (GET /supported-operators lists them), kept as monitored_operators; any other "
+           "name is 400. Changing them after the installation began is 409."},
+          {"operator_bundles", nullptr, kCreate | kUpdate, FieldKind::kOperatorSelection, nullptr,
+           "Upstream's operator bundles: none is offered yet, so only [] (or null) is accepted; "
+           "anything else is 400."},
+          {"status", "status", kOut | kAlways},
           {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
           {"resource_version", "resource_version", kOut},
@@ -945,9 +986,11 @@ const Model& InfraEnvModel() {
       types::v1::InfraEnv::descriptor(),
       "InfraEnv",
       {
-          {"id", "id", kOut | kCreate},  // kept when given, as the cluster's
+          {"id", "id", kOut | kCreate | kAlways, FieldKind::kPlain, nullptr,
+           "Given when registering, the id to register under (409 when taken); a new one "
+           "otherwise."},
           {"name", "name", kOut | kCreate | kUpdate | kRequired | kAlways},
-          {"type", "type", kOut},
+          {"type", "type", kOut | kAlways},
           {"image_type", "type", kCreate | kUpdate},
           {"cluster_id", "cluster_id", kOut | kCreate},
           {"openshift_version", "openshift_version", kOut | kCreate | kUpdate},
@@ -963,9 +1006,10 @@ const Model& InfraEnvModel() {
           {"kernel_arguments", "kernel_arguments", kCreate | kUpdate},
           {"kernel_arguments", "kernel_arguments", kOut, FieldKind::kJsonText},
           {"rendezvous_ip", "rendezvous_ip", kOut | kCreate | kUpdate},
-          {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string"},
+          {"ntp_sources", nullptr, kCreate | kUpdate, FieldKind::kUnsupported, "string",
+           "Upstream's NTP sources of the discovery image (additional_ntp_sources is served)."},
           {"network_discovery_delay_seconds", nullptr, kCreate | kUpdate, FieldKind::kUnsupported,
-           "integer"},
+           "integer", "Upstream's delay before the discovery agent reads the network, in seconds."},
           {"additional_trust_bundle", "additional_trust_bundle", kOut | kCreate | kUpdate},
           {"additional_ntp_sources", "additional_ntp_sources", kOut | kCreate | kUpdate,
            FieldKind::kCommaList},
@@ -979,8 +1023,8 @@ const Model& InfraEnvModel() {
           {"user_name", "owner.user_name", kOut},
           {"org_id", "owner.org_id", kOut},
           {"email_domain", "owner.email_domain", kOut},
-          {"created_at", "created_at", kOut},
-          {"updated_at", "updated_at", kOut},
+          {"created_at", "created_at", kOut | kAlways},
+          {"updated_at", "updated_at", kOut | kAlways},
       }};
   return *model;
 }
@@ -991,11 +1035,11 @@ const Model& HostModel() {
       types::v1::Host::descriptor(),
       "Host",
       {
-          {"id", "id", kOut},
+          {"id", "id", kOut | kAlways},
           {"kind", "kind", kOut},
           {"infra_env_id", "infra_env_id", kOut},
           {"cluster_id", "cluster_id", kOut},
-          {"status", "status", kOut},
+          {"status", "status", kOut | kAlways},
           {"status_info", "status_info", kOut | kAlways},
           {"status_updated_at", "status_updated_at", kOut},
           {"resource_version", "resource_version", kOut},
@@ -1021,7 +1065,9 @@ const Model& HostModel() {
           {"installation_disk_path", "installation_disk_path", kOut},
           {"installation_disk_id", "installation_disk_id", kOut},
           {"disks_selected_config", "installation_disk_id", kUpdate, FieldKind::kDisksSelected},
-          {"disks_skip_formatting", nullptr, kUpdate, FieldKind::kDisksSkipFormatting},
+          {"disks_skip_formatting", nullptr, kUpdate, FieldKind::kDisksSkipFormatting, nullptr,
+           "Adds disks to (or removes them from) skip_formatting_disks; an added disk must be one "
+           "of the host's."},
           {"installer_args", "installer_args", kOut, FieldKind::kJsonText},
           {"ignition_config_overrides", "ignition_config_overrides", kOut},
           {"checked_in_at", "checked_in_at", kOut},
@@ -1041,8 +1087,10 @@ const Model& HostModel() {
           {"skip_formatting_disks", "skip_formatting_disks", kOut, FieldKind::kCommaList},
           {"fencing_credentials", "fencing_credentials", kUpdate},
           {"fencing_credentials", "fencing_credentials", kOut, FieldKind::kJsonText},
-          {"ignition_endpoint_token", nullptr, kUpdate, FieldKind::kUnsupported, "string"},
-          {"ignition_endpoint_http_headers", nullptr, kUpdate, FieldKind::kUnsupported, "array"},
+          {"ignition_endpoint_token", nullptr, kUpdate, FieldKind::kUnsupported, "string",
+           "Upstream's token for a day-2 host's Ignition endpoint."},
+          {"ignition_endpoint_http_headers", nullptr, kUpdate, FieldKind::kUnsupported, "array",
+           "Upstream's HTTP headers for a day-2 host's Ignition endpoint."},
           {"ignition_endpoint_token_set", "ignition_endpoint_token_set", kOut},
           {"user_name", "owner.user_name", kOut},
           {"org_id", "owner.org_id", kOut},
@@ -1138,12 +1186,12 @@ const char* JsonTypeOf(const Model& model, const FieldRule& rule, FieldUse use) 
 
 const std::vector<DocumentedModel>& DocumentedModels() {
   static const auto* models = new std::vector<DocumentedModel>{
-      {&ClusterModel(), "cluster", "cluster-create-params", "v2-cluster-update-params"},
-      {&ImportClusterModel(), "", "import-cluster-params", ""},
-      {&DisconnectedClusterModel(), "", "disconnected-cluster-create-params", ""},
-      {&InfraEnvModel(), "infra-env", "infra-env-create-params", "infra-env-update-params"},
-      {&HostModel(), "host", "", "host-update-params"},
-      {&EventModel(), "event", "event", ""},
+      {&ClusterModel(), "cluster", "cluster-create-params", "v2-cluster-update-params", true},
+      {&ImportClusterModel(), "", "import-cluster-params", "", false},
+      {&DisconnectedClusterModel(), "", "disconnected-cluster-create-params", "", false},
+      {&InfraEnvModel(), "infra-env", "infra-env-create-params", "infra-env-update-params", true},
+      {&HostModel(), "host", "", "host-update-params", true},
+      {&EventModel(), "event", "event", "", false},
   };
   return *models;
 }

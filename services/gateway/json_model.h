@@ -39,7 +39,8 @@ enum FieldUse : uint8_t {
   kCreate = 2,    // accepted when registering
   kUpdate = 4,    // accepted when updating (PATCH)
   kRequired = 8,  // must be present when registering
-  kAlways = 16,   // shown even when empty (upstream's model requires it)
+  kAlways = 16,   // shown even when empty: upstream's model requires it (the document's
+                  // `required`); the ids, statuses and times so marked are never empty
 };
 
 // Conversions that are not "the proto field, generically".
@@ -81,6 +82,9 @@ struct FieldRule {
   uint8_t use;        // FieldUse bits
   FieldKind kind = FieldKind::kPlain;
   const char* json_type = nullptr;  // kUnsupported: "array", "string", "integer" or "object"
+  // What the OpenAPI document says of the field beyond its proto comment (the whole description
+  // for a field with no proto): how the REST form differs, upstream's conventions.
+  const char* doc = nullptr;
 };
 
 // Upstream's defaults for what registering a cluster leaves out.
@@ -109,6 +113,19 @@ const Model& EventModel();
 // say it is. Null when the rule names no field of the model's proto (a broken table).
 const char* JsonTypeOf(const Model& model, const FieldRule& rule, FieldUse use);
 
+// The field a rule's dotted proto path ("proxy.http_proxy") names, from `descriptor`; null when
+// some part names no field.
+const google::protobuf::FieldDescriptor* ResolveProtoPath(
+    const google::protobuf::Descriptor& descriptor, absl::string_view path);
+
+// Whether a response always carries `rule`'s field, set or not (an unset list as [], an unset
+// top-level boolean or number as false or 0, a kAlways string as ""): the document's `required`.
+bool AlwaysShown(const Model& model, const FieldRule& rule);
+
+// Whether an entry of `type` (a network or VIP) accepts upstream's "cluster_id" key, which is
+// checked to be a string and ignored: the entry belongs to the cluster of the request's path.
+bool TakesUpstreamOwnerKey(const google::protobuf::Descriptor& type);
+
 // Where the OpenAPI document (services/gateway/openapi.yaml) describes each model: the schema
 // names of its uses ("" when the model has no such use). Every field of a use is a property of
 // that schema, with the type JsonTypeOf gives it (openapi_types_test, gateway_pg_test).
@@ -117,6 +134,7 @@ struct DocumentedModel {
   const char* shown;    // kOut
   const char* created;  // kCreate
   const char* updated;  // kUpdate
+  bool linked;          // responses carry href, the resource's path (added by the API)
 };
 const std::vector<DocumentedModel>& DocumentedModels();
 

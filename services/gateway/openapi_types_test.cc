@@ -25,9 +25,12 @@ class OpenApiTypes : public ::testing::Test {
     return document_["components"]["schemas"][name];
   }
 
-  // The JSON type a property says, following $ref to the schema that says it.
+  // The JSON type a property says, following $ref (alone or as the one part of an allOf, which
+  // lets a reference carry a description) to the schema that says it.
   std::string TypeOf(YAML::Node property) const {
-    for (int hops = 0; property["$ref"] && hops < 8; ++hops) {
+    for (int hops = 0; hops < 8; ++hops) {
+      if (property["allOf"] && property["allOf"].size() == 1) property = property["allOf"][0];
+      if (!property["$ref"]) break;
       const std::string ref = property["$ref"].as<std::string>();
       property = Schema(ref.substr(ref.rfind('/') + 1));
     }
