@@ -98,7 +98,7 @@ void FindUndescribed(const YAML::Node& schema, const std::string& where,
   for (const auto& part : Child(schema, "allOf")) FindUndescribed(part, where, missing);
 }
 
-TEST(OpenApiSchemas, EveryPropertyAndOperationHasADescription) {
+TEST(OpenApiSchemas, EveryPropertyOperationAndParameterHasADescription) {
   const YAML::Node document = YAML::Load(Read(kDocument));
   std::vector<std::string> missing;
   for (const auto& schema : document["components"]["schemas"]) {
@@ -112,6 +112,20 @@ TEST(OpenApiSchemas, EveryPropertyAndOperationHasADescription) {
       const YAML::Node description = Child(operation.second, "description");
       if (!description.IsScalar() || description.as<std::string>().empty()) {
         missing.push_back(where);
+      }
+      for (const YAML::Node& parameters :
+           {Child(path.second, "parameters"), Child(operation.second, "parameters")}) {
+        for (const auto& listed : parameters) {
+          YAML::Node parameter = listed;
+          if (parameter["$ref"]) {
+            const std::string ref = parameter["$ref"].as<std::string>();
+            parameter = document["components"]["parameters"][ref.substr(ref.rfind('/') + 1)];
+          }
+          const YAML::Node said = Child(parameter, "description");
+          if (!said.IsScalar() || said.as<std::string>().empty()) {
+            missing.push_back(where + " parameter " + Child(parameter, "name").as<std::string>(""));
+          }
+        }
       }
       auto json_schema = [](const YAML::Node& holder) {
         return Child(Child(Child(holder, "content"), "application/json"), "schema");
