@@ -191,8 +191,7 @@ void PrintLevel(const std::string& name, const Level& level) {
                    "%-8s %3d clients: %6.2f GB/s, %6.2f GB/s per server core (%.2f s CPU), "
                    "%.2f GB/s per core of server and clients, ttfb p50 %.2f ms p99 %.2f ms%s\n",
                    name, level.clients, level.gbps, level.gbps_per_core, level.server_cpu_s,
-                   level.gbps_per_total_core,
-                   level.ttfb_ms_p50, level.ttfb_ms_p99,
+                   level.gbps_per_total_core, level.ttfb_ms_p50, level.ttfb_ms_p99,
                    level.failures > 0 ? absl::StrCat(", ", level.failures, " FAILED") : "")
             << std::flush;
 }

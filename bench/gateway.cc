@@ -82,7 +82,8 @@ Figures Drive(const Options& options, const std::function<std::function<std::str
   std::string first_error;
   std::vector<std::thread> threads;
   const double cpu_before = server > 0 ? assisted::bench::CpuSeconds(server) : 0;
-  const int64_t switches_before = server > 0 ? assisted::bench::VoluntaryContextSwitches(server) : 0;
+  const int64_t switches_before =
+      server > 0 ? assisted::bench::VoluntaryContextSwitches(server) : 0;
   const absl::Time end = absl::Now() + options.duration;
   for (int w = 0; w < options.connections; ++w) {
     threads.emplace_back([&, w] {
@@ -194,14 +195,15 @@ int main(int argc, char** argv) {
   // Two gateways: the default one (read cache on), and one without its cache, whose every read
   // is the gRPC call it makes plus what the gateway adds.
   auto launch_gateway = [&](int port, const std::string& cache_entries) {
-    std::vector<std::string> args = {absl::StrCat("--http-listen=127.0.0.1:", port),
-                  "--inventory-address=" + (*inventory)->grpc_target(),
-                  "--jwt-secret-file=" + secret_file, "--log-level=warning",
-                  absl::StrCat("--handler-threads=", options.handler_threads),
-                  // Every bench connection comes from 127.0.0.1.
-                  absl::StrCat("--http-max-connections-per-peer=", options.connections),
-                  "--read-cache-entries=" + cache_entries};
-    if (options.http_threads > 0) args.push_back(absl::StrCat("--http-threads=", options.http_threads));
+    std::vector<std::string> args = {
+        absl::StrCat("--http-listen=127.0.0.1:", port),
+        "--inventory-address=" + (*inventory)->grpc_target(), "--jwt-secret-file=" + secret_file,
+        "--log-level=warning", absl::StrCat("--handler-threads=", options.handler_threads),
+        // Every bench connection comes from 127.0.0.1.
+        absl::StrCat("--http-max-connections-per-peer=", options.connections),
+        "--read-cache-entries=" + cache_entries};
+    if (options.http_threads > 0)
+      args.push_back(absl::StrCat("--http-threads=", options.http_threads));
     return assisted::testing::LaunchedService::Launch(
         {.binary = "services/gateway/assisted-gateway", .args = std::move(args)});
   };
@@ -283,8 +285,7 @@ int main(int argc, char** argv) {
 
   // One phase: drives `make`'s callers with `with`'s connections and prints the figures.
   auto phase = [](const char* name, const Options& with,
-                  const std::function<std::function<std::string()>(int)>& make,
-                  pid_t server = 0) {
+                  const std::function<std::function<std::string()>(int)>& make, pid_t server = 0) {
     const Figures figures = Drive(with, make, server);
     std::cout << Show(name, figures) << std::flush;
     return figures;
@@ -317,10 +318,11 @@ int main(int argc, char** argv) {
   Options unloaded = options;
   unloaded.connections = 1;
   const Figures alone_grpc = phase("get-cluster gRPC, 1 connection", unloaded, get_cluster_grpc);
-  const Figures alone_uncached = phase("get-cluster REST uncached, 1 connection", unloaded,
-                                      rest(uncached_port, cluster_path), (*uncached_gateway)->pid());
+  const Figures alone_uncached =
+      phase("get-cluster REST uncached, 1 connection", unloaded, rest(uncached_port, cluster_path),
+            (*uncached_gateway)->pid());
   const Figures alone_cached = phase("get-cluster REST cached, 1 connection", unloaded,
-                                    rest(http_port, cluster_path), (*gateway)->pid());
+                                     rest(http_port, cluster_path), (*gateway)->pid());
   std::cout << absl::StrFormat(
                    "  on a cache miss the gateway adds p50 %.2f ms, p99 %.2f ms to the gRPC call "
                    "it makes\n",

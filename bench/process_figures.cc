@@ -6,9 +6,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "absl/strings/strip.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace assisted::bench {
 
@@ -47,7 +47,8 @@ double StatusMib(pid_t pid, const std::string& key) {
 int64_t VoluntaryContextSwitches(pid_t pid) {
   int64_t total = 0;
   std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator(absl::StrCat("/proc/", pid, "/task"), ec)) {
+  for (const auto& task :
+       std::filesystem::directory_iterator(absl::StrCat("/proc/", pid, "/task"), ec)) {
     std::ifstream in(task.path() / "status");
     std::string line;
     while (std::getline(in, line)) {

@@ -66,11 +66,11 @@ absl::StatusOr<int64_t> SyncedHead(pg::Pool& pool) {
   // nothing awaits a number, so the head covers every change this statement's snapshot sees,
   // which includes all committed before it. A statement on its own takes that snapshot as it
   // starts, as it would inside a transaction, so BEGIN and COMMIT would add round trips only.
-  ASSIGN_OR_RETURN(pg::Result state, ReadOnConnection(pool, [](pg::Connection& connection) {
-                     return connection.Exec(absl::StrCat(
-                         "SELECT EXISTS (SELECT 1 FROM changes WHERE seq IS NULL), ",
-                         kHeadExpression));
-                   }));
+  ASSIGN_OR_RETURN(
+      pg::Result state, ReadOnConnection(pool, [](pg::Connection& connection) {
+        return connection.Exec(absl::StrCat(
+            "SELECT EXISTS (SELECT 1 FROM changes WHERE seq IS NULL), ", kHeadExpression));
+      }));
   if (state.Get(0, 0) != "t") return ToInt64(state.Get(0, 1));
   return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
     // Committed rows await a number. A sequencer running elsewhere may have begun before they
