@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/process_figures.h"
 #include "lib/config/config.h"
 
 namespace assisted::bench {
@@ -44,16 +45,6 @@ void WaitForStop(int control);
 // control pipes: stop them in the reverse order of spawning.
 void StopServer(Child& child);
 
-// The fields of /proc/<pid>/stat after the command name, from field 3 (state) on; empty when
-// the process is gone.
-std::vector<std::string> StatFields(pid_t pid);
-
-// utime + stime of `pid`, in seconds.
-double CpuSeconds(pid_t pid);
-
-// A "VmXXX:" figure ("VmHWM:", "VmRSS:") of `pid`, in MiB.
-double StatusMib(pid_t pid, const std::string& key);
-
 // The baseline server (for SpawnServer): answers every request on 127.0.0.1 with a minimal
 // response head and the whole of `path` through blocking sendfile, one thread per connection.
 void ServeWithSendfile(const std::string& path, int control, int report);
@@ -64,6 +55,10 @@ struct Level {
   double gbps = 0;           // payload bytes per wall second, 1e9
   double gbps_per_core = 0;  // payload bytes per second of server CPU, 1e9
   double server_cpu_s = 0;
+  // Payload bytes per second of CPU of the server and the clients together, 1e9. On loopback
+  // the kernel charges the protocol work of a transfer now to the sender, now to the receiver,
+  // as scheduling falls; the two together are what a transfer costs.
+  double gbps_per_total_core = 0;
   double ttfb_ms_p50 = 0;  // time to first byte over the clients
   double ttfb_ms_p99 = 0;
   double ttfb_ms_max = 0;

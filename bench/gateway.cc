@@ -11,8 +11,10 @@
 // Both paths carry the same user identity (the REST side as a bearer JWT the gateway verifies).
 //
 //   ./dev bench gateway [--connections=64] [--duration=5s] [--hosts=10]
+// The unloaded REST phases also count what the gateway spends per call (CPU microseconds and
+// voluntary context switches, summed over its threads): counts that hold on a loaded machine.
 // Last line: {"bench":"gateway","connections":64,"get_cluster_rest_per_s":…,
-//             "get_cluster_p99_overhead_ms":…,…,"cores":2}
+//             "get_cluster_p99_overhead_ms":…,"unloaded_miss_gateway_switches":…,…,"cores":2}
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +30,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
+#include "bench/process_figures.h"
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
 #include "lib/grpc/channel.h"
@@ -53,6 +56,7 @@ struct Options {
   absl::Duration duration = absl::Seconds(5);
   int hosts = 10;
   int handler_threads = 64;
+  int http_threads = 0;  // 0: the gateway's default
 };
 
 struct Figures {
@@ -61,16 +65,25 @@ struct Figures {
   double p99_ms = 0;
   int64_t errors = 0;
   std::string first_error;  // what the first failed call said
+  // What the measured server process spent per successful call: counts, which hold on a loaded
+  // machine where timings do not. A voluntary context switch is a thread that slept until
+  // another woke it: a hand-off.
+  double server_cpu_us_per_call = 0;
+  double server_switches_per_call = 0;
 };
 
-// Runs `call(worker)` (empty = success, else why not) from every worker until the time is up.
-Figures Drive(const Options& options,
-              const std::function<std::function<std::string()>(int)>& make) {
+// Runs `call(worker)` (empty = success, else why not) from every worker until the time is up,
+// counting what process `server` (0: none) spends meanwhile.
+Figures Drive(const Options& options, const std::function<std::function<std::string()>(int)>& make,
+              pid_t server = 0) {
   std::vector<std::vector<double>> latencies(options.connections);
   std::atomic<int64_t> errors{0};
   absl::Mutex first_error_mu;
   std::string first_error;
   std::vector<std::thread> threads;
+  const double cpu_before = server > 0 ? assisted::bench::CpuSeconds(server) : 0;
+  const int64_t switches_before =
+      server > 0 ? assisted::bench::VoluntaryContextSwitches(server) : 0;
   const absl::Time end = absl::Now() + options.duration;
   for (int w = 0; w < options.connections; ++w) {
     threads.emplace_back([&, w] {
@@ -89,6 +102,9 @@ Figures Drive(const Options& options,
     });
   }
   for (auto& thread : threads) thread.join();
+  const double cpu = server > 0 ? assisted::bench::CpuSeconds(server) - cpu_before : 0;
+  const int64_t switches =
+      server > 0 ? assisted::bench::VoluntaryContextSwitches(server) - switches_before : 0;
   std::vector<double> all;
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
   std::sort(all.begin(), all.end());
@@ -96,6 +112,11 @@ Figures Drive(const Options& options,
   figures.errors = errors;
   figures.first_error = first_error;
   figures.per_second = all.size() / absl::ToDoubleSeconds(options.duration);
+  if (!all.empty()) {
+    figures.server_cpu_us_per_call = cpu * 1e6 / static_cast<double>(all.size());
+    figures.server_switches_per_call =
+        static_cast<double>(switches) / static_cast<double>(all.size());
+  }
   if (!all.empty()) {
     figures.p50_ms = all[all.size() / 2];
     figures.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
@@ -125,6 +146,11 @@ std::function<std::string()> RestCaller(int port, const std::string& path,
 std::string Show(const char* name, const Figures& f) {
   std::string line = absl::StrFormat("  %-40s %7.0f /s   p50 %6.2f ms   p99 %6.2f ms   %d errors\n",
                                      name, f.per_second, f.p50_ms, f.p99_ms, f.errors);
+  if (f.server_switches_per_call > 0) {
+    absl::StrAppend(&line, absl::StrFormat("    the gateway per call: %.0f us CPU, %.1f voluntary "
+                                           "context switches\n",
+                                           f.server_cpu_us_per_call, f.server_switches_per_call));
+  }
   if (!f.first_error.empty()) absl::StrAppend(&line, "    first error: ", f.first_error, "\n");
   return line;
 }
@@ -144,6 +170,8 @@ int main(int argc, char** argv) {
   parser.Int("hosts", &options.hosts, "hosts in the listed infra-env").Range(0, 1000);
   parser.Int("handler-threads", &options.handler_threads, "the gateway's --handler-threads")
       .Range(1, 1024);
+  parser.Int("http-threads", &options.http_threads, "the gateway's --http-threads (0: its default)")
+      .Range(0, 1024);
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
     return *exit_code;
   }
@@ -167,15 +195,17 @@ int main(int argc, char** argv) {
   // Two gateways: the default one (read cache on), and one without its cache, whose every read
   // is the gRPC call it makes plus what the gateway adds.
   auto launch_gateway = [&](int port, const std::string& cache_entries) {
+    std::vector<std::string> args = {
+        absl::StrCat("--http-listen=127.0.0.1:", port),
+        "--inventory-address=" + (*inventory)->grpc_target(), "--jwt-secret-file=" + secret_file,
+        "--log-level=warning", absl::StrCat("--handler-threads=", options.handler_threads),
+        // Every bench connection comes from 127.0.0.1.
+        absl::StrCat("--http-max-connections-per-peer=", options.connections),
+        "--read-cache-entries=" + cache_entries};
+    if (options.http_threads > 0)
+      args.push_back(absl::StrCat("--http-threads=", options.http_threads));
     return assisted::testing::LaunchedService::Launch(
-        {.binary = "services/gateway/assisted-gateway",
-         .args = {absl::StrCat("--http-listen=127.0.0.1:", port),
-                  "--inventory-address=" + (*inventory)->grpc_target(),
-                  "--jwt-secret-file=" + secret_file, "--log-level=warning",
-                  absl::StrCat("--handler-threads=", options.handler_threads),
-                  // Every bench connection comes from 127.0.0.1.
-                  absl::StrCat("--http-max-connections-per-peer=", options.connections),
-                  "--read-cache-entries=" + cache_entries}});
+        {.binary = "services/gateway/assisted-gateway", .args = std::move(args)});
   };
   const int http_port = assisted::testing::FreePort().value_or(0);
   auto gateway = launch_gateway(http_port, "10000");
@@ -255,8 +285,8 @@ int main(int argc, char** argv) {
 
   // One phase: drives `make`'s callers with `with`'s connections and prints the figures.
   auto phase = [](const char* name, const Options& with,
-                  const std::function<std::function<std::string()>(int)>& make) {
-    const Figures figures = Drive(with, make);
+                  const std::function<std::function<std::string()>(int)>& make, pid_t server = 0) {
+    const Figures figures = Drive(with, make, server);
     std::cout << Show(name, figures) << std::flush;
     return figures;
   };
@@ -289,9 +319,10 @@ int main(int argc, char** argv) {
   unloaded.connections = 1;
   const Figures alone_grpc = phase("get-cluster gRPC, 1 connection", unloaded, get_cluster_grpc);
   const Figures alone_uncached =
-      phase("get-cluster REST uncached, 1 connection", unloaded, rest(uncached_port, cluster_path));
-  const Figures alone_cached =
-      phase("get-cluster REST cached, 1 connection", unloaded, rest(http_port, cluster_path));
+      phase("get-cluster REST uncached, 1 connection", unloaded, rest(uncached_port, cluster_path),
+            (*uncached_gateway)->pid());
+  const Figures alone_cached = phase("get-cluster REST cached, 1 connection", unloaded,
+                                     rest(http_port, cluster_path), (*gateway)->pid());
   std::cout << absl::StrFormat(
                    "  on a cache miss the gateway adds p50 %.2f ms, p99 %.2f ms to the gRPC call "
                    "it makes\n",
@@ -324,7 +355,9 @@ int main(int argc, char** argv) {
       "\"get_cluster_uncached_p99_overhead_ms\":%.2f,\"list_hosts_uncached_per_s\":%.0f,"
       "\"list_hosts_uncached_p99_overhead_ms\":%.2f,\"unloaded_overhead_p50_ms\":%.2f,"
       "\"unloaded_overhead_p99_ms\":%.2f,\"unloaded_cached_p50_ms\":%.2f,"
-      "\"unloaded_cached_p99_ms\":%.2f,\"errors\":%d,\"cores\":%d}\n",
+      "\"unloaded_cached_p99_ms\":%.2f,\"unloaded_miss_gateway_cpu_us\":%.0f,"
+      "\"unloaded_miss_gateway_switches\":%.2f,\"unloaded_cached_gateway_cpu_us\":%.0f,"
+      "\"unloaded_cached_gateway_switches\":%.2f,\"errors\":%d,\"cores\":%d}\n",
       options.connections, options.hosts, get_grpc.per_second, get_grpc.p50_ms, get_grpc.p99_ms,
       get_rest.per_second, get_rest.p50_ms, get_rest.p99_ms, get_rest.p99_ms - get_grpc.p99_ms,
       list_grpc.per_second, list_grpc.p50_ms, list_grpc.p99_ms, list_rest.per_second,
@@ -332,6 +365,8 @@ int main(int argc, char** argv) {
       get_uncached.per_second, get_uncached.p99_ms - get_grpc.p99_ms, list_uncached.per_second,
       list_uncached.p99_ms - list_grpc.p99_ms, alone_uncached.p50_ms - alone_grpc.p50_ms,
       alone_uncached.p99_ms - alone_grpc.p99_ms, alone_cached.p50_ms, alone_cached.p99_ms,
+      alone_uncached.server_cpu_us_per_call, alone_uncached.server_switches_per_call,
+      alone_cached.server_cpu_us_per_call, alone_cached.server_switches_per_call,
       get_grpc.errors + get_rest.errors + list_grpc.errors + list_rest.errors +
           get_uncached.errors + list_uncached.errors,
       std::thread::hardware_concurrency());

@@ -209,11 +209,14 @@ int main(int argc, char** argv) {
     absl::StrAppend(
         &json, absl::StrFormat(",\"clients_%d_gbps\":%.2f,\"baseline_%d_gbps\":%.2f,"
                                "\"ratio_%d\":%.2f,\"gb_per_core_s_%d\":%.2f,"
-                               "\"baseline_gb_per_core_s_%d\":%.2f,\"ttfb_p99_ms_%d\":%.2f",
+                               "\"baseline_gb_per_core_s_%d\":%.2f,"
+                               "\"gb_per_total_core_s_%d\":%.2f,"
+                               "\"baseline_gb_per_total_core_s_%d\":%.2f,\"ttfb_p99_ms_%d\":%.2f",
                                mine.clients, mine.gbps, mine.clients, theirs.gbps, mine.clients,
                                theirs.gbps > 0 ? mine.gbps / theirs.gbps : 0, mine.clients,
                                mine.gbps_per_core, mine.clients, theirs.gbps_per_core, mine.clients,
-                               mine.ttfb_ms_p99));
+                               mine.gbps_per_total_core, mine.clients, theirs.gbps_per_total_core,
+                               mine.clients, mine.ttfb_ms_p99));
     failures += mine.failures + theirs.failures;
     ttfb_p50 = std::max(ttfb_p50, mine.ttfb_ms_p50);
     ttfb_p99 = std::max(ttfb_p99, mine.ttfb_ms_p99);

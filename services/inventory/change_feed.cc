@@ -62,14 +62,17 @@ absl::StatusOr<Sequenced> SequencePending(pg::Pool& pool) {
 }
 
 absl::StatusOr<int64_t> SyncedHead(pg::Pool& pool) {
+  // The usual case, one statement and one round trip (every cached gateway read waits for it):
+  // nothing awaits a number, so the head covers every change this statement's snapshot sees,
+  // which includes all committed before it. A statement on its own takes that snapshot as it
+  // starts, as it would inside a transaction, so BEGIN and COMMIT would add round trips only.
+  ASSIGN_OR_RETURN(
+      pg::Result state, ReadOnConnection(pool, [](pg::Connection& connection) {
+        return connection.Exec(absl::StrCat(
+            "SELECT EXISTS (SELECT 1 FROM changes WHERE seq IS NULL), ", kHeadExpression));
+      }));
+  if (state.Get(0, 0) != "t") return ToInt64(state.Get(0, 1));
   return InTransaction(pool, [](pg::Transaction& tx) -> absl::StatusOr<int64_t> {
-    // The usual case, one indexed look-up each: nothing awaits a number, so the head covers
-    // every change this statement's snapshot sees, which includes all committed before it.
-    ASSIGN_OR_RETURN(
-        pg::Result state,
-        tx.Exec(absl::StrCat("SELECT EXISTS (SELECT 1 FROM changes WHERE seq IS NULL), ",
-                             kHeadExpression)));
-    if (state.Get(0, 0) != "t") return ToInt64(state.Get(0, 1));
     // Committed rows await a number. A sequencer running elsewhere may have begun before they
     // committed, so wait for it (the lock) and number what is left ourselves.
     RETURN_IF_ERROR(tx.Exec(kWaitSequencerLock).status());
