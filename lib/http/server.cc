@@ -3,8 +3,6 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/sendfile.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
 
 #include <algorithm>
 #include <atomic>
@@ -97,21 +95,6 @@ void ConsumePendingSigpipe() {
   const struct timespec zero = {0, 0};
   while (sigtimedwait(&pipe, nullptr, &zero) == SIGPIPE) {
   }
-}
-
-// `buffers` without their first `skip` bytes.
-std::vector<asio::const_buffer> Remainder(const std::vector<asio::const_buffer>& buffers,
-                                          size_t skip) {
-  std::vector<asio::const_buffer> rest;
-  for (const asio::const_buffer& buffer : buffers) {
-    if (skip >= buffer.size()) {
-      skip -= buffer.size();
-      continue;
-    }
-    rest.push_back(buffer + skip);
-    skip = 0;
-  }
-  return rest;
 }
 
 // Splits "host:port" / "[v6]:port". False when malformed.
@@ -274,9 +257,6 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RespondEarly(int status, absl::string_view reason, bool close);
   void StartResponse(Response response);
   void WriteNext();
-  // Writes what of `buffers` the socket takes at once, without waiting (MSG_MORE when `more`
-  // follows): the byte count, or -1 with errno.
-  ssize_t SendNow(const std::vector<asio::const_buffer>& buffers, bool more);
   void SendFile();
   void CopyFile();
   void OnWritten(error_code ec, uint64_t body_bytes);
@@ -704,7 +684,6 @@ void Connection::WriteNext() {
   // The head and every memory segment up to the next file segment go out in one gathered write.
   std::vector<asio::const_buffer> buffers;
   uint64_t body_bytes = 0;
-  const bool first_write = head_pending_;
   if (head_pending_) {
     buffers.push_back(asio::buffer(head_));
     head_pending_ = false;
@@ -715,26 +694,6 @@ void Connection::WriteNext() {
     buffers.push_back(asio::buffer(bytes.data(), bytes.size()));
     body_bytes += bytes.size();
     ++segment_;
-  }
-  if (first_write) {
-    // The head (and the memory segments after it) written here and now when the socket takes it
-    // all, as it takes every API answer: an asynchronous write would queue its completion for
-    // the event loop and continue from there. With MSG_MORE, a file segment that follows (the
-    // ISO after its head) fills the same packets. Only the first write of a response is done so,
-    // so this never recurses deeper.
-    const bool file_follows = segment_ < segments.size();
-    const ssize_t sent = SendNow(buffers, file_follows);
-    if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      Close();
-      return;
-    }
-    const size_t done = sent > 0 ? static_cast<size_t>(sent) : 0;
-    if (done == asio::buffer_size(buffers)) {
-      OnWritten({}, body_bytes);
-      return;
-    }
-    // The socket buffer is full: the rest goes out as the client reads.
-    buffers = Remainder(buffers, done);
   }
   if (!buffers.empty()) {
     asio::async_write(socket_, buffers,
@@ -752,19 +711,6 @@ void Connection::WriteNext() {
     return;
   }
   FinishResponse();
-}
-
-ssize_t Connection::SendNow(const std::vector<asio::const_buffer>& buffers, bool more) {
-  std::vector<iovec> parts;
-  parts.reserve(buffers.size());
-  for (const asio::const_buffer& buffer : buffers) {
-    parts.push_back({const_cast<void*>(buffer.data()), buffer.size()});
-  }
-  msghdr message{};
-  message.msg_iov = parts.data();
-  message.msg_iovlen = parts.size();
-  return ::sendmsg(socket_.native_handle(), &message,
-                   MSG_DONTWAIT | MSG_NOSIGNAL | (more ? MSG_MORE : 0));
 }
 
 void Connection::OnWritten(error_code ec, uint64_t body_bytes) {
