@@ -684,7 +684,8 @@ TEST_F(HubTest, AUsersHostPatchIsJudgedOnceAndItsEchoesNotAgain) {
   EXPECT_EQ(Refreshes("action") - actions_before, kPatches);
   // At most the one the last change made elsewhere asked for (none when an agent's own
   // refresh judged it first); it was one more per PATCH.
-  EXPECT_LE(Refreshes("watch") - echoes_before, 1);
+  EXPECT_LE(Refreshes("watch") - echoes_before, 1)
+      << "agent " << Refreshes("agent") << ", action " << Refreshes("action");
 }
 
 TEST_F(HubTest, AgentTokensAreCheckedAgainstTheInfraEnvAndItsCurrentSigningKey) {

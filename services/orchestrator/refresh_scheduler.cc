@@ -1,5 +1,6 @@
 #include "services/orchestrator/refresh_scheduler.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -205,14 +206,19 @@ bool RefreshScheduler::NeededLocked(const Request& request) const {
 }
 
 void RefreshScheduler::RememberJudgedLocked(const RefreshOutcome& outcome) {
-  // The version just read, even if lower than one remembered before (a resource deleted and
-  // created again starts over): at worst a later event causes one refresh too many.
+  // The newest version judged: refreshes of one target may run at once (an action's, the
+  // hub's), and one that read before the other must not make the other's echoes look new. A
+  // resource deleted and created again starts over (Forget).
+  auto remember = [this](std::string key, int64_t version) {
+    int64_t& judged = judged_versions_[std::move(key)];
+    judged = std::max(judged, version);
+  };
   if (outcome.cluster.has_value()) {
-    judged_versions_[JudgedKey(inv::RESOURCE_KIND_CLUSTER, outcome.cluster->id())] =
-        outcome.cluster->resource_version();
+    remember(JudgedKey(inv::RESOURCE_KIND_CLUSTER, outcome.cluster->id()),
+             outcome.cluster->resource_version());
   }
   for (const types::v1::Host& host : outcome.hosts) {
-    judged_versions_[JudgedKey(inv::RESOURCE_KIND_HOST, host.id())] = host.resource_version();
+    remember(JudgedKey(inv::RESOURCE_KIND_HOST, host.id()), host.resource_version());
   }
 }
 

@@ -108,6 +108,24 @@ class RefreshScheduler {
   // otherwise.
   void Finished(const std::string& key, const RefreshOutcome* outcome);
 
+  // While it lives, `target` counts as being refreshed, as if a refresh had begun: for a caller
+  // that writes, then refreshes (RefreshNow), so that the Watch echo of its write, arriving
+  // before the refresh, waits for it instead of causing another.
+  class Expecting {
+   public:
+    Expecting(RefreshScheduler& scheduler, const RefreshTarget& target)
+        : scheduler_(scheduler), key_(target.Key()) {
+      scheduler_.Started(key_);
+    }
+    ~Expecting() { scheduler_.Finished(key_, nullptr); }
+    Expecting(const Expecting&) = delete;
+    Expecting& operator=(const Expecting&) = delete;
+
+   private:
+    RefreshScheduler& scheduler_;
+    const std::string key_;
+  };
+
   // Whether a refresh already judged `event`'s version of its resource (its own write, echoed
   // by the Watch, or a change it read before the event arrived).
   bool AlreadyJudged(const inventory::v1::WatchEvent& event) const;

@@ -210,5 +210,20 @@ TEST_F(RefreshSchedulerTest, AnAgentsRefreshDoesNotWaitForAnActionsRefresh) {
   scheduler_.Finished("c1", nullptr);
 }
 
+// An agent's result is written, then its refresh runs (hub_results.cc): the write's echo may
+// arrive in between.
+TEST_F(RefreshSchedulerTest, AWritesEchoArrivingBeforeItsRefreshWaitsForItAndIsDropped) {
+  version_ = 3;
+  {
+    const RefreshScheduler::Expecting expecting(scheduler_, Cluster("c1"));
+    scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 3));  // the write's echo
+    scheduler_.WaitIdle();
+    scheduler_.RefreshNow(Cluster("c1"));  // reads version 3
+  }
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (agent)"));
+  EXPECT_EQ(Skipped(), 1);
+}
+
 }  // namespace
 }  // namespace assisted::orchestrator
