@@ -188,8 +188,7 @@ AgentHub::Agent AgentHub::AgentOf(const Session& session) {
   return agents_[&session];
 }
 
-absl::StatusOr<RefreshOutcome> AgentHub::Judge(const Target& target,
-                                               const types::v1::Host* written,
+absl::StatusOr<RefreshOutcome> AgentHub::Judge(const Target& target, const types::v1::Host* written,
                                                RefreshCause cause) {
   if (!target.cluster_id.empty()) return refresher_.RefreshCluster(target.cluster_id, cause);
   if (written != nullptr) return refresher_.RefreshHost(*written, cause);

@@ -43,8 +43,9 @@ HubMetrics::HubMetrics(prometheus::Registry& registry)
           "shape.")) {
   auto& refreshes = prometheus::BuildCounter()
                         .Name("assisted_orchestrator_refreshes_total")
-                        .Help("Host and cluster refreshes run, by who asked: an agent's message, "
-                              "a Watch event, the monitor, or an action after its own write.")
+                        .Help(
+                            "Host and cluster refreshes run, by who asked: an agent's message, "
+                            "a Watch event, the monitor, or an action after its own write.")
                         .Register(registry);
   for (int cause = 0; cause < kRefreshCauses; ++cause) {
     refreshes_[cause] = &refreshes.Add(

@@ -261,14 +261,13 @@ class HubTest : public assisted::testing::PostgresTest {
                                                 log::Logger::Discard());
     refresher_ = std::make_unique<Refresher>(*port_, RefreshOptions{.timeouts = options.timeouts},
                                              clock_, *liveness_, *events_, log::Logger::Discard());
-    files_ = std::make_unique<install::ArtifactGenerator>(*port_, clock_, random_,
-                                                          "replica-under-test");
+    files_ =
+        std::make_unique<install::ArtifactGenerator>(*port_, clock_, random_, "replica-under-test");
     actions_ = std::make_unique<actions::UserActions>(
         *port_, actions::ActionsOptions{.timeouts = options.timeouts}, clock_, random_,
         log::Logger::Discard(), actions::ActionsParts{*refresher_, *events_, *files_});
-    StartHub(options, {.events = events_.get(),
-                       .liveness = liveness_.get(),
-                       .refresher = refresher_.get()});
+    StartHub(options,
+             {.events = events_.get(), .liveness = liveness_.get(), .refresher = refresher_.get()});
   }
 
   void TearDown() override {

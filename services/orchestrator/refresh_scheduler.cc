@@ -94,8 +94,7 @@ void RefreshScheduler::RefreshLater(const RefreshTarget& target,
     // A change to a target being refreshed may be the echo of that refresh's own write (an
     // action writes, then refreshes): it waits for the refresh to end.
     const std::string key = target.Key();
-    if (!request.unconditional.has_value() &&
-        (running_.contains(key) || claimed_.contains(key))) {
+    if (!request.unconditional.has_value() && (running_.contains(key) || claimed_.contains(key))) {
       DeferLocked(std::move(request));
       return;
     }

@@ -154,8 +154,7 @@ class RefreshScheduler {
   void RunWaiting(const std::string& key, absl::Time queued);
   // Runs `target` (claimed for this thread in claimed_), then again while requests came in
   // meanwhile that still need it; releases the claim.
-  void RunClaimed(const RefreshTarget& target, const types::v1::Host* written,
-                  RefreshCause cause);
+  void RunClaimed(const RefreshTarget& target, const types::v1::Host* written, RefreshCause cause);
   // Has `request` wait for the refresh of its target that runs now.
   void DeferLocked(Request request) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool NeededLocked(const Request& request) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -244,12 +244,11 @@ absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& inf
     }
     if (!host.cluster_id().empty()) return RefreshCluster(host.cluster_id(), cause);
     absl::StatusOr<RefreshOutcome> outcome =
-        Reported(HostKey(infra_env_id, host_id), cause,
-                 [&]() -> absl::StatusOr<RefreshOutcome> {
-                   RefreshOutcome alone;
-                   RETURN_IF_ERROR(RefreshOnce(std::nullopt, {host}, alone));
-                   return alone;
-                 });
+        Reported(HostKey(infra_env_id, host_id), cause, [&]() -> absl::StatusOr<RefreshOutcome> {
+          RefreshOutcome alone;
+          RETURN_IF_ERROR(RefreshOnce(std::nullopt, {host}, alone));
+          return alone;
+        });
     if (outcome.ok()) return outcome;
     if (!absl::IsAborted(outcome.status()) || attempt + 1 >= options_.attempts) return outcome;
   }

@@ -195,8 +195,7 @@ absl::StatusOr<Host> HostActions::UpdateHost(const v1::UpdateHostRequest& reques
   };
   if (host.cluster_id().empty()) return write();
   // The write and the judgement are one refresh for the hub: the PATCH is judged once.
-  RETURN_IF_ERROR(
-      context_.ChangeThenJudge(host.cluster_id(), [&] { return write().status(); }));
+  RETURN_IF_ERROR(context_.ChangeThenJudge(host.cluster_id(), [&] { return write().status(); }));
   return context_.inventory.GetHost(host.infra_env_id(), host.id());
 }
 
