@@ -60,10 +60,11 @@ AgentHub::AgentHub(InventoryPort& inventory, HubOptions options, Random& random,
       deadlines_(clock_),
       scheduler_(
           {.workers = options_.workers, .max_backlog = options_.max_backlog},
-          [this](const Target& target, const types::v1::Host* written) {
-            return Judge(target, written);
+          [this](const Target& target, const types::v1::Host* written, RefreshCause cause) {
+            return Judge(target, written, cause);
           },
-          [this](const RefreshOutcome& outcome) { PushChanged(outcome); }, metrics_, clock_, log_) {
+          metrics_, clock_, log_) {
+  refresher_.Observe(this);
   if (options_.follow_watch) {
     // Hints: a change through our inventory replica reaches us without waiting for the
     // change log to number it; the scheduler drops the numbered copy as already judged.
@@ -78,6 +79,7 @@ AgentHub::AgentHub(InventoryPort& inventory, HubOptions options, Random& random,
 }
 
 AgentHub::~AgentHub() {
+  refresher_.Observe(nullptr);
   deadlines_.Stop();
   if (monitor_.joinable()) monitor_.join();
   watch_.reset();
@@ -186,11 +188,24 @@ AgentHub::Agent AgentHub::AgentOf(const Session& session) {
   return agents_[&session];
 }
 
-absl::StatusOr<RefreshOutcome> AgentHub::Judge(const Target& target,
-                                               const types::v1::Host* written) {
-  if (!target.cluster_id.empty()) return refresher_.RefreshCluster(target.cluster_id);
-  if (written != nullptr) return refresher_.RefreshHost(*written);
-  return refresher_.RefreshHost(target.infra_env_id, target.host_id);
+absl::StatusOr<RefreshOutcome> AgentHub::Judge(const Target& target, const types::v1::Host* written,
+                                               RefreshCause cause) {
+  if (!target.cluster_id.empty()) return refresher_.RefreshCluster(target.cluster_id, cause);
+  if (written != nullptr) return refresher_.RefreshHost(*written, cause);
+  return refresher_.RefreshHost(target.infra_env_id, target.host_id, cause);
+}
+
+void AgentHub::RefreshStarted(const std::string& key, RefreshCause cause) {
+  metrics_.Refreshing(cause);
+  scheduler_.Started(key);
+}
+
+void AgentHub::RefreshFinished(const std::string& key,
+                               const absl::StatusOr<RefreshOutcome>& outcome) {
+  // Pushed while the refresh still counts as running, so a change reported meanwhile waits
+  // for what it judged.
+  if (outcome.ok()) PushChanged(*outcome);
+  scheduler_.Finished(key, outcome.ok() ? &*outcome : nullptr);
 }
 
 void AgentHub::PushChanged(const RefreshOutcome& outcome) {
@@ -222,6 +237,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
       auto it = agents_.find(session.get());
       if (it == agents_.end()) continue;
       Agent& agent = it->second;
+      if (agent.pushed && host.resource_version() < agent.pushed_version) continue;
       if (agent.cluster_id != host.cluster_id()) {
         if (auto c = per_cluster_.find(agent.cluster_id);
             c != per_cluster_.end() && --c->second == 0) {
@@ -235,6 +251,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
           agent.pushed ? NewWork(agent.last_pushed, *steps) : *steps;
       agent.last_pushed = *std::move(steps);
       agent.pushed = true;
+      agent.pushed_version = host.resource_version();
       SetAgentDeadlines(host, agent);
       steps = std::move(fresh);
     }

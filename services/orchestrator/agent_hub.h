@@ -20,6 +20,13 @@
 //   * When refreshes run is the RefreshScheduler's (refresh_scheduler.h): an agent's own work
 //     (its messages, and the refresh each one causes) goes ahead of the refreshes Watch events
 //     and the monitor ask for, which coalesce per cluster and are dropped when already judged.
+//   * The hub observes every refresh of its refresher (RefreshObserver, refresher.h), its own
+//     and the user actions' (actions/, which share the refresher): each one that ends pushes
+//     the changed instructions and tells the scheduler what it judged. A user's change is thus
+//     judged once, by the action, and pushed from there; its Watch echo finds it judged. The
+//     hub attaches itself to the refresher when it is built (before it serves) and detaches
+//     when it goes; the refresher reaches the hub, the hub the actions' sinks (HubParts), and
+//     they the refresher: a cycle closed at run time only, never at construction.
 //   * Streams are admitted by StreamAdmission (stream_admission.h): only registered ones count
 //     toward streams.max_registered; the monitor closes those that send nothing in time. A
 //     result is applied only for a step pushed to that stream (or reported run by the same agent
@@ -140,7 +147,7 @@ struct HubParts {
   prometheus::Registry* metrics = nullptr;  // optional: none keeps the hub's metrics private
 };
 
-class AgentHub final : public SessionHandler {
+class AgentHub final : public SessionHandler, public RefreshObserver {
  public:
   // `inventory` must outlive the hub.
   AgentHub(InventoryPort& inventory, HubOptions options, Random& random, log::Logger log,
@@ -153,6 +160,12 @@ class AgentHub final : public SessionHandler {
                  const agent::v1::AgentMessage& message) override;
   bool Schedule(const std::shared_ptr<Session>& session) override;
   void OnClosed(const std::shared_ptr<Session>& session) override;
+
+  // Every refresh of the refresher, whoever asked (refresher.h): counted by cause, then, when
+  // it ends, its changed instructions pushed and what it judged told to the scheduler.
+  void RefreshStarted(const std::string& key, RefreshCause cause) override;
+  void RefreshFinished(const std::string& key,
+                       const absl::StatusOr<RefreshOutcome>& outcome) override;
 
   // One monitor pass (see the file comment), closing streams that sent nothing in time.
   // Runs on the caller's thread.
@@ -177,6 +190,9 @@ class AgentHub final : public SessionHandler {
     types::v1::HostStatus status = types::v1::HOST_STATUS_UNSPECIFIED;
     std::vector<types::v1::Step> last_pushed;
     bool pushed = false;
+    // The host's resource_version last_pushed was computed from: a refresh that ends later but
+    // read the host before (an action's and the hub's run at once) pushes nothing to it.
+    int64_t pushed_version = 0;
     // Steps to re-run because of failing validations, when, and the wait after that.
     std::vector<types::v1::StepType> recheck;
     absl::Time recheck_at = absl::InfiniteFuture();
@@ -192,14 +208,15 @@ class AgentHub final : public SessionHandler {
   // Sends the refusal as Registered (not accepted) and closes the stream with its status.
   void Refuse(const std::shared_ptr<Session>& session, const Refusal& refusal);
   // The scheduler's Judge: the refresher's refresh of `target`.
-  absl::StatusOr<RefreshOutcome> Judge(const Target& target, const types::v1::Host* written);
+  absl::StatusOr<RefreshOutcome> Judge(const Target& target, const types::v1::Host* written,
+                                       RefreshCause cause);
   // A copy of what the hub knows of `session`'s agent, taken under the lock.
   Agent AgentOf(const Session& session);
   // Stores a chunk of a log bundle as the cluster artifact logs/<host|controller>_<host>.tar.gz
   // (partial until the last chunk), then acknowledges it.
   void ApplyLogChunk(const std::shared_ptr<Session>& session, uint64_t seq,
                      const agent::v1::LogChunk& chunk);
-  // The scheduler's Then: pushes changed instructions to the streams this replica holds.
+  // After every refresh: pushes changed instructions to the streams this replica holds.
   void PushChanged(const RefreshOutcome& outcome);
   // Sets the monitor's deadlines that follow from `agent`'s status and validations (`host`):
   // re-runs of the steps its failing validations came from, and the periodic refresh of a

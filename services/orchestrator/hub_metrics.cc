@@ -2,7 +2,10 @@
 
 #include "services/orchestrator/hub_metrics.h"
 
+#include <string>
+
 #include "lib/metrics/unlabelled.h"
+#include "prometheus/counter.h"
 
 namespace assisted::orchestrator {
 namespace {
@@ -37,6 +40,17 @@ HubMetrics::HubMetrics(prometheus::Registry& registry)
           registry, "assisted_orchestrator_agent_messages_rejected_total",
           "Agent messages refused for good: results of steps never pushed to the stream, log "
           "chunks nobody asked for, outputs over the size or depth limits or of the wrong "
-          "shape.")) {}
+          "shape.")) {
+  auto& refreshes = prometheus::BuildCounter()
+                        .Name("assisted_orchestrator_refreshes_total")
+                        .Help(
+                            "Host and cluster refreshes run, by who asked: an agent's message, "
+                            "a Watch event, the monitor, or an action after its own write.")
+                        .Register(registry);
+  for (int cause = 0; cause < kRefreshCauses; ++cause) {
+    refreshes_[cause] = &refreshes.Add(
+        {{"cause", std::string(RefreshCauseName(static_cast<RefreshCause>(cause)))}});
+  }
+}
 
 }  // namespace assisted::orchestrator

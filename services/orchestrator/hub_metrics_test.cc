@@ -1,5 +1,6 @@
 #include "services/orchestrator/hub_metrics.h"
 
+#include <map>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -50,6 +51,23 @@ TEST(HubMetricsTest, RecordsWaitsRunsJoinsAndSkipsUnderTheirNames) {
   EXPECT_TRUE(counted);
   EXPECT_EQ(Only(registry, "assisted_orchestrator_refreshes_joined_total").counter.value, 3);
   EXPECT_EQ(Only(registry, "assisted_orchestrator_refreshes_skipped_total").counter.value, 1);
+}
+
+TEST(HubMetricsTest, CountsRefreshesByWhoAskedForThem) {
+  prometheus::Registry registry;
+  HubMetrics metrics(registry);
+  metrics.Refreshing(RefreshCause::kAction);
+  metrics.Refreshing(RefreshCause::kAgent);
+  metrics.Refreshing(RefreshCause::kAgent);
+  std::map<std::string, double> by_cause;
+  for (const prometheus::MetricFamily& family : registry.Collect()) {
+    if (family.name != "assisted_orchestrator_refreshes_total") continue;
+    for (const prometheus::ClientMetric& metric : family.metric) {
+      by_cause[metric.label.at(0).value] = metric.counter.value;
+    }
+  }
+  EXPECT_EQ(by_cause, (std::map<std::string, double>{
+                          {"action", 1}, {"agent", 2}, {"monitor", 0}, {"watch", 0}}));
 }
 
 }  // namespace

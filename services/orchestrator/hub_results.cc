@@ -120,6 +120,9 @@ void AgentHub::ApplyResult(const std::shared_ptr<Session>& session, uint64_t seq
       return;
     }
     update.Merge(*fields);
+    // The write's Watch echo finds the refresh below under way and waits for it.
+    const RefreshScheduler::Expecting refresh(
+        scheduler_, Target{agent.infra_env_id, agent.host_id, host->cluster_id()});
     absl::StatusOr<types::v1::Host> written =
         inventory_.UpdateHost(host->infra_env_id(), host->id(), update, host->resource_version());
     if (written.ok()) {

@@ -1,5 +1,6 @@
 #include "services/orchestrator/refresh_scheduler.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -19,10 +20,14 @@ std::string RefreshTarget::Key() const {
   return cluster_id.empty() ? HostKey(infra_env_id, host_id) : cluster_id;
 }
 
-RefreshScheduler::RefreshScheduler(SchedulerOptions options, Judge judge, Then then,
-                                   HubMetrics& metrics, const Clock& clock, log::Logger log)
+void RefreshScheduler::Request::Join(Request other) {
+  if (!unconditional.has_value()) unconditional = other.unconditional;
+  for (inv::WatchEvent& cause : other.causes) causes.push_back(std::move(cause));
+}
+
+RefreshScheduler::RefreshScheduler(SchedulerOptions options, Judge judge, HubMetrics& metrics,
+                                   const Clock& clock, log::Logger log)
     : judge_(std::move(judge)),
-      then_(std::move(then)),
       metrics_(metrics),
       clock_(clock),
       log_(std::move(log)),
@@ -33,51 +38,84 @@ bool RefreshScheduler::RunSessionWork(std::function<void()> work) {
 }
 
 void RefreshScheduler::RefreshNow(const RefreshTarget& target, const types::v1::Host* written) {
-  const std::string key = target.Key();
   {
     absl::MutexLock lock(&mu_);
-    if (!running_.insert(key).second) {
-      again_.insert(key);  // the running refresh goes once more when it ends
+    // Another refresh of the target asked for here runs: it goes once more when it ends. One
+    // that runs elsewhere (an action's) may have read before this agent's write: this one runs.
+    if (!claimed_.insert(target.Key()).second) {
+      DeferLocked({.target = target, .unconditional = RefreshCause::kAgent});
       return;
     }
   }
+  RunClaimed(target, written, RefreshCause::kAgent);
+}
+
+void RefreshScheduler::RunClaimed(const RefreshTarget& target, const types::v1::Host* written,
+                                  RefreshCause cause) {
+  const std::string key = target.Key();
   // Only the first round starts from the write: a round run again re-reads.
   if (!target.cluster_id.empty()) written = nullptr;
   while (true) {
-    absl::StatusOr<RefreshOutcome> outcome = judge_(target, std::exchange(written, nullptr));
-    if (outcome.ok()) {
-      RememberJudged(*outcome);
-      then_(*outcome);
-    } else {
+    absl::StatusOr<RefreshOutcome> outcome = judge_(target, std::exchange(written, nullptr), cause);
+    if (!outcome.ok()) {
       log_.Warning("refresh failed", {{"target", key}, {"error", outcome.status().message()}});
     }
     absl::MutexLock lock(&mu_);
-    if (again_.erase(key) == 0) {
-      running_.erase(key);
+    auto again = again_.find(key);
+    // Changes alone wait for the other refresh of the key still running (Finished settles
+    // them): it may be the one that judges them.
+    if (again == again_.end() ||
+        (!again->second.unconditional.has_value() && running_.contains(key))) {
+      claimed_.erase(key);
       return;
     }
+    Request next = std::move(again->second);
+    again_.erase(again);
+    if (!NeededLocked(next)) {
+      metrics_.Skipped();
+      claimed_.erase(key);
+      return;
+    }
+    cause = next.unconditional.value_or(RefreshCause::kWatch);
   }
 }
 
 void RefreshScheduler::RefreshLater(const RefreshTarget& target,
                                     std::optional<inv::WatchEvent> cause) {
-  const std::string key = target.Key();
+  Request request{.target = target};
+  if (cause.has_value()) {
+    request.causes.push_back(*std::move(cause));
+  } else {
+    request.unconditional = RefreshCause::kMonitor;
+  }
   {
     absl::MutexLock lock(&mu_);
-    if (cause.has_value() && AlreadyJudgedLocked(*cause)) return;
-    auto [waiting, first] = waiting_.try_emplace(key);
-    if (cause.has_value()) {
-      waiting->second.causes.push_back(*std::move(cause));
-    } else {
-      waiting->second.unconditional = true;
-    }
-    if (!first) {
-      metrics_.Joined();
+    if (!NeededLocked(request)) return;
+    // A change to a target being refreshed may be the echo of that refresh's own write (an
+    // action writes, then refreshes): it waits for the refresh to end.
+    const std::string key = target.Key();
+    if (!request.unconditional.has_value() && (running_.contains(key) || claimed_.contains(key))) {
+      DeferLocked(std::move(request));
       return;
     }
   }
+  Enqueue(std::move(request));
+}
+
+void RefreshScheduler::Enqueue(Request request) {
+  const std::string key = request.target.Key();
+  {
+    absl::MutexLock lock(&mu_);
+    auto [waiting, first] = waiting_.try_emplace(key);
+    if (!first) {
+      waiting->second.Join(std::move(request));
+      metrics_.Joined();
+      return;
+    }
+    waiting->second = std::move(request);
+  }
   const absl::Time queued = clock_.Now();
-  if (!queue_.Submit([this, target, queued] { RunWaiting(target, queued); },
+  if (!queue_.Submit([this, key, queued] { RunWaiting(key, queued); },
                      WorkQueue::Lane::kBackground)) {
     {
       absl::MutexLock lock(&mu_);
@@ -87,26 +125,29 @@ void RefreshScheduler::RefreshLater(const RefreshTarget& target,
   }
 }
 
-void RefreshScheduler::RunWaiting(const RefreshTarget& target, absl::Time queued) {
-  const std::string key = target.Key();
+void RefreshScheduler::RunWaiting(const std::string& key, absl::Time queued) {
+  Request request;
   {
     absl::MutexLock lock(&mu_);
     auto waiting = waiting_.find(key);
     if (waiting == waiting_.end()) return;
-    bool needed = waiting->second.unconditional;
-    for (const inv::WatchEvent& cause : waiting->second.causes) {
-      needed = needed || !AlreadyJudgedLocked(cause);
-    }
+    request = std::move(waiting->second);
     waiting_.erase(waiting);
-    if (!needed) {
+    if (!NeededLocked(request)) {
       metrics_.Skipped();
       return;
     }
+    const bool changes_only = !request.unconditional.has_value();
+    if (claimed_.contains(key) || (changes_only && running_.contains(key))) {
+      DeferLocked(std::move(request));
+      return;
+    }
+    claimed_.insert(key);
   }
   const absl::Time started = clock_.Now();
   const absl::Duration waited = started - queued;
   metrics_.Waited(waited);
-  RefreshNow(target);
+  RunClaimed(request.target, nullptr, request.unconditional.value_or(RefreshCause::kWatch));
   const absl::Duration took = clock_.Now() - started;
   metrics_.Refreshed(took);
   if (waited + took > absl::Milliseconds(500)) {
@@ -118,16 +159,65 @@ void RefreshScheduler::RunWaiting(const RefreshTarget& target, absl::Time queued
   }
 }
 
-void RefreshScheduler::RememberJudged(const RefreshOutcome& outcome) {
+void RefreshScheduler::Started(const std::string& key) {
   absl::MutexLock lock(&mu_);
-  // The version just read, even if lower than one remembered before (a resource deleted and
-  // created again starts over): at worst a later event causes one refresh too many.
+  ++running_[key];
+}
+
+void RefreshScheduler::Finished(const std::string& key, const RefreshOutcome* outcome) {
+  Request next;
+  {
+    absl::MutexLock lock(&mu_);
+    if (outcome != nullptr) RememberJudgedLocked(*outcome);
+    if (auto running = running_.find(key); running != running_.end() && --running->second <= 0) {
+      running_.erase(running);
+    }
+    // The last refresh of the key settles what waited for it; a thread of this class that
+    // claimed the key does so itself when its refresh returns.
+    if (running_.contains(key) || claimed_.contains(key)) return;
+    auto again = again_.find(key);
+    if (again == again_.end()) return;
+    next = std::move(again->second);
+    again_.erase(again);
+    if (!NeededLocked(next)) {
+      metrics_.Skipped();
+      return;
+    }
+  }
+  Enqueue(std::move(next));
+}
+
+void RefreshScheduler::DeferLocked(Request request) {
+  auto [again, first] = again_.try_emplace(request.target.Key());
+  if (first) {
+    again->second = std::move(request);
+  } else {
+    again->second.Join(std::move(request));
+  }
+}
+
+bool RefreshScheduler::NeededLocked(const Request& request) const {
+  if (request.unconditional.has_value()) return true;
+  for (const inv::WatchEvent& cause : request.causes) {
+    if (!AlreadyJudgedLocked(cause)) return true;
+  }
+  return false;
+}
+
+void RefreshScheduler::RememberJudgedLocked(const RefreshOutcome& outcome) {
+  // The newest version judged: refreshes of one target may run at once (an action's, the
+  // hub's), and one that read before the other must not make the other's echoes look new. A
+  // resource deleted and created again starts over (Forget).
+  auto remember = [this](std::string key, int64_t version) {
+    int64_t& judged = judged_versions_[std::move(key)];
+    judged = std::max(judged, version);
+  };
   if (outcome.cluster.has_value()) {
-    judged_versions_[JudgedKey(inv::RESOURCE_KIND_CLUSTER, outcome.cluster->id())] =
-        outcome.cluster->resource_version();
+    remember(JudgedKey(inv::RESOURCE_KIND_CLUSTER, outcome.cluster->id()),
+             outcome.cluster->resource_version());
   }
   for (const types::v1::Host& host : outcome.hosts) {
-    judged_versions_[JudgedKey(inv::RESOURCE_KIND_HOST, host.id())] = host.resource_version();
+    remember(JudgedKey(inv::RESOURCE_KIND_HOST, host.id()), host.resource_version());
   }
 }
 

@@ -1,9 +1,10 @@
 // File: services/orchestrator/refresh_scheduler_test.cc
 //
 // When the hub's refreshes run, with a fake judge and a fake clock: an agent's own work goes
-// ahead of a herd's Watch echoes, waiting refreshes of one target coalesce, and an echo of a
-// version already judged is never refreshed. One worker, held at a gate while work is queued,
-// makes the order deterministic: no sleeping.
+// ahead of a herd's Watch echoes, waiting refreshes of one target coalesce, an echo of a
+// version already judged is never refreshed, and an echo that arrives while an action's
+// refresh runs waits for it and is dropped when it judged it. One worker, held at a gate while
+// work is queued, makes the order deterministic: no sleeping.
 
 #include "services/orchestrator/refresh_scheduler.h"
 
@@ -60,14 +61,33 @@ class RefreshSchedulerTest : public ::testing::Test {
     return ran_;
   }
 
-  // Judges every cluster at `version_` (what the inventory would return).
-  absl::StatusOr<RefreshOutcome> Judge(const RefreshTarget& target, const types::v1::Host*) {
-    Record(absl::StrCat("refresh ", target.Key()));
+  // What the refresher reports of a cluster refreshed at `version`, as the hub relays it.
+  static RefreshOutcome JudgedAt(const std::string& cluster_id, int64_t version) {
     RefreshOutcome outcome;
     outcome.cluster.emplace();
-    outcome.cluster->set_id(target.cluster_id);
-    outcome.cluster->set_resource_version(version_);
+    outcome.cluster->set_id(cluster_id);
+    outcome.cluster->set_resource_version(version);
     return outcome;
+  }
+
+  // Judges every cluster at `version_` (what the inventory would return), reported as the
+  // refresher reports its refreshes.
+  absl::StatusOr<RefreshOutcome> Judge(const RefreshTarget& target, const types::v1::Host*,
+                                       RefreshCause cause) {
+    Record(absl::StrCat("refresh ", target.Key(), " (", RefreshCauseName(cause), ")"));
+    scheduler_.Started(target.Key());
+    const RefreshOutcome outcome = JudgedAt(target.cluster_id, version_);
+    scheduler_.Finished(target.Key(), &outcome);
+    return outcome;
+  }
+
+  double Skipped() {
+    for (const prometheus::MetricFamily& family : registry_.Collect()) {
+      if (family.name == "assisted_orchestrator_refreshes_skipped_total") {
+        return family.metric.at(0).counter.value;
+      }
+    }
+    return -1;
   }
 
   FakeClock clock_;
@@ -78,10 +98,8 @@ class RefreshSchedulerTest : public ::testing::Test {
   std::vector<std::string> ran_ ABSL_GUARDED_BY(mu_);
   int64_t version_ = 1;
   RefreshScheduler scheduler_{{.workers = 1, .max_backlog = 100000},
-                              [this](const RefreshTarget& target, const types::v1::Host* host) {
-                                return Judge(target, host);
-                              },
-                              [](const RefreshOutcome&) {},
+                              [this](const RefreshTarget& target, const types::v1::Host* host,
+                                     RefreshCause cause) { return Judge(target, host, cause); },
                               metrics_,
                               clock_,
                               log::Logger::Discard()};
@@ -103,9 +121,9 @@ TEST_F(RefreshSchedulerTest, AHostsOwnRefreshRunsBeforeTheEchoesOfARegistrationH
   const std::vector<std::string> ran = Ran();
   ASSERT_EQ(ran.size(), kHerdClusters + 2u);
   EXPECT_EQ(ran[0], "register");
-  EXPECT_EQ(ran[1], "refresh mine");
-  EXPECT_EQ(ran[2], "refresh herd-0");  // the echoes keep their order after it
-  EXPECT_EQ(ran.back(), absl::StrCat("refresh herd-", kHerdClusters - 1));
+  EXPECT_EQ(ran[1], "refresh mine (agent)");
+  EXPECT_EQ(ran[2], "refresh herd-0 (watch)");  // the echoes keep their order after it
+  EXPECT_EQ(ran.back(), absl::StrCat("refresh herd-", kHerdClusters - 1, " (watch)"));
 }
 
 TEST_F(RefreshSchedulerTest, EveryAgentsSessionWorkGoesAheadOfEchoesQueuedBeforeIt) {
@@ -116,7 +134,8 @@ TEST_F(RefreshSchedulerTest, EveryAgentsSessionWorkGoesAheadOfEchoesQueuedBefore
     ASSERT_TRUE(scheduler_.RunSessionWork([this, agent] { Record(agent); }));
   }
   Release();
-  EXPECT_THAT(Ran(), ElementsAre("agent-1", "agent-2", "refresh echo-1", "refresh echo-2"));
+  EXPECT_THAT(Ran(), ElementsAre("agent-1", "agent-2", "refresh echo-1 (monitor)",
+                                 "refresh echo-2 (monitor)"));
 }
 
 TEST_F(RefreshSchedulerTest, RefreshesOfOneClusterAskedForWhileOneWaitsRunOnce) {
@@ -127,7 +146,7 @@ TEST_F(RefreshSchedulerTest, RefreshesOfOneClusterAskedForWhileOneWaitsRunOnce) 
   scheduler_.RefreshLater(Cluster("c2"));
   scheduler_.RefreshLater(Cluster("c1"));
   Release();
-  EXPECT_THAT(Ran(), ElementsAre("refresh c1", "refresh c2"));
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (monitor)", "refresh c2 (monitor)"));
 }
 
 TEST_F(RefreshSchedulerTest, AnEchoOfAVersionAlreadyJudgedHereIsNotRefreshed) {
@@ -139,7 +158,7 @@ TEST_F(RefreshSchedulerTest, AnEchoOfAVersionAlreadyJudgedHereIsNotRefreshed) {
   EXPECT_FALSE(scheduler_.AlreadyJudged(ClusterChanged("c1", 8)));
   scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 8));  // a change made elsewhere
   scheduler_.WaitIdle();
-  EXPECT_THAT(Ran(), ElementsAre("refresh c1", "refresh c1"));
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (agent)", "refresh c1 (watch)"));
 }
 
 TEST_F(RefreshSchedulerTest, AWaitingEchoJudgedMeanwhileByTheHostsOwnRefreshIsSkipped) {
@@ -148,7 +167,62 @@ TEST_F(RefreshSchedulerTest, AWaitingEchoJudgedMeanwhileByTheHostsOwnRefreshIsSk
   scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 3));
   ASSERT_TRUE(scheduler_.RunSessionWork([this] { scheduler_.RefreshNow(Cluster("c1")); }));
   Release();
-  EXPECT_THAT(Ran(), ElementsAreArray({"refresh c1"}));  // the echo found version 3 judged
+  EXPECT_THAT(Ran(), ElementsAreArray({"refresh c1 (agent)"}));  // the echo found v3 judged
+}
+
+// A user action writes, then refreshes on its own thread (Refresher::RefreshClusterAfter,
+// reported from before the write): the Watch echo of its write arrives meanwhile.
+TEST_F(RefreshSchedulerTest, AnEchoArrivingWhileAnActionsRefreshRunsIsDroppedWhenItJudgedIt) {
+  scheduler_.Started("c1");
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 3));  // the action's write
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre()) << "judged before the action's refresh ended";
+  const RefreshOutcome judged = JudgedAt("c1", 4);  // it read version 3 and wrote 4
+  scheduler_.Finished("c1", &judged);
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 4));  // its write's echo, late
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre());
+  EXPECT_EQ(Skipped(), 1);
+}
+
+TEST_F(RefreshSchedulerTest, AChangeTheActionsRefreshDidNotJudgeRunsWhenItEnds) {
+  scheduler_.Started("c1");
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 5));  // someone else's, later
+  const RefreshOutcome judged = JudgedAt("c1", 4);
+  scheduler_.Finished("c1", &judged);
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (watch)"));
+}
+
+TEST_F(RefreshSchedulerTest, AChangeWaitingForAFailedRefreshRunsWhenItEnds) {
+  scheduler_.Started("c1");
+  scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 3));
+  scheduler_.Finished("c1", nullptr);  // the action's write or refresh failed
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (watch)"));
+}
+
+// The action's refresh may have read before the agent's write: the agent's own refresh runs.
+TEST_F(RefreshSchedulerTest, AnAgentsRefreshDoesNotWaitForAnActionsRefresh) {
+  scheduler_.Started("c1");
+  scheduler_.RefreshNow(Cluster("c1"));
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (agent)"));
+  scheduler_.Finished("c1", nullptr);
+}
+
+// An agent's result is written, then its refresh runs (hub_results.cc): the write's echo may
+// arrive in between.
+TEST_F(RefreshSchedulerTest, AWritesEchoArrivingBeforeItsRefreshWaitsForItAndIsDropped) {
+  version_ = 3;
+  {
+    const RefreshScheduler::Expecting expecting(scheduler_, Cluster("c1"));
+    scheduler_.RefreshLater(Cluster("c1"), ClusterChanged("c1", 3));  // the write's echo
+    scheduler_.WaitIdle();
+    scheduler_.RefreshNow(Cluster("c1"));  // reads version 3
+  }
+  scheduler_.WaitIdle();
+  EXPECT_THAT(Ran(), ElementsAre("refresh c1 (agent)"));
+  EXPECT_EQ(Skipped(), 1);
 }
 
 }  // namespace

@@ -208,20 +208,32 @@ absl::StatusOr<types::v1::Cluster> Refresher::LoadCluster(const std::string& clu
   return inventory_.GetCluster(cluster_id, /*with_hosts=*/true);
 }
 
-absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(const std::string& infra_env_id,
-                                                      const std::string& host_id) {
-  return RefreshHostFrom(infra_env_id, host_id, std::nullopt);
+absl::StatusOr<RefreshOutcome> Refresher::Reported(
+    const std::string& key, RefreshCause cause,
+    absl::FunctionRef<absl::StatusOr<RefreshOutcome>()> refresh) {
+  RefreshObserver* const observer = observer_.load();
+  if (observer != nullptr) observer->RefreshStarted(key, cause);
+  absl::StatusOr<RefreshOutcome> outcome = refresh();
+  if (observer != nullptr) observer->RefreshFinished(key, outcome);
+  return outcome;
 }
 
-absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(types::v1::Host host) {
+absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(const std::string& infra_env_id,
+                                                      const std::string& host_id,
+                                                      RefreshCause cause) {
+  return RefreshHostFrom(infra_env_id, host_id, std::nullopt, cause);
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshHost(types::v1::Host host, RefreshCause cause) {
   const std::string infra_env_id = host.infra_env_id();
   const std::string host_id = host.id();
-  return RefreshHostFrom(infra_env_id, host_id, std::move(host));
+  return RefreshHostFrom(infra_env_id, host_id, std::move(host), cause);
 }
 
 absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& infra_env_id,
                                                           const std::string& host_id,
-                                                          std::optional<types::v1::Host> known) {
+                                                          std::optional<types::v1::Host> known,
+                                                          RefreshCause cause) {
   for (int attempt = 0;; ++attempt) {
     types::v1::Host host;
     if (known.has_value()) {
@@ -230,15 +242,32 @@ absl::StatusOr<RefreshOutcome> Refresher::RefreshHostFrom(const std::string& inf
     } else {
       ASSIGN_OR_RETURN(host, inventory_.GetHost(infra_env_id, host_id));
     }
-    if (!host.cluster_id().empty()) return RefreshCluster(host.cluster_id());
-    RefreshOutcome outcome;
-    absl::Status status = RefreshOnce(std::nullopt, {host}, outcome);
-    if (status.ok()) return outcome;
-    if (!absl::IsAborted(status) || attempt + 1 >= options_.attempts) return status;
+    if (!host.cluster_id().empty()) return RefreshCluster(host.cluster_id(), cause);
+    absl::StatusOr<RefreshOutcome> outcome =
+        Reported(HostKey(infra_env_id, host_id), cause, [&]() -> absl::StatusOr<RefreshOutcome> {
+          RefreshOutcome alone;
+          RETURN_IF_ERROR(RefreshOnce(std::nullopt, {host}, alone));
+          return alone;
+        });
+    if (outcome.ok()) return outcome;
+    if (!absl::IsAborted(outcome.status()) || attempt + 1 >= options_.attempts) return outcome;
   }
 }
 
-absl::StatusOr<RefreshOutcome> Refresher::RefreshCluster(const std::string& cluster_id) {
+absl::StatusOr<RefreshOutcome> Refresher::RefreshCluster(const std::string& cluster_id,
+                                                         RefreshCause cause) {
+  return Reported(cluster_id, cause, [&] { return RefreshClusterAttempts(cluster_id); });
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshClusterAfter(
+    const std::string& cluster_id, absl::FunctionRef<absl::Status()> change) {
+  return Reported(cluster_id, RefreshCause::kAction, [&]() -> absl::StatusOr<RefreshOutcome> {
+    RETURN_IF_ERROR(change());
+    return RefreshClusterAttempts(cluster_id);
+  });
+}
+
+absl::StatusOr<RefreshOutcome> Refresher::RefreshClusterAttempts(const std::string& cluster_id) {
   for (int attempt = 0;; ++attempt) {
     ASSIGN_OR_RETURN(types::v1::Cluster cluster, LoadCluster(cluster_id));
     if (!FilesDecided(cluster)) {

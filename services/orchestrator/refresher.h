@@ -27,16 +27,23 @@
 // liveness.h), so hosts held here are judged on their last-heard time and hosts held by
 // another replica count as connected; the host's clock reading (timestamp) moves on with it.
 //
+// Every refresh, whoever asked for it (the hub's scheduler, a user action), is reported to the
+// one RefreshObserver attached (the agent hub): when it starts and when it ends, with what it
+// judged. The hub learns there which versions were judged and pushes the changed instructions,
+// so a user action's refresh is not judged a second time when the Watch echoes its writes.
+//
 //   Refresher refresher(inventory, {.timeouts = timeouts}, clock, liveness, events, log, &files);
 //   ASSIGN_OR_RETURN(RefreshOutcome outcome, refresher.RefreshHost(infra_env_id, host_id));
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_REFRESHER_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_REFRESHER_H_
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "lib/log/log.h"
@@ -50,6 +57,7 @@
 #include "services/orchestrator/install_metrics.h"
 #include "services/orchestrator/inventory_port.h"
 #include "services/orchestrator/liveness.h"
+#include "services/orchestrator/refresh_cause.h"
 
 namespace assisted::orchestrator {
 
@@ -73,6 +81,20 @@ struct RefreshOutcome {
   bool cluster_written = false;
 };
 
+// Hears of every refresh the Refresher runs, on the thread that runs it. Implementations must
+// not call the Refresher back from these (they run inside a refresh) and must not block.
+class RefreshObserver {
+ public:
+  virtual ~RefreshObserver() = default;
+  // A refresh of `key` (a cluster id, or the HostKey of a host in no cluster) began. For a
+  // RefreshClusterAfter, before the caller's change was written: changes to `key` reported
+  // from now on may be that write's echo, which the refresh will judge.
+  virtual void RefreshStarted(const std::string& key, RefreshCause cause) = 0;
+  // It ended: what it judged, or why it failed (the caller's change failing included).
+  virtual void RefreshFinished(const std::string& key,
+                               const absl::StatusOr<RefreshOutcome>& outcome) = 0;
+};
+
 // Generates a preparing cluster's installation files (install/artifacts.h): the part of the
 // PrepareForInstallation row's effect that is not a field of the cluster.
 class InstallationFiles {
@@ -93,14 +115,29 @@ class Refresher {
             const LivenessView& liveness, EventSink& events, log::Logger log,
             InstallationFiles* files = nullptr, InstallMetrics* metrics = nullptr);
 
-  // Refreshes the cluster of the host (or the host alone when it has no cluster).
+  // Attaches the one observer of every refresh (the agent hub, which attaches itself when it
+  // is built, before it serves); null detaches it. Refreshes that run meanwhile may or may not
+  // be reported. The observer must outlive its attachment.
+  void Observe(RefreshObserver* observer) { observer_.store(observer); }
+
+  // Refreshes the cluster of the host (or the host alone when it has no cluster). `cause` is
+  // only reported (RefreshObserver); callers outside the hub are actions.
   absl::StatusOr<RefreshOutcome> RefreshHost(const std::string& infra_env_id,
-                                             const std::string& host_id);
+                                             const std::string& host_id,
+                                             RefreshCause cause = RefreshCause::kAction);
   // The same, starting from `host` as the inventory just returned it (a write's answer): one
   // read fewer; a lost compare-and-set re-reads as usual.
-  absl::StatusOr<RefreshOutcome> RefreshHost(types::v1::Host host);
+  absl::StatusOr<RefreshOutcome> RefreshHost(types::v1::Host host,
+                                             RefreshCause cause = RefreshCause::kAction);
   // Refreshes `cluster_id` and all its hosts.
-  absl::StatusOr<RefreshOutcome> RefreshCluster(const std::string& cluster_id);
+  absl::StatusOr<RefreshOutcome> RefreshCluster(const std::string& cluster_id,
+                                                RefreshCause cause = RefreshCause::kAction);
+  // Writes a change to the cluster or its hosts with `change`, then refreshes `cluster_id`,
+  // reported as one refresh that began before the write (RefreshObserver::RefreshStarted), so
+  // the write's own echo waits for this refresh instead of causing another. `change`'s error
+  // is returned as it is, with no refresh.
+  absl::StatusOr<RefreshOutcome> RefreshClusterAfter(const std::string& cluster_id,
+                                                     absl::FunctionRef<absl::Status()> change);
 
   // Writes `decision` about `stored` (the record it was decided from) with one compare-and-set
   // of the status: status_info (kept when the decision has none), `fields`, then the row's
@@ -120,7 +157,14 @@ class Refresher {
  private:
   absl::StatusOr<RefreshOutcome> RefreshHostFrom(const std::string& infra_env_id,
                                                  const std::string& host_id,
-                                                 std::optional<types::v1::Host> known);
+                                                 std::optional<types::v1::Host> known,
+                                                 RefreshCause cause);
+  // RefreshCluster's work: read, judge, write, again after a lost compare-and-set.
+  absl::StatusOr<RefreshOutcome> RefreshClusterAttempts(const std::string& cluster_id);
+  // Runs `refresh` of `key`, reported to the observer.
+  absl::StatusOr<RefreshOutcome> Reported(
+      const std::string& key, RefreshCause cause,
+      absl::FunctionRef<absl::StatusOr<RefreshOutcome>()> refresh);
   // RefreshOnce, again while the cluster's status moves. Hosts are judged before their cluster
   // and some of their transitions follow the cluster's (prepared hosts start installing once it
   // is installing), so they are judged again against its new status, from what was just
@@ -144,6 +188,7 @@ class Refresher {
   log::Logger log_;
   InstallationFiles* const files_;
   InstallMetrics* const metrics_;
+  std::atomic<RefreshObserver*> observer_{nullptr};
 };
 
 // Whether two validation lists differ in outcome (id or status; messages are ignored, since

@@ -113,6 +113,9 @@ namespace {
 // What the services use, destroyed after them (see GrpcServiceHost::Keep).
 // The hub is declared last: its threads stop before the install work they call goes away.
 // The hub and the user actions share one refresher (so one liveness view and one event sink).
+// The refresher reports every refresh to the hub, the actions' included: the hub attaches itself
+// as the refresher's observer when it is built, before anything is served (agent_hub.h). That
+// closes a cycle (refresher -> hub -> the actions' sinks -> refresher) at run time only.
 struct Parts {
   SystemRandom random;
   RealClock clock;

@@ -59,7 +59,20 @@ absl::StatusOr<Cluster> ActionContext::Refresh(const std::string& cluster_id) {
 }
 
 absl::Status ActionContext::JudgeAfterStoredChange(const std::string& cluster_id) {
-  absl::Status judged = Refresh(cluster_id).status();
+  return ChangeThenJudge(cluster_id, [] { return absl::OkStatus(); });
+}
+
+absl::Status ActionContext::ChangeThenJudge(const std::string& cluster_id,
+                                            absl::FunctionRef<absl::Status()> change) {
+  absl::Status changed;
+  const absl::Status judged = refresher
+                                  .RefreshClusterAfter(cluster_id,
+                                                       [&] {
+                                                         changed = change();
+                                                         return changed;
+                                                       })
+                                  .status();
+  if (!changed.ok()) return changed;
   if (!absl::IsAborted(judged)) return judged;
   log.Info("another refresher judged the cluster first",
            {{"cluster_id", cluster_id}, {"race", judged.message()}});

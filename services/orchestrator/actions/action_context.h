@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "assisted/types/v1/cluster.pb.h"
@@ -102,6 +103,12 @@ class ActionContext {
   // compare-and-sets is not the action's failure: the refresher that won read the stored change
   // and judged it, so that outcome is OK (and logged); any other error is returned.
   absl::Status JudgeAfterStoredChange(const std::string& cluster_id);
+  // Stores a change with `change` (its error is returned as it is), then judges the cluster as
+  // JudgeAfterStoredChange does, in one refresh that began before the write
+  // (Refresher::RefreshClusterAfter): the agent hub, hearing the write's echo meanwhile, waits
+  // for this judgement instead of judging the cluster a second time.
+  absl::Status ChangeThenJudge(const std::string& cluster_id,
+                               absl::FunctionRef<absl::Status()> change);
 
   // Fires a user action on the cluster and writes the decision (with `fields`), then carries
   // out its effects on the hosts (cancel, reset) and artifacts (reset deletes the files).

@@ -158,16 +158,19 @@ absl::Status ClusterActions::RequireCustomisable(const std::string& cluster_id) 
 
 absl::StatusOr<Cluster> ClusterActions::CustomiseBeforeInstall(
     const std::string& cluster_id, const core::ClusterFieldsUpdate& update) {
-  ASSIGN_OR_RETURN(
-      Cluster written, RetryWhileAborted([&]() -> absl::StatusOr<Cluster> {
-        ASSIGN_OR_RETURN(Cluster cluster,
-                         context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
-        RETURN_IF_ERROR(CheckCustomisable(cluster));
-        // Conditional on the status just read: an install that began meanwhile
-        // makes this write lose, and the next attempt refuses it.
-        return context_.inventory.UpdateCluster(cluster_id, update, cluster.resource_version());
-      }));
-  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(written.id()));
+  // The write and the judgement are one refresh for the hub: the change is judged once.
+  RETURN_IF_ERROR(context_.ChangeThenJudge(cluster_id, [&] {
+    return RetryWhileAborted([&]() -> absl::StatusOr<Cluster> {
+             ASSIGN_OR_RETURN(Cluster cluster,
+                              context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false));
+             RETURN_IF_ERROR(CheckCustomisable(cluster));
+             // Conditional on the status just read: an install that began meanwhile
+             // makes this write lose, and the next attempt refuses it.
+             return context_.inventory.UpdateCluster(cluster_id, update,
+                                                     cluster.resource_version());
+           })
+        .status();
+  }));
   return context_.inventory.GetCluster(cluster_id, /*with_hosts=*/false);
 }
 

@@ -189,11 +189,14 @@ absl::StatusOr<Host> HostActions::UpdateHost(const v1::UpdateHostRequest& reques
     changes.set_installation_disk_path(disk->path());
     update.Mark("installation_disk_path");
   }
-  ASSIGN_OR_RETURN(Host written, context_.inventory.UpdateHost(host.infra_env_id(), host.id(),
-                                                               update, request.resource_version()));
-  if (written.cluster_id().empty()) return written;
-  RETURN_IF_ERROR(context_.JudgeAfterStoredChange(written.cluster_id()));
-  return context_.inventory.GetHost(written.infra_env_id(), written.id());
+  auto write = [&] {
+    return context_.inventory.UpdateHost(host.infra_env_id(), host.id(), update,
+                                         request.resource_version());
+  };
+  if (host.cluster_id().empty()) return write();
+  // The write and the judgement are one refresh for the hub: the PATCH is judged once.
+  RETURN_IF_ERROR(context_.ChangeThenJudge(host.cluster_id(), [&] { return write().status(); }));
+  return context_.inventory.GetHost(host.infra_env_id(), host.id());
 }
 
 absl::StatusOr<Host> HostActions::ResetHostValidation(
