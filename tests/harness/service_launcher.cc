@@ -48,6 +48,22 @@ absl::Status AddSecretsKey(const LaunchOptions& options, std::map<std::string, s
 
 absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::Launch(
     const LaunchOptions& options) {
+  // A port FreePort found bindable can be taken by another test process before the service
+  // binds it; the service then exits saying so, and is started again on other ports. Ports the
+  // caller chose are its own to keep free.
+  constexpr int kAttempts = 5;
+  for (int attempt = 1;; ++attempt) {
+    absl::StatusOr<std::unique_ptr<LaunchedService>> service = LaunchOnce(options);
+    const bool lost_a_port = absl::IsFailedPrecondition(service.status()) &&
+                             absl::StrContains(service.status().message(), "already in use");
+    const bool ports_ours =
+        options.grpc_port == 0 && (!options.internal_grpc || options.internal_grpc_port == 0);
+    if (!lost_a_port || !ports_ours || attempt == kAttempts) return service;
+  }
+}
+
+absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchedService::LaunchOnce(
+    const LaunchOptions& options) {
   int grpc_port = options.grpc_port;
   if (grpc_port == 0) {
     ASSIGN_OR_RETURN(grpc_port, FreePort());

@@ -74,6 +74,8 @@ class LaunchedService {
   void Kill();
 
  private:
+  // One start on freshly chosen ports (the caller's where given).
+  static absl::StatusOr<std::unique_ptr<LaunchedService>> LaunchOnce(const LaunchOptions& options);
   LaunchedService(std::unique_ptr<process::Subprocess> process, std::string log_path, int grpc_port,
                   int internal_grpc_port, int metrics_port)
       : process_(std::move(process)),
