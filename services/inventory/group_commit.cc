@@ -34,14 +34,25 @@ absl::Status GroupCommitter::Run(std::string order, const Write& write) {
   }
 }
 
+absl::Status GroupCommitter::RunAlone(const Write& write) {
+  return OnConnection(pool_, [&](pg::Connection& db) { return write(db); });
+}
+
 void GroupCommitter::RunBatch(std::vector<Pending*>& batch) {
+  if (batch.size() == 1) {
+    batch[0]->status = RunAlone(*batch[0]->write);
+    absl::MutexLock lock(&mu_);
+    ++counts_.transactions;
+    ++counts_.writes;
+    return;
+  }
   std::stable_sort(batch.begin(), batch.end(),
                    [](const Pending* a, const Pending* b) { return a->order < b->order; });
   bool all_written = false;      // every write ran and left the transaction usable
   bool broken_by_write = false;  // a write's statement failed: the transaction is void
   const absl::Status committed = InTransaction(pool_, [&](pg::Transaction& tx) -> absl::Status {
     for (Pending* pending : batch) {
-      pending->status = (*pending->write)(tx);
+      pending->status = (*pending->write)(tx.connection());
       if (!tx.usable()) {
         broken_by_write = true;
         return pending->status.ok() ? absl::InternalError("a write broke its transaction")
@@ -54,17 +65,14 @@ void GroupCommitter::RunBatch(std::vector<Pending*>& batch) {
   int64_t retried = 0;
   if (committed.ok()) {
     // Each write's own status stands.
-  } else if (batch.size() > 1 &&
-             (broken_by_write || (all_written && !absl::IsUnavailable(committed)))) {
+  } else if (broken_by_write || (all_written && !absl::IsUnavailable(committed))) {
     // Nothing of the batch committed; whose write was at fault is not known. Each runs alone
     // and gets its own answer.
-    for (Pending* pending : batch) {
-      pending->status = InTransaction(pool_, *pending->write);
-    }
+    for (Pending* pending : batch) pending->status = RunAlone(*pending->write);
     retried = static_cast<int64_t>(batch.size());
   } else {
-    // Alone, or the transaction never began, or its COMMIT was lost: every write gets what
-    // kept it from committing (a write that refused keeps its refusal: it wrote nothing).
+    // The transaction never began, or its COMMIT was lost: every write gets what kept it from
+    // committing (a write that refused keeps its refusal: it wrote nothing).
     for (Pending* pending : batch) {
       if (pending->status.ok()) pending->status = committed;
     }

@@ -41,7 +41,7 @@ class GroupCommitTest : public ResourceStoresTest {
     absl::Notification all_waiting;
     std::thread holder([&] {
       EXPECT_THAT(committer_->Run("",
-                                  [&](pg::Transaction&) {
+                                  [&](pg::Connection&) {
                                     holding.Notify();
                                     all_waiting.WaitForNotification();
                                     return absl::OkStatus();
@@ -131,8 +131,8 @@ TEST_F(GroupCommitTest, AWriteThatBreaksTheTransactionFailsAloneAndTheOthersComm
     writes.push_back([&, i] { created[i] = hosts_->Create(alice_, NewHostRequest(i)); });
   }
   writes.push_back([&] {
-    broken = committer_->Run("", [](pg::Transaction& tx) {
-      return tx.Exec("SELECT 1 / 0").status();  // division_by_zero: the transaction is void
+    broken = committer_->Run("", [](pg::Connection& db) {
+      return db.Exec("SELECT 1 / 0").status();  // division_by_zero: the transaction is void
     });
   });
   AllInOneBatch(writes);

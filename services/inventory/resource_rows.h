@@ -542,7 +542,7 @@ auto WriteOne(pg::Pool& pool, GroupCommitter* group, const Key& key, Fn&& fn)
   if (group == nullptr) return OnConnection(pool, [&](pg::Connection& db) { return fn(db); });
   return group->Commit<typename Result::value_type>(
       absl::StrCat(Traits<M>::kTable, "/", key.infra_env_id, "/", key.id),
-      [&](pg::Transaction& tx) { return fn(tx); });
+      [&](pg::Connection& db) { return fn(db); });
 }
 
 inline absl::Status CheckVersion(absl::string_view what, int64_t expected, int64_t actual) {
