@@ -5,12 +5,24 @@
 //   2. host status compare-and-set (UpdateHostStatus flipping known <-> insufficient).
 // First, their floor on the same server: `pgbench -N` (per transaction an UPDATE, a SELECT and an
 // INSERT, one durable commit) from as many clients for as long (pgbench_tps, pgbench_p99_ms),
-// and each phase's rate as a ratio to it (register_ratio, cas_ratio).
+// and each phase's rate as a ratio to it (register_ratio, cas_ratio). Each phase also counts the
+// server's write transactions (transaction ids it handed out) per operation, the change-log
+// sequencer's included: with group commit (--group-commit-max-batch > 1) many registrations share
+// one; and the CPU time per operation of PostgreSQL, the inventory and the clients (pgbench, or
+// this program's gRPC clients). Counts and CPU per operation mean about the same on a loaded
+// machine; the rates do not. register_cpu_ratio is pgbench's CPU per transaction over a
+// registration's: the rate ratio to expect where CPU is the bound.
 //
-//   ./dev bench inventory [--clients=16] [--duration=10s]
+//   ./dev bench inventory [--clients=16] [--duration=10s] [--group-commit-max-batch=64]
 // Last line: {"bench":"inventory","clients":16,"register_per_s":…,"register_p99_ms":…,
 //             "cas_per_s":…,"cas_p99_ms":…,"errors":…,"pgbench_tps":…,"pgbench_p50_ms":…,
-//             "pgbench_p99_ms":…,"register_ratio":…,"cas_ratio":…,"cores":2}
+//             "pgbench_p99_ms":…,"register_ratio":…,"cas_ratio":…,
+//             "register_write_xacts_per_op":…,"cas_write_xacts_per_op":…,"pgbench_cpu_ms":…,
+//             "register_cpu_ms":…,"register_pg_cpu_ms":…,"register_inventory_cpu_ms":…,
+//             "register_client_cpu_ms":…,"cas_cpu_ms":…,"register_cpu_ratio":…,"cores":2}
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -29,6 +41,7 @@
 #include "grpcpp/client_context.h"
 #include "lib/config/config.h"
 #include "lib/grpc/channel.h"
+#include "lib/pg/connection.h"
 #include "lib/process/subprocess.h"
 #include "lib/service/runner.h"
 #include "lib/status/status_macros.h"
@@ -44,6 +57,19 @@ struct Options {
   int clients = 16;
   absl::Duration duration = absl::Seconds(10);
   int pool = 8;
+  int group_commit_max_batch = 64;
+  int group_commit_batches_in_flight = 2;
+};
+
+// CPU time (user + system) of the processes a phase keeps busy. Unlike a rate, CPU time per
+// operation stays near its quiet-machine value on a loaded machine: it tells what the rate
+// would be where CPU is the bound.
+struct CpuTimes {
+  double postgres = 0;   // the server: postmaster, its live processes and those it reaped
+  double inventory = 0;  // assisted-inventory (0 in the pgbench phase)
+  double client = 0;     // the load's clients: this process's threads, reaped children (pgbench)
+
+  double total() const { return postgres + inventory + client; }
 };
 
 struct Figures {
@@ -51,7 +77,88 @@ struct Figures {
   double p50_ms = 0;
   double p99_ms = 0;
   int64_t errors = 0;
+  CpuTimes cpu_ms;  // per operation
 };
+
+// Seconds of CPU `pid` used, from /proc/<pid>/stat; with its reaped children's when asked.
+double ProcessCpuSeconds(pid_t pid, bool with_reaped_children, pid_t* parent = nullptr) {
+  std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+  std::string line;
+  std::getline(stat, line);
+  const size_t name_end = line.rfind(')');
+  if (name_end == std::string::npos) return 0;
+  // After the command name: state (field 3), ppid (4), ..., utime (14), stime (15), cutime (16),
+  // cstime (17).
+  const std::vector<std::string> fields = absl::StrSplit(line.substr(name_end + 2), ' ');
+  if (fields.size() < 15) return 0;
+  auto field = [&](int number) {
+    int64_t value = 0;
+    (void)absl::SimpleAtoi(fields[number - 3], &value);
+    return value;
+  };
+  if (parent != nullptr) *parent = static_cast<pid_t>(field(4));
+  int64_t ticks = field(14) + field(15);
+  if (with_reaped_children) ticks += field(16) + field(17);
+  return static_cast<double>(ticks) / sysconf(_SC_CLK_TCK);
+}
+
+// The PostgreSQL server's CPU: its postmaster's (with the backends it reaped) and its live
+// processes'.
+double PostgresCpuSeconds(pid_t postmaster) {
+  double seconds = ProcessCpuSeconds(postmaster, true);
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(entry.path().filename().string(), &pid)) continue;
+    pid_t parent = 0;
+    const double own = ProcessCpuSeconds(pid, true, &parent);
+    if (parent == postmaster) seconds += own;
+  }
+  return seconds;
+}
+
+double ClientCpuSeconds() {
+  double seconds = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    rusage usage{};
+    getrusage(who, &usage);
+    seconds += usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec +
+               usage.ru_stime.tv_usec / 1e6;
+  }
+  return seconds;
+}
+
+// The processes a phase keeps busy (inventory 0: none).
+struct Busy {
+  pid_t postmaster = 0;
+  pid_t inventory = 0;
+
+  CpuTimes Now() const {
+    return {PostgresCpuSeconds(postmaster),
+            inventory == 0 ? 0 : ProcessCpuSeconds(inventory, false), ClientCpuSeconds()};
+  }
+  // Milliseconds per operation since `before`, for `operations` operations.
+  CpuTimes PerOperationSince(const CpuTimes& before, double operations) const {
+    const CpuTimes now = Now();
+    if (operations == 0) return {};
+    const double scale = 1000 / operations;
+    return {(now.postgres - before.postgres) * scale, (now.inventory - before.inventory) * scale,
+            (now.client - before.client) * scale};
+  }
+};
+
+void PrintCpu(const CpuTimes& cpu_ms) {
+  std::cout << absl::StrFormat(
+      "  CPU per operation: PostgreSQL %.3f ms, inventory %.3f ms, clients %.3f ms\n",
+      cpu_ms.postgres, cpu_ms.inventory, cpu_ms.client);
+}
+
+// The server's postmaster, from the first line of its data folder's postmaster.pid.
+pid_t PostmasterPid(const assisted::testing::PostgresServer& postgres) {
+  std::ifstream file(postgres.folder() + "/data/postmaster.pid");
+  pid_t pid = 0;
+  file >> pid;
+  return pid;
+}
 
 // Latencies sorted: p50 and p99 into `figures`.
 void SetPercentiles(std::vector<double> all, Figures& figures) {
@@ -64,10 +171,11 @@ void SetPercentiles(std::vector<double> all, Figures& figures) {
 // Runs `call(client, i)` from every client until the time is up; each client has its own
 // channel and connection, as separate orchestrator replicas and gateways would.
 template <typename Call>
-Figures Drive(const std::string& target, const Options& options, Call call) {
+Figures Drive(const std::string& target, const Options& options, const Busy& busy, Call call) {
   std::vector<std::vector<double>> latencies(options.clients);
   std::atomic<int64_t> errors{0};
   std::vector<std::thread> threads;
+  const CpuTimes before = busy.Now();
   const absl::Time end = absl::Now() + options.duration;
   for (int c = 0; c < options.clients; ++c) {
     threads.emplace_back([&, c] {
@@ -87,6 +195,7 @@ Figures Drive(const std::string& target, const Options& options, Call call) {
   std::vector<double> all;
   for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
   Figures figures;
+  figures.cpu_ms = busy.PerOperationSince(before, static_cast<double>(all.size()));
   figures.errors = errors;
   figures.per_second = all.size() / absl::ToDoubleSeconds(options.duration);
   SetPercentiles(std::move(all), figures);
@@ -98,6 +207,7 @@ Figures Drive(const std::string& target, const Options& options, Call call) {
 // per-transaction log, whose third field is the latency in microseconds).
 absl::StatusOr<Figures> PgbenchFloor(assisted::testing::PostgresServer& postgres,
                                      const Options& options) {
+  const Busy busy{.postmaster = PostmasterPid(postgres)};
   ASSIGN_OR_RETURN(const std::string bindir, assisted::testing::PostgresBinDir());
   ASSIGN_OR_RETURN(const std::string dsn, postgres.CreateDatabase());
   const std::string logs = postgres.folder() + "/pgbench-logs";
@@ -110,6 +220,7 @@ absl::StatusOr<Figures> PgbenchFloor(assisted::testing::PostgresServer& postgres
   const int seconds = static_cast<int>(absl::ToInt64Seconds(options.duration));
   const int threads =
       std::max(1, std::min<int>(options.clients, std::thread::hardware_concurrency()));
+  const CpuTimes before = busy.Now();
   ASSIGN_OR_RETURN(
       assisted::process::CommandResult run,
       runner.Run({.argv = {pgbench, "-N", "-n", "-c", std::to_string(options.clients), "-j",
@@ -131,8 +242,30 @@ absl::StatusOr<Figures> PgbenchFloor(assisted::testing::PostgresServer& postgres
     }
   }
   figures.per_second = latencies.size() / absl::ToDoubleSeconds(options.duration);
+  figures.cpu_ms = busy.PerOperationSince(before, static_cast<double>(latencies.size()));
   SetPercentiles(std::move(latencies), figures);
   return figures;
+}
+
+// The server's next transaction id: every transaction that writes takes one, whoever runs it;
+// the difference over a phase counts its write transactions (plus the one this read takes).
+absl::StatusOr<int64_t> NextTransactionId(const std::string& dsn) {
+  ASSIGN_OR_RETURN(std::unique_ptr<assisted::pg::Connection> db,
+                   assisted::pg::Connection::Open(dsn));
+  ASSIGN_OR_RETURN(assisted::pg::Result row, db->Exec("SELECT txid_current()"));
+  int64_t xid = 0;
+  if (!absl::SimpleAtoi(row.Get(0, 0), &xid))
+    return absl::InternalError("txid_current: not a number");
+  return xid;
+}
+
+// Write transactions per operation of a phase that began at transaction id `before`.
+double WriteTransactionsPerOperation(const std::string& dsn, int64_t before, const Figures& phase,
+                                     const Options& options) {
+  absl::StatusOr<int64_t> after = NextTransactionId(dsn);
+  const double operations = phase.per_second * absl::ToDoubleSeconds(options.duration);
+  if (!after.ok() || operations == 0) return 0;
+  return static_cast<double>(*after - before - 1) / operations;
 }
 
 std::string HostId(int client, int i) {
@@ -155,6 +288,14 @@ int main(int argc, char** argv) {
   parser.Int("pool", &options.pool, "the inventory's PostgreSQL connections").Range(1, 200);
   parser.Duration("duration", &options.duration, "length of each phase")
       .Range(absl::Seconds(1), absl::Minutes(10));
+  parser
+      .Int("group-commit-max-batch", &options.group_commit_max_batch,
+           "the inventory's --group-commit-max-batch (1: every write commits alone)")
+      .Range(1, 1000);
+  parser
+      .Int("group-commit-batches-in-flight", &options.group_commit_batches_in_flight,
+           "the inventory's --group-commit-batches-in-flight")
+      .Range(1, 100);
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
     return *exit_code;
   }
@@ -175,17 +316,22 @@ int main(int argc, char** argv) {
   }
   std::cout << absl::StrFormat("  %.0f transactions/s, p50 %.1f ms, p99 %.1f ms\n",
                                floor->per_second, floor->p50_ms, floor->p99_ms);
+  PrintCpu(floor->cpu_ms);
   auto dsn = (*postgres)->CreateDatabase();
   auto inventory = assisted::testing::LaunchedService::Launch(
       {.binary = "services/inventory/assisted-inventory",
        .args = {"--postgres-dsn=" + *dsn,
                 "--postgres-max-connections=" + std::to_string(options.pool),
+                "--group-commit-max-batch=" + std::to_string(options.group_commit_max_batch),
+                "--group-commit-batches-in-flight=" +
+                    std::to_string(options.group_commit_batches_in_flight),
                 "--log-level=warning"}});
   if (!inventory.ok()) {
     std::cerr << "inventory: " << inventory.status() << "\n";
     return 1;
   }
   const std::string target = (*inventory)->grpc_target();
+  const Busy busy{.postmaster = PostmasterPid(**postgres), .inventory = (*inventory)->pid()};
 
   auto setup = inv::InventoryService::NewStub(*assisted::grpcutil::MakeChannel(target, {}));
   inv::CreateInfraEnvRequest create_infra_env;
@@ -201,7 +347,8 @@ int main(int argc, char** argv) {
             << absl::FormatDuration(options.duration) << "\n"
             << std::flush;
   std::vector<int> registered(options.clients, 0);
-  const Figures registration = Drive(target, options, [&](auto& stub, int c, int i) {
+  const int64_t before_registration = NextTransactionId(*dsn).value_or(0);
+  const Figures registration = Drive(target, options, busy, [&](auto& stub, int c, int i) {
     inv::CreateHostRequest request;
     request.mutable_host()->set_id(HostId(c, i));
     request.mutable_host()->set_infra_env_id(infra_env.id());
@@ -212,12 +359,18 @@ int main(int argc, char** argv) {
     if (ok) registered[c] = i + 1;
     return ok;
   });
-  std::cout << absl::StrFormat("  %.0f registrations/s, p50 %.1f ms, p99 %.1f ms, %d errors\n",
-                               registration.per_second, registration.p50_ms, registration.p99_ms,
-                               registration.errors);
+  const double registration_xacts =
+      WriteTransactionsPerOperation(*dsn, before_registration, registration, options);
+  std::cout << absl::StrFormat(
+      "  %.0f registrations/s, p50 %.1f ms, p99 %.1f ms, %d errors, %.3f write transactions "
+      "each\n",
+      registration.per_second, registration.p50_ms, registration.p99_ms, registration.errors,
+      registration_xacts);
+  PrintCpu(registration.cpu_ms);
 
   std::cout << "phase 2: host status compare-and-set\n" << std::flush;
-  const Figures cas = Drive(target, options, [&](auto& stub, int c, int i) {
+  const int64_t before_cas = NextTransactionId(*dsn).value_or(0);
+  const Figures cas = Drive(target, options, busy, [&](auto& stub, int c, int i) {
     if (registered[c] == 0) return false;
     // Each client cycles through its own hosts; every host alternates between two states.
     const int host = i % registered[c];
@@ -237,8 +390,11 @@ int main(int argc, char** argv) {
       std::cerr << "  CAS failed: " << status.error_message() << "\n";
     return status.ok();
   });
-  std::cout << absl::StrFormat("  %.0f transitions/s, p50 %.1f ms, p99 %.1f ms, %d errors\n",
-                               cas.per_second, cas.p50_ms, cas.p99_ms, cas.errors);
+  const double cas_xacts = WriteTransactionsPerOperation(*dsn, before_cas, cas, options);
+  std::cout << absl::StrFormat(
+      "  %.0f transitions/s, p50 %.1f ms, p99 %.1f ms, %d errors, %.3f write transactions each\n",
+      cas.per_second, cas.p50_ms, cas.p99_ms, cas.errors, cas_xacts);
+  PrintCpu(cas.cpu_ms);
   (*inventory)->Stop();
   std::cout << absl::StrFormat("against pgbench -N: registrations %.2fx, compare-and-set %.2fx\n",
                                registration.per_second / floor->per_second,
@@ -247,10 +403,17 @@ int main(int argc, char** argv) {
       "{\"bench\":\"inventory\",\"clients\":%d,\"register_per_s\":%.0f,\"register_p99_ms\":%.1f,"
       "\"cas_per_s\":%.0f,\"cas_p99_ms\":%.1f,\"errors\":%d,\"pgbench_tps\":%.0f,"
       "\"pgbench_p50_ms\":%.1f,\"pgbench_p99_ms\":%.1f,\"register_ratio\":%.2f,"
-      "\"cas_ratio\":%.2f,\"cores\":%d}\n",
+      "\"cas_ratio\":%.2f,\"register_write_xacts_per_op\":%.3f,\"cas_write_xacts_per_op\":%.3f,"
+      "\"pgbench_cpu_ms\":%.3f,\"register_cpu_ms\":%.3f,\"register_pg_cpu_ms\":%.3f,"
+      "\"register_inventory_cpu_ms\":%.3f,\"register_client_cpu_ms\":%.3f,\"cas_cpu_ms\":%.3f,"
+      "\"register_cpu_ratio\":%.2f,\"cores\":%d}\n",
       options.clients, registration.per_second, registration.p99_ms, cas.per_second, cas.p99_ms,
       registration.errors + cas.errors, floor->per_second, floor->p50_ms, floor->p99_ms,
       registration.per_second / floor->per_second, cas.per_second / floor->per_second,
+      registration_xacts, cas_xacts, floor->cpu_ms.total(), registration.cpu_ms.total(),
+      registration.cpu_ms.postgres, registration.cpu_ms.inventory, registration.cpu_ms.client,
+      cas.cpu_ms.total(),
+      registration.cpu_ms.total() == 0 ? 0 : floor->cpu_ms.total() / registration.cpu_ms.total(),
       std::thread::hardware_concurrency());
   return 0;
 }

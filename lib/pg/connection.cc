@@ -133,6 +133,10 @@ bool Connection::healthy() const { return PQstatus(conn_) == CONNECTION_OK; }
 
 bool Connection::idle() const { return PQtransactionStatus(conn_) == PQTRANS_IDLE; }
 
+bool Connection::in_usable_transaction() const {
+  return PQtransactionStatus(conn_) == PQTRANS_INTRANS;
+}
+
 int Connection::server_version() const { return PQserverVersion(conn_); }
 
 std::string QuoteIdentifier(absl::string_view name) {

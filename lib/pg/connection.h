@@ -91,6 +91,11 @@ class Connection {
   // Whether no transaction is open (what a pooled connection must be).
   bool idle() const;
 
+  // Whether a transaction is open and none of its statements failed, so more may follow (false
+  // once one failed: the server then refuses everything but ROLLBACK; false when the connection
+  // is gone).
+  bool in_usable_transaction() const;
+
   // The server's version number, e.g. 150018 for 15.18.
   int server_version() const;
 

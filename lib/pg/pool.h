@@ -119,6 +119,12 @@ class Transaction {
   }
   absl::StatusOr<Result> ExecScript(absl::string_view sql) { return connection_->ExecScript(sql); }
 
+  // Whether statements may still follow: open, and none of its statements failed.
+  bool usable() const { return connection_ != nullptr && connection_->in_usable_transaction(); }
+  // The connection it runs on, for code written against a Connection (its statements run in
+  // this transaction). Only while the transaction is open.
+  Connection& connection() const { return *connection_; }
+
   // COMMIT. With synchronous_commit on (the server default the project keeps), OK means the
   // change is durable. An error leaves the outcome unknown only for UNAVAILABLE.
   absl::Status Commit();

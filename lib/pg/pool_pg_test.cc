@@ -117,8 +117,11 @@ TEST_F(PoolTest, CommitAfterAFailedStatementReportsTheRollback) {
   ASSERT_THAT((*conn)->Exec("CREATE TABLE u (v int PRIMARY KEY)"), IsOk());
   auto tx = Transaction::Begin(**conn);
   ASSERT_THAT(tx->Exec("INSERT INTO u VALUES (1)"), IsOk());
+  EXPECT_TRUE(tx->usable());
   EXPECT_THAT(tx->Exec("SELECT 1/0"), StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_FALSE(tx->usable());  // the server takes nothing but ROLLBACK now
   EXPECT_THAT(tx->Commit(), StatusIs(absl::StatusCode::kAborted));
+  EXPECT_FALSE(tx->usable());
 }
 
 TEST_F(PoolTest, StatementTimeoutIsEnforced) {

@@ -147,9 +147,9 @@ absl::Status ClusterStore::Delete(const Caller& caller, const std::string& id,
 
 absl::StatusOr<Cluster> ClusterStore::UpdateStatus(const Caller& caller, const std::string& id,
                                                    const ClusterStatusChange& change) {
-  return Announce(options_.committed, v1::CHANGE_TYPE_UPDATED,
-                  ChangeStatus(pool_, caller, options_.validators, {"", id}, change,
-                               types::v1::ClusterStatus_Name));
+  return Announce(
+      options_.committed, v1::CHANGE_TYPE_UPDATED,
+      ChangeStatus(pool_, caller, options_, {"", id}, change, types::v1::ClusterStatus_Name));
 }
 
 absl::StatusOr<std::string> ClusterStore::GetPullSecret(const Caller& caller,

@@ -13,6 +13,7 @@ namespace {
 
 using google::protobuf::FieldMask;
 using resource_rows::Announce;
+using resource_rows::AnnounceWritten;
 using resource_rows::AnyOf;
 using resource_rows::Bind;
 using resource_rows::ChangeStatus;
@@ -27,6 +28,8 @@ using resource_rows::Remove;
 using resource_rows::SelectList;
 using resource_rows::Traits;
 using resource_rows::UpdateAndAnnounce;
+using resource_rows::WriteOne;
+using resource_rows::Written;
 using types::v1::Host;
 namespace sql = resource_sql;
 
@@ -40,18 +43,19 @@ absl::StatusOr<Host> HostStore::Create(const Caller& caller, Host host) {
                                               : types::v1::HOST_STATUS_DISCOVERING);
   }
   RETURN_IF_ERROR(Traits<Host>::Validate(options_.validators, host));
-  absl::StatusOr<Host> created = OnConnection(pool_, [&](pg::Connection& db) {
-    // A host registers into a live infra-env the caller may see and inherits its owner. The host
-    // may carry an owner only when a system caller says so.
-    host.clear_owner();
-    return Insert(db, caller, host, pg::Param(), [&](Query& q) {
-      std::string from = Bind(q, sql::kOwnerInfraEnv, {host.infra_env_id()});
-      from += TenancyPredicate(caller, {}, q.params());
-      return OwnerSource{
-          .from = std::move(from), .user = sql::kOwnerUserColumn, .org = sql::kOwnerOrgColumn};
-    });
-  });
-  return Announce(options_.committed, v1::CHANGE_TYPE_CREATED, std::move(created));
+  // A host registers into a live infra-env the caller may see and inherits its owner. The host
+  // may carry an owner only when a system caller says so.
+  host.clear_owner();
+  absl::StatusOr<Written<Host>> created =
+      WriteOne<Host>(pool_, options_.group_commit, {host.infra_env_id(), host.id()}, [&](auto& db) {
+        return Insert(db, caller, host, pg::Param(), [&](Query& q) {
+          std::string from = Bind(q, sql::kOwnerInfraEnv, {host.infra_env_id()});
+          from += TenancyPredicate(caller, {}, q.params());
+          return OwnerSource{
+              .from = std::move(from), .user = sql::kOwnerUserColumn, .org = sql::kOwnerOrgColumn};
+        });
+      });
+  return AnnounceWritten(options_.committed, v1::CHANGE_TYPE_CREATED, std::move(created));
 }
 
 absl::StatusOr<Host> HostStore::Get(const Caller& caller, const HostKey& key,
@@ -122,8 +126,8 @@ absl::Status HostStore::Delete(const Caller& caller, const HostKey& key,
 absl::StatusOr<Host> HostStore::UpdateStatus(const Caller& caller, const HostKey& key,
                                              const HostStatusChange& change) {
   return Announce(options_.committed, v1::CHANGE_TYPE_UPDATED,
-                  ChangeStatus(pool_, caller, options_.validators, {key.infra_env_id, key.id},
-                               change, types::v1::HostStatus_Name));
+                  ChangeStatus(pool_, caller, options_, {key.infra_env_id, key.id}, change,
+                               types::v1::HostStatus_Name));
 }
 
 }  // namespace assisted::inventory

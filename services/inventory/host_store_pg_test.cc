@@ -12,6 +12,7 @@ namespace {
 using ::assisted::testing::IsOk;
 using ::assisted::testing::IsOkAndHolds;
 using ::assisted::testing::StatusIs;
+using ::testing::EndsWith;
 using ::testing::HasSubstr;
 using types::v1::Cluster;
 using types::v1::Host;
@@ -123,6 +124,56 @@ TEST_F(HostStoreTest, ARowStoredWithReportsAsJsonTextIsReadWithTypedReports) {
   ASSERT_THAT(read, IsOk());
   EXPECT_EQ(read->connectivity(), "");
   EXPECT_EQ(read->ntp_sources_report().ntp_sources(0).source_name(), "clock");
+}
+
+TEST_F(HostStoreTest, ARegistrationOrUpdateThatChangesNothingWritesNothing) {
+  int announced = 0;
+  HostStore hosts(*pool_, ResourceStoreOptions{.committed = [&](const Change&) { ++announced; }});
+  const InfraEnv infra_env = NewInfraEnv(alice_);
+  Host host;
+  host.set_id(Uuid(8, 1));
+  host.set_infra_env_id(infra_env.id());
+  host.set_requested_hostname("node");
+  host.set_discovery_agent_version("v1");
+  ASSERT_THAT(hosts.Create(alice_, host), IsOk());
+  ASSERT_EQ(announced, 1);
+  // The row's xmin names the transaction that last wrote it; the log holds one entry per write.
+  auto written_by = [&]() -> std::string {
+    auto connection = pool_->Acquire();
+    EXPECT_THAT(connection.status(), IsOk());
+    auto rows =
+        (*connection)
+            ->Exec(
+                "SELECT xmin::text || '/' || (SELECT count(*) FROM changes WHERE resource_id = $1) "
+                "FROM hosts WHERE id = $1::uuid",
+                {host.id()});
+    EXPECT_THAT(rows.status(), IsOk());
+    return rows.ok() && rows->rows() == 1 ? std::string(rows->Get(0, 0)) : "";
+  };
+  const std::string first = written_by();
+  ASSERT_THAT(first, EndsWith("/1"));
+
+  // The agent registers again with the same facts, as after a restart of the services.
+  auto again = hosts.Create(alice_, host);
+  ASSERT_THAT(again, IsOk());
+  EXPECT_EQ(again->resource_version(), 1);
+  Host same;
+  same.set_id(host.id());
+  same.set_infra_env_id(infra_env.id());
+  same.set_discovery_agent_version("v1");
+  auto updated = hosts.Update(Caller::System(), same, Mask({"discovery_agent_version"}));
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->resource_version(), 1);
+  EXPECT_EQ(written_by(), first);
+  EXPECT_EQ(announced, 1);
+
+  // A fact that did change is written, once.
+  same.set_discovery_agent_version("v2");
+  updated = hosts.Update(Caller::System(), same, Mask({"discovery_agent_version"}));
+  ASSERT_THAT(updated, IsOk());
+  EXPECT_EQ(updated->resource_version(), 2);
+  EXPECT_THAT(written_by(), EndsWith("/2"));
+  EXPECT_EQ(announced, 2);
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // host_store.h) and of signing keys (signing_key_store.h) share: their options, and the plain
 // arguments of their calls that are alike for every kind. Rules that hold for every kind:
 // - Every write bumps the resource's resource_version and appends to the change log in the same
-//   transaction (change_log.h).
+//   transaction (change_log.h). An update that would change nothing writes nothing: same
+//   version, no change-log entry.
 // - A stale resource_version (≠ 0) fails with ABORTED; so does a lost status compare-and-set,
 //   whose message names the actual status.
 // - Another tenant's resource is NOT_FOUND.
@@ -28,6 +29,7 @@
 #include "google/protobuf/field_mask.pb.h"
 #include "lib/crypto/sealed.h"
 #include "services/inventory/change_log.h"
+#include "services/inventory/group_commit.h"
 #include "services/inventory/store_common.h"
 
 namespace assisted::inventory {
@@ -58,6 +60,10 @@ struct ResourceStoreOptions {
   // Seals pull secrets and signing keys at rest (secret_columns.h); null stores them in plain
   // (development only). It must outlive the store.
   const crypto::Sealer* sealer = nullptr;
+  // Where host registrations and status compare-and-sets of one statement go, to share their
+  // commit with the writes arriving with them (group_commit.h); null: each commits alone. It
+  // must outlive the store.
+  GroupCommitter* group_commit = nullptr;
 };
 
 // Whether a create stores its resource or only checks it and answers what it would have

@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -380,6 +381,23 @@ absl::StatusOr<M> Announce(const CommitHook& hook, v1::ChangeType type, absl::St
   return written;
 }
 
+// What a create or update did: the row as it stands, and whether this call wrote it (a create
+// retried, an update to the same values, find the row as wanted and write nothing).
+template <typename M>
+struct Written {
+  M row;
+  bool written = false;
+};
+
+// Announce for a write that may have found nothing to write: only a write is told to `hook`.
+template <typename M>
+absl::StatusOr<M> AnnounceWritten(const CommitHook& hook, v1::ChangeType type,
+                                  absl::StatusOr<Written<M>> result) {
+  if (!result.ok()) return result.status();
+  if (!result->written) return std::move(result->row);
+  return Announce(hook, type, absl::StatusOr<M>(std::move(result->row)));
+}
+
 // The tail of a statement `WITH <cte> AS (<write>`: returns the written rows, appends a change
 // per written row to the log, wakes the sequencer, and selects the written rows (Decode-able).
 // Writing and logging in one statement keeps single-row writes to one round trip.
@@ -453,8 +471,8 @@ struct OwnerSource {
 // single round trip. An existing row with the same key and content is returned as is, so a
 // client may retry a create whose answer it lost. NOT_FOUND when `owner_from` selects nothing.
 template <typename M, typename Db>
-absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Param& secret,
-                         const std::function<OwnerSource(Query&)>& owner_from = nullptr) {
+absl::StatusOr<Written<M>> Insert(Db& db, const Caller& caller, M message, const pg::Param& secret,
+                                  const std::function<OwnerSource(Query&)>& owner_from = nullptr) {
   using T = Traits<M>;
   if (message.id().empty()) message.set_id(NewUuid());
   if (!owner_from) *message.mutable_owner() = OwnerFor(caller, message.owner());
@@ -487,7 +505,10 @@ absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Para
   const std::string statement =
       Bind(q, shape, values) + LogChangesOf<M>(q, "inserted", v1::CHANGE_TYPE_CREATED);
   ASSIGN_OR_RETURN(pg::Result inserted, db.Exec(statement, q.params()));
-  if (inserted.rows() == 1) return Decode<M>(inserted, 0, &message);
+  if (inserted.rows() == 1) {
+    ASSIGN_OR_RETURN(M row, Decode<M>(inserted, 0, &message));
+    return Written<M>{std::move(row), true};
+  }
   const Key key = T::KeyOf(message);
   absl::StatusOr<M> existing = ReadRow<M>(db, Caller::System(), key, true, false, nullptr);
   if (owner_from) {
@@ -504,9 +525,24 @@ absl::StatusOr<M> Insert(Db& db, const Caller& caller, M message, const pg::Para
       existing->owner().org_id() == message.owner().org_id() && !T::IsDeleted(*existing) &&
       google::protobuf::util::MessageDifferencer::Equivalent(WithoutColumns(*existing),
                                                              WithoutColumns(message))) {
-    return *existing;
+    return Written<M>{*std::move(existing), false};
   }
   return absl::AlreadyExistsError(absl::StrCat(T::Describe(key), " already exists"));
+}
+
+// Runs a write of one row of kind M that is one statement, or one statement and a read when it
+// refuses (`fn`, callable as absl::StatusOr<T>(Db&) on a pg::Connection and a pg::Transaction):
+// through `group` when there is one, sharing its commit with the writes that arrive with it
+// (group_commit.h), else on a connection of its own, the statement committing by itself. The
+// batch's lock order is the row's table, then its key: clusters before hosts, as everywhere.
+template <typename M, typename Fn>
+auto WriteOne(pg::Pool& pool, GroupCommitter* group, const Key& key, Fn&& fn)
+    -> std::invoke_result_t<Fn&, pg::Connection&> {
+  using Result = std::invoke_result_t<Fn&, pg::Connection&>;
+  if (group == nullptr) return OnConnection(pool, [&](pg::Connection& db) { return fn(db); });
+  return group->Commit<typename Result::value_type>(
+      absl::StrCat(Traits<M>::kTable, "/", key.infra_env_id, "/", key.id),
+      [&](pg::Connection& db) { return fn(db); });
 }
 
 inline absl::Status CheckVersion(absl::string_view what, int64_t expected, int64_t actual) {
@@ -564,10 +600,11 @@ inline void Merge(const google::protobuf::Message& patch, const google::protobuf
 // between makes the write miss, and the update re-reads and merges again; after a few misses
 // it takes the row lock like a fenced write, so a busy row still makes progress.
 template <typename M>
-absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Validators& validators,
-                               const M& patch, const google::protobuf::FieldMask& mask,
-                               int64_t expected_version, const Fence& fence,
-                               const std::string& secret, const crypto::Sealer* sealer) {
+absl::StatusOr<Written<M>> UpdateFields(pg::Pool& pool, const Caller& caller,
+                                        const Validators& validators, const M& patch,
+                                        const google::protobuf::FieldMask& mask,
+                                        int64_t expected_version, const Fence& fence,
+                                        const std::string& secret, const crypto::Sealer* sealer) {
   using T = Traits<M>;
   const Key key = T::KeyOf(patch);
   if (key.id.empty()) {
@@ -590,12 +627,20 @@ absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Valid
     if (writes_secret && validators.pull_secret) RETURN_IF_ERROR(validators.pull_secret(secret));
     return merged;
   };
+  // An update that leaves the row as it is (an agent re-registering with the same facts) writes
+  // nothing: no version bump, no change-log entry, no WAL. A new secret always counts as a
+  // change, since its sealed form cannot be compared.
+  auto unchanged = [&](const M& current, const M& merged) {
+    return !writes_secret && google::protobuf::util::MessageDifferencer::Equals(current, merged);
+  };
   auto locked = [&] {
-    return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<M> {
+    return InTransaction(pool, [&](pg::Transaction& tx) -> absl::StatusOr<Written<M>> {
       RETURN_IF_ERROR(CheckFence(tx, fence));
       ASSIGN_OR_RETURN(M current, ReadRow<M>(tx, caller, key, false, /*lock=*/true, nullptr));
       ASSIGN_OR_RETURN(M merged, merge(current));
-      return Rewrite(tx, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED);
+      if (unchanged(current, merged)) return Written<M>{std::move(current), false};
+      ASSIGN_OR_RETURN(M written, Rewrite(tx, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED));
+      return Written<M>{std::move(written), true};
     });
   };
   if (!fence.lease.empty()) return locked();
@@ -605,11 +650,12 @@ absl::StatusOr<M> UpdateFields(pg::Pool& pool, const Caller& caller, const Valid
                        return ReadRow<M>(db, caller, key, false, false, nullptr);
                      }));
     ASSIGN_OR_RETURN(M merged, merge(current));
+    if (unchanged(current, merged)) return Written<M>{std::move(current), false};
     ASSIGN_OR_RETURN(std::optional<M> written, OnConnection(pool, [&](pg::Connection& db) {
                        return RewriteIf(db, merged, secret_to_write, v1::CHANGE_TYPE_UPDATED,
                                         current.resource_version());
                      }));
-    if (written.has_value()) return *std::move(written);
+    if (written.has_value()) return Written<M>{*std::move(written), true};
   }
   return locked();  // a busy row: wait for its lock instead of racing again
 }
@@ -621,7 +667,7 @@ absl::StatusOr<M> UpdateAndAnnounce(pg::Pool& pool, const Caller& caller,
                                     const google::protobuf::FieldMask& mask,
                                     const Precondition& precondition,
                                     const std::string& pull_secret) {
-  return Announce(
+  return AnnounceWritten(
       options.committed, v1::CHANGE_TYPE_UPDATED,
       UpdateFields(pool, caller, options.validators, patch, mask, precondition.resource_version,
                    precondition.fence, pull_secret, options.sealer));
@@ -629,8 +675,8 @@ absl::StatusOr<M> UpdateAndAnnounce(pg::Pool& pool, const Caller& caller,
 
 // Status compare-and-set without a patch or fence, the orchestrator's most frequent write, in
 // one statement. Only the status, status_info and status_updated_at change.
-template <typename M>
-absl::StatusOr<M> CompareAndSetStatusOnly(pg::Connection& db, const Caller& caller, const Key& key,
+template <typename M, typename Db>
+absl::StatusOr<M> CompareAndSetStatusOnly(Db& db, const Caller& caller, const Key& key,
                                           const std::string& expected_status,
                                           const std::string& new_status,
                                           const std::string& status_info) {
@@ -868,21 +914,22 @@ absl::StatusOr<M> CreateWithPullSecret(pg::Pool& pool, const Caller& caller,
     *message.mutable_updated_at() = message.created_at();
     return message;
   }
-  return Announce(options.committed, v1::CHANGE_TYPE_CREATED,
-                  InTransaction(pool, [&](pg::Transaction& tx) {
-                    return Insert(tx, caller, message, secret);
-                  }));
+  return AnnounceWritten(options.committed, v1::CHANGE_TYPE_CREATED,
+                         InTransaction(pool, [&](pg::Transaction& tx) {
+                           return Insert(tx, caller, message, secret);
+                         }));
 }
 
 // A status compare-and-set of `key`, in one statement when it writes nothing but the status
 // (the orchestrator's most frequent write), else with its patch under the row lock.
 template <typename M, typename Status>
-absl::StatusOr<M> ChangeStatus(pg::Pool& pool, const Caller& caller, const Validators& validators,
-                               const Key& key, const StatusChange<Status, M>& change,
+absl::StatusOr<M> ChangeStatus(pg::Pool& pool, const Caller& caller,
+                               const ResourceStoreOptions& options, const Key& key,
+                               const StatusChange<Status, M>& change,
                                const std::string& (*name)(Status)) {
   if (change.next == Status{}) return absl::InvalidArgumentError("new_status: required");
   if (change.patch_mask.paths().empty() && change.fence.lease.empty()) {
-    return OnConnection(pool, [&](pg::Connection& db) {
+    return WriteOne<M>(pool, options.group_commit, key, [&](auto& db) {
       return CompareAndSetStatusOnly<M>(db, caller, key, name(change.expected), name(change.next),
                                         change.info);
     });
@@ -890,7 +937,7 @@ absl::StatusOr<M> ChangeStatus(pg::Pool& pool, const Caller& caller, const Valid
   M target;
   target.set_status(change.next);
   return InTransaction(pool, [&](pg::Transaction& tx) {
-    return CompareAndSetStatus(tx, caller, validators, key, name(change.expected), target,
+    return CompareAndSetStatus(tx, caller, options.validators, key, name(change.expected), target,
                                change.info, change.patch, change.patch_mask, change.fence);
   });
 }

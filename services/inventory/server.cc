@@ -13,6 +13,7 @@
 #include "services/inventory/change_feed.h"
 #include "services/inventory/cluster_store.h"
 #include "services/inventory/event_store.h"
+#include "services/inventory/group_commit.h"
 #include "services/inventory/host_store.h"
 #include "services/inventory/infra_env_store.h"
 #include "services/inventory/input_checks.h"
@@ -72,6 +73,16 @@ void Config::Register(config::Parser& parser) {
       .Duration("postgres-statement-timeout", &postgres_statement_timeout,
                 "longest any one SQL statement may run")
       .Range(absl::Milliseconds(100), absl::Hours(1));
+  parser
+      .Int("group-commit-max-batch", &group_commit_max_batch,
+           "most host registrations and status changes committed in one transaction (1: each "
+           "commits alone)")
+      .Range(1, 1000);
+  parser
+      .Int("group-commit-batches-in-flight", &group_commit_batches_in_flight,
+           "transactions of grouped writes open at once; writes arriving while all are open "
+           "wait and go together in the next")
+      .Range(1, 100);
   parser.Int64("max-artifact-bytes", &max_artifact_bytes, "largest artifact stored")
       .Range(1, grpcutil::kMaxArtifactBytes);
   parser
@@ -124,6 +135,7 @@ namespace {
 struct Parts {
   std::unique_ptr<crypto::Sealer> sealer;  // null: secrets stored in plain (development)
   std::unique_ptr<pg::Pool> pool;
+  std::unique_ptr<GroupCommitter> group_commit;
   std::unique_ptr<ClusterStore> clusters;
   std::unique_ptr<InfraEnvStore> infra_envs;
   std::unique_ptr<HostStore> hosts;
@@ -189,13 +201,18 @@ absl::StatusOr<std::unique_ptr<service::RunningService>> Start(const Config& con
   ASSIGN_OR_RETURN(parts->feed, ChangeFeed::Start({.dsn = config.postgres_dsn,
                                                    .keep_changes = config.change_log_keep},
                                                   *parts->pool, context.log.Child("feed")));
+  parts->group_commit = std::make_unique<GroupCommitter>(
+      *parts->pool,
+      GroupCommitOptions{.max_batch = config.group_commit_max_batch,
+                         .max_batches_in_flight = config.group_commit_batches_in_flight});
   const ResourceStoreOptions resource_options{
       .validators = {.cluster = ValidateCluster,
                      .infra_env = ValidateInfraEnv,
                      .host = ValidateHost,
                      .pull_secret = ValidatePullSecret},
       .committed = [feed = parts->feed.get()](const Change& change) { feed->Hint(change); },
-      .sealer = parts->sealer.get()};
+      .sealer = parts->sealer.get(),
+      .group_commit = parts->group_commit.get()};
   parts->clusters = std::make_unique<ClusterStore>(*parts->pool, resource_options);
   parts->infra_envs = std::make_unique<InfraEnvStore>(*parts->pool, resource_options);
   parts->hosts = std::make_unique<HostStore>(*parts->pool, resource_options);

@@ -30,6 +30,10 @@ struct Config {
   absl::Duration postgres_connect_timeout = absl::Seconds(10);
   int postgres_max_connections = 16;
   absl::Duration postgres_statement_timeout = absl::Seconds(10);
+  // Group commit of host registrations and status compare-and-sets (group_commit.h): most
+  // writes per transaction (1: each commits alone), and transactions open at once.
+  int group_commit_max_batch = 64;
+  int group_commit_batches_in_flight = 2;
   int64_t max_artifact_bytes = grpcutil::kMaxArtifactBytes;
   int64_t change_log_keep = 1'000'000;
   absl::Duration watch_bookmark_interval = absl::Seconds(10);
