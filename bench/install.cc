@@ -6,7 +6,8 @@
 // failed. Every 5 s it prints how many clusters are in each status; at the end the wall time
 // of each phase, the services' CPU seconds, peak memory and the database's writes, with the
 // machine's load average (a loaded machine stretches the wall times). The hosts' disk images
-// (sparse; each holds the 1 MiB OS image after its install) are removed at the end.
+// (sparse; each holds the 1 MiB OS image after its install; in a folder of the run's own under
+// /tmp) are removed at the end.
 //
 //   ./dev bench install [--clusters=100] [--stage-delay=0s] [--timeout=0s]
 // Last line: {"bench":"install","clusters":100,"hosts":500,"failures":0,"install_wall_s":…,
@@ -15,9 +16,12 @@
 //             "inventory_peak_rss_mib":…,"bench_peak_rss_mib":…,"load_avg_start":…,
 //             "load_avg_mean":…,"cores":2}
 
+#include <stdlib.h>
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -182,13 +186,19 @@ int main(int argc, char** argv) {
   if (options.timeout == absl::ZeroDuration()) options.timeout = ScaledTimeout(options.clusters);
   LoadSamples load;
   const double load_start = LoadAverage();
+  load.Take();  // a run shorter than the 5 s between progress lines still has its mean
   // Every simulated host holds a TCP connection (two ends in this machine's table).
   rlimit files{65536, 65536};
   setrlimit(RLIMIT_NOFILE, &files);
 
-  const std::string dir = "/tmp/assisted-install-bench";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  // A folder of this run's own: a fixed one was emptied by whichever run started next, under
+  // the feet of one still running (parallel worktrees, last_line_test).
+  char dir_template[] = "/tmp/assisted-install-bench.XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    std::cerr << "install: cannot create a folder under /tmp: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  const std::string dir = dir_template;
   const RemovedAtExit removed{dir};
   std::string os_image(1 << 20, '\0');
   std::mt19937_64 noise(7);
