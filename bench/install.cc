@@ -3,15 +3,25 @@
 // 3 masters + 2 workers (each host a simulated agent of services/agent/fleet.h in this process,
 // with its own gRPC connection and disk image file), waits until every cluster is ready, asks
 // them all to install at the same moment and follows the change feed until each is installed or
-// failed. Prints wall times, the services' CPU seconds and the database's writes.
+// failed. Every 5 s it prints how many clusters are in each status; at the end the wall time
+// of each phase, the services' CPU seconds, peak memory and the database's writes, with the
+// machine's load average (a loaded machine stretches the wall times). The hosts' disk images
+// (sparse; each holds the 1 MiB OS image after its install; in a folder of the run's own under
+// /tmp) are removed at the end.
 //
-//   ./dev bench install [--clusters=100] [--stage-delay=0s]
+//   ./dev bench install [--clusters=100] [--stage-delay=0s] [--timeout=0s]
 // Last line: {"bench":"install","clusters":100,"hosts":500,"failures":0,"install_wall_s":…,
-//             "discovery_wall_s":…,"service_cpu_s":…,"db_commits":…,"db_row_writes":…,"cores":2}
+//             "discovery_wall_s":…,"service_cpu_s":…,"db_commits":…,"db_row_writes":…,
+//             "agents_start_s":…,"install_calls_s":…,"orchestrator_peak_rss_mib":…,
+//             "inventory_peak_rss_mib":…,"bench_peak_rss_mib":…,"load_avg_start":…,
+//             "load_avg_mean":…,"cores":2}
 
+#include <stdlib.h>
 #include <sys/resource.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -19,8 +29,11 @@
 #include <random>
 #include <thread>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
@@ -50,7 +63,57 @@ constexpr int kWorkers = 2;
 struct Options {
   int clusters = 100;
   absl::Duration stage_delay = absl::ZeroDuration();
-  absl::Duration timeout = absl::Minutes(30);
+  absl::Duration timeout = absl::ZeroDuration();  // 0: ScaledTimeout
+};
+
+// The default time limit: 10 minutes plus 6 s per cluster. 200 clusters took 10 minutes in
+// all at load 35 on 2 cores, about 3 s per cluster; a fixed limit (it was 30 minutes) failed
+// 1,000 clusters for being slow, not for being wrong.
+absl::Duration ScaledTimeout(int clusters) {
+  return absl::Minutes(10) + clusters * absl::Seconds(6);
+}
+
+// The machine's 1-minute load average (/proc/loadavg), or -1.
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
+}
+
+// Removes the bench's folder (disk images, PostgreSQL's data is the stack's own) however the
+// run ends.
+struct RemovedAtExit {
+  std::string dir;
+  ~RemovedAtExit() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+
+// "ready 180, installing 20": how many clusters are in each status, in the enum's order.
+std::string StatusCounts(const std::map<std::string, types::ClusterStatus>& statuses) {
+  std::map<types::ClusterStatus, int> counts;
+  for (const auto& [id, status] : statuses) ++counts[status];
+  std::vector<std::string> parts;
+  for (const auto& [status, n] : counts) {
+    const std::string name = absl::AsciiStrToLower(types::ClusterStatus_Name(status));
+    parts.push_back(absl::StrCat(absl::StripPrefix(name, "cluster_status_"), " ", n));
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+// Samples of the load average taken while the bench runs.
+struct LoadSamples {
+  double sum = 0;
+  int count = 0;
+  void Take() {
+    const double load = LoadAverage();
+    if (load < 0) return;
+    sum += load;
+    ++count;
+  }
+  double Mean() const { return count == 0 ? -1 : sum / count; }
 };
 
 // The cluster spec the simulation profiles answer for ("demo" on 192.168.122.0/24).
@@ -70,10 +133,12 @@ types::Cluster ClusterSpec() {
   return spec;
 }
 
-// Follows every cluster's status on the change feed until `done(statuses)` or the deadline.
+// Follows every cluster's status on the change feed until `done(statuses)` or the deadline,
+// printing the counts per status at most every 5 s (while statuses change), as "<phase> <t> s:".
 bool WatchClusters(inv::InventoryService::Stub& stub,
                    std::map<std::string, types::ClusterStatus>& statuses,
-                   const std::function<bool()>& done, absl::Time deadline, int64_t* seq) {
+                   const std::function<bool()>& done, absl::Time deadline, int64_t* seq,
+                   const std::string& phase, absl::Time phase_start, LoadSamples& load) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(deadline));
   inv::WatchRequest request;
@@ -81,8 +146,17 @@ bool WatchClusters(inv::InventoryService::Stub& stub,
   request.mutable_filter()->add_kinds(inv::RESOURCE_KIND_CLUSTER);
   auto reader = stub.Watch(&context, request);
   inv::WatchEvent event;
+  absl::Time printed = absl::Now();
   while (reader->Read(&event)) {
     if (event.seq() > 0) *seq = event.seq();
+    if (absl::Now() - printed >= absl::Seconds(5)) {
+      printed = absl::Now();
+      load.Take();
+      std::cout << absl::StrFormat("%s %.0f s: %s (load %.1f)\n", phase,
+                                   absl::ToDoubleSeconds(printed - phase_start),
+                                   StatusCounts(statuses), LoadAverage())
+                << std::flush;
+    }
     if (event.status_case() != inv::WatchEvent::kClusterStatus) continue;
     if (statuses.count(event.id())) statuses[event.id()] = event.cluster_status();
     if (done()) {
@@ -102,18 +176,30 @@ int main(int argc, char** argv) {
   parser.Int("clusters", &options.clusters, "clusters installed at once").Range(1, 1000);
   parser.Duration("stage-delay", &options.stage_delay, "simulated pause between install stages")
       .Range(absl::ZeroDuration(), absl::Minutes(1));
-  parser.Duration("timeout", &options.timeout, "give up after this long")
-      .Range(absl::Seconds(10), absl::Hours(4));
+  parser
+      .Duration("timeout", &options.timeout,
+                "give up after this long; 0: 10 minutes plus 6 s per cluster")
+      .Range(absl::ZeroDuration(), absl::Hours(8));
   if (std::optional<int> exit_code = assisted::service::ParseCommandLine(parser, argc, argv)) {
     return *exit_code;
   }
+  if (options.timeout == absl::ZeroDuration()) options.timeout = ScaledTimeout(options.clusters);
+  LoadSamples load;
+  const double load_start = LoadAverage();
+  load.Take();  // a run shorter than the 5 s between progress lines still has its mean
   // Every simulated host holds a TCP connection (two ends in this machine's table).
   rlimit files{65536, 65536};
   setrlimit(RLIMIT_NOFILE, &files);
 
-  const std::string dir = "/tmp/assisted-install-bench";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  // A folder of this run's own: a fixed one was emptied by whichever run started next, under
+  // the feet of one still running (parallel worktrees, last_line_test).
+  char dir_template[] = "/tmp/assisted-install-bench.XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) {
+    std::cerr << "install: cannot create a folder under /tmp: " << std::strerror(errno) << "\n";
+    return 1;
+  }
+  const std::string dir = dir_template;
+  const RemovedAtExit removed{dir};
   std::string os_image(1 << 20, '\0');
   std::mt19937_64 noise(7);
   for (char& byte : os_image) byte = static_cast<char>(noise());
@@ -183,7 +269,9 @@ int main(int argc, char** argv) {
     }
   }
   const int hosts = options.clusters * (kMasters + kWorkers);
-  std::cout << options.clusters << " clusters, " << hosts << " simulated hosts started\n"
+  const double agents_start = absl::ToDoubleSeconds(absl::Now() - discovery_start);
+  std::cout << absl::StrFormat("%d clusters, %d simulated hosts started in %.1f s\n",
+                               options.clusters, hosts, agents_start)
             << std::flush;
 
   const absl::Time deadline = absl::Now() + options.timeout;
@@ -197,14 +285,14 @@ int main(int argc, char** argv) {
   };
   const bool ready = WatchClusters(
       *stub, statuses, [&] { return count({types::CLUSTER_STATUS_READY}) == options.clusters; },
-      deadline, &seq);
+      deadline, &seq, "discovery", discovery_start, load);
   const double discovery_wall = absl::ToDoubleSeconds(absl::Now() - discovery_start);
   std::cout << absl::StrFormat("%d of %d clusters ready after %.1f s\n",
                                count({types::CLUSTER_STATUS_READY}), options.clusters,
                                discovery_wall)
             << std::flush;
   if (!ready) {
-    std::cerr << "install: not every cluster became ready\n";
+    std::cerr << "install: not every cluster became ready: " << StatusCounts(statuses) << "\n";
     return 1;
   }
 
@@ -231,6 +319,10 @@ int main(int argc, char** argv) {
     });
   }
   for (std::thread& caller : callers) caller.join();
+  const double install_calls = absl::ToDoubleSeconds(absl::Now() - install_start);
+  std::cout << absl::StrFormat("%d install calls answered in %.1f s (%d refused)\n",
+                               options.clusters, install_calls, refused.load())
+            << std::flush;
   WatchClusters(
       *stub, statuses,
       [&] {
@@ -239,7 +331,7 @@ int main(int argc, char** argv) {
                    refused ==
                options.clusters;
       },
-      deadline, &seq);
+      deadline, &seq, "install", install_start, load);
   const double install_wall = absl::ToDoubleSeconds(absl::Now() - install_start);
   const double service_cpu = (*stack)->ServiceCpuSeconds() - cpu_before;
   const assisted::bench::DbWrites writes_after = (*stack)->DbWritesNow();
@@ -252,13 +344,28 @@ int main(int argc, char** argv) {
                    writes_after.commits - writes_before.commits,
                    writes_after.rows - writes_before.rows)
             << std::flush;
+  if (failures > 0) std::cout << "clusters by status: " << StatusCounts(statuses) << "\n";
+  const std::map<std::string, double> peak_rss = (*stack)->PeakRssMibByService();
+  rusage self{};
+  getrusage(RUSAGE_SELF, &self);
+  const double bench_peak_rss = static_cast<double>(self.ru_maxrss) / 1024;  // KiB on Linux
+  std::cout << absl::StrFormat(
+                   "peak RSS: orchestrator %.0f MiB, inventory %.0f MiB, this process (the "
+                   "simulated hosts) %.0f MiB; load average %.1f at the start, %.1f on average\n",
+                   peak_rss.at("orchestrator"), peak_rss.at("inventory"), bench_peak_rss,
+                   load_start, load.Mean())
+            << std::flush;
   for (auto& fleet : fleets) fleet->Stop();
   std::cout << absl::StrFormat(
       "{\"bench\":\"install\",\"clusters\":%d,\"hosts\":%d,\"failures\":%d,"
       "\"discovery_wall_s\":%.1f,\"install_wall_s\":%.1f,\"service_cpu_s\":%.1f,"
-      "\"db_commits\":%d,\"db_row_writes\":%d,\"cores\":%d}\n",
+      "\"db_commits\":%d,\"db_row_writes\":%d,\"agents_start_s\":%.1f,"
+      "\"install_calls_s\":%.1f,\"orchestrator_peak_rss_mib\":%.0f,"
+      "\"inventory_peak_rss_mib\":%.0f,\"bench_peak_rss_mib\":%.0f,\"load_avg_start\":%.1f,"
+      "\"load_avg_mean\":%.1f,\"cores\":%d}\n",
       options.clusters, hosts, failures, discovery_wall, install_wall, service_cpu,
       writes_after.commits - writes_before.commits, writes_after.rows - writes_before.rows,
-      std::thread::hardware_concurrency());
+      agents_start, install_calls, peak_rss.at("orchestrator"), peak_rss.at("inventory"),
+      bench_peak_rss, load_start, load.Mean(), std::thread::hardware_concurrency());
   return failures == 0 ? 0 : 1;
 }

@@ -15,7 +15,7 @@ RUNS=(
   "http_file --size=1048576 --file=$WORK/file"
   "image --size=16777216 --dir=$WORK/image"
   "installgen"
-  "orchestrator_core"
+  "orchestrator_core --hosts=50"
   "inventory --duration=1s --clients=2"
   "gateway --duration=1s --connections=2"
   "fleet --agents=5 --profile=$FIXTURES/profiles/fleet.json --timeout=60s"

@@ -99,6 +99,17 @@ double ServiceStack::OrchestratorRssMib() const {
   return mib;
 }
 
+std::map<std::string, double> ServiceStack::PeakRssMibByService() const {
+  std::map<std::string, double> peaks = {{"orchestrator", 0}, {"inventory", 0}};
+  for (const auto& orchestrator : orchestrators_) {
+    if (orchestrator != nullptr) peaks["orchestrator"] += StatusMib(orchestrator->pid(), "VmHWM:");
+  }
+  for (const auto& inventory : inventories_) {
+    peaks["inventory"] += StatusMib(inventory->pid(), "VmHWM:");
+  }
+  return peaks;
+}
+
 namespace {
 
 // The parent pid of `pid` (field 4 of /proc/<pid>/stat), or -1.

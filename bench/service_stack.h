@@ -85,6 +85,9 @@ class ServiceStack {
   std::map<std::string, double> CpuSecondsByPart() const;
   // VmRSS of the running orchestrators together, MiB.
   double OrchestratorRssMib() const;
+  // The highest VmRSS each running service reached so far (VmHWM), MiB: "orchestrator" and
+  // "inventory", every replica together.
+  std::map<std::string, double> PeakRssMibByService() const;
   // RPCs the inventories have completed so far, by method (their grpc_server_handled_total).
   std::map<std::string, double> InventoryCallsNow() const;
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "nlohmann/json.hpp"
 
 namespace assisted::orchestrator::core {
@@ -30,11 +31,44 @@ class BitMatrix {
   std::vector<uint64_t> bits_;
 };
 
+// Transposes a 64 x 64 bit block in place (bit c of word r moves to bit r of word c) in six
+// rounds of swapping ever smaller sub-blocks across the diagonal (Hacker's Delight, 7-3).
+void TransposeBlock(uint64_t block[64]) {
+  uint64_t low = 0x00000000FFFFFFFFULL;  // the low `width` bits of each `2 * width`
+  for (int width = 32; width != 0; width >>= 1, low ^= low << width) {
+    for (int k = 0; k < 64; k = ((k | width) + 1) & ~width) {
+      const uint64_t swap = ((block[k] >> width) ^ block[k | width]) & low;
+      block[k] ^= swap << width;
+      block[k | width] ^= swap;
+    }
+  }
+}
+
+// `m` transposed: row j of the result holds bit i when row i of `m` holds bit j.
+BitMatrix Transposed(const BitMatrix& m, int n) {
+  BitMatrix t(n);
+  const int words = m.words();
+  uint64_t block[64];
+  for (int row_word = 0; row_word < words; ++row_word) {
+    for (int col_word = 0; col_word < words; ++col_word) {
+      for (int r = 0; r < 64; ++r) {
+        const int row = row_word * 64 + r;
+        block[r] = row < n ? m.Row(row)[col_word] : 0;
+      }
+      TransposeBlock(block);
+      for (int c = 0; c < 64; ++c) {
+        const int row = col_word * 64 + c;
+        if (row < n) t.Row(row)[row_word] = block[c];
+      }
+    }
+  }
+  return t;
+}
+
 // One network's (or family's) directed "a reached b" relation over all hosts.
 struct Graph {
-  explicit Graph(int n) : out(n), in(n), participant(n, false) {}
+  explicit Graph(int n) : out(n), participant(n, false) {}
   BitMatrix out;
-  BitMatrix in;
   std::vector<bool> participant;
 };
 
@@ -48,13 +82,18 @@ int PopCount(const uint64_t* row, const std::vector<uint64_t>& mask) {
 std::vector<int> DenseGroup(const Graph& g) {
   const int n = static_cast<int>(g.participant.size());
   const int words = g.out.words();
-  BitMatrix mutual(n);
+  // Two-way links: i reached j (row i of out) and j reached i (row i of out transposed).
+  BitMatrix mutual = Transposed(g.out, n);
   std::vector<uint64_t> alive(words, 0);
   for (int i = 0; i < n; ++i) {
-    if (!g.participant[i]) continue;
+    uint64_t* row = mutual.Row(i);
+    if (!g.participant[i]) {
+      std::fill(row, row + words, 0);
+      continue;
+    }
     alive[i / 64] |= uint64_t{1} << (i % 64);
-    for (int w = 0; w < words; ++w) mutual.Row(i)[w] = g.out.Row(i)[w] & g.in.Row(i)[w];
-    mutual.Row(i)[i / 64] &= ~(uint64_t{1} << (i % 64));  // no self-links
+    for (int w = 0; w < words; ++w) row[w] &= g.out.Row(i)[w];
+    row[i / 64] &= ~(uint64_t{1} << (i % 64));  // no self-links
   }
   std::vector<int> degree(n, 0);
   int alive_count = 0;
@@ -96,18 +135,66 @@ std::vector<int> DenseGroup(const Graph& g) {
   return members;
 }
 
-// Where an address lives: its owner (index into the sorted hosts) and the graphs it is part of.
-struct AddressOwner {
-  int host;
-  std::vector<int> graphs;
+// Every host address the probes may name: its owner (index into the sorted hosts) and the
+// graphs it is part of. Reading the probes is most of the work (a 2,000-host cluster reports
+// 4 million), so a probe is matched against the address after the last one found before any
+// hash lookup: agents probe their peers in the order the step listed them, which is the
+// hosts' order, so nearly every probe costs one short string comparison.
+class AddressBook {
+ public:
+  struct Entry {
+    std::string ip;  // canonical text (net::IpAddress::ToString)
+    int host = 0;
+    absl::InlinedVector<int, 2> graphs;
+  };
+
+  // An address two hosts claim belongs to the one added last.
+  void Add(std::string ip, int host, absl::InlinedVector<int, 2> graphs) {
+    auto [it, added] = index_.try_emplace(ip, entries_.size());
+    if (added) {
+      entries_.push_back({std::move(ip), host, std::move(graphs)});
+    } else {
+      entries_[it->second].host = host;
+      entries_[it->second].graphs = std::move(graphs);
+    }
+  }
+
+  // The entry of `ip` (any spelling of it), or nullptr. `*next` and the entry after it are
+  // tried first (the one after: a peer whose probe failed, or the prober itself, sits between);
+  // `*next` is left after the entry found.
+  const Entry* Find(const std::string& ip, std::size_t* next) const {
+    for (std::size_t guess = *next; guess < std::min(*next + 2, entries_.size()); ++guess) {
+      if (entries_[guess].ip == ip) {
+        *next = guess + 1;
+        return &entries_[guess];
+      }
+    }
+    auto it = index_.find(ip);
+    if (it == index_.end()) {
+      absl::StatusOr<net::IpAddress> parsed = net::IpAddress::Parse(ip);
+      if (!parsed.ok()) return nullptr;
+      it = index_.find(parsed->ToString());  // a differently spelled IPv6 address
+      if (it == index_.end()) return nullptr;
+    }
+    *next = it->second + 1;
+    return &entries_[it->second];
+  }
+
+ private:
+  std::vector<Entry> entries_;  // in the order added
+  absl::flat_hash_map<std::string, std::size_t> index_;
 };
 
+// How many peers ahead the probe loop fetches: enough to cover a memory access.
+constexpr std::size_t kPrefetchAhead = 16;
+
 // Builds the graphs `keys` names: `graphs_of(address)` says which graphs an address belongs to;
-// `probes(remote)` yields (remote ip, successful) pairs of the relevant layer.
-template <typename GraphsOf, typename ForEachProbe>
+// `probes_of(remote)` is the probes of the relevant layer (L2Probe or L3Probe: remote_ip,
+// successful).
+template <typename GraphsOf, typename ProbesOf>
 MajorityGroups Compute(const std::vector<ConnectivityHost>& input,
                        const std::vector<std::string>& keys, GraphsOf graphs_of,
-                       ForEachProbe for_each_probe) {
+                       ProbesOf probes_of) {
   // Sort by id so that tie-breaks do not depend on the caller's order.
   std::vector<const ConnectivityHost*> hosts;
   for (const ConnectivityHost& h : input) hosts.push_back(&h);
@@ -115,34 +202,36 @@ MajorityGroups Compute(const std::vector<ConnectivityHost>& input,
             [](const ConnectivityHost* a, const ConnectivityHost* b) { return a->id < b->id; });
   const int n = static_cast<int>(hosts.size());
   std::vector<Graph> graphs(keys.size(), Graph(n));
-  absl::flat_hash_map<std::string, AddressOwner> owners;
+  AddressBook addresses;
   for (int h = 0; h < n; ++h) {
     for (const InterfaceAddress& a : hosts[h]->addresses) {
-      std::vector<int> member_of = graphs_of(a);
+      absl::InlinedVector<int, 2> member_of = graphs_of(a);
       for (int g : member_of) graphs[g].participant[h] = true;
-      owners[a.ip.ToString()] = {h, std::move(member_of)};
+      addresses.Add(a.ip.ToString(), h, std::move(member_of));
     }
   }
   for (int from = 0; from < n; ++from) {
     if (hosts[from]->report == nullptr) continue;
-    for (const RemoteHostConnectivity& remote : hosts[from]->report->remote_hosts) {
-      for_each_probe(remote, [&](const std::string& ip, bool successful) {
-        if (!successful) return;
-        auto it = owners.find(ip);
-        if (it == owners.end()) {
-          absl::StatusOr<net::IpAddress> parsed = net::IpAddress::Parse(ip);
-          if (!parsed.ok()) return;
-          it = owners.find(parsed->ToString());  // a differently spelled IPv6 address
-          if (it == owners.end()) return;
+    const std::vector<RemoteHostConnectivity>& remotes = hosts[from]->report->remote_hosts;
+    std::size_t next = 0;
+    for (std::size_t r = 0; r < remotes.size(); ++r) {
+      // Each peer's probes live in a heap block of their own; waiting for them one by one
+      // was most of the time at 2,000 hosts, so they are fetched ahead.
+      if (r + kPrefetchAhead < remotes.size()) {
+        const auto& ahead = probes_of(remotes[r + kPrefetchAhead]);
+        if (!ahead.empty()) {
+          __builtin_prefetch(&ahead.front().remote_ip);
+          __builtin_prefetch(&ahead.front().successful);
         }
-        const int to = it->second.host;
-        if (to == from) return;
-        for (int g : it->second.graphs) {
-          if (!graphs[g].participant[from]) continue;
-          graphs[g].out.Set(from, to);
-          graphs[g].in.Set(to, from);
+      }
+      for (const auto& probe : probes_of(remotes[r])) {
+        if (!probe.successful) continue;
+        const AddressBook::Entry* to = addresses.Find(probe.remote_ip, &next);
+        if (to == nullptr || to->host == from) continue;
+        for (int g : to->graphs) {
+          if (graphs[g].participant[from]) graphs[g].out.Set(from, to->host);
         }
-      });
+      }
     }
   }
   MajorityGroups result;
@@ -176,14 +265,14 @@ MajorityGroups ComputeL2Groups(const std::vector<ConnectivityHost>& hosts,
   return Compute(
       hosts, keys,
       [&machine_networks](const InterfaceAddress& a) {
-        std::vector<int> in;
+        absl::InlinedVector<int, 2> in;
         for (std::size_t i = 0; i < machine_networks.size(); ++i) {
           if (machine_networks[i].Contains(a.ip)) in.push_back(static_cast<int>(i));
         }
         return in;
       },
-      [](const RemoteHostConnectivity& remote, const auto& visit) {
-        for (const L2Probe& p : remote.l2) visit(p.remote_ip, p.successful);
+      [](const RemoteHostConnectivity& remote) -> const std::vector<L2Probe>& {
+        return remote.l2;
       });
 }
 
@@ -191,10 +280,10 @@ MajorityGroups ComputeL3Groups(const std::vector<ConnectivityHost>& hosts) {
   return Compute(
       hosts, {"IPv4", "IPv6"},
       [](const InterfaceAddress& a) {
-        return std::vector<int>{a.ip.family() == net::Family::kIpv4 ? 0 : 1};
+        return absl::InlinedVector<int, 2>{a.ip.family() == net::Family::kIpv4 ? 0 : 1};
       },
-      [](const RemoteHostConnectivity& remote, const auto& visit) {
-        for (const L3Probe& p : remote.l3) visit(p.remote_ip, p.successful);
+      [](const RemoteHostConnectivity& remote) -> const std::vector<L3Probe>& {
+        return remote.l3;
       });
 }
 

@@ -13,6 +13,11 @@
 // with every member. Ties go to the smaller host id, so the result is deterministic. On a fully
 // or majority-connected cluster it finds the same group as the exact search; on pathological
 // graphs it may find a smaller one, which can only make the validation stricter.
+//
+// The peeling itself is cheap (the two-way links are a bit matrix: a host's row ANDed with its
+// column, the column read from the transposed matrix). Reading the probes is the cost: a
+// cluster of n hosts reports n^2 of them, 4 million at 2,000 hosts, so each must cost a few
+// nanoseconds: no hash lookup when the peers come in the hosts' order, and no waiting on memory.
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_CORE_MAJORITY_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_CORE_MAJORITY_H_
