@@ -217,6 +217,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
                    {{"host_id", host.id()}, {"error", steps.status().message()}});
       continue;
     }
+    std::vector<SentStep> sent = SentSteps(*steps);  // hashed outside the lock
     {
       absl::MutexLock lock(&mu_);
       auto it = agents_.find(session.get());
@@ -233,7 +234,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
       agent.status = host.status();
       std::vector<types::v1::Step> fresh =
           agent.pushed ? NewWork(agent.last_pushed, *steps) : *steps;
-      agent.last_pushed = *std::move(steps);
+      agent.last_pushed = std::move(sent);
       agent.pushed = true;
       SetAgentDeadlines(host, agent);
       steps = std::move(fresh);

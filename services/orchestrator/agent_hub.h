@@ -175,7 +175,8 @@ class AgentHub final : public SessionHandler {
     std::string cluster_id;
     uint64_t applied_seq = 0;
     types::v1::HostStatus status = types::v1::HOST_STATUS_UNSPECIFIED;
-    std::vector<types::v1::Step> last_pushed;
+    // The steps it was last given, as NewWork compares them (type and argument digest).
+    std::vector<SentStep> last_pushed;
     bool pushed = false;
     // Steps to re-run because of failing validations, when, and the wait after that.
     std::vector<types::v1::StepType> recheck;
