@@ -1,9 +1,10 @@
 // bench/bare_agent_server: the floor bench/agents measures the orchestrator against. It serves
 // the agent protocol's one stream per agent through the project's gRPC server bootstrap
-// (lib/grpc/server.h: the same keepalive, limits and interceptors as the orchestrator) with
-// nothing behind it: each stream's Register is answered Registered (accepted, CONTINUE) and
-// everything else is read and dropped. What it holds per stream is what gRPC itself holds, and
-// how fast a fleet registers with it is how fast the connections alone can be opened.
+// (lib/grpc/server.h: the same keepalive, limits and interceptors as the orchestrator, and the
+// same allocator, TCMalloc) with nothing behind it: each stream's Register is answered
+// Registered (accepted, CONTINUE) and everything else is read and dropped. What it holds per
+// stream is what gRPC itself holds, and how fast a fleet registers with it is how fast the
+// connections alone can be opened.
 //
 //   bare_agent_server --grpc-listen=127.0.0.1:PORT [--metrics-listen=…]
 #include <memory>

@@ -22,7 +22,7 @@ RUNS=(
   "install --clusters=1 --stage-delay=0s --timeout=120s"
   "agents --agents=10 --clusters=1 --steady=1s --settle=0s --timeout=60s"
   "agents --agents=10 --clusters=2 --steady=1s --settle=0s --timeout=60s --replicas=2"
-  "lost_hosts --agents=20 --frozen-percent=10 --settle=0s --keepalive-time=2s --keepalive-timeout=2s --timeout=60s"
+  "lost_hosts --agents=20 --frozen-percent=10 --settle=0s --keepalive-time=2s --keepalive-timeout=2s --watch-after=5s --timeout=60s"
 )
 # ui_latency drives ui/ (built, with its npm packages: outside Bazel) in Chromium; ./dev test
 # passes its folder, as to tests/ui.

@@ -79,11 +79,15 @@ void GrpcServerOptions::Register(config::Parser& parser, absl::string_view prefi
                 "accept callers without client certificates");
   }
   if (!prefix.empty()) return;
-  parser.Duration("grpc-keepalive-time", &keepalive_time, "ping an idle connection after this long")
+  parser
+      .Duration("grpc-keepalive-time", &keepalive_time,
+                "the keepalive ping interval; with --grpc-keepalive-timeout, how soon a peer "
+                "that went silent without closing (a hung or powered-off host) is dropped")
       .Range(absl::Seconds(1), absl::Hours(2));
   parser
       .Duration("grpc-keepalive-timeout", &keepalive_timeout,
-                "drop a connection whose ping is not answered within this")
+                "drop a connection whose ping is not answered within this (too short a value "
+                "drops live peers on a loaded host: see docs/operations.md)")
       .Range(absl::Seconds(1), absl::Minutes(5));
   parser
       .Int("grpc-max-concurrent-streams", &max_concurrent_streams,

@@ -232,6 +232,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
                    {{"host_id", host.id()}, {"error", steps.status().message()}});
       continue;
     }
+    std::vector<SentStep> sent = SentSteps(*steps);  // hashed outside the lock
     {
       absl::MutexLock lock(&mu_);
       auto it = agents_.find(session.get());
@@ -249,7 +250,7 @@ void AgentHub::PushChanged(const RefreshOutcome& outcome) {
       agent.status = host.status();
       std::vector<types::v1::Step> fresh =
           agent.pushed ? NewWork(agent.last_pushed, *steps) : *steps;
-      agent.last_pushed = *std::move(steps);
+      agent.last_pushed = std::move(sent);
       agent.pushed = true;
       agent.pushed_version = host.resource_version();
       SetAgentDeadlines(host, agent);

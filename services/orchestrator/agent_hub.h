@@ -188,7 +188,8 @@ class AgentHub final : public SessionHandler, public RefreshObserver {
     std::string cluster_id;
     uint64_t applied_seq = 0;
     types::v1::HostStatus status = types::v1::HOST_STATUS_UNSPECIFIED;
-    std::vector<types::v1::Step> last_pushed;
+    // The steps it was last given, as NewWork compares them (type and argument digest).
+    std::vector<SentStep> last_pushed;
     bool pushed = false;
     // The host's resource_version last_pushed was computed from: a refresh that ends later but
     // read the host before (an action's and the hub's run at once) pushes nothing to it.

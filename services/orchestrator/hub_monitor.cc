@@ -156,10 +156,10 @@ std::optional<AgentHub::Target> AgentHub::DueRecheck(const std::string& host_key
   deadlines_.Set(RecheckKey(host_key), agent->recheck_at);
   // Forget having sent those steps: the refresh sends them again as new work, with the
   // arguments of now and new step ids.
-  std::vector<types::v1::Step>& pushed = agent->last_pushed;
+  std::vector<SentStep>& pushed = agent->last_pushed;
   pushed.erase(std::remove_if(pushed.begin(), pushed.end(),
-                              [&](const types::v1::Step& step) {
-                                return absl::c_linear_search(agent->recheck, step.step_type());
+                              [&](const SentStep& step) {
+                                return absl::c_linear_search(agent->recheck, step.type);
                               }),
                pushed.end());
   return Target{agent->infra_env_id, agent->host_id, agent->cluster_id};

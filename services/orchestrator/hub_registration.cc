@@ -74,7 +74,7 @@ void AgentHub::Register(const std::shared_ptr<Session>& session,
     if (same_agent && request.steps_run_size() > 0) {
       // What this agent process already ran counts as pushed: after a restart of this service
       // a reconnecting fleet gets only new work, not its whole discovery again.
-      agent.last_pushed.assign(request.steps_run().begin(), request.steps_run().end());
+      agent.last_pushed = SentSteps(request.steps_run());
       agent.pushed = true;
     }
     ++per_cluster_[host.cluster_id()];

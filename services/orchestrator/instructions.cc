@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/algorithm/container.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/message_differencer.h"
@@ -201,16 +202,16 @@ absl::StatusOr<std::vector<types::v1::Step>> DefaultInstructions::StepsFor(
   return steps;
 }
 
-std::vector<types::v1::Step> NewWork(const std::vector<types::v1::Step>& before,
+SentStep Sent(const types::v1::Step& step) {
+  const std::vector<absl::string_view> args(step.args().begin(), step.args().end());
+  return SentStep{step.step_type(), absl::Hash<std::vector<absl::string_view>>{}(args)};
+}
+
+std::vector<types::v1::Step> NewWork(const std::vector<SentStep>& before,
                                      const std::vector<types::v1::Step>& now) {
   std::vector<types::v1::Step> fresh;
   for (const types::v1::Step& step : now) {
-    const bool asked = std::any_of(before.begin(), before.end(), [&](const types::v1::Step& old) {
-      return old.step_type() == step.step_type() &&
-             std::equal(old.args().begin(), old.args().end(), step.args().begin(),
-                        step.args().end());
-    });
-    if (!asked) fresh.push_back(step);
+    if (!absl::c_linear_search(before, Sent(step))) fresh.push_back(step);
   }
   return fresh;
 }

@@ -18,6 +18,7 @@
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_INSTRUCTIONS_H_
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -93,10 +94,32 @@ class DefaultInstructions final : public InstructionSource {
 absl::StatusOr<std::vector<std::string>> StepArgs(types::v1::StepType type,
                                                   const InstructionInput& input);
 
+// What is remembered of a step sent to a stream: its type and a digest of its arguments, which
+// is all NewWork compares. Not the step itself: its arguments are JSON documents (image lists,
+// peers' addresses), and the hub holds the last steps of every stream it serves.
+struct SentStep {
+  types::v1::StepType type = types::v1::STEP_TYPE_UNSPECIFIED;
+  // absl::Hash of the arguments: seeded per process, so an agent cannot choose arguments that
+  // collide with work it has not been given; only ever compared within this process.
+  size_t args_digest = 0;
+
+  friend bool operator==(const SentStep& a, const SentStep& b) {
+    return a.type == b.type && a.args_digest == b.args_digest;
+  }
+};
+SentStep Sent(const types::v1::Step& step);
+template <typename Steps>
+std::vector<SentStep> SentSteps(const Steps& steps) {
+  std::vector<SentStep> sent;
+  sent.reserve(steps.size());
+  for (const types::v1::Step& step : steps) sent.push_back(Sent(step));
+  return sent;
+}
+
 // The steps of `now` that `before` did not already ask for (no step of the same type with the
 // same arguments), in order. An agent keeps the results of work it did, so only these need
 // running: a cluster change that alters one step's arguments re-runs that step, not all.
-std::vector<types::v1::Step> NewWork(const std::vector<types::v1::Step>& before,
+std::vector<types::v1::Step> NewWork(const std::vector<SentStep>& before,
                                      const std::vector<types::v1::Step>& now);
 
 // What a new agent process on a known host means for the host's state: the machine booted the

@@ -20,9 +20,9 @@ Step MakeStep(types::v1::StepType type, std::vector<std::string> args, std::stri
 }
 
 TEST(NewWork, OnlyStepsWithNewTypesOrArgumentsAreNew) {
-  const std::vector<Step> before = {
+  const std::vector<SentStep> before = SentSteps(std::vector<Step>{
       MakeStep(types::v1::STEP_TYPE_INVENTORY, {"h"}),
-      MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {R"({"ntp_source":"a"})"})};
+      MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {R"({"ntp_source":"a"})"})});
   // The same work under new ids: nothing new.
   EXPECT_TRUE(NewWork(before, {MakeStep(types::v1::STEP_TYPE_INVENTORY, {"h"}, "y"),
                                MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER,
@@ -37,7 +37,24 @@ TEST(NewWork, OnlyStepsWithNewTypesOrArgumentsAreNew) {
   EXPECT_EQ(fresh[0].step_type(), types::v1::STEP_TYPE_NTP_SYNCHRONIZER);
   EXPECT_EQ(fresh[1].step_type(), types::v1::STEP_TYPE_DOMAIN_RESOLUTION);
   // Nothing before (a new stream): everything.
-  EXPECT_EQ(NewWork({}, before).size(), 2u);
+  EXPECT_EQ(NewWork({}, {MakeStep(types::v1::STEP_TYPE_INVENTORY, {"h"}),
+                         MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {"{}"})})
+                .size(),
+            2u);
+}
+
+// What a stream remembers of its steps is their type and a digest of the arguments, not the
+// arguments: a step whose arguments are kilobytes of JSON costs the hub the same as an empty one.
+TEST(SentStep, RemembersTypeAndArgumentsDigestNotTheArguments) {
+  const std::string big(64 << 10, 'x');
+  const SentStep sent = Sent(MakeStep(types::v1::STEP_TYPE_DOMAIN_RESOLUTION, {big}));
+  static_assert(sizeof(SentStep) <= 16, "a type and a digest, nothing of the arguments");
+  EXPECT_EQ(sent, Sent(MakeStep(types::v1::STEP_TYPE_DOMAIN_RESOLUTION, {big}, "another-id")));
+  EXPECT_FALSE(sent == Sent(MakeStep(types::v1::STEP_TYPE_DOMAIN_RESOLUTION, {big + "y"})));
+  EXPECT_FALSE(sent == Sent(MakeStep(types::v1::STEP_TYPE_NTP_SYNCHRONIZER, {big})));
+  // The argument boundaries count: {"ab"} is other work than {"a", "b"}.
+  EXPECT_FALSE(Sent(MakeStep(types::v1::STEP_TYPE_INVENTORY, {"ab"})) ==
+               Sent(MakeStep(types::v1::STEP_TYPE_INVENTORY, {"a", "b"})));
 }
 
 types::v1::Host HostWithNic(const std::string& id, const std::string& address) {
