@@ -152,6 +152,12 @@ void AgentHub::OnMessage(const std::shared_ptr<Session>& session,
   }
   switch (message.body_case()) {
     case agent::v1::AgentMessage::kRegister:
+      // An agent that gave up waiting (a herd registering at once) has dialled again: its old
+      // registration would cost an inventory write and a refresh that nobody hears of.
+      if (session->hung_up()) {
+        metrics_.Abandoned();
+        return;
+      }
       Register(session, message.register_());
       return;
     case agent::v1::AgentMessage::kHeartbeat:

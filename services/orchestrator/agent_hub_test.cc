@@ -145,6 +145,26 @@ TEST_F(AgentHubTest, AHostOfAnUnknownInfraEnvIsRefusedAndNothingIsStored) {
   EXPECT_EQ(hub_->registered_hosts(), 0);
 }
 
+// A herd registering at once: an agent that gave up waiting for its Registered (and dialled
+// again) leaves its registration queued; handling it would cost a write and a refresh for a
+// stream nobody listens on.
+TEST_F(AgentHubTest, ARegistrationWhoseAgentHungUpBeforeAWorkerTookItIsDroppedUnstored) {
+  const std::string id = "00000000-0000-4000-8000-0000000000a2";
+  auto session = std::make_shared<Session>("10.0.0.1:1234");
+  hub_->OnOpen(session);
+  // The stream ended (as when the agent gave up waiting, or its connection broke).
+  session->Close(grpc::Status(grpc::StatusCode::CANCELLED, "the agent gave up"));
+  agent::v1::AgentMessage message;
+  message.mutable_register_()->set_host_id(id);
+  message.mutable_register_()->set_infra_env_id(kInfraEnvId);
+  message.mutable_register_()->set_agent_instance_id("agent-1");
+  *message.mutable_register_()->mutable_inventory() = core::testing::HealthyHost(1).inventory();
+  hub_->OnMessage(session, message);
+  hub_->WaitIdle();
+  EXPECT_FALSE(inventory_.HasHost(kInfraEnvId, id));
+  EXPECT_EQ(hub_->registered_hosts(), 0);
+}
+
 TEST_F(AgentHubTest, AKnownHostReconnectingIsUpdatedNotCreatedAgain) {
   std::shared_ptr<Session> session = Connect(HostId(1), "agent-1");
   hub_->WaitIdle();

@@ -249,6 +249,11 @@ bool Session::closed() const {
   return closing_ || finished_;
 }
 
+bool Session::hung_up() const {
+  absl::MutexLock lock(&mu_);
+  return reads_done_ || closing_ || finished_;
+}
+
 AgentReactor::AgentReactor(std::shared_ptr<Session> session, SessionHandler& handler)
     : session_(std::move(session)), handler_(handler) {
   session_->Attach(this);
@@ -277,6 +282,8 @@ void AgentReactor::OnReadDone(bool ok) {
 }
 
 void AgentReactor::OnWriteDone(bool ok) { session_->WriteDone(ok); }
+
+void AgentReactor::OnCancel() { session_->ReadsDone(); }
 
 void AgentReactor::OnDone() {
   session_->Detach();

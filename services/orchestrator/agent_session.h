@@ -152,6 +152,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string host_id() const;
   void set_host_id(std::string host_id);
   bool closed() const;
+  // Whether the agent can no longer hear an answer: it closed its side, gave up on the call, or
+  // the connection broke (messages it sent before may still wait for the handler), or the
+  // stream is ending.
+  bool hung_up() const;
   // What the messages waiting for the handler cost now (InboundQueue).
   size_t queued_bytes() const;
 
@@ -205,6 +209,8 @@ class AgentReactor final
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
+  // The agent gave up on the call (its deadline, a cancel): as when it closes its side.
+  void OnCancel() override;
   void OnDone() override;
   // Starts the next read after the session stopped reading (its inbound queue was full).
   void ReadMore() { StartRead(&incoming_); }

@@ -40,7 +40,11 @@ HubMetrics::HubMetrics(prometheus::Registry& registry)
           registry, "assisted_orchestrator_agent_messages_rejected_total",
           "Agent messages refused for good: results of steps never pushed to the stream, log "
           "chunks nobody asked for, outputs over the size or depth limits or of the wrong "
-          "shape.")) {
+          "shape.")),
+      abandoned_(metrics::UnlabelledCounter(
+          registry, "assisted_orchestrator_registrations_abandoned_total",
+          "Registrations dropped without being handled because the agent hung up (gave up "
+          "waiting, or its connection broke) while they waited for a worker.")) {
   auto& refreshes = prometheus::BuildCounter()
                         .Name("assisted_orchestrator_refreshes_total")
                         .Help(

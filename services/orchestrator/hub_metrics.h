@@ -13,6 +13,8 @@
 //   assisted_orchestrator_agent_messages_rejected_total  agent messages refused for good (a step
 //                                                   never pushed, logs not asked for, an output
 //                                                   over the limits or of the wrong shape)
+//   assisted_orchestrator_registrations_abandoned_total  registrations dropped unhandled: the
+//                                                   agent hung up while they waited for a worker
 
 #ifndef ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
 #define ASSISTED_SERVICES_ORCHESTRATOR_HUB_METRICS_H_
@@ -38,6 +40,7 @@ class HubMetrics {
   void Joined() { joined_.Increment(); }
   void Skipped() { skipped_.Increment(); }
   void Rejected() { rejected_.Increment(); }
+  void Abandoned() { abandoned_.Increment(); }
 
  private:
   prometheus::Histogram& queue_;
@@ -46,6 +49,7 @@ class HubMetrics {
   prometheus::Counter& joined_;
   prometheus::Counter& skipped_;
   prometheus::Counter& rejected_;
+  prometheus::Counter& abandoned_;
 };
 
 }  // namespace assisted::orchestrator
