@@ -57,6 +57,7 @@
 #include "bench/agent_groups.h"
 #include "bench/download_harness.h"
 #include "bench/percentile.h"
+#include "bench/run_folder.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -441,8 +442,10 @@ int main(int argc, char** argv) {
     return Fail("--clusters x 5 must not exceed --agents");
   }
   assisted::bench::RaiseOpenFileLimit();
-  const std::string dir = "/tmp/assisted-agents-bench";
-  std::filesystem::remove_all(dir);
+  absl::StatusOr<assisted::bench::RunFolder> folder =
+      assisted::bench::RunFolder::Create("agents-bench");
+  if (!folder.ok()) return Fail(std::string(folder.status().message()));
+  const std::string& dir = folder->path();
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator ("
             << options.replicas << " of each)\n"

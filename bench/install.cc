@@ -37,6 +37,7 @@
 #include "absl/time/clock.h"
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "assisted/orchestrator/v1/orchestrator_service.grpc.pb.h"
+#include "bench/run_folder.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -80,16 +81,6 @@ double LoadAverage() {
   in >> load;
   return load;
 }
-
-// Removes the bench's folder (disk images, PostgreSQL's data is the stack's own) however the
-// run ends.
-struct RemovedAtExit {
-  std::string dir;
-  ~RemovedAtExit() {
-    std::error_code ignored;
-    std::filesystem::remove_all(dir, ignored);
-  }
-};
 
 // "ready 180, installing 20": how many clusters are in each status, in the enum's order.
 std::string StatusCounts(const std::map<std::string, types::ClusterStatus>& statuses) {
@@ -191,15 +182,13 @@ int main(int argc, char** argv) {
   rlimit files{65536, 65536};
   setrlimit(RLIMIT_NOFILE, &files);
 
-  // A folder of this run's own: a fixed one was emptied by whichever run started next, under
-  // the feet of one still running (parallel worktrees, last_line_test).
-  char dir_template[] = "/tmp/assisted-install-bench.XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) {
-    std::cerr << "install: cannot create a folder under /tmp: " << std::strerror(errno) << "\n";
+  absl::StatusOr<assisted::bench::RunFolder> folder =
+      assisted::bench::RunFolder::Create("install-bench");
+  if (!folder.ok()) {
+    std::cerr << "install: " << folder.status().message() << "\n";
     return 1;
   }
-  const std::string dir = dir_template;
-  const RemovedAtExit removed{dir};
+  const std::string& dir = folder->path();
   std::string os_image(1 << 20, '\0');
   std::mt19937_64 noise(7);
   for (char& byte : os_image) byte = static_cast<char>(noise());

@@ -34,6 +34,7 @@
 #include "assisted/inventory/v1/inventory_service.grpc.pb.h"
 #include "bench/agent_groups.h"
 #include "bench/percentile.h"
+#include "bench/run_folder.h"
 #include "bench/service_stack.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/create_channel.h"
@@ -228,9 +229,10 @@ int main(int argc, char** argv) {
   const int frozen = std::max(1, options.agents * options.frozen_percent / 100);
   const int live = options.agents - frozen;
   assisted::bench::RaiseOpenFileLimit();
-  const std::string dir = "/tmp/assisted-lost-hosts-bench";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  absl::StatusOr<assisted::bench::RunFolder> folder =
+      assisted::bench::RunFolder::Create("lost-hosts-bench");
+  if (!folder.ok()) return Fail(std::string(folder.status().message()));
+  const std::string& dir = folder->path();
 
   std::cout << "starting PostgreSQL, assisted-inventory and assisted-orchestrator\n" << std::flush;
   std::vector<std::string> orchestrator_args =

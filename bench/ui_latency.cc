@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "bench/run_folder.h"
 #include "lib/config/config.h"
 #include "lib/service/runner.h"
 #include "nlohmann/json.hpp"
@@ -82,9 +83,10 @@ int main(int argc, char** argv) {
   if (!std::filesystem::exists(options.ui_project + "/dist/index.html")) {
     return Fail(options.ui_project + " holds no built UI (dist/index.html): ./dev bench builds it");
   }
-  const std::string dir = std::filesystem::temp_directory_path() / "assisted-ui-latency-bench";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  absl::StatusOr<assisted::bench::RunFolder> folder =
+      assisted::bench::RunFolder::Create("ui-latency-bench");
+  if (!folder.ok()) return Fail(std::string(folder.status().message()));
+  const std::string& dir = folder->path();
 
   std::cout << "starting PostgreSQL and the services\n" << std::flush;
   auto postgres = harness::PostgresServer::Start();
