@@ -142,6 +142,11 @@ void Session::ReadsDone() {
   if (idle) Close(grpc::Status::OK);
 }
 
+void Session::Cancelled() {
+  absl::MutexLock lock(&mu_);
+  cancelled_ = true;
+}
+
 void Session::Attach(AgentReactor* reactor) {
   absl::MutexLock lock(&mu_);
   reactor_ = reactor;
@@ -251,7 +256,7 @@ bool Session::closed() const {
 
 bool Session::hung_up() const {
   absl::MutexLock lock(&mu_);
-  return reads_done_ || closing_ || finished_;
+  return cancelled_ || closing_ || finished_;
 }
 
 AgentReactor::AgentReactor(std::shared_ptr<Session> session, SessionHandler& handler)
@@ -283,7 +288,7 @@ void AgentReactor::OnReadDone(bool ok) {
 
 void AgentReactor::OnWriteDone(bool ok) { session_->WriteDone(ok); }
 
-void AgentReactor::OnCancel() { session_->ReadsDone(); }
+void AgentReactor::OnCancel() { session_->Cancelled(); }
 
 void AgentReactor::OnDone() {
   session_->Detach();

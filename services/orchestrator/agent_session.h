@@ -152,9 +152,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string host_id() const;
   void set_host_id(std::string host_id);
   bool closed() const;
-  // Whether the agent can no longer hear an answer: it closed its side, gave up on the call, or
-  // the connection broke (messages it sent before may still wait for the handler), or the
-  // stream is ending.
+  // Whether the agent can no longer hear an answer: it gave up on the call or the connection
+  // broke (messages it sent before may still wait for the handler), or the stream is ending.
+  // An agent that only closed its side still reads, and is answered.
   bool hung_up() const;
   // What the messages waiting for the handler cost now (InboundQueue).
   size_t queued_bytes() const;
@@ -174,6 +174,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void WriteDone(bool ok);
   // The agent closed its side: finish once what it sent has been handled.
   void ReadsDone();
+  // The call was cancelled: the agent gave up on it, or the connection broke.
+  void Cancelled();
   void Detach();
   void StartNextWriteLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Reads again if Received stopped reading and the queue has drained enough.
@@ -198,7 +200,8 @@ class Session : public std::enable_shared_from_this<Session> {
   PushedSteps pushed_ ABSL_GUARDED_BY(mu_){kMaxPushedSteps};
   bool processing_ ABSL_GUARDED_BY(mu_) = false;
   bool reads_done_ ABSL_GUARDED_BY(mu_) = false;
-  bool heard_ ABSL_GUARDED_BY(mu_) = false;  // a message arrived
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;  // the call was cancelled (OnCancel)
+  bool heard_ ABSL_GUARDED_BY(mu_) = false;      // a message arrived
 };
 
 // The per-stream reactor gRPC drives. Deletes itself when the stream is done.
@@ -209,7 +212,7 @@ class AgentReactor final
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
-  // The agent gave up on the call (its deadline, a cancel): as when it closes its side.
+  // The agent gave up on the call (its deadline, a cancel) or the connection broke.
   void OnCancel() override;
   void OnDone() override;
   // Starts the next read after the session stopped reading (its inbound queue was full).
