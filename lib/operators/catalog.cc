@@ -78,6 +78,21 @@ const std::vector<OperatorSpec>& SupportedOperators() {
   return *kRows;
 }
 
+std::optional<std::string> BelowMinimumVersion(const OperatorSpec& spec,
+                                               const version::OcpVersion& version,
+                                               bool multi_node) {
+  for (const auto& [min, multi_node_only] :
+       {std::pair{spec.min_version, false}, std::pair{spec.min_multi_node_version, true}}) {
+    if (min.empty() || (multi_node_only && !multi_node)) continue;
+    absl::StatusOr<version::OcpVersion> floor = version::OcpVersion::Parse(min);
+    if (floor.ok() && version < *floor) {
+      return absl::StrCat(spec.title, " is only supported for OpenShift ", min, " and above",
+                          multi_node_only ? " on clusters of more than one node" : "");
+    }
+  }
+  return std::nullopt;
+}
+
 const OperatorSpec* FindOperator(absl::string_view name) {
   for (const OperatorSpec& spec : SupportedOperators()) {
     if (spec.name == name) return &spec;

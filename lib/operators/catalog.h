@@ -21,12 +21,14 @@
 #define ASSISTED_LIB_OPERATORS_CATALOG_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "assisted/types/v1/cluster.pb.h"
+#include "lib/version/ocp_version.h"
 
 namespace assisted::operators {
 
@@ -66,6 +68,12 @@ const std::vector<OperatorSpec>& SupportedOperators();
 
 // The row named `name`; nullptr when this service does not install it.
 const OperatorSpec* FindOperator(absl::string_view name);
+
+// Why `spec` does not install on OpenShift `version` for a cluster of one node (`multi_node`
+// false) or more: "<title> is only supported for OpenShift <min> and above[ on clusters of more
+// than one node]"; nullopt when it does. The cluster validation and the support levels say it so.
+std::optional<std::string> BelowMinimumVersion(const OperatorSpec& spec,
+                                               const version::OcpVersion& version, bool multi_node);
 
 // Upstream's operators this service does not install yet, by upstream's names.
 const std::vector<absl::string_view>& UnsupportedOperators();

@@ -45,14 +45,12 @@ bool HasBaseImage(const std::vector<image::v1::BaseImage>& images,
 // version, as the cluster validation has it), or null when it can or the feature is no operator.
 std::optional<std::string> BelowOperatorMinimum(absl::string_view feature_id,
                                                 absl::string_view openshift_version) {
+  absl::StatusOr<version::OcpVersion> wanted = version::OcpVersion::Parse(openshift_version);
+  if (!wanted.ok()) return std::nullopt;
   for (const operators::OperatorSpec& spec : operators::SupportedOperators()) {
-    if (spec.feature_id != feature_id || spec.min_version.empty()) continue;
-    absl::StatusOr<version::OcpVersion> wanted = version::OcpVersion::Parse(openshift_version);
-    absl::StatusOr<version::OcpVersion> floor = version::OcpVersion::Parse(spec.min_version);
-    if (wanted.ok() && floor.ok() && *wanted < *floor) {
-      return absl::StrCat(spec.title, " is only supported for OpenShift ", spec.min_version,
-                          " and above");
-    }
+    if (spec.feature_id != feature_id) continue;
+    // The answer knows no topology: the single-node minimum.
+    return operators::BelowMinimumVersion(spec, *wanted, /*multi_node=*/false);
   }
   return std::nullopt;
 }

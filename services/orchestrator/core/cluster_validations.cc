@@ -427,16 +427,14 @@ CheckResult PlatformRequirements(const Ctx& c) {
 CheckResult OperatorRequirements(const Ctx& c, absl::string_view name) {
   if (!c.facts.Selected(name)) return Success(absl::StrCat(name, " is not selected"));
   const operators::OperatorSpec& op = *operators::FindOperator(name);
-  for (const auto& [min, multi_node_only] :
-       {std::pair{op.min_version, false}, std::pair{op.min_multi_node_version, true}}) {
-    if (min.empty() || (multi_node_only && c.facts.sno)) continue;
-    if (c.cluster.openshift_version().empty()) return Pending("Waiting for the OpenShift version");
-    absl::StatusOr<version::OcpVersion> floor = version::OcpVersion::Parse(min);
-    if (floor.ok() && c.facts.version < *floor) {
-      return Failure(absl::StrCat(op.title, " is only supported for OpenShift ", min, " and above",
-                                  multi_node_only ? " on clusters of more than one node" : "",
-                                  "; the cluster installs ", c.cluster.openshift_version()));
-    }
+  const bool version_rule =
+      !op.min_version.empty() || (!op.min_multi_node_version.empty() && !c.facts.sno);
+  if (version_rule && c.cluster.openshift_version().empty()) {
+    return Pending("Waiting for the OpenShift version");
+  }
+  if (std::optional<std::string> below =
+          operators::BelowMinimumVersion(op, c.facts.version, !c.facts.sno)) {
+    return Failure(absl::StrCat(*below, "; the cluster installs ", c.cluster.openshift_version()));
   }
   return Success(absl::StrCat(op.title, " requirements are satisfied"));
 }
